@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import * as foundation from "./2026-11-22T0001_foundation.ts";
+
+/** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
+export const migrations: Record<string, Migration> = {
+  "2026-11-22T0001_foundation": foundation,
+};

@@ -1,0 +1,82 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Deps } from "./context.ts";
+import { isMigrated } from "./db/migrate.ts";
+import { registerAuth } from "./kit/auth.ts";
+import { registerErrorHandling } from "./kit/http-errors.ts";
+import { loggerOptions } from "./logger.ts";
+import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
+import { buildServices } from "./services.ts";
+import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
+import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+export interface BuildOptions {
+  /** Log output; tests pass `false`. */
+  logger?: boolean;
+}
+
+/** The HTTP application: plugins, then infrastructure, then feature modules. */
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    bodyLimit: config.bodyLimitBytes,
+    // Parameters as long as a URL can be, so an overlong id reaches validation and answers 422.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
+    requestIdHeader: false,
+    // Response unions are resolved by validating branches; the serializer must know our id format.
+    serializerOpts: { ajv: { formats: { uuid4: UUID4_PATTERN } } },
+    genReqId: (request) => {
+      const incoming = request.headers["x-request-id"];
+      return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : paramsAjv).compile(schema));
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  registerErrorHandling(app, config.bodyLimitBytes);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "commerce-api", version: "2026-04", description: "Payments and billing API (2026-04 interface)." },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          pat: { type: "http", scheme: "bearer", description: "The instance owner's personal access token." },
+          oat: { type: "http", scheme: "bearer", description: "Organization access token." },
+          customer_session: { type: "http", scheme: "bearer", description: "Customer session token." },
+          member_session: { type: "http", scheme: "bearer", description: "Member session token." },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  const services = buildServices(deps);
+  registerAuth(app, services.authenticators);
+
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`SELECT 1`.execute(deps.db);
+      if (!(await isMigrated(deps.db))) return reply.code(503).send({ status: "migrations pending" });
+      return { status: "ready" };
+    } catch {
+      return reply.code(503).send({ status: "database unreachable" });
+    }
+  });
+
+  await app.register(organizationRoutes(services.organizations, services.accessTokens));
+  await app.register(checkoutRoutes(services.checkouts));
+  return app;
+}

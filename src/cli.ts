@@ -1,0 +1,90 @@
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { ConfigError, loadConfig } from "./config.ts";
+import { AppError } from "./kit/errors.ts";
+import { AvailableScopes, type AvailableScope } from "./modules/organizations/access-tokens.schemas.ts";
+import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
+import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
+import { seedDemo } from "./seed.ts";
+import { openRuntime, type Runtime } from "./runtime.ts";
+
+const USAGE = `Usage: commerce-api <command>
+
+  migrate                                         apply database migrations
+  organization create --name NAME [--slug SLUG] [--json]
+  token create --organization ID --scopes a,b [--comment TEXT] [--expires-in P30D] [--json]
+  seed demo [--json]                              demo organization, product, discount, open checkout and token
+`;
+
+const slugify = (name: string) =>
+  name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64) || "organization";
+
+function print(json: boolean, value: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      slug: { type: "string" },
+      organization: { type: "string" },
+      scopes: { type: "string" },
+      comment: { type: "string" },
+      "expires-in": { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const command = positionals.join(" ");
+  if (values.help || !["migrate", "organization create", "token create", "seed demo"].includes(command)) {
+    process.stdout.write(USAGE);
+    if (!values.help) process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig();
+  const logger = pino({ level: "warn" });
+  const runtime: Runtime = await openRuntime(config, logger);
+  try {
+    const json = values.json ?? false;
+    if (command === "migrate") {
+      print(json, { migrated: true }, "Migrations applied.");
+    } else if (command === "organization create") {
+      if (!values.name) throw new UsageError("--name is required");
+      const organization = await createOrganizationService(runtime.deps).create({ name: values.name, slug: values.slug ?? slugify(values.name) });
+      print(json, organization, `Organization ${organization.name} (${organization.slug}): ${organization.id}`);
+    } else if (command === "token create") {
+      if (!values.organization || !values.scopes) throw new UsageError("--organization and --scopes are required");
+      const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => !(AvailableScopes as readonly string[]).includes(s));
+      if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(", ")}`);
+      const created = await createAccessTokenService(runtime.deps).createOrganizationToken({
+        organization_id: values.organization,
+        comment: values.comment ?? "created with the CLI",
+        scopes: scopes as AvailableScope[],
+        expires_in: values["expires-in"] ?? null,
+      });
+      print(json, created, created.token);
+    } else {
+      const demo = await seedDemo(runtime.deps);
+      print(json, demo, Object.entries(demo).map(([k, v]) => `${k}: ${v}`).join("\n"));
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+class UsageError extends Error {}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof AppError) {
+    process.stderr.write(`${error.error}: ${JSON.stringify(error.body().detail)}\n`);
+  } else {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exitCode = 1;
+});

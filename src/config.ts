@@ -1,0 +1,97 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import path from "node:path";
+
+/**
+ * The environment, read and validated once at start. Nothing else reads `process.env`.
+ * Every variable is documented in `.env.example`.
+ */
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Bool = Type.Union([Type.Literal("true"), Type.Literal("false"), Type.Literal("1"), Type.Literal("0")]);
+
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal("development"), Type.Literal("production"), Type.Literal("test")], { default: "development" }),
+  HOST: Type.String({ minLength: 1, default: "127.0.0.1" }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
+  CHECKOUT_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  EMBEDDED_POSTGRES_PORT: Type.Optional(Port),
+  DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
+  ADMIN_TOKEN: Type.Optional(Type.String({ pattern: "^polar_pat_[A-Za-z0-9]{32,}$" })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  LOG_LEVEL: Type.Union(
+    ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
+    { default: "info" },
+  ),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+  CHECKOUT_TTL_SECONDS: Type.Integer({ minimum: 60, default: 86_400 }),
+  CUSTOMER_SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 3_600 }),
+  WORKER_ENABLED: Type.Optional(Bool),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+});
+type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  readonly env: Env["NODE_ENV"];
+  readonly host: string;
+  readonly port: number;
+  readonly publicBaseUrl: string;
+  readonly checkoutBaseUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly embeddedPostgresPort: number | undefined;
+  readonly dataDir: string;
+  readonly adminToken: string | undefined;
+  readonly secretKey: string | undefined;
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly checkoutTtlSeconds: number;
+  readonly customerSessionTtlSeconds: number;
+  readonly workerEnabled: boolean;
+  readonly workerConcurrency: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
+
+/** Reads the variables this service knows; fails naming the first bad variable and why. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of KNOWN_KEYS) {
+    const value = source[key];
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw));
+  const firstError = Value.Errors(EnvSchema, converted).First();
+  if (firstError) {
+    const name = firstError.path.replace(/^\//, "") || "environment";
+    throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message} (got ${JSON.stringify(raw[name] ?? null)})`);
+  }
+  const env = converted as Env;
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${env.PORT}`;
+  return Object.freeze({
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    publicBaseUrl,
+    checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
+    dataDir: path.resolve(env.DATA_DIR),
+    adminToken: env.ADMIN_TOKEN,
+    secretKey: env.SECRET_KEY,
+    logLevel: env.LOG_LEVEL,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    checkoutTtlSeconds: env.CHECKOUT_TTL_SECONDS,
+    customerSessionTtlSeconds: env.CUSTOMER_SESSION_TTL_SECONDS,
+    workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",
+    workerConcurrency: env.WORKER_CONCURRENCY,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
+}

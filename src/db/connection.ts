@@ -1,0 +1,21 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "./database.ts";
+
+// int8 columns hold money in minor units and counters; they stay far below 2^53, so read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+
+export interface Connection {
+  readonly db: Kysely<Database>;
+  readonly pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export function connect(url: string, poolSize = 10): Connection {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client losing its server must not crash the process; the next checkout reconnects.
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool, close: () => db.destroy() };
+}

@@ -1,0 +1,37 @@
+import type { Kysely, Transaction } from "kysely";
+import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts/checkouts.table.ts";
+import type { CustomersTable } from "../modules/customers/customers.table.ts";
+import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
+import type {
+  OrganizationAccessTokensTable,
+  OrganizationsTable,
+  PersonalAccessTokensTable,
+} from "../modules/organizations/organizations.table.ts";
+import type {
+  BenefitsTable,
+  ProductBenefitsTable,
+  ProductMediasTable,
+  ProductPricesTable,
+  ProductsTable,
+} from "../modules/products/products.table.ts";
+
+/** Every table, as Kysely sees it. Each feature owns its table interfaces. */
+export interface Database {
+  organizations: OrganizationsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  organization_access_tokens: OrganizationAccessTokensTable;
+  products: ProductsTable;
+  product_prices: ProductPricesTable;
+  benefits: BenefitsTable;
+  product_benefits: ProductBenefitsTable;
+  product_medias: ProductMediasTable;
+  discounts: DiscountsTable;
+  discount_products: DiscountProductsTable;
+  customers: CustomersTable;
+  checkouts: CheckoutsTable;
+  checkout_products: CheckoutProductsTable;
+}
+
+export type Db = Kysely<Database>;
+/** What repositories take as their first argument: the pool or an open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;

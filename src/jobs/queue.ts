@@ -1,0 +1,26 @@
+import { sql } from "kysely";
+import type { Executor } from "../db/database.ts";
+
+export interface EnqueueOptions {
+  /** Replaces a pending job with the same key instead of adding a second one. */
+  jobKey?: string;
+  /** Jobs sharing a queue name run one at a time, in order. */
+  queueName?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+/**
+ * Adds a job through graphile-worker's SQL API on the given executor, so a job enqueued inside a
+ * transaction exists exactly when that transaction commits.
+ */
+export async function enqueueJob(db: Executor, task: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  await sql`SELECT graphile_worker.add_job(
+    identifier => ${task},
+    payload => ${JSON.stringify(payload ?? {})}::json,
+    queue_name => ${options.queueName ?? null},
+    run_at => ${options.runAt ?? null},
+    max_attempts => ${options.maxAttempts ?? null},
+    job_key => ${options.jobKey ?? null}
+  )`.execute(db);
+}

@@ -1,0 +1,142 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** One entry of a 422 body, shaped like the reference's validation errors. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/**
+ * Base of every error the API answers on purpose. `error` is the class name the wire carries,
+ * `detail` a message (or, for validation, the list of issues).
+ */
+export class AppError extends Error {
+  readonly statusCode: number;
+  readonly error: string;
+  readonly detail: string;
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, error: string, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.statusCode = statusCode;
+    this.error = error;
+    this.detail = detail;
+    this.headers = headers;
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.error, detail: this.detail };
+  }
+}
+
+export class ResourceNotFound extends AppError {
+  constructor(detail = "Not found") {
+    super(404, "ResourceNotFound", detail);
+  }
+}
+
+export class NotPermitted extends AppError {
+  constructor(detail = "Not permitted") {
+    super(403, "NotPermitted", detail);
+  }
+}
+
+export class BadRequest extends AppError {
+  constructor(detail: string) {
+    super(400, "BadRequest", detail);
+  }
+}
+
+export class Conflict extends AppError {
+  constructor(error: string, detail: string) {
+    super(409, error, detail);
+  }
+}
+
+export class RequestBodyTooLarge extends AppError {
+  constructor(limit: number) {
+    super(413, "RequestBodyTooLarge", `Request body is too large. Max allowed size is ${limit} bytes.`);
+  }
+}
+
+const REALM = 'Bearer realm="polar"';
+
+/** No usable credential for this route (none sent, or a kind the route does not accept). */
+export class Unauthorized extends AppError {
+  constructor() {
+    super(401, "Unauthorized", "Unauthorized", { "www-authenticate": REALM });
+  }
+}
+
+const INVALID_TOKEN_DESCRIPTION =
+  "The access token provided is expired, revoked, malformed, or invalid for other reasons.";
+
+/** A bearer token that is unknown, expired, revoked or malformed (RFC 6750 shape). */
+export class InvalidToken extends AppError {
+  constructor() {
+    super(401, "invalid_token", INVALID_TOKEN_DESCRIPTION, {
+      "www-authenticate": `${REALM}, error="invalid_token", error_description="${INVALID_TOKEN_DESCRIPTION}"`,
+      "cache-control": "no-store",
+      pragma: "no-cache",
+    });
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: this.error, error_description: this.detail };
+  }
+}
+
+const INSUFFICIENT_SCOPE_DESCRIPTION = "The request requires higher privileges than provided by the access token.";
+
+export class InsufficientScope extends AppError {
+  constructor(requiredScopes: readonly string[]) {
+    super(403, "insufficient_scope", INSUFFICIENT_SCOPE_DESCRIPTION, {
+      "www-authenticate": `${REALM}, error="insufficient_scope", error_description="${INSUFFICIENT_SCOPE_DESCRIPTION}", scope="${requiredScopes.join(" ")}"`,
+    });
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: this.error, error_description: this.detail };
+  }
+}
+
+/** A business rule failed on named fields: answered exactly like a schema failure. */
+export class RequestValidationError extends AppError {
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[]) {
+    super(422, "RequestValidationError", issues[0]?.msg ?? "Validation error");
+    this.issues = issues;
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: this.error, detail: this.issues };
+  }
+}
+
+/** A single-field rule failure with the pydantic-style `Value error, ` prefix. */
+export const valueError = (loc: (string | number)[], message: string, input?: unknown): RequestValidationError =>
+  new RequestValidationError([{ loc, msg: `Value error, ${message}`, type: "value_error", input, ctx: { error: {} } }]);
+
+/** OpenAPI/serialization schemas of the error bodies. */
+export const ErrorBody = Type.Object({ error: Type.String(), detail: Type.String() }, { title: "Error" });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const ValidationErrorBody = Type.Object(
+  {
+    error: Type.Optional(Type.String()),
+    detail: Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+        msg: Type.String(),
+        type: Type.String(),
+        input: Type.Optional(Type.Unknown()),
+        ctx: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      }),
+    ),
+  },
+  { title: "HTTPValidationError" },
+);

@@ -1,0 +1,154 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { ProductBaseFields } from "../products/products.schemas.ts";
+
+export const DiscountDurationValues = ["once", "forever", "repeating"] as const;
+export const DiscountDuration = StringEnum(DiscountDurationValues, { title: "DiscountDuration" });
+export type DiscountDuration = Static<typeof DiscountDuration>;
+
+export const DiscountTypeValues = ["fixed", "percentage"] as const;
+export const DiscountType = StringEnum(DiscountTypeValues, { title: "DiscountType" });
+export type DiscountType = Static<typeof DiscountType>;
+
+// The reference types `duration` and `type` as the full enums on every shape (no per-shape const),
+// so the four shapes are told apart structurally: basis_points vs amounts, duration_in_months.
+
+const durationInMonths = Type.Integer({ description: "Number of months the discount applies for." });
+
+const fixedAmountFields = {
+  amount: Type.Integer({ deprecated: true, description: "Fixed amount in cents; superseded by `amounts`." }),
+  currency: Type.String({ deprecated: true, description: "Currency of `amount`; superseded by `amounts`." }),
+  amounts: Type.Record(Type.String(), Type.Integer(), {
+    examples: [{ usd: 500, eur: 450 }],
+    description: "Fixed amount taken off the total, per currency, in minor units.",
+  }),
+};
+
+const basisPoints = Type.Integer({
+  examples: [2500],
+  description: "Percentage in basis points (1/100th of a percent); 2500 means 25%.",
+});
+
+const checkoutIdentityFields = {
+  id: Uuid4({ description: "The ID of the object." }),
+  name: Type.String(),
+  code: Nullable(Type.String()),
+};
+
+export const CheckoutDiscountFixedOnceForeverDuration = Type.Object(
+  { duration: DiscountDuration, type: DiscountType, ...fixedAmountFields, ...checkoutIdentityFields },
+  { title: "CheckoutDiscountFixedOnceForeverDuration", description: "Fixed-amount discount applied once or forever." },
+);
+export type CheckoutDiscountFixedOnceForeverDuration = Static<typeof CheckoutDiscountFixedOnceForeverDuration>;
+
+export const CheckoutDiscountFixedRepeatDuration = Type.Object(
+  {
+    duration: DiscountDuration,
+    duration_in_months: durationInMonths,
+    type: DiscountType,
+    ...fixedAmountFields,
+    ...checkoutIdentityFields,
+  },
+  { title: "CheckoutDiscountFixedRepeatDuration", description: "Fixed-amount discount applied for a number of months." },
+);
+export type CheckoutDiscountFixedRepeatDuration = Static<typeof CheckoutDiscountFixedRepeatDuration>;
+
+export const CheckoutDiscountPercentageOnceForeverDuration = Type.Object(
+  { duration: DiscountDuration, type: DiscountType, basis_points: basisPoints, ...checkoutIdentityFields },
+  { title: "CheckoutDiscountPercentageOnceForeverDuration", description: "Percentage discount applied once or forever." },
+);
+export type CheckoutDiscountPercentageOnceForeverDuration = Static<typeof CheckoutDiscountPercentageOnceForeverDuration>;
+
+export const CheckoutDiscountPercentageRepeatDuration = Type.Object(
+  {
+    duration: DiscountDuration,
+    duration_in_months: durationInMonths,
+    type: DiscountType,
+    basis_points: basisPoints,
+    ...checkoutIdentityFields,
+  },
+  { title: "CheckoutDiscountPercentageRepeatDuration", description: "Percentage discount applied for a number of months." },
+);
+export type CheckoutDiscountPercentageRepeatDuration = Static<typeof CheckoutDiscountPercentageRepeatDuration>;
+
+// Repeat shapes come first in the unions: a repeating discount also satisfies the once/forever shape,
+// and serializers that pick the first matching branch would otherwise drop `duration_in_months`.
+
+/** The discount embedded in a checkout: one of the four shapes above. */
+export const CheckoutDiscount = Type.Union([
+  CheckoutDiscountFixedRepeatDuration,
+  CheckoutDiscountFixedOnceForeverDuration,
+  CheckoutDiscountPercentageRepeatDuration,
+  CheckoutDiscountPercentageOnceForeverDuration,
+]);
+export type CheckoutDiscount = Static<typeof CheckoutDiscount>;
+
+export const DiscountProduct = Type.Object(
+  { metadata: MetadataOutput(), ...ProductBaseFields },
+  { title: "DiscountProduct", description: "Product a discount applies to." },
+);
+export type DiscountProduct = Static<typeof DiscountProduct>;
+
+const discountRecordFields = {
+  created_at: DateTime({ description: "Creation timestamp of the object." }),
+  modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),
+  id: Uuid4({ description: "The ID of the object." }),
+  metadata: MetadataOutput(),
+  name: Type.String({ description: "Name of the discount, shown to the customer when applied." }),
+  code: Nullable(Type.String(), { description: "Code customers enter at checkout to apply the discount." }),
+  starts_at: Nullable(DateTime(), { description: "Time from which the discount can be redeemed." }),
+  ends_at: Nullable(DateTime(), { description: "Time after which the discount can no longer be redeemed." }),
+  max_redemptions: Nullable(Type.Integer(), { description: "Redemption limit across all customers." }),
+  max_redemptions_per_customer: Nullable(Type.Integer(), { description: "Redemption limit per customer." }),
+  redemptions_count: Type.Integer({ description: "Number of redemptions so far." }),
+  organization_id: Uuid4({ description: "ID of the organization owning the discount." }),
+  products: Type.Array(DiscountProduct),
+};
+
+export const DiscountFixedOnceForeverDuration = Type.Object(
+  { duration: DiscountDuration, type: DiscountType, ...fixedAmountFields, ...discountRecordFields },
+  { title: "DiscountFixedOnceForeverDuration", description: "Fixed-amount discount applied once or forever." },
+);
+export type DiscountFixedOnceForeverDuration = Static<typeof DiscountFixedOnceForeverDuration>;
+
+export const DiscountFixedRepeatDuration = Type.Object(
+  {
+    duration: DiscountDuration,
+    duration_in_months: durationInMonths,
+    type: DiscountType,
+    ...fixedAmountFields,
+    ...discountRecordFields,
+  },
+  { title: "DiscountFixedRepeatDuration", description: "Fixed-amount discount applied for a number of months." },
+);
+export type DiscountFixedRepeatDuration = Static<typeof DiscountFixedRepeatDuration>;
+
+export const DiscountPercentageOnceForeverDuration = Type.Object(
+  { duration: DiscountDuration, type: DiscountType, basis_points: basisPoints, ...discountRecordFields },
+  { title: "DiscountPercentageOnceForeverDuration", description: "Percentage discount applied once or forever." },
+);
+export type DiscountPercentageOnceForeverDuration = Static<typeof DiscountPercentageOnceForeverDuration>;
+
+export const DiscountPercentageRepeatDuration = Type.Object(
+  {
+    duration: DiscountDuration,
+    duration_in_months: durationInMonths,
+    type: DiscountType,
+    basis_points: basisPoints,
+    ...discountRecordFields,
+  },
+  { title: "DiscountPercentageRepeatDuration", description: "Percentage discount applied for a number of months." },
+);
+export type DiscountPercentageRepeatDuration = Static<typeof DiscountPercentageRepeatDuration>;
+
+/** Response of GET /v1/discounts/{id}. */
+export const Discount = Type.Union(
+  [
+    DiscountFixedRepeatDuration,
+    DiscountFixedOnceForeverDuration,
+    DiscountPercentageRepeatDuration,
+    DiscountPercentageOnceForeverDuration,
+  ],
+  { title: "Discount" },
+);
+export type Discount = Static<typeof Discount>;

@@ -1,0 +1,89 @@
+import type { Deps } from "../../context.ts";
+import type { Principal, TokenAuthenticator } from "../../kit/auth.ts";
+import { durationToMilliseconds } from "../../kit/duration.ts";
+import { RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
+import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../kit/tokens.ts";
+import * as repo from "./organizations.repository.ts";
+import type { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
+
+export function createAccessTokenService(deps: Deps) {
+  const hash = (token: string) => hashToken(deps.secret, token);
+
+  return {
+    /** The instance owner creates a token for one organization; the raw token is returned once. */
+    async createOrganizationToken(input: OrganizationAccessTokenCreate): Promise<OrganizationAccessTokenCreateResponse> {
+      if (!input.organization_id) {
+        throw new RequestValidationError([
+          { loc: ["body", "organization_id"], msg: "organization_id is required.", type: "missing", input: input.organization_id ?? null },
+        ]);
+      }
+      let expiresAt: Date | null = null;
+      if (input.expires_in) {
+        const ms = durationToMilliseconds(input.expires_in);
+        if (ms === null) {
+          throw new RequestValidationError([
+            { loc: ["body", "expires_in"], msg: "Input should be a positive duration in weeks, days, hours, minutes or seconds", type: "time_delta_parsing", input: input.expires_in },
+          ]);
+        }
+        expiresAt = new Date(deps.now().getTime() + ms);
+      }
+      const organization = await repo.findOrganization(deps.db, input.organization_id, null);
+      if (!organization) throw new ResourceNotFound("Organization not found.");
+      const token = generateToken(TokenPrefix.organizationAccess);
+      const row = await repo.insertOrganizationAccessToken(deps.db, {
+        organization_id: organization.id,
+        comment: input.comment,
+        token_hash: hash(token),
+        scopes: [...new Set(input.scopes)],
+        expires_at: expiresAt,
+      });
+      return {
+        token,
+        organization_access_token: {
+          id: row.id,
+          created_at: toIso(row.created_at),
+          modified_at: toIsoOrNull(row.modified_at),
+          scopes: row.scopes,
+          expires_at: toIsoOrNull(row.expires_at),
+          comment: row.comment,
+          last_used_at: toIsoOrNull(row.last_used_at),
+          organization_id: row.organization_id,
+        },
+      };
+    },
+
+    /** Bearer-token resolvers by prefix, for the auth layer. */
+    authenticators(): Map<string, TokenAuthenticator> {
+      const organizationToken = async (token: string): Promise<Principal | null> => {
+        if (!hasValidChecksum(token, TokenPrefix.organizationAccess)) return null;
+        const row = await repo.findLiveOrganizationToken(deps.db, hash(token), deps.now());
+        return row ? { kind: "organization", tokenId: row.id, organizationId: row.organization_id, scopes: new Set(row.scopes) } : null;
+      };
+      const personalToken = async (token: string): Promise<Principal | null> => {
+        const row = await repo.findLivePersonalToken(deps.db, hash(token));
+        return row ? { kind: "user", tokenId: row.id, scopes: "all" } : null;
+      };
+      return new Map([
+        [TokenPrefix.organizationAccess, organizationToken],
+        [TokenPrefix.personalAccess, personalToken],
+      ]);
+    },
+
+    /**
+     * The owner's personal token: ADMIN_TOKEN when set; otherwise one is generated on the first
+     * start only and handed back so the caller can show it once.
+     */
+    async ensureOwnerToken(adminToken: string | undefined): Promise<{ generated: string | null }> {
+      if (adminToken) {
+        await repo.insertPersonalToken(deps.db, hash(adminToken), "ADMIN_TOKEN");
+        return { generated: null };
+      }
+      if ((await repo.countPersonalTokens(deps.db)) > 0) return { generated: null };
+      const token = generateToken(TokenPrefix.personalAccess);
+      await repo.insertPersonalToken(deps.db, hash(token), "generated on first start");
+      return { generated: token };
+    },
+  };
+}
+export type AccessTokenService = ReturnType<typeof createAccessTokenService>;

@@ -1,0 +1,53 @@
+import type { Insertable } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
+
+export const findOrganization = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("organizations").selectAll().where("id", "=", id);
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  return query.executeTakeFirst();
+};
+
+export const findOrganizationBySlug = (db: Executor, slug: string) =>
+  db.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirst();
+
+export const insertOrganization = (db: Executor, values: Insertable<OrganizationsTable>) =>
+  db.insertInto("organizations").values(values).onConflict((oc) => oc.column("slug").doNothing()).returningAll().executeTakeFirst();
+
+export const insertOrganizationAccessToken = (db: Executor, values: Insertable<OrganizationAccessTokensTable>) =>
+  db.insertInto("organization_access_tokens").values(values).returningAll().executeTakeFirstOrThrow();
+
+/** A live organization token by hash: not revoked, not expired at `now`. */
+export const findLiveOrganizationToken = (db: Executor, tokenHash: string, now: Date) =>
+  db
+    .selectFrom("organization_access_tokens")
+    .select(["id", "organization_id", "scopes"])
+    .where("token_hash", "=", tokenHash)
+    .where("revoked_at", "is", null)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+    .executeTakeFirst();
+
+export const findLivePersonalToken = (db: Executor, tokenHash: string) =>
+  db
+    .selectFrom("personal_access_tokens")
+    .select("id")
+    .where("token_hash", "=", tokenHash)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+
+export const countPersonalTokens = async (db: Executor): Promise<number> => {
+  const row = await db
+    .selectFrom("personal_access_tokens")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("revoked_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+};
+
+export const insertPersonalToken = (db: Executor, tokenHash: string, comment: string) =>
+  db
+    .insertInto("personal_access_tokens")
+    .values({ token_hash: tokenHash, comment })
+    .onConflict((oc) => oc.column("token_hash").doNothing())
+    .execute();

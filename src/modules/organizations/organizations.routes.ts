@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { organizationScope, principalOf } from "../../kit/auth.ts";
+import { IdParams } from "../../kit/schema.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { Organization, OrganizationCreate } from "./organizations.schemas.ts";
+import {
+  OrganizationAccessTokenCreate,
+  OrganizationAccessTokenCreateResponse,
+} from "./access-tokens.schemas.ts";
+import type { OrganizationService } from "./organizations.service.ts";
+import type { AccessTokenService } from "./access-tokens.service.ts";
+
+export const organizationRoutes =
+  (organizations: OrganizationService, tokens: AccessTokenService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      "/v1/organizations/",
+      {
+        config: requireAuth(["user"], ["organizations:write"]),
+        schema: {
+          operationId: "organizations:create",
+          tags: ["organizations"],
+          summary: "Create Organization",
+          body: OrganizationCreate,
+          response: responses({ 201: Organization }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await organizations.create(request.body)),
+    );
+
+    app.get(
+      "/v1/organizations/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["organizations:read", "organizations:write"]),
+        schema: {
+          operationId: "organizations:get",
+          tags: ["organizations"],
+          summary: "Get Organization",
+          params: IdParams,
+          response: responses({ 200: Organization }, { notFound: true }),
+        },
+      },
+      async (request) => organizations.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/organization-access-tokens/",
+      {
+        config: requireAuth(["user"], ["organization_access_tokens:write"]),
+        schema: {
+          operationId: "organization_access_tokens:create",
+          tags: ["organization_access_tokens"],
+          summary: "Create Organization Access Token",
+          body: OrganizationAccessTokenCreate,
+          response: responses({ 201: OrganizationAccessTokenCreateResponse }, { notFound: true }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await tokens.createOrganizationToken(request.body)),
+    );
+  };

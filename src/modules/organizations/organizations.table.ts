@@ -1,0 +1,46 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { JsonValue } from "../../db/json.ts";
+
+export interface OrganizationsTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  modified_at: Date | null;
+  name: string;
+  slug: string;
+  avatar_url: string | null;
+  email: string | null;
+  website: string | null;
+  socials: ColumnType<JsonValue, string | undefined, string>;
+  country: string | null;
+  default_presentment_currency: Generated<string>;
+  default_tax_behavior: Generated<string>;
+  feature_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+  subscription_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+  customer_email_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+  customer_portal_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+  invoice_numbering: Generated<"customer" | "organization">;
+  invoice_prefix: string | null;
+}
+export type OrganizationRow = Selectable<OrganizationsTable>;
+
+export interface PersonalAccessTokensTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  token_hash: string;
+  comment: string;
+  revoked_at: Date | null;
+}
+
+export interface OrganizationAccessTokensTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  modified_at: Date | null;
+  organization_id: string;
+  comment: string;
+  token_hash: string;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+export type OrganizationAccessTokenRow = Selectable<OrganizationAccessTokensTable>;

@@ -1,0 +1,55 @@
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import type { Logger } from "pino";
+import type pg from "pg";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./config.ts";
+import type { Deps } from "./context.ts";
+import { connect } from "./db/connection.ts";
+import { migrateToLatest } from "./db/migrate.ts";
+import { provisionDatabase, readOrCreateSecretFile } from "./db/provision.ts";
+
+export interface Runtime {
+  readonly deps: Deps;
+  readonly pool: pg.Pool;
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** SECRET_KEY, or in development a key generated once and kept in DATA_DIR. */
+async function serverSecret(config: Config): Promise<string> {
+  if (config.secretKey) return config.secretKey;
+  if (config.env === "production") {
+    throw new ConfigError("Invalid environment variable SECRET_KEY: required when NODE_ENV=production (at least 32 characters)");
+  }
+  const file = path.join(config.dataDir, "secret-key");
+  return (await readOrCreateSecretFile(file, () => randomBytes(32).toString("base64url"))).value;
+}
+
+/** Database (embedded or DATABASE_URL), migrations and the service dependencies, ready to use. */
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const secret = await serverSecret(config);
+  const database = await provisionDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    port: config.embeddedPostgresPort,
+    log: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
+  });
+  const connection = connect(database.url, config.databasePoolSize);
+  try {
+    await migrateToLatest(connection.db, connection.pool);
+  } catch (error) {
+    await connection.close();
+    await database.stop();
+    throw error;
+  }
+  return {
+    deps: { db: connection.db, config, secret, now: () => new Date() },
+    pool: connection.pool,
+    embedded: database.embedded,
+    close: async () => {
+      await connection.close();
+      await database.stop();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import pino from "pino";
+import type { Runner } from "graphile-worker";
+import { buildApp } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { startWorker } from "./jobs/runner.ts";
+import { taskList } from "./jobs/tasks.ts";
+import { loggerOptions } from "./logger.ts";
+import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
+import { openRuntime } from "./runtime.ts";
+
+/** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const config = loadConfig();
+  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
+  const runtime = await openRuntime(config, logger);
+
+  const owner = await createAccessTokenService(runtime.deps).ensureOwnerToken(config.adminToken);
+  if (owner.generated) {
+    const file = path.join(config.dataDir, "admin-token");
+    await writeFile(file, `${owner.generated}\n`, { mode: 0o600 });
+    // Shown once, on purpose outside the structured log so it is never shipped to a log store.
+    process.stdout.write(`\nOwner personal access token (shown once, also saved to ${file}):\n  ${owner.generated}\n\n`);
+  }
+
+  const app = await buildApp(runtime.deps);
+  await app.listen({ host: config.host, port: config.port });
+  let worker: Runner | null = null;
+  if (config.workerEnabled) {
+    worker = await startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps), concurrency: config.workerConcurrency, logger });
+  }
+  logger.info({ ms: Math.round(performance.now() - startedAt), embeddedDatabase: runtime.embedded }, "ready");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const deadline = setTimeout(() => {
+      logger.error("shutdown timed out; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    // Stop accepting and let in-flight requests finish before the jobs and the database go away.
+    await app.close();
+    await worker?.stop();
+    await runtime.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { connect } from "../src/db/connection.ts";
+import { startEmbeddedPostgres } from "../src/db/embedded.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+  }
+}
+
+/**
+ * One PostgreSQL for the run: DATABASE_URL when set, else an embedded throwaway cluster. A template
+ * database is migrated once; each test file clones it (CREATE DATABASE … TEMPLATE), which is fast.
+ */
+export default async function setup(project: TestProject) {
+  const runId = randomBytes(4).toString("hex");
+  let adminUrl: string;
+  let stopServer = async () => undefined as void;
+  let clusterDir: string | null = null;
+  if (process.env.DATABASE_URL) {
+    adminUrl = process.env.DATABASE_URL;
+  } else {
+    clusterDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-test-"));
+    // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+    await chmod(clusterDir, 0o755);
+    const server = await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "test", ephemeral: true });
+    adminUrl = server.url("postgres");
+    stopServer = () => server.stop();
+  }
+
+  const template = `commerce_test_tpl_${runId}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${template}"`);
+  const templateUrl = new URL(adminUrl);
+  templateUrl.pathname = `/${template}`;
+  const connection = connect(templateUrl.toString(), 2);
+  await migrateToLatest(connection.db, connection.pool);
+  await connection.close();
+
+  project.provide("adminDatabaseUrl", adminUrl);
+  project.provide("templateDatabase", template);
+
+  return async () => {
+    // Per-file databases were dropped by their files; clear any left by an aborted file, then the template.
+    const leftovers = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`commerce_test_%_${runId}%`]);
+    for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+    await admin.end();
+    await stopServer();
+    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
+  };
+}

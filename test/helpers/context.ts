@@ -1,0 +1,66 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { randomBytes } from "node:crypto";
+import { buildApp } from "../../src/app.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import type { Deps } from "../../src/context.ts";
+import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export interface TestClock {
+  now(): Date;
+  set(date: Date): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start = new Date()): TestClock {
+  let current = start.getTime();
+  return {
+    now: () => new Date(current),
+    set: (date) => {
+      current = date.getTime();
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+export interface TestContext {
+  readonly app: FastifyInstance;
+  readonly database: TestDatabase;
+  readonly deps: Deps;
+  readonly clock: TestClock;
+  /** The instance owner's personal access token. */
+  readonly ownerToken: string;
+  request(options: InjectOptions & { token?: string | null }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.test", ...overrides });
+}
+
+/** A real database of its own, the real app on it, and an owner token; `close` drops it all. */
+export async function createTestContext(options: { env?: Record<string, string> } = {}): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const clock = testClock();
+  const deps: Deps = { db: database.db, config: testConfig(options.env), secret: randomBytes(32).toString("hex"), now: clock.now };
+  const owner = await createAccessTokenService(deps).ensureOwnerToken(undefined);
+  if (!owner.generated) throw new Error("a fresh database has no owner token yet");
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  const ownerToken = owner.generated;
+  return {
+    app,
+    database,
+    deps,
+    clock,
+    ownerToken,
+    request: ({ token, headers, ...rest }) =>
+      app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } }),
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

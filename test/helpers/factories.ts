@@ -1,0 +1,142 @@
+import type { Insertable } from "kysely";
+import { randomBytes } from "node:crypto";
+import type { Deps } from "../../src/context.ts";
+import { openCheckout } from "../../src/modules/checkouts/checkouts.factory.ts";
+import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
+import { insertCustomer } from "../../src/modules/customers/customers.repository.ts";
+import type { CustomersTable } from "../../src/modules/customers/customers.table.ts";
+import { insertDiscount } from "../../src/modules/discounts/discounts.repository.ts";
+import type { DiscountRow, DiscountsTable } from "../../src/modules/discounts/discounts.table.ts";
+import type { AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
+import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
+import { createOrganizationService } from "../../src/modules/organizations/organizations.service.ts";
+import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
+import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
+
+const unique = () => randomBytes(4).toString("hex");
+
+export async function createOrganization(deps: Deps, name = `Org ${unique()}`) {
+  return createOrganizationService(deps).create({ name, slug: name.toLowerCase().replace(/[^a-z0-9]+/g, "-") });
+}
+
+export async function createOrganizationToken(deps: Deps, organizationId: string, scopes: AvailableScope[], expiresIn?: string) {
+  const created = await createAccessTokenService(deps).createOrganizationToken({
+    organization_id: organizationId,
+    comment: "test",
+    scopes,
+    expires_in: expiresIn ?? null,
+  });
+  return created.token;
+}
+
+type PriceInput = Omit<Insertable<ProductPricesTable>, "organization_id" | "product_id">;
+
+export interface ProductWithPrices {
+  product: ProductRow;
+  prices: ProductPriceRow[];
+}
+
+export async function createProduct(
+  deps: Deps,
+  organizationId: string,
+  options: {
+    product?: Partial<Insertable<ProductsTable>>;
+    prices?: PriceInput[];
+    benefits?: { type: string; description: string; properties?: Record<string, unknown> }[];
+    medias?: number;
+  } = {},
+): Promise<ProductWithPrices> {
+  const product = await insertProduct(deps.db, {
+    organization_id: organizationId,
+    name: `Product ${unique()}`,
+    description: null,
+    recurring_interval: null,
+    recurring_interval_count: null,
+    trial_interval: null,
+    trial_interval_count: null,
+    meter_interval: null,
+    meter_interval_count: null,
+    modified_at: null,
+    ...options.product,
+  });
+  const prices = await insertPrices(
+    deps.db,
+    (options.prices ?? [{ amount_type: "fixed", price_amount: 2500 }]).map((price, position) => ({
+      position,
+      ...price,
+      organization_id: organizationId,
+      product_id: product.id,
+    })),
+  );
+  const benefitIds: string[] = [];
+  for (const benefit of options.benefits ?? []) {
+    const row = await insertBenefit(deps.db, {
+      organization_id: organizationId,
+      type: benefit.type,
+      description: benefit.description,
+      properties: JSON.stringify(benefit.properties ?? {}),
+      modified_at: null,
+    });
+    benefitIds.push(row.id);
+  }
+  await attachBenefits(deps.db, organizationId, product.id, benefitIds);
+  for (let i = 0; i < (options.medias ?? 0); i += 1) {
+    await insertMedia(deps.db, {
+      organization_id: organizationId,
+      product_id: product.id,
+      name: `cover-${i}.png`,
+      path: `${organizationId}/${product.id}/cover-${i}.png`,
+      mime_type: "image/png",
+      size: 2048 + i,
+      checksum_sha256_base64: null,
+      checksum_sha256_hex: null,
+      public_url: `https://files.test/${product.id}/cover-${i}.png`,
+      position: i,
+      modified_at: null,
+    });
+  }
+  return { product, prices };
+}
+
+export async function createDiscount(deps: Deps, organizationId: string, overrides: Partial<Insertable<DiscountsTable>> = {}): Promise<DiscountRow> {
+  return insertDiscount(deps.db, {
+    organization_id: organizationId,
+    name: `Discount ${unique()}`,
+    code: null,
+    type: "percentage",
+    duration: "once",
+    duration_in_months: null,
+    basis_points: 1000,
+    amounts: null,
+    starts_at: null,
+    ends_at: null,
+    max_redemptions: null,
+    modified_at: null,
+    deleted_at: null,
+    ...overrides,
+  });
+}
+
+export async function createCustomer(deps: Deps, organizationId: string, overrides: Partial<Insertable<CustomersTable>> = {}) {
+  return insertCustomer(deps.db, {
+    organization_id: organizationId,
+    email: `customer-${unique()}@example.com`,
+    external_id: null,
+    name: "Ada Customer",
+    billing_name: null,
+    locale: null,
+    avatar_url: null,
+    default_payment_method_id: null,
+    modified_at: null,
+    deleted_at: null,
+    ...overrides,
+  });
+}
+
+export async function createCheckout(
+  deps: Deps,
+  organizationId: string,
+  options: { products: ProductWithPrices[]; selectedProductId?: string; discount?: DiscountRow | null; values?: Partial<Insertable<CheckoutsTable>> },
+) {
+  return openCheckout(deps.db, deps, { organizationId, ...options });
+}

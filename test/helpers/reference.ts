@@ -1,0 +1,60 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+
+/**
+ * The reference OpenAPI document lives outside the project (../shared); a clone without it still
+ * passes its tests, and these checks then report themselves skipped instead of passing silently.
+ */
+const referencePath = fileURLToPath(new URL("../../../shared/reference/openapi-2026-04-subset.json", import.meta.url));
+export const referenceAvailable = existsSync(referencePath);
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+}
+
+let cached: { ajv: Ajv2020; document: OpenApiDocument } | null = null;
+
+/**
+ * The reference's unions are `oneOf`, yet several branches accept the same value (a repeating
+ * discount also fits the once/forever shape, which does not forbid `duration_in_months`), so the
+ * hosted service's own responses fail a strict `oneOf`. Clients decode the first branch that
+ * fits; `anyOf` is that rule (docs/decisions.md, "Reference unions").
+ */
+function relaxOneOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(relaxOneOf);
+  if (node === null || typeof node !== "object") return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key === "oneOf" ? "anyOf" : key, relaxOneOf(value)]));
+}
+
+function load() {
+  if (cached) return cached;
+  const document = relaxOneOf(JSON.parse(readFileSync(referencePath, "utf8"))) as OpenApiDocument;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv);
+  ajv.addFormat("uuid4", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
+  ajv.addFormat("ipvanyaddress", true);
+  ajv.addSchema(document, "reference");
+  cached = { ajv, document };
+  return cached;
+}
+
+/** Asserts that `body` validates against the reference schema of `operationId`'s `status` response. */
+export function expectReferenceResponse(operationId: string, status: number, body: unknown): void {
+  if (!referenceAvailable) return;
+  const { ajv, document } = load();
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (operation.operationId !== operationId) continue;
+      const pointer = `reference#/paths/${path.replace(/~/g, "~0").replace(/\//g, "~1")}/${method}/responses/${status}/content/application~1json/schema`;
+      const validate = ajv.getSchema(pointer);
+      if (!validate) throw new Error(`reference has no ${status} JSON response for ${operationId}`);
+      const valid = validate(body);
+      expect(valid ? [] : validate.errors, `${operationId} ${status} against the reference`).toEqual([]);
+      return;
+    }
+  }
+  throw new Error(`reference has no operation ${operationId}`);
+}
