@@ -14,6 +14,7 @@ import type {
   ProductPricesTable,
   ProductsTable,
 } from "../modules/products/products.table.ts";
+import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
 export interface Database {
@@ -30,6 +31,7 @@ export interface Database {
   customers: CustomersTable;
   checkouts: CheckoutsTable;
   checkout_products: CheckoutProductsTable;
+  webhook_events: WebhookEventsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,0 +1,34 @@
+import type { Executor } from "../../db/database.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+
+/** Event kinds this service emits; the reference's `WebhookEventType` lists more. */
+export type WebhookEventType =
+  | "checkout.created"
+  | "checkout.updated"
+  | "checkout.expired"
+  | "customer.created"
+  | "customer.updated"
+  | "order.created"
+  | "order.updated"
+  | "order.paid";
+
+export const WEBHOOK_FANOUT_TASK = "webhooks.fanout";
+
+/**
+ * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with
+ * the transaction of the change that causes the event, so an event exists if and only if the
+ * change committed (outbox semantics). `data` is the full resource as its read schema gives it.
+ */
+export async function recordWebhookEvent(
+  db: Executor,
+  event: { organizationId: string; type: WebhookEventType; data: unknown; now: Date },
+): Promise<string> {
+  const payload = { type: event.type, timestamp: event.now.toISOString(), data: event.data };
+  const row = await db
+    .insertInto("webhook_events")
+    .values({ organization_id: event.organizationId, type: event.type, payload: JSON.stringify(payload), created_at: event.now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await enqueueJob(db, WEBHOOK_FANOUT_TASK, { eventId: row.id });
+  return row.id;
+}

@@ -1,0 +1,12 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { JsonValue } from "../../db/json.ts";
+
+export interface WebhookEventsTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  organization_id: string;
+  type: string;
+  /** The body as delivered: `{type, timestamp, data}`. */
+  payload: ColumnType<{ type: string; timestamp: string; data: JsonValue }, string, never>;
+}
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
