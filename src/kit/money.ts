@@ -8,7 +8,8 @@ export function roundHalfAwayFromZero(numerator: number, denominator: number): n
   const magnitude = Math.abs(numerator);
   const quotient = Math.floor(magnitude / denominator);
   const remainder = magnitude - quotient * denominator;
-  return sign * (remainder * 2 >= denominator ? quotient + 1 : quotient);
+  const rounded = remainder * 2 >= denominator ? quotient + 1 : quotient;
+  return rounded === 0 ? 0 : sign * rounded;
 }
 
 /** `amount × basisPoints / 10 000`, rounded half away from zero. */

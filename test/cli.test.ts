@@ -1,0 +1,56 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "./helpers/context.ts";
+import { spawnProject } from "./helpers/process.ts";
+
+let ctx: TestContext;
+let dataDir: string;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-cli-"));
+});
+afterAll(async () => {
+  await ctx.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]) {
+  const run = spawnProject(["src/cli.ts", ...args], { DATABASE_URL: ctx.database.url, DATA_DIR: dataDir, SECRET_KEY: ctx.deps.secret });
+  const code = await run.exited;
+  return { code, output: run.output() };
+}
+
+describe("commerce-api CLI", () => {
+  it("creates an organization and a token that the API accepts", async () => {
+    const org = await cli("organization", "create", "--name", "Cli Shop", "--json");
+    expect(org.code).toBe(0);
+    const organization = JSON.parse(org.output.trim().split("\n").pop()!);
+    expect(organization).toMatchObject({ name: "Cli Shop", slug: "cli-shop" });
+
+    const created = await cli("token", "create", "--organization", organization.id, "--scopes", "organizations:read,checkouts:read", "--json");
+    expect(created.code).toBe(0);
+    const { token } = JSON.parse(created.output.trim().split("\n").pop()!);
+    const response = await ctx.request({ method: "GET", url: `/v1/organizations/${organization.id}`, token });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it("seeds a demo whose checkout reads back with its token", async () => {
+    const seeded = await cli("seed", "demo", "--json");
+    expect(seeded.code).toBe(0);
+    const demo = JSON.parse(seeded.output.trim().split("\n").pop()!);
+    const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${demo.checkout_id}`, token: demo.token });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ product_id: demo.product_id, discount_id: demo.discount_id, amount: 4900, discount_amount: 980 });
+  });
+
+  it("refuses unknown scopes and unknown commands", async () => {
+    const bad = await cli("token", "create", "--organization", "3f2b1c4d-1111-4222-8333-123456789abc", "--scopes", "root");
+    expect(bad.code).toBe(1);
+    expect(bad.output).toContain("unknown scopes: root");
+    const unknown = await cli("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toContain("Usage: commerce-api");
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("configuration", () => {
+  it("has working defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: "127.0.0.1", port: 8000, databaseUrl: undefined, bodyLimitBytes: 10 * 1024 * 1024, checkoutTtlSeconds: 86_400 });
+    expect(config.publicBaseUrl).toBe("http://127.0.0.1:8000");
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT/],
+    ["PORT", "70000", /PORT/],
+    ["DATABASE_URL", "mysql://x", /DATABASE_URL/],
+    ["ADMIN_TOKEN", "short", /ADMIN_TOKEN/],
+    ["LOG_LEVEL", "loud", /LOG_LEVEL/],
+    ["BODY_LIMIT_BYTES", "12", /BODY_LIMIT_BYTES/],
+    ["PUBLIC_BASE_URL", "ftp://x", /PUBLIC_BASE_URL/],
+  ])("fails fast naming %s for %j", (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ PORT: "", DATABASE_URL: "" })).toMatchObject({ port: 8000, databaseUrl: undefined });
+  });
+});

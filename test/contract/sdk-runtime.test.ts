@@ -1,0 +1,43 @@
+import { createPolar } from "@polar-sh/sdk/2026-04";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "../helpers/context.ts";
+import { createCheckout, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
+
+/** The official client, unchanged, pointed at a listening server. */
+let ctx: TestContext;
+let baseUrl: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+});
+afterAll(() => ctx.close());
+
+describe("official SDK @polar-sh/sdk/2026-04", () => {
+  it("reads a checkout session and an organization", async () => {
+    const org = await createOrganization(ctx.deps);
+    const product = await createProduct(ctx.deps, org.id, { benefits: [{ type: "license_keys", description: "Key" }] });
+    const discount = await createDiscount(ctx.deps, org.id, { type: "percentage", basis_points: 5000, duration: "repeating", duration_in_months: 2 });
+    const checkout = await createCheckout(ctx.deps, org.id, { products: [product], discount });
+    const token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:read", "organizations:read"]);
+    const polar = createPolar({ accessToken: token, baseUrl });
+
+    const read = await polar.checkouts.get(checkout.id);
+    expect(read.id).toBe(checkout.id);
+    expect(read.amount).toBe(2500);
+    expect(read.discount).toMatchObject({ basis_points: 5000, duration_in_months: 2 });
+    expect(read.products[0]?.benefits[0]?.type).toBe("license_keys");
+
+    const organization = await polar.organizations.get(org.id);
+    expect(organization.slug).toBe(org.slug);
+  });
+
+  it("surfaces our 404 and 401 as the SDK's errors", async () => {
+    const org = await createOrganization(ctx.deps);
+    const token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:read"]);
+    await expect(createPolar({ accessToken: token, baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
+    await expect(createPolar({ accessToken: "polar_oat_wrong", baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 401 });
+  });
+});

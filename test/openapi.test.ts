@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "./helpers/context.ts";
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(() => ctx.close());
+
+describe("API documentation", () => {
+  it("serves an OpenAPI 3.1 document generated from the route schemas", async () => {
+    const response = await ctx.request({ method: "GET", url: "/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe("3.1.0");
+    const getCheckout = document.paths["/v1/checkouts/{id}"].get;
+    expect(getCheckout.operationId).toBe("checkouts:get");
+    expect(getCheckout.security).toEqual([{ pat: ["checkouts:read", "checkouts:write"] }, { oat: ["checkouts:read", "checkouts:write"] }]);
+    expect(getCheckout.parameters[0]).toMatchObject({ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid4" } });
+    const checkout = getCheckout.responses["200"].content["application/json"].schema;
+    expect(checkout.required).toEqual(expect.arrayContaining(["id", "client_secret", "billing_address_fields", "products", "total_amount"]));
+    expect(document.paths["/openapi.json"]).toBeUndefined();
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["customer_session", "member_session", "oat", "pat"]);
+  });
+
+  it("serves the interactive reference at /docs", async () => {
+    const response = await ctx.request({ method: "GET", url: "/docs/" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toContain("text/html");
+    expect(response.body).toContain("swagger");
+  });
+
+  it("answers unknown paths with the reference's plain 404", async () => {
+    const response = await ctx.request({ method: "GET", url: "/v1/nothing-here" });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ detail: "Not Found" });
+  });
+});

@@ -1,0 +1,89 @@
+import { existsSync, statSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { spawnProject } from "./helpers/process.ts";
+
+let database: TestDatabase;
+let dataDir: string;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-server-"));
+});
+afterAll(async () => {
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const readyUrl = async (server: ReturnType<typeof spawnProject>) => {
+  const [, url] = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  await server.waitFor(/"msg":"ready"/);
+  return url!;
+};
+
+describe("the server process", () => {
+  it("starts on DATABASE_URL, prints the owner token once, logs without secrets and stops cleanly on SIGTERM", async () => {
+    const env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", WORKER_ENABLED: "true" };
+    const server = spawnProject(["src/server.ts"], env);
+    const url = await readyUrl(server);
+    const [, token] = await server.waitFor(/(polar_pat_[A-Za-z0-9]{43})/);
+    const file = path.join(dataDir, "admin-token");
+    expect(readFileSync(file, "utf8").trim()).toBe(token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: "ready" });
+    const created = await fetch(`${url}/v1/organizations/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-request-id": "req-test-0001" },
+      body: JSON.stringify({ name: "Process Org", slug: "process-org" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-request-id")).toBe("req-test-0001");
+    await fetch(`${url}/v1/checkouts/client/polar_c_SECRETSECRETSECRETSECRET`);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const logs = server.output();
+    expect(logs).toContain('"reqId":"req-test-0001"');
+    expect(logs).toContain('"msg":"stopped"');
+    // The token appears once: in the first-start notice, never in a log line.
+    expect(logs.split(token!).length - 1).toBe(1);
+    expect(logs).not.toContain("SECRETSECRET");
+
+    const again = spawnProject(["src/server.ts"], env);
+    await readyUrl(again);
+    again.child.kill("SIGINT");
+    expect(await again.exited).toBe(0);
+    expect(again.output()).not.toContain("polar_pat_");
+  });
+
+  it("fails fast naming a bad variable", async () => {
+    const server = spawnProject(["src/server.ts"], { PORT: "not-a-port", DATA_DIR: dataDir });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain("Invalid environment variable PORT");
+  });
+
+  it("runs its own PostgreSQL when DATABASE_URL is unset, and stops it on shutdown", async () => {
+    // A private (0700) temp folder, as `mktemp -d` makes: the server must still be able to use it as root.
+    const embeddedDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-embedded-"));
+    try {
+      const server = spawnProject(["src/server.ts"], { DATA_DIR: embeddedDir, PORT: "0", ADMIN_TOKEN: `polar_pat_${"a".repeat(43)}` });
+      const url = await readyUrl(server);
+      const response = await fetch(`${url}/v1/organizations/`, {
+        method: "POST",
+        headers: { authorization: `Bearer polar_pat_${"a".repeat(43)}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Embedded", slug: "embedded-org" }),
+      });
+      expect(response.status).toBe(201);
+      expect(existsSync(path.join(embeddedDir, "postgres", "postmaster.pid"))).toBe(true);
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(existsSync(path.join(embeddedDir, "postgres", "postmaster.pid"))).toBe(false);
+    } finally {
+      await rm(embeddedDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
