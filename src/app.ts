@@ -13,6 +13,9 @@ import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
+import { createBlobStore } from "./storage/index.ts";
+import { LocalBlobStore } from "./storage/local-blob-store.ts";
+import { localBlobRoutes } from "./storage/blob.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -75,6 +78,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return reply.code(503).send({ status: "database unreachable" });
     }
   });
+
+  const storage = createBlobStore(deps);
+  if (storage instanceof LocalBlobStore) await app.register(localBlobRoutes(storage));
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts));

@@ -31,6 +31,14 @@ const EnvSchema = Type.Object({
   WORKER_ENABLED: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  STORAGE_DRIVER: Type.Union([Type.Literal("local"), Type.Literal("s3")], { default: "local" }),
+  DOWNLOAD_URL_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 604_800, default: 600 }),
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  S3_REGION: Type.String({ minLength: 1, default: "us-east-1" }),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: "^https?://" })),
+  S3_FORCE_PATH_STYLE: Type.Optional(Bool),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -53,7 +61,21 @@ export interface Config {
   readonly workerEnabled: boolean;
   readonly workerConcurrency: number;
   readonly shutdownTimeoutMs: number;
+  readonly storage: StorageConfig;
 }
+
+export type StorageConfig =
+  | { readonly driver: "local"; readonly downloadUrlTtlSeconds: number }
+  | {
+      readonly driver: "s3";
+      readonly downloadUrlTtlSeconds: number;
+      readonly bucket: string;
+      readonly region: string;
+      readonly endpoint: string | undefined;
+      readonly forcePathStyle: boolean;
+      readonly accessKeyId: string | undefined;
+      readonly secretAccessKey: string | undefined;
+    };
 
 export class ConfigError extends Error {}
 
@@ -73,6 +95,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message} (got ${JSON.stringify(raw[name] ?? null)})`);
   }
   const env = converted as Env;
+  if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
+    throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
+  }
+  const storage: StorageConfig =
+    env.STORAGE_DRIVER === "s3"
+      ? {
+          driver: "s3",
+          downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
+          bucket: env.S3_BUCKET!,
+          region: env.S3_REGION,
+          endpoint: env.S3_ENDPOINT,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE === "true" || env.S3_FORCE_PATH_STYLE === "1",
+          accessKeyId: env.S3_ACCESS_KEY_ID,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+        }
+      : { driver: "local", downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS };
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${env.PORT}`;
   return Object.freeze({
     env: env.NODE_ENV,
@@ -93,5 +131,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",
     workerConcurrency: env.WORKER_CONCURRENCY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    storage: Object.freeze(storage),
   });
 }

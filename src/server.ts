@@ -26,13 +26,7 @@ async function main(): Promise<void> {
   }
 
   const app = await buildApp(runtime.deps);
-  await app.listen({ host: config.host, port: config.port });
-  let worker: Runner | null = null;
-  if (config.workerEnabled) {
-    worker = await startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps), concurrency: config.workerConcurrency, logger });
-  }
-  logger.info({ ms: Math.round(performance.now() - startedAt), embeddedDatabase: runtime.embedded }, "ready");
-
+  let worker: Promise<Runner> | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -45,7 +39,7 @@ async function main(): Promise<void> {
     deadline.unref();
     // Stop accepting and let in-flight requests finish before the jobs and the database go away.
     await app.close();
-    await worker?.stop();
+    await (await worker)?.stop();
     await runtime.close();
     logger.info("stopped");
     process.exit(0);
@@ -55,6 +49,13 @@ async function main(): Promise<void> {
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  await app.listen({ host: config.host, port: config.port });
+  if (config.workerEnabled && !stopping) {
+    worker = startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps), concurrency: config.workerConcurrency, logger });
+    await worker;
+  }
+  logger.info({ ms: Math.round(performance.now() - startedAt), embeddedDatabase: runtime.embedded }, "ready");
 }
 
 main().catch((error: unknown) => {
