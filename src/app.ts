@@ -14,6 +14,7 @@ import { buildServices } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
+import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -80,5 +81,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts));
   await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(discountRoutes(services.discounts));
   return app;
 }

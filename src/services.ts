@@ -5,6 +5,7 @@ import { createAccessTokenService } from "./modules/organizations/access-tokens.
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
+import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -19,6 +20,7 @@ export function buildServices(deps: Deps) {
     checkouts: createCheckoutService(deps),
     customers: createCustomerService(deps),
     customerSessions,
+    discounts: createDiscountService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -104,7 +104,8 @@ export const toProductMedia = (row: ProductMediaJson): ProductMediaFileRead => (
   public_url: row.public_url,
 });
 
-export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
+/** The fields every product representation shares (full, checkout and discount views). */
+export const toProductBase = (row: Jsonified<ProductRow>) => ({
   id: row.id,
   created_at: isoFromJson(row.created_at),
   modified_at: isoFromJsonOrNull(row.modified_at),
@@ -120,6 +121,10 @@ export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduc
   is_recurring: row.recurring_interval !== null,
   is_archived: row.is_archived,
   organization_id: row.organization_id,
+});
+
+export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
+  ...toProductBase(row),
   prices: row.prices.map(toProductPrice),
   benefits: row.benefits.map(toBenefitPublic),
   medias: row.medias.map(toProductMedia),

@@ -21,3 +21,10 @@ export const attachBenefits = (db: Executor, organizationId: string, productId: 
         .values(benefitIds.map((benefit_id, position) => ({ organization_id: organizationId, product_id: productId, benefit_id, position })))
         .execute()
     : Promise.resolve([]);
+
+/** Which of these IDs are products of the organization. */
+export const existingProductIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom("products").select("id").where("organization_id", "=", organizationId).where("id", "in", ids).execute();
+  return new Set(rows.map((row) => row.id));
+};
