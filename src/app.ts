@@ -15,6 +15,7 @@ import { organizationRoutes } from "./modules/organizations/organizations.routes
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
+import { productRoutes } from "./modules/products/products.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -82,5 +83,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(checkoutRoutes(services.checkouts));
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(discountRoutes(services.discounts));
+  await app.register(productRoutes(services.products, services.benefits));
   return app;
 }

@@ -6,6 +6,8 @@ import { createOrganizationService } from "./modules/organizations/organizations
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
+import { createProductService } from "./modules/products/products.service.ts";
+import { createBenefitService } from "./modules/products/benefits.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -21,6 +23,8 @@ export function buildServices(deps: Deps) {
     customers: createCustomerService(deps),
     customerSessions,
     discounts: createDiscountService(deps),
+    products: createProductService(deps),
+    benefits: createBenefitService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

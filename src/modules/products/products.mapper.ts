@@ -1,6 +1,7 @@
-import { isoFromJson, isoFromJsonOrNull, type Jsonified } from "../../db/jsonified.ts";
+import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import type { BenefitRow, ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
-import type { BenefitPublic, CheckoutProduct, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
+import type { BenefitPublic, CheckoutProduct, Product, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
+import { toBenefit } from "./benefits.mapper.ts";
 
 export type ProductPriceJson = Jsonified<ProductPriceRow>;
 export type BenefitJson = Jsonified<BenefitRow>;
@@ -105,10 +106,10 @@ export const toProductMedia = (row: ProductMediaJson): ProductMediaFileRead => (
 });
 
 /** The fields every product representation shares (full, checkout and discount views). */
-export const toProductBase = (row: Jsonified<ProductRow>) => ({
+export const toProductBase = (row: EitherTimestamps<ProductRow>) => ({
   id: row.id,
-  created_at: isoFromJson(row.created_at),
-  modified_at: isoFromJsonOrNull(row.modified_at),
+  created_at: isoFrom(row.created_at),
+  modified_at: isoFromOrNull(row.modified_at),
   trial_interval: row.trial_interval,
   trial_interval_count: row.trial_interval_count,
   name: row.name,
@@ -128,4 +129,17 @@ export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduc
   prices: row.prices.map(toProductPrice),
   benefits: row.benefits.map(toBenefitPublic),
   medias: row.medias.map(toProductMedia),
+});
+
+/** A product read at the top level of a query, with its relations aggregated as JSON. */
+export type ProductWithRelations = EitherTimestamps<ProductRow> & Pick<ProductWithRelationsJson, "prices" | "benefits" | "medias">;
+
+export const toProduct = (row: ProductWithRelations): Product => ({
+  ...toProductBase(row),
+  metadata: row.metadata,
+  prices: row.prices.map(toProductPrice),
+  benefits: row.benefits.map(toBenefit),
+  medias: row.medias.map(toProductMedia),
+  // Custom fields have no endpoints in this service, so none can be attached.
+  attached_custom_fields: [],
 });
