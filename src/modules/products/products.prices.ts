@@ -42,6 +42,9 @@ export function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssu
       if (max !== null && max < tier.min_seats) return [issue([...at, "max_seats"], "max_seats must be at least min_seats.", max)];
     }
   }
+  if (price.amount_type === "metered_unit" && !(Number(price.unit_amount) > 0)) {
+    return [issue([...loc, "unit_amount"], "The unit amount must be greater than 0.", price.unit_amount)];
+  }
   return [];
 }
 
