@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
 import { ListResource, PageQueryFields, Sorting, UuidListFilter } from "../../kit/listing.ts";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
@@ -14,21 +14,22 @@ export const EXTERNAL_ID_MAX = 256;
 const LOCALE_MAX = 64;
 const TAX_ID_MAX = 64;
 
-const customerFields = (email: ReturnType<typeof Type.String> | ReturnType<typeof Nullable>) => ({
+const customerFields = <E extends TSchema>(email: E) => ({
   id: Uuid4({ description: "The ID of the customer." }),
   created_at: DateTime({ description: "Creation timestamp of the object." }),
   modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),
   metadata: MetadataOutput(),
-  external_id: Nullable(Type.String(), { description: "The customer's ID in your system; unique per organization." }),
+  // Optional in the reference's required list, though always emitted here.
+  external_id: Type.Optional(Nullable(Type.String(), { description: "The customer's ID in your system; unique per organization." })),
   email,
   email_verified: Type.Boolean({ description: "Whether the email address was verified." }),
   name: Nullable(Type.String(), { description: "Name of the customer." }),
   billing_name: Nullable(Type.String(), { description: "Name used on invoices." }),
   billing_address: Nullable(Address),
   tax_id: Nullable(Type.Tuple([Type.String(), TaxIdFormat]), { description: "Normalized tax ID and its format." }),
-  locale: Nullable(Type.String()),
+  locale: Type.Optional(Nullable(Type.String())),
   organization_id: Uuid4({ description: "ID of the organization owning the customer." }),
-  default_payment_method_id: Nullable(Uuid4()),
+  default_payment_method_id: Type.Optional(Nullable(Uuid4())),
   deleted_at: Nullable(DateTime(), { description: "Deletion timestamp of the customer." }),
   first_user_event_at: Nullable(DateTime(), { description: "Time of the customer's first usage event." }),
   avatar_url: Nullable(Type.String()),
@@ -39,7 +40,7 @@ export const CustomerIndividual = Type.Object(
   { title: "CustomerIndividual", description: "An individual customer." },
 );
 export const CustomerTeam = Type.Object(
-  { ...customerFields(Nullable(Type.String(), { description: "Email address of the customer." })), type: Type.Literal("team") },
+  { ...customerFields(Type.Optional(Nullable(Type.String(), { description: "Email address of the customer." }))), type: Type.Literal("team") },
   { title: "CustomerTeam", description: "A team customer, billed as one." },
 );
 

@@ -9,6 +9,7 @@ let orgId: string;
 let readToken: string;
 let writeToken: string;
 let otherOrgCustomerId: string;
+let sessionsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
   orgId = (await createOrganization(ctx.deps)).id;
   readToken = await createOrganizationToken(ctx.deps, orgId, ["customers:read"]);
   writeToken = await createOrganizationToken(ctx.deps, orgId, ["customers:write"]);
+  sessionsToken = await createOrganizationToken(ctx.deps, orgId, ["customer_sessions:write"]);
   const other = await createOrganization(ctx.deps);
   otherOrgCustomerId = (await createCustomer(ctx.deps, other.id, { external_id: "foreign_1" })).id;
 });
@@ -50,6 +52,8 @@ describe("GET /v1/customers/{id} and /v1/customers/external/{external_id}", () =
     { name: "another organization's external ID", request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: readToken }), status: 404, error: "ResourceNotFound" },
     { name: "an overlong external ID", request: () => ({ method: "GET", url: `/v1/customers/external/${"x".repeat(300)}`, token: readToken }), status: 422, loc: ["path", "external_id"] },
     { name: "no token", request: () => ({ method: "GET", url: `/v1/customers/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+    { name: "a token without a customers scope", request: () => ({ method: "GET", url: `/v1/customers/${otherOrgCustomerId}`, token: sessionsToken }), status: 403, error: "insufficient_scope" },
+    { name: "an external lookup without a customers scope", request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: sessionsToken }), status: 403, error: "insufficient_scope" },
   ]);
 });
 

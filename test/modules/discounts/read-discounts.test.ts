@@ -41,6 +41,7 @@ describe("GET /v1/discounts/{id}", () => {
     { name: "an unknown id", request: () => ({ method: "GET", url: `/v1/discounts/${UNKNOWN}`, token }), status: 404, error: "ResourceNotFound" },
     { name: "another organization's discount", request: () => ({ method: "GET", url: `/v1/discounts/${foreignId}`, token }), status: 404, error: "ResourceNotFound" },
     { name: "no token", request: () => ({ method: "GET", url: `/v1/discounts/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+    { name: "a token without a discounts scope", request: () => ({ method: "GET", url: `/v1/discounts/${foreignId}`, token: productsToken }), status: 403, error: "insufficient_scope" },
   ]);
 });
 

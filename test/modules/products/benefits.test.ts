@@ -9,6 +9,7 @@ let orgId: string;
 let writeToken: string;
 let readToken: string;
 let foreignBenefitId: string;
+let productsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
   orgId = (await createOrganization(ctx.deps)).id;
   writeToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:write"]);
   readToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:read"]);
+  productsToken = await createOrganizationToken(ctx.deps, orgId, ["products:write"]);
   const other = await createOrganization(ctx.deps);
   const otherToken = await createOrganizationToken(ctx.deps, other.id, ["benefits:write"]);
   foreignBenefitId = (await create({ type: "custom", description: "Theirs", properties: {} }, otherToken)).json().id;
@@ -106,6 +108,7 @@ describe("POST /v1/benefits/ and GET /v1/benefits/{id}", () => {
       { name: "an unknown benefit id", request: () => ({ method: "GET", url: `/v1/benefits/${UNKNOWN}`, token: readToken }), status: 404, error: "ResourceNotFound" },
       { name: "another organization's benefit", request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}`, token: readToken }), status: 404, error: "ResourceNotFound" },
       { name: "a benefit read without a token", request: () => ({ method: "GET", url: `/v1/benefits/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+      { name: "a benefit read without a benefits scope", request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}`, token: productsToken }), status: 403, error: "insufficient_scope" },
     ]);
   });
 });

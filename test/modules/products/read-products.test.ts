@@ -9,12 +9,14 @@ let orgId: string;
 let token: string;
 let foreignProductId: string;
 let licensedProductId: string;
+let otherScopeToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
   ctx = await createTestContext();
   orgId = (await createOrganization(ctx.deps)).id;
   token = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
+  otherScopeToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:read"]);
   foreignProductId = (await createProduct(ctx.deps, (await createOrganization(ctx.deps)).id)).product.id;
   const at = (i: number) => new Date(Date.parse("2026-05-01T00:00:00Z") + i * 1000);
   await createProduct(ctx.deps, orgId, { product: { name: "Alpha", created_at: at(0) }, prices: [{ amount_type: "fixed", price_amount: 3000 }] });
@@ -50,6 +52,7 @@ describe("GET /v1/products/{id}", () => {
     { name: "an unknown id", request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}`, token }), status: 404, error: "ResourceNotFound" },
     { name: "another organization's product", request: () => ({ method: "GET", url: `/v1/products/${foreignProductId}`, token }), status: 404, error: "ResourceNotFound" },
     { name: "no token", request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+    { name: "a token without a products scope", request: () => ({ method: "GET", url: `/v1/products/${licensedProductId}`, token: otherScopeToken }), status: 403, error: "insufficient_scope" },
   ]);
 });
 
@@ -86,5 +89,6 @@ describe("GET /v1/products/", () => {
     { name: "an unknown visibility", request: () => ({ method: "GET", url: "/v1/products/?visibility=hidden", token }), status: 422, loc: ["query", "visibility", 0] },
     { name: "a non-UUID benefit_id", request: () => ({ method: "GET", url: "/v1/products/?benefit_id=1", token }), status: 422, loc: ["query", "benefit_id", 0] },
     { name: "no token", request: () => ({ method: "GET", url: "/v1/products/" }), status: 401, error: "Unauthorized" },
+    { name: "a list without a products scope", request: () => ({ method: "GET", url: "/v1/products/", token: otherScopeToken }), status: 403, error: "insufficient_scope" },
   ]);
 });
