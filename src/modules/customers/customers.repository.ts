@@ -46,12 +46,6 @@ export interface CustomerFilters {
   query?: string;
 }
 
-const SORT_COLUMNS: Record<(typeof CustomerSortKeys)[number], string> = {
-  created_at: "created_at",
-  email: "email",
-  name: "name",
-};
-
 const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFilters) => {
   let query = live(db, allowed);
   if (filters.organizationIds !== null) query = query.where("organization_id", "in", filters.organizationIds);
@@ -77,6 +71,6 @@ export const listCustomers = (
   limit: number,
 ) => {
   let query = filtered(db, allowed, filters).selectAll();
-  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(SORT_COLUMNS[key]), descending ? "desc" : "asc");
+  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(key), descending ? "desc" : "asc");
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };

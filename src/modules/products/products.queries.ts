@@ -6,6 +6,7 @@ import { containsPattern, type SortKey } from "../../kit/listing.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
+import type { ProductVisibility } from "./products.schemas.ts";
 
 type ProductScope = ExpressionBuilder<Database & { p: ProductsTable }, "p">;
 
@@ -39,7 +40,7 @@ export interface ProductFilters {
   isArchived?: boolean;
   isRecurring?: boolean;
   benefitIds: readonly string[] | null;
-  visibility: readonly string[] | null;
+  visibility: readonly ProductVisibility[] | null;
 }
 
 const filtered = (db: Executor, allowed: OrganizationScope, filters: ProductFilters) => {
@@ -50,7 +51,7 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: ProductFilt
   if (filters.query !== undefined) query = query.where("p.name", "ilike", containsPattern(filters.query));
   if (filters.isArchived !== undefined) query = query.where("p.is_archived", "=", filters.isArchived);
   if (filters.isRecurring !== undefined) query = query.where("p.recurring_interval", filters.isRecurring ? "is not" : "is", null);
-  if (filters.visibility !== null) query = query.where("p.visibility", "in", filters.visibility as ProductsTable["visibility"]["__select__"][]);
+  if (filters.visibility !== null) query = query.where("p.visibility", "in", filters.visibility);
   if (filters.benefitIds !== null) {
     const benefitIds = filters.benefitIds;
     query = query.where((eb) =>

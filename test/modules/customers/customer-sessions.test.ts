@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../../src/kit/tokens.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCheckout, createCustomer, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import { createCheckout, createCustomer, createCustomerSessionToken, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -76,7 +76,9 @@ describe("POST /v1/customer-sessions/", () => {
 
     it("is refused as invalid_token when the customer is deleted", async () => {
       const customer = await createCustomer(ctx.deps, org.id);
-      const live = (await open({ customer_id: customer.id })).json().token;
+      const live = await createCustomerSessionToken(ctx.deps, customer.id);
+      // Still live: recognised, and refused only because organization routes do not take customers.
+      expect((await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: live })).json().error).toBe("Unauthorized");
       await ctx.deps.db.updateTable("customers").set({ deleted_at: ctx.clock.now() }).where("id", "=", customer.id).execute();
       const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: live });
       expect(response.json().error).toBe("invalid_token");
