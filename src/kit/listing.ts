@@ -6,7 +6,7 @@ export const MAX_PAGE_SIZE = 100;
 
 /** `page` and `limit` query parameters; zero or negative values are refused (422). */
 export const PageQueryFields = {
-  page: Type.Integer({ exclusiveMinimum: 0, default: 1, description: "Page number, defaults to 1." }),
+  page: Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647, default: 1, description: "Page number, defaults to 1." }),
   limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
 };
 

@@ -142,6 +142,7 @@ describe("POST /v1/customers/", () => {
         { name: "an organization_id with an organization token", request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }), status: 422, loc: ["body", "organization_id"] },
         { name: "the owner without organization_id", request: post({ email: "a@example.com" }, () => ctx.ownerToken), status: 422, loc: ["body", "organization_id"] },
         { name: "the owner naming an unknown organization", request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }, () => ctx.ownerToken), status: 422, loc: ["body", "organization_id"] },
+        { name: "an external_id with a NUL character", request: post({ email: "nul@example.com", external_id: "a\u0000b" }), status: 422, loc: ["body"] },
         { name: "a body that is not an object", request: post([1, 2]), status: 422 },
         { name: "no token", request: post({ email: "a@example.com" }, () => null), status: 401, error: "Unauthorized" },
         { name: "an unknown token", request: post({ email: "a@example.com" }, () => "polar_oat_unknown"), status: 401, error: "invalid_token" },

@@ -69,6 +69,7 @@ describe("GET /v1/customers/", () => {
 
   badInputTable(() => ctx.request, [
     { name: "limit 0", request: () => ({ method: "GET", url: "/v1/customers/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+    { name: "a page beyond int32", request: () => ({ method: "GET", url: "/v1/customers/?page=99999999999999999999", token }), status: 422, loc: ["query", "page"] },
     { name: "a negative page", request: () => ({ method: "GET", url: "/v1/customers/?page=-1", token }), status: 422, loc: ["query", "page"] },
     { name: "a non-integer limit", request: () => ({ method: "GET", url: "/v1/customers/?limit=ten", token }), status: 422, loc: ["query", "limit"] },
     { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/customers/?sorting=age", token }), status: 422, loc: ["query", "sorting", 0] },

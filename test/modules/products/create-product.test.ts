@@ -123,6 +123,9 @@ describe("POST /v1/products/", () => {
     badInputTable(
       () => ctx.request,
       [
+        { name: "a name with a NUL character", request: post({ ...base, name: "nul\u0000name" }), status: 422, loc: ["body"] },
+        { name: "an empty metadata key", request: post({ ...base, metadata: { "": 1 } }), status: 422, loc: ["body", "metadata"] },
+        { name: "a 41-character metadata key", request: post({ ...base, metadata: { ["k".repeat(41)]: 1 } }), status: 422, loc: ["body", "metadata"] },
         { name: "a missing name", request: post({ prices: [fixed] }), status: 422, loc: ["body", "name"] },
         { name: "a two-character name", request: post({ ...base, name: "ab" }), status: 422, loc: ["body", "name"] },
         { name: "a 65-character name", request: post({ ...base, name: "n".repeat(65) }), status: 422, loc: ["body", "name"] },
