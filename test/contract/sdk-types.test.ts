@@ -151,6 +151,10 @@ const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S
 const _sessionByExternalIn: AssertAssignable<models.CustomerSessionCustomerExternalIDCreate, S<typeof CS.CustomerSessionCustomerExternalIDCreate>> = true;
 const _licenseKeysIn: AssertAssignable<models.BenefitLicenseKeysCreate, S<typeof BI.BenefitLicenseKeysCreate>> = true;
 const _benefitsUpdateIn: AssertAssignable<models.ProductBenefitsUpdate, PI.ProductBenefitsUpdate> = true;
+const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCreate> = true;
+const _customBenefitIn: AssertAssignable<models.BenefitCustomCreate, S<typeof BI.BenefitCustomCreate>> = true;
+// Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
+// 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
