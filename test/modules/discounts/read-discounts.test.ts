@@ -71,6 +71,8 @@ describe("GET /v1/discounts/", () => {
 
   badInputTable(() => ctx.request, [
     { name: "limit 0", request: () => ({ method: "GET", url: "/v1/discounts/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/discounts/?query=${"q".repeat(257)}`, token }), status: 422, loc: ["query", "query"] },
+    { name: "a non-UUID organization_id", request: () => ({ method: "GET", url: "/v1/discounts/?organization_id=nope", token }), status: 422, loc: ["query", "organization_id", 0] },
     { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/discounts/?sorting=-amount", token }), status: 422, loc: ["query", "sorting", 0] },
     { name: "a truncated token", request: () => ({ method: "GET", url: "/v1/discounts/", token: ctx.ownerToken.slice(0, 12) }), status: 401, error: "invalid_token" },
     { name: "a token of another scope", request: () => ({ method: "GET", url: "/v1/discounts/", token: productsToken }), status: 403, error: "insufficient_scope" },

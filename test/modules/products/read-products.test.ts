@@ -84,6 +84,7 @@ describe("GET /v1/products/", () => {
 
   badInputTable(() => ctx.request, [
     { name: "limit 0", request: () => ({ method: "GET", url: "/v1/products/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/products/?query=${"q".repeat(257)}`, token }), status: 422, loc: ["query", "query"] },
     { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/products/?sorting=price", token }), status: 422, loc: ["query", "sorting", 0] },
     { name: "a non-boolean is_archived", request: () => ({ method: "GET", url: "/v1/products/?is_archived=maybe", token }), status: 422, loc: ["query", "is_archived"] },
     { name: "an unknown visibility", request: () => ({ method: "GET", url: "/v1/products/?visibility=hidden", token }), status: 422, loc: ["query", "visibility", 0] },
