@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError, type ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueError, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
@@ -33,10 +33,10 @@ function checkShape(input: DiscountCreate): void {
     issues.push({ loc: ["body", "duration_in_months"], msg: "Field required", type: "missing", input: null });
   }
   if (input.duration !== "repeating" && months !== null) {
-    issues.push({ loc: ["body", "duration_in_months"], msg: "Value error, Only repeating discounts take duration_in_months.", type: "value_error", input: months, ctx: { error: {} } });
+    issues.push(valueIssue(["body", "duration_in_months"], "Only repeating discounts take duration_in_months.", months));
   }
   if (input.starts_at && input.ends_at && new Date(input.ends_at) <= new Date(input.starts_at)) {
-    issues.push({ loc: ["body", "ends_at"], msg: "Value error, ends_at must be after starts_at.", type: "value_error", input: input.ends_at, ctx: { error: {} } });
+    issues.push(valueIssue(["body", "ends_at"], "ends_at must be after starts_at.", input.ends_at));
   }
   if (issues.length) throw new RequestValidationError(issues);
 }

@@ -1,21 +1,13 @@
 import type { Insertable } from "kysely";
-import type { ValidationIssue } from "../../kit/errors.ts";
-import type { ProductPriceCreate } from "./product-inputs.schemas.ts";
+import { valueIssue as issue, type ValidationIssue } from "../../kit/errors.ts";
+import type { ExistingProductPrice, ProductPriceCreate } from "./product-inputs.schemas.ts";
 import type { PriceAmountType, ProductPricesTable } from "./products.table.ts";
 
 type Loc = (string | number)[];
 export type PriceValues = Omit<Insertable<ProductPricesTable>, "organization_id" | "product_id" | "position">;
 
-const issue = (loc: Loc, message: string, input: unknown): ValidationIssue => ({
-  loc,
-  msg: `Value error, ${message}`,
-  type: "value_error",
-  input,
-  ctx: { error: {} },
-});
-
 /** Rules within one price that the schema cannot express. */
-export function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssue[] {
+function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssue[] {
   if (price.amount_type === "custom") {
     const minimum = price.minimum_amount ?? 50;
     const maximum = price.maximum_amount ?? null;
@@ -49,7 +41,7 @@ export function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssu
 }
 
 /** Rules across the prices a product ends up with. */
-export function priceSetIssues(prices: { loc: Loc; amount_type: PriceAmountType; price_currency: string }[], recurring: boolean, listLoc: Loc): ValidationIssue[] {
+function priceSetIssues(prices: { loc: Loc; amount_type: PriceAmountType; price_currency: string }[], recurring: boolean, listLoc: Loc): ValidationIssue[] {
   if (prices.length === 0) return [issue(listLoc, "A product needs at least one price.", [])];
   const staticCurrencies = new Set<string>();
   for (const price of prices) {
@@ -83,4 +75,43 @@ export function priceValues(price: ProductPriceCreate): PriceValues {
     case "metered_unit":
       return { ...head, meter_id: price.meter_id, meter_name: null, unit_amount: String(price.unit_amount), cap_amount: price.cap_amount ?? null };
   }
+}
+
+export interface PricePlan {
+  /** Live prices to keep, at their new positions; the product's other live prices get archived. */
+  keep: { id: string; position: number }[];
+  create: { price: ProductPriceCreate; position: number }[];
+  issues: ValidationIssue[];
+}
+
+/**
+ * A requested price list (new prices, and for updates `{id}` of live prices to keep) checked
+ * against the product's live prices: the same rules for creation and replacement.
+ */
+export function planPrices(
+  entries: readonly (ProductPriceCreate | ExistingProductPrice)[],
+  live: readonly { id: string; amount_type: PriceAmountType; price_currency: string }[],
+  recurring: boolean,
+): PricePlan {
+  const liveById = new Map(live.map((price) => [price.id, price]));
+  const plan: PricePlan = { keep: [], create: [], issues: [] };
+  const resulting: { loc: Loc; amount_type: PriceAmountType; price_currency: string }[] = [];
+  entries.forEach((entry, position) => {
+    const loc = ["body", "prices", position];
+    if ("amount_type" in entry) {
+      plan.issues.push(...priceIssues(entry, loc));
+      plan.create.push({ price: entry, position });
+      resulting.push({ loc, amount_type: entry.amount_type, price_currency: entry.price_currency ?? DEFAULT_CURRENCY });
+      return;
+    }
+    const kept = liveById.get(entry.id);
+    if (!kept || plan.keep.some((k) => k.id === entry.id)) {
+      plan.issues.push(issue([...loc, "id"], "Price does not exist.", entry.id));
+      return;
+    }
+    plan.keep.push({ id: entry.id, position });
+    resulting.push({ loc, amount_type: kept.amount_type, price_currency: kept.price_currency });
+  });
+  plan.issues.push(...priceSetIssues(resulting, recurring, ["body", "prices"]));
+  return plan;
 }

@@ -1,17 +1,16 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toProduct } from "./products.mapper.ts";
-import { priceIssues, priceSetIssues, priceValues } from "./products.prices.ts";
+import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
 import * as queries from "./products.queries.ts";
 import * as repo from "./products.repository.ts";
 import type { ProductBenefitsUpdate, ProductCreate, ProductListQuery, ProductUpdate } from "./product-inputs.schemas.ts";
 import type { Product } from "./products.schemas.ts";
 
 type Loc = (string | number)[];
-const valueIssue = (loc: Loc, message: string, input: unknown): ValidationIssue => ({ loc, msg: `Value error, ${message}`, type: "value_error", input, ctx: { error: {} } });
 const fail = (issues: ValidationIssue[]): void => {
   if (issues.length) throw new RequestValidationError(issues);
 };
@@ -32,6 +31,9 @@ function unknownReferences(input: { medias?: string[] | null; attached_custom_fi
   return issues;
 }
 
+const newPriceRows = (plan: PricePlan, owner: { organization_id: string; product_id: string; created_at: Date }) =>
+  plan.create.map(({ price, position }) => ({ ...priceValues(price), position, ...owner }));
+
 export function createProductService(deps: Deps) {
   const get = async (id: string, allowed: OrganizationScope): Promise<Product> => {
     const row = await queries.findProductWithRelations(deps.db, id, allowed);
@@ -44,10 +46,9 @@ export function createProductService(deps: Deps) {
 
     async create(principal: Principal, input: ProductCreate): Promise<Product> {
       const recurring = input.recurring_interval ? input : null;
-      const prices = input.prices.map((price, i) => ({ price, loc: ["body", "prices", i] }));
+      const prices = planPrices(input.prices, [], recurring !== null);
       fail([
-        ...prices.flatMap(({ price, loc }) => priceIssues(price, loc)),
-        ...priceSetIssues(prices.map(({ price, loc }) => ({ loc, amount_type: price.amount_type, price_currency: price.price_currency ?? "usd" })), recurring !== null, ["body", "prices"]),
+        ...prices.issues,
         ...(recurring ? pairIssue(recurring.trial_interval ?? null, recurring.trial_interval_count ?? null, ["body", "trial_interval_count"]) : []),
         ...(recurring ? pairIssue(recurring.meter_interval ?? null, recurring.meter_interval_count ?? null, ["body", "meter_interval_count"]) : []),
         ...unknownReferences(input, new Set()),
@@ -70,10 +71,7 @@ export function createProductService(deps: Deps) {
           meter_interval_count: recurring?.meter_interval_count ?? null,
           metadata: JSON.stringify(input.metadata ?? {}),
         });
-        await repo.insertPrices(
-          trx,
-          input.prices.map((price, position) => ({ ...priceValues(price), position, created_at: now, organization_id: organization.id, product_id: product.id })),
-        );
+        await repo.insertPrices(trx, newPriceRows(prices, { organization_id: organization.id, product_id: product.id, created_at: now }));
         return product.id;
       });
       return get(id, [organization.id]);
@@ -115,22 +113,8 @@ export function createProductService(deps: Deps) {
         issues.push(...pairIssue(trialInterval, trialCount, ["body", "trial_interval_count"]));
         issues.push(...unknownReferences(input, input.medias ? await repo.productMediaIds(trx, current.id) : new Set()));
 
-        const live = input.prices ? await repo.livePrices(trx, current.id) : [];
-        const liveById = new Map(live.map((price) => [price.id, price]));
-        const kept = new Set<string>();
-        const entries = (input.prices ?? []).map((entry, i) => ({ entry, loc: ["body", "prices", i] as Loc, position: i }));
-        for (const { entry, loc } of entries) {
-          if ("amount_type" in entry) issues.push(...priceIssues(entry, loc));
-          else if (!liveById.has(entry.id) || kept.has(entry.id)) issues.push(valueIssue([...loc, "id"], "Price does not exist.", entry.id));
-          else kept.add(entry.id);
-        }
-        if (input.prices) {
-          const resulting = entries.map(({ entry, loc }) => {
-            const source = "amount_type" in entry ? { amount_type: entry.amount_type, price_currency: entry.price_currency ?? "usd" } : liveById.get(entry.id);
-            return { loc, amount_type: source?.amount_type ?? "fixed", price_currency: source?.price_currency ?? "usd" };
-          });
-          issues.push(...priceSetIssues(resulting, recurring, ["body", "prices"]));
-        }
+        const prices = input.prices ? planPrices(input.prices, await repo.livePrices(trx, current.id), recurring) : null;
+        issues.push(...(prices?.issues ?? []));
         fail(issues);
 
         const now = deps.now();
@@ -146,15 +130,9 @@ export function createProductService(deps: Deps) {
           trial_interval: trialInterval,
           trial_interval_count: trialCount,
         });
-        if (input.prices) {
-          const existing = entries.flatMap(({ entry, position }) => ("amount_type" in entry ? [] : [{ id: entry.id, position }]));
-          await repo.keepPrices(trx, current.id, existing, now);
-          await repo.insertPrices(
-            trx,
-            entries.flatMap(({ entry, position }) =>
-              "amount_type" in entry ? [{ ...priceValues(entry), position, created_at: now, organization_id: current.organization_id, product_id: current.id }] : [],
-            ),
-          );
+        if (prices) {
+          await repo.keepPrices(trx, current.id, prices.keep, now);
+          await repo.insertPrices(trx, newPriceRows(prices, { organization_id: current.organization_id, product_id: current.id, created_at: now }));
         }
         if (input.medias) await repo.keepMedias(trx, current.id, input.medias);
         return current.organization_id;
