@@ -131,9 +131,13 @@ export function createCustomerService(deps: Deps) {
             await assertUnique(trx, current.organization_id, { email: emailChanged ? input.email : null, external_id: input.external_id }, current.id);
             const address =
               input.billing_address === undefined ? current.billing_address : input.billing_address && toStoredAddress(input.billing_address);
-            // A changed address re-checks the tax ID it carries, as a new tax ID is checked against it.
-            const rawTaxId = input.tax_id === undefined ? current.tax_id?.[0] ?? null : input.tax_id;
-            const taxId = rawTaxId ? checkTaxId(rawTaxId, address) : null;
+            // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
+            const taxId =
+              input.tax_id !== undefined
+                ? input.tax_id && checkTaxId(input.tax_id, address)
+                : current.tax_id && input.billing_address !== undefined
+                  ? checkTaxId(current.tax_id[0], address)
+                  : current.tax_id;
             const now = deps.now();
             const row = await repo.updateCustomer(trx, current.id, {
               modified_at: now,

@@ -98,6 +98,18 @@ describe("PATCH /v1/customers/{id}", () => {
     expect(moved.json().detail[0]).toMatchObject({ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid" });
   });
 
+  it("leaves a stored tax ID alone when neither it nor the address changes", async () => {
+    const row = await createCustomer(ctx.deps, orgId, {
+      billing_address: JSON.stringify({ country: "US", line1: null, line2: null, postal_code: null, city: null, state: null }),
+      tax_id: JSON.stringify(["12-3456789", "us_ein"]),
+    });
+    const response = await patch(row.id, { name: "Renamed" });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().tax_id).toEqual(["12-3456789", "us_ein"]);
+    const cleared = await patch(row.id, { tax_id: null });
+    expect(cleared.json().tax_id).toBeNull();
+  });
+
   it("refuses to take another customer's email, and to change a set external ID", async () => {
     await createCustomer(ctx.deps, orgId, { email: "occupied@example.com" });
     const row = await createCustomer(ctx.deps, orgId, { external_id: "fixed" });
