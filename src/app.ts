@@ -16,6 +16,9 @@ import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { createBlobStore } from "./storage/index.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
+import { customerRoutes } from "./modules/customers/customers.routes.ts";
+import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
+import { productRoutes } from "./modules/products/products.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -84,5 +87,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts));
+  await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(discountRoutes(services.discounts));
+  await app.register(productRoutes(services.products, services.benefits));
   return app;
 }

@@ -3,16 +3,28 @@ import type { TokenAuthenticator } from "./kit/auth.ts";
 import { createCheckoutService } from "./modules/checkouts/checkouts.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
+import { createCustomerService } from "./modules/customers/customers.service.ts";
+import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
+import { createDiscountService } from "./modules/discounts/discounts.service.ts";
+import { createProductService } from "./modules/products/products.service.ts";
+import { createBenefitService } from "./modules/products/benefits.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
   const accessTokens = createAccessTokenService(deps);
+  const customerSessions = createCustomerSessionService(deps);
   const authenticators: Map<string, TokenAuthenticator> = new Map([...accessTokens.authenticators()]);
+  for (const [prefix, authenticate] of customerSessions.authenticators()) authenticators.set(prefix, authenticate);
   return {
     authenticators,
     accessTokens,
     organizations: createOrganizationService(deps),
     checkouts: createCheckoutService(deps),
+    customers: createCustomerService(deps),
+    customerSessions,
+    discounts: createDiscountService(deps),
+    products: createProductService(deps),
+    benefits: createBenefitService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts/checkouts.table.ts";
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
+import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type {
   OrganizationAccessTokensTable,
@@ -32,6 +33,7 @@ export interface Database {
   checkouts: CheckoutsTable;
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
+  customer_sessions: CustomerSessionsTable;
 }
 
 export type Db = Kysely<Database>;

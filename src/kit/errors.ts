@@ -121,6 +121,15 @@ export class RequestValidationError extends AppError {
 export const valueError = (loc: (string | number)[], message: string, input?: unknown): RequestValidationError =>
   new RequestValidationError([{ loc, msg: `Value error, ${message}`, type: "value_error", input, ctx: { error: {} } }]);
 
+/** One `value_error` entry, for rules that report several failures in one 422. */
+export const valueIssue = (loc: (string | number)[], message: string, input?: unknown): ValidationIssue => ({
+  loc,
+  msg: `Value error, ${message}`,
+  type: "value_error",
+  input,
+  ctx: { error: {} },
+});
+
 /** OpenAPI/serialization schemas of the error bodies. */
 export const ErrorBody = Type.Object({ error: Type.String(), detail: Type.String() }, { title: "Error" });
 export type ErrorBody = Static<typeof ErrorBody>;

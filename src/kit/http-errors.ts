@@ -35,6 +35,8 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
     case "22P02":
     case "22007":
     case "22008":
+    case "22021":
+    case "22P05":
       return new RequestValidationError([{ loc: ["body"], msg: "Input value is out of range or malformed", type: "value_error", input: null }]);
     default:
       return null;

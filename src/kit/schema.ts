@@ -25,7 +25,7 @@ export const MetadataInput = (options: SchemaOptions = {}) =>
   Type.Record(
     Type.String({ minLength: 1, maxLength: 40 }),
     Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Integer(), Type.Number(), Type.Boolean()]),
-    { maxProperties: 50, ...options },
+    { maxProperties: 50, propertyNames: { minLength: 1, maxLength: 40 }, ...options },
   );
 export type MetadataValue = string | number | boolean;
 export type Metadata = Record<string, MetadataValue>;

@@ -9,6 +9,12 @@ import * as P from "../../src/modules/products/products.schemas.ts";
 import * as D from "../../src/modules/discounts/discounts.schemas.ts";
 import * as C from "../../src/modules/checkouts/checkouts.schemas.ts";
 import * as O from "../../src/modules/organizations/organizations.schemas.ts";
+import * as Cu from "../../src/modules/customers/customers.schemas.ts";
+import * as CS from "../../src/modules/customers/customer-sessions.schemas.ts";
+import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
+import * as BI from "../../src/modules/products/benefit-inputs.schemas.ts";
+import { Pagination } from "../../src/kit/listing.ts";
+import { TaxIdFormat } from "../../src/kit/tax-id.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -128,6 +134,27 @@ const _orgDisputes: AssertAssignable<S<typeof O.OrganizationDisputeSettings>, mo
 const _organization: AssertAssignable<S<typeof O.Organization>, models.Organization> = true;
 const _orgDetails: AssertAssignable<S<typeof O.OrganizationDetails>, models.OrganizationDetails> = true;
 const _orgCreate: AssertAssignable<S<typeof O.OrganizationCreate>, models.OrganizationCreate> = true;
+
+// Catalog, customers and customer sessions.
+const _pagination: AssertAssignable<S<typeof Pagination>, models.Pagination> = true;
+const _customerType: AssertEqual<Cu.CustomerType, models.CustomerType> = true;
+const _customerIndividual: AssertAssignable<S<typeof Cu.CustomerIndividual>, models.CustomerIndividual> = true;
+const _customerTeam: AssertAssignable<S<typeof Cu.CustomerTeam>, models.CustomerTeam> = true;
+const _customer: AssertAssignable<S<typeof Cu.Customer>, models.Customer> = true;
+const _listCustomers: AssertAssignable<Cu.ListResourceCustomer, models.ListResourceCustomer> = true;
+const _customerSession: AssertAssignable<CS.CustomerSession, models.CustomerSession> = true;
+const _listDiscounts: AssertAssignable<D.ListResourceDiscount, models.ListResourceDiscount> = true;
+const _listProducts: AssertAssignable<PI.ListResourceProduct, { items: SdkProduct[]; pagination: models.Pagination }> = true;
+// Requests: whatever the SDK sends for these must be accepted by our schemas.
+const _customerUpdateIn: AssertAssignable<models.CustomerUpdate, Cu.CustomerUpdate> = true;
+const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S<typeof CS.CustomerSessionCustomerIDCreate>> = true;
+const _sessionByExternalIn: AssertAssignable<models.CustomerSessionCustomerExternalIDCreate, S<typeof CS.CustomerSessionCustomerExternalIDCreate>> = true;
+const _licenseKeysIn: AssertAssignable<models.BenefitLicenseKeysCreate, S<typeof BI.BenefitLicenseKeysCreate>> = true;
+const _benefitsUpdateIn: AssertAssignable<models.ProductBenefitsUpdate, PI.ProductBenefitsUpdate> = true;
+const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCreate> = true;
+const _customBenefitIn: AssertAssignable<models.BenefitCustomCreate, S<typeof BI.BenefitCustomCreate>> = true;
+// Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
+// 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -277,6 +304,31 @@ const mirrored: Record<string, TSchema> = {
   OrganizationIndividualLegalEntitySchema: O.OrganizationIndividualLegalEntitySchema,
   OrganizationCompanyLegalEntitySchema: O.OrganizationCompanyLegalEntitySchema,
   OrganizationCreate: O.OrganizationCreate,
+  Pagination,
+  TaxIDFormat: TaxIdFormat,
+  CustomerType: Cu.CustomerType,
+  CustomerIndividual: Cu.CustomerIndividual,
+  CustomerTeam: Cu.CustomerTeam,
+  Customer: Cu.Customer,
+  CustomerIndividualCreate: Cu.CustomerIndividualCreate,
+  CustomerTeamCreate: Cu.CustomerTeamCreate,
+  CustomerCreate: Cu.CustomerCreate,
+  CustomerUpdate: Cu.CustomerUpdate,
+  CustomerSessionCustomerIDCreate: CS.CustomerSessionCustomerIDCreate,
+  CustomerSessionCustomerExternalIDCreate: CS.CustomerSessionCustomerExternalIDCreate,
+  CustomerSession: CS.CustomerSession,
+  ProductPriceFixedCreate: PI.ProductPriceFixedCreate,
+  ProductPriceCustomCreate: PI.ProductPriceCustomCreate,
+  ProductPriceSeatBasedCreate: PI.ProductPriceSeatBasedCreate,
+  ProductPriceMeteredUnitCreate: PI.ProductPriceMeteredUnitCreate,
+  ExistingProductPrice: PI.ExistingProductPrice,
+  ProductCreateRecurring: PI.ProductCreateRecurring,
+  ProductCreateOneTime: PI.ProductCreateOneTime,
+  ProductCreate: PI.ProductCreate,
+  ProductUpdate: PI.ProductUpdate,
+  BenefitLicenseKeysCreateProperties: BI.BenefitLicenseKeysCreateProperties,
+  BenefitLicenseKeysCreate: BI.BenefitLicenseKeysCreate,
+  BenefitCustomCreate: BI.BenefitCustomCreate,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

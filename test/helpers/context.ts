@@ -49,6 +49,9 @@ export async function createTestContext(options: { env?: Record<string, string> 
   if (!owner.generated) throw new Error("a fresh database has no owner token yet");
   const app = await buildApp(deps, { logger: false });
   await app.ready();
+  // Building the app compiles every route's schemas; start the clock once that is done, so that
+  // rows stamped by the database's now() and times from this clock agree to within a test's work.
+  clock.set(new Date());
   const ownerToken = owner.generated;
   return {
     app,

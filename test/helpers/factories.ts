@@ -4,6 +4,7 @@ import type { Deps } from "../../src/context.ts";
 import { openCheckout } from "../../src/modules/checkouts/checkouts.factory.ts";
 import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
 import { insertCustomer } from "../../src/modules/customers/customers.repository.ts";
+import { createCustomerSessionService } from "../../src/modules/customers/customer-sessions.service.ts";
 import type { CustomersTable } from "../../src/modules/customers/customers.table.ts";
 import { insertDiscount } from "../../src/modules/discounts/discounts.repository.ts";
 import type { DiscountRow, DiscountsTable } from "../../src/modules/discounts/discounts.table.ts";
@@ -139,4 +140,10 @@ export async function createCheckout(
   options: { products: ProductWithPrices[]; selectedProductId?: string; discount?: DiscountRow | null; values?: Partial<Insertable<CheckoutsTable>> },
 ) {
   return openCheckout(deps.db, deps, { organizationId, ...options });
+}
+
+/** A live customer session for a customer: the raw `polar_cst_` token, for portal routes. */
+export async function createCustomerSessionToken(deps: Deps, customerId: string): Promise<string> {
+  const session = await createCustomerSessionService(deps).create({ customer_id: customerId }, null);
+  return session.token;
 }

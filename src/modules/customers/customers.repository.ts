@@ -1,6 +1,76 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern, type SortKey } from "../../kit/listing.ts";
+import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 
 export const insertCustomer = (db: Executor, values: Insertable<CustomersTable>) =>
   db.insertInto("customers").values(values).returningAll().executeTakeFirstOrThrow();
+
+const live = (db: Executor, allowed: OrganizationScope) => {
+  let query = db.selectFrom("customers").where("deleted_at", "is", null);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query;
+};
+
+export const findCustomer = (db: Executor, id: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll().where("id", "=", id).executeTakeFirst();
+
+export const findCustomerForUpdate = (db: Executor, id: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
+export const findCustomerByExternalId = (db: Executor, externalId: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll().where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
+
+/** Another live customer of the organization holding this email (case-insensitive) or external ID. */
+export const findClash = (
+  db: Executor,
+  organizationId: string,
+  field: "email" | "external_id",
+  value: string,
+  exceptId: string | null,
+) => {
+  let query = live(db, [organizationId]).select("id");
+  query = field === "email" ? query.where(sql<string>`lower(email)`, "=", value.toLowerCase()) : query.where("external_id", "=", value);
+  if (exceptId !== null) query = query.where("id", "<>", exceptId);
+  return query.executeTakeFirst();
+};
+
+export const updateCustomer = (db: Executor, id: string, values: Updateable<CustomersTable>) =>
+  db.updateTable("customers").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+export interface CustomerFilters {
+  organizationIds: readonly string[] | null;
+  email?: string;
+  query?: string;
+}
+
+const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFilters) => {
+  let query = live(db, allowed);
+  if (filters.organizationIds !== null) query = query.where("organization_id", "in", filters.organizationIds);
+  if (filters.email !== undefined) query = query.where(sql<string>`lower(email)`, "=", filters.email.toLowerCase());
+  if (filters.query !== undefined) {
+    const pattern = containsPattern(filters.query);
+    query = query.where((eb) => eb.or([eb("email", "ilike", pattern), eb("name", "ilike", pattern), eb("external_id", "ilike", pattern)]));
+  }
+  return query;
+};
+
+export const countCustomers = async (db: Executor, allowed: OrganizationScope, filters: CustomerFilters): Promise<number> => {
+  const row = await filtered(db, allowed, filters).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+};
+
+export const listCustomers = (
+  db: Executor,
+  allowed: OrganizationScope,
+  filters: CustomerFilters,
+  sorting: SortKey<(typeof CustomerSortKeys)[number]>[],
+  offset: number,
+  limit: number,
+) => {
+  let query = filtered(db, allowed, filters).selectAll();
+  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(key), descending ? "desc" : "asc");
+  return query.orderBy("id").offset(offset).limit(limit).execute();
+};

@@ -1,5 +1,8 @@
 import type { Jsonified } from "../../db/jsonified.ts";
-import type { CheckoutDiscount } from "./discounts.schemas.ts";
+import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toProductBase } from "../products/products.mapper.ts";
+import type { ProductRow } from "../products/products.table.ts";
+import type { CheckoutDiscount, Discount, DiscountProduct } from "./discounts.schemas.ts";
 import type { DiscountRow } from "./discounts.table.ts";
 
 export type DiscountJson = Jsonified<DiscountRow>;
@@ -20,4 +23,33 @@ export function toCheckoutDiscount(row: Pick<DiscountJson, "id" | "name" | "code
   if (row.type === "percentage") return { ...identity, ...months, basis_points: row.basis_points ?? 0 };
   const amounts = row.amounts ?? {};
   return { ...identity, ...months, ...legacyFixedAmount(amounts, currency), amounts };
+}
+
+export type DiscountWithProducts = DiscountRow & { products: Jsonified<ProductRow>[] };
+
+/** Currency of the deprecated `amount`/`currency` pair when the reader names none. */
+const LEGACY_CURRENCY = "usd";
+
+const toDiscountProduct = (row: Jsonified<ProductRow>): DiscountProduct => ({ metadata: row.metadata, ...toProductBase(row) });
+
+export function toDiscount(row: DiscountWithProducts): Discount {
+  const record = {
+    created_at: toIso(row.created_at),
+    modified_at: toIsoOrNull(row.modified_at),
+    id: row.id,
+    metadata: row.metadata,
+    name: row.name,
+    code: row.code,
+    starts_at: toIsoOrNull(row.starts_at),
+    ends_at: toIsoOrNull(row.ends_at),
+    max_redemptions: row.max_redemptions,
+    max_redemptions_per_customer: row.max_redemptions_per_customer,
+    redemptions_count: row.redemptions_count,
+    organization_id: row.organization_id,
+    products: row.products.map(toDiscountProduct),
+  };
+  const shape = { duration: row.duration, type: row.type, ...(row.duration === "repeating" ? { duration_in_months: row.duration_in_months ?? 1 } : {}) };
+  if (row.type === "percentage") return { ...shape, basis_points: row.basis_points ?? 0, ...record };
+  const amounts = row.amounts ?? {};
+  return { ...shape, ...legacyFixedAmount(amounts, LEGACY_CURRENCY), amounts, ...record };
 }

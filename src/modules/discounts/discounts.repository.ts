@@ -1,6 +1,84 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern, type SortKey } from "../../kit/listing.ts";
+import type { DiscountWithProducts } from "./discounts.mapper.ts";
+import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";
 
 export const insertDiscount = (db: Executor, values: Insertable<DiscountsTable>) =>
   db.insertInto("discounts").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const restrictDiscountToProducts = async (db: Executor, organizationId: string, discountId: string, productIds: readonly string[]) => {
+  if (productIds.length === 0) return;
+  await db
+    .insertInto("discount_products")
+    .values(productIds.map((product_id) => ({ organization_id: organizationId, discount_id: discountId, product_id })))
+    .execute();
+};
+
+/** A live discount of the organization with this code, compared case-insensitively. */
+export const findDiscountByCode = (db: Executor, organizationId: string, code: string) =>
+  db
+    .selectFrom("discounts")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where(sql<string>`lower(code)`, "=", code.toLowerCase())
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+
+export interface DiscountFilters {
+  organizationIds: readonly string[] | null;
+  query?: string;
+}
+
+const filtered = (db: Executor, allowed: OrganizationScope, filters: DiscountFilters) => {
+  let query = db.selectFrom("discounts as d").where("d.deleted_at", "is", null);
+  if (allowed !== null) query = query.where("d.organization_id", "in", allowed);
+  if (filters.organizationIds !== null) query = query.where("d.organization_id", "in", filters.organizationIds);
+  if (filters.query !== undefined) {
+    const pattern = containsPattern(filters.query);
+    query = query.where((eb) => eb.or([eb("d.name", "ilike", pattern), eb("d.code", "ilike", pattern)]));
+  }
+  return query;
+};
+
+const withProducts = (db: Executor, allowed: OrganizationScope, filters: DiscountFilters) =>
+  filtered(db, allowed, filters)
+    .selectAll("d")
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom("discount_products as dp")
+          .innerJoin("products as p", "p.id", "dp.product_id")
+          .whereRef("dp.discount_id", "=", "d.id")
+          .orderBy("p.created_at")
+          .orderBy("p.id")
+          .selectAll("p"),
+      ).as("products"),
+    );
+
+export const findDiscount = async (db: Executor, id: string, allowed: OrganizationScope): Promise<DiscountWithProducts | undefined> => {
+  const row = await withProducts(db, allowed, { organizationIds: null }).where("d.id", "=", id).executeTakeFirst();
+  // JSON aggregation returns the products' timestamps as text; the Jsonified type says so.
+  return row as DiscountWithProducts | undefined;
+};
+
+export const countDiscounts = async (db: Executor, allowed: OrganizationScope, filters: DiscountFilters): Promise<number> => {
+  const row = await filtered(db, allowed, filters).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+};
+
+export const listDiscounts = async (
+  db: Executor,
+  allowed: OrganizationScope,
+  filters: DiscountFilters,
+  sorting: SortKey<(typeof DiscountSortKeys)[number]>[],
+  offset: number,
+  limit: number,
+): Promise<DiscountWithProducts[]> => {
+  let query = withProducts(db, allowed, filters);
+  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(`d.${key}`), descending ? "desc" : "asc");
+  return (await query.orderBy("d.id").offset(offset).limit(limit).execute()) as DiscountWithProducts[];
+};

@@ -1,6 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { ProductBaseFields } from "../products/products.schemas.ts";
+import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
+import { ListResource, PageQueryFields, Sorting, UuidListFilter } from "../../kit/listing.ts";
 
 export const DiscountDurationValues = ["once", "forever", "repeating"] as const;
 export const DiscountDuration = StringEnum(DiscountDurationValues, { title: "DiscountDuration" });
@@ -152,3 +154,65 @@ export const Discount = Type.Union(
   { title: "Discount" },
 );
 export type Discount = Static<typeof Discount>;
+
+// ---------------------------------------------------------------------------------------------
+// Requests.
+// ---------------------------------------------------------------------------------------------
+
+const AmountInput = Type.Integer({ minimum: 0, maximum: 999_999_999_999 });
+
+const discountCreateFields = {
+  metadata: Type.Optional(MetadataInput()),
+  name: Type.String({ minLength: 1, maxLength: 256, description: "Name of the discount, shown to the customer when applied." }),
+  code: Type.Optional(
+    Nullable(Type.String({ minLength: 3, maxLength: 256, pattern: "^[a-zA-Z0-9]+$" }), {
+      description: "Code customers enter at checkout: 3 to 256 letters and digits. Without one, only the API applies the discount.",
+    }),
+  ),
+  starts_at: Type.Optional(Nullable(DateTime(), { description: "Time from which the discount can be redeemed." })),
+  ends_at: Type.Optional(Nullable(DateTime(), { description: "Time after which the discount can no longer be redeemed." })),
+  max_redemptions: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+  max_redemptions_per_customer: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
+  products: Type.Optional(Nullable(Type.Array(Uuid4(), { maxItems: 100, description: "Products the discount is restricted to." }))),
+  organization_id: Type.Optional(Nullable(Uuid4({ description: "Owning organization; required with a personal token." }))),
+  duration: DiscountDuration,
+  duration_in_months: Type.Optional(
+    Nullable(Type.Integer({ minimum: 1, maximum: 999 }), { description: "Months the discount applies for; only with `repeating`." }),
+  ),
+};
+
+export const DiscountFixedCreate = Type.Object(
+  {
+    ...discountCreateFields,
+    type: Type.Literal("fixed"),
+    amount: Type.Optional(Nullable(AmountInput, { deprecated: true, description: "Superseded by `amounts`." })),
+    currency: Type.Optional(Nullable(PresentmentCurrency, { deprecated: true, description: "Currency of `amount`." })),
+    amounts: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), AmountInput, { propertyNames: PresentmentCurrency, minProperties: 1 }),
+        { description: "Amount taken off, per currency, in minor units." },
+      ),
+    ),
+  },
+  { title: "DiscountFixedCreate" },
+);
+
+export const DiscountPercentageCreate = Type.Object(
+  { ...discountCreateFields, type: Type.Literal("percentage"), basis_points: Type.Integer({ minimum: 1, maximum: 10_000 }) },
+  { title: "DiscountPercentageCreate" },
+);
+
+export const DiscountCreate = Type.Union([DiscountFixedCreate, DiscountPercentageCreate], { title: "DiscountCreate" });
+export type DiscountCreate = Static<typeof DiscountCreate>;
+
+export const DiscountSortKeys = ["created_at", "name", "code", "redemptions_count", "ends_at"] as const;
+export const DiscountListQuery = Type.Object({
+  organization_id: UuidListFilter("Filter by organization ID."),
+  query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name or code." })),
+  ...PageQueryFields,
+  sorting: Sorting(DiscountSortKeys, "DiscountSortProperty"),
+});
+export type DiscountListQuery = Static<typeof DiscountListQuery>;
+
+export const ListResourceDiscount = ListResource(Discount, "ListResource[Discount]");
+export type ListResourceDiscount = Static<typeof ListResourceDiscount>;

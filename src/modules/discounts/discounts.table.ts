@@ -17,6 +17,7 @@ export interface DiscountsTable {
   starts_at: Date | null;
   ends_at: Date | null;
   max_redemptions: number | null;
+  max_redemptions_per_customer: Generated<number | null>;
   redemptions_count: Generated<number>;
   metadata: ColumnType<Metadata, string | undefined, string>;
   deleted_at: Date | null;

@@ -1,6 +1,7 @@
-import { isoFromJson, isoFromJsonOrNull, type Jsonified } from "../../db/jsonified.ts";
+import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import type { BenefitRow, ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
-import type { BenefitPublic, CheckoutProduct, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
+import type { BenefitPublic, CheckoutProduct, Product, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
+import { toBenefit } from "./benefits.mapper.ts";
 
 export type ProductPriceJson = Jsonified<ProductPriceRow>;
 export type BenefitJson = Jsonified<BenefitRow>;
@@ -104,10 +105,11 @@ export const toProductMedia = (row: ProductMediaJson): ProductMediaFileRead => (
   public_url: row.public_url,
 });
 
-export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
+/** The fields every product representation shares (full, checkout and discount views). */
+export const toProductBase = (row: EitherTimestamps<ProductRow>) => ({
   id: row.id,
-  created_at: isoFromJson(row.created_at),
-  modified_at: isoFromJsonOrNull(row.modified_at),
+  created_at: isoFrom(row.created_at),
+  modified_at: isoFromOrNull(row.modified_at),
   trial_interval: row.trial_interval,
   trial_interval_count: row.trial_interval_count,
   name: row.name,
@@ -120,7 +122,24 @@ export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduc
   is_recurring: row.recurring_interval !== null,
   is_archived: row.is_archived,
   organization_id: row.organization_id,
+});
+
+export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
+  ...toProductBase(row),
   prices: row.prices.map(toProductPrice),
   benefits: row.benefits.map(toBenefitPublic),
   medias: row.medias.map(toProductMedia),
+});
+
+/** A product read at the top level of a query, with its relations aggregated as JSON. */
+export type ProductWithRelations = EitherTimestamps<ProductRow> & Pick<ProductWithRelationsJson, "prices" | "benefits" | "medias">;
+
+export const toProduct = (row: ProductWithRelations): Product => ({
+  ...toProductBase(row),
+  metadata: row.metadata,
+  prices: row.prices.map(toProductPrice),
+  benefits: row.benefits.map(toBenefit),
+  medias: row.medias.map(toProductMedia),
+  // Custom fields have no endpoints in this service, so none can be attached.
+  attached_custom_fields: [],
 });

@@ -1,5 +1,6 @@
-import type { Insertable } from "kysely";
+import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
 import type { BenefitsTable, ProductMediasTable, ProductPricesTable, ProductsTable } from "./products.table.ts";
 
 export const insertProduct = (db: Executor, values: Insertable<ProductsTable>) =>
@@ -21,3 +22,62 @@ export const attachBenefits = (db: Executor, organizationId: string, productId: 
         .values(benefitIds.map((benefit_id, position) => ({ organization_id: organizationId, product_id: productId, benefit_id, position })))
         .execute()
     : Promise.resolve([]);
+
+/** Which of these IDs are products of the organization. */
+export const existingProductIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom("products").select("id").where("organization_id", "=", organizationId).where("id", "in", ids).execute();
+  return new Set(rows.map((row) => row.id));
+};
+
+export const findProductForUpdate = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("products").selectAll().where("id", "=", id);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.forUpdate().executeTakeFirst();
+};
+
+export const updateProduct = (db: Executor, id: string, values: Updateable<ProductsTable>) =>
+  db.updateTable("products").set(values).where("id", "=", id).execute();
+
+export const livePrices = (db: Executor, productId: string) =>
+  db.selectFrom("product_prices").selectAll().where("product_id", "=", productId).where("is_archived", "=", false).execute();
+
+/** Archives the product's live prices not kept, and moves the kept ones to their new positions. */
+export async function keepPrices(db: Executor, productId: string, kept: readonly { id: string; position: number }[], now: Date): Promise<void> {
+  let archive = db.updateTable("product_prices").set({ is_archived: true, modified_at: now }).where("product_id", "=", productId).where("is_archived", "=", false);
+  if (kept.length) archive = archive.where("id", "not in", kept.map((k) => k.id));
+  await archive.execute();
+  for (const { id, position } of kept) await db.updateTable("product_prices").set({ position }).where("id", "=", id).execute();
+}
+
+export const productMediaIds = async (db: Executor, productId: string): Promise<Set<string>> =>
+  new Set((await db.selectFrom("product_medias").select("id").where("product_id", "=", productId).execute()).map((row) => row.id));
+
+/** Keeps exactly these medias of the product, in this order. */
+export async function keepMedias(db: Executor, productId: string, ids: readonly string[]): Promise<void> {
+  let removal = db.deleteFrom("product_medias").where("product_id", "=", productId);
+  if (ids.length) removal = removal.where("id", "not in", ids);
+  await removal.execute();
+  for (const [position, id] of ids.entries()) await db.updateTable("product_medias").set({ position }).where("id", "=", id).execute();
+}
+
+/** Which of these IDs are live benefits of the organization. */
+export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("benefits")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("is_deleted", "=", false)
+    .where("id", "in", ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+};
+
+export const detachAllBenefits = (db: Executor, productId: string) => db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();
+
+export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("benefits").selectAll().where("id", "=", id).where("is_deleted", "=", false);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.executeTakeFirst();
+};

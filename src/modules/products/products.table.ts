@@ -66,6 +66,7 @@ export interface BenefitsTable {
   selectable: Generated<boolean>;
   deletable: Generated<boolean>;
   is_deleted: Generated<boolean>;
+  visibility: Generated<"draft" | "private" | "public">;
   properties: Json<Record<string, JsonValue>>;
   metadata: Json<Metadata>;
 }

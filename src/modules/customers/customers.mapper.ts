@@ -1,0 +1,28 @@
+import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import type { TaxIdFormat } from "../../kit/tax-id.ts";
+import type { Customer } from "./customers.schemas.ts";
+import type { CustomerRow } from "./customers.table.ts";
+
+export function toCustomer(row: CustomerRow): Customer {
+  const fields = {
+    id: row.id,
+    created_at: toIso(row.created_at),
+    modified_at: toIsoOrNull(row.modified_at),
+    metadata: row.metadata,
+    external_id: row.external_id,
+    email: row.email,
+    email_verified: row.email_verified,
+    name: row.name,
+    billing_name: row.billing_name,
+    billing_address: row.billing_address,
+    tax_id: row.tax_id ? ([row.tax_id[0], row.tax_id[1] as TaxIdFormat] as [string, TaxIdFormat]) : null,
+    locale: row.locale,
+    organization_id: row.organization_id,
+    default_payment_method_id: row.default_payment_method_id,
+    deleted_at: toIsoOrNull(row.deleted_at),
+    // Usage events belong to another module; until it records them, no customer has one.
+    first_user_event_at: null,
+    avatar_url: row.avatar_url,
+  };
+  return row.type === "team" ? { ...fields, type: "team" } : { ...fields, type: "individual" };
+}

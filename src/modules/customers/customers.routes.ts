@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { organizationScope, principalOf } from "../../kit/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { IdParams } from "../../kit/schema.ts";
+import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate, ExternalIdParams, ListResourceCustomer } from "./customers.schemas.ts";
+import type { CustomerService } from "./customers.service.ts";
+import { CustomerSession, CustomerSessionCreate } from "./customer-sessions.schemas.ts";
+import type { CustomerSessionService } from "./customer-sessions.service.ts";
+
+const READ = ["customers:read", "customers:write"];
+const WRITE = ["customers:write"];
+const tags = ["customers"];
+
+export const customerRoutes =
+  (customers: CustomerService, sessions: CustomerSessionService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/customers/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "customers:list", tags, summary: "List Customers", querystring: CustomerListQuery, response: responses({ 200: ListResourceCustomer }) },
+      },
+      async (request) => customers.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/customers/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, WRITE),
+        schema: { operationId: "customers:create", tags, summary: "Create Customer", body: CustomerCreate, response: responses({ 201: Customer }) },
+      },
+      async (request, reply) => reply.code(201).send(await customers.create(principalOf(request), request.body)),
+    );
+
+    app.get(
+      "/v1/customers/external/:external_id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "customers:get_external",
+          tags,
+          summary: "Get Customer by External ID",
+          params: ExternalIdParams,
+          response: responses({ 200: Customer }, { notFound: true }),
+        },
+      },
+      async (request) => customers.getByExternalId(request.params.external_id, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/customers/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "customers:get", tags, summary: "Get Customer", params: IdParams, response: responses({ 200: Customer }, { notFound: true }) },
+      },
+      async (request) => customers.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.patch(
+      "/v1/customers/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, WRITE),
+        schema: {
+          operationId: "customers:update",
+          tags,
+          summary: "Update Customer",
+          params: IdParams,
+          body: CustomerUpdate,
+          response: responses({ 200: Customer }, { notFound: true }),
+        },
+      },
+      async (request) => customers.update(request.params.id, request.body, organizationScope(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/customer-sessions/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["customer_sessions:write"]),
+        schema: {
+          operationId: "customer-sessions:create",
+          tags: ["customer-sessions"],
+          summary: "Create Customer Session",
+          body: CustomerSessionCreate,
+          response: responses({ 201: CustomerSession }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await sessions.create(request.body, organizationScope(principalOf(request)))),
+    );
+  };

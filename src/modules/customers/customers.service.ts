@@ -1,0 +1,162 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
+import type { OrganizationScope, Principal } from "../../kit/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
+import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
+import { uniqueViolation } from "../../kit/pg-errors.ts";
+import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
+import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import { targetOrganization } from "../organizations/organization-target.ts";
+import { toCustomer } from "./customers.mapper.ts";
+import * as repo from "./customers.repository.ts";
+import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from "./customers.schemas.ts";
+
+const EMAIL_TAKEN = "A customer with this email address already exists.";
+const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
+
+/** The unique indexes are the arbiter of races; their violations become the same 422 as the pre-checks. */
+function clashError(constraint: string, input: { email?: string | null; external_id?: string | null }): RequestValidationError | null {
+  if (constraint === "customers_org_email_uq") return valueError(["body", "email"], EMAIL_TAKEN, input.email);
+  if (constraint === "customers_org_external_id_uq") return valueError(["body", "external_id"], EXTERNAL_ID_TAKEN, input.external_id);
+  return null;
+}
+
+async function assertUnique(db: Executor, organizationId: string, input: { email?: string | null; external_id?: string | null }, exceptId: string | null) {
+  if (input.email && (await repo.findClash(db, organizationId, "email", input.email, exceptId))) {
+    throw valueError(["body", "email"], EMAIL_TAKEN, input.email);
+  }
+  if (input.external_id && (await repo.findClash(db, organizationId, "external_id", input.external_id, exceptId))) {
+    throw valueError(["body", "external_id"], EXTERNAL_ID_TAKEN, input.external_id);
+  }
+}
+
+/** Tax IDs are only meaningful against a country: they are checked against the billing address. */
+function checkTaxId(raw: string, address: StoredAddress | null): TaxId {
+  if (!address) {
+    throw new RequestValidationError([
+      { loc: ["body", "billing_address"], msg: "Country is required to validate tax ID.", type: "missing", input: null },
+    ]);
+  }
+  const parsed = parseTaxId(raw, address.country);
+  if (!parsed) throw new RequestValidationError([{ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid", input: raw }]);
+  return parsed;
+}
+
+async function guardUnique<T>(work: () => Promise<T>, input: { email?: string | null; external_id?: string | null }): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const constraint = uniqueViolation(error);
+    const mapped = constraint === null ? null : clashError(constraint, input);
+    throw mapped ?? error;
+  }
+}
+
+export function createCustomerService(deps: Deps) {
+  return {
+    async create(principal: Principal, input: CustomerCreate): Promise<Customer> {
+      const organization = await targetOrganization(deps.db, principal, input.organization_id);
+      const email = input.email ?? null;
+      // Customers are reached by email (sessions, receipts), so this service requires one for teams too.
+      if (email === null) throw new RequestValidationError([{ loc: ["body", "email"], msg: "Field required", type: "missing", input: null }]);
+      const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
+      const taxId = input.tax_id ? checkTaxId(input.tax_id, address) : null;
+      await assertUnique(deps.db, organization.id, input, null);
+      const now = deps.now();
+      return guardUnique(
+        () =>
+          deps.db.transaction().execute(async (trx) => {
+            const row = await repo.insertCustomer(trx, {
+              organization_id: organization.id,
+              created_at: now,
+              modified_at: null,
+              type: input.type ?? "individual",
+              email,
+              external_id: input.external_id ?? null,
+              name: input.name ?? null,
+              billing_name: null,
+              billing_address: address ? JSON.stringify(address) : null,
+              tax_id: taxId ? JSON.stringify(taxId) : null,
+              locale: input.locale ?? null,
+              avatar_url: null,
+              default_payment_method_id: null,
+              metadata: JSON.stringify(input.metadata ?? {}),
+              deleted_at: null,
+            });
+            const customer = toCustomer(row);
+            await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
+            return customer;
+          }),
+        input,
+      );
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<Customer> {
+      const row = await repo.findCustomer(deps.db, id, allowed);
+      if (!row) throw new ResourceNotFound();
+      return toCustomer(row);
+    },
+
+    async getByExternalId(externalId: string, allowed: OrganizationScope): Promise<Customer> {
+      const row = await repo.findCustomerByExternalId(deps.db, externalId, allowed);
+      if (!row) throw new ResourceNotFound();
+      return toCustomer(row);
+    },
+
+    async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
+      const filters = { organizationIds: query.organization_id ?? null, email: query.email, query: query.query };
+      const sorting = sortKeys(query.sorting);
+      return paginate(
+        query,
+        () => repo.countCustomers(deps.db, allowed, filters),
+        async (offset, limit) => (await repo.listCustomers(deps.db, allowed, filters, sorting, offset, limit)).map(toCustomer),
+      );
+    },
+
+    async update(id: string, input: CustomerUpdate, allowed: OrganizationScope): Promise<Customer> {
+      return guardUnique(
+        () =>
+          deps.db.transaction().execute(async (trx) => {
+            const current = await repo.findCustomerForUpdate(trx, id, allowed);
+            if (!current) throw new ResourceNotFound();
+            if (input.email === null) throw valueError(["body", "email"], "Email cannot be removed.", null);
+            if (input.external_id !== undefined && current.external_id !== null && input.external_id !== current.external_id) {
+              throw valueError(["body", "external_id"], "Customer external ID cannot be updated.", input.external_id);
+            }
+            if (current.type === "team" && input.type === "individual") {
+              throw valueError(["body", "type"], "Customer type cannot be changed from team to individual.", input.type);
+            }
+            const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
+            await assertUnique(trx, current.organization_id, { email: emailChanged ? input.email : null, external_id: input.external_id }, current.id);
+            const address =
+              input.billing_address === undefined ? current.billing_address : input.billing_address && toStoredAddress(input.billing_address);
+            // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
+            const taxId =
+              input.tax_id !== undefined
+                ? input.tax_id && checkTaxId(input.tax_id, address)
+                : current.tax_id && input.billing_address !== undefined
+                  ? checkTaxId(current.tax_id[0], address)
+                  : current.tax_id;
+            const now = deps.now();
+            const row = await repo.updateCustomer(trx, current.id, {
+              modified_at: now,
+              ...(input.email !== undefined ? { email: input.email, email_verified: emailChanged ? false : current.email_verified } : {}),
+              ...(input.name !== undefined ? { name: input.name } : {}),
+              ...(input.locale !== undefined ? { locale: input.locale } : {}),
+              ...(input.external_id !== undefined ? { external_id: input.external_id } : {}),
+              ...(input.type ? { type: input.type } : {}),
+              ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+              billing_address: address ? JSON.stringify(address) : null,
+              tax_id: taxId ? JSON.stringify(taxId) : null,
+            });
+            const customer = toCustomer(row);
+            await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: customer, now });
+            return customer;
+          }),
+        input,
+      );
+    },
+  };
+}
+export type CustomerService = ReturnType<typeof createCustomerService>;

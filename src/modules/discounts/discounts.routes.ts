@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { organizationScope, principalOf } from "../../kit/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { IdParams } from "../../kit/schema.ts";
+import { Discount, DiscountCreate, DiscountListQuery, ListResourceDiscount } from "./discounts.schemas.ts";
+import type { DiscountService } from "./discounts.service.ts";
+
+const READ = ["discounts:read", "discounts:write"];
+const tags = ["discounts"];
+
+export const discountRoutes =
+  (discounts: DiscountService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/discounts/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "discounts:list", tags, summary: "List Discounts", querystring: DiscountListQuery, response: responses({ 200: ListResourceDiscount }) },
+      },
+      async (request) => discounts.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/discounts/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["discounts:write"]),
+        schema: { operationId: "discounts:create", tags, summary: "Create Discount", body: DiscountCreate, response: responses({ 201: Discount }) },
+      },
+      async (request, reply) => reply.code(201).send(await discounts.create(principalOf(request), request.body)),
+    );
+
+    app.get(
+      "/v1/discounts/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "discounts:get", tags, summary: "Get Discount", params: IdParams, response: responses({ 200: Discount }, { notFound: true }) },
+      },
+      async (request) => discounts.get(request.params.id, organizationScope(principalOf(request))),
+    );
+  };

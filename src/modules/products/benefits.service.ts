@@ -1,0 +1,41 @@
+import type { Deps } from "../../context.ts";
+import type { OrganizationScope, Principal } from "../../kit/auth.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
+import { targetOrganization } from "../organizations/organization-target.ts";
+import type { BenefitCreate } from "./benefit-inputs.schemas.ts";
+import { toBenefit } from "./benefits.mapper.ts";
+import type { Benefit } from "./benefits.schemas.ts";
+import { findBenefit, insertBenefit } from "./products.repository.ts";
+
+/** Properties as stored: every key of the type's shape present, absent ones null. */
+function storedProperties(input: BenefitCreate): Record<string, unknown> {
+  if (input.type === "custom") return { note: input.properties.note ?? null };
+  const { prefix, expires, activations, limit_usage } = input.properties;
+  return { prefix: prefix ?? null, expires: expires ?? null, activations: activations ?? null, limit_usage: limit_usage ?? null };
+}
+
+export function createBenefitService(deps: Deps) {
+  return {
+    async create(principal: Principal, input: BenefitCreate): Promise<Benefit> {
+      const organization = await targetOrganization(deps.db, principal, input.organization_id);
+      const row = await insertBenefit(deps.db, {
+        organization_id: organization.id,
+        created_at: deps.now(),
+        modified_at: null,
+        type: input.type,
+        description: input.description,
+        visibility: input.visibility ?? "public",
+        properties: JSON.stringify(storedProperties(input)),
+        metadata: JSON.stringify(input.metadata ?? {}),
+      });
+      return toBenefit(row);
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<Benefit> {
+      const row = await findBenefit(deps.db, id, allowed);
+      if (!row) throw new ResourceNotFound();
+      return toBenefit(row);
+    },
+  };
+}
+export type BenefitService = ReturnType<typeof createBenefitService>;

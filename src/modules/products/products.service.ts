@@ -1,0 +1,160 @@
+import type { Deps } from "../../context.ts";
+import type { OrganizationScope, Principal } from "../../kit/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
+import { targetOrganization } from "../organizations/organization-target.ts";
+import { toProduct } from "./products.mapper.ts";
+import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
+import * as queries from "./products.queries.ts";
+import * as repo from "./products.repository.ts";
+import type { ProductBenefitsUpdate, ProductCreate, ProductListQuery, ProductUpdate } from "./product-inputs.schemas.ts";
+import type { Product } from "./products.schemas.ts";
+
+type Loc = (string | number)[];
+const fail = (issues: ValidationIssue[]): void => {
+  if (issues.length) throw new RequestValidationError(issues);
+};
+
+/** Interval and count come as a pair: both set or both empty. */
+const pairIssue = (interval: unknown, count: unknown, loc: Loc): ValidationIssue[] =>
+  (interval === null) === (count === null) ? [] : [valueIssue(loc, "The interval and its count must be set together.", count)];
+
+// No file uploads or custom fields exist in this service, so new products can reference none.
+function unknownReferences(input: { medias?: string[] | null; attached_custom_fields?: { custom_field_id: string }[] | null }, knownMedias: Set<string>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  (input.medias ?? []).forEach((id, i) => {
+    if (!knownMedias.has(id)) issues.push(valueIssue(["body", "medias", i], "Media file not found.", id));
+  });
+  (input.attached_custom_fields ?? []).forEach((field, i) =>
+    issues.push(valueIssue(["body", "attached_custom_fields", i, "custom_field_id"], "Custom field not found.", field.custom_field_id)),
+  );
+  return issues;
+}
+
+const newPriceRows = (plan: PricePlan, owner: { organization_id: string; product_id: string; created_at: Date }) =>
+  plan.create.map(({ price, position }) => ({ ...priceValues(price), position, ...owner }));
+
+export function createProductService(deps: Deps) {
+  const get = async (id: string, allowed: OrganizationScope): Promise<Product> => {
+    const row = await queries.findProductWithRelations(deps.db, id, allowed);
+    if (!row) throw new ResourceNotFound();
+    return toProduct(row);
+  };
+
+  return {
+    get,
+
+    async create(principal: Principal, input: ProductCreate): Promise<Product> {
+      const recurring = input.recurring_interval ? input : null;
+      const prices = planPrices(input.prices, [], recurring !== null);
+      fail([
+        ...prices.issues,
+        ...(recurring ? pairIssue(recurring.trial_interval ?? null, recurring.trial_interval_count ?? null, ["body", "trial_interval_count"]) : []),
+        ...(recurring ? pairIssue(recurring.meter_interval ?? null, recurring.meter_interval_count ?? null, ["body", "meter_interval_count"]) : []),
+        ...unknownReferences(input, new Set()),
+      ]);
+      const organization = await targetOrganization(deps.db, principal, input.organization_id);
+      const now = deps.now();
+      const id = await deps.db.transaction().execute(async (trx) => {
+        const product = await repo.insertProduct(trx, {
+          organization_id: organization.id,
+          created_at: now,
+          modified_at: null,
+          name: input.name,
+          description: input.description ?? null,
+          visibility: input.visibility ?? "public",
+          recurring_interval: recurring?.recurring_interval ?? null,
+          recurring_interval_count: recurring ? (recurring.recurring_interval_count ?? 1) : null,
+          trial_interval: recurring?.trial_interval ?? null,
+          trial_interval_count: recurring?.trial_interval_count ?? null,
+          meter_interval: recurring?.meter_interval ?? null,
+          meter_interval_count: recurring?.meter_interval_count ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+        });
+        await repo.insertPrices(trx, newPriceRows(prices, { organization_id: organization.id, product_id: product.id, created_at: now }));
+        return product.id;
+      });
+      return get(id, [organization.id]);
+    },
+
+    async list(query: ProductListQuery, allowed: OrganizationScope): Promise<Page<Product>> {
+      const filters = {
+        ids: query.id ?? null,
+        organizationIds: query.organization_id ?? null,
+        query: query.query,
+        isArchived: query.is_archived,
+        isRecurring: query.is_recurring,
+        benefitIds: query.benefit_id ?? null,
+        visibility: query.visibility ?? null,
+      };
+      const sorting = sortKeys(query.sorting);
+      return paginate(
+        query,
+        () => queries.countProducts(deps.db, allowed, filters),
+        async (offset, limit) => (await queries.listProducts(deps.db, allowed, filters, sorting, offset, limit)).map(toProduct),
+      );
+    },
+
+    /** The product row is locked for the whole update, so concurrent price replacements apply one after another. */
+    async update(id: string, input: ProductUpdate, allowed: OrganizationScope): Promise<Product> {
+      const organizationId = await deps.db.transaction().execute(async (trx) => {
+        const current = await repo.findProductForUpdate(trx, id, allowed);
+        if (!current) throw new ResourceNotFound();
+        const recurring = current.recurring_interval !== null;
+        const issues: ValidationIssue[] = [];
+        if (!recurring && (input.recurring_interval || input.recurring_interval_count)) {
+          issues.push(valueIssue(["body", "recurring_interval"], "A one-time product cannot become recurring.", input.recurring_interval ?? input.recurring_interval_count));
+        }
+        if (!recurring && (input.trial_interval || input.trial_interval_count)) {
+          issues.push(valueIssue(["body", "trial_interval"], "Only recurring products have trials.", input.trial_interval ?? input.trial_interval_count));
+        }
+        const trialInterval = input.trial_interval === undefined ? current.trial_interval : input.trial_interval;
+        const trialCount = input.trial_interval_count === undefined ? current.trial_interval_count : input.trial_interval_count;
+        issues.push(...pairIssue(trialInterval, trialCount, ["body", "trial_interval_count"]));
+        issues.push(...unknownReferences(input, input.medias ? await repo.productMediaIds(trx, current.id) : new Set()));
+
+        const prices = input.prices ? planPrices(input.prices, await repo.livePrices(trx, current.id), recurring) : null;
+        issues.push(...(prices?.issues ?? []));
+        fail(issues);
+
+        const now = deps.now();
+        await repo.updateProduct(trx, current.id, {
+          modified_at: now,
+          ...(input.name ? { name: input.name } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.visibility ? { visibility: input.visibility } : {}),
+          ...(typeof input.is_archived === "boolean" ? { is_archived: input.is_archived } : {}),
+          ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+          ...(recurring && input.recurring_interval ? { recurring_interval: input.recurring_interval } : {}),
+          ...(recurring && input.recurring_interval_count ? { recurring_interval_count: input.recurring_interval_count } : {}),
+          trial_interval: trialInterval,
+          trial_interval_count: trialCount,
+        });
+        if (prices) {
+          await repo.keepPrices(trx, current.id, prices.keep, now);
+          await repo.insertPrices(trx, newPriceRows(prices, { organization_id: current.organization_id, product_id: current.id, created_at: now }));
+        }
+        if (input.medias) await repo.keepMedias(trx, current.id, input.medias);
+        return current.organization_id;
+      });
+      return get(id, [organizationId]);
+    },
+
+    /** Replaces the benefits a product grants. */
+    async setBenefits(id: string, input: ProductBenefitsUpdate, allowed: OrganizationScope): Promise<Product> {
+      const organizationId = await deps.db.transaction().execute(async (trx) => {
+        const current = await repo.findProductForUpdate(trx, id, allowed);
+        if (!current) throw new ResourceNotFound();
+        const benefitIds = [...new Set(input.benefits)];
+        const known = await repo.existingBenefitIds(trx, current.organization_id, benefitIds);
+        fail(input.benefits.flatMap((benefitId, i) => (known.has(benefitId) ? [] : [valueIssue(["body", "benefits", i], "Benefit does not exist.", benefitId)])));
+        await repo.detachAllBenefits(trx, current.id);
+        await repo.attachBenefits(trx, current.organization_id, current.id, benefitIds);
+        await repo.updateProduct(trx, current.id, { modified_at: deps.now() });
+        return current.organization_id;
+      });
+      return get(id, [organizationId]);
+    },
+  };
+}
+export type ProductService = ReturnType<typeof createProductService>;

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { badInputTable } from "../../helpers/bad-inputs.ts";
+import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { expectReferenceResponse } from "../../helpers/reference.ts";
+
+let ctx: TestContext;
+let orgId: string;
+let otherOrgId: string;
+let token: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  orgId = (await createOrganization(ctx.deps)).id;
+  otherOrgId = (await createOrganization(ctx.deps)).id;
+  token = await createOrganizationToken(ctx.deps, orgId, ["customers:read"]);
+  const start = new Date("2026-01-01T00:00:00Z").getTime();
+  // Twelve customers; two share a creation time so the id tiebreaker matters.
+  for (let i = 0; i < 12; i += 1) {
+    await createCustomer(ctx.deps, orgId, {
+      email: `c${String(i).padStart(2, "0")}@list.example`,
+      name: i % 3 === 0 ? `Zed ${i}` : `Amy ${i}`,
+      created_at: new Date(start + Math.min(i, 10) * 1000),
+    });
+  }
+  await createCustomer(ctx.deps, orgId, { email: "deleted@list.example", deleted_at: new Date() });
+  await createCustomer(ctx.deps, otherOrgId, { email: "other@list.example" });
+});
+afterAll(() => ctx.close());
+
+const list = (query: string, as: string | null = token) => ctx.request({ method: "GET", url: `/v1/customers/${query}`, token: as });
+
+describe("GET /v1/customers/", () => {
+  it("pages newest first by default, 10 per page, without the deleted or other organizations' customers", async () => {
+    const first = await list("");
+    expect(first.statusCode).toBe(200);
+    expectReferenceResponse("customers:list", 200, first.json());
+    expect(first.json().pagination).toEqual({ total_count: 12, max_page: 2 });
+    expect(first.json().items).toHaveLength(10);
+    const second = (await list("?page=2")).json();
+    const all = [...first.json().items, ...second.items].map((c: { email: string }) => c.email);
+    expect(new Set(all).size).toBe(12);
+    expect(all[0]).toMatch(/c1[01]@/);
+    expect(all.slice(2)).toEqual(Array.from({ length: 10 }, (_, i) => `c${String(9 - i).padStart(2, "0")}@list.example`));
+  });
+
+  it("sorts by several keys in order and filters by query and email", async () => {
+    const body = (await list("?sorting=-name&sorting=email&limit=4")).json();
+    expect(body.items.map((c: { name: string }) => c.name)).toEqual(["Zed 9", "Zed 6", "Zed 3", "Zed 0"]);
+    const byQuery = (await list("?query=amy%201")).json();
+    expect(byQuery.items.map((c: { name: string }) => c.name).sort()).toEqual(["Amy 1", "Amy 10", "Amy 11"]);
+    const byEmail = (await list("?email=C05@LIST.example")).json();
+    expect(byEmail.items.map((c: { email: string }) => c.email)).toEqual(["c05@list.example"]);
+  });
+
+  it("caps the page size at 100 and treats a percent sign in the query literally", async () => {
+    const capped = (await list("?limit=1000")).json();
+    expect(capped.items).toHaveLength(12);
+    expect(capped.pagination).toEqual({ total_count: 12, max_page: 1 });
+    expect((await list("?query=%25")).json().pagination.total_count).toBe(0);
+  });
+
+  it("lets the owner see every organization, or filter by organization_id", async () => {
+    expect((await list("?limit=100", ctx.ownerToken)).json().pagination.total_count).toBe(13);
+    expect((await list(`?organization_id=${otherOrgId}`, ctx.ownerToken)).json().items.map((c: { email: string }) => c.email)).toEqual(["other@list.example"]);
+    // An organization token filtering by another organization sees nothing of it.
+    expect((await list(`?organization_id=${otherOrgId}`)).json().pagination.total_count).toBe(0);
+  });
+
+  badInputTable(() => ctx.request, [
+    { name: "limit 0", request: () => ({ method: "GET", url: "/v1/customers/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+    { name: "a page beyond int32", request: () => ({ method: "GET", url: "/v1/customers/?page=99999999999999999999", token }), status: 422, loc: ["query", "page"] },
+    { name: "a negative page", request: () => ({ method: "GET", url: "/v1/customers/?page=-1", token }), status: 422, loc: ["query", "page"] },
+    { name: "a non-integer limit", request: () => ({ method: "GET", url: "/v1/customers/?limit=ten", token }), status: 422, loc: ["query", "limit"] },
+    { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/customers/?sorting=age", token }), status: 422, loc: ["query", "sorting", 0] },
+    { name: "a non-UUID organization_id", request: () => ({ method: "GET", url: "/v1/customers/?organization_id=x", token }), status: 422, loc: ["query", "organization_id", 0] },
+    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/customers/?query=${"q".repeat(300)}`, token }), status: 422, loc: ["query", "query"] },
+    { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/" }), status: 401, error: "Unauthorized" },
+    { name: "a corrupted personal token", request: () => ({ method: "GET", url: "/v1/customers/", token: ctx.ownerToken.replace(/.$/, "x") }), status: 401, error: "invalid_token" },
+  ]);
+
+  it("answers 403 to a token of another scope", async () => {
+    const other = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
+    const response = await list("", other);
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error).toBe("insufficient_scope");
+  });
+});
