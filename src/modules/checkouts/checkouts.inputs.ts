@@ -9,7 +9,9 @@ import { CheckoutStatus } from "./checkouts.schemas.ts";
 // (docs/decisions/checkout.md, "Input caps").
 const text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength }), description ? { description } : {});
 const optional = Type.Optional;
-const HttpUrl = (description: string) => Nullable(Type.String({ format: "uri", minLength: 1, maxLength: 2083 }), { description });
+// A pattern rather than `format: uri`: `{CHECKOUT_ID}` placeholders are not valid URI characters.
+const HttpUrl = (description: string) => Nullable(Type.String({ pattern: "^https?://\\S+$", minLength: 1, maxLength: 2083 }), { description });
+const Metadata = () => MetadataInput({ propertyNames: { minLength: 1, maxLength: 40 } });
 const SeatCount = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: 10_000 }), { description });
 
 const CustomFieldData = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]), {
@@ -34,8 +36,8 @@ const buyerFields = {
 };
 
 const merchantFields = {
-  metadata: optional(MetadataInput()),
-  customer_metadata: optional(MetadataInput()),
+  metadata: optional(Metadata()),
+  customer_metadata: optional(Metadata()),
   trial_interval: optional(Nullable(TrialInterval(), { description: "Unit of the trial period." })),
   trial_interval_count: optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }), { description: "Number of trial units." })),
   discount_id: optional(Nullable(Uuid4(), { description: "Discount to apply." })),
@@ -51,11 +53,12 @@ export const CheckoutCreate = Type.Object(
     ...buyerFields,
     ...merchantFields,
     products: Type.Array(Uuid4(), { minItems: 1, maxItems: 100, description: "Products offered; the first is selected." }),
-    prices: optional(Type.Null({ description: "Ad-hoc prices are not supported: catalog prices are used." })),
+    prices: optional(Nullable(Type.Record(Type.String(), Type.Unknown()), { description: "Ad-hoc prices are not supported; must be null or absent." })),
     allow_discount_codes: optional(Type.Boolean({ default: true })),
     require_billing_address: optional(Type.Boolean({ default: false })),
     allow_trial: optional(Type.Boolean({ default: true })),
-    is_business_customer: optional(Type.Boolean({ default: false })),
+    // No default: an omitted flag lets an existing business customer turn it on.
+    is_business_customer: optional(Type.Boolean()),
     min_seats: optional(SeatCount("Lowest seat count allowed.")),
     max_seats: optional(SeatCount("Highest seat count allowed.")),
     customer_id: optional(Nullable(Uuid4(), { description: "Existing customer to pre-fill and link." })),

@@ -114,6 +114,7 @@ export function createCheckoutService(deps: Deps, taxEngine: TaxEngine = rateTab
           if (!product || product.is_archived) issues.push(issueAt(["body", "products", index], "Product does not exist.", id));
           else if (input.products.indexOf(id) !== index) issues.push(issueAt(["body", "products", index], "Product is listed twice.", id));
         });
+        if (input.prices) issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices));
         if (input.subscription_id) issues.push(issueAt(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
         let customer: CustomerRow | null = null;
         if (input.customer_id) {
