@@ -9,6 +9,8 @@ import * as P from "../../src/modules/products/products.schemas.ts";
 import * as D from "../../src/modules/discounts/discounts.schemas.ts";
 import * as C from "../../src/modules/checkouts/checkouts.schemas.ts";
 import * as O from "../../src/modules/organizations/organizations.schemas.ts";
+import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
+import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -114,6 +116,10 @@ const _cfSelect: AssertAssignable<S<typeof C.CustomFieldSelect>, models.CustomFi
 const _customField: AssertAssignable<S<typeof C.CustomField>, models.CustomField> = true;
 const _attachedField: AssertAssignable<S<typeof C.AttachedCustomField>, models.AttachedCustomField> = true;
 const _checkout: AssertAssignable<S<typeof C.Checkout>, SdkCheckout> = true;
+type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & { products: SdkCheckoutProduct[]; product: SdkCheckoutProduct | null };
+const _checkoutOrganization: AssertAssignable<S<typeof CP.CheckoutOrganization>, models.CheckoutOrganization> = true;
+const _checkoutPublic: AssertAssignable<S<typeof CP.CheckoutPublic>, SdkPublicWaived<models.CheckoutPublic>> = true;
+const _checkoutConfirmed: AssertAssignable<S<typeof CP.CheckoutPublicConfirmed>, SdkPublicWaived<models.CheckoutPublicConfirmed>> = true;
 
 // Organizations.
 const _orgStatus: AssertEqual<O.OrganizationStatus, models.OrganizationStatus> = true;
@@ -257,6 +263,13 @@ const mirrored: Record<string, TSchema> = {
   CustomField: C.CustomField,
   AttachedCustomField: C.AttachedCustomField,
   Checkout: C.Checkout,
+  CheckoutOrganization: CP.CheckoutOrganization,
+  CheckoutPublic: CP.CheckoutPublic,
+  CheckoutPublicConfirmed: CP.CheckoutPublicConfirmed,
+  CheckoutProductsCreate: CI.CheckoutCreate,
+  CheckoutUpdate: CI.CheckoutUpdate,
+  CheckoutUpdatePublic: CI.CheckoutUpdatePublic,
+  CheckoutConfirmStripe: CI.CheckoutConfirm,
   OrganizationStatus: O.OrganizationStatus,
   SubscriptionProrationBehavior: O.SubscriptionProrationBehavior,
   OrganizationSocialPlatforms: O.OrganizationSocialPlatforms,

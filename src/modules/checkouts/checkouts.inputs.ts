@@ -48,9 +48,12 @@ const merchantFields = {
   currency: optional(Nullable(PresentmentCurrency)),
 };
 
+// A new session selects its first product; picking another is an update.
+const { product_id: _productId, product_price_id: _priceId, ...createBuyerFields } = buyerFields;
+
 export const CheckoutCreate = Type.Object(
   {
-    ...buyerFields,
+    ...createBuyerFields,
     ...merchantFields,
     products: Type.Array(Uuid4(), { minItems: 1, maxItems: 100, description: "Products offered; the first is selected." }),
     prices: optional(Nullable(Type.Record(Type.String(), Type.Unknown()), { description: "Ad-hoc prices are not supported; must be null or absent." })),
@@ -76,6 +79,7 @@ export const CheckoutUpdate = Type.Object(
     allow_discount_codes: optional(Nullable(Type.Boolean())),
     require_billing_address: optional(Nullable(Type.Boolean())),
     allow_trial: optional(Nullable(Type.Boolean())),
+    customer_metadata: optional(Nullable(Metadata())),
   },
   { title: "CheckoutUpdate" },
 );
