@@ -31,6 +31,7 @@ const EnvSchema = Type.Object({
   WORKER_ENABLED: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -53,6 +54,7 @@ export interface Config {
   readonly workerEnabled: boolean;
   readonly workerConcurrency: number;
   readonly shutdownTimeoutMs: number;
+  readonly authCacheMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,5 +95,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",
     workerConcurrency: env.WORKER_CONCURRENCY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    // Off under test by default: tests revoke and expire tokens and expect the next request to see it.
+    authCacheMs: env.AUTH_CACHE_MS ?? (env.NODE_ENV === "test" ? 0 : 2_000),
   });
 }

@@ -1,5 +1,6 @@
 import type { Deps } from "./context.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
+import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutService } from "./modules/checkouts/checkouts.service.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
@@ -9,6 +10,7 @@ import { createOrganizationService } from "./modules/organizations/organizations
 export function buildServices(deps: Deps) {
   const accessTokens = createAccessTokenService(deps);
   const authenticators: Map<string, TokenAuthenticator> = new Map([...accessTokens.authenticators()]);
+  for (const [prefix, authenticate] of authenticators) authenticators.set(prefix, cachePrincipals(authenticate, { ttlMs: deps.config.authCacheMs, maxEntries: 10_000, now: deps.now }));
   return {
     authenticators,
     accessTokens,

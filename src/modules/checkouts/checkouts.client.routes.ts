@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type, type TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../../kit/errors.ts";
+import { plainJsonResponse } from "../../kit/serialization.ts";
 import { responses } from "../../kit/routes.ts";
 import type { CheckoutClientService } from "./checkouts.client.service.ts";
 import { CheckoutConfirm, CheckoutUpdatePublic } from "./checkouts.inputs.ts";
@@ -20,6 +21,7 @@ export const checkoutClientRoutes =
     app.get(
       "/v1/checkouts/client/:client_secret",
       {
+        ...plainJsonResponse,
         schema: {
           operationId: "checkouts:client_get",
           tags: ["checkouts"],
@@ -35,6 +37,7 @@ export const checkoutClientRoutes =
     app.patch(
       "/v1/checkouts/client/:client_secret",
       {
+        ...plainJsonResponse,
         schema: {
           operationId: "checkouts:client_update",
           tags: ["checkouts"],
@@ -51,6 +54,7 @@ export const checkoutClientRoutes =
     app.post(
       "/v1/checkouts/client/:client_secret/confirm",
       {
+        ...plainJsonResponse,
         schema: {
           operationId: "checkouts:client_confirm",
           tags: ["checkouts"],

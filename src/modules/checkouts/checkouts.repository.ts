@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Insertable, type Updateable } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
@@ -62,17 +62,42 @@ const checkoutsWithRelations = (db: Executor) =>
       jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "c.discount_id").selectAll("d")).as("discount"),
     ]);
 
+function findQuery(db: Executor, where: CheckoutLocator, allowed: OrganizationScope) {
+  let query = checkoutsWithRelations(db);
+  query = "id" in where ? query.where("c.id", "=", where.id) : query.where("c.client_secret", "=", where.clientSecret);
+  return allowed === null ? query : query.where("c.organization_id", "in", allowed);
+}
+
+// Building and compiling the nested query costs more than running it; it is compiled once per
+// shape with placeholder values, which are swapped for the real ones on every call.
+const KEY_PLACEHOLDER = "\u0000checkout-key";
+const SCOPE_PLACEHOLDER = "\u0000checkout-scope-";
+const compiledFinds = new Map<string, CompiledQuery>();
+
+function compiledFind(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): CompiledQuery {
+  const shape = `${"id" in where ? "id" : "secret"}:${allowed?.length ?? "all"}`;
+  let compiled = compiledFinds.get(shape);
+  if (!compiled) {
+    const placeholderScope = allowed === null ? null : (allowed.map((_, i) => `${SCOPE_PLACEHOLDER}${i}`) as [string, ...string[]]);
+    const placeholderWhere = "id" in where ? { id: KEY_PLACEHOLDER } : { clientSecret: KEY_PLACEHOLDER };
+    compiled = findQuery(db, placeholderWhere, placeholderScope).compile();
+    compiledFinds.set(shape, compiled);
+  }
+  const key = "id" in where ? where.id : where.clientSecret;
+  const parameters = compiled.parameters.map((p) =>
+    p === KEY_PLACEHOLDER ? key : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER) ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))] : p,
+  );
+  return { ...compiled, parameters };
+}
+
 export async function findCheckoutWithRelations(
   db: Executor,
   where: CheckoutLocator,
   allowed: OrganizationScope,
 ): Promise<CheckoutWithRelations | undefined> {
-  let query = checkoutsWithRelations(db);
-  query = "id" in where ? query.where("c.id", "=", where.id) : query.where("c.client_secret", "=", where.clientSecret);
-  if (allowed !== null) query = query.where("c.organization_id", "in", allowed);
-  const row = await query.executeTakeFirst();
+  const result = await db.executeQuery<CheckoutWithRelations>(compiledFind(db, where, allowed));
   // JSON aggregation returns timestamps as text; the Jsonified types say so.
-  return row as CheckoutWithRelations | undefined;
+  return result.rows[0];
 }
 
 export type CheckoutSortKey = "created_at" | "expires_at" | "status";

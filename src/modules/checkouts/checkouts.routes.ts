@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
+import { plainJsonResponse } from "../../kit/serialization.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { Uuid4 } from "../../kit/schema.ts";
 import { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkouts.inputs.ts";
@@ -27,6 +28,7 @@ export const checkoutRoutes =
     app.get(
       "/v1/checkouts/",
       {
+        ...plainJsonResponse,
         config: requireAuth(ORGANIZATION_SIDE, READ),
         schema: {
           operationId: "checkouts:list",
@@ -43,6 +45,7 @@ export const checkoutRoutes =
     app.post(
       "/v1/checkouts/",
       {
+        ...plainJsonResponse,
         config: requireAuth(ORGANIZATION_SIDE, WRITE),
         schema: {
           operationId: "checkouts:create",
@@ -59,6 +62,7 @@ export const checkoutRoutes =
     app.get(
       "/v1/checkouts/:id",
       {
+        ...plainJsonResponse,
         config: requireAuth(ORGANIZATION_SIDE, READ),
         schema: {
           operationId: "checkouts:get",
@@ -75,6 +79,7 @@ export const checkoutRoutes =
     app.patch(
       "/v1/checkouts/:id",
       {
+        ...plainJsonResponse,
         config: requireAuth(ORGANIZATION_SIDE, WRITE),
         schema: {
           operationId: "checkouts:update",
