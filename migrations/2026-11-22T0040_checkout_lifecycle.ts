@@ -65,9 +65,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex("orders_org_customer_idx").on("orders").columns(["organization_id", "customer_id", "created_at"]).execute();
   await db.schema.createIndex("orders_org_product_idx").on("orders").columns(["organization_id", "product_id"]).execute();
   await db.schema.createIndex("orders_org_invoice_number_uq").on("orders").columns(["organization_id", "invoice_number"]).unique().execute();
-  await db.schema.createIndex("orders_customer_receipt_number_uq").on("orders").columns(["customer_id", "receipt_number"]).unique().execute();
+  await db.schema.createIndex("orders_org_customer_receipt_number_uq").on("orders").columns(["organization_id", "customer_id", "receipt_number"]).unique().execute();
   // A checkout completes into at most one order, whatever races the confirm.
-  await db.schema.createIndex("orders_checkout_uq").on("orders").column("checkout_id").unique().execute();
+  await db.schema.createIndex("orders_org_checkout_uq").on("orders").columns(["organization_id", "checkout_id"]).unique().execute();
 
   await db.schema
     .createTable("order_items")
@@ -95,6 +95,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("value", "integer", (c) => c.notNull())
     .addPrimaryKeyConstraint("billing_counters_pk", ["subject_id", "kind"])
     .execute();
+  await db.schema.createIndex("billing_counters_org_idx").on("billing_counters").columns(["organization_id", "subject_id"]).execute();
 
   await db.schema
     .createTable("benefit_grants")
@@ -110,7 +111,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("properties", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .execute();
   await db.schema.createIndex("benefit_grants_org_customer_idx").on("benefit_grants").columns(["organization_id", "customer_id", "benefit_id"]).execute();
-  await db.schema.createIndex("benefit_grants_order_benefit_uq").on("benefit_grants").columns(["order_id", "benefit_id"]).unique().execute();
+  await db.schema.createIndex("benefit_grants_org_order_benefit_uq").on("benefit_grants").columns(["organization_id", "order_id", "benefit_id"]).unique().execute();
 
   await db.schema
     .createTable("license_keys")

@@ -36,7 +36,9 @@ function storedTaxId(checkout: CheckoutWithRelations): [string, string] | null {
 async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, now: Date): Promise<CustomerRow> {
   const org = checkout.organization_id;
   const email = checkout.customer_email ?? "";
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${org}:${email.toLowerCase()}`}, 0))`.execute(db);
+  // Both identities are locked, in a fixed order, so sessions sharing either one queue up.
+  const identities = [`email:${email.toLowerCase()}`, ...(checkout.external_customer_id ? [`external:${checkout.external_customer_id}`] : [])].sort();
+  for (const identity of identities) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${org}:${identity}`}, 0))`.execute(db);
   const existing =
     (checkout.customer_id ? await findLiveCustomer(db, org, { id: checkout.customer_id }) : undefined) ??
     (checkout.external_customer_id ? await findLiveCustomer(db, org, { externalId: checkout.external_customer_id }) : undefined) ??
@@ -51,7 +53,8 @@ async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, now: 
     return updateCustomer(db, existing.id, {
       modified_at: now,
       ...(checkout.customer_billing_name ? { billing_name: checkout.customer_billing_name } : {}),
-      ...(checkout.customer_billing_address ? { billing_address: billing.billing_address, tax_id: billing.tax_id } : {}),
+      ...(checkout.customer_billing_address ? { billing_address: billing.billing_address } : {}),
+      ...(taxId ? { tax_id: billing.tax_id } : {}),
       ...(existing.external_id === null && checkout.external_customer_id ? { external_id: checkout.external_customer_id } : {}),
     });
   }

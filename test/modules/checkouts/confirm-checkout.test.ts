@@ -174,6 +174,22 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(suffixes(orders.map((o) => o.receipt_number))).toEqual(expected);
   });
 
+  it("links later purchases to the customer with the same email or external id, concurrently too", async () => {
+    const product = await createProduct(ctx.deps, org.id);
+    const sessions = await Promise.all([
+      open({ products: [product.product.id], customer_email: "Same@Example.com", customer_billing_address: FR_ADDRESS }),
+      open({ products: [product.product.id], customer_email: "same@example.com", customer_billing_address: FR_ADDRESS }),
+      open({ products: [product.product.id], customer_email: "other@example.com", external_customer_id: "crm-42", customer_billing_address: FR_ADDRESS }),
+      open({ products: [product.product.id], customer_email: "changed@example.com", external_customer_id: "crm-42", customer_billing_address: FR_ADDRESS }),
+    ]);
+    const responses = await Promise.all(sessions.map((s) => confirm(s.client_secret, { confirmation_token_id: "tok_visa" })));
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    const customerIds = await Promise.all(sessions.map(async (s) => (await ordersOf(s.id))[0]!.customer_id));
+    expect(customerIds[0]).toBe(customerIds[1]);
+    expect(customerIds[2]).toBe(customerIds[3]);
+    expect(customerIds[0]).not.toBe(customerIds[2]);
+  });
+
   it("numbers invoices per organization with its own prefix when asked to", async () => {
     const numbered = await createOrganization(ctx.deps);
     await ctx.deps.db.updateTable("organizations").set({ invoice_numbering: "organization", invoice_prefix: "INV" }).where("id", "=", numbered.id).execute();
