@@ -90,7 +90,9 @@ export async function completeCheckout(
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
   const prices = pricesIn(product, checkout.currency).filter((p) => p.amount_type !== "metered_unit");
-  const taxAmount = checkout.tax_amount ?? 0;
+  // A trial starts with nothing charged: the first order of the subscription is for zero.
+  const charged = checkout.trial_end === null;
+  const taxAmount = charged ? (checkout.tax_amount ?? 0) : 0;
   const { order, items } = await createPaidOrder(db, {
     organization,
     customer,
@@ -98,17 +100,12 @@ export async function completeCheckout(
     product: { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null },
     lines: prices.map((price) => ({
       price,
-      amount: checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats }),
+      amount: charged ? checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats }) : 0,
       label: price.amount_type === "seat_based" ? `${product.name} (${checkout.seats ?? 1} seats)` : product.name,
     })),
-    amounts: {
-      subtotal: checkout.amount,
-      discount: checkout.discount_amount,
-      net: checkout.net_amount,
-      tax: taxAmount,
-      total: checkout.net_amount + taxAmount,
-      currency: checkout.currency,
-    },
+    amounts: charged
+      ? { subtotal: checkout.amount, discount: checkout.discount_amount, net: checkout.net_amount, tax: taxAmount, total: checkout.net_amount + taxAmount, currency: checkout.currency }
+      : { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0, currency: checkout.currency },
     discountId: checkout.discount_id,
     billing: { name: checkout.customer_billing_name ?? checkout.customer_name, address: checkout.customer_billing_address, taxId: storedTaxId(checkout) },
     seats: checkout.seats,

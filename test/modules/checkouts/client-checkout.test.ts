@@ -54,6 +54,14 @@ describe("GET /v1/checkouts/client/{client_secret}", () => {
   });
 });
 
+describe("GET /v1/checkouts/client/{client_secret} bad input", () => {
+  badInputTable(() => ctx.request, [
+    { name: "an unknown secret", request: () => ({ method: "GET", url: "/v1/checkouts/client/polar_c_unknown" }), status: 404, error: "ResourceNotFound" },
+    { name: "an overlong secret", request: () => ({ method: "GET", url: `/v1/checkouts/client/${"x".repeat(257)}` }), status: 422, loc: ["path", "client_secret"] },
+    { name: "an invalid bearer token", request: () => ({ method: "GET", url: "/v1/checkouts/client/polar_c_unknown", headers: { authorization: "Bearer polar_oat_bad" } }), status: 401, error: "invalid_token" },
+  ]);
+});
+
 describe("PATCH /v1/checkouts/client/{client_secret}", () => {
   it("selects a product, takes the buyer's details, prices tax and records checkout.updated", async () => {
     const first = await createProduct(ctx.deps, org.id);
@@ -147,5 +155,13 @@ describe("PATCH /v1/checkouts/client/{client_secret}", () => {
       ],
       async () => expect(await writeCounts(ctx)).toEqual(before),
     );
+
+    it("answers a closed session's 403 in the reference's shape", async () => {
+      const response = await ctx.request({ method: "PATCH", url: `/v1/checkouts/client/${confirmedSecret}`, payload: {} });
+      expectReferenceResponse("checkouts:client_update", 403, response.json());
+      const discountResponse = await ctx.request({ method: "PATCH", url: `/v1/checkouts/client/${secret}`, payload: { discount_code: "NOPE" } });
+      expectReferenceResponse("checkouts:client_update", 422, discountResponse.json());
+      expect(discountResponse.json().detail).toEqual([{ loc: ["body", "discount_code"], msg: "Discount code is invalid.", type: "value_error", input: "NOPE" }]);
+    });
   });
 });

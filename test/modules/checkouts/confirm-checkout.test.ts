@@ -128,6 +128,17 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(order!.invoice_number).toMatch(/-0001$/);
   });
 
+  it("starts a trial with a saved card and a zero order, billed as a subscription start", async () => {
+    const monthly = await createProduct(ctx.deps, org.id, { product: { recurring_interval: "month", recurring_interval_count: 1, trial_interval: "day", trial_interval_count: 7 } });
+    const session = await open({ products: [monthly.product.id], ...buyer });
+    expect((await confirm(session.client_secret, {})).json().detail).toEqual([expect.objectContaining({ loc: ["body", "confirmation_token_id"], type: "missing" })]);
+    const response = await confirm(session.client_secret, { confirmation_token_id: "tok_visa" });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ is_payment_required: false, is_payment_setup_required: true, active_trial_interval: "day" });
+    const [order] = await ordersOf(session.id);
+    expect(order).toMatchObject({ billing_reason: "subscription_create", subtotal_amount: 0, total_amount: 0, receipt_number: null, payment_reference: null });
+  });
+
   it("completes a fully discounted total without a payment form", async () => {
     const product = await createProduct(ctx.deps, org.id);
     const discount = await createDiscount(ctx.deps, org.id, { basis_points: 10_000 });
