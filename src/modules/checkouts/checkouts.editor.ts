@@ -30,7 +30,7 @@ export interface EditContext {
 const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({ loc: ["body", field], msg, type, input: input ?? null });
 
 /** Why a discount cannot apply to this selection, or null when it can. */
-export function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
+function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
   if (discount.starts_at && discount.starts_at > now) return "This discount is not active yet.";
   if (discount.ends_at && discount.ends_at <= now) return "This discount has ended.";
   if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions) return "This discount has reached its maximum number of redemptions.";
@@ -59,6 +59,39 @@ function assignPlain(draft: SessionDraft, changes: CheckoutChanges): void {
   if (changes.trial_interval_count !== undefined) draft.trial_interval_count = changes.trial_interval_count;
   if (changes.metadata !== undefined) draft.metadata = changes.metadata as Metadata;
   if (changes.customer_metadata !== undefined && changes.customer_metadata !== null) draft.customer_metadata = changes.customer_metadata as Record<string, string | number | boolean>;
+}
+
+/**
+ * The discount after this edit: the merchant sets it by id, the buyer by code (when codes are
+ * allowed); a new selection the current discount does not cover drops it instead of refusing.
+ */
+async function resolveDiscount(
+  draft: SessionDraft,
+  changes: CheckoutChanges,
+  ctx: EditContext,
+  selectionChanged: boolean,
+  issues: ValidationIssue[],
+): Promise<DiscountWithProducts | null> {
+  const find = async (where: { id: string } | { code: string }) => (await findLiveDiscount(ctx.db, draft.organization_id, where)) ?? null;
+  const current = draft.discount_id ? await find({ id: draft.discount_id }) : null;
+  const problemOf = (discount: DiscountWithProducts) => discountProblem(discount, draft.product_id, draft.currency, ctx.now);
+  if (ctx.side === "merchant" && changes.discount_id !== undefined) {
+    const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;
+    const problem = chosen ? problemOf(chosen) : changes.discount_id ? "Discount does not exist." : null;
+    if (problem) issues.push(issue("discount_id", problem, changes.discount_id));
+    return chosen;
+  }
+  if (changes.discount_code !== undefined) {
+    if (!draft.allow_discount_codes) {
+      issues.push(issue("discount_code", "Discount codes are not allowed on this checkout.", changes.discount_code));
+      return current;
+    }
+    const chosen = changes.discount_code ? await find({ code: changes.discount_code.trim() }) : null;
+    const problem = chosen ? problemOf(chosen) : changes.discount_code ? "Discount code is invalid." : null;
+    if (problem) issues.push(issue("discount_code", problem, changes.discount_code));
+    return chosen;
+  }
+  return current && selectionChanged && problemOf(current) !== null ? null : current;
 }
 
 /**
@@ -119,22 +152,7 @@ export async function applyChanges(
     else draft.seats = seats;
   } else draft.seats = null;
 
-  let discount = draft.discount_id ? ((await findLiveDiscount(ctx.db, draft.organization_id, { id: draft.discount_id })) ?? null) : null;
-  if (ctx.side === "merchant" && changes.discount_id !== undefined) {
-    discount = changes.discount_id ? ((await findLiveDiscount(ctx.db, draft.organization_id, { id: changes.discount_id })) ?? null) : null;
-    const problem = discount ? discountProblem(discount, draft.product_id, draft.currency, ctx.now) : changes.discount_id ? "Discount does not exist." : null;
-    if (problem) issues.push(issue("discount_id", problem, changes.discount_id));
-  } else if (changes.discount_code !== undefined) {
-    if (!draft.allow_discount_codes) issues.push(issue("discount_code", "Discount codes are not allowed on this checkout.", changes.discount_code));
-    else {
-      discount = changes.discount_code ? ((await findLiveDiscount(ctx.db, draft.organization_id, { code: changes.discount_code.trim() })) ?? null) : null;
-      const problem = discount ? discountProblem(discount, draft.product_id, draft.currency, ctx.now) : changes.discount_code ? "Discount code is invalid." : null;
-      if (problem) issues.push(issue("discount_code", problem, changes.discount_code));
-    }
-  } else if (discount && discountProblem(discount, draft.product_id, draft.currency, ctx.now) !== null && draft.product_id !== previousProductId) {
-    // A new selection the discount does not cover drops it rather than refusing the selection.
-    discount = null;
-  }
+  const discount = await resolveDiscount(draft, changes, ctx, previousProductId !== draft.product_id || Boolean(changes.currency), issues);
   draft.discount_id = discount?.id ?? null;
 
   if (changes.customer_billing_address !== undefined) {

@@ -31,7 +31,6 @@ export function createCheckoutStore(deps: Deps, taxEngine: TaxEngine) {
 
   return {
     urls,
-    taxEngine,
     organizationOf,
     view: (full: CheckoutWithRelations): Checkout => toCheckout(full, urls),
 

@@ -98,6 +98,16 @@ describe("PATCH /v1/checkouts/client/{client_secret}", () => {
     expect(removed).toMatchObject({ discount_id: null, discount_amount: 0, net_amount: 2500 });
   });
 
+  it("drops a discount the newly selected product is not covered by", async () => {
+    const covered = await createProduct(ctx.deps, org.id);
+    const other = await createProduct(ctx.deps, org.id);
+    const discount = await createDiscount(ctx.deps, org.id, { code: "ONLYCOVERED" });
+    await ctx.deps.db.insertInto("discount_products").values({ organization_id: org.id, discount_id: discount.id, product_id: covered.product.id }).execute();
+    const session = await open({ products: [covered.product.id, other.product.id], discount_id: discount.id });
+    const body = (await clientPatch(session.client_secret, { product_id: other.product.id })).json();
+    expect(body).toMatchObject({ product_id: other.product.id, discount_id: null, discount_amount: 0, amount: 2500 });
+  });
+
   it("turns the trial off when the buyer asks", async () => {
     const monthly = await createProduct(ctx.deps, org.id, { product: { recurring_interval: "month", recurring_interval_count: 1, trial_interval: "week", trial_interval_count: 1 } });
     const session = await open({ products: [monthly.product.id] });
