@@ -1,4 +1,6 @@
-import type { JobHelpers } from "graphile-worker";
+import { runOnce, type JobHelpers } from "graphile-worker";
+import { sql } from "kysely";
+import { taskList } from "../../../src/jobs/tasks.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expireCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
@@ -46,6 +48,17 @@ describe("checkout.expire task", () => {
     await run(session.id);
     expect(await statusOf(session.id)).toBe("open");
     expect((await jobFor(session.id))?.run_at.toISOString()).toBe(session.expires_at);
+  });
+
+  it("runs from the durable job queue through the registered task list", async () => {
+    const session = await open();
+    ctx.clock.set(new Date(new Date(session.expires_at).getTime() + 1000));
+    // Make the stored job due now, as if the process had been down until after expires_at.
+    await sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key = ${`checkout.expire:${session.id}`}`.execute(ctx.deps.db);
+    const tasks = taskList(ctx.deps);
+    await runOnce({ pgPool: ctx.database.pool, taskList: { "checkout.expire": tasks["checkout.expire"]! } });
+    expect(await statusOf(session.id)).toBe("expired");
+    expect(await jobFor(session.id)).toBeUndefined();
   });
 
   it("leaves completed sessions alone", async () => {
