@@ -1,11 +1,12 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
-import { releaseDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
+import { redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
 import { sandboxProcessor } from "../payments/sandbox.processor.ts";
-import { completeCheckout } from "./checkouts.completion.ts";
-import { DiscountRedemptionLimitReached, ExpiredCheckoutError, NotOpenCheckout, PaymentError } from "./checkouts.errors.ts";
+import { CHECKOUT_SETTLE_TASK, SETTLE_RECOVERY_DELAY_MS, createSettlement } from "./checkouts.settlement.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { DiscountRedemptionLimitReached, ExpiredCheckoutError, NotOpenCheckout } from "./checkouts.errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkouts.inputs.ts";
 import { toCheckoutPublic } from "./checkouts.public.mapper.ts";
 import type { CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.public.schemas.ts";
@@ -37,6 +38,7 @@ export function missingForConfirm(checkout: Checkout): ValidationIssue[] {
 /** The buyer's side of a session: reached by its client secret, no token needed. */
 export function createCheckoutClientService(deps: Deps, payments: PaymentProcessor = sandboxProcessor, taxEngine: TaxEngine = rateTableTaxEngine) {
   const store = createCheckoutStore(deps, taxEngine);
+  const settlement = createSettlement(deps, store, payments);
   const { urls } = store;
 
   const assertUsable = (row: Pick<CheckoutRow, "status" | "expires_at">) => {
@@ -52,17 +54,6 @@ export function createCheckoutClientService(deps: Deps, payments: PaymentProcess
     if (!row) throw new ResourceNotFound();
     assertUsable(row);
     return toCheckoutPublic(row, urls, await store.organizationOf(db, row.organization_id));
-  }
-
-  /** A refused or failed payment: the session reopens (or fails) and its redemption is given back. */
-  async function settleFailure(clientSecret: string, outcome: "declined" | "failed"): Promise<void> {
-    await deps.db.transaction().execute(async (trx) => {
-      const row = await store.lock(trx, { clientSecret }, null);
-      if (row.status !== "confirmed") return;
-      await updateCheckout(trx, row.id, { status: outcome === "declined" ? "open" : "failed", modified_at: deps.now() });
-      if (row.discount_id) await releaseDiscount(trx, row.discount_id);
-      await store.publish(trx, row.id, "checkout.updated");
-    });
   }
 
   return {
@@ -97,34 +88,17 @@ export function createCheckoutClientService(deps: Deps, payments: PaymentProcess
         if (issues.length) throw new RequestValidationError(issues);
         if (edited.discount_id && !(await redeemDiscount(trx, edited.discount_id))) throw new DiscountRedemptionLimitReached();
         await updateCheckout(trx, row.id, { status: "confirmed", modified_at: deps.now() });
+        // Should this request die between charge and completion, the job settles the session.
+        await enqueueJob(trx, CHECKOUT_SETTLE_TASK, { checkoutId: row.id, confirmationToken: token ?? null }, {
+          runAt: new Date(deps.now().getTime() + SETTLE_RECOVERY_DELAY_MS),
+          jobKey: `${CHECKOUT_SETTLE_TASK}:${row.id}`,
+        });
         const published = await store.publish(trx, row.id, "checkout.updated");
         const organization = await store.organizationOf(trx, row.organization_id);
         return { ...published, organization };
       });
 
-      let paymentReference: string | null = null;
-      if (confirmed.checkout.is_payment_form_required && token) {
-        const outcome = await payments.charge({
-          checkoutId: confirmed.checkout.id,
-          amount: confirmed.checkout.is_payment_required ? confirmed.checkout.total_amount : 0,
-          currency: confirmed.checkout.currency,
-          confirmationToken: token,
-          setupOnly: !confirmed.checkout.is_payment_required,
-        });
-        if (outcome.status !== "succeeded") {
-          await settleFailure(clientSecret, outcome.status);
-          throw new PaymentError(outcome.message);
-        }
-        if (confirmed.checkout.is_payment_required) paymentReference = outcome.reference;
-      }
-
-      const sessionToken = await deps.db.transaction().execute(async (trx) => {
-        const row = await store.lock(trx, { clientSecret }, null);
-        if (row.status !== "confirmed") throw new NotOpenCheckout();
-        const checkout = await findCheckoutWithRelations(trx, { id: row.id }, null);
-        if (!checkout) throw new ResourceNotFound();
-        return completeCheckout(trx, deps, store, { checkout, organization: confirmed.organization, paymentReference });
-      });
+      const sessionToken = await settlement.settle(confirmed.checkout, token ?? null);
       const view = toCheckoutPublic(confirmed.full, urls, confirmed.organization);
       return { ...view, status: "confirmed", customer_session_token: sessionToken };
     },

@@ -5,6 +5,9 @@ import { expireCheckout, findCheckoutForUpdate } from "./checkouts.repository.ts
 import { CHECKOUT_EXPIRE_TASK } from "./checkouts.service.ts";
 import { createCheckoutStore } from "./checkouts.store.ts";
 import { rateTableTaxEngine } from "../tax/tax.engine.ts";
+import type { PaymentProcessor } from "../payments/payment-processor.ts";
+import { sandboxProcessor } from "../payments/sandbox.processor.ts";
+import { createSettlement } from "./checkouts.settlement.ts";
 
 const isPayload = (value: unknown): value is { checkoutId: string } =>
   typeof value === "object" && value !== null && typeof (value as { checkoutId?: unknown }).checkoutId === "string";
@@ -26,5 +29,16 @@ export function expireCheckoutTask(deps: Deps): Task {
       }
       if (await expireCheckout(trx, row.id, deps.now())) await store.publish(trx, row.id, "checkout.expired");
     });
+  };
+}
+
+const isSettlePayload = (value: unknown): value is { checkoutId: string; confirmationToken: string | null } =>
+  isPayload(value) && ["string", "object"].includes(typeof (value as { confirmationToken?: unknown }).confirmationToken);
+
+/** Recovery: settles a session whose confirm request died between confirmation and completion. */
+export function settleCheckoutTask(deps: Deps, payments: PaymentProcessor = sandboxProcessor): Task {
+  const settlement = createSettlement(deps, createCheckoutStore(deps, rateTableTaxEngine), payments);
+  return async (payload) => {
+    if (isSettlePayload(payload)) await settlement.recover(payload.checkoutId, payload.confirmationToken);
   };
 }
