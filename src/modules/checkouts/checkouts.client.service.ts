@@ -1,25 +1,25 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
 import { redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
 import { sandboxProcessor } from "../payments/sandbox.processor.ts";
-import { CHECKOUT_SETTLE_TASK, SETTLE_RECOVERY_DELAY_MS, createSettlement } from "./checkouts.settlement.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { rateTableTaxEngine, type TaxEngine } from "../tax/tax.engine.ts";
 import { DiscountRedemptionLimitReached, ExpiredCheckoutError, NotOpenCheckout } from "./checkouts.errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkouts.inputs.ts";
 import { toCheckoutPublic } from "./checkouts.public.mapper.ts";
 import type { CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.public.schemas.ts";
 import { findCheckoutWithRelations, updateCheckout } from "./checkouts.repository.ts";
 import type { Checkout } from "./checkouts.schemas.ts";
+import { CHECKOUT_SETTLE_TASK, SETTLE_RECOVERY_DELAY_MS, createSettlement } from "./checkouts.settlement.ts";
 import { createCheckoutStore } from "./checkouts.store.ts";
-import { rateTableTaxEngine, type TaxEngine } from "../tax/tax.engine.ts";
 import type { CheckoutRow } from "./checkouts.table.ts";
 
 const missing = (loc: (string | number)[]): ValidationIssue => ({ loc: ["body", ...loc], msg: "Field required", type: "missing", input: null });
 
 /** What confirm needs filled in: the email, the address fields the form requires, a business's name. */
-export function missingForConfirm(checkout: Checkout): ValidationIssue[] {
+function missingForConfirm(checkout: Checkout): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (checkout.product_id === null) issues.push(missing(["product_id"]));
   if (!checkout.customer_email) issues.push(missing(["customer_email"]));
