@@ -2,10 +2,12 @@ import type { Migration } from "kysely";
 import * as foundation from "./2026-11-22T0001_foundation.ts";
 import * as webhookEvents from "./2026-11-22T0002_webhook_events.ts";
 import * as catalog from "./2026-11-22T0030_catalog.ts";
+import * as checkoutLifecycle from "./2026-11-22T0040_checkout_lifecycle.ts";
 
 /** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
   "2026-11-22T0001_foundation": foundation,
   "2026-11-22T0002_webhook_events": webhookEvents,
   "2026-11-22T0030_catalog": catalog,
+  "2026-11-22T0040_checkout_lifecycle": checkoutLifecycle,
 };

@@ -19,6 +19,7 @@ import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
+import { checkoutClientRoutes } from "./modules/checkouts/checkouts.client.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -90,5 +91,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(discountRoutes(services.discounts));
   await app.register(productRoutes(services.products, services.benefits));
+  await app.register(checkoutClientRoutes(services.checkoutClient));
   return app;
 }

@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   S3_FORCE_PATH_STYLE: Type.Optional(Bool),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -62,6 +63,7 @@ export interface Config {
   readonly workerConcurrency: number;
   readonly shutdownTimeoutMs: number;
   readonly storage: StorageConfig;
+  readonly authCacheMs: number;
 }
 
 export type StorageConfig =
@@ -132,5 +134,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: env.WORKER_CONCURRENCY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     storage: Object.freeze(storage),
+    // Off under test by default: tests revoke and expire tokens and expect the next request to see it.
+    authCacheMs: env.AUTH_CACHE_MS ?? (env.NODE_ENV === "test" ? 0 : 2_000),
   });
 }

@@ -1,6 +1,8 @@
 import type { Deps } from "./context.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
+import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutService } from "./modules/checkouts/checkouts.service.ts";
+import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
@@ -15,6 +17,7 @@ export function buildServices(deps: Deps) {
   const customerSessions = createCustomerSessionService(deps);
   const authenticators: Map<string, TokenAuthenticator> = new Map([...accessTokens.authenticators()]);
   for (const [prefix, authenticate] of customerSessions.authenticators()) authenticators.set(prefix, authenticate);
+  for (const [prefix, authenticate] of authenticators) authenticators.set(prefix, cachePrincipals(authenticate, { ttlMs: deps.config.authCacheMs, maxEntries: 10_000, now: deps.now }));
   return {
     authenticators,
     accessTokens,
@@ -25,6 +28,7 @@ export function buildServices(deps: Deps) {
     discounts: createDiscountService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
+    checkoutClient: createCheckoutClientService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

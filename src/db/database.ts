@@ -16,6 +16,8 @@ import type {
   ProductsTable,
 } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
+import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
+import type { BenefitGrantsTable, LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/benefits/benefit-grants.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
 export interface Database {
@@ -34,6 +36,12 @@ export interface Database {
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
   customer_sessions: CustomerSessionsTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  billing_counters: BillingCountersTable;
+  benefit_grants: BenefitGrantsTable;
+  license_keys: LicenseKeysTable;
+  license_key_activations: LicenseKeyActivationsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -24,3 +24,8 @@ export async function enqueueJob(db: Executor, task: string, payload: unknown, o
     job_key => ${options.jobKey ?? null}
   )`.execute(db);
 }
+
+/** Drops a pending job by key (no-op when none is pending), in the caller's transaction. */
+export async function removeJob(db: Executor, jobKey: string): Promise<void> {
+  await sql`SELECT graphile_worker.remove_job(${jobKey})`.execute(db);
+}

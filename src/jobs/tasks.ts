@@ -1,7 +1,13 @@
 import type { TaskList } from "graphile-worker";
 import type { Deps } from "../context.ts";
+import { CHECKOUT_EXPIRE_TASK } from "../modules/checkouts/checkouts.service.ts";
+import { expireCheckoutTask, settleCheckoutTask } from "../modules/checkouts/checkouts.tasks.ts";
+import { CHECKOUT_SETTLE_TASK } from "../modules/checkouts/checkouts.settlement.ts";
 
 /** Every background task, by identifier. Features add theirs here. */
 export function taskList(_deps: Deps): TaskList {
-  return {};
+  return {
+    [CHECKOUT_EXPIRE_TASK]: expireCheckoutTask(_deps),
+    [CHECKOUT_SETTLE_TASK]: settleCheckoutTask(_deps),
+  };
 }

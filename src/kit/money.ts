@@ -14,3 +14,20 @@ export function roundHalfAwayFromZero(numerator: number, denominator: number): n
 
 /** `amount × basisPoints / 10 000`, rounded half away from zero. */
 export const applyBasisPoints = (amount: number, basisPoints: number): number => roundHalfAwayFromZero(amount * basisPoints, 10_000);
+
+/** Tax contained in a tax-inclusive `gross` at `basisPoints`: `gross × bp / (10 000 + bp)`, same rounding. */
+export const includedTax = (gross: number, basisPoints: number): number => roundHalfAwayFromZero(gross * basisPoints, 10_000 + basisPoints);
+
+/**
+ * Splits `total` across `weights` proportionally; the shares are rounded down and the remainder
+ * goes to the largest weights first, so the shares always add up to `total` exactly.
+ */
+export function allocate(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum === 0) return weights.map((_, i) => (i === 0 ? total : 0));
+  const shares = weights.map((w) => Math.floor((total * w) / sum));
+  let remainder = total - shares.reduce((a, b) => a + b, 0);
+  const order = weights.map((w, i) => [w, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (let k = 0; remainder > 0; k = (k + 1) % order.length, remainder -= 1) shares[order[k]![1]]! += 1;
+  return shares;
+}

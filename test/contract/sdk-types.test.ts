@@ -15,6 +15,8 @@ import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
 import * as BI from "../../src/modules/products/benefit-inputs.schemas.ts";
 import { Pagination } from "../../src/kit/listing.ts";
 import { TaxIdFormat } from "../../src/kit/tax-id.ts";
+import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
+import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -120,6 +122,10 @@ const _cfSelect: AssertAssignable<S<typeof C.CustomFieldSelect>, models.CustomFi
 const _customField: AssertAssignable<S<typeof C.CustomField>, models.CustomField> = true;
 const _attachedField: AssertAssignable<S<typeof C.AttachedCustomField>, models.AttachedCustomField> = true;
 const _checkout: AssertAssignable<S<typeof C.Checkout>, SdkCheckout> = true;
+type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & { products: SdkCheckoutProduct[]; product: SdkCheckoutProduct | null };
+const _checkoutOrganization: AssertAssignable<S<typeof CP.CheckoutOrganization>, models.CheckoutOrganization> = true;
+const _checkoutPublic: AssertAssignable<S<typeof CP.CheckoutPublic>, SdkPublicWaived<models.CheckoutPublic>> = true;
+const _checkoutConfirmed: AssertAssignable<S<typeof CP.CheckoutPublicConfirmed>, SdkPublicWaived<models.CheckoutPublicConfirmed>> = true;
 
 // Organizations.
 const _orgStatus: AssertEqual<O.OrganizationStatus, models.OrganizationStatus> = true;
@@ -284,6 +290,13 @@ const mirrored: Record<string, TSchema> = {
   CustomField: C.CustomField,
   AttachedCustomField: C.AttachedCustomField,
   Checkout: C.Checkout,
+  CheckoutOrganization: CP.CheckoutOrganization,
+  CheckoutPublic: CP.CheckoutPublic,
+  CheckoutPublicConfirmed: CP.CheckoutPublicConfirmed,
+  CheckoutProductsCreate: CI.CheckoutCreate,
+  CheckoutUpdate: CI.CheckoutUpdate,
+  CheckoutUpdatePublic: CI.CheckoutUpdatePublic,
+  CheckoutConfirmStripe: CI.CheckoutConfirm,
   OrganizationStatus: O.OrganizationStatus,
   SubscriptionProrationBehavior: O.SubscriptionProrationBehavior,
   OrganizationSocialPlatforms: O.OrganizationSocialPlatforms,

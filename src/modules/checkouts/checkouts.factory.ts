@@ -33,6 +33,7 @@ export async function openCheckout(db: Executor, deps: Pick<Deps, "config" | "no
     db,
     {
       organization_id: input.organizationId,
+      created_at: now,
       client_secret: generateToken(TokenPrefix.checkoutClientSecret),
       expires_at: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
       currency,

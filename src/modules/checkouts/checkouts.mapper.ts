@@ -2,6 +2,7 @@ import { toIso, toIsoOrNull } from "../../kit/schema.ts";
 import { toCheckoutDiscount } from "../discounts/discounts.mapper.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { ProductPrice } from "../products/products.schemas.ts";
+import { pricesIn } from "./checkouts.compute.ts";
 import type { CheckoutWithRelations } from "./checkouts.repository.ts";
 import * as rules from "./checkouts.rules.ts";
 import type { Checkout } from "./checkouts.schemas.ts";
@@ -15,7 +16,7 @@ export interface CheckoutUrls {
 export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Checkout {
   const products = row.products.map(toCheckoutProduct);
   const selected = row.products.find((p) => p.id === row.product_id) ?? null;
-  const selectedPrices = selected?.prices ?? [];
+  const selectedPrices = pricesIn(selected, row.currency);
   const isRecurring = selected?.recurring_interval != null;
   const trial = rules.activeTrial({
     allowTrial: row.allow_trial,
@@ -37,7 +38,7 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
   });
   const selectedPrice = selectedPrices.find((p) => p.id === row.product_price_id) ?? selectedPrices[0] ?? null;
   const prices: Record<string, ProductPrice[]> = {};
-  for (const product of row.products) prices[product.id] = product.prices.map(toProductPrice);
+  for (const product of row.products) prices[product.id] = pricesIn(product, row.currency).map(toProductPrice);
   const pageUrl = `${urls.checkoutBaseUrl}/checkout/${row.client_secret}`;
 
   return {

@@ -1,26 +1,52 @@
+import { type CompiledQuery, type ExpressionBuilder, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Executor } from "../../db/database.ts";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import type { Insertable } from "kysely";
-import type { CheckoutRow, CheckoutsTable } from "./checkouts.table.ts";
+import type { ProductsTable } from "../products/products.table.ts";
+import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
 
 export type CheckoutWithRelations = CheckoutRow & {
   products: ProductWithRelationsJson[];
   discount: DiscountJson | null;
 };
 
+export type CheckoutLocator = { id: string } | { clientSecret: string };
+
+type ProductScope = ExpressionBuilder<Database & { p: ProductsTable }, "p">;
+
+/** A product's live prices, benefits and medias, as JSON columns of the row `p`. */
+const productRelations = (eb: ProductScope) => [
+  jsonArrayFrom(
+    eb
+      .selectFrom("product_prices as pp")
+      .whereRef("pp.product_id", "=", "p.id")
+      .where("pp.is_archived", "=", false)
+      .orderBy("pp.position")
+      .orderBy("pp.created_at")
+      .selectAll("pp"),
+  ).as("prices"),
+  jsonArrayFrom(
+    eb
+      .selectFrom("product_benefits as pb")
+      .innerJoin("benefits as b", "b.id", "pb.benefit_id")
+      .whereRef("pb.product_id", "=", "p.id")
+      .where("b.is_deleted", "=", false)
+      .orderBy("pb.position")
+      .selectAll("b"),
+  ).as("benefits"),
+  jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
+    "medias",
+  ),
+];
+
 /**
- * A checkout with its products (each with live prices, benefits and medias) and its discount, in
- * one statement: the read path of every checkout response.
+ * Checkouts with their products (each with live prices, benefits and medias) and their discount,
+ * in one statement: the read path of every checkout response.
  */
-export async function findCheckoutWithRelations(
-  db: Executor,
-  where: { id: string } | { clientSecret: string },
-  allowed: OrganizationScope,
-): Promise<CheckoutWithRelations | undefined> {
-  let query = db
+const checkoutsWithRelations = (db: Executor) =>
+  db
     .selectFrom("checkouts as c")
     .selectAll("c")
     .select((eb) => [
@@ -31,37 +57,128 @@ export async function findCheckoutWithRelations(
           .whereRef("cp.checkout_id", "=", "c.id")
           .orderBy("cp.position")
           .selectAll("p")
-          .select((inner) => [
-            jsonArrayFrom(
-              inner
-                .selectFrom("product_prices as pp")
-                .whereRef("pp.product_id", "=", "p.id")
-                .where("pp.is_archived", "=", false)
-                .orderBy("pp.position")
-                .orderBy("pp.created_at")
-                .selectAll("pp"),
-            ).as("prices"),
-            jsonArrayFrom(
-              inner
-                .selectFrom("product_benefits as pb")
-                .innerJoin("benefits as b", "b.id", "pb.benefit_id")
-                .whereRef("pb.product_id", "=", "p.id")
-                .where("b.is_deleted", "=", false)
-                .orderBy("pb.position")
-                .selectAll("b"),
-            ).as("benefits"),
-            jsonArrayFrom(
-              inner.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm"),
-            ).as("medias"),
-          ]),
+          .select((inner) => productRelations(inner)),
       ).as("products"),
       jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "c.discount_id").selectAll("d")).as("discount"),
     ]);
+
+function findQuery(db: Executor, where: CheckoutLocator, allowed: OrganizationScope) {
+  let query = checkoutsWithRelations(db);
   query = "id" in where ? query.where("c.id", "=", where.id) : query.where("c.client_secret", "=", where.clientSecret);
-  if (allowed !== null) query = query.where("c.organization_id", "in", allowed);
-  const row = await query.executeTakeFirst();
+  return allowed === null ? query : query.where("c.organization_id", "in", allowed);
+}
+
+// Building and compiling the nested query costs more than running it; it is compiled once per
+// shape with placeholder values, which are swapped for the real ones on every call.
+const KEY_PLACEHOLDER = "\u0000checkout-key";
+const SCOPE_PLACEHOLDER = "\u0000checkout-scope-";
+const compiledFinds = new Map<string, CompiledQuery>();
+
+function compiledFind(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): CompiledQuery {
+  const shape = `${"id" in where ? "id" : "secret"}:${allowed?.length ?? "all"}`;
+  let compiled = compiledFinds.get(shape);
+  if (!compiled) {
+    const placeholderScope = allowed === null ? null : (allowed.map((_, i) => `${SCOPE_PLACEHOLDER}${i}`) as [string, ...string[]]);
+    const placeholderWhere = "id" in where ? { id: KEY_PLACEHOLDER } : { clientSecret: KEY_PLACEHOLDER };
+    compiled = findQuery(db, placeholderWhere, placeholderScope).compile();
+    compiledFinds.set(shape, compiled);
+  }
+  const key = "id" in where ? where.id : where.clientSecret;
+  const parameters = compiled.parameters.map((p) =>
+    p === KEY_PLACEHOLDER ? key : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER) ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))] : p,
+  );
+  return { ...compiled, parameters };
+}
+
+export async function findCheckoutWithRelations(
+  db: Executor,
+  where: CheckoutLocator,
+  allowed: OrganizationScope,
+): Promise<CheckoutWithRelations | undefined> {
+  const result = await db.executeQuery<CheckoutWithRelations>(compiledFind(db, where, allowed));
   // JSON aggregation returns timestamps as text; the Jsonified types say so.
-  return row as CheckoutWithRelations | undefined;
+  return result.rows[0];
+}
+
+export type CheckoutSortKey = "created_at" | "expires_at" | "status";
+
+export interface CheckoutListFilters {
+  organizationIds: string[] | null;
+  productIds: string[] | null;
+  customerIds: string[] | null;
+  externalCustomerIds: string[] | null;
+  statuses: CheckoutStatus[] | null;
+  emailQuery: string | null;
+}
+
+export async function listCheckouts(
+  db: Executor,
+  filters: CheckoutListFilters,
+  allowed: OrganizationScope,
+  page: { sorting: { key: CheckoutSortKey; descending: boolean }[]; offset: number; limit: number },
+): Promise<{ rows: CheckoutWithRelations[]; total: number }> {
+  let query = checkoutsWithRelations(db);
+  if (allowed !== null) query = query.where("c.organization_id", "in", allowed);
+  if (filters.organizationIds) query = query.where("c.organization_id", "in", filters.organizationIds);
+  if (filters.productIds) query = query.where("c.product_id", "in", filters.productIds);
+  if (filters.customerIds) query = query.where("c.customer_id", "in", filters.customerIds);
+  if (filters.externalCustomerIds) query = query.where("c.external_customer_id", "in", filters.externalCustomerIds);
+  if (filters.statuses) query = query.where("c.status", "in", filters.statuses);
+  if (filters.emailQuery) {
+    const pattern = `%${filters.emailQuery.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    query = query.where("c.customer_email", "ilike", pattern);
+  }
+  const counted = query.clearSelect().select((eb) => eb.fn.countAll<string>().as("count"));
+  for (const { key, descending } of page.sorting) query = query.orderBy(`c.${key}`, descending ? "desc" : "asc");
+  const [rows, count] = await Promise.all([
+    query.orderBy("c.id").offset(page.offset).limit(page.limit).execute(),
+    counted.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as CheckoutWithRelations[], total: Number(count.count) };
+}
+
+/** The session row locked for the rest of the transaction: every state change goes through here. */
+export async function findCheckoutForUpdate(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): Promise<CheckoutRow | undefined> {
+  let query = db.selectFrom("checkouts").selectAll();
+  query = "id" in where ? query.where("id", "=", where.id) : query.where("client_secret", "=", where.clientSecret);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/** Products of an organization by id, with their relations, as JSON rows (missing ids are left out). */
+export async function findProductsWithRelations(db: Executor, organizationId: string, ids: readonly string[]): Promise<ProductWithRelationsJson[]> {
+  if (ids.length === 0) return [];
+  const row = await db
+    .selectNoFrom((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom("products as p")
+          .where("p.organization_id", "=", organizationId)
+          .where("p.id", "in", ids)
+          .selectAll("p")
+          .select((inner) => productRelations(inner)),
+      ).as("products"),
+    )
+    .executeTakeFirstOrThrow();
+  return row.products as unknown as ProductWithRelationsJson[];
+}
+
+/** The products offered by a session, in display order. */
+export async function findCheckoutProducts(db: Executor, checkoutId: string): Promise<ProductWithRelationsJson[]> {
+  const row = await db
+    .selectNoFrom((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom("checkout_products as cp")
+          .innerJoin("products as p", "p.id", "cp.product_id")
+          .where("cp.checkout_id", "=", checkoutId)
+          .orderBy("cp.position")
+          .selectAll("p")
+          .select((inner) => productRelations(inner)),
+      ).as("products"),
+    )
+    .executeTakeFirstOrThrow();
+  return row.products as unknown as ProductWithRelationsJson[];
 }
 
 export async function insertCheckout(db: Executor, values: Insertable<CheckoutsTable>, productIds: readonly string[]): Promise<CheckoutRow> {
@@ -74,3 +191,18 @@ export async function insertCheckout(db: Executor, values: Insertable<CheckoutsT
   }
   return row;
 }
+
+export const updateCheckout = (db: Executor, id: string, values: Updateable<CheckoutsTable>) =>
+  db.updateTable("checkouts").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+/** Moves an open session past its expiry to `expired`; returns it when this call did so. */
+export const expireCheckout = (db: Executor, id: string, now: Date) =>
+  db
+    .updateTable("checkouts")
+    .set({ status: "expired", modified_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "open")
+    .where("expires_at", "<=", now)
+    .returning("id")
+    .executeTakeFirst();
+

@@ -1,0 +1,157 @@
+/**
+ * GET /v1/checkouts/{id} (three products) through the app, side by side with a bare `node:http`
+ * server running the same SQL through `pg` and writing the same JSON. The servers run in a child
+ * process so the load generator does not share their event loop.
+ *
+ *   node --import tsx bench/checkout-get.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3)
+ */
+import autocannon from "autocannon";
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { connect } from "../src/db/connection.ts";
+import type { Database } from "../src/db/database.ts";
+import { startEmbeddedPostgres } from "../src/db/embedded.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import { openCheckout } from "../src/modules/checkouts/checkouts.factory.ts";
+import { toCheckout } from "../src/modules/checkouts/checkouts.mapper.ts";
+import { findCheckoutWithRelations, type CheckoutWithRelations } from "../src/modules/checkouts/checkouts.repository.ts";
+import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
+import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
+
+const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
+const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);
+const CONNECTIONS = 50;
+const POOL_SIZE = 10;
+
+type Ready = { app: number; bare: number; path: string; token: string };
+
+/** Child: database, seed, both servers; reports their ports to the parent. */
+async function serve(): Promise<void> {
+  const clusterDir = process.env.DATABASE_URL ? null : await mkdtemp(path.join(os.tmpdir(), "bench-checkout-"));
+  // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+  if (clusterDir) await chmod(clusterDir, 0o755);
+  const embedded = clusterDir ? await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "bench", ephemeral: true }) : null;
+  const adminUrl = process.env.DATABASE_URL ?? embedded!.url("postgres");
+  const name = `bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const connection = connect(url.toString(), POOL_SIZE);
+  await migrateToLatest(connection.db, connection.pool);
+
+  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.bench" });
+  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
+  const token = (await createAccessTokenService(deps).createOrganizationToken({ organization_id: org.id, comment: "bench", scopes: ["checkouts:read"], expires_in: null })).token;
+  const products = [];
+  for (let i = 0; i < 3; i += 1) {
+    const product = await insertProduct(connection.db, { organization_id: org.id, name: `Product ${i}`, description: "A product", recurring_interval: null, recurring_interval_count: null, trial_interval: null, trial_interval_count: null, meter_interval: null, meter_interval_count: null, modified_at: null });
+    const prices = await insertPrices(connection.db, [{ organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 }]);
+    const benefit = await insertBenefit(connection.db, { organization_id: org.id, type: "license_keys", description: "Key", properties: JSON.stringify({ prefix: "B" }), modified_at: null });
+    await attachBenefits(connection.db, org.id, product.id, [benefit.id]);
+    await insertMedia(connection.db, { organization_id: org.id, product_id: product.id, name: "c.png", path: "p/c.png", mime_type: "image/png", size: 2048, checksum_sha256_base64: null, checksum_sha256_hex: null, public_url: "https://files.bench/c.png", position: 0, modified_at: null });
+    products.push({ product, prices });
+  }
+  const checkout = await openCheckout(connection.db, deps, { organizationId: org.id, products });
+
+  const app = await buildApp(deps, { logger: false });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const appPort = (app.server.address() as { port: number }).port;
+
+  // The app's own statement, captured as Kysely compiles it, so the bare server runs identical SQL.
+  let captured: CompiledQuery | null = null;
+  const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connection.pool }), log: (event) => void (captured ??= event.query) });
+  await findCheckoutWithRelations(spy, { id: checkout.id }, [org.id]);
+  const statement = captured as CompiledQuery | null;
+  if (!statement) throw new Error("no statement captured");
+  const bareParams = (id: string) => statement.parameters.map((p) => (p === checkout.id ? id : p));
+  const urls = { checkoutBaseUrl: config.checkoutBaseUrl };
+  const bare = createServer((request, response) => {
+    const id = (request.url ?? "").split("/").pop() ?? "";
+    connection.pool
+      .query(statement.sql, bareParams(id) as unknown[])
+      .then((result) => {
+        const row = result.rows[0] as CheckoutWithRelations | undefined;
+        if (!row) {
+          response.writeHead(404, { "content-type": "application/json" }).end('{"error":"ResourceNotFound","detail":"Not found"}');
+          return;
+        }
+        response.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(toCheckout(row, urls)));
+      })
+      .catch(() => response.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  const ready: Ready = { app: appPort, bare: (bare.address() as { port: number }).port, path: `/v1/checkouts/${checkout.id}`, token };
+  process.send?.(ready);
+  process.on("message", async () => {
+    await app.close();
+    bare.close();
+    await connection.close();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+    await embedded?.stop();
+    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+function load(port: number, ready: Ready, seconds: number) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}${ready.path}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: `Bearer ${ready.token}` },
+  });
+}
+
+async function main(): Promise<void> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: ["--import", "tsx"] });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once("message", (message) => resolve(message as Ready));
+    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), (SECONDS * ROUNDS * 2 + 180) * 1000);
+  try {
+    const check = await fetch(`http://127.0.0.1:${ready.app}${ready.path}`, { headers: { authorization: `Bearer ${ready.token}` } });
+    const bareCheck = await fetch(`http://127.0.0.1:${ready.bare}${ready.path}`);
+    const [ours, theirs] = [await check.text(), await bareCheck.text()];
+    // Key order may differ (the app serializes in schema order); the documents must not.
+    if (check.status !== 200 || !isDeepStrictEqual(JSON.parse(ours), JSON.parse(theirs))) throw new Error(`responses differ (app ${check.status})`);
+    if (process.env.BENCH_DUMP) await (await import("node:fs/promises")).writeFile(process.env.BENCH_DUMP, ours);
+    console.log(`response: ${ours.length} bytes (app) / ${theirs.length} bytes (bare), equal JSON documents`);
+    await load(ready.bare, ready, 2);
+    await load(ready.app, ready, 2);
+    // Interleaved rounds, so drift in the machine's load hits both servers alike.
+    const rounds: { bare: autocannon.Result; app: autocannon.Result }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      rounds.push({ bare: await load(ready.bare, ready, SECONDS), app: await load(ready.app, ready, SECONDS) });
+    }
+    const mean = (pick: (r: { bare: autocannon.Result; app: autocannon.Result }) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+    const report = (label: string, which: "bare" | "app") =>
+      `${label.padEnd(6)} ${mean((r) => r[which].requests.average).toFixed(0).padStart(6)} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
+    console.log(`${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server, pool ${POOL_SIZE}`);
+    console.log(report("bare", "bare"));
+    console.log(report("app", "app"));
+    for (const [i, r] of rounds.entries()) console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
+    console.log(`app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`);
+  } finally {
+    clearTimeout(killer);
+    child.send("stop");
+  }
+}
+
+if (process.argv.includes("--serve")) await serve();
+else await main();

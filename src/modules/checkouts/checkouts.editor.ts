@@ -1,0 +1,194 @@
+import { isIP } from "node:net";
+import type { Executor } from "../../db/database.ts";
+import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
+import type { ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError } from "../../kit/errors.ts";
+import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
+import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
+import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
+import { checkTaxId } from "../tax/tax-id.ts";
+import type { TaxEngine } from "../tax/tax.engine.ts";
+import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.compute.ts";
+import type { CheckoutChanges } from "./checkouts.inputs.ts";
+import type { CheckoutRow } from "./checkouts.table.ts";
+
+/** The editable state of a session: what create, update, client update and confirm all change. */
+export type SessionDraft = Omit<CheckoutRow, "id" | "created_at" | "modified_at" | "status" | "client_secret" | "expires_at" | "payment_processor_metadata" | "discount_amount" | "net_amount" | "tax_amount" | "tax_behavior" | "trial_end">;
+
+export interface EditContext {
+  db: Executor;
+  products: ProductWithRelationsJson[];
+  defaultTaxBehavior: string;
+  taxEngine: TaxEngine;
+  now: Date;
+  /** Which side edits: the merchant may set the discount by id, the buyer only by code. */
+  side: "merchant" | "buyer";
+  /** The draft is new: a preset address may force the full address. */
+  creating: boolean;
+}
+
+const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({ loc: ["body", field], msg, type, input: input ?? null });
+
+/** Why a discount cannot apply to this selection, or null when it can. */
+function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
+  if (discount.starts_at && discount.starts_at > now) return "This discount is not active yet.";
+  if (discount.ends_at && discount.ends_at <= now) return "This discount has ended.";
+  if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions) return "This discount has reached its maximum number of redemptions.";
+  if (discount.product_ids.length > 0 && (productId === null || !discount.product_ids.includes(productId))) return "This discount does not apply to the selected product.";
+  if (discount.type === "fixed" && discount.amounts?.[currency] === undefined) return `This discount has no amount in ${currency.toUpperCase()}.`;
+  return null;
+}
+
+/** A preset address with more than a country (or a state outside US/CA) asks for the full address. */
+const isDetailedAddress = (address: StoredAddress): boolean =>
+  Boolean(address.line1 || address.line2 || address.city || address.postal_code || (address.state && !["US", "CA"].includes(address.country)));
+
+function assignPlain(draft: SessionDraft, changes: CheckoutChanges): void {
+  const nullableText = ["customer_name", "customer_billing_name", "locale", "success_url", "return_url", "embed_origin", "payment_method_type", "customer_ip_address"] as const;
+  for (const key of nullableText) {
+    const value = changes[key];
+    if (value !== undefined) draft[key] = value === null ? null : value.trim() || null;
+  }
+  if (changes.customer_email !== undefined) draft.customer_email = changes.customer_email?.trim() ?? null;
+  for (const key of ["is_business_customer", "allow_discount_codes", "require_billing_address"] as const) {
+    const value = changes[key];
+    if (value !== undefined && value !== null) draft[key] = value;
+  }
+  if (changes.allow_trial !== undefined && changes.allow_trial !== null) draft.allow_trial = changes.allow_trial;
+  if (changes.trial_interval !== undefined) draft.trial_interval = changes.trial_interval as RecurringInterval | null;
+  if (changes.trial_interval_count !== undefined) draft.trial_interval_count = changes.trial_interval_count;
+  if (changes.metadata !== undefined) draft.metadata = changes.metadata as Metadata;
+  if (changes.customer_metadata !== undefined && changes.customer_metadata !== null) draft.customer_metadata = changes.customer_metadata as Record<string, string | number | boolean>;
+}
+
+/**
+ * The discount after this edit: the merchant sets it by id, the buyer by code (when codes are
+ * allowed); a new selection the current discount does not cover drops it instead of refusing.
+ */
+async function resolveDiscount(
+  draft: SessionDraft,
+  changes: CheckoutChanges,
+  ctx: EditContext,
+  selectionChanged: boolean,
+  issues: ValidationIssue[],
+): Promise<DiscountWithProducts | null> {
+  const find = async (where: { id: string } | { code: string }) => (await findLiveDiscount(ctx.db, draft.organization_id, where)) ?? null;
+  const current = draft.discount_id ? await find({ id: draft.discount_id }) : null;
+  const problemOf = (discount: DiscountWithProducts) => discountProblem(discount, draft.product_id, draft.currency, ctx.now);
+  if (ctx.side === "merchant" && changes.discount_id !== undefined) {
+    const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;
+    const problem = chosen ? problemOf(chosen) : changes.discount_id ? "Discount does not exist." : null;
+    if (problem) issues.push(issue("discount_id", problem, changes.discount_id));
+    return chosen;
+  }
+  if (changes.discount_code !== undefined) {
+    if (!draft.allow_discount_codes) {
+      issues.push(issue("discount_code", "Discount codes are not allowed on this checkout.", changes.discount_code));
+      return current;
+    }
+    const chosen = changes.discount_code ? await find({ code: changes.discount_code.trim() }) : null;
+    const problem = chosen ? problemOf(chosen) : changes.discount_code ? "Discount code is invalid." : null;
+    if (problem) issues.push(issue("discount_code", problem, changes.discount_code));
+    return chosen;
+  }
+  return current && selectionChanged && problemOf(current) !== null ? null : current;
+}
+
+/**
+ * Applies one edit to a draft and prices the result. Every rule failure is collected and raised
+ * together as a 422 with the field's location; nothing is written by this function.
+ */
+export async function applyChanges(
+  current: SessionDraft,
+  changes: CheckoutChanges,
+  ctx: EditContext,
+): Promise<{ draft: SessionDraft; priced: PricedCheckout; discount: DiscountWithProducts | null }> {
+  const draft: SessionDraft = { ...current };
+  const issues: ValidationIssue[] = [];
+  assignPlain(draft, changes);
+  if (draft.customer_ip_address !== null && isIP(draft.customer_ip_address) === 0) {
+    issues.push(issue("customer_ip_address", "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"));
+  }
+
+  if (changes.currency) draft.currency = changes.currency;
+  const previousProductId = draft.product_id;
+  if (changes.product_price_id) {
+    const owner = ctx.products.find((p) => p.prices.some((price) => price.id === changes.product_price_id));
+    if (owner) {
+      draft.product_id = owner.id;
+      draft.product_price_id = changes.product_price_id;
+    } else issues.push(issue("product_price_id", "Price is not available in this checkout.", changes.product_price_id));
+  }
+  if (changes.product_id) {
+    if (ctx.products.some((p) => p.id === changes.product_id)) draft.product_id = changes.product_id;
+    else issues.push(issue("product_id", "Product is not available in this checkout.", changes.product_id));
+  }
+  const product = ctx.products.find((p) => p.id === draft.product_id) ?? null;
+  const prices = pricesIn(product, draft.currency);
+  if (product && prices.length === 0) issues.push(issue(changes.currency ? "currency" : "product_id", `Product has no price in ${draft.currency.toUpperCase()}.`, changes.currency ?? draft.product_id));
+  if (draft.product_id !== previousProductId || !prices.some((p) => p.id === draft.product_price_id)) draft.product_price_id = prices[0]?.id ?? null;
+
+  const customPrice = prices.find((p) => p.amount_type === "custom");
+  let customAmount: number | null = customPrice && draft.product_id === previousProductId && !ctx.creating ? draft.amount : null;
+  if (customPrice && changes.amount !== undefined && changes.amount !== null) {
+    const min = customPrice.minimum_amount ?? 0;
+    const max = customPrice.maximum_amount;
+    if (changes.amount < min || (max !== null && changes.amount > max)) {
+      issues.push(issue("amount", `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
+    } else customAmount = changes.amount;
+  }
+
+  const seatPrice = prices.find((p) => p.amount_type === "seat_based");
+  if (draft.min_seats !== null && draft.max_seats !== null && draft.min_seats > draft.max_seats) {
+    issues.push(issue("min_seats", "Minimum seats cannot exceed maximum seats.", draft.min_seats));
+  }
+  if (seatPrice) {
+    const tiers = seatPrice.seat_tiers ?? [];
+    const low = Math.max(draft.min_seats ?? 1, tiers[0]?.min_seats ?? 1);
+    const tierMax = tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null;
+    const high = Math.min(draft.max_seats ?? Number.POSITIVE_INFINITY, tierMax ?? Number.POSITIVE_INFINITY);
+    const seats = changes.seats ?? draft.seats ?? low;
+    if (seats < low || seats > high) issues.push(issue("seats", `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
+    else draft.seats = seats;
+  } else draft.seats = null;
+
+  const discount = await resolveDiscount(draft, changes, ctx, previousProductId !== draft.product_id || Boolean(changes.currency), issues);
+  draft.discount_id = discount?.id ?? null;
+
+  if (changes.customer_billing_address !== undefined) {
+    draft.customer_billing_address = changes.customer_billing_address ? toStoredAddress(changes.customer_billing_address) : null;
+    if (ctx.creating && draft.customer_billing_address && isDetailedAddress(draft.customer_billing_address)) draft.require_billing_address = true;
+  }
+  if (changes.customer_tax_id !== undefined) draft.customer_tax_id = changes.customer_tax_id?.trim() || null;
+  if (draft.customer_tax_id !== null && (changes.customer_tax_id !== undefined || changes.customer_billing_address !== undefined)) {
+    const country = draft.customer_billing_address?.country;
+    if (!country) issues.push(issue("customer_billing_address", "Country is required to validate tax ID.", null, "missing"));
+    else {
+      const checked = checkTaxId(draft.customer_tax_id, country);
+      if (checked) draft.customer_tax_id = checked.value;
+      else issues.push(issue("customer_tax_id", "Invalid tax ID.", changes.customer_tax_id ?? draft.customer_tax_id, "invalid"));
+    }
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+
+  const priced = priceCheckout(
+    {
+      product,
+      currency: draft.currency,
+      customAmount,
+      seats: draft.seats,
+      discount,
+      allowTrial: draft.allow_trial,
+      trialInterval: draft.trial_interval,
+      trialIntervalCount: draft.trial_interval_count,
+      address: draft.customer_billing_address,
+      isBusiness: draft.is_business_customer,
+      taxId: draft.customer_tax_id,
+      defaultTaxBehavior: ctx.defaultTaxBehavior,
+      now: ctx.now,
+    },
+    ctx.taxEngine,
+  );
+  draft.amount = priced.amount;
+  return { draft, priced, discount };
+}

@@ -1,0 +1,134 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { AddressInput } from "../../kit/address.ts";
+import { DateTime, MetadataInput, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { TrialInterval } from "../../kit/schema-extra.ts";
+import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
+import { CheckoutStatus } from "./checkouts.schemas.ts";
+
+// Strings the reference leaves unbounded get a cap here, so no caller can store unbounded text
+// (docs/decisions/checkout.md, "Input caps").
+const text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength }), description ? { description } : {});
+const optional = Type.Optional;
+// A pattern rather than `format: uri`: `{CHECKOUT_ID}` placeholders are not valid URI characters.
+const HttpUrl = (description: string) => Nullable(Type.String({ pattern: "^https?://\\S+$", minLength: 1, maxLength: 2083 }), { description });
+const Metadata = () => MetadataInput({ propertyNames: { minLength: 1, maxLength: 40 } });
+const SeatCount = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: 10_000 }), { description });
+
+const CustomFieldData = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]), {
+  maxProperties: 50,
+  description: "Values of the custom fields, keyed by field slug.",
+});
+
+/** Fields every way of editing a session shares: the buyer's own inputs. */
+const buyerFields = {
+  custom_field_data: optional(CustomFieldData),
+  product_id: optional(Nullable(Uuid4(), { description: "Product to select; must be one of the session's products." })),
+  product_price_id: optional(Nullable(Uuid4(), { description: "Price to select; selects its product.", deprecated: true })),
+  amount: optional(Nullable(Type.Integer({ minimum: 0, maximum: 99_999_999 }), { description: "Amount in cents for custom prices." })),
+  seats: optional(SeatCount("Number of seats for seat-based prices.")),
+  is_business_customer: optional(Nullable(Type.Boolean())),
+  customer_name: optional(text(256, "Name of the customer.")),
+  customer_email: optional(Nullable(Type.String({ format: "email", maxLength: 320 }), { description: "Email address of the customer." })),
+  customer_billing_name: optional(text(256)),
+  customer_billing_address: optional(Nullable(AddressInput, { description: "Billing address of the customer." })),
+  customer_tax_id: optional(text(64)),
+  locale: optional(text(35, "IETF BCP 47 language tag of the customer.")),
+};
+
+const merchantFields = {
+  metadata: optional(Metadata()),
+  customer_metadata: optional(Metadata()),
+  trial_interval: optional(Nullable(TrialInterval(), { description: "Unit of the trial period." })),
+  trial_interval_count: optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }), { description: "Number of trial units." })),
+  discount_id: optional(Nullable(Uuid4(), { description: "Discount to apply." })),
+  customer_ip_address: optional(text(45)),
+  success_url: optional(HttpUrl("Where the customer lands after paying; `{CHECKOUT_ID}` is substituted.")),
+  return_url: optional(HttpUrl("When set, the form shows a back link to it.")),
+  embed_origin: optional(text(2083, "Origin of the page embedding the checkout.")),
+  currency: optional(Nullable(PresentmentCurrency)),
+};
+
+// A new session selects its first product; picking another is an update.
+const { product_id: _productId, product_price_id: _priceId, ...createBuyerFields } = buyerFields;
+
+export const CheckoutCreate = Type.Object(
+  {
+    ...createBuyerFields,
+    ...merchantFields,
+    products: Type.Array(Uuid4(), { minItems: 1, maxItems: 100, description: "Products offered; the first is selected." }),
+    prices: optional(Nullable(Type.Record(Type.String(), Type.Unknown()), { description: "Ad-hoc prices are not supported; must be null or absent." })),
+    allow_discount_codes: optional(Type.Boolean({ default: true })),
+    require_billing_address: optional(Type.Boolean({ default: false })),
+    allow_trial: optional(Type.Boolean({ default: true })),
+    // No default: an omitted flag lets an existing business customer turn it on.
+    is_business_customer: optional(Type.Boolean()),
+    min_seats: optional(SeatCount("Lowest seat count allowed.")),
+    max_seats: optional(SeatCount("Highest seat count allowed.")),
+    customer_id: optional(Nullable(Uuid4(), { description: "Existing customer to pre-fill and link." })),
+    external_customer_id: optional(text(256, "Customer ID in the caller's system.")),
+    subscription_id: optional(Nullable(Uuid4(), { description: "Subscription to upgrade." })),
+  },
+  { title: "CheckoutProductsCreate" },
+);
+export type CheckoutCreate = Static<typeof CheckoutCreate>;
+
+export const CheckoutUpdate = Type.Object(
+  {
+    ...buyerFields,
+    ...merchantFields,
+    allow_discount_codes: optional(Nullable(Type.Boolean())),
+    require_billing_address: optional(Nullable(Type.Boolean())),
+    allow_trial: optional(Nullable(Type.Boolean())),
+    customer_metadata: optional(Nullable(Metadata())),
+  },
+  { title: "CheckoutUpdate" },
+);
+export type CheckoutUpdate = Static<typeof CheckoutUpdate>;
+
+const publicFields = {
+  ...buyerFields,
+  payment_method_type: optional(text(64, "Payment method chosen in the form, e.g. `card`.")),
+  discount_code: optional(text(256, "Discount code to apply.")),
+  allow_trial: optional(Nullable(Type.Literal(false), { description: "Turns the trial off." })),
+};
+
+export const CheckoutUpdatePublic = Type.Object(publicFields, { title: "CheckoutUpdatePublic" });
+export type CheckoutUpdatePublic = Static<typeof CheckoutUpdatePublic>;
+
+export const CheckoutConfirm = Type.Object(
+  {
+    ...publicFields,
+    confirmation_token_id: optional(text(255, "Payment confirmation token; required when a payment form is shown.")),
+  },
+  { title: "CheckoutConfirmStripe" },
+);
+export type CheckoutConfirm = Static<typeof CheckoutConfirm>;
+
+/** Every field any edit may carry, as the service consumes them. */
+export type CheckoutChanges = Partial<Omit<CheckoutUpdate, "allow_trial"> & Omit<CheckoutUpdatePublic, "allow_trial">> & {
+  allow_trial?: boolean | null;
+  is_business_customer?: boolean | null;
+};
+
+const oneOrMany = <T extends ReturnType<typeof Uuid4> | ReturnType<typeof Type.String> | typeof CheckoutStatus>(item: T, description: string) =>
+  optional(Type.Union([item, Type.Array(item, { maxItems: 100 })], { description }));
+
+export const CheckoutSortProperties = ["created_at", "-created_at", "expires_at", "-expires_at", "status", "-status"] as const;
+
+export const CheckoutListQuery = Type.Object({
+  organization_id: oneOrMany(Uuid4(), "Filter by organization ID."),
+  product_id: oneOrMany(Uuid4(), "Filter by product ID."),
+  customer_id: oneOrMany(Uuid4(), "Filter by customer ID."),
+  external_customer_id: oneOrMany(Type.String({ maxLength: 256 }), "Filter by customer external ID."),
+  status: oneOrMany(CheckoutStatus, "Filter by checkout session status."),
+  query: optional(Type.String({ maxLength: 256, description: "Filter by customer email." })),
+  page: optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, defaults to 1." })),
+  limit: optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." })),
+  sorting: optional(
+    Type.Array(Type.Unsafe<(typeof CheckoutSortProperties)[number]>({ type: "string", enum: [...CheckoutSortProperties] }), {
+      maxItems: 6,
+      description: "Sort keys; `-` for descending. Defaults to `-created_at`.",
+    }),
+  ),
+});
+export type CheckoutListQuery = Static<typeof CheckoutListQuery>;

@@ -1,0 +1,88 @@
+import type { Executor } from "../../db/database.ts";
+import { allocate } from "../../kit/money.ts";
+import type { CustomerRow } from "../customers/customers.table.ts";
+import type { ProductPriceJson } from "../products/products.mapper.ts";
+import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
+import { insertOrder, insertOrderItems } from "./orders.repository.ts";
+import type { OrderBillingReason, OrderItemRow, OrderRow } from "./orders.table.ts";
+import type { StoredAddress } from "../../kit/address.ts";
+import type { Metadata } from "../../kit/schema.ts";
+
+export interface PaidOrderInput {
+  organization: NumberingOrganization;
+  customer: CustomerRow;
+  checkoutId: string;
+  product: { id: string; name: string; isRecurring: boolean };
+  /** The charged prices with the amount each contributed, in display order. */
+  lines: { price: ProductPriceJson; amount: number; label: string }[];
+  amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
+  discountId: string | null;
+  billing: { name: string | null; address: StoredAddress | null; taxId: [string, string] | null };
+  seats: number | null;
+  metadata: Metadata;
+  customFieldData: Record<string, string | number | boolean | null>;
+  /** The processor's charge id; a receipt exists only when money moved. */
+  paymentReference: string | null;
+  now: Date;
+}
+
+/**
+ * Writes a paid order with its items, invoice number and (when a payment was taken) receipt
+ * number. Runs inside the checkout-success transaction; the numbers are gap-free because their
+ * counters roll back with it.
+ */
+export async function createPaidOrder(db: Executor, input: PaidOrderInput): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
+  const billingReason: OrderBillingReason = input.product.isRecurring ? "subscription_create" : "purchase";
+  const invoiceNumber = await allocateInvoiceNumber(db, input.organization, input.customer);
+  const receiptNumber = input.paymentReference ? await allocateReceiptNumber(db, input.organization.id, input.customer) : null;
+  const order = await insertOrder(db, {
+    created_at: input.now,
+    modified_at: null,
+    organization_id: input.organization.id,
+    customer_id: input.customer.id,
+    product_id: input.product.id,
+    discount_id: input.discountId,
+    subscription_id: null,
+    checkout_id: input.checkoutId,
+    status: "paid",
+    billing_reason: billingReason,
+    subtotal_amount: input.amounts.subtotal,
+    discount_amount: input.amounts.discount,
+    net_amount: input.amounts.net,
+    tax_amount: input.amounts.tax,
+    total_amount: input.amounts.total,
+    platform_fee_currency: null,
+    currency: input.amounts.currency,
+    billing_name: input.billing.name,
+    billing_address: input.billing.address ? JSON.stringify(input.billing.address) : null,
+    tax_id: input.billing.taxId ? JSON.stringify(input.billing.taxId) : null,
+    invoice_number: invoiceNumber,
+    invoice_path: null,
+    invoice_checksum: null,
+    receipt_number: receiptNumber,
+    receipt_path: null,
+    description: input.product.name,
+    seats: input.seats,
+    next_payment_attempt_at: null,
+    payment_reference: input.paymentReference,
+    metadata: JSON.stringify(input.metadata),
+    custom_field_data: JSON.stringify(input.customFieldData),
+  });
+  const lines = input.lines.length ? input.lines : [{ price: null, amount: 0, label: input.product.name }];
+  const taxes = allocate(input.amounts.tax, lines.map((line) => line.amount));
+  const items = await insertOrderItems(
+    db,
+    lines.map((line, position) => ({
+      created_at: input.now,
+      modified_at: null,
+      organization_id: input.organization.id,
+      order_id: order.id,
+      label: line.label,
+      amount: line.amount,
+      tax_amount: taxes[position] ?? 0,
+      product_price_id: line.price?.id ?? null,
+      position,
+    })),
+  );
+  return { order, items };
+}

@@ -1,0 +1,30 @@
+import { sql } from "kysely";
+import type { TestContext } from "../../helpers/context.ts";
+
+/** Row counts of what the checkout flow writes, to prove a refused request wrote nothing. */
+export async function writeCounts(ctx: TestContext) {
+  const row = await sql<Record<string, string>>`SELECT
+      (SELECT count(*) FROM checkouts) AS checkouts,
+      (SELECT count(*) FROM orders) AS orders,
+      (SELECT count(*) FROM customers) AS customers,
+      (SELECT count(*) FROM webhook_events) AS events,
+      (SELECT count(*) FROM benefit_grants) AS grants,
+      (SELECT coalesce(sum(redemptions_count), 0) FROM discounts) AS redemptions,
+      (SELECT count(*) FROM customer_sessions) AS sessions`.execute(ctx.deps.db);
+  return Object.fromEntries(Object.entries(row.rows[0]!).map(([k, v]) => [k, Number(v)]));
+}
+
+/** Event types recorded for one checkout, oldest first. */
+export async function eventsFor(ctx: TestContext, checkoutId: string): Promise<string[]> {
+  const rows = await ctx.deps.db
+    .selectFrom("webhook_events")
+    .select(["type"])
+    .where(sql<boolean>`payload->'data'->>'id' = ${checkoutId} OR payload->'data'->>'checkout_id' = ${checkoutId}`)
+    .orderBy("created_at")
+    .orderBy(sql`payload->>'timestamp'`)
+    .execute();
+  return rows.map((r) => r.type);
+}
+
+export const FR_ADDRESS = { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" };
+export const US_ADDRESS = { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" };
