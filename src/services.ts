@@ -1,6 +1,7 @@
 import type { Deps } from "./context.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
 import { createCheckoutService } from "./modules/checkouts/checkouts.service.ts";
+import { createEventService } from "./modules/events/events.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 
@@ -13,6 +14,7 @@ export function buildServices(deps: Deps) {
     accessTokens,
     organizations: createOrganizationService(deps),
     checkouts: createCheckoutService(deps),
+    events: createEventService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts/checkouts.table.ts";
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
+import type { EventsTable } from "../modules/events/events.table.ts";
 import type {
   OrganizationAccessTokensTable,
   OrganizationsTable,
@@ -32,6 +33,7 @@ export interface Database {
   checkouts: CheckoutsTable;
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
+  events: EventsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,0 +1,117 @@
+import type { TObject } from "@sinclair/typebox";
+import type { ValidateFunction } from "ajv";
+import { RequestValidationError, type ValidationIssue } from "../../kit/errors.ts";
+import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
+import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
+
+/**
+ * The ingest body is validated here rather than by the generic route validator, to answer the way
+ * the reference does for its union of two event shapes: when an event fits neither, the errors of
+ * both shapes are listed, each `loc` naming the shape (`["body","events",3,"EventCreateCustomer","name"]`).
+ */
+
+interface Branch {
+  readonly title: string;
+  readonly keys: ReadonlySet<string>;
+  readonly validate: ValidateFunction;
+}
+
+const branch = (schema: TObject): Branch => ({
+  title: String(schema.title),
+  keys: new Set(Object.keys(schema.properties)),
+  validate: bodyAjv.compile(schema),
+});
+
+const BRANCHES: readonly Branch[] = [branch(EventCreateCustomer), branch(EventCreateExternalCustomer)];
+// Keys a value of one shape carries that the other shape ignores.
+const OTHER_SHAPE_KEYS: readonly (readonly string[])[] = [
+  ["external_customer_id", "external_member_id"],
+  ["customer_id", "member_id"],
+];
+
+const NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Issues of one event against one shape, beyond the JSON schema: timestamps must be aware and past. */
+function timestampIssues(event: Record<string, unknown>, now: Date): ValidationIssue[] {
+  const value = event.timestamp;
+  if (typeof value !== "string") return [];
+  const parsed = Date.parse(value);
+  if (Number.isNaN(parsed) || parsed <= now.getTime()) return [];
+  return [{ loc: ["timestamp"], msg: "Value error, Timestamp must be in the past.", type: "value_error", input: value, ctx: { error: {} } }];
+}
+
+/** A timestamp without offset fails the date-time format; the reference names that case. */
+function refine(issue: ValidationIssue): ValidationIssue {
+  const [, field] = issue.loc;
+  if (field === "timestamp" && issue.type === "datetime_from_date_parsing" && typeof issue.input === "string" && bodyAjv.validate({ type: "string", format: "date-time" }, `${issue.input}Z`)) {
+    return { ...issue, type: "timezone_aware", msg: "Input should have timezone info" };
+  }
+  return issue;
+}
+
+function branchIssues(target: Branch, event: unknown, now: Date): ValidationIssue[] {
+  if (!isObject(event)) return [{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: event }];
+  const schemaIssues = target.validate(event) ? [] : toValidationIssues("body", target.validate.errors ?? []).map(refine);
+  const hasTimestampIssue = schemaIssues.some((issue) => issue.loc[1] === "timestamp");
+  return hasTimestampIssue ? schemaIssues : [...schemaIssues, ...timestampIssues(event, now).map((i) => ({ ...i, loc: ["body", ...i.loc] }))];
+}
+
+/** How many of the value's keys a shape knows: the reference's union picks the shape using the most. */
+const fieldsSet = (target: Branch, event: Record<string, unknown>) => Object.keys(event).filter((key) => target.keys.has(key)).length;
+
+function choose(index: number, event: Record<string, unknown>): EventCreate {
+  for (const key of OTHER_SHAPE_KEYS[index]!) delete event[key];
+  return event as EventCreate;
+}
+
+/**
+ * Validates one event; returns the issues (with the shape in `loc`), or the event reduced to the
+ * fields of the shape it matched.
+ */
+function validateEvent(event: unknown, index: number, now: Date): { issues: ValidationIssue[] } | { event: EventCreate } {
+  // A value carrying the required key of one shape only can match no other: one validation is enough.
+  if (isObject(event) && "customer_id" in event !== "external_customer_id" in event) {
+    const only = "customer_id" in event ? 0 : 1;
+    if (branchIssues(BRANCHES[only]!, event, now).length === 0) return { event: choose(only, event) };
+  }
+  const results = BRANCHES.map((target) => branchIssues(target, event, now));
+  const matching = BRANCHES.map((_, i) => i).filter((i) => results[i]!.length === 0);
+  if (matching.length > 0 && isObject(event)) {
+    const chosen = matching.reduce((best, i) => (fieldsSet(BRANCHES[i]!, event) > fieldsSet(BRANCHES[best]!, event) ? i : best));
+    return { event: choose(chosen, event) };
+  }
+  const issues = results.flatMap((list, i) =>
+    list.map((issue) => ({ ...issue, loc: ["body", "events", index, BRANCHES[i]!.title, ...issue.loc.slice(1)] })),
+  );
+  return { issues };
+}
+
+/** A Fastify body validator: `{ value }` when the whole batch is valid, else every issue of every event. */
+export function createIngestValidator(now: () => Date) {
+  return (body: unknown): { value: EventsIngest } | { error: RequestValidationError } => {
+    if (!isObject(body)) {
+      return { error: new RequestValidationError([{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: body }]) };
+    }
+    const events = body.events;
+    if (!Array.isArray(events)) {
+      const issue: ValidationIssue =
+        events === undefined
+          ? { loc: ["body", "events"], msg: "Field required", type: "missing", input: body }
+          : { loc: ["body", "events"], msg: "Input should be a valid list", type: "list_type", input: events };
+      return { error: new RequestValidationError([issue]) };
+    }
+    const at = now();
+    const issues: ValidationIssue[] = [];
+    const valid: EventCreate[] = new Array(events.length);
+    for (let i = 0; i < events.length; i += 1) {
+      const result = validateEvent(events[i], i, at);
+      if ("issues" in result) issues.push(...result.issues);
+      else valid[i] = result.event;
+    }
+    if (issues.length > 0) return { error: new RequestValidationError(issues) };
+    return { value: { events: valid } };
+  };
+}

@@ -1,0 +1,156 @@
+import { sql, type Expression, type SqlBool } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { JsonValue } from "../../db/json.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import type { EventRow, EventSourceValue } from "./events.table.ts";
+
+/** One event ready to store; `timestamp` as ISO text. */
+export interface EventInsert {
+  organization_id: string;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  member_id: string | null;
+  external_member_id: string | null;
+  name: string;
+  timestamp: string;
+  external_id: string | null;
+  parent_id: string | null;
+  metadata: Record<string, JsonValue>;
+}
+
+/**
+ * Inserts a whole batch in one statement with one bind parameter (the rows as JSON), skipping rows
+ * whose (organization, external_id) already exists. Concurrent batches carrying the same external
+ * id wait on each other's index entry, so each id is inserted exactly once. Returns how many rows
+ * were inserted.
+ */
+export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await sql`
+    INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
+    SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+           r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
+    FROM (
+      SELECT gen_random_uuid() AS id, x.*
+      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(
+        organization_id uuid, customer_id uuid, external_customer_id text, member_id uuid, external_member_id text,
+        name text, "timestamp" timestamptz, external_id text, parent_id text, metadata jsonb
+      )
+    ) r
+    ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Organization of each live (not deleted) customer among `ids`, in one query. */
+export async function findLiveCustomerOrganizations(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("customers")
+    .select(["id", "organization_id"])
+    .where("id", "in", ids)
+    .where("deleted_at", "is", null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.organization_id]));
+}
+
+export interface EventFilter {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[] | undefined;
+  customerIds?: readonly string[] | undefined;
+  externalCustomerIds?: readonly string[] | undefined;
+  names?: readonly string[] | undefined;
+  sources?: readonly EventSourceValue[] | undefined;
+  after?: Date | undefined;
+  before?: Date | undefined;
+  parentId?: string | undefined;
+  metadata?: ReadonlyMap<string, readonly string[]> | undefined;
+  id?: string | undefined;
+}
+
+/** The event as read: its parent resolved to an event id, and its number of direct children. */
+export type EventReadRow = EventRow & { resolved_parent_id: string | null; child_count: number };
+
+const UUID_TEXT = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+function filtered(db: Executor, filter: EventFilter) {
+  const in_ = <T>(values: readonly T[] | undefined) => values !== undefined && values.length > 0;
+  return db.selectFrom("events as e").where((eb) => {
+    const conditions: Expression<SqlBool>[] = [];
+    if (filter.allowed !== null) conditions.push(eb("e.organization_id", "in", filter.allowed));
+    if (in_(filter.organizationIds)) conditions.push(eb("e.organization_id", "in", filter.organizationIds!));
+    if (in_(filter.customerIds)) conditions.push(eb("e.customer_id", "in", filter.customerIds!));
+    if (in_(filter.externalCustomerIds)) conditions.push(eb("e.external_customer_id", "in", filter.externalCustomerIds!));
+    if (in_(filter.names)) conditions.push(eb("e.name", "in", filter.names!));
+    if (in_(filter.sources)) conditions.push(eb("e.source", "in", filter.sources!));
+    if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));
+    if (filter.before) conditions.push(eb("e.timestamp", "<", filter.before));
+    if (filter.id !== undefined) conditions.push(eb("e.id", "=", filter.id));
+    if (filter.parentId !== undefined) {
+      // Children name their parent by its id or by its external id.
+      conditions.push(
+        eb.or([
+          eb("e.parent_id", "=", filter.parentId),
+          eb("e.parent_id", "=", sql<string>`(SELECT p.external_id FROM events p WHERE p.id = ${filter.parentId} AND p.organization_id = e.organization_id)`),
+        ]),
+      );
+    }
+    if (filter.metadata && filter.metadata.size > 0) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
+    return eb.and(conditions);
+  });
+}
+
+export async function countEvents(db: Executor, filter: EventFilter): Promise<number> {
+  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function listEvents(
+  db: Executor,
+  filter: EventFilter,
+  sorting: readonly SortCriterion<"timestamp">[],
+  window: { limit: number; offset: number },
+): Promise<EventReadRow[]> {
+  let query = filtered(db, filter)
+    .selectAll("e")
+    .select([
+      sql<string | null>`COALESCE(
+        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id
+           AND p.id = CASE WHEN e.parent_id ~ ${UUID_TEXT} THEN e.parent_id::uuid END),
+        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id AND p.external_id = e.parent_id)
+      )`.as("resolved_parent_id"),
+      sql<number>`(SELECT count(*) FROM events c WHERE c.organization_id = e.organization_id AND c.parent_id IN (e.id::text, e.external_id))::int`.as(
+        "child_count",
+      ),
+    ]);
+  for (const { key, direction } of sorting) query = query.orderBy(`e.${key}`, direction);
+  // A unique tiebreaker so that pages never repeat or skip rows.
+  return query.orderBy("e.id", sorting[0]?.direction ?? "desc").limit(window.limit).offset(window.offset).execute();
+}
+
+/** Customers of these events, matched by id or, for events naming an external id, by that. */
+export async function findCustomersOfEvents(db: Executor, events: readonly EventRow[]) {
+  const ids = [...new Set(events.flatMap((e) => (e.customer_id === null ? [] : [e.customer_id])))];
+  const external = events.filter((e) => e.customer_id === null && e.external_customer_id !== null);
+  if (ids.length === 0 && external.length === 0) return [];
+  return selectCustomersForRead(db)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb("c.id", "in", ids)] : []),
+        ...(external.length > 0
+          ? [
+              eb.and([
+                eb("c.deleted_at", "is", null),
+                eb(
+                  eb.refTuple("c.organization_id", "c.external_id"),
+                  "in",
+                  external.map((e) => eb.tuple(e.organization_id, e.external_customer_id!)),
+                ),
+              ]),
+            ]
+          : []),
+      ]),
+    )
+    .execute();
+}
