@@ -9,6 +9,9 @@ import * as P from "../../src/modules/products/products.schemas.ts";
 import * as D from "../../src/modules/discounts/discounts.schemas.ts";
 import * as C from "../../src/modules/checkouts/checkouts.schemas.ts";
 import * as O from "../../src/modules/organizations/organizations.schemas.ts";
+import * as Cu from "../../src/modules/customers/customers.schemas.ts";
+import * as E from "../../src/modules/events/events.schemas.ts";
+import { Pagination } from "../../src/kit/pagination.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -128,6 +131,24 @@ const _orgDisputes: AssertAssignable<S<typeof O.OrganizationDisputeSettings>, mo
 const _organization: AssertAssignable<S<typeof O.Organization>, models.Organization> = true;
 const _orgDetails: AssertAssignable<S<typeof O.OrganizationDetails>, models.OrganizationDetails> = true;
 const _orgCreate: AssertAssignable<S<typeof O.OrganizationCreate>, models.OrganizationCreate> = true;
+
+// Customers and events.
+const _pagination: AssertAssignable<S<typeof Pagination>, models.Pagination> = true;
+const _taxIdFormat: AssertAssignable<Cu.TaxIdFormat, S<typeof Cu.TaxIdFormat>> = true;
+const _customerIndividual: AssertAssignable<S<typeof Cu.CustomerIndividual>, models.CustomerIndividual> = true;
+const _customerTeam: AssertAssignable<S<typeof Cu.CustomerTeam>, models.CustomerTeam> = true;
+const _customer: AssertAssignable<S<typeof Cu.Customer>, models.Customer> = true;
+const _eventSource: AssertEqual<E.EventSource, models.EventSource> = true;
+const _eventSort: AssertEqual<E.EventSortProperty, models.EventSortProperty> = true;
+const _llm: AssertAssignable<S<typeof E.LLMMetadata>, models.LLMMetadata> = true;
+const _costOut: AssertAssignable<S<typeof E.CostMetadataOutput>, models.CostMetadataOutput> = true;
+const _eventMetadata: AssertAssignable<S<typeof E.EventMetadataOutput>, models.EventMetadataOutput> = true;
+const _userEvent: AssertAssignable<S<typeof E.UserEvent>, models.UserEvent> = true;
+const _event: AssertAssignable<S<typeof E.Event>, models.Event> = true;
+const _listEvent: AssertAssignable<S<typeof E.ListResourceEvent>, models.ListResourceEvent> = true;
+const _ingestResponse: AssertAssignable<S<typeof E.EventsIngestResponse>, models.EventsIngestResponse> = true;
+// Inputs the other way round: every body the SDK can send is one we accept.
+const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -277,6 +298,22 @@ const mirrored: Record<string, TSchema> = {
   OrganizationIndividualLegalEntitySchema: O.OrganizationIndividualLegalEntitySchema,
   OrganizationCompanyLegalEntitySchema: O.OrganizationCompanyLegalEntitySchema,
   OrganizationCreate: O.OrganizationCreate,
+  Pagination,
+  TaxIDFormat: Cu.TaxIdFormat,
+  CustomerIndividual: Cu.CustomerIndividual,
+  CustomerTeam: Cu.CustomerTeam,
+  Customer: Cu.Customer,
+  EventSource: E.EventSource,
+  EventSortProperty: E.EventSortProperty,
+  LLMMetadata: E.LLMMetadata,
+  "CostMetadata-Output": E.CostMetadataOutput,
+  EventMetadataInput: E.EventMetadataInput,
+  EventMetadataOutput: E.EventMetadataOutput,
+  EventCreateCustomer: E.EventCreateCustomer,
+  EventCreateExternalCustomer: E.EventCreateExternalCustomer,
+  EventsIngest: E.EventsIngest,
+  EventsIngestResponse: E.EventsIngestResponse,
+  UserEvent: E.UserEvent,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

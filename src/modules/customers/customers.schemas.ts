@@ -18,19 +18,20 @@ export const TaxIdFormat = StringEnum(TaxIdFormatValues, { title: "TaxIDFormat",
 export const CustomerTypeValues = ["individual", "team"] as const;
 export type CustomerType = (typeof CustomerTypeValues)[number];
 
+// Keys the reference marks optional are still always emitted (see the mapper).
 const customerFields = {
   id: Uuid4({ description: "The ID of the customer." }),
   ...TimestampedFields,
   metadata: MetadataOutput(),
-  external_id: Nullable(Type.String(), { description: "The ID of the customer in your system; unique within the organization." }),
+  external_id: Type.Optional(Nullable(Type.String(), { description: "The ID of the customer in your system; unique within the organization." })),
   email_verified: Type.Boolean({ description: "Whether the customer email address is verified." }),
   name: Nullable(Type.String(), { description: "The name of the customer." }),
   billing_name: Nullable(Type.String(), { description: "The name on the customer's invoices; the customer name when not set." }),
   billing_address: Nullable(Address),
   tax_id: Nullable(Type.Tuple([Type.String(), TaxIdFormat]), { description: "The tax ID and its format." }),
-  locale: Nullable(Type.String()),
+  locale: Type.Optional(Nullable(Type.String())),
   organization_id: Uuid4({ description: "The ID of the organization owning the customer." }),
-  default_payment_method_id: Nullable(Uuid4(), { description: "The ID of the customer's default payment method, if any." }),
+  default_payment_method_id: Type.Optional(Nullable(Uuid4(), { description: "The ID of the customer's default payment method, if any." })),
   deleted_at: Nullable(DateTime(), { description: "When the customer was soft deleted." }),
   first_user_event_at: Nullable(DateTime(), { description: "Timestamp of the first event ingested for this customer." }),
   avatar_url: Nullable(Type.String()),
@@ -48,7 +49,7 @@ export const CustomerIndividual = Type.Object(
 export const CustomerTeam = Type.Object(
   {
     ...customerFields,
-    email: Nullable(Type.String(), { description: "The email address of the customer; unique within the organization." }),
+    email: Type.Optional(Nullable(Type.String(), { description: "The email address of the customer; unique within the organization." })),
     type: Type.Literal("team", { description: "The type of customer. Team customers can have multiple members." }),
   },
   { title: "CustomerTeam" },

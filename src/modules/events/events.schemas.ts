@@ -22,7 +22,6 @@ export const CostMetadataInput = Type.Object(
   },
   { title: "CostMetadata" },
 );
-export type CostMetadataInput = Static<typeof CostMetadataInput>;
 
 export const CostMetadataOutput = Type.Object(
   { amount: Type.String({ pattern: COST_AMOUNT_PATTERN, description: "The amount in cents." }), currency: costCurrency },
@@ -43,7 +42,7 @@ export const LLMMetadata = Type.Object(
   { title: "LLMMetadata" },
 );
 
-const metadataObject = (title: string, cost: TSchema, value: TSchema) =>
+const metadataObject = <C extends TSchema, V extends TSchema>(title: string, cost: C, value: V) =>
   Type.Object(
     { _cost: Type.Optional(cost), _llm: Type.Optional(LLMMetadata) },
     { title, additionalProperties: value },
@@ -107,7 +106,8 @@ export type EventsIngest = Static<typeof EventsIngest>;
 export const EventsIngestResponse = Type.Object(
   {
     inserted: Type.Integer({ description: "Number of events inserted." }),
-    duplicates: Type.Integer({ description: "Number of duplicate events skipped.", default: 0 }),
+    // Optional in the reference; always sent here.
+    duplicates: Type.Optional(Type.Integer({ description: "Number of duplicate events skipped.", default: 0 })),
   },
   { title: "EventsIngestResponse" },
 );
@@ -122,10 +122,11 @@ export const UserEvent = Type.Object(
     customer_id: Nullable(Uuid4(), { description: "ID of the customer in your organization associated with the event." }),
     customer: Nullable(Customer, { description: "The customer associated with the event." }),
     external_customer_id: Nullable(Type.String(), { description: "ID of the customer in your system associated with the event." }),
-    member_id: Nullable(Uuid4(), { description: "ID of the member of the customer who performed the action." }),
-    external_member_id: Nullable(Type.String(), { description: "ID in your system of the member who performed the action." }),
-    child_count: Type.Integer({ description: "Number of direct child events linked to this event.", default: 0 }),
-    parent_id: Nullable(Uuid4(), { description: "The ID of the parent event." }),
+    // The next four are optional in the reference; always sent here.
+    member_id: Type.Optional(Nullable(Uuid4(), { description: "ID of the member of the customer who performed the action." })),
+    external_member_id: Type.Optional(Nullable(Type.String(), { description: "ID in your system of the member who performed the action." })),
+    child_count: Type.Optional(Type.Integer({ description: "Number of direct child events linked to this event.", default: 0 })),
+    parent_id: Type.Optional(Nullable(Uuid4(), { description: "The ID of the parent event." })),
     label: Type.String({ description: "Human readable label of the event type." }),
     name: Type.String({ description: "The name of the event." }),
     source: Type.Literal("user", { description: "`user` events are the ones created through the ingestion API." }),

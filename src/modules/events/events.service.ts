@@ -14,7 +14,7 @@ import {
   type EventFilter,
   type EventInsert,
 } from "./events.repository.ts";
-import type { CostMetadataInput, Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
+import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
 
 const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
   loc: ["body", "events", index, field],
@@ -53,8 +53,7 @@ function toInsert(event: EventCreate, organizationId: string, receivedAt: string
 
 /** Cost amounts are decimals and are emitted as text, whichever form they came in. */
 function normalizeMetadata(metadata: NonNullable<EventCreate["metadata"]>): Record<string, JsonValue> {
-  // The schema validated `_cost`; TypeBox types known keys of an open record loosely.
-  const cost = metadata._cost as CostMetadataInput | undefined;
+  const cost = metadata._cost;
   if (cost === undefined || typeof cost.amount === "string") return metadata as Record<string, JsonValue>;
   return { ...metadata, _cost: { ...cost, amount: String(cost.amount) } } as Record<string, JsonValue>;
 }
