@@ -1,6 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
 import type { ValidateFunction } from "ajv";
 import { RequestValidationError, type ValidationIssue } from "../../kit/errors.ts";
+import { SLICE_SIZE, mapInSlices } from "../../kit/slices.ts";
 import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
 
@@ -89,9 +90,13 @@ function validateEvent(event: unknown, index: number, now: Date): { issues: Vali
   return { issues };
 }
 
-/** A Fastify body validator: `{ value }` when the whole batch is valid, else every issue of every event. */
+/**
+ * A Fastify body validator. A batch of at most one slice answers synchronously: `{ value }` or
+ * every issue of every event. A larger batch is validated slice by slice across event-loop turns
+ * (Fastify's asynchronous validator contract: resolve to pass, reject with the error).
+ */
 export function createIngestValidator(now: () => Date) {
-  return (body: unknown): { value: EventsIngest } | { error: RequestValidationError } => {
+  return (body: unknown): { value: EventsIngest } | { error: RequestValidationError } | Promise<true> => {
     if (!isObject(body)) {
       return { error: new RequestValidationError([{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: body }]) };
     }
@@ -104,14 +109,21 @@ export function createIngestValidator(now: () => Date) {
       return { error: new RequestValidationError([issue]) };
     }
     const at = now();
-    const issues: ValidationIssue[] = [];
-    const valid: EventCreate[] = new Array(events.length);
-    for (let i = 0; i < events.length; i += 1) {
-      const result = validateEvent(events[i], i, at);
-      if ("issues" in result) issues.push(...result.issues);
-      else valid[i] = result.event;
+    const check = (event: unknown, index: number) => validateEvent(event, index, at);
+    if (events.length <= SLICE_SIZE) {
+      const error = collect(events.map(check));
+      return error ? { error } : { value: body as EventsIngest };
     }
-    if (issues.length > 0) return { error: new RequestValidationError(issues) };
-    return { value: { events: valid } };
+    return mapInSlices(events, check).then((results) => {
+      const error = collect(results);
+      if (error) throw error;
+      return true;
+    });
   };
+}
+
+/** Every issue of every event, or null when the batch is valid. */
+function collect(results: ReturnType<typeof validateEvent>[]): RequestValidationError | null {
+  const issues = results.flatMap((result) => ("issues" in result ? result.issues : []));
+  return issues.length > 0 ? new RequestValidationError(issues) : null;
 }

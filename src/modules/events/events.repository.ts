@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { mapInSlices } from "../../kit/slices.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 
@@ -28,13 +29,14 @@ export interface EventInsert {
  */
 export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
   if (rows.length === 0) return 0;
+  const json = `[${(await mapInSlices(rows, (row) => JSON.stringify(row))).join(",")}]`;
   const result = await sql`
     INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
     SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM (
       SELECT gen_random_uuid() AS id, x.*
-      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(
+      FROM json_to_recordset(${json}::json) AS x(
         organization_id uuid, customer_id uuid, external_customer_id text, member_id uuid, external_member_id text,
         name text, "timestamp" timestamptz, external_id text, parent_id text, metadata jsonb
       )

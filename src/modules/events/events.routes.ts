@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { SafePromiseLike } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { LengthRequired } from "../../kit/errors.ts";
@@ -20,7 +21,12 @@ export const eventRoutes =
       if (request.method === "POST" && request.headers["content-length"] === undefined) throw new LengthRequired();
     });
 
-    const ingestValidator = createIngestValidator(now);
+    const validateIngest = createIngestValidator(now);
+    // Fastify brands the promise of an asynchronous validator in its types; ours follows its contract.
+    const ingestValidator = (body: unknown) => {
+      const result = validateIngest(body);
+      return result instanceof Promise ? (result as unknown as SafePromiseLike<true>) : result;
+    };
     app.post(
       "/v1/events/ingest",
       {

@@ -2,6 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
+import { mapInSlices } from "../../kit/slices.ts";
 import { metadataQuery, pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent } from "./events.mapper.ts";
@@ -122,7 +123,7 @@ export function createEventService(deps: Deps) {
       });
       issues.push(...(await referenceIssues(body.events, organizations, principal)));
       if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-      const rows = dedupeAndOrder(body.events.map((event, index) => toInsert(event, organizations[index]!, receivedAt)));
+      const rows = dedupeAndOrder(await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)));
       const inserted = await insertEventsSkippingDuplicates(db, rows);
       return { inserted, duplicates: body.events.length - inserted };
     },

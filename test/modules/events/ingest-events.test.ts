@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
+import { SLICE_SIZE } from "../../../src/kit/slices.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
@@ -120,6 +121,22 @@ describe("POST /v1/events/ingest", () => {
     const responses = await Promise.all([ingest(forward), ingest(backward), ingest(forward), ingest(backward)]);
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
     expect(responses.reduce((sum, r) => sum + (r.json() as { inserted: number }).inserted, 0)).toBe(300);
+  });
+
+  it("validates and stores a batch larger than one validation slice", async () => {
+    const count = SLICE_SIZE * 2 + 321;
+    const events = Array.from({ length: count }, (_, i) => ({ name: "bulk", external_customer_id: `u${i % 7}`, external_id: `bulk-${i}` }));
+    expect((await ingest(events)).json()).toEqual({ inserted: count, duplicates: 0 });
+    const bad = events.map((e, i) => (i === SLICE_SIZE + 5 ? { ...e, external_id: `fresh-${i}`, timestamp: "2025-01-01T00:00:00" } : { ...e, external_id: `fresh-${i}` }));
+    const before = await eventCount();
+    const response = await ingest(bad);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail).toEqual([
+      expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateCustomer", "customer_id"], type: "missing" }),
+      expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateCustomer", "timestamp"], type: "timezone_aware" }),
+      expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateExternalCustomer", "timestamp"], type: "timezone_aware" }),
+    ]);
+    expect(await eventCount()).toBe(before);
   });
 
   it("accepts an external customer id nobody has yet", async () => {
