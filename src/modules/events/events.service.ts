@@ -59,27 +59,16 @@ function normalizeMetadata(metadata: NonNullable<EventCreate["metadata"]>): Reco
   return { ...metadata, _cost: { ...cost, amount: String(cost.amount) } } as Record<string, JsonValue>;
 }
 
-/**
- * Drops events whose external id appeared earlier in the batch (the first occurrence wins), and
- * orders the rest by external id so that concurrent batches lock shared ids in the same order and
- * cannot deadlock.
- */
-function dedupeAndOrder(rows: EventInsert[]): EventInsert[] {
+/** Drops events whose external id appeared earlier in the batch: the first occurrence wins. */
+function dropRepeatedExternalIds(rows: EventInsert[]): EventInsert[] {
   const seen = new Set<string>();
-  const keyed: { key: string; row: EventInsert }[] = [];
-  const unkeyed: EventInsert[] = [];
-  for (const row of rows) {
-    if (row.external_id === null) {
-      unkeyed.push(row);
-      continue;
-    }
+  return rows.filter((row) => {
+    if (row.external_id === null) return true;
     const key = `${row.organization_id}\u0000${row.external_id}`;
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return false;
     seen.add(key);
-    keyed.push({ key, row });
-  }
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return [...keyed.map((k) => k.row), ...unkeyed];
+    return true;
+  });
 }
 
 export function createEventService(deps: Deps) {
@@ -123,7 +112,7 @@ export function createEventService(deps: Deps) {
       });
       issues.push(...(await referenceIssues(body.events, organizations, principal)));
       if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-      const rows = dedupeAndOrder(await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)));
+      const rows = dropRepeatedExternalIds(await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)));
       const inserted = await insertEventsSkippingDuplicates(db, rows);
       return { inserted, duplicates: body.events.length - inserted };
     },
