@@ -15,9 +15,6 @@ export const TaxIdFormatValues = [
 export type TaxIdFormat = (typeof TaxIdFormatValues)[number];
 export const TaxIdFormat = StringEnum(TaxIdFormatValues, { title: "TaxIDFormat", description: "Supported tax ID formats." });
 
-export const CustomerTypeValues = ["individual", "team"] as const;
-export type CustomerType = (typeof CustomerTypeValues)[number];
-
 // Keys the reference marks optional are still always emitted (see the mapper).
 const customerFields = {
   id: Uuid4({ description: "The ID of the customer." }),
