@@ -35,19 +35,21 @@ const NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract f
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Issues of one event against one shape, beyond the JSON schema: timestamps must be aware and past. */
+/** Beyond the JSON schema: a timestamp must not be in the future. `loc` as from `toValidationIssues`. */
 function timestampIssues(event: Record<string, unknown>, now: Date): ValidationIssue[] {
   const value = event.timestamp;
   if (typeof value !== "string") return [];
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed) || parsed <= now.getTime()) return [];
-  return [{ loc: ["timestamp"], msg: "Value error, Timestamp must be in the past.", type: "value_error", input: value, ctx: { error: {} } }];
+  return [{ loc: ["body", "timestamp"], msg: "Value error, Timestamp must be in the past.", type: "value_error", input: value, ctx: { error: {} } }];
 }
+
+const isDateTime = bodyAjv.compile({ type: "string", format: "date-time" });
 
 /** A timestamp without offset fails the date-time format; the reference names that case. */
 function refine(issue: ValidationIssue): ValidationIssue {
   const [, field] = issue.loc;
-  if (field === "timestamp" && issue.type === "datetime_from_date_parsing" && typeof issue.input === "string" && bodyAjv.validate({ type: "string", format: "date-time" }, `${issue.input}Z`)) {
+  if (field === "timestamp" && issue.type === "datetime_from_date_parsing" && typeof issue.input === "string" && isDateTime(`${issue.input}Z`)) {
     return { ...issue, type: "timezone_aware", msg: "Input should have timezone info" };
   }
   return issue;
@@ -57,7 +59,7 @@ function branchIssues(target: Branch, event: unknown, now: Date): ValidationIssu
   if (!isObject(event)) return [{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: event }];
   const schemaIssues = target.validate(event) ? [] : toValidationIssues("body", target.validate.errors ?? []).map(refine);
   const hasTimestampIssue = schemaIssues.some((issue) => issue.loc[1] === "timestamp");
-  return hasTimestampIssue ? schemaIssues : [...schemaIssues, ...timestampIssues(event, now).map((i) => ({ ...i, loc: ["body", ...i.loc] }))];
+  return hasTimestampIssue ? schemaIssues : [...schemaIssues, ...timestampIssues(event, now)];
 }
 
 /** How many of the value's keys a shape knows: the reference's union picks the shape using the most. */

@@ -1,4 +1,5 @@
 import { sql, type Expression, type SqlBool } from "kysely";
+import { arrayElement, arrayLiteral } from "../../db/array-literal.ts";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
@@ -26,9 +27,24 @@ const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
 const isExternalIdConflict = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "code" in error && error.code === "23505" && "constraint" in error && error.constraint === EXTERNAL_ID_INDEX;
 
+/** Columns sent per batch, each as one array parameter, in the order of the `unnest` below. */
+const INSERT_COLUMNS = [
+  "organization_id", "customer_id", "external_customer_id", "member_id", "external_member_id",
+  "name", "timestamp", "external_id", "parent_id", "metadata",
+] as const;
+
+/** One array literal per column: ten bind parameters whatever the batch size. */
+async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
+  const encoded = await mapInSlices(rows, (row) =>
+    INSERT_COLUMNS.map((column) => arrayElement(column === "metadata" ? JSON.stringify(row.metadata) : row[column])),
+  );
+  return INSERT_COLUMNS.map((_, i) => arrayLiteral(encoded.map((row) => row[i]!)));
+}
+
 /**
- * Inserts a whole batch in one statement with one bind parameter (the rows as JSON), skipping rows
- * whose (organization, external_id) already exists, and returns how many rows were inserted.
+ * Inserts a whole batch in one statement, skipping rows whose (organization, external_id) already
+ * exists, and returns how many rows were inserted. Rows travel as one array per column
+ * (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
  *
  * The plain INSERT is tried first: `ON CONFLICT` makes every row a speculative insertion, which
  * measured 15–40% slower, and a batch of new events (the common case) has no conflict. On a
@@ -40,26 +56,27 @@ const isExternalIdConflict = (error: unknown): boolean =>
  */
 export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const json = `[${(await mapInSlices(rows, (row) => JSON.stringify(row))).join(",")}]`;
+  const columns = await columnArrays(rows);
   try {
-    return await insertRows(db, json, false);
+    return await insertRows(db, columns, false);
   } catch (error) {
     if (!isExternalIdConflict(error)) throw error;
-    return insertRows(db, json, true);
+    return insertRows(db, columns, true);
   }
 }
 
-async function insertRows(db: Executor, json: string, skipDuplicates: boolean): Promise<number> {
+async function insertRows(db: Executor, columns: readonly string[], skipDuplicates: boolean): Promise<number> {
+  const [organizationIds, customerIds, externalCustomerIds, memberIds, externalMemberIds, names, timestamps, externalIds, parentIds, metadata] = columns;
   const result = await sql`
     INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
     SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM (
-      SELECT gen_random_uuid() AS id, x.*
-      FROM json_to_recordset(${json}::json) AS x(
-        organization_id uuid, customer_id uuid, external_customer_id text, member_id uuid, external_member_id text,
-        name text, "timestamp" timestamptz, external_id text, parent_id text, metadata jsonb
-      )
+      SELECT gen_random_uuid() AS id, u.*
+      FROM unnest(
+        ${organizationIds}::uuid[], ${customerIds}::uuid[], ${externalCustomerIds}::text[], ${memberIds}::uuid[], ${externalMemberIds}::text[],
+        ${names}::text[], ${timestamps}::timestamptz[], ${externalIds}::text[], ${parentIds}::text[], ${metadata}::jsonb[]
+      ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
     ) r
     ORDER BY r.organization_id, r.external_id
     ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`.execute(db);

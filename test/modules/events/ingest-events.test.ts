@@ -56,6 +56,22 @@ describe("POST /v1/events/ingest", () => {
     expect(second!.timestamp.toISOString()).toBe(ctx.clock.now().toISOString());
   });
 
+  it("stores text with quotes, backslashes, braces, commas, newlines and the word NULL exactly", async () => {
+    const tricky = 'q"uote \\back,slash {brace} new\nline\ttab é 🙂';
+    const externalId = `NULL-${uniqueId("x")}`;
+    const response = await ingest([
+      { name: tricky, external_customer_id: "NULL", external_member_id: tricky, external_id: externalId, parent_id: "{}", metadata: { text: tricky, "ke\"y": "NULL" } },
+    ]);
+    expect(response.json()).toEqual({ inserted: 1, duplicates: 0 });
+    expect((await storedByExternalId(externalId))[0]).toMatchObject({
+      name: tricky,
+      external_customer_id: "NULL",
+      external_member_id: tricky,
+      parent_id: "{}",
+      metadata: { text: tricky, 'ke"y': "NULL" },
+    });
+  });
+
   it("counts an external id already stored, or repeated in the batch, as a duplicate (the first wins)", async () => {
     const known = uniqueId("known");
     expect((await ingest([{ name: "first", customer_id: customerId, external_id: known }])).json()).toEqual({ inserted: 1, duplicates: 0 });
