@@ -1,10 +1,10 @@
 import { sql, type Expression, type SqlBool } from "kysely";
-import { arrayElement, arrayLiteral } from "../../db/array-literal.ts";
+import { arrayElement } from "../../db/array-literal.ts";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
-import { mapInSlices } from "../../kit/slices.ts";
+import { mapSlices } from "../../kit/slices.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 
@@ -35,10 +35,12 @@ const INSERT_COLUMNS = [
 
 /** One array literal per column: ten bind parameters whatever the batch size. */
 async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
-  const encoded = await mapInSlices(rows, (row) =>
-    INSERT_COLUMNS.map((column) => arrayElement(column === "metadata" ? JSON.stringify(row.metadata) : row[column])),
+  const slices = await mapSlices(rows, (slice) =>
+    INSERT_COLUMNS.map((column) =>
+      slice.map((row) => arrayElement(column === "metadata" ? JSON.stringify(row.metadata) : row[column])).join(","),
+    ),
   );
-  return INSERT_COLUMNS.map((_, i) => arrayLiteral(encoded.map((row) => row[i]!)));
+  return INSERT_COLUMNS.map((_, i) => `{${slices.map((columns) => columns[i]!).join(",")}}`);
 }
 
 /**
