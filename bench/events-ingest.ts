@@ -120,6 +120,7 @@ async function main() {
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const truncate = () => sql`TRUNCATE events`.execute(deps.db);
 
+    const loadBefore = os.loadavg();
     await child("load", { url, token, seconds: WARMUP_S });
     await truncate();
     console.error(`sustained HTTP phase: ${DURATION_S} s, ${CLIENTS} clients, batches of ${BATCH_SIZE}`);
@@ -144,7 +145,7 @@ async function main() {
     const cost = { ...parseCost(buildBatch("stall", 0, 0, eventsForBytes(STALL_BATCH_BYTES))), loopMaxMs: loopDelay.max / 1e6 };
     await app.close();
 
-    const report = renderReport({ http, httpStored, rounds, stall, cost });
+    const report = renderReport({ loadBefore, loadAfter: os.loadavg(), http, httpStored, rounds, stall, cost });
     await writeFile(path.join(here, "events-ingest.md"), report);
     console.log(report);
   } finally {
@@ -154,6 +155,8 @@ async function main() {
 }
 
 interface Results {
+  loadBefore: number[];
+  loadAfter: number[];
   http: ClientResult;
   httpStored: number;
   rounds: { http: number; copy: number }[];
@@ -171,6 +174,10 @@ function renderReport(r: Results): string {
   const httpRate = r.http.events / r.http.seconds;
   const roundHttp = sum(r.rounds.map((x) => x.http)) / r.rounds.length;
   const roundCopy = sum(r.rounds.map((x) => x.copy)) / r.rounds.length;
+  const floorNote =
+    roundCopy < 50_000
+      ? "\n- The floor itself (COPY, no HTTP, no validation) stays under 50,000 events/s in this run, so the absolute\n  target cannot be met on this machine under this load; the ratio to the floor is the figure that carries over."
+      : "";
   const roundRows = r.rounds
     .map((x, i) => `| ${i + 1} | ${n(x.http)} | ${n(x.copy)} | ${((100 * x.http) / x.copy).toFixed(0)}% |`)
     .join("\n");
@@ -203,7 +210,8 @@ a local port. It then measures, after a ${WARMUP_S} s warmup:
 ## Results (last run: ${new Date().toISOString()})
 
 Machine: ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL on the same
-machine; app, load generator and database share the cores (with whatever else runs on the machine).
+machine; app, load generator and database share the cores with whatever else runs on the machine: load
+average (1/5/15 min) ${r.loadBefore.map((x) => x.toFixed(1)).join(" / ")} before the run, ${r.loadAfter.map((x) => x.toFixed(1)).join(" / ")} after it.
 
 ### Sustained HTTP ingest
 
@@ -221,7 +229,7 @@ machine; app, load generator and database share the cores (with whatever else ru
 ${roundRows}
 | **mean** | **${n(roundHttp)}** | **${n(roundCopy)}** | **${((100 * roundHttp) / roundCopy).toFixed(0)}%** |
 
-- Target ≥ 50% of the floor: ${roundHttp >= roundCopy / 2 ? "met" : "**not met**"}.
+- Target ≥ 50% of the floor: ${roundHttp >= roundCopy / 2 ? "met" : "**not met**"}.${floorNote}
 
 ### Stall: one 10 MiB batch
 
