@@ -86,6 +86,12 @@ describe("POST /v1/events/ingest", () => {
     expect((await storedByExternalId(repeated)).map((e) => e.name)).toEqual(["one"]);
   });
 
+  it("answers zero counts for an empty batch", async () => {
+    const before = await eventCount();
+    expect((await ingest([])).json()).toEqual({ inserted: 0, duplicates: 0 });
+    expect(await eventCount()).toBe(before);
+  });
+
   it("never dedupes events without an external id", async () => {
     const before = await eventCount();
     const same = { name: "same", customer_id: customerId, external_id: null };
