@@ -3,6 +3,7 @@ import * as foundation from "./2026-11-22T0001_foundation.ts";
 import * as webhookEvents from "./2026-11-22T0002_webhook_events.ts";
 import * as catalog from "./2026-11-22T0030_catalog.ts";
 import * as checkoutLifecycle from "./2026-11-22T0040_checkout_lifecycle.ts";
+import * as events from "./2026-11-22T0010_events.ts";
 
 /** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T0002_webhook_events": webhookEvents,
   "2026-11-22T0030_catalog": catalog,
   "2026-11-22T0040_checkout_lifecycle": checkoutLifecycle,
+  "2026-11-22T0010_events": events,
 };

@@ -3,6 +3,7 @@ import type { TokenAuthenticator } from "./kit/auth.ts";
 import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutService } from "./modules/checkouts/checkouts.service.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
+import { createEventService } from "./modules/events/events.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
@@ -29,6 +30,7 @@ export function buildServices(deps: Deps) {
     products: createProductService(deps),
     benefits: createBenefitService(deps),
     checkoutClient: createCheckoutClientService(deps),
+    events: createEventService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

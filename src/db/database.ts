@@ -3,6 +3,7 @@ import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
+import type { EventsTable } from "../modules/events/events.table.ts";
 import type {
   OrganizationAccessTokensTable,
   OrganizationsTable,
@@ -42,6 +43,7 @@ export interface Database {
   benefit_grants: BenefitGrantsTable;
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
+  events: EventsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -149,3 +149,10 @@ export const ValidationErrorBody = Type.Object(
   },
   { title: "HTTPValidationError" },
 );
+
+/** A request with a body must say how long it is, so the size limit applies before reading it. */
+export class LengthRequired extends AppError {
+  constructor() {
+    super(411, "LengthRequired", "Content-Length header is required.");
+  }
+}

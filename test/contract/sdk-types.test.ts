@@ -17,6 +17,7 @@ import { Pagination } from "../../src/kit/listing.ts";
 import { TaxIdFormat } from "../../src/kit/tax-id.ts";
 import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
 import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
+import * as E from "../../src/modules/events/events.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -161,6 +162,18 @@ const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCrea
 const _customBenefitIn: AssertAssignable<models.BenefitCustomCreate, S<typeof BI.BenefitCustomCreate>> = true;
 // Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
 // 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
+// Customers and events.
+const _eventSource: AssertEqual<E.EventSource, models.EventSource> = true;
+const _eventSort: AssertEqual<E.EventSortProperty, models.EventSortProperty> = true;
+const _llm: AssertAssignable<S<typeof E.LLMMetadata>, models.LLMMetadata> = true;
+const _costOut: AssertAssignable<S<typeof E.CostMetadataOutput>, models.CostMetadataOutput> = true;
+const _eventMetadata: AssertAssignable<S<typeof E.EventMetadataOutput>, models.EventMetadataOutput> = true;
+const _userEvent: AssertAssignable<S<typeof E.UserEvent>, models.UserEvent> = true;
+const _event: AssertAssignable<S<typeof E.Event>, models.Event> = true;
+const _listEvent: AssertAssignable<S<typeof E.ListResourceEvent>, models.ListResourceEvent> = true;
+const _ingestResponse: AssertAssignable<S<typeof E.EventsIngestResponse>, models.EventsIngestResponse> = true;
+// Inputs the other way round: every body the SDK can send is one we accept.
+const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -342,6 +355,17 @@ const mirrored: Record<string, TSchema> = {
   BenefitLicenseKeysCreateProperties: BI.BenefitLicenseKeysCreateProperties,
   BenefitLicenseKeysCreate: BI.BenefitLicenseKeysCreate,
   BenefitCustomCreate: BI.BenefitCustomCreate,
+  EventSource: E.EventSource,
+  EventSortProperty: E.EventSortProperty,
+  LLMMetadata: E.LLMMetadata,
+  "CostMetadata-Output": E.CostMetadataOutput,
+  EventMetadataInput: E.EventMetadataInput,
+  EventMetadataOutput: E.EventMetadataOutput,
+  EventCreateCustomer: E.EventCreateCustomer,
+  EventCreateExternalCustomer: E.EventCreateExternalCustomer,
+  EventsIngest: E.EventsIngest,
+  EventsIngestResponse: E.EventsIngestResponse,
+  UserEvent: E.UserEvent,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

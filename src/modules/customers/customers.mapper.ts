@@ -3,7 +3,10 @@ import type { TaxIdFormat } from "../../kit/tax-id.ts";
 import type { Customer } from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
 
-export function toCustomer(row: CustomerRow): Customer {
+/** A customer row, with the time of its first usage event when the read query computed it. */
+export type CustomerReadRow = CustomerRow & { first_user_event_at?: Date | null };
+
+export function toCustomer(row: CustomerReadRow): Customer {
   const fields = {
     id: row.id,
     created_at: toIso(row.created_at),
@@ -20,8 +23,7 @@ export function toCustomer(row: CustomerRow): Customer {
     organization_id: row.organization_id,
     default_payment_method_id: row.default_payment_method_id,
     deleted_at: toIsoOrNull(row.deleted_at),
-    // Usage events belong to another module; until it records them, no customer has one.
-    first_user_event_at: null,
+    first_user_event_at: toIsoOrNull(row.first_user_event_at ?? null),
     avatar_url: row.avatar_url,
   };
   return row.type === "team" ? { ...fields, type: "team" } : { ...fields, type: "individual" };

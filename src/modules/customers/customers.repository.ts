@@ -74,3 +74,17 @@ export const listCustomers = (
   for (const { key, descending } of sorting) query = query.orderBy(sql.ref(key), descending ? "desc" : "asc");
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
+/**
+ * Customers as the read schema shows them: with the time of their first user event, matched by
+ * customer id or by external id (events may arrive before the customer exists).
+ */
+export const selectCustomersForRead = (db: Executor) =>
+  db
+    .selectFrom("customers as c")
+    .selectAll("c")
+    .select(
+      sql<Date | null>`LEAST(
+        (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.customer_id = c.id AND e.source = 'user'),
+        (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.external_customer_id = c.external_id AND e.source = 'user')
+      )`.as("first_user_event_at"),
+    );

@@ -51,3 +51,10 @@ export const insertPersonalToken = (db: Executor, tokenHash: string, comment: st
     .values({ token_hash: tokenHash, comment })
     .onConflict((oc) => oc.column("token_hash").doNothing())
     .execute();
+
+/** Which of these organizations exist, in one query. */
+export const findOrganizationIds = async (db: Executor, ids: readonly string[]): Promise<Set<string>> => {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom("organizations").select("id").where("id", "in", ids).execute();
+  return new Set(rows.map((row) => row.id));
+};

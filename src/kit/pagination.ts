@@ -1,0 +1,99 @@
+import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { StringEnum } from "./schema.ts";
+
+/** List endpoints: page/limit pagination, ordered sorting criteria and the metadata filter. */
+
+export const MAX_PAGE_SIZE = 100;
+
+export const PaginationQuery = {
+  page: Type.Integer({ exclusiveMinimum: 0, default: 1, description: "Page number, defaults to 1." }),
+  limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
+};
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+/** Oversized limits are capped, not refused, as the reference does. */
+export function pageWindow({ page, limit }: PageRequest): { limit: number; offset: number } {
+  const effective = Math.min(limit, MAX_PAGE_SIZE);
+  return { limit: effective, offset: (page - 1) * effective };
+}
+
+export const Pagination = Type.Object(
+  { total_count: Type.Integer(), max_page: Type.Integer() },
+  { title: "Pagination" },
+);
+
+export const ListResource = <T extends TSchema>(item: T, options: SchemaOptions = {}) =>
+  Type.Object({ items: Type.Array(item), pagination: Pagination }, options);
+
+export interface Page<T> {
+  items: T[];
+  pagination: Static<typeof Pagination>;
+}
+
+export function toPage<T>(items: T[], totalCount: number, request: PageRequest): Page<T> {
+  const { limit } = pageWindow(request);
+  return { items, pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / limit) } };
+}
+
+/** `sorting` query parameter: each key, or `-key` for descending, applied in the order given. */
+export const SortingQuery = <const K extends readonly string[]>(keys: K, defaults: readonly string[], options: SchemaOptions = {}) =>
+  Type.Array(StringEnum([...keys, ...keys.map((key) => `-${key}`)] as readonly (K[number] | `-${K[number]}`)[]), {
+    default: [...defaults],
+    description: "Sorting criteria, applied in order; a leading `-` sorts descending.",
+    ...options,
+  });
+
+export interface SortCriterion<K extends string> {
+  key: K;
+  direction: "asc" | "desc";
+}
+
+/** Parses the criteria; a key repeated later is ignored since the first occurrence already orders by it. */
+export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[]): SortCriterion<K>[] {
+  const seen = new Set<string>();
+  const criteria: SortCriterion<K>[] = [];
+  for (const value of values) {
+    const descending = value.startsWith("-");
+    const key = (descending ? value.slice(1) : value) as K;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    criteria.push({ key, direction: descending ? "desc" : "asc" });
+  }
+  return criteria;
+}
+
+const METADATA_KEY = /^metadata\[([^\]]+)\]$/;
+
+/**
+ * `metadata[key]=value` pairs of a parsed query string (deepObject style). The framework's parser
+ * keeps bracketed names as they are, repeated keys as arrays.
+ */
+export function metadataQuery(query: Record<string, unknown>): Map<string, string[]> {
+  const filter = new Map<string, string[]>();
+  for (const [name, raw] of Object.entries(query)) {
+    const key = METADATA_KEY.exec(name)?.[1];
+    if (key === undefined) continue;
+    const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+    filter.set(key, [...(filter.get(key) ?? []), ...values]);
+  }
+  return filter;
+}
+
+/**
+ * Values of one key are OR'd, keys are AND'd. Compared as text (`->>`), so `true` and `5` also
+ * match stored booleans and numbers.
+ */
+export function metadataMatches<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: string,
+  filter: ReadonlyMap<string, readonly string[]>,
+): Expression<SqlBool> {
+  return eb.and(
+    [...filter].map(([key, values]) => eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", [...values])),
+  );
+}

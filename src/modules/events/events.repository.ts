@@ -1,0 +1,198 @@
+import { sql, type Expression, type SqlBool } from "kysely";
+import { arrayElement } from "../../db/array-literal.ts";
+import type { Executor } from "../../db/database.ts";
+import type { JsonValue } from "../../db/json.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { mapSlices } from "../../kit/slices.ts";
+import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import type { EventRow, EventSourceValue } from "./events.table.ts";
+
+/** One event ready to store; `timestamp` as ISO text. */
+export interface EventInsert {
+  organization_id: string;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  member_id: string | null;
+  external_member_id: string | null;
+  name: string;
+  timestamp: string;
+  external_id: string | null;
+  parent_id: string | null;
+  metadata: Record<string, JsonValue>;
+}
+
+const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
+
+const isExternalIdConflict = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "code" in error && error.code === "23505" && "constraint" in error && error.constraint === EXTERNAL_ID_INDEX;
+
+/** Columns sent per batch, each as one array parameter, in the order of the `unnest` below. */
+const INSERT_COLUMNS = [
+  "organization_id", "customer_id", "external_customer_id", "member_id", "external_member_id",
+  "name", "timestamp", "external_id", "parent_id", "metadata",
+] as const;
+
+/** One array literal per column: ten bind parameters whatever the batch size. */
+async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
+  const slices = await mapSlices(rows, (slice) =>
+    INSERT_COLUMNS.map((column) =>
+      slice.map((row) => arrayElement(column === "metadata" ? JSON.stringify(row.metadata) : row[column])).join(","),
+    ),
+  );
+  return INSERT_COLUMNS.map((_, i) => `{${slices.map((columns) => columns[i]!).join(",")}}`);
+}
+
+/**
+ * Inserts a whole batch in one statement, skipping rows whose (organization, external_id) already
+ * exists, and returns how many rows were inserted. Rows travel as one array per column
+ * (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
+ *
+ * The plain INSERT is tried first: `ON CONFLICT` makes every row a speculative insertion, which
+ * measured 15–40% slower, and a batch of new events (the common case) has no conflict. On a
+ * conflict the statement has changed nothing and the batch goes again with `ON CONFLICT DO
+ * NOTHING`. Concurrent batches carrying the same external id wait on each other's index entry, so
+ * each id is inserted exactly once; rows go in ordered by that key so that two batches sharing ids
+ * lock them in the same order and cannot deadlock. Runs outside any transaction: a failed statement
+ * would abort one.
+ */
+export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const columns = await columnArrays(rows);
+  try {
+    return await insertRows(db, columns, false);
+  } catch (error) {
+    if (!isExternalIdConflict(error)) throw error;
+    return insertRows(db, columns, true);
+  }
+}
+
+async function insertRows(db: Executor, columns: readonly string[], skipDuplicates: boolean): Promise<number> {
+  const [organizationIds, customerIds, externalCustomerIds, memberIds, externalMemberIds, names, timestamps, externalIds, parentIds, metadata] = columns;
+  const result = await sql`
+    INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
+    SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+           r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
+    FROM (
+      SELECT gen_random_uuid() AS id, u.*
+      FROM unnest(
+        ${organizationIds}::uuid[], ${customerIds}::uuid[], ${externalCustomerIds}::text[], ${memberIds}::uuid[], ${externalMemberIds}::text[],
+        ${names}::text[], ${timestamps}::timestamptz[], ${externalIds}::text[], ${parentIds}::text[], ${metadata}::jsonb[]
+      ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
+    ) r
+    ORDER BY r.organization_id, r.external_id
+    ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Organization of each live (not deleted) customer among `ids`, in one query. */
+export async function findLiveCustomerOrganizations(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("customers")
+    .select(["id", "organization_id"])
+    .where("id", "in", ids)
+    .where("deleted_at", "is", null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.organization_id]));
+}
+
+export interface EventFilter {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[] | undefined;
+  customerIds?: readonly string[] | undefined;
+  externalCustomerIds?: readonly string[] | undefined;
+  names?: readonly string[] | undefined;
+  sources?: readonly EventSourceValue[] | undefined;
+  after?: Date | undefined;
+  before?: Date | undefined;
+  parentId?: string | undefined;
+  metadata?: ReadonlyMap<string, readonly string[]> | undefined;
+  id?: string | undefined;
+}
+
+/** The event as read: its parent resolved to an event id, and its number of direct children. */
+export type EventReadRow = EventRow & { resolved_parent_id: string | null; child_count: number };
+
+const UUID_TEXT = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+function filtered(db: Executor, filter: EventFilter) {
+  const in_ = <T>(values: readonly T[] | undefined) => values !== undefined && values.length > 0;
+  return db.selectFrom("events as e").where((eb) => {
+    const conditions: Expression<SqlBool>[] = [];
+    if (filter.allowed !== null) conditions.push(eb("e.organization_id", "in", filter.allowed));
+    if (in_(filter.organizationIds)) conditions.push(eb("e.organization_id", "in", filter.organizationIds!));
+    if (in_(filter.customerIds)) conditions.push(eb("e.customer_id", "in", filter.customerIds!));
+    if (in_(filter.externalCustomerIds)) conditions.push(eb("e.external_customer_id", "in", filter.externalCustomerIds!));
+    if (in_(filter.names)) conditions.push(eb("e.name", "in", filter.names!));
+    if (in_(filter.sources)) conditions.push(eb("e.source", "in", filter.sources!));
+    if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));
+    if (filter.before) conditions.push(eb("e.timestamp", "<", filter.before));
+    if (filter.id !== undefined) conditions.push(eb("e.id", "=", filter.id));
+    if (filter.parentId !== undefined) {
+      // Children name their parent by its id or by its external id.
+      conditions.push(
+        eb.or([
+          eb("e.parent_id", "=", filter.parentId),
+          eb("e.parent_id", "=", sql<string>`(SELECT p.external_id FROM events p WHERE p.id = ${filter.parentId} AND p.organization_id = e.organization_id)`),
+        ]),
+      );
+    }
+    if (filter.metadata && filter.metadata.size > 0) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
+    return eb.and(conditions);
+  });
+}
+
+export async function countEvents(db: Executor, filter: EventFilter): Promise<number> {
+  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function listEvents(
+  db: Executor,
+  filter: EventFilter,
+  sorting: readonly SortCriterion<"timestamp">[],
+  window: { limit: number; offset: number },
+): Promise<EventReadRow[]> {
+  let query = filtered(db, filter)
+    .selectAll("e")
+    .select([
+      sql<string | null>`COALESCE(
+        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id
+           AND p.id = CASE WHEN e.parent_id ~ ${UUID_TEXT} THEN e.parent_id::uuid END),
+        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id AND p.external_id = e.parent_id)
+      )`.as("resolved_parent_id"),
+      sql<number>`(SELECT count(*) FROM events c WHERE c.organization_id = e.organization_id AND c.parent_id IN (e.id::text, e.external_id))::int`.as(
+        "child_count",
+      ),
+    ]);
+  for (const { key, direction } of sorting) query = query.orderBy(`e.${key}`, direction);
+  // A unique tiebreaker so that pages never repeat or skip rows.
+  return query.orderBy("e.id", sorting[0]?.direction ?? "desc").limit(window.limit).offset(window.offset).execute();
+}
+
+/** Customers of these events, matched by id or, for events naming an external id, by that. */
+export async function findCustomersOfEvents(db: Executor, events: readonly EventRow[]) {
+  const ids = [...new Set(events.flatMap((e) => (e.customer_id === null ? [] : [e.customer_id])))];
+  const external = events.filter((e) => e.customer_id === null && e.external_customer_id !== null);
+  if (ids.length === 0 && external.length === 0) return [];
+  return selectCustomersForRead(db)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb("c.id", "in", ids)] : []),
+        ...(external.length > 0
+          ? [
+              eb.and([
+                eb("c.deleted_at", "is", null),
+                eb(
+                  eb.refTuple("c.organization_id", "c.external_id"),
+                  "in",
+                  external.map((e) => eb.tuple(e.organization_id, e.external_customer_id!)),
+                ),
+              ]),
+            ]
+          : []),
+      ]),
+    )
+    .execute();
+}

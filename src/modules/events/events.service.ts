@@ -1,0 +1,148 @@
+import type { Deps } from "../../context.ts";
+import type { JsonValue } from "../../db/json.ts";
+import type { OrganizationScope, Principal } from "../../kit/auth.ts";
+import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
+import { mapInSlices } from "../../kit/slices.ts";
+import { metadataQuery, pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
+import { findOrganizationIds } from "../organizations/organizations.repository.ts";
+import { customerMatcher, toEvent } from "./events.mapper.ts";
+import {
+  countEvents,
+  findCustomersOfEvents,
+  findLiveCustomerOrganizations,
+  insertEventsSkippingDuplicates,
+  listEvents,
+  type EventFilter,
+  type EventInsert,
+} from "./events.repository.ts";
+import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
+
+const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
+  loc: ["body", "events", index, field],
+  msg,
+  type,
+  input,
+});
+
+/** The organization each event belongs to, or the issue that prevents knowing it. */
+function owningOrganization(event: EventCreate, index: number, principal: Principal): string | ValidationIssue {
+  const given = event.organization_id ?? null;
+  if (principal.kind === "organization") {
+    if (given !== null) {
+      return issue(index, "organization_id", "organization_token", "Setting organization_id is disallowed when using an organization token.", given);
+    }
+    return principal.organizationId;
+  }
+  return given ?? issue(index, "organization_id", "missing", "organization_id is required.", null);
+}
+
+function toInsert(event: EventCreate, organizationId: string, receivedAt: string): EventInsert {
+  const customer = "customer_id" in event;
+  return {
+    organization_id: organizationId,
+    customer_id: customer ? event.customer_id : null,
+    external_customer_id: customer ? null : event.external_customer_id,
+    member_id: customer ? (event.member_id ?? null) : null,
+    external_member_id: customer ? null : (event.external_member_id ?? null),
+    name: event.name,
+    timestamp: event.timestamp ?? receivedAt,
+    external_id: event.external_id ?? null,
+    parent_id: event.parent_id ?? null,
+    metadata: normalizeMetadata(event.metadata ?? {}),
+  };
+}
+
+/** Cost amounts are decimals and are emitted as text, whichever form they came in. */
+function normalizeMetadata(metadata: NonNullable<EventCreate["metadata"]>): Record<string, JsonValue> {
+  const cost = metadata._cost;
+  if (cost === undefined || typeof cost.amount === "string") return metadata as Record<string, JsonValue>;
+  return { ...metadata, _cost: { ...cost, amount: String(cost.amount) } } as Record<string, JsonValue>;
+}
+
+/** Drops events whose external id appeared earlier in the batch: the first occurrence wins. */
+function dropRepeatedExternalIds(rows: EventInsert[]): EventInsert[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    if (row.external_id === null) return true;
+    const key = `${row.organization_id}\u0000${row.external_id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function createEventService(deps: Deps) {
+  const { db } = deps;
+
+  /** Every rule that needs the database, checked for the whole batch with one query per kind. */
+  async function referenceIssues(events: readonly EventCreate[], organizations: readonly (string | null)[], principal: Principal) {
+    const issues: ValidationIssue[] = [];
+    const named = [...new Set(organizations.filter((id): id is string => id !== null))];
+    const knownOrganizations = principal.kind === "user" ? await findOrganizationIds(db, named) : new Set(named);
+    const customerIds = [...new Set(events.flatMap((e) => ("customer_id" in e ? [e.customer_id] : [])))];
+    const customerOrganizations = await findLiveCustomerOrganizations(db, customerIds);
+    events.forEach((event, index) => {
+      const organizationId = organizations[index] ?? null;
+      if (organizationId === null) return;
+      if (!knownOrganizations.has(organizationId)) {
+        issues.push(issue(index, "organization_id", "organization_id", "Organization not found.", organizationId));
+        return;
+      }
+      if (!("customer_id" in event)) return;
+      // Another organization's customer is answered exactly like an unknown one.
+      if (customerOrganizations.get(event.customer_id) !== organizationId) {
+        issues.push(issue(index, "customer_id", "customer_id", "Customer not found.", event.customer_id));
+      }
+      // No member exists in this service yet (docs/decisions/events.md), so any member id is unknown.
+      if (event.member_id != null) issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
+    });
+    return issues;
+  }
+
+  return {
+    /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
+    async ingest(body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
+      const receivedAt = deps.now().toISOString();
+      const issues: ValidationIssue[] = [];
+      const organizations = body.events.map((event, index) => {
+        const owner = owningOrganization(event, index, principal);
+        if (typeof owner === "string") return owner;
+        issues.push(owner);
+        return null;
+      });
+      issues.push(...(await referenceIssues(body.events, organizations, principal)));
+      if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
+      const rows = dropRepeatedExternalIds(await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)));
+      const inserted = await insertEventsSkippingDuplicates(db, rows);
+      return { inserted, duplicates: body.events.length - inserted };
+    },
+
+    async list(query: EventListQuery, rawQuery: Record<string, unknown>, allowed: OrganizationScope): Promise<ListResourceEvent> {
+      const filter: EventFilter = {
+        allowed,
+        organizationIds: query.organization_id,
+        customerIds: query.customer_id,
+        externalCustomerIds: query.external_customer_id,
+        names: query.name,
+        sources: query.source,
+        after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
+        before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
+        parentId: query.parent_id,
+        metadata: metadataQuery(rawQuery),
+      };
+      const [total, rows] = await Promise.all([
+        countEvents(db, filter),
+        listEvents(db, filter, parseSorting(query.sorting), pageWindow(query)),
+      ]);
+      const customerOf = customerMatcher(await findCustomersOfEvents(db, rows));
+      return toPage(rows.map((row) => toEvent(row, customerOf(row))), total, query);
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<Event> {
+      const [row] = await listEvents(db, { allowed, id }, [], { limit: 1, offset: 0 });
+      if (!row) throw new ResourceNotFound();
+      return toEvent(row, customerMatcher(await findCustomersOfEvents(db, [row]))(row));
+    },
+  };
+}
+export type EventService = ReturnType<typeof createEventService>;

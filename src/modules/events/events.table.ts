@@ -1,0 +1,22 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { JsonValue } from "../../db/json.ts";
+
+export type EventSourceValue = "system" | "user";
+
+export interface EventsTable {
+  id: Generated<string>;
+  ingested_at: Generated<Date>;
+  organization_id: string;
+  source: Generated<EventSourceValue>;
+  name: string;
+  timestamp: Date;
+  customer_id: string | null;
+  external_customer_id: string | null;
+  member_id: string | null;
+  external_member_id: string | null;
+  external_id: string | null;
+  parent_id: string | null;
+  root_id: string | null;
+  metadata: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+}
+export type EventRow = Selectable<EventsTable>;
