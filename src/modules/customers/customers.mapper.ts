@@ -16,7 +16,8 @@ export function toCustomer(row: CustomerReadRow): Customer {
     email: row.email,
     email_verified: row.email_verified,
     name: row.name,
-    billing_name: row.billing_name,
+    // The anchor's customer model falls back to the name when no billing name was set.
+    billing_name: row.billing_name ?? row.name,
     billing_address: row.billing_address,
     tax_id: row.tax_id ? ([row.tax_id[0], row.tax_id[1] as TaxIdFormat] as [string, TaxIdFormat]) : null,
     locale: row.locale,

@@ -43,7 +43,8 @@ describe("POST /v1/customers/", () => {
       email_verified: false,
       type: "individual",
       name: "Ada Lovelace",
-      billing_name: null,
+      // No billing name was given: the name stands in, as the anchor does.
+      billing_name: "Ada Lovelace",
       billing_address: { line1: "1 rue de Rivoli", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
       tax_id: ["FR61954506077", "eu_vat"],
       locale: "fr",
