@@ -1,9 +1,11 @@
 import type { Migration } from "kysely";
 import * as foundation from "./2026-11-22T0001_foundation.ts";
 import * as webhookEvents from "./2026-11-22T0002_webhook_events.ts";
+import * as webhooks from "./2026-11-22T0020_webhooks.ts";
 
 /** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
   "2026-11-22T0001_foundation": foundation,
   "2026-11-22T0002_webhook_events": webhookEvents,
+  "2026-11-22T0020_webhooks": webhooks,
 };

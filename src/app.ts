@@ -13,6 +13,7 @@ import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
+import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -78,5 +79,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts));
+  await app.register(webhookRoutes(services.webhooks));
   return app;
 }

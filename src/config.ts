@@ -31,6 +31,10 @@ const EnvSchema = Type.Object({
   WORKER_ENABLED: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  WEBHOOK_ALLOW_INSECURE_LOCALHOST: Type.Optional(Bool),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  WEBHOOK_MAX_CONSECUTIVE_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -53,9 +57,19 @@ export interface Config {
   readonly workerEnabled: boolean;
   readonly workerConcurrency: number;
   readonly shutdownTimeoutMs: number;
+  /** `http://` webhook URLs to loopback addresses (and loopback at all) are accepted. */
+  readonly webhookAllowInsecureLocalhost: boolean;
+  /** Webhook URLs may point to private, link-local and unique-local addresses. */
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly webhookTimeoutMs: number;
+  /** Events in a row that exhaust their retries before their endpoint is disabled. */
+  readonly webhookMaxConsecutiveFailures: number;
 }
 
 export class ConfigError extends Error {}
+
+const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolean =>
+  value === undefined ? fallback : value === "true" || value === "1";
 
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 
@@ -93,5 +107,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",
     workerConcurrency: env.WORKER_CONCURRENCY,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    webhookAllowInsecureLocalhost: flag(env.WEBHOOK_ALLOW_INSECURE_LOCALHOST, env.NODE_ENV !== "production"),
+    webhookAllowPrivateNetworks: flag(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false),
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    webhookMaxConsecutiveFailures: env.WEBHOOK_MAX_CONSECUTIVE_FAILURES,
   });
 }

@@ -15,6 +15,7 @@ import type {
   ProductsTable,
 } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
+import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
 export interface Database {
@@ -32,6 +33,9 @@ export interface Database {
   checkouts: CheckoutsTable;
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_endpoint_events: WebhookEndpointEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -8,5 +8,7 @@ export interface WebhookEventsTable {
   type: string;
   /** The body as delivered: `{type, timestamp, data}`. */
   payload: ColumnType<{ type: string; timestamp: string; data: JsonValue }, string, never>;
+  /** Set once the event has been copied to every subscribed endpoint. */
+  fanned_out_at: Generated<Date | null>;
 }
 export type WebhookEventRow = Selectable<WebhookEventsTable>;

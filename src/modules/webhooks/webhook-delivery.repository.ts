@@ -1,0 +1,182 @@
+import { sql } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { WebhookEventType } from "./webhook-events.outbox.ts";
+
+/** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
+
+/**
+ * Fan-outs of one organization take turns (a transaction-scoped advisory lock), so the order in
+ * which its events receive their per-endpoint sequence numbers is the order they were recorded.
+ */
+export async function tryLockOrganizationFanout(trx: Executor, organizationId: string): Promise<boolean> {
+  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('webhooks.fanout'), hashtext(${organizationId})) AS locked`.execute(trx);
+  return rows[0]?.locked === true;
+}
+
+export const findEventOrganization = (db: Executor, eventId: string) =>
+  db.selectFrom("webhook_events").select("organization_id").where("id", "=", eventId).executeTakeFirst();
+
+export const findEventsToFanOut = (db: Executor, organizationId: string, limit: number) =>
+  db
+    .selectFrom("webhook_events")
+    .select(["id", "type"])
+    .where("organization_id", "=", organizationId)
+    .where("fanned_out_at", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+
+export const findSubscribedEndpoints = (db: Executor, organizationId: string) =>
+  db
+    .selectFrom("webhook_endpoints")
+    .select(["id", "events"])
+    .where("organization_id", "=", organizationId)
+    .where("enabled", "=", true)
+    .where("deleted_at", "is", null)
+    .execute();
+
+/** Takes `count` sequence numbers per endpoint; returns the last one taken for each. */
+export async function reserveSequences(db: Executor, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  if (counts.size === 0) return new Map();
+  const { rows } = await sql<{ id: string; last_sequence: number }>`
+    UPDATE webhook_endpoints AS e SET last_sequence = e.last_sequence + v.n
+    FROM unnest(${[...counts.keys()]}::uuid[], ${[...counts.values()]}::int[]) AS v(id, n)
+    WHERE e.id = v.id
+    RETURNING e.id, e.last_sequence`.execute(db);
+  return new Map(rows.map((row) => [row.id, Number(row.last_sequence)]));
+}
+
+export interface EndpointEventInsert {
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: WebhookEventType;
+  sequence: number;
+  next_attempt_at: Date;
+  created_at: Date;
+}
+
+export async function insertEndpointEvents(db: Executor, rows: EndpointEventInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  // A fan-out that ran before (at-least-once jobs) already inserted its rows: keep those.
+  await db.insertInto("webhook_endpoint_events").values(rows).onConflict((oc) => oc.columns(["endpoint_id", "event_id"]).doNothing()).execute();
+}
+
+export const markFannedOut = (db: Executor, eventIds: string[], now: Date) =>
+  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "in", eventIds).execute();
+
+/** The endpoint's earliest undelivered event, with what it takes to send it; none when disabled or deleted. */
+export const findDeliveryHead = (db: Executor, endpointId: string) =>
+  db
+    .selectFrom("webhook_endpoints as e")
+    .innerJoin("webhook_endpoint_events as ee", "ee.endpoint_id", "e.id")
+    .innerJoin("webhook_events as ev", "ev.id", "ee.event_id")
+    .select([
+      "e.id as endpoint_id",
+      "e.organization_id",
+      "e.url",
+      "e.secret_sealed",
+      "e.failed_events_streak",
+      "ee.id as endpoint_event_id",
+      "ee.attempts",
+      "ee.next_attempt_at",
+      "ev.payload",
+    ])
+    .where("e.id", "=", endpointId)
+    .where("e.enabled", "=", true)
+    .where("e.deleted_at", "is", null)
+    .where("ee.status", "=", "pending")
+    .orderBy("ee.sequence")
+    .limit(1)
+    .executeTakeFirst();
+export type DeliveryHead = NonNullable<Awaited<ReturnType<typeof findDeliveryHead>>>;
+
+export interface AttemptRecord {
+  organizationId: string;
+  endpointId: string;
+  endpointEventId: string;
+  attempt: number;
+  succeeded: boolean;
+  httpCode: number | null;
+  response: string | null;
+  durationMs: number;
+  at: Date;
+}
+
+const deliveryValues = (record: AttemptRecord) => ({
+  organization_id: record.organizationId,
+  endpoint_id: record.endpointId,
+  endpoint_event_id: record.endpointEventId,
+  attempt: record.attempt,
+  succeeded: record.succeeded,
+  http_code: record.httpCode,
+  response: record.response,
+  duration_ms: record.durationMs,
+  created_at: record.at,
+});
+
+/** The common case in one statement: log the attempt, close the event, clear the failure streak. */
+export async function recordSuccess(db: Executor, record: AttemptRecord): Promise<void> {
+  await db
+    .with("logged", (q) => q.insertInto("webhook_deliveries").values(deliveryValues(record)))
+    .with("closed", (q) =>
+      q
+        .updateTable("webhook_endpoint_events")
+        .set({ status: "succeeded", attempts: record.attempt, last_http_code: record.httpCode, modified_at: record.at })
+        .where("id", "=", record.endpointEventId),
+    )
+    .updateTable("webhook_endpoints")
+    .set({ failed_events_streak: 0 })
+    .where("id", "=", record.endpointId)
+    .where("failed_events_streak", "<>", 0)
+    .execute();
+}
+
+export const insertDelivery = (db: Executor, record: AttemptRecord) =>
+  db.insertInto("webhook_deliveries").values(deliveryValues(record)).execute();
+
+/** After a failed attempt: wait until `retryAt`, or give the event up when it is null. */
+export const updateFailedEvent = (db: Executor, record: AttemptRecord, retryAt: Date | null) =>
+  db
+    .updateTable("webhook_endpoint_events")
+    .set({
+      attempts: record.attempt,
+      last_http_code: record.httpCode,
+      modified_at: record.at,
+      ...(retryAt ? { next_attempt_at: retryAt } : { status: "failed" as const }),
+    })
+    .where("id", "=", record.endpointEventId)
+    .execute();
+
+export async function incrementFailureStreak(db: Executor, endpointId: string): Promise<number> {
+  const row = await db
+    .updateTable("webhook_endpoints")
+    .set((eb) => ({ failed_events_streak: eb("failed_events_streak", "+", 1) }))
+    .where("id", "=", endpointId)
+    .returning("failed_events_streak")
+    .executeTakeFirstOrThrow();
+  return row.failed_events_streak;
+}
+
+/**
+ * Disables an endpoint and skips its pending events. True only for the caller that actually
+ * switched it off: concurrent failures disable it once.
+ */
+export async function disableEndpoint(db: Executor, endpointId: string, now: Date): Promise<boolean> {
+  const switched = await db
+    .updateTable("webhook_endpoints")
+    .set({ enabled: false, modified_at: now })
+    .where("id", "=", endpointId)
+    .where("enabled", "=", true)
+    .returning("id")
+    .executeTakeFirst();
+  if (!switched) return false;
+  await db
+    .updateTable("webhook_endpoint_events")
+    .set({ status: "skipped", modified_at: now })
+    .where("endpoint_id", "=", endpointId)
+    .where("status", "=", "pending")
+    .execute();
+  return true;
+}
