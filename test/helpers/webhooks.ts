@@ -1,0 +1,73 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Deps } from "../../src/context.ts";
+import { recordWebhookEvent, type WebhookEventType } from "../../src/modules/webhooks/webhook-events.outbox.ts";
+import { createWebhookService } from "../../src/modules/webhooks/webhooks.service.ts";
+import type { WebhookEndpointCreate } from "../../src/modules/webhooks/webhooks.schemas.ts";
+
+export interface ReceivedWebhook {
+  headers: Record<string, string>;
+  body: string;
+  receivedAt: number;
+}
+
+export interface ReceiverAnswer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Receiver {
+  url: string;
+  received: ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+/** A local HTTP server standing in for a subscriber; `answer` decides each response (0-based call number). */
+export async function startReceiver(answer: (call: number, request: ReceivedWebhook) => ReceiverAnswer = () => ({ status: 200 })): Promise<Receiver> {
+  const received: ReceivedWebhook[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers[key] = value;
+      const entry = { headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() };
+      const reply = answer(received.length, entry);
+      received.push(entry);
+      response.writeHead(reply.status, reply.headers ?? {});
+      response.end(reply.body ?? "");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function createWebhookEndpoint(deps: Deps, organizationId: string, overrides: Partial<WebhookEndpointCreate> = {}) {
+  return createWebhookService(deps).create(
+    { url: "https://hooks.example.com/polar", format: "raw", events: ["order.created", "order.updated"], organization_id: organizationId, ...overrides },
+    { kind: "user", tokenId: "test", scopes: "all" },
+  );
+}
+
+export async function recordEvent(deps: Deps, organizationId: string, type: WebhookEventType = "order.created", data: Record<string, unknown> = { id: "order-1" }) {
+  return recordWebhookEvent(deps.db, { organizationId, type, data, now: deps.now() });
+}
+
+/** Resolves once `condition` holds, polling; fails after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
