@@ -60,14 +60,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex("webhook_deliveries_endpoint_idx").on("webhook_deliveries").columns(["endpoint_id", "created_at"]).execute();
   await db.schema.createIndex("webhook_deliveries_event_idx").on("webhook_deliveries").column("endpoint_event_id").execute();
 
-  // Outbox rows not yet copied to their endpoints; the fan-out takes them in order.
-  await db.schema.alterTable("webhook_events").addColumn("fanned_out_at", "timestamptz").execute();
-  await sql`CREATE INDEX webhook_events_pending_fanout_idx ON webhook_events (organization_id, created_at, id) WHERE fanned_out_at IS NULL`.execute(db);
+  // Recording order (several events of one transaction share a timestamp), and the outbox rows not
+  // yet copied to their endpoints, which the fan-out takes in that order.
+  await db.schema.alterTable("webhook_events").addColumn("position", "bigserial").addColumn("fanned_out_at", "timestamptz").execute();
+  await sql`CREATE INDEX webhook_events_pending_fanout_idx ON webhook_events (organization_id, position) WHERE fanned_out_at IS NULL`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX IF EXISTS webhook_events_pending_fanout_idx`.execute(db);
-  await db.schema.alterTable("webhook_events").dropColumn("fanned_out_at").execute();
+  await db.schema.alterTable("webhook_events").dropColumn("fanned_out_at").dropColumn("position").execute();
   for (const table of ["webhook_deliveries", "webhook_endpoint_events", "webhook_endpoints"]) {
     await db.schema.dropTable(table).ifExists().execute();
   }

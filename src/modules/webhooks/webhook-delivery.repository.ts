@@ -22,8 +22,7 @@ export const findEventsToFanOut = (db: Executor, organizationId: string, limit: 
     .select(["id", "type"])
     .where("organization_id", "=", organizationId)
     .where("fanned_out_at", "is", null)
-    .orderBy("created_at")
-    .orderBy("id")
+    .orderBy("position")
     .limit(limit)
     .execute();
 
