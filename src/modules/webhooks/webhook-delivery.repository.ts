@@ -7,10 +7,10 @@ import type { WebhookEventType } from "./webhook-events.outbox.ts";
 /**
  * Fan-outs of one organization take turns (a transaction-scoped advisory lock), so the order in
  * which its events receive their per-endpoint sequence numbers is the order they were recorded.
+ * A waiting fan-out then sees everything the previous one committed.
  */
-export async function tryLockOrganizationFanout(trx: Executor, organizationId: string): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('webhooks.fanout'), hashtext(${organizationId})) AS locked`.execute(trx);
-  return rows[0]?.locked === true;
+export async function lockOrganizationFanout(trx: Executor, organizationId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('webhooks.fanout'), hashtext(${organizationId}))`.execute(trx);
 }
 
 export const findEventOrganization = (db: Executor, eventId: string) =>

@@ -14,13 +14,13 @@ import {
   markFannedOut,
   recordSuccess,
   reserveSequences,
-  tryLockOrganizationFanout,
+  lockOrganizationFanout,
   updateFailedEvent,
   type AttemptRecord,
   type DeliveryHead,
   type EndpointEventInsert,
 } from "./webhook-delivery.repository.ts";
-import { WEBHOOK_FANOUT_TASK, type WebhookEventType } from "./webhook-events.outbox.ts";
+import type { WebhookEventType } from "./webhook-events.outbox.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook, type DeliveryResult, type OutgoingWebhook } from "./webhook-sender.ts";
 import type { UrlPolicy } from "./webhook-url-policy.ts";
@@ -29,7 +29,6 @@ import { webhookBody } from "./webhooks.mapper.ts";
 export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
 
 const FANOUT_BATCH = 200;
-const FANOUT_RETRY_MS = 100;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_DELIVERIES_PER_RUN = 500;
 const MAX_RUN_MS = 5_000;
@@ -65,14 +64,7 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
   async function fanOut(organizationId: string): Promise<void> {
     for (;;) {
       const more = await deps.db.transaction().execute(async (trx) => {
-        if (!(await tryLockOrganizationFanout(trx, organizationId))) {
-          // Another fan-out is running and may not see our event: look again shortly.
-          await enqueueJob(trx, WEBHOOK_FANOUT_TASK, { organizationId }, {
-            jobKey: `${WEBHOOK_FANOUT_TASK}:${organizationId}`,
-            runAt: new Date(Date.now() + FANOUT_RETRY_MS),
-          });
-          return false;
-        }
+        await lockOrganizationFanout(trx, organizationId);
         const events = await findEventsToFanOut(trx, organizationId, FANOUT_BATCH);
         if (events.length === 0) return false;
         const endpoints = await findSubscribedEndpoints(trx, organizationId);
@@ -106,10 +98,10 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
     }
   }
 
-  async function fanOutJob(payload: { eventId?: string; organizationId?: string }): Promise<void> {
-    const organizationId =
-      payload.organizationId ?? (payload.eventId ? (await findEventOrganization(deps.db, payload.eventId))?.organization_id : undefined);
-    if (organizationId) await fanOut(organizationId);
+  /** The outbox job: fans out its event's organization (and whatever else of it is pending). */
+  async function fanOutEvent(eventId: string): Promise<void> {
+    const event = await findEventOrganization(deps.db, eventId);
+    if (event) await fanOut(event.organization_id);
   }
 
   /** Sends the head event once; true when the next event may follow right away. */
@@ -178,6 +170,6 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
     await scheduleDelivery(deps.db, endpointId);
   }
 
-  return { fanOut, fanOutJob, deliverEndpoint };
+  return { fanOut, fanOutEvent, deliverEndpoint };
 }
 export type WebhookDeliveryService = ReturnType<typeof createWebhookDeliveryService>;

@@ -11,10 +11,8 @@ export function webhookTasks(deps: Deps, options: DeliveryOptions = {}): Record<
   const delivery = createWebhookDeliveryService(deps, options);
   return {
     [WEBHOOK_FANOUT_TASK]: async (payload) => {
-      if (!isRecord(payload)) return;
-      const eventId = text(payload.eventId);
-      const organizationId = text(payload.organizationId);
-      await delivery.fanOutJob({ ...(eventId ? { eventId } : {}), ...(organizationId ? { organizationId } : {}) });
+      const eventId = isRecord(payload) ? text(payload.eventId) : undefined;
+      if (eventId) await delivery.fanOutEvent(eventId);
     },
     [WEBHOOK_DELIVER_TASK]: async (payload) => {
       const endpointId = isRecord(payload) ? text(payload.endpointId) : undefined;

@@ -71,7 +71,7 @@ describe("delivery with retries", () => {
     const t0 = ctx.clock.now();
     const eventId = await recordEvent(ctx.deps, organizationId, "order.updated", { id: "ord_1", is_invoice_generated: true });
     const delivery = engine();
-    await delivery.fanOutJob({ eventId });
+    await delivery.fanOutEvent(eventId);
 
     const attemptTimes: Date[] = [];
     for (const delay of [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE]) {
