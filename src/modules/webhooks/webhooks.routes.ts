@@ -18,6 +18,8 @@ import type { WebhookService } from "./webhooks.service.ts";
 const READ = requireAuth(ORGANIZATION_SIDE, ["webhooks:read", "webhooks:write"]);
 const WRITE = requireAuth(ORGANIZATION_SIDE, ["webhooks:write"]);
 const tags = ["webhooks"];
+/** An empty body: typed `undefined` so that the route sends nothing rather than `null`. */
+const Empty = Type.Unsafe<undefined>({ type: "null", description: "No content." });
 
 export const webhookRoutes =
   (webhooks: WebhookService): FastifyPluginAsyncTypebox =>
@@ -92,12 +94,12 @@ export const webhookRoutes =
           tags,
           summary: "Delete Webhook Endpoint",
           params: WebhookEndpointIdParams,
-          response: responses({ 204: Type.Null() }, { notFound: true }),
+          response: responses({ 204: Empty }, { notFound: true }),
         },
       },
       async (request, reply) => {
         await webhooks.delete(request.params.id, organizationScope(principalOf(request)));
-        return reply.code(204).send(null);
+        return reply.code(204).send();
       },
     );
 
@@ -126,12 +128,12 @@ export const webhookRoutes =
           summary: "Redeliver Webhook Event",
           description: "Schedules the event to be sent again to its endpoint.",
           params: WebhookEventIdParams,
-          response: responses({ 202: Type.Null() }, { notFound: true }),
+          response: responses({ 202: Empty }, { notFound: true }),
         },
       },
       async (request, reply) => {
         await webhooks.redeliver(request.params.id, organizationScope(principalOf(request)));
-        return reply.code(202).send(null);
+        return reply.code(202).send();
       },
     );
   };
