@@ -9,6 +9,8 @@ import * as P from "../../src/modules/products/products.schemas.ts";
 import * as D from "../../src/modules/discounts/discounts.schemas.ts";
 import * as C from "../../src/modules/checkouts/checkouts.schemas.ts";
 import * as O from "../../src/modules/organizations/organizations.schemas.ts";
+import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
+import { Pagination } from "../../src/kit/pagination.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -128,6 +130,25 @@ const _orgDisputes: AssertAssignable<S<typeof O.OrganizationDisputeSettings>, mo
 const _organization: AssertAssignable<S<typeof O.Organization>, models.Organization> = true;
 const _orgDetails: AssertAssignable<S<typeof O.OrganizationDetails>, models.OrganizationDetails> = true;
 const _orgCreate: AssertAssignable<S<typeof O.OrganizationCreate>, models.OrganizationCreate> = true;
+
+// Webhooks. SDK 1.0.1 adds `api_version` (and `uses_standard_webhook_signature`) that the
+// reference does not have; the reference wins, and the SDK lists more event types than it.
+type SdkOnlyWebhookEndpointKeys = "api_version" | "uses_standard_webhook_signature";
+const _waiverWebhookEndpoint: AssertAssignable<SdkOnlyWebhookEndpointKeys, keyof models.WebhookEndpoint> = true;
+const _waiverWebhookEvent: AssertAssignable<"api_version", keyof models.WebhookEvent> = true;
+type SdkWebhookEndpoint = Omit<models.WebhookEndpoint, SdkOnlyWebhookEndpointKeys>;
+type SdkWebhookEvent = Omit<models.WebhookEvent, "api_version">;
+type SdkWebhookDelivery = Omit<models.WebhookDelivery, "webhook_event"> & { webhook_event: SdkWebhookEvent };
+const _pagination: AssertAssignable<S<typeof Pagination>, models.Pagination> = true;
+const _webhookFormat: AssertEqual<W.WebhookFormat, models.WebhookFormat> = true;
+const _webhookEventType: AssertAssignable<W.WebhookEventType, models.WebhookEventType> = true;
+const _webhookEndpoint: AssertAssignable<S<typeof W.WebhookEndpoint>, SdkWebhookEndpoint> = true;
+const _webhookEndpointCreate: AssertAssignable<S<typeof W.WebhookEndpointCreate>, models.WebhookEndpointCreate> = true;
+const _webhookEndpointUpdate: AssertAssignable<S<typeof W.WebhookEndpointUpdate>, models.WebhookEndpointUpdate> = true;
+const _webhookEvent: AssertAssignable<S<typeof W.WebhookEvent>, SdkWebhookEvent> = true;
+const _webhookDelivery: AssertAssignable<S<typeof W.WebhookDelivery>, SdkWebhookDelivery> = true;
+const _webhookEndpoints: AssertAssignable<S<typeof W.ListResourceWebhookEndpoint>, { items: SdkWebhookEndpoint[]; pagination: models.Pagination }> = true;
+const _webhookDeliveries: AssertAssignable<S<typeof W.ListResourceWebhookDelivery>, { items: SdkWebhookDelivery[]; pagination: models.Pagination }> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -277,6 +298,14 @@ const mirrored: Record<string, TSchema> = {
   OrganizationIndividualLegalEntitySchema: O.OrganizationIndividualLegalEntitySchema,
   OrganizationCompanyLegalEntitySchema: O.OrganizationCompanyLegalEntitySchema,
   OrganizationCreate: O.OrganizationCreate,
+  Pagination,
+  WebhookFormat: W.WebhookFormat,
+  WebhookEventType: W.WebhookEventType,
+  WebhookEndpoint: W.WebhookEndpoint,
+  WebhookEndpointCreate: W.WebhookEndpointCreate,
+  WebhookEndpointUpdate: W.WebhookEndpointUpdate,
+  WebhookEvent: W.WebhookEvent,
+  WebhookDelivery: W.WebhookDelivery,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */
