@@ -18,7 +18,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("secret_sealed", "text", (c) => c.notNull())
     .addColumn("events", sql`text[]`, (c) => c.notNull())
     .addColumn("enabled", "boolean", (c) => c.notNull().defaultTo(true))
-    .addColumn("last_sequence", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("failed_events_streak", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
   await sql`CREATE INDEX webhook_endpoints_org_idx ON webhook_endpoints (organization_id, created_at) WHERE deleted_at IS NULL`.execute(db);
@@ -60,8 +59,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex("webhook_deliveries_endpoint_idx").on("webhook_deliveries").columns(["endpoint_id", "created_at"]).execute();
   await db.schema.createIndex("webhook_deliveries_event_idx").on("webhook_deliveries").column("endpoint_event_id").execute();
 
-  // Recording order (several events of one transaction share a timestamp), and the outbox rows not
-  // yet copied to their endpoints, which the fan-out takes in that order.
+  // Recording order (several events of one transaction share a timestamp): an endpoint receives its
+  // events in this order. Outbox rows not yet copied to their endpoints hold back later ones.
   await db.schema.alterTable("webhook_events").addColumn("position", "bigserial").addColumn("fanned_out_at", "timestamptz").execute();
   await sql`CREATE INDEX webhook_events_pending_fanout_idx ON webhook_events (organization_id, position) WHERE fanned_out_at IS NULL`.execute(db);
 }

@@ -71,3 +71,9 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Runs the fan-out job of every event not yet fanned out, in recording order, as the worker would. */
+export async function fanOutPending(deps: Deps, delivery: { fanOutEvent(eventId: string): Promise<void> }): Promise<void> {
+  const events = await deps.db.selectFrom("webhook_events").select("id").where("fanned_out_at", "is", null).orderBy("position").execute();
+  for (const { id } of events) await delivery.fanOutEvent(id);
+}

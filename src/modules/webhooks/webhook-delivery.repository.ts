@@ -4,46 +4,33 @@ import type { WebhookEventType } from "./webhook-events.outbox.ts";
 
 /** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
 
-/**
- * Fan-outs of one organization take turns (a transaction-scoped advisory lock), so the order in
- * which its events receive their per-endpoint sequence numbers is the order they were recorded.
- * A waiting fan-out then sees everything the previous one committed.
- */
-export async function lockOrganizationFanout(trx: Executor, organizationId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext('webhooks.fanout'), hashtext(${organizationId}))`.execute(trx);
-}
-
-export const findEventOrganization = (db: Executor, eventId: string) =>
-  db.selectFrom("webhook_events").select("organization_id").where("id", "=", eventId).executeTakeFirst();
-
-export const findEventsToFanOut = (db: Executor, organizationId: string, limit: number) =>
+/** The outbox event, locked so that a repeated fan-out job waits and then sees it done. */
+export const findEventForFanOutForUpdate = (db: Executor, eventId: string) =>
   db
     .selectFrom("webhook_events")
-    .select(["id", "type"])
-    .where("organization_id", "=", organizationId)
-    .where("fanned_out_at", "is", null)
-    .orderBy("position")
-    .limit(limit)
-    .execute();
+    .select(["id", "organization_id", "type", "position", "fanned_out_at"])
+    .where("id", "=", eventId)
+    .forUpdate()
+    .executeTakeFirst();
 
-export const findSubscribedEndpoints = (db: Executor, organizationId: string) =>
-  db
+export const findSubscribedEndpointIds = async (db: Executor, organizationId: string, type: string): Promise<string[]> => {
+  const rows = await db
     .selectFrom("webhook_endpoints")
-    .select(["id", "events"])
+    .select("id")
     .where("organization_id", "=", organizationId)
     .where("enabled", "=", true)
     .where("deleted_at", "is", null)
+    .where(sql<boolean>`${type} = ANY(events)`)
+    // A fixed order for the job upserts that follow, so concurrent fan-outs cannot deadlock.
+    .orderBy("id")
     .execute();
+  return rows.map((row) => row.id);
+};
 
-/** Takes `count` sequence numbers per endpoint; returns the last one taken for each. */
-export async function reserveSequences(db: Executor, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
-  if (counts.size === 0) return new Map();
-  const { rows } = await sql<{ id: string; last_sequence: number }>`
-    UPDATE webhook_endpoints AS e SET last_sequence = e.last_sequence + v.n
-    FROM unnest(${[...counts.keys()]}::uuid[], ${[...counts.values()]}::int[]) AS v(id, n)
-    WHERE e.id = v.id
-    RETURNING e.id, e.last_sequence`.execute(db);
-  return new Map(rows.map((row) => [row.id, Number(row.last_sequence)]));
+/** A place after every event recorded so far: where a redelivered event re-enters its queue. */
+export async function nextSequence(db: Executor): Promise<number> {
+  const { rows } = await sql<{ value: string }>`SELECT nextval(pg_get_serial_sequence('webhook_events', 'position')) AS value`.execute(db);
+  return Number(rows[0]?.value);
 }
 
 export interface EndpointEventInsert {
@@ -62,34 +49,46 @@ export async function insertEndpointEvents(db: Executor, rows: EndpointEventInse
   await db.insertInto("webhook_endpoint_events").values(rows).onConflict((oc) => oc.columns(["endpoint_id", "event_id"]).doNothing()).execute();
 }
 
-export const markFannedOut = (db: Executor, eventIds: string[], now: Date) =>
-  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "in", eventIds).execute();
+export const markFannedOut = (db: Executor, eventId: string, now: Date) =>
+  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "=", eventId).execute();
 
-/** The endpoint's earliest undelivered event, with what it takes to send it; none when disabled or deleted. */
-export const findDeliveryHead = (db: Executor, endpointId: string) =>
+/**
+ * The endpoint's next undelivered events in order, with what it takes to send them; none when
+ * the endpoint is disabled or deleted. `held_from` is the position of the earliest event of its
+ * subscription still waiting for its own fan-out: events from there on must wait for it.
+ */
+export const findDeliveryHeads = (db: Executor, endpointId: string, limit: number) =>
   db
     .selectFrom("webhook_endpoints as e")
     .innerJoin("webhook_endpoint_events as ee", "ee.endpoint_id", "e.id")
     .innerJoin("webhook_events as ev", "ev.id", "ee.event_id")
-    .select([
+    .select((eb) => [
       "e.id as endpoint_id",
       "e.organization_id",
       "e.url",
       "e.secret_sealed",
       "e.failed_events_streak",
       "ee.id as endpoint_event_id",
+      "ee.sequence",
       "ee.attempts",
       "ee.next_attempt_at",
       "ev.payload",
+      eb
+        .selectFrom("webhook_events as w")
+        .select((inner) => inner.fn.min("w.position").as("held_from"))
+        .whereRef("w.organization_id", "=", "e.organization_id")
+        .where("w.fanned_out_at", "is", null)
+        .where(sql<boolean>`w.type = ANY(e.events)`)
+        .as("held_from"),
     ])
     .where("e.id", "=", endpointId)
     .where("e.enabled", "=", true)
     .where("e.deleted_at", "is", null)
     .where("ee.status", "=", "pending")
     .orderBy("ee.sequence")
-    .limit(1)
-    .executeTakeFirst();
-export type DeliveryHead = NonNullable<Awaited<ReturnType<typeof findDeliveryHead>>>;
+    .limit(limit)
+    .execute();
+export type DeliveryHead = Awaited<ReturnType<typeof findDeliveryHeads>>[number];
 
 export interface AttemptRecord {
   organizationId: string;

@@ -4,21 +4,17 @@ import { enqueueJob } from "../../jobs/queue.ts";
 import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
 import {
   disableEndpoint,
-  findDeliveryHead,
-  findEventOrganization,
-  findEventsToFanOut,
-  findSubscribedEndpoints,
+  findDeliveryHeads,
+  findEventForFanOutForUpdate,
+  findSubscribedEndpointIds,
   incrementFailureStreak,
   insertDelivery,
   insertEndpointEvents,
   markFannedOut,
   recordSuccess,
-  reserveSequences,
-  lockOrganizationFanout,
   updateFailedEvent,
   type AttemptRecord,
   type DeliveryHead,
-  type EndpointEventInsert,
 } from "./webhook-delivery.repository.ts";
 import type { WebhookEventType } from "./webhook-events.outbox.ts";
 import { openSecret } from "./webhook-secrets.ts";
@@ -28,7 +24,10 @@ import { webhookBody } from "./webhooks.mapper.ts";
 
 export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
 
-const FANOUT_BATCH = 200;
+// Pending events read per query; a failure stops the batch, so reading ahead is harmless.
+const HEADS_PER_QUERY = 20;
+// Safety net in case the held-back event's fan-out finds this endpoint no longer subscribed.
+const HELD_RECHECK_MS = 1_000;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_DELIVERIES_PER_RUN = 500;
 const MAX_RUN_MS = 5_000;
@@ -60,52 +59,38 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
   const send = options.send ?? postWebhook;
   const random = options.random ?? Math.random;
 
-  /** Copies the organization's recorded events to its subscribed endpoints, oldest first. */
-  async function fanOut(organizationId: string): Promise<void> {
-    for (;;) {
-      const more = await deps.db.transaction().execute(async (trx) => {
-        await lockOrganizationFanout(trx, organizationId);
-        const events = await findEventsToFanOut(trx, organizationId, FANOUT_BATCH);
-        if (events.length === 0) return false;
-        const endpoints = await findSubscribedEndpoints(trx, organizationId);
-        const pairs = events.flatMap((event) =>
-          endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => ({ event, endpointId: endpoint.id })),
-        );
-        const counts = new Map<string, number>();
-        for (const { endpointId } of pairs) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
-        const last = await reserveSequences(trx, counts);
-        const next = new Map([...counts].map(([id, count]) => [id, (last.get(id) ?? count) - count + 1]));
-        const now = deps.now();
-        const rows: EndpointEventInsert[] = pairs.map(({ event, endpointId }) => {
-          const sequence = next.get(endpointId) ?? 0;
-          next.set(endpointId, sequence + 1);
-          return {
-            organization_id: organizationId,
-            endpoint_id: endpointId,
-            event_id: event.id,
-            type: event.type as WebhookEventType,
-            sequence,
-            next_attempt_at: now,
-            created_at: now,
-          };
-        });
-        await insertEndpointEvents(trx, rows);
-        await markFannedOut(trx, events.map((event) => event.id), now);
-        for (const endpointId of counts.keys()) await scheduleDelivery(trx, endpointId);
-        return events.length === FANOUT_BATCH;
-      });
-      if (!more) return;
-    }
-  }
-
-  /** The outbox job: fans out its event's organization (and whatever else of it is pending). */
+  /**
+   * The outbox job: copies one recorded event to every enabled endpoint subscribed to its type,
+   * at the event's recording position, and wakes those endpoints' deliveries.
+   */
   async function fanOutEvent(eventId: string): Promise<void> {
-    const event = await findEventOrganization(deps.db, eventId);
-    if (event) await fanOut(event.organization_id);
+    await deps.db.transaction().execute(async (trx) => {
+      const event = await findEventForFanOutForUpdate(trx, eventId);
+      if (!event || event.fanned_out_at !== null) return;
+      const now = deps.now();
+      const endpointIds = await findSubscribedEndpointIds(trx, event.organization_id, event.type);
+      await insertEndpointEvents(
+        trx,
+        endpointIds.map((endpointId) => ({
+          organization_id: event.organization_id,
+          endpoint_id: endpointId,
+          event_id: event.id,
+          type: event.type as WebhookEventType,
+          sequence: event.position,
+          next_attempt_at: now,
+          created_at: now,
+        })),
+      );
+      await markFannedOut(trx, event.id, now);
+      for (const endpointId of endpointIds) await scheduleDelivery(trx, endpointId);
+    });
   }
 
-  /** Sends the head event once; true when the next event may follow right away. */
-  async function attempt(head: DeliveryHead): Promise<boolean> {
+  /**
+   * Sends the head event once. `delivered`: the next may follow; `given-up`: the next may follow
+   * but the endpoint's record changed; `halt`: the endpoint must wait (retry, or disabled).
+   */
+  async function attempt(head: DeliveryHead): Promise<"delivered" | "given-up" | "halt"> {
     const now = deps.now();
     const result = await send(
       {
@@ -130,14 +115,14 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
     };
     if (record.succeeded) {
       await recordSuccess(deps.db, record);
-      return true;
+      return "delivered";
     }
     return deps.db.transaction().execute(async (trx) => {
       await insertDelivery(trx, record);
       if (result.httpCode === 410) {
         await updateFailedEvent(trx, record, null);
         await disableEndpoint(trx, head.endpoint_id, now);
-        return false;
+        return "halt";
       }
       // Once an event has exhausted its schedule the endpoint is known to be down: the events
       // queued behind it get one attempt each instead of three more days each.
@@ -146,30 +131,38 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
       await updateFailedEvent(trx, record, retryAt);
       if (retryAt) {
         await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
-        return false;
+        return "halt";
       }
       const streak = await incrementFailureStreak(trx, head.endpoint_id);
       if (streak >= deps.config.webhookMaxConsecutiveFailures) {
         await disableEndpoint(trx, head.endpoint_id, now);
-        return false;
+        return "halt";
       }
-      return true;
+      return "given-up";
     });
   }
 
   /** Delivers the endpoint's pending events in order until one must wait. */
   async function deliverEndpoint(endpointId: string): Promise<void> {
     const started = performance.now();
-    for (let sent = 0; sent < MAX_DELIVERIES_PER_RUN && performance.now() - started < MAX_RUN_MS; sent += 1) {
-      const head = await findDeliveryHead(deps.db, endpointId);
-      if (!head) return;
-      const wait = head.next_attempt_at.getTime() - deps.now().getTime();
-      if (wait > 0) return scheduleDelivery(deps.db, endpointId, wait);
-      if (!(await attempt(head))) return;
+    let sent = 0;
+    while (sent < MAX_DELIVERIES_PER_RUN && performance.now() - started < MAX_RUN_MS) {
+      const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
+      if (heads.length === 0) return;
+      for (const head of heads) {
+        // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
+        if (head.held_from !== null && Number(head.held_from) < head.sequence) return scheduleDelivery(deps.db, endpointId, HELD_RECHECK_MS);
+        const wait = head.next_attempt_at.getTime() - deps.now().getTime();
+        if (wait > 0) return scheduleDelivery(deps.db, endpointId, wait);
+        sent += 1;
+        const outcome = await attempt(head);
+        if (outcome === "halt") return;
+        if (outcome === "given-up") break;
+      }
     }
     await scheduleDelivery(deps.db, endpointId);
   }
 
-  return { fanOut, fanOutEvent, deliverEndpoint };
+  return { fanOutEvent, deliverEndpoint };
 }
 export type WebhookDeliveryService = ReturnType<typeof createWebhookDeliveryService>;

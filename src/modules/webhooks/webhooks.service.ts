@@ -4,7 +4,7 @@ import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
 import { listResource, pageOf } from "../../kit/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
-import { disableEndpoint, reserveSequences } from "./webhook-delivery.repository.ts";
+import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery, urlPolicyOf } from "./webhook-delivery.service.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
 import { urlProblem } from "./webhook-url-policy.ts";
@@ -144,8 +144,7 @@ export function createWebhookService(deps: Deps) {
         if (event.status === "pending") {
           await requeueEndpointEvent(trx, eventId, { now, restart: false });
         } else {
-          const sequence = (await reserveSequences(trx, new Map([[event.endpoint_id, 1]]))).get(event.endpoint_id);
-          await requeueEndpointEvent(trx, eventId, { now, restart: true, ...(sequence === undefined ? {} : { sequence }) });
+          await requeueEndpointEvent(trx, eventId, { now, restart: true, sequence: await nextSequence(trx) });
         }
         if (event.enabled) await scheduleDelivery(trx, event.endpoint_id);
       });

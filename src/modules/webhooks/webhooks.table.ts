@@ -13,8 +13,6 @@ export interface WebhookEndpointsTable {
   secret_sealed: string;
   events: string[];
   enabled: Generated<boolean>;
-  /** Last order number given to an event of this endpoint. */
-  last_sequence: Generated<number>;
   /** Events in a row that exhausted their retries; reset by any successful delivery. */
   failed_events_streak: Generated<number>;
 }
@@ -31,6 +29,7 @@ export interface WebhookEndpointEventsTable {
   endpoint_id: string;
   event_id: string;
   type: string;
+  /** Place in the endpoint's order: the outbox position, or a fresh one when redelivered. */
   sequence: number;
   status: Generated<EndpointEventStatus>;
   attempts: Generated<number>;

@@ -4,7 +4,7 @@ import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { createWebhookEndpoint, recordEvent, startReceiver, type Receiver } from "../../helpers/webhooks.ts";
+import { createWebhookEndpoint, fanOutPending, recordEvent, startReceiver, type Receiver } from "../../helpers/webhooks.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -37,13 +37,13 @@ beforeAll(async () => {
   const delivery = createWebhookDeliveryService(ctx.deps, { random: () => 0.5 });
   start = ctx.clock.now();
   await recordEvent(ctx.deps, orgId, "order.created", { id: "ord_search_me" });
-  await delivery.fanOut(orgId);
+  await fanOutPending(ctx.deps, delivery);
   await delivery.deliverEndpoint(okEndpointId);
   ctx.clock.advance(1000);
   await delivery.deliverEndpoint(failingEndpointId);
   ctx.clock.advance(60_000);
   await recordEvent(ctx.deps, orgId, "checkout.created", { id: "co_1" });
-  await delivery.fanOut(orgId);
+  await fanOutPending(ctx.deps, delivery);
   await delivery.deliverEndpoint(okEndpointId);
   failingEventId = (await ctx.deps.db.selectFrom("webhook_endpoint_events").select("id").where("endpoint_id", "=", failingEndpointId).executeTakeFirstOrThrow()).id;
 });
@@ -133,7 +133,7 @@ describe("POST /v1/webhooks/events/{id}/redeliver", () => {
     const endpoint = await createWebhookEndpoint(ctx.deps, organizationId, { url: `${hook.url}?many`, events: ["order.created"] });
     for (let i = 0; i < 8; i += 1) await recordEvent(ctx.deps, organizationId, "order.created", { i });
     const delivery = createWebhookDeliveryService(ctx.deps);
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
     await delivery.deliverEndpoint(endpoint.id);
     const settled = await eventRows(endpoint.id);
     const responses = await Promise.all(settled.map((row) => redeliver(row.id, token)));

@@ -8,7 +8,7 @@ import { RESPONSE_EXCERPT_BYTES } from "../../../src/modules/webhooks/webhook-se
 import { createTestContext, testConfig, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { createWebhookEndpoint, recordEvent, startReceiver, type Receiver, type ReceiverAnswer } from "../../helpers/webhooks.ts";
+import { createWebhookEndpoint, fanOutPending, recordEvent, startReceiver, type Receiver, type ReceiverAnswer } from "../../helpers/webhooks.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -133,7 +133,7 @@ describe("delivery with retries", () => {
     const { organizationId, endpoint } = await endpointFor(hook.url);
     await recordEvent(ctx.deps, organizationId);
     const delivery = engine();
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
 
     await delivery.deliverEndpoint(endpoint.id);
     let [row] = await endpointEvents(endpoint.id);
@@ -157,7 +157,7 @@ describe("delivery with retries", () => {
     const { organizationId, endpoint } = await endpointFor(hook.url, deps);
     for (let i = 0; i < 3; i += 1) await recordEvent(deps, organizationId, "order.created", { n: i });
     const delivery = engine(deps);
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
 
     for (let attempt = 1; attempt <= 10; attempt += 1) {
       const [head] = await endpointEvents(endpoint.id);
@@ -179,7 +179,7 @@ describe("delivery with retries", () => {
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 1 });
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 2 });
     const delivery = engine();
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
     await delivery.deliverEndpoint(endpoint.id);
     expect(hook.received).toHaveLength(1);
     expect((await endpointEvents(endpoint.id)).map((r) => r.status)).toEqual(["failed", "skipped"]);
@@ -188,14 +188,14 @@ describe("delivery with retries", () => {
 
     // Disabled: new events are not even queued for it.
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 3 });
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
     expect(await endpointEvents(endpoint.id)).toHaveLength(2);
 
     gone = false;
     const patched = await ctx.request({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken, payload: { enabled: true } });
     expect(patched.json().enabled).toBe(true);
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 4 });
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
     await delivery.deliverEndpoint(endpoint.id);
     expect(JSON.parse(hook.received[1]!.body).data).toEqual({ n: 4 });
   });
@@ -226,7 +226,7 @@ describe("ordering", () => {
     const b = await createWebhookEndpoint(ctx.deps, organizationId, { url: healthy.url, events: ["order.created"] });
     for (let n = 1; n <= 5; n += 1) await recordEvent(ctx.deps, organizationId, "order.created", { n });
     const delivery = engine();
-    await delivery.fanOut(organizationId);
+    await fanOutPending(ctx.deps, delivery);
 
     await delivery.deliverEndpoint(a.id);
     await delivery.deliverEndpoint(b.id);
@@ -238,6 +238,21 @@ describe("ordering", () => {
     await delivery.deliverEndpoint(a.id);
     expect(failing.received.map((r) => JSON.parse(r.body).data.n)).toEqual([1, 1, 2, 3, 4, 5]);
   });
+
+  it("holds an event back while an earlier one of the endpoint's subscription is not yet fanned out", async () => {
+    const hook = await receiver();
+    const { organizationId, endpoint } = await endpointFor(hook.url);
+    const first = await recordEvent(ctx.deps, organizationId, "order.created", { n: 1 });
+    const second = await recordEvent(ctx.deps, organizationId, "order.updated", { n: 2 });
+    const delivery = engine();
+    // The second event's fan-out job happens to run first.
+    await delivery.fanOutEvent(second);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received).toHaveLength(0);
+    await delivery.fanOutEvent(first);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received.map((r) => JSON.parse(r.body).data.n)).toEqual([1, 2]);
+  });
 });
 
 describe("the outgoing request", () => {
@@ -246,7 +261,7 @@ describe("the outgoing request", () => {
     const hook = await receiver(() => ({ status: 302, headers: { location: target.url } }));
     const { organizationId, endpoint } = await endpointFor(hook.url);
     await recordEvent(ctx.deps, organizationId);
-    await engine().fanOut(organizationId);
+    await fanOutPending(ctx.deps, engine());
     await engine().deliverEndpoint(endpoint.id);
     expect(target.received).toHaveLength(0);
     expect((await endpointEvents(endpoint.id))[0]).toMatchObject({ status: "pending", last_http_code: 302 });
@@ -263,7 +278,7 @@ describe("the outgoing request", () => {
       const { organizationId, endpoint } = await endpointFor(`http://127.0.0.1:${port}/`, deps);
       await recordEvent(deps, organizationId);
       const started = Date.now();
-      await engine(deps).fanOut(organizationId);
+      await fanOutPending(ctx.deps, engine(deps));
       await engine(deps).deliverEndpoint(endpoint.id);
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
       const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
@@ -279,7 +294,7 @@ describe("the outgoing request", () => {
     const hook = await receiver(() => ({ status: 500, body: "é".repeat(10_000) }));
     const { organizationId, endpoint } = await endpointFor(hook.url);
     await recordEvent(ctx.deps, organizationId);
-    await engine().fanOut(organizationId);
+    await fanOutPending(ctx.deps, engine());
     await engine().deliverEndpoint(endpoint.id);
     const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
     expect(Buffer.byteLength(delivery.response!, "utf8")).toBe(RESPONSE_EXCERPT_BYTES);
@@ -290,7 +305,7 @@ describe("the outgoing request", () => {
     const { organizationId, endpoint } = await endpointFor(hook.url);
     await recordEvent(ctx.deps, organizationId);
     const strict: Deps = { ...ctx.deps, config: testConfig({ WEBHOOK_ALLOW_INSECURE_LOCALHOST: "false" }) };
-    await engine(strict).fanOut(organizationId);
+    await fanOutPending(ctx.deps, engine(strict));
     await engine(strict).deliverEndpoint(endpoint.id);
     expect(hook.received).toHaveLength(0);
     const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
@@ -301,7 +316,7 @@ describe("the outgoing request", () => {
     const hook = await receiver();
     const { organizationId, endpoint } = await endpointFor(hook.url);
     await recordEvent(ctx.deps, organizationId);
-    await engine().fanOut(organizationId);
+    await fanOutPending(ctx.deps, engine());
     await engine().deliverEndpoint(endpoint.id);
     const foreign = await ctx.request({ method: "GET", url: `/v1/webhooks/deliveries?endpoint_id=${endpoint.id}`, token });
     expect(foreign.json()).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
