@@ -66,6 +66,7 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const db = await database();
   const connection = connect(db.url, 30);
+  if (process.env.BENCH_LOG) process.stderr.write(`database ${db.url}\n`);
   await migrateToLatest(connection.db, connection.pool);
   const config = loadConfig({ NODE_ENV: "development", LOG_LEVEL: "silent" });
   const deps: Deps = { db: connection.db, config, secret: "bench-secret-bench-secret-bench-secret", now: () => new Date() };
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps), concurrency: WORKER_CONCURRENCY, logger: pino({ level: "silent" }) });
+  const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps), concurrency: WORKER_CONCURRENCY, logger: pino({ level: process.env.BENCH_LOG ?? "silent" }) });
 
   // Producer: a tick every 10 ms records the events due by then, each in its own transaction.
   const started = Date.now();

@@ -27,6 +27,17 @@ export const findSubscribedEndpointIds = async (db: Executor, organizationId: st
   return rows.map((row) => row.id);
 };
 
+export const findEndpointIdsAwaitingEvent = async (db: Executor, eventId: string): Promise<string[]> => {
+  const rows = await db
+    .selectFrom("webhook_endpoint_events")
+    .select("endpoint_id")
+    .where("event_id", "=", eventId)
+    .where("status", "=", "pending")
+    .orderBy("endpoint_id")
+    .execute();
+  return rows.map((row) => row.endpoint_id);
+};
+
 /** A place after every event recorded so far: where a redelivered event re-enters its queue. */
 export async function nextSequence(db: Executor): Promise<number> {
   const { rows } = await sql<{ value: string }>`SELECT nextval(pg_get_serial_sequence('webhook_events', 'position')) AS value`.execute(db);

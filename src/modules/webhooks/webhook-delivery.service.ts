@@ -6,6 +6,7 @@ import {
   disableEndpoint,
   findDeliveryHeads,
   findEventForFanOutForUpdate,
+  findEndpointIdsAwaitingEvent,
   findSubscribedEndpointIds,
   incrementFailureStreak,
   insertDelivery,
@@ -23,11 +24,10 @@ import type { UrlPolicy } from "./webhook-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
 export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
+const DELIVERY_PRIORITY = -1;
 
 // Pending events read per query; a failure stops the batch, so reading ahead is harmless.
 const HEADS_PER_QUERY = 20;
-// Safety net in case the held-back event's fan-out finds this endpoint no longer subscribed.
-const HELD_RECHECK_MS = 1_000;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_DELIVERIES_PER_RUN = 500;
 const MAX_RUN_MS = 5_000;
@@ -35,12 +35,18 @@ const MAX_RUN_MS = 5_000;
 /**
  * One delivery job per endpoint at a time: the job key keeps at most one waiting, the queue name
  * runs them one after the other. The job always sends the endpoint's earliest pending event, so
- * a failing event holds back the later ones of its endpoint, and no other endpoint.
+ * a failing event holds back the later ones of its endpoint, and no other endpoint. Deliveries
+ * go before fan-outs, so that a burst of events cannot take every worker slot from them.
  */
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
   const key = `${WEBHOOK_DELIVER_TASK}:${endpointId}`;
   // Job times are compared with the database clock, so the delay is applied to the real clock.
-  return enqueueJob(db, WEBHOOK_DELIVER_TASK, { endpointId }, { jobKey: key, queueName: key, runAt: new Date(Date.now() + Math.max(0, delayMs)) });
+  return enqueueJob(db, WEBHOOK_DELIVER_TASK, { endpointId }, {
+    jobKey: key,
+    queueName: key,
+    runAt: new Date(Date.now() + Math.max(0, delayMs)),
+    priority: DELIVERY_PRIORITY,
+  });
 }
 
 export const urlPolicyOf = (deps: Deps): UrlPolicy => ({
@@ -61,17 +67,19 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
 
   /**
    * The outbox job: copies one recorded event to every enabled endpoint subscribed to its type,
-   * at the event's recording position, and wakes those endpoints' deliveries.
+   * at the event's recording position, then wakes those endpoints' deliveries.
    */
   async function fanOutEvent(eventId: string): Promise<void> {
-    await deps.db.transaction().execute(async (trx) => {
+    const endpointIds = await deps.db.transaction().execute(async (trx) => {
       const event = await findEventForFanOutForUpdate(trx, eventId);
-      if (!event || event.fanned_out_at !== null) return;
+      if (!event) return [];
+      // A repeated run (the worker died after the commit below) repeats only the wake-ups.
+      if (event.fanned_out_at !== null) return findEndpointIdsAwaitingEvent(trx, eventId);
       const now = deps.now();
-      const endpointIds = await findSubscribedEndpointIds(trx, event.organization_id, event.type);
+      const subscribed = await findSubscribedEndpointIds(trx, event.organization_id, event.type);
       await insertEndpointEvents(
         trx,
-        endpointIds.map((endpointId) => ({
+        subscribed.map((endpointId) => ({
           organization_id: event.organization_id,
           endpoint_id: endpointId,
           event_id: event.id,
@@ -82,8 +90,11 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
         })),
       );
       await markFannedOut(trx, event.id, now);
-      for (const endpointId of endpointIds) await scheduleDelivery(trx, endpointId);
+      return subscribed;
     });
+    // Woken after the commit: a wake-up takes the row lock of the endpoint's delivery job, which
+    // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
+    for (const endpointId of endpointIds) await scheduleDelivery(deps.db, endpointId);
   }
 
   /**
@@ -151,7 +162,7 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
       if (heads.length === 0) return;
       for (const head of heads) {
         // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
-        if (head.held_from !== null && Number(head.held_from) < head.sequence) return scheduleDelivery(deps.db, endpointId, HELD_RECHECK_MS);
+        if (head.held_from !== null && Number(head.held_from) < head.sequence) return;
         const wait = head.next_attempt_at.getTime() - deps.now().getTime();
         if (wait > 0) return scheduleDelivery(deps.db, endpointId, wait);
         sent += 1;

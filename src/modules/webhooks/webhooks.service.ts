@@ -109,7 +109,11 @@ export function createWebhookService(deps: Deps) {
         if (body.url != null) changes.url = body.url;
         if (body.name !== undefined) changes.name = body.name;
         if (body.format != null) changes.format = body.format;
-        if (body.events != null) changes.events = [...new Set(body.events)];
+        if (body.events != null) {
+          changes.events = [...new Set(body.events)];
+          // Events held back behind one of a type no longer subscribed must not wait for its fan-out.
+          await scheduleDelivery(trx, id);
+        }
         if (body.enabled === false && current.enabled) await disableEndpoint(trx, id, now);
         if (body.enabled === true && !current.enabled) {
           // A re-enabled endpoint starts with a clean record and picks up what is still pending.
