@@ -4,28 +4,34 @@ import type { WebhookEventType } from "./webhook-events.outbox.ts";
 
 /** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
 
-/** The outbox event, locked so that a repeated fan-out job waits and then sees it done. */
-export const findEventForFanOutForUpdate = (db: Executor, eventId: string) =>
+export const findEventOrganization = (db: Executor, eventId: string) =>
+  db.selectFrom("webhook_events").select(["organization_id", "fanned_out_at"]).where("id", "=", eventId).executeTakeFirst();
+
+/**
+ * The organization's events still to fan out, in recording order. Rows another fan-out is busy
+ * with are skipped rather than waited for: concurrent fan-outs take disjoint batches.
+ */
+export const findEventsToFanOutForUpdate = (db: Executor, organizationId: string, limit: number) =>
   db
     .selectFrom("webhook_events")
-    .select(["id", "organization_id", "type", "position", "fanned_out_at"])
-    .where("id", "=", eventId)
+    .select(["id", "type", "position"])
+    .where("organization_id", "=", organizationId)
+    .where("fanned_out_at", "is", null)
+    .orderBy("position")
+    .limit(limit)
     .forUpdate()
-    .executeTakeFirst();
+    .skipLocked()
+    .execute();
 
-export const findSubscribedEndpointIds = async (db: Executor, organizationId: string, type: string): Promise<string[]> => {
-  const rows = await db
+export const findSubscribedEndpoints = (db: Executor, organizationId: string) =>
+  db
     .selectFrom("webhook_endpoints")
-    .select("id")
+    .select(["id", "events"])
     .where("organization_id", "=", organizationId)
     .where("enabled", "=", true)
     .where("deleted_at", "is", null)
-    .where(sql<boolean>`${type} = ANY(events)`)
-    // A fixed order for the job upserts that follow, so concurrent fan-outs cannot deadlock.
     .orderBy("id")
     .execute();
-  return rows.map((row) => row.id);
-};
 
 export const findEndpointIdsAwaitingEvent = async (db: Executor, eventId: string): Promise<string[]> => {
   const rows = await db
@@ -60,8 +66,8 @@ export async function insertEndpointEvents(db: Executor, rows: EndpointEventInse
   await db.insertInto("webhook_endpoint_events").values(rows).onConflict((oc) => oc.columns(["endpoint_id", "event_id"]).doNothing()).execute();
 }
 
-export const markFannedOut = (db: Executor, eventId: string, now: Date) =>
-  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "=", eventId).execute();
+export const markFannedOut = (db: Executor, eventIds: string[], now: Date) =>
+  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "in", eventIds).execute();
 
 /**
  * The endpoint's next undelivered events in order, with what it takes to send them; none when
@@ -125,21 +131,26 @@ const deliveryValues = (record: AttemptRecord) => ({
   created_at: record.at,
 });
 
-/** The common case in one statement: log the attempt, close the event, clear the failure streak. */
-export async function recordSuccess(db: Executor, record: AttemptRecord): Promise<void> {
-  await db
-    .with("logged", (q) => q.insertInto("webhook_deliveries").values(deliveryValues(record)))
-    .with("closed", (q) =>
-      q
-        .updateTable("webhook_endpoint_events")
-        .set({ status: "succeeded", attempts: record.attempt, last_http_code: record.httpCode, modified_at: record.at })
-        .where("id", "=", record.endpointEventId),
+/** The common case, a run of successes, in one statement: log them, close their events, clear the streak. */
+export async function recordSuccesses(db: Executor, records: readonly AttemptRecord[]): Promise<void> {
+  const first = records[0];
+  if (first === undefined) return;
+  const column = <T>(pick: (record: AttemptRecord) => T): T[] => records.map(pick);
+  await sql`
+    WITH logged AS (
+      INSERT INTO webhook_deliveries (organization_id, endpoint_id, endpoint_event_id, attempt, succeeded, http_code, response, duration_ms, created_at)
+      SELECT * FROM unnest(
+        ${column((r) => r.organizationId)}::uuid[], ${column((r) => r.endpointId)}::uuid[], ${column((r) => r.endpointEventId)}::uuid[],
+        ${column((r) => r.attempt)}::int[], ${column((r) => r.succeeded)}::bool[], ${column((r) => r.httpCode)}::int[],
+        ${column((r) => r.response)}::text[], ${column((r) => r.durationMs)}::int[], ${column((r) => r.at)}::timestamptz[])
+    ), closed AS (
+      UPDATE webhook_endpoint_events AS ee
+      SET status = 'succeeded', attempts = v.attempt, last_http_code = v.http_code, modified_at = v.at
+      FROM unnest(${column((r) => r.endpointEventId)}::uuid[], ${column((r) => r.attempt)}::int[], ${column((r) => r.httpCode)}::int[], ${column((r) => r.at)}::timestamptz[])
+        AS v(id, attempt, http_code, at)
+      WHERE ee.id = v.id
     )
-    .updateTable("webhook_endpoints")
-    .set({ failed_events_streak: 0 })
-    .where("id", "=", record.endpointId)
-    .where("failed_events_streak", "<>", 0)
-    .execute();
+    UPDATE webhook_endpoints SET failed_events_streak = 0 WHERE id = ${first.endpointId} AND failed_events_streak <> 0`.execute(db);
 }
 
 export const insertDelivery = (db: Executor, record: AttemptRecord) =>

@@ -5,14 +5,15 @@ import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.
 import {
   disableEndpoint,
   findDeliveryHeads,
-  findEventForFanOutForUpdate,
+  findEventOrganization,
+  findEventsToFanOutForUpdate,
   findEndpointIdsAwaitingEvent,
-  findSubscribedEndpointIds,
+  findSubscribedEndpoints,
   incrementFailureStreak,
   insertDelivery,
   insertEndpointEvents,
   markFannedOut,
-  recordSuccess,
+  recordSuccesses,
   updateFailedEvent,
   type AttemptRecord,
   type DeliveryHead,
@@ -26,6 +27,7 @@ import { webhookBody } from "./webhooks.mapper.ts";
 export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
 const DELIVERY_PRIORITY = -1;
 
+const FANOUT_BATCH = 100;
 // Pending events read per query; a failure stops the batch, so reading ahead is harmless.
 const HEADS_PER_QUERY = 20;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
@@ -62,75 +64,92 @@ export interface DeliveryOptions {
 
 export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
   const policy = urlPolicyOf(deps);
-  const send = options.send ?? postWebhook;
+  const sender = options.send ?? postWebhook;
   const random = options.random ?? Math.random;
 
   /**
-   * The outbox job: copies one recorded event to every enabled endpoint subscribed to its type,
-   * at the event's recording position, then wakes those endpoints' deliveries.
+   * Copies the organization's recorded events, oldest first, to every enabled endpoint subscribed
+   * to their type, at their recording position; then wakes those endpoints' deliveries.
    */
-  async function fanOutEvent(eventId: string): Promise<void> {
-    const endpointIds = await deps.db.transaction().execute(async (trx) => {
-      const event = await findEventForFanOutForUpdate(trx, eventId);
-      if (!event) return [];
-      // A repeated run (the worker died after the commit below) repeats only the wake-ups.
-      if (event.fanned_out_at !== null) return findEndpointIdsAwaitingEvent(trx, eventId);
+  async function fanOutBatch(organizationId: string): Promise<number> {
+    const { count, endpointIds } = await deps.db.transaction().execute(async (trx) => {
+      const events = await findEventsToFanOutForUpdate(trx, organizationId, FANOUT_BATCH);
+      if (events.length === 0) return { count: 0, endpointIds: [] };
+      const endpoints = await findSubscribedEndpoints(trx, organizationId);
       const now = deps.now();
-      const subscribed = await findSubscribedEndpointIds(trx, event.organization_id, event.type);
-      await insertEndpointEvents(
-        trx,
-        subscribed.map((endpointId) => ({
-          organization_id: event.organization_id,
-          endpoint_id: endpointId,
-          event_id: event.id,
-          type: event.type as WebhookEventType,
-          sequence: event.position,
-          next_attempt_at: now,
-          created_at: now,
-        })),
+      const rows = events.flatMap((event) =>
+        endpoints
+          .filter((endpoint) => endpoint.events.includes(event.type))
+          .map((endpoint) => ({
+            organization_id: organizationId,
+            endpoint_id: endpoint.id,
+            event_id: event.id,
+            type: event.type as WebhookEventType,
+            sequence: event.position,
+            next_attempt_at: now,
+            created_at: now,
+          })),
       );
-      await markFannedOut(trx, event.id, now);
-      return subscribed;
+      await insertEndpointEvents(trx, rows);
+      await markFannedOut(trx, events.map((event) => event.id), now);
+      return { count: events.length, endpointIds: [...new Set(rows.map((row) => row.endpoint_id))].sort() };
     });
-    // Woken after the commit: a wake-up takes the row lock of the endpoint's delivery job, which
-    // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
+    await wake(endpointIds);
+    return count;
+  }
+
+  // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
+  // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
+  async function wake(endpointIds: readonly string[]): Promise<void> {
     for (const endpointId of endpointIds) await scheduleDelivery(deps.db, endpointId);
   }
 
   /**
-   * Sends the head event once. `delivered`: the next may follow; `given-up`: the next may follow
-   * but the endpoint's record changed; `halt`: the endpoint must wait (retry, or disabled).
+   * The outbox job of one event. Its event may already have gone out in another job's batch.
+   * On a retry (the worker died between the commit and the wake-ups) the wake-ups are repeated.
    */
-  async function attempt(head: DeliveryHead): Promise<"delivered" | "given-up" | "halt"> {
+  async function fanOutEvent(eventId: string, attempt = 1): Promise<void> {
+    const event = await findEventOrganization(deps.db, eventId);
+    if (!event) return;
+    if (event.fanned_out_at !== null) {
+      if (attempt > 1) await wake(await findEndpointIdsAwaitingEvent(deps.db, eventId));
+      return;
+    }
+    while ((await fanOutBatch(event.organization_id)) === FANOUT_BATCH);
+  }
+
+  /** Sends the head event once and describes the attempt. */
+  async function send(head: DeliveryHead, secret: string): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
     const now = deps.now();
-    const result = await send(
-      {
-        url: head.url,
-        secret: openSecret(deps.secret, head.secret_sealed),
-        messageId: head.endpoint_event_id,
-        body: webhookBody(head.payload),
-        timestamp: now,
-      },
+    const result = await sender(
+      { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
       { policy, timeoutMs: deps.config.webhookTimeoutMs },
     );
-    const record: AttemptRecord = {
-      organizationId: head.organization_id,
-      endpointId: head.endpoint_id,
-      endpointEventId: head.endpoint_event_id,
-      attempt: head.attempts + 1,
-      succeeded: result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300,
-      httpCode: result.httpCode,
-      response: result.response,
-      durationMs: result.durationMs,
-      at: now,
+    return {
+      record: {
+        organizationId: head.organization_id,
+        endpointId: head.endpoint_id,
+        endpointEventId: head.endpoint_event_id,
+        attempt: head.attempts + 1,
+        succeeded: result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300,
+        httpCode: result.httpCode,
+        response: result.response,
+        durationMs: result.durationMs,
+        at: now,
+      },
+      retryAfter: result.retryAfter,
     };
-    if (record.succeeded) {
-      await recordSuccess(deps.db, record);
-      return "delivered";
-    }
+  }
+
+  /**
+   * Records a failed attempt. `given-up`: the event is settled as failed and the next may follow;
+   * `halt`: the endpoint must wait (a retry is scheduled) or was disabled.
+   */
+  function recordFailure(head: DeliveryHead, record: AttemptRecord, retryAfter: string | null): Promise<"given-up" | "halt"> {
+    const now = record.at;
     return deps.db.transaction().execute(async (trx) => {
       await insertDelivery(trx, record);
-      if (result.httpCode === 410) {
+      if (record.httpCode === 410) {
         await updateFailedEvent(trx, record, null);
         await disableEndpoint(trx, head.endpoint_id, now);
         return "halt";
@@ -138,7 +157,7 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
       // Once an event has exhausted its schedule the endpoint is known to be down: the events
       // queued behind it get one attempt each instead of three more days each.
       const allowed = head.failed_events_streak > 0 ? 1 : MAX_ATTEMPTS;
-      const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(result.retryAfter, now), random) : null;
+      const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random) : null;
       await updateFailedEvent(trx, record, retryAt);
       if (retryAt) {
         await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
@@ -153,23 +172,41 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
     });
   }
 
-  /** Delivers the endpoint's pending events in order until one must wait. */
+  /**
+   * Delivers the endpoint's pending events in order until one must wait. Successes are written
+   * in one statement per batch read: a crash in between re-sends them (at least once, as the
+   * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`).
+   */
   async function deliverEndpoint(endpointId: string): Promise<void> {
     const started = performance.now();
     let sent = 0;
     while (sent < MAX_DELIVERIES_PER_RUN && performance.now() - started < MAX_RUN_MS) {
       const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
       if (heads.length === 0) return;
+      const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
+      const delivered: AttemptRecord[] = [];
+      let stop: "halt" | "given-up" | null = null;
       for (const head of heads) {
         // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
-        if (head.held_from !== null && Number(head.held_from) < head.sequence) return;
+        const held = head.held_from !== null && Number(head.held_from) < head.sequence;
         const wait = head.next_attempt_at.getTime() - deps.now().getTime();
-        if (wait > 0) return scheduleDelivery(deps.db, endpointId, wait);
+        if (held || wait > 0) {
+          await recordSuccesses(deps.db, delivered);
+          return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
+        }
         sent += 1;
-        const outcome = await attempt(head);
-        if (outcome === "halt") return;
-        if (outcome === "given-up") break;
+        const { record, retryAfter } = await send(head, secret);
+        if (record.succeeded) {
+          delivered.push(record);
+          continue;
+        }
+        await recordSuccesses(deps.db, delivered);
+        delivered.length = 0;
+        stop = await recordFailure(head, record, retryAfter);
+        break;
       }
+      await recordSuccesses(deps.db, delivered);
+      if (stop === "halt") return;
     }
     await scheduleDelivery(deps.db, endpointId);
   }

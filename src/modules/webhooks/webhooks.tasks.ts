@@ -10,9 +10,9 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 export function webhookTasks(deps: Deps, options: DeliveryOptions = {}): Record<string, Task> {
   const delivery = createWebhookDeliveryService(deps, options);
   return {
-    [WEBHOOK_FANOUT_TASK]: async (payload) => {
+    [WEBHOOK_FANOUT_TASK]: async (payload, helpers) => {
       const eventId = isRecord(payload) ? text(payload.eventId) : undefined;
-      if (eventId) await delivery.fanOutEvent(eventId);
+      if (eventId) await delivery.fanOutEvent(eventId, helpers.job.attempts);
     },
     [WEBHOOK_DELIVER_TASK]: async (payload) => {
       const endpointId = isRecord(payload) ? text(payload.endpointId) : undefined;

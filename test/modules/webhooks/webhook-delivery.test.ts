@@ -245,10 +245,22 @@ describe("ordering", () => {
     const first = await recordEvent(ctx.deps, organizationId, "order.created", { n: 1 });
     const second = await recordEvent(ctx.deps, organizationId, "order.updated", { n: 2 });
     const delivery = engine();
-    // The second event's fan-out job happens to run first.
+    // Another fan-out is busy with the first event while the second one's job runs.
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => undefined as void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const busy = ctx.deps.db.transaction().execute(async (trx) => {
+      await trx.selectFrom("webhook_events").select("id").where("id", "=", first).forUpdate().execute();
+      locked();
+      await released;
+    });
+    await isLocked;
     await delivery.fanOutEvent(second);
     await delivery.deliverEndpoint(endpoint.id);
     expect(hook.received).toHaveLength(0);
+    release();
+    await busy;
     await delivery.fanOutEvent(first);
     await delivery.deliverEndpoint(endpoint.id);
     expect(hook.received.map((r) => JSON.parse(r.body).data.n)).toEqual([1, 2]);
