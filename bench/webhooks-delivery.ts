@@ -1,7 +1,7 @@
 /**
  * Webhook delivery throughput and latency: events recorded at a steady rate into one
  * organization whose 10 endpoints all subscribe, delivered by one worker process to a local
- * receiver that answers 200 at once. Reports sustained deliveries per second and the
+ * receiver process (bench/webhooks-receiver.ts) that answers 200 at once. Reports sustained deliveries per second and the
  * event-to-delivery latency (from just before the recording transaction commits to the arrival
  * at the receiver).
  *
@@ -11,10 +11,11 @@
  * BENCH_EPHEMERAL=1 turns fsync off on the embedded server; the default keeps it on.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { fork } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { sql } from "kysely";
 import pg from "pg";
 import pino from "pino";
 import { loadConfig } from "../src/config.ts";
@@ -59,6 +60,12 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   };
 }
 
+interface Arrival {
+  at: number;
+  latency: number;
+  id: string;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
@@ -71,20 +78,13 @@ async function main(): Promise<void> {
   const config = loadConfig({ NODE_ENV: "development", LOG_LEVEL: "silent" });
   const deps: Deps = { db: connection.db, config, secret: "bench-secret-bench-secret-bench-secret", now: () => new Date() };
 
-  const arrivals: { at: number; latency: number; id: string }[] = [];
-  const receiver = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const now = Date.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { data: { sent_at: number } };
-      arrivals.push({ at: now, latency: now - body.data.sent_at, id: String(request.headers["webhook-id"]) });
-      response.writeHead(200).end();
+  const receiver = fork(fileURLToPath(new URL("./webhooks-receiver.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"] });
+  const port = await new Promise<number>((resolve) => receiver.once("message", (message: { port: number }) => resolve(message.port)));
+  const ask = <T>(report: "count" | "all") =>
+    new Promise<T>((resolve) => {
+      receiver.once("message", (message: T) => resolve(message));
+      receiver.send({ report });
     });
-  });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const port = (receiver.address() as AddressInfo).port;
 
   const organization = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${Date.now()}` });
   const owner = { kind: "user" as const, tokenId: "bench", scopes: "all" as const };
@@ -126,8 +126,11 @@ async function main(): Promise<void> {
   });
   const producedAt = Date.now();
   const expected = recorded * ENDPOINTS;
-  while (arrivals.length < expected && Date.now() - producedAt < DRAIN_LIMIT_MS) await new Promise((r) => setTimeout(r, 50));
+  while ((await ask<{ count: number }>("count")).count < expected && Date.now() - producedAt < DRAIN_LIMIT_MS) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const drainedMs = Date.now() - producedAt;
+  const { arrivals } = await ask<{ arrivals: Arrival[] }>("all");
 
   // Sustained rate: deliveries that arrived during the production window, after a 2 s warm-up.
   const windowStart = started + 2000;
@@ -135,6 +138,18 @@ async function main(): Promise<void> {
   const sustained = inWindow / ((producedAt - windowStart) / 1000);
   const latencies = arrivals.map((a) => a.latency).sort((a, b) => a - b);
   const duplicates = arrivals.length - new Set(arrivals.map((a) => a.id)).size;
+
+  // Where the time goes, from the database's own timestamps: recording → fan-out → attempt.
+  const { rows: stages } = await sql<{ stage: string; p50: number; p99: number }>`
+    SELECT 'record_to_fanout' AS stage,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM ee.created_at - ev.created_at) * 1000) AS p50,
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM ee.created_at - ev.created_at) * 1000) AS p99
+    FROM webhook_endpoint_events ee JOIN webhook_events ev ON ev.id = ee.event_id
+    UNION ALL
+    SELECT 'fanout_to_attempt',
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - ee.created_at) * 1000),
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - ee.created_at) * 1000)
+    FROM webhook_deliveries d JOIN webhook_endpoint_events ee ON ee.id = d.endpoint_event_id`.execute(deps.db);
 
   const result = {
     events_per_second_offered: EVENTS_PER_SECOND,
@@ -146,6 +161,7 @@ async function main(): Promise<void> {
     sustained_deliveries_per_second: Math.round(sustained),
     drain_after_production_ms: drainedMs,
     latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies.at(-1) },
+    stages_ms: Object.fromEntries(stages.map((row) => [row.stage, { p50: Math.round(row.p50), p99: Math.round(row.p99) }])),
     max_recording_transactions_in_flight: maxInFlight,
     duplicates,
     durable_commits: !(process.env.BENCH_EPHEMERAL === "1") || Boolean(process.env.DATABASE_URL),
@@ -153,8 +169,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 
   await worker.stop();
-  receiver.closeAllConnections();
-  receiver.close();
+  receiver.disconnect();
   await connection.close();
   await db.stop();
   clearTimeout(hardStop);
