@@ -1,9 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Deps } from "../../src/context.ts";
+import { createWebhookDeliveryService } from "../../src/modules/webhooks/webhook-delivery.service.ts";
 import { recordWebhookEvent, type WebhookEventType } from "../../src/modules/webhooks/webhook-events.outbox.ts";
 import { createWebhookService } from "../../src/modules/webhooks/webhooks.service.ts";
 import type { WebhookEndpointCreate } from "../../src/modules/webhooks/webhooks.schemas.ts";
+import type { TestContext } from "./context.ts";
+import { createOrganization } from "./factories.ts";
 
 export interface ReceivedWebhook {
   headers: Record<string, string>;
@@ -76,4 +79,31 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 export async function fanOutPending(deps: Deps, delivery: { fanOutEvent(eventId: string): Promise<void> }): Promise<void> {
   const events = await deps.db.selectFrom("webhook_events").select("id").where("fanned_out_at", "is", null).orderBy("position").execute();
   for (const { id } of events) await delivery.fanOutEvent(id);
+}
+
+/**
+ * What the delivery tests share: an engine with the jitter pinned to the middle of its range
+ * (every delay exactly its nominal value), receivers closed after each test, and readers.
+ */
+export function deliveryHarness(context: () => TestContext) {
+  const receivers: Receiver[] = [];
+  return {
+    engine: (deps: Deps = context().deps) => createWebhookDeliveryService(deps, { random: () => 0.5 }),
+    async receiver(answer?: (call: number) => ReceiverAnswer): Promise<Receiver> {
+      const started = await startReceiver(answer);
+      receivers.push(started);
+      return started;
+    },
+    /** A fresh organization with one endpoint for order events, pointing at `url`. */
+    async endpointFor(url: string, deps: Deps = context().deps) {
+      const organizationId = (await createOrganization(deps)).id;
+      const endpoint = await createWebhookEndpoint(deps, organizationId, { url, events: ["order.created", "order.updated"] });
+      return { organizationId, endpoint };
+    },
+    endpointEvents: (endpointId: string) =>
+      context().deps.db.selectFrom("webhook_endpoint_events").selectAll().where("endpoint_id", "=", endpointId).orderBy("sequence").execute(),
+    closeReceivers: async () => {
+      await Promise.all(receivers.splice(0).map((r) => r.close()));
+    },
+  };
 }

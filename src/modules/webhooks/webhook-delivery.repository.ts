@@ -33,11 +33,13 @@ export const findSubscribedEndpoints = (db: Executor, organizationId: string) =>
     .orderBy("id")
     .execute();
 
-export const findEndpointIdsAwaitingEvent = async (db: Executor, eventId: string): Promise<string[]> => {
+/** Endpoints of the organization with events still to deliver: the wake-ups a crashed fan-out owed. */
+export const findEndpointIdsWithPendingEvents = async (db: Executor, organizationId: string): Promise<string[]> => {
   const rows = await db
     .selectFrom("webhook_endpoint_events")
     .select("endpoint_id")
-    .where("event_id", "=", eventId)
+    .distinct()
+    .where("organization_id", "=", organizationId)
     .where("status", "=", "pending")
     .orderBy("endpoint_id")
     .execute();

@@ -7,7 +7,7 @@ import {
   findDeliveryHeads,
   findEventOrganization,
   findEventsToFanOutForUpdate,
-  findEndpointIdsAwaitingEvent,
+  findEndpointIdsWithPendingEvents,
   findSubscribedEndpoints,
   incrementFailureStreak,
   insertDelivery,
@@ -32,7 +32,7 @@ const FANOUT_BATCH = 100;
 const HEADS_PER_QUERY = 20;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_DELIVERIES_PER_RUN = 500;
-const MAX_RUN_MS = 5_000;
+const MAX_RUN_MS = 2_000;
 
 /**
  * One delivery job per endpoint at a time: the job key keeps at most one waiting, the queue name
@@ -106,13 +106,14 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
 
   /**
    * The outbox job of one event. Its event may already have gone out in another job's batch.
-   * On a retry (the worker died between the commit and the wake-ups) the wake-ups are repeated.
+   * On a retry (the worker may have died between a commit and its wake-ups) every endpoint of
+   * the organization with something pending is woken.
    */
   async function fanOutEvent(eventId: string, attempt = 1): Promise<void> {
     const event = await findEventOrganization(deps.db, eventId);
     if (!event) return;
     if (event.fanned_out_at !== null) {
-      if (attempt > 1) await wake(await findEndpointIdsAwaitingEvent(deps.db, eventId));
+      if (attempt > 1) await wake(await findEndpointIdsWithPendingEvents(deps.db, event.organization_id));
       return;
     }
     while ((await fanOutBatch(event.organization_id)) === FANOUT_BATCH);
