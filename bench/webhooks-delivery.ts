@@ -95,6 +95,8 @@ async function main(): Promise<void> {
     );
   }
 
+  // The producer stands for the API processes: its own pool, as a separate process would have.
+  const api = connect(db.url, 20);
   const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps), concurrency: WORKER_CONCURRENCY, logger: pino({ level: process.env.BENCH_LOG ?? "silent" }) });
 
   // Producer: a tick every 10 ms records the events due by then, each in its own transaction.
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
         recorded += 1;
         inFlight += 1;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        void deps.db
+        void api.db
           .transaction()
           .execute((trx) => recordWebhookEvent(trx, { organizationId: organization.id, type: "order.paid", data: { id: `ord_${recorded}`, sent_at: Date.now() }, now: new Date() }))
           .finally(() => {
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 
   await worker.stop();
+  await api.close();
   receiver.disconnect();
   await connection.close();
   await db.stop();

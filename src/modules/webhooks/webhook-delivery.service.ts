@@ -29,7 +29,7 @@ const DELIVERY_PRIORITY = -1;
 
 const FANOUT_BATCH = 100;
 // Pending events read per query; a failure stops the batch, so reading ahead is harmless.
-const HEADS_PER_QUERY = 20;
+const HEADS_PER_QUERY = 100;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_DELIVERIES_PER_RUN = 500;
 const MAX_RUN_MS = 2_000;
