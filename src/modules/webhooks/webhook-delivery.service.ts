@@ -31,7 +31,6 @@ const FANOUT_BATCH = 100;
 // Pending events read per query; a failure stops the batch, so reading ahead is harmless.
 const HEADS_PER_QUERY = 100;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
-const MAX_DELIVERIES_PER_RUN = 500;
 const MAX_RUN_MS = 2_000;
 
 /**
@@ -180,14 +179,17 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
    */
   async function deliverEndpoint(endpointId: string): Promise<void> {
     const started = performance.now();
-    let sent = 0;
-    while (sent < MAX_DELIVERIES_PER_RUN && performance.now() - started < MAX_RUN_MS) {
+    // Bounded by time too, so that a run of slow receivers cannot hold a worker slot (or a
+    // graceful shutdown) for long, nor keep sending from a batch read before a disable.
+    const withinBudget = () => performance.now() - started < MAX_RUN_MS;
+    while (withinBudget()) {
       const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
       if (heads.length === 0) return;
       const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
       const delivered: AttemptRecord[] = [];
       let stop: "halt" | "given-up" | null = null;
       for (const head of heads) {
+        if (!withinBudget()) break;
         // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
         const held = head.held_from !== null && Number(head.held_from) < head.sequence;
         const wait = head.next_attempt_at.getTime() - deps.now().getTime();
@@ -195,7 +197,6 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
           await recordSuccesses(deps.db, delivered);
           return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
         }
-        sent += 1;
         const { record, retryAfter } = await send(head, secret);
         if (record.succeeded) {
           delivered.push(record);
@@ -214,4 +215,3 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
 
   return { fanOutEvent, deliverEndpoint };
 }
-export type WebhookDeliveryService = ReturnType<typeof createWebhookDeliveryService>;
