@@ -271,3 +271,15 @@ describe("PATCH and DELETE /v1/webhooks/endpoints/{id}", () => {
     );
   });
 });
+
+describe("OpenAPI document", () => {
+  it("documents every webhook operation with its scopes", async () => {
+    const response = await ctx.request({ method: "GET", url: "/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const paths = response.json().paths as Record<string, Record<string, { operationId: string; security: Record<string, string[]>[] }>>;
+    expect(paths["/v1/webhooks/events/{id}/redeliver"]?.post?.operationId).toBe("webhooks:redeliver_webhook_event");
+    expect(paths["/v1/webhooks/endpoints"]?.post?.security).toEqual([{ pat: ["webhooks:write"] }, { oat: ["webhooks:write"] }]);
+    expect(paths["/v1/webhooks/deliveries"]?.get?.security).toEqual([{ pat: ["webhooks:read", "webhooks:write"] }, { oat: ["webhooks:read", "webhooks:write"] }]);
+    expect(Object.keys(paths["/v1/webhooks/endpoints/{id}"] ?? {}).sort()).toEqual(["delete", "get", "patch"]);
+  });
+});
