@@ -1,37 +1,52 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { WebhookEventType } from "./webhook-events.outbox.ts";
 
 /** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
 
-export const findEventOrganization = (db: Executor, eventId: string) =>
-  db.selectFrom("webhook_events").select(["organization_id", "fanned_out_at"]).where("id", "=", eventId).executeTakeFirst();
+export interface FanOutResult {
+  organizationId: string;
+  /** The triggering event had already gone out before this statement. */
+  alreadyFannedOut: boolean;
+  /** Events copied by this statement. */
+  count: number;
+  /** Endpoints that received copies, in a fixed order. */
+  endpointIds: string[];
+}
 
 /**
- * The organization's events still to fan out, in recording order. Rows another fan-out is busy
- * with are skipped rather than waited for: concurrent fan-outs take disjoint batches.
+ * One fan-out step in one statement: takes up to `limit` of the organization's events not yet
+ * fanned out, oldest first, skipping rows another fan-out holds (concurrent fan-outs take
+ * disjoint batches), copies each to every enabled endpoint subscribed to its type at its
+ * recording position, and marks them done.
  */
-export const findEventsToFanOutForUpdate = (db: Executor, organizationId: string, limit: number) =>
-  db
-    .selectFrom("webhook_events")
-    .select(["id", "type", "position"])
-    .where("organization_id", "=", organizationId)
-    .where("fanned_out_at", "is", null)
-    .orderBy("position")
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
-
-export const findSubscribedEndpoints = (db: Executor, organizationId: string) =>
-  db
-    .selectFrom("webhook_endpoints")
-    .select(["id", "events"])
-    .where("organization_id", "=", organizationId)
-    .where("enabled", "=", true)
-    .where("deleted_at", "is", null)
-    .orderBy("id")
-    .execute();
+export async function fanOutBatch(db: Executor, eventId: string, limit: number, now: Date): Promise<FanOutResult | undefined> {
+  const { rows } = await sql<{ organization_id: string | null; already: boolean; count: number; endpoint_ids: string[] }>`
+    WITH target AS (
+      SELECT organization_id, fanned_out_at FROM webhook_events WHERE id = ${eventId}
+    ), batch AS (
+      SELECT w.id, w.organization_id, w.type, w.position FROM webhook_events w
+      WHERE w.organization_id = (SELECT organization_id FROM target) AND w.fanned_out_at IS NULL
+      ORDER BY w.position
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), copies AS (
+      INSERT INTO webhook_endpoint_events (organization_id, endpoint_id, event_id, type, sequence, next_attempt_at, created_at)
+      SELECT b.organization_id, e.id, b.id, b.type, b.position, ${now}, ${now}
+      FROM batch b
+      JOIN webhook_endpoints e ON e.organization_id = b.organization_id AND e.enabled AND e.deleted_at IS NULL AND b.type = ANY(e.events)
+      ON CONFLICT (endpoint_id, event_id) DO NOTHING
+      RETURNING endpoint_id
+    ), marked AS (
+      UPDATE webhook_events SET fanned_out_at = ${now} WHERE id IN (SELECT id FROM batch)
+    )
+    SELECT (SELECT organization_id FROM target) AS organization_id,
+           (SELECT fanned_out_at IS NOT NULL FROM target) AS already,
+           (SELECT count(*) FROM batch)::int AS count,
+           ARRAY(SELECT DISTINCT endpoint_id FROM copies ORDER BY 1)::text[] AS endpoint_ids`.execute(db);
+  const row = rows[0];
+  if (!row || row.organization_id === null) return undefined;
+  return { organizationId: row.organization_id, alreadyFannedOut: row.already, count: row.count, endpointIds: row.endpoint_ids };
+}
 
 /** Endpoints of the organization with events still to deliver: the wake-ups a crashed fan-out owed. */
 export const findEndpointIdsWithPendingEvents = async (db: Executor, organizationId: string): Promise<string[]> => {
@@ -51,25 +66,6 @@ export async function nextSequence(db: Executor): Promise<number> {
   const { rows } = await sql<{ value: string }>`SELECT nextval(pg_get_serial_sequence('webhook_events', 'position')) AS value`.execute(db);
   return Number(rows[0]?.value);
 }
-
-export interface EndpointEventInsert {
-  organization_id: string;
-  endpoint_id: string;
-  event_id: string;
-  type: WebhookEventType;
-  sequence: number;
-  next_attempt_at: Date;
-  created_at: Date;
-}
-
-export async function insertEndpointEvents(db: Executor, rows: EndpointEventInsert[]): Promise<void> {
-  if (rows.length === 0) return;
-  // A fan-out that ran before (at-least-once jobs) already inserted its rows: keep those.
-  await db.insertInto("webhook_endpoint_events").values(rows).onConflict((oc) => oc.columns(["endpoint_id", "event_id"]).doNothing()).execute();
-}
-
-export const markFannedOut = (db: Executor, eventIds: string[], now: Date) =>
-  db.updateTable("webhook_events").set({ fanned_out_at: now }).where("id", "in", eventIds).execute();
 
 /**
  * The endpoint's next undelivered events in order, with what it takes to send them; none when

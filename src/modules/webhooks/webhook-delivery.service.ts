@@ -5,20 +5,15 @@ import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.
 import {
   disableEndpoint,
   findDeliveryHeads,
-  findEventOrganization,
-  findEventsToFanOutForUpdate,
+  fanOutBatch,
   findEndpointIdsWithPendingEvents,
-  findSubscribedEndpoints,
   incrementFailureStreak,
   insertDelivery,
-  insertEndpointEvents,
-  markFannedOut,
   recordSuccesses,
   updateFailedEvent,
   type AttemptRecord,
   type DeliveryHead,
 } from "./webhook-delivery.repository.ts";
-import type { WebhookEventType } from "./webhook-events.outbox.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook, type DeliveryResult, type OutgoingWebhook } from "./webhook-sender.ts";
 import type { UrlPolicy } from "./webhook-url-policy.ts";
@@ -66,37 +61,6 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
   const sender = options.send ?? postWebhook;
   const random = options.random ?? Math.random;
 
-  /**
-   * Copies the organization's recorded events, oldest first, to every enabled endpoint subscribed
-   * to their type, at their recording position; then wakes those endpoints' deliveries.
-   */
-  async function fanOutBatch(organizationId: string): Promise<number> {
-    const { count, endpointIds } = await deps.db.transaction().execute(async (trx) => {
-      const events = await findEventsToFanOutForUpdate(trx, organizationId, FANOUT_BATCH);
-      if (events.length === 0) return { count: 0, endpointIds: [] };
-      const endpoints = await findSubscribedEndpoints(trx, organizationId);
-      const now = deps.now();
-      const rows = events.flatMap((event) =>
-        endpoints
-          .filter((endpoint) => endpoint.events.includes(event.type))
-          .map((endpoint) => ({
-            organization_id: organizationId,
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            type: event.type as WebhookEventType,
-            sequence: event.position,
-            next_attempt_at: now,
-            created_at: now,
-          })),
-      );
-      await insertEndpointEvents(trx, rows);
-      await markFannedOut(trx, events.map((event) => event.id), now);
-      return { count: events.length, endpointIds: [...new Set(rows.map((row) => row.endpoint_id))].sort() };
-    });
-    await wake(endpointIds);
-    return count;
-  }
-
   // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
   // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
   async function wake(endpointIds: readonly string[]): Promise<void> {
@@ -104,18 +68,19 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
   }
 
   /**
-   * The outbox job of one event. Its event may already have gone out in another job's batch.
-   * On a retry (the worker may have died between a commit and its wake-ups) every endpoint of
-   * the organization with something pending is woken.
+   * The outbox job of one event: fans out its organization's pending events, oldest first, and
+   * wakes the endpoints that received some. Its own event may already have gone out in another
+   * job's batch. On a retry (the worker may have died between a commit and its wake-ups) every
+   * endpoint of the organization with something pending is woken.
    */
   async function fanOutEvent(eventId: string, attempt = 1): Promise<void> {
-    const event = await findEventOrganization(deps.db, eventId);
-    if (!event) return;
-    if (event.fanned_out_at !== null) {
-      if (attempt > 1) await wake(await findEndpointIdsWithPendingEvents(deps.db, event.organization_id));
-      return;
+    for (;;) {
+      const result = await fanOutBatch(deps.db, eventId, FANOUT_BATCH, deps.now());
+      if (!result) return;
+      if (result.alreadyFannedOut && attempt > 1) await wake(await findEndpointIdsWithPendingEvents(deps.db, result.organizationId));
+      await wake(result.endpointIds);
+      if (result.count < FANOUT_BATCH) return;
     }
-    while ((await fanOutBatch(event.organization_id)) === FANOUT_BATCH);
   }
 
   /** Sends the head event once and describes the attempt. */
