@@ -15,7 +15,7 @@ import {
   type DeliveryHead,
 } from "./webhook-delivery.repository.ts";
 import { openSecret } from "./webhook-secrets.ts";
-import { postWebhook, type DeliveryResult, type OutgoingWebhook } from "./webhook-sender.ts";
+import { postWebhook } from "./webhook-sender.ts";
 import type { UrlPolicy } from "./webhook-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
@@ -53,12 +53,10 @@ export const urlPolicyOf = (deps: Deps): UrlPolicy => ({
 export interface DeliveryOptions {
   /** Jitter source of the backoff; tests pin it. */
   random?: () => number;
-  send?: (message: OutgoingWebhook, options: { policy: UrlPolicy; timeoutMs: number }) => Promise<DeliveryResult>;
 }
 
 export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
   const policy = urlPolicyOf(deps);
-  const sender = options.send ?? postWebhook;
   const random = options.random ?? Math.random;
 
   // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
@@ -86,7 +84,7 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
   /** Sends the head event once and describes the attempt. */
   async function send(head: DeliveryHead, secret: string): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
     const now = deps.now();
-    const result = await sender(
+    const result = await postWebhook(
       { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
       { policy, timeoutMs: deps.config.webhookTimeoutMs },
     );
