@@ -21,6 +21,7 @@ import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
 import { checkoutClientRoutes } from "./modules/checkouts/checkouts.client.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
+import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -94,5 +95,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(productRoutes(services.products, services.benefits));
   await app.register(checkoutClientRoutes(services.checkoutClient));
   await app.register(eventRoutes(services.events, deps.now));
+  await app.register(webhookRoutes(services.webhooks));
   return app;
 }

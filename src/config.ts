@@ -30,7 +30,8 @@ const EnvSchema = Type.Object({
   CUSTOMER_SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 3_600 }),
   WORKER_ENABLED: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  // Longer than one webhook delivery (10 s timeout plus its run budget), so a shutdown never cuts one off.
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 15_000 }),
   STORAGE_DRIVER: Type.Union([Type.Literal("local"), Type.Literal("s3")], { default: "local" }),
   DOWNLOAD_URL_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 604_800, default: 600 }),
   S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
@@ -40,6 +41,10 @@ const EnvSchema = Type.Object({
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_CACHE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+  WEBHOOK_ALLOW_INSECURE_LOCALHOST: Type.Optional(Bool),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  WEBHOOK_MAX_CONSECUTIVE_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -64,6 +69,13 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly storage: StorageConfig;
   readonly authCacheMs: number;
+  /** `http://` webhook URLs to loopback addresses (and loopback at all) are accepted. */
+  readonly webhookAllowInsecureLocalhost: boolean;
+  /** Webhook URLs may point to private, link-local and unique-local addresses. */
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly webhookTimeoutMs: number;
+  /** Events in a row that exhaust their retries before their endpoint is disabled. */
+  readonly webhookMaxConsecutiveFailures: number;
 }
 
 export type StorageConfig =
@@ -80,6 +92,9 @@ export type StorageConfig =
     };
 
 export class ConfigError extends Error {}
+
+const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolean =>
+  value === undefined ? fallback : value === "true" || value === "1";
 
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 
@@ -136,5 +151,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     storage: Object.freeze(storage),
     // Off under test by default: tests revoke and expire tokens and expect the next request to see it.
     authCacheMs: env.AUTH_CACHE_MS ?? (env.NODE_ENV === "test" ? 0 : 2_000),
+    webhookAllowInsecureLocalhost: flag(env.WEBHOOK_ALLOW_INSECURE_LOCALHOST, env.NODE_ENV !== "production"),
+    webhookAllowPrivateNetworks: flag(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false),
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    webhookMaxConsecutiveFailures: env.WEBHOOK_MAX_CONSECUTIVE_FAILURES,
   });
 }

@@ -11,6 +11,7 @@ import { createCustomerSessionService } from "./modules/customers/customer-sessi
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { createBenefitService } from "./modules/products/benefits.service.ts";
+import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -31,6 +32,7 @@ export function buildServices(deps: Deps) {
     benefits: createBenefitService(deps),
     checkoutClient: createCheckoutClientService(deps),
     events: createEventService(deps),
+    webhooks: createWebhookService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -19,6 +19,7 @@ import type {
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/benefits/benefit-grants.table.ts";
+import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
 export interface Database {
@@ -44,6 +45,9 @@ export interface Database {
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
   events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_endpoint_events: WebhookEndpointEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -8,6 +8,8 @@ export interface EnqueueOptions {
   queueName?: string;
   runAt?: Date;
   maxAttempts?: number;
+  /** Lower runs first (default 0). */
+  priority?: number;
 }
 
 /**
@@ -21,7 +23,8 @@ export async function enqueueJob(db: Executor, task: string, payload: unknown, o
     queue_name => ${options.queueName ?? null},
     run_at => ${options.runAt ?? null},
     max_attempts => ${options.maxAttempts ?? null},
-    job_key => ${options.jobKey ?? null}
+    job_key => ${options.jobKey ?? null},
+    priority => ${options.priority ?? null}
   )`.execute(db);
 }
 

@@ -3,11 +3,13 @@ import type { Deps } from "../context.ts";
 import { CHECKOUT_EXPIRE_TASK } from "../modules/checkouts/checkouts.service.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "../modules/checkouts/checkouts.tasks.ts";
 import { CHECKOUT_SETTLE_TASK } from "../modules/checkouts/checkouts.settlement.ts";
+import { webhookTasks } from "../modules/webhooks/webhooks.tasks.ts";
 
 /** Every background task, by identifier. Features add theirs here. */
-export function taskList(_deps: Deps): TaskList {
+export function taskList(deps: Deps): TaskList {
   return {
-    [CHECKOUT_EXPIRE_TASK]: expireCheckoutTask(_deps),
-    [CHECKOUT_SETTLE_TASK]: settleCheckoutTask(_deps),
+    [CHECKOUT_EXPIRE_TASK]: expireCheckoutTask(deps),
+    [CHECKOUT_SETTLE_TASK]: settleCheckoutTask(deps),
+    ...webhookTasks(deps),
   };
 }

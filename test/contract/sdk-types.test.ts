@@ -18,6 +18,7 @@ import { TaxIdFormat } from "../../src/kit/tax-id.ts";
 import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
 import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
+import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -174,6 +175,23 @@ const _listEvent: AssertAssignable<S<typeof E.ListResourceEvent>, models.ListRes
 const _ingestResponse: AssertAssignable<S<typeof E.EventsIngestResponse>, models.EventsIngestResponse> = true;
 // Inputs the other way round: every body the SDK can send is one we accept.
 const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
+// Webhooks. SDK 1.0.1 adds `api_version` (and `uses_standard_webhook_signature`) that the
+// reference does not have; the reference wins, and the SDK lists more event types than it.
+type SdkOnlyWebhookEndpointKeys = "api_version" | "uses_standard_webhook_signature";
+const _waiverWebhookEndpoint: AssertAssignable<SdkOnlyWebhookEndpointKeys, keyof models.WebhookEndpoint> = true;
+const _waiverWebhookEvent: AssertAssignable<"api_version", keyof models.WebhookEvent> = true;
+type SdkWebhookEndpoint = Omit<models.WebhookEndpoint, SdkOnlyWebhookEndpointKeys>;
+type SdkWebhookEvent = Omit<models.WebhookEvent, "api_version">;
+type SdkWebhookDelivery = Omit<models.WebhookDelivery, "webhook_event"> & { webhook_event: SdkWebhookEvent };
+const _webhookFormat: AssertEqual<W.WebhookFormat, models.WebhookFormat> = true;
+const _webhookEventType: AssertAssignable<W.WebhookEventType, models.WebhookEventType> = true;
+const _webhookEndpoint: AssertAssignable<S<typeof W.WebhookEndpoint>, SdkWebhookEndpoint> = true;
+const _webhookEndpointCreate: AssertAssignable<S<typeof W.WebhookEndpointCreate>, models.WebhookEndpointCreate> = true;
+const _webhookEndpointUpdate: AssertAssignable<S<typeof W.WebhookEndpointUpdate>, models.WebhookEndpointUpdate> = true;
+const _webhookEvent: AssertAssignable<S<typeof W.WebhookEvent>, SdkWebhookEvent> = true;
+const _webhookDelivery: AssertAssignable<S<typeof W.WebhookDelivery>, SdkWebhookDelivery> = true;
+const _webhookEndpoints: AssertAssignable<S<typeof W.ListResourceWebhookEndpoint>, { items: SdkWebhookEndpoint[]; pagination: models.Pagination }> = true;
+const _webhookDeliveries: AssertAssignable<S<typeof W.ListResourceWebhookDelivery>, { items: SdkWebhookDelivery[]; pagination: models.Pagination }> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -366,6 +384,13 @@ const mirrored: Record<string, TSchema> = {
   EventsIngest: E.EventsIngest,
   EventsIngestResponse: E.EventsIngestResponse,
   UserEvent: E.UserEvent,
+  WebhookFormat: W.WebhookFormat,
+  WebhookEventType: W.WebhookEventType,
+  WebhookEndpoint: W.WebhookEndpoint,
+  WebhookEndpointCreate: W.WebhookEndpointCreate,
+  WebhookEndpointUpdate: W.WebhookEndpointUpdate,
+  WebhookEvent: W.WebhookEvent,
+  WebhookDelivery: W.WebhookDelivery,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

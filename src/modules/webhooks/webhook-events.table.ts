@@ -8,5 +8,9 @@ export interface WebhookEventsTable {
   type: string;
   /** The body as delivered: `{type, timestamp, data}`. */
   payload: ColumnType<{ type: string; timestamp: string; data: JsonValue }, string, never>;
+  /** Order of recording: insertion order, also within one transaction. */
+  position: Generated<number>;
+  /** Set once the event has been copied to every subscribed endpoint. */
+  fanned_out_at: Generated<Date | null>;
 }
 export type WebhookEventRow = Selectable<WebhookEventsTable>;

@@ -1,0 +1,200 @@
+import { sql } from "kysely";
+import type { Executor } from "../../db/database.ts";
+
+/** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
+
+export interface FanOutResult {
+  organizationId: string;
+  /** The triggering event had already gone out before this statement. */
+  alreadyFannedOut: boolean;
+  /** Events copied by this statement. */
+  count: number;
+  /** Endpoints that received copies, in a fixed order. */
+  endpointIds: string[];
+}
+
+/**
+ * One fan-out step in one statement: takes up to `limit` of the organization's events not yet
+ * fanned out, oldest first, skipping rows another fan-out holds (concurrent fan-outs take
+ * disjoint batches), copies each to every enabled endpoint subscribed to its type at its
+ * recording position, and marks them done.
+ */
+export async function fanOutBatch(db: Executor, eventId: string, limit: number, now: Date): Promise<FanOutResult | undefined> {
+  const { rows } = await sql<{ organization_id: string | null; already: boolean; count: number; endpoint_ids: string[] }>`
+    WITH target AS (
+      SELECT organization_id, fanned_out_at FROM webhook_events WHERE id = ${eventId}
+    ), batch AS (
+      SELECT w.id, w.organization_id, w.type, w.position FROM webhook_events w
+      WHERE w.organization_id = (SELECT organization_id FROM target) AND w.fanned_out_at IS NULL
+      ORDER BY w.position
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), copies AS (
+      INSERT INTO webhook_endpoint_events (organization_id, endpoint_id, event_id, type, sequence, next_attempt_at, created_at)
+      SELECT b.organization_id, e.id, b.id, b.type, b.position, ${now}, ${now}
+      FROM batch b
+      JOIN webhook_endpoints e ON e.organization_id = b.organization_id AND e.enabled AND e.deleted_at IS NULL AND b.type = ANY(e.events)
+      ON CONFLICT (endpoint_id, event_id) DO NOTHING
+      RETURNING endpoint_id
+    ), marked AS (
+      UPDATE webhook_events SET fanned_out_at = ${now} WHERE id IN (SELECT id FROM batch)
+    )
+    SELECT (SELECT organization_id FROM target) AS organization_id,
+           (SELECT fanned_out_at IS NOT NULL FROM target) AS already,
+           (SELECT count(*) FROM batch)::int AS count,
+           ARRAY(SELECT DISTINCT endpoint_id FROM copies ORDER BY 1)::text[] AS endpoint_ids`.execute(db);
+  const row = rows[0];
+  if (!row || row.organization_id === null) return undefined;
+  return { organizationId: row.organization_id, alreadyFannedOut: row.already, count: row.count, endpointIds: row.endpoint_ids };
+}
+
+/** Endpoints of the organization with events still to deliver: the wake-ups a crashed fan-out owed. */
+export const findEndpointIdsWithPendingEvents = async (db: Executor, organizationId: string): Promise<string[]> => {
+  const rows = await db
+    .selectFrom("webhook_endpoint_events")
+    .select("endpoint_id")
+    .distinct()
+    .where("organization_id", "=", organizationId)
+    .where("status", "=", "pending")
+    .orderBy("endpoint_id")
+    .execute();
+  return rows.map((row) => row.endpoint_id);
+};
+
+/** A place after every event recorded so far: where a redelivered event re-enters its queue. */
+export async function nextSequence(db: Executor): Promise<number> {
+  const { rows } = await sql<{ value: string }>`SELECT nextval(pg_get_serial_sequence('webhook_events', 'position')) AS value`.execute(db);
+  return Number(rows[0]?.value);
+}
+
+/**
+ * The endpoint's next undelivered events in order, with what it takes to send them; none when
+ * the endpoint is disabled or deleted. `held_from` is the position of the earliest event of its
+ * subscription still waiting for its own fan-out: events from there on must wait for it.
+ */
+export const findDeliveryHeads = (db: Executor, endpointId: string, limit: number) =>
+  db
+    .selectFrom("webhook_endpoints as e")
+    .innerJoin("webhook_endpoint_events as ee", "ee.endpoint_id", "e.id")
+    .innerJoin("webhook_events as ev", "ev.id", "ee.event_id")
+    .select((eb) => [
+      "e.id as endpoint_id",
+      "e.organization_id",
+      "e.url",
+      "e.secret_sealed",
+      "e.failed_events_streak",
+      "ee.id as endpoint_event_id",
+      "ee.sequence",
+      "ee.attempts",
+      "ee.next_attempt_at",
+      "ev.payload",
+      eb
+        .selectFrom("webhook_events as w")
+        .select((inner) => inner.fn.min("w.position").as("held_from"))
+        .whereRef("w.organization_id", "=", "e.organization_id")
+        .where("w.fanned_out_at", "is", null)
+        .where(sql<boolean>`w.type = ANY(e.events)`)
+        .as("held_from"),
+    ])
+    .where("e.id", "=", endpointId)
+    .where("e.enabled", "=", true)
+    .where("e.deleted_at", "is", null)
+    .where("ee.status", "=", "pending")
+    .orderBy("ee.sequence")
+    .limit(limit)
+    .execute();
+export type DeliveryHead = Awaited<ReturnType<typeof findDeliveryHeads>>[number];
+
+export interface AttemptRecord {
+  organizationId: string;
+  endpointId: string;
+  endpointEventId: string;
+  attempt: number;
+  succeeded: boolean;
+  httpCode: number | null;
+  response: string | null;
+  durationMs: number;
+  at: Date;
+}
+
+const deliveryValues = (record: AttemptRecord) => ({
+  organization_id: record.organizationId,
+  endpoint_id: record.endpointId,
+  endpoint_event_id: record.endpointEventId,
+  attempt: record.attempt,
+  succeeded: record.succeeded,
+  http_code: record.httpCode,
+  response: record.response,
+  duration_ms: record.durationMs,
+  created_at: record.at,
+});
+
+/** The common case, a run of successes, in one statement: log them, close their events, clear the streak. */
+export async function recordSuccesses(db: Executor, records: readonly AttemptRecord[]): Promise<void> {
+  const first = records[0];
+  if (first === undefined) return;
+  const column = <T>(pick: (record: AttemptRecord) => T): T[] => records.map(pick);
+  await sql`
+    WITH logged AS (
+      INSERT INTO webhook_deliveries (organization_id, endpoint_id, endpoint_event_id, attempt, succeeded, http_code, response, duration_ms, created_at)
+      SELECT * FROM unnest(
+        ${column((r) => r.organizationId)}::uuid[], ${column((r) => r.endpointId)}::uuid[], ${column((r) => r.endpointEventId)}::uuid[],
+        ${column((r) => r.attempt)}::int[], ${column((r) => r.succeeded)}::bool[], ${column((r) => r.httpCode)}::int[],
+        ${column((r) => r.response)}::text[], ${column((r) => r.durationMs)}::int[], ${column((r) => r.at)}::timestamptz[])
+    ), closed AS (
+      UPDATE webhook_endpoint_events AS ee
+      SET status = 'succeeded', attempts = v.attempt, last_http_code = v.http_code, modified_at = v.at
+      FROM unnest(${column((r) => r.endpointEventId)}::uuid[], ${column((r) => r.attempt)}::int[], ${column((r) => r.httpCode)}::int[], ${column((r) => r.at)}::timestamptz[])
+        AS v(id, attempt, http_code, at)
+      WHERE ee.id = v.id
+    )
+    UPDATE webhook_endpoints SET failed_events_streak = 0 WHERE id = ${first.endpointId} AND failed_events_streak <> 0`.execute(db);
+}
+
+export const insertDelivery = (db: Executor, record: AttemptRecord) =>
+  db.insertInto("webhook_deliveries").values(deliveryValues(record)).execute();
+
+/** After a failed attempt: wait until `retryAt`, or give the event up when it is null. */
+export const updateFailedEvent = (db: Executor, record: AttemptRecord, retryAt: Date | null) =>
+  db
+    .updateTable("webhook_endpoint_events")
+    .set({
+      attempts: record.attempt,
+      last_http_code: record.httpCode,
+      modified_at: record.at,
+      ...(retryAt ? { next_attempt_at: retryAt } : { status: "failed" as const }),
+    })
+    .where("id", "=", record.endpointEventId)
+    .execute();
+
+export async function incrementFailureStreak(db: Executor, endpointId: string): Promise<number> {
+  const row = await db
+    .updateTable("webhook_endpoints")
+    .set((eb) => ({ failed_events_streak: eb("failed_events_streak", "+", 1) }))
+    .where("id", "=", endpointId)
+    .returning("failed_events_streak")
+    .executeTakeFirstOrThrow();
+  return row.failed_events_streak;
+}
+
+/**
+ * Disables an endpoint and skips its pending events. True only for the caller that actually
+ * switched it off: concurrent failures disable it once.
+ */
+export async function disableEndpoint(db: Executor, endpointId: string, now: Date): Promise<boolean> {
+  const switched = await db
+    .updateTable("webhook_endpoints")
+    .set({ enabled: false, modified_at: now })
+    .where("id", "=", endpointId)
+    .where("enabled", "=", true)
+    .returning("id")
+    .executeTakeFirst();
+  if (!switched) return false;
+  await db
+    .updateTable("webhook_endpoint_events")
+    .set({ status: "skipped", modified_at: now })
+    .where("endpoint_id", "=", endpointId)
+    .where("status", "=", "pending")
+    .execute();
+  return true;
+}

@@ -1,0 +1,180 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
+import {
+  disableEndpoint,
+  findDeliveryHeads,
+  fanOutBatch,
+  findEndpointIdsWithPendingEvents,
+  incrementFailureStreak,
+  insertDelivery,
+  recordSuccesses,
+  updateFailedEvent,
+  type AttemptRecord,
+  type DeliveryHead,
+} from "./webhook-delivery.repository.ts";
+import { openSecret } from "./webhook-secrets.ts";
+import { postWebhook } from "./webhook-sender.ts";
+import type { UrlPolicy } from "./webhook-url-policy.ts";
+import { webhookBody } from "./webhooks.mapper.ts";
+
+export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
+const DELIVERY_PRIORITY = -1;
+
+const FANOUT_BATCH = 100;
+// Pending events read per query; a failure stops the batch, so reading ahead is harmless.
+const HEADS_PER_QUERY = 100;
+// A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
+const MAX_RUN_MS = 2_000;
+
+/**
+ * One delivery job per endpoint at a time: the job key keeps at most one waiting, the queue name
+ * runs them one after the other. The job always sends the endpoint's earliest pending event, so
+ * a failing event holds back the later ones of its endpoint, and no other endpoint. Deliveries
+ * go before fan-outs, so that a burst of events cannot take every worker slot from them.
+ */
+export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
+  const key = `${WEBHOOK_DELIVER_TASK}:${endpointId}`;
+  // Job times are compared with the database clock, so the delay is applied to the real clock.
+  return enqueueJob(db, WEBHOOK_DELIVER_TASK, { endpointId }, {
+    jobKey: key,
+    queueName: key,
+    runAt: new Date(Date.now() + Math.max(0, delayMs)),
+    priority: DELIVERY_PRIORITY,
+  });
+}
+
+export const urlPolicyOf = (deps: Deps): UrlPolicy => ({
+  allowInsecureLocalhost: deps.config.webhookAllowInsecureLocalhost,
+  allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks,
+});
+
+export interface DeliveryOptions {
+  /** Jitter source of the backoff; tests pin it. */
+  random?: () => number;
+}
+
+export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
+  const policy = urlPolicyOf(deps);
+  const random = options.random ?? Math.random;
+
+  // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
+  // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
+  async function wake(endpointIds: readonly string[]): Promise<void> {
+    for (const endpointId of endpointIds) await scheduleDelivery(deps.db, endpointId);
+  }
+
+  /**
+   * The outbox job of one event: fans out its organization's pending events, oldest first, and
+   * wakes the endpoints that received some. Its own event may already have gone out in another
+   * job's batch. On a retry (the worker may have died between a commit and its wake-ups) every
+   * endpoint of the organization with something pending is woken.
+   */
+  async function fanOutEvent(eventId: string, attempt = 1): Promise<void> {
+    for (;;) {
+      const result = await fanOutBatch(deps.db, eventId, FANOUT_BATCH, deps.now());
+      if (!result) return;
+      if (result.alreadyFannedOut && attempt > 1) await wake(await findEndpointIdsWithPendingEvents(deps.db, result.organizationId));
+      await wake(result.endpointIds);
+      if (result.count < FANOUT_BATCH) return;
+    }
+  }
+
+  /** Sends the head event once and describes the attempt. */
+  async function send(head: DeliveryHead, secret: string): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
+    const now = deps.now();
+    const result = await postWebhook(
+      { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
+      { policy, timeoutMs: deps.config.webhookTimeoutMs },
+    );
+    return {
+      record: {
+        organizationId: head.organization_id,
+        endpointId: head.endpoint_id,
+        endpointEventId: head.endpoint_event_id,
+        attempt: head.attempts + 1,
+        succeeded: result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300,
+        httpCode: result.httpCode,
+        response: result.response,
+        durationMs: result.durationMs,
+        at: now,
+      },
+      retryAfter: result.retryAfter,
+    };
+  }
+
+  /**
+   * Records a failed attempt. `given-up`: the event is settled as failed and the next may follow;
+   * `halt`: the endpoint must wait (a retry is scheduled) or was disabled.
+   */
+  function recordFailure(head: DeliveryHead, record: AttemptRecord, retryAfter: string | null): Promise<"given-up" | "halt"> {
+    const now = record.at;
+    return deps.db.transaction().execute(async (trx) => {
+      await insertDelivery(trx, record);
+      if (record.httpCode === 410) {
+        await updateFailedEvent(trx, record, null);
+        await disableEndpoint(trx, head.endpoint_id, now);
+        return "halt";
+      }
+      // Once an event has exhausted its schedule the endpoint is known to be down: the events
+      // queued behind it get one attempt each instead of three more days each.
+      const allowed = head.failed_events_streak > 0 ? 1 : MAX_ATTEMPTS;
+      const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random) : null;
+      await updateFailedEvent(trx, record, retryAt);
+      if (retryAt) {
+        await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
+        return "halt";
+      }
+      const streak = await incrementFailureStreak(trx, head.endpoint_id);
+      if (streak >= deps.config.webhookMaxConsecutiveFailures) {
+        await disableEndpoint(trx, head.endpoint_id, now);
+        return "halt";
+      }
+      return "given-up";
+    });
+  }
+
+  /**
+   * Delivers the endpoint's pending events in order until one must wait. Successes are written
+   * in one statement per batch read: a crash in between re-sends them (at least once, as the
+   * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`).
+   */
+  async function deliverEndpoint(endpointId: string): Promise<void> {
+    const started = performance.now();
+    // Bounded by time too, so that a run of slow receivers cannot hold a worker slot (or a
+    // graceful shutdown) for long, nor keep sending from a batch read before a disable.
+    const withinBudget = () => performance.now() - started < MAX_RUN_MS;
+    while (withinBudget()) {
+      const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
+      if (heads.length === 0) return;
+      const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
+      const delivered: AttemptRecord[] = [];
+      let stop: "halt" | "given-up" | null = null;
+      for (const head of heads) {
+        if (!withinBudget()) break;
+        // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
+        const held = head.held_from !== null && Number(head.held_from) < head.sequence;
+        const wait = head.next_attempt_at.getTime() - deps.now().getTime();
+        if (held || wait > 0) {
+          await recordSuccesses(deps.db, delivered);
+          return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
+        }
+        const { record, retryAfter } = await send(head, secret);
+        if (record.succeeded) {
+          delivered.push(record);
+          continue;
+        }
+        await recordSuccesses(deps.db, delivered);
+        delivered.length = 0;
+        stop = await recordFailure(head, record, retryAfter);
+        break;
+      }
+      await recordSuccesses(deps.db, delivered);
+      if (stop === "halt") return;
+    }
+    await scheduleDelivery(deps.db, endpointId);
+  }
+
+  return { fanOutEvent, deliverEndpoint };
+}

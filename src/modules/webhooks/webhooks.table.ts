@@ -1,0 +1,52 @@
+import type { Generated, Selectable } from "kysely";
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  modified_at: Date | null;
+  deleted_at: Generated<Date | null>;
+  organization_id: string;
+  url: string;
+  name: string | null;
+  format: string;
+  /** The signing secret, encrypted with the server secret (it must be read back to sign). */
+  secret_sealed: string;
+  events: string[];
+  enabled: Generated<boolean>;
+  /** Events in a row that exhausted their retries; reset by any successful delivery. */
+  failed_events_streak: Generated<number>;
+}
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+
+export type EndpointEventStatus = "pending" | "succeeded" | "failed" | "skipped";
+
+/** One outbox event as owed to one endpoint: the `WebhookEvent` of the wire. */
+export interface WebhookEndpointEventsTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  modified_at: Date | null;
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: string;
+  /** Place in the endpoint's order: the outbox position, or a fresh one when redelivered. */
+  sequence: number;
+  status: Generated<EndpointEventStatus>;
+  attempts: Generated<number>;
+  last_http_code: number | null;
+  next_attempt_at: Date;
+}
+export type WebhookEndpointEventRow = Selectable<WebhookEndpointEventsTable>;
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  organization_id: string;
+  endpoint_id: string;
+  endpoint_event_id: string;
+  attempt: number;
+  succeeded: boolean;
+  http_code: number | null;
+  response: string | null;
+  duration_ms: number;
+}
