@@ -1,10 +1,10 @@
-import { type CompiledQuery, type ExpressionBuilder, type Insertable, type Updateable } from "kysely";
+import { type CompiledQuery, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import type { ProductsTable } from "../products/products.table.ts";
+import { productRelations } from "../products/products.queries.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
 
 export type CheckoutWithRelations = CheckoutRow & {
@@ -13,33 +13,6 @@ export type CheckoutWithRelations = CheckoutRow & {
 };
 
 export type CheckoutLocator = { id: string } | { clientSecret: string };
-
-type ProductScope = ExpressionBuilder<Database & { p: ProductsTable }, "p">;
-
-/** A product's live prices, benefits and medias, as JSON columns of the row `p`. */
-const productRelations = (eb: ProductScope) => [
-  jsonArrayFrom(
-    eb
-      .selectFrom("product_prices as pp")
-      .whereRef("pp.product_id", "=", "p.id")
-      .where("pp.is_archived", "=", false)
-      .orderBy("pp.position")
-      .orderBy("pp.created_at")
-      .selectAll("pp"),
-  ).as("prices"),
-  jsonArrayFrom(
-    eb
-      .selectFrom("product_benefits as pb")
-      .innerJoin("benefits as b", "b.id", "pb.benefit_id")
-      .whereRef("pb.product_id", "=", "p.id")
-      .where("b.is_deleted", "=", false)
-      .orderBy("pb.position")
-      .selectAll("b"),
-  ).as("benefits"),
-  jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
-    "medias",
-  ),
-];
 
 /**
  * Checkouts with their products (each with live prices, benefits and medias) and their discount,
