@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TProperties } from "@sinclair/typebox";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { ProductBaseFields } from "../products/products.schemas.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
@@ -37,40 +37,30 @@ const checkoutIdentityFields = {
   code: Nullable(Type.String()),
 };
 
-export const CheckoutDiscountFixedOnceForeverDuration = Type.Object(
-  { duration: DiscountDuration, type: DiscountType, ...fixedAmountFields, ...checkoutIdentityFields },
-  { title: "CheckoutDiscountFixedOnceForeverDuration", description: "Fixed-amount discount applied once or forever." },
-);
+/**
+ * The four discount shapes, over the fields they share: fixed or percentage, once/forever or
+ * repeating (which adds `duration_in_months`).
+ */
+function discountShapes<P extends TProperties>(prefix: "CheckoutDiscount" | "Discount", shared: P) {
+  const shape = <E extends TProperties>(name: string, description: string, extra: E) =>
+    Type.Object({ duration: DiscountDuration, type: DiscountType, ...extra, ...shared }, { title: `${prefix}${name}`, description });
+  const months = { duration_in_months: durationInMonths };
+  return {
+    fixedOnceForever: shape("FixedOnceForeverDuration", "Fixed-amount discount applied once or forever.", fixedAmountFields),
+    fixedRepeat: shape("FixedRepeatDuration", "Fixed-amount discount applied for a number of months.", { ...months, ...fixedAmountFields }),
+    percentageOnceForever: shape("PercentageOnceForeverDuration", "Percentage discount applied once or forever.", { basis_points: basisPoints }),
+    percentageRepeat: shape("PercentageRepeatDuration", "Percentage discount applied for a number of months.", { ...months, basis_points: basisPoints }),
+  };
+}
+
+const checkoutShapes = discountShapes("CheckoutDiscount", checkoutIdentityFields);
+export const CheckoutDiscountFixedOnceForeverDuration = checkoutShapes.fixedOnceForever;
 export type CheckoutDiscountFixedOnceForeverDuration = Static<typeof CheckoutDiscountFixedOnceForeverDuration>;
-
-export const CheckoutDiscountFixedRepeatDuration = Type.Object(
-  {
-    duration: DiscountDuration,
-    duration_in_months: durationInMonths,
-    type: DiscountType,
-    ...fixedAmountFields,
-    ...checkoutIdentityFields,
-  },
-  { title: "CheckoutDiscountFixedRepeatDuration", description: "Fixed-amount discount applied for a number of months." },
-);
+export const CheckoutDiscountFixedRepeatDuration = checkoutShapes.fixedRepeat;
 export type CheckoutDiscountFixedRepeatDuration = Static<typeof CheckoutDiscountFixedRepeatDuration>;
-
-export const CheckoutDiscountPercentageOnceForeverDuration = Type.Object(
-  { duration: DiscountDuration, type: DiscountType, basis_points: basisPoints, ...checkoutIdentityFields },
-  { title: "CheckoutDiscountPercentageOnceForeverDuration", description: "Percentage discount applied once or forever." },
-);
+export const CheckoutDiscountPercentageOnceForeverDuration = checkoutShapes.percentageOnceForever;
 export type CheckoutDiscountPercentageOnceForeverDuration = Static<typeof CheckoutDiscountPercentageOnceForeverDuration>;
-
-export const CheckoutDiscountPercentageRepeatDuration = Type.Object(
-  {
-    duration: DiscountDuration,
-    duration_in_months: durationInMonths,
-    type: DiscountType,
-    basis_points: basisPoints,
-    ...checkoutIdentityFields,
-  },
-  { title: "CheckoutDiscountPercentageRepeatDuration", description: "Percentage discount applied for a number of months." },
-);
+export const CheckoutDiscountPercentageRepeatDuration = checkoutShapes.percentageRepeat;
 export type CheckoutDiscountPercentageRepeatDuration = Static<typeof CheckoutDiscountPercentageRepeatDuration>;
 
 // Repeat shapes come first in the unions: a repeating discount also satisfies the once/forever shape,
@@ -107,40 +97,14 @@ const discountRecordFields = {
   products: Type.Array(DiscountProduct),
 };
 
-export const DiscountFixedOnceForeverDuration = Type.Object(
-  { duration: DiscountDuration, type: DiscountType, ...fixedAmountFields, ...discountRecordFields },
-  { title: "DiscountFixedOnceForeverDuration", description: "Fixed-amount discount applied once or forever." },
-);
+const recordShapes = discountShapes("Discount", discountRecordFields);
+export const DiscountFixedOnceForeverDuration = recordShapes.fixedOnceForever;
 export type DiscountFixedOnceForeverDuration = Static<typeof DiscountFixedOnceForeverDuration>;
-
-export const DiscountFixedRepeatDuration = Type.Object(
-  {
-    duration: DiscountDuration,
-    duration_in_months: durationInMonths,
-    type: DiscountType,
-    ...fixedAmountFields,
-    ...discountRecordFields,
-  },
-  { title: "DiscountFixedRepeatDuration", description: "Fixed-amount discount applied for a number of months." },
-);
+export const DiscountFixedRepeatDuration = recordShapes.fixedRepeat;
 export type DiscountFixedRepeatDuration = Static<typeof DiscountFixedRepeatDuration>;
-
-export const DiscountPercentageOnceForeverDuration = Type.Object(
-  { duration: DiscountDuration, type: DiscountType, basis_points: basisPoints, ...discountRecordFields },
-  { title: "DiscountPercentageOnceForeverDuration", description: "Percentage discount applied once or forever." },
-);
+export const DiscountPercentageOnceForeverDuration = recordShapes.percentageOnceForever;
 export type DiscountPercentageOnceForeverDuration = Static<typeof DiscountPercentageOnceForeverDuration>;
-
-export const DiscountPercentageRepeatDuration = Type.Object(
-  {
-    duration: DiscountDuration,
-    duration_in_months: durationInMonths,
-    type: DiscountType,
-    basis_points: basisPoints,
-    ...discountRecordFields,
-  },
-  { title: "DiscountPercentageRepeatDuration", description: "Percentage discount applied for a number of months." },
-);
+export const DiscountPercentageRepeatDuration = recordShapes.percentageRepeat;
 export type DiscountPercentageRepeatDuration = Static<typeof DiscountPercentageRepeatDuration>;
 
 /** Response of GET /v1/discounts/{id}. */
