@@ -28,6 +28,11 @@ async function main(): Promise<void> {
   const app = await buildApp(runtime.deps);
   let worker: Promise<Runner> | null = null;
   let stopping = false;
+  // Responses finished while stopping close their connection, so kept-alive clients do not hold
+  // the shutdown open until their idle timeout.
+  app.addHook("onSend", async (_request, reply) => {
+    if (stopping) reply.header("connection", "close");
+  });
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
