@@ -4,7 +4,7 @@ import type { ChargeOutcome, ChargeRequest, PaymentProcessor } from "./payment-p
 const PROCESSING_ERROR = "tok_chargeDeclinedProcessingError";
 
 /**
- * Settles payments without leaving the process, driven by Stripe's test token names: any `tok_`
+ * Settles payments without leaving the process, driven by Stripe's test token names: every `tok_`
  * card succeeds, `tok_chargeDeclined…` tokens are declined, and the processing-error token fails.
  */
 export const sandboxProcessor: PaymentProcessor = {

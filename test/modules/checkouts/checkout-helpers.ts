@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { expect } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
 
 /** Row counts of what the checkout flow writes, to prove a refused request wrote nothing. */
@@ -28,3 +29,10 @@ export async function eventsFor(ctx: TestContext, checkoutId: string): Promise<s
 
 export const FR_ADDRESS = { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" };
 export const US_ADDRESS = { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" };
+
+/** Opens a checkout session through the API, as a merchant backend would. */
+export async function openCheckoutThroughApi(ctx: TestContext, token: string, payload: Record<string, unknown>) {
+  const response = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: string; client_secret: string; created_at: string; [key: string]: unknown };
+}

@@ -3,7 +3,7 @@ import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { US_ADDRESS, eventsFor, writeCounts } from "./checkout-helpers.ts";
+import { US_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string; slug: string; name: string };
@@ -16,11 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function open(payload: Record<string, unknown>) {
-  const response = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json() as { id: string; client_secret: string };
-}
+const open = (payload: Record<string, unknown>) => openCheckoutThroughApi(ctx, token, payload);
 const clientGet = (secret: string) => ctx.request({ method: "GET", url: `/v1/checkouts/client/${secret}` });
 const clientPatch = (secret: string, payload: Record<string, unknown>) => ctx.request({ method: "PATCH", url: `/v1/checkouts/client/${secret}`, payload });
 

@@ -3,7 +3,7 @@ import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { FR_ADDRESS, eventsFor, writeCounts } from "./checkout-helpers.ts";
+import { FR_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -18,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function open(payload: Record<string, unknown>, token = writeToken) {
-  const response = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json() as { id: string; client_secret: string; created_at: string };
-}
+const open = (payload: Record<string, unknown>, token = writeToken) => openCheckoutThroughApi(ctx, token, payload);
 const list = (query: string, token: string | null = readToken) => ctx.request({ method: "GET", url: `/v1/checkouts/${query}`, token });
 const update = (id: string, payload: unknown, token: string | null = writeToken) => ctx.request({ method: "PATCH", url: `/v1/checkouts/${id}`, token, payload: payload as object });
 
