@@ -35,7 +35,7 @@ export const licenseKeyActions =
       auth ? organizationScope(principalOf(request)) : null;
     const hooks = preHandler ? { preHandler } : {};
     const answers = <S extends Record<number, TSchema>>(success: S) => ({
-      ...(auth ? {} : { 403: ErrorBody }),
+      ...(auth ? {} : { 403: ErrorBody, 429: ErrorBody }),
       ...responses(success, { auth: auth !== undefined }),
       ...errors,
     });
