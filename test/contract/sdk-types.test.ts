@@ -20,6 +20,7 @@ import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
+import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -208,6 +209,10 @@ const _listLicenseKeys: AssertAssignable<LK.ListResourceLicenseKeyRead, models.L
 const _licenseKeyActivateIn: AssertAssignable<models.LicenseKeyActivate, LK.LicenseKeyActivate> = true;
 const _licenseKeyValidateIn: AssertAssignable<models.LicenseKeyValidate, LK.LicenseKeyValidate> = true;
 const _licenseKeyDeactivateIn: AssertAssignable<models.LicenseKeyDeactivate, LK.LicenseKeyDeactivate> = true;
+// Customer portal.
+const _portalOAuth: AssertAssignable<S<typeof CPC.CustomerPortalOAuthAccount>, models.CustomerPortalOAuthAccount> = true;
+const _portalCustomer: AssertAssignable<CPC.CustomerPortalCustomer, models.CustomerPortalCustomer> = true;
+const _portalCustomerUpdateIn: AssertAssignable<models.CustomerPortalCustomerUpdate, CPC.CustomerPortalCustomerUpdate> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -417,6 +422,9 @@ const mirrored: Record<string, TSchema> = {
   LicenseKeyActivate: LK.LicenseKeyActivate,
   LicenseKeyValidate: LK.LicenseKeyValidate,
   LicenseKeyDeactivate: LK.LicenseKeyDeactivate,
+  CustomerPortalOAuthAccount: CPC.CustomerPortalOAuthAccount,
+  CustomerPortalCustomer: CPC.CustomerPortalCustomer,
+  CustomerPortalCustomerUpdate: CPC.CustomerPortalCustomerUpdate,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

@@ -1,22 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config.ts";
-import { principalOf, type Principal } from "../../kit/auth.ts";
+import { principalOf } from "../../kit/auth.ts";
 import { rateLimitHook } from "../../kit/rate-limit.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
 import { licenseKeyActions } from "../license-keys/license-keys.actions.ts";
 import { LicenseKeyWithActivations, ListResourceLicenseKeyRead, PortalLicenseKeyListQuery } from "../license-keys/license-keys.schemas.ts";
 import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
+import { portalCustomerOf } from "./session.ts";
 
 const READ = ["customer_portal:read", "customer_portal:write"];
 const tags = ["customer_portal"];
-
-/** A customer or member session acts on its customer. */
-function sessionCustomer(principal: Principal): { organizationId: string; customerId: string } {
-  if (principal.kind !== "customer" && principal.kind !== "member") throw new Error("portal route without a session principal");
-  return { organizationId: principal.organizationId, customerId: principal.customerId };
-}
 
 /**
  * Counted per organization and key value whether or not the key exists, so the limiter does not
@@ -42,7 +37,7 @@ export const portalLicenseKeyRoutes =
           response: responses({ 200: ListResourceLicenseKeyRead }),
         },
       },
-      async (request) => service.listForCustomer(request.query, sessionCustomer(principalOf(request))),
+      async (request) => service.listForCustomer(request.query, portalCustomerOf(principalOf(request))),
     );
 
     app.get(
@@ -57,7 +52,7 @@ export const portalLicenseKeyRoutes =
           response: responses({ 200: LicenseKeyWithActivations }, { notFound: true }),
         },
       },
-      async (request) => service.getForCustomer(request.params.id, sessionCustomer(principalOf(request))),
+      async (request) => service.getForCustomer(request.params.id, portalCustomerOf(principalOf(request))),
     );
 
     const limits = config.licenseKeyRateLimit;
