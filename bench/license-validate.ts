@@ -163,7 +163,10 @@ async function post(port: number, target: Target) {
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: ["--import", "tsx"] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], {
+    // BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
+  });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once("message", (message) => resolve(message as Ready));
     child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
