@@ -22,6 +22,9 @@ import { productRoutes } from "./modules/products/products.routes.ts";
 import { checkoutClientRoutes } from "./modules/checkouts/checkouts.client.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
+import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
+import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
+import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -96,5 +99,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(checkoutClientRoutes(services.checkoutClient));
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(webhookRoutes(services.webhooks));
+  await app.register(licenseKeyRoutes(services.licenseKeys));
+  await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
+  await app.register(portalCustomerRoutes(services.portalCustomers));
   return app;
 }

@@ -45,6 +45,9 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   WEBHOOK_MAX_CONSECUTIVE_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: Type.Integer({ minimum: 1, default: 180 }),
+  LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
+  LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -76,6 +79,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Events in a row that exhaust their retries before their endpoint is disabled. */
   readonly webhookMaxConsecutiveFailures: number;
+  /** Public license-key routes: requests per window from one client address, and for one key. */
+  readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
 }
 
 export type StorageConfig =
@@ -155,5 +160,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: flag(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookMaxConsecutiveFailures: env.WEBHOOK_MAX_CONSECUTIVE_FAILURES,
+    licenseKeyRateLimit: Object.freeze({
+      perAddress: env.LICENSE_KEY_RATE_LIMIT_PER_ADDRESS,
+      perKey: env.LICENSE_KEY_RATE_LIMIT_PER_KEY,
+      windowMs: env.LICENSE_KEY_RATE_LIMIT_WINDOW_MS,
+    }),
   });
 }

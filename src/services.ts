@@ -12,6 +12,8 @@ import { createDiscountService } from "./modules/discounts/discounts.service.ts"
 import { createProductService } from "./modules/products/products.service.ts";
 import { createBenefitService } from "./modules/products/benefits.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
+import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
+import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -33,6 +35,8 @@ export function buildServices(deps: Deps) {
     checkoutClient: createCheckoutClientService(deps),
     events: createEventService(deps),
     webhooks: createWebhookService(deps),
+    licenseKeys: createLicenseKeyService(deps),
+    portalCustomers: createPortalCustomerService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -19,6 +19,8 @@ import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
 import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
+import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
+import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -192,6 +194,25 @@ const _webhookEvent: AssertAssignable<S<typeof W.WebhookEvent>, SdkWebhookEvent>
 const _webhookDelivery: AssertAssignable<S<typeof W.WebhookDelivery>, SdkWebhookDelivery> = true;
 const _webhookEndpoints: AssertAssignable<S<typeof W.ListResourceWebhookEndpoint>, { items: SdkWebhookEndpoint[]; pagination: models.Pagination }> = true;
 const _webhookDeliveries: AssertAssignable<S<typeof W.ListResourceWebhookDelivery>, { items: SdkWebhookDelivery[]; pagination: models.Pagination }> = true;
+// License keys.
+const _licenseKeyStatus: AssertEqual<LK.LicenseKeyStatus, models.LicenseKeyStatus> = true;
+const _licenseKeyCustomer: AssertAssignable<S<typeof LK.LicenseKeyCustomer>, models.LicenseKeyCustomer> = true;
+const _licenseKeyRead: AssertAssignable<LK.LicenseKeyRead, models.LicenseKeyRead> = true;
+const _licenseKeyActivation: AssertAssignable<LK.LicenseKeyActivationBase, models.LicenseKeyActivationBase> = true;
+const _licenseKeyActivationRead: AssertAssignable<LK.LicenseKeyActivationRead, models.LicenseKeyActivationRead> = true;
+// The SDK narrows a validated key's status to "granted" (only granted keys validate); the reference keeps the enum.
+const _waiverValidated: AssertEqual<models.ValidatedLicenseKey["status"], "granted"> = true;
+type SdkValidatedLicenseKey = Omit<models.ValidatedLicenseKey, "status"> & { status: models.LicenseKeyStatus };
+const _validatedLicenseKey: AssertAssignable<LK.ValidatedLicenseKey, SdkValidatedLicenseKey> = true;
+const _licenseKeyWithActivations: AssertAssignable<LK.LicenseKeyWithActivations, models.LicenseKeyWithActivations> = true;
+const _listLicenseKeys: AssertAssignable<LK.ListResourceLicenseKeyRead, models.ListResourceLicenseKeyRead> = true;
+const _licenseKeyActivateIn: AssertAssignable<models.LicenseKeyActivate, LK.LicenseKeyActivate> = true;
+const _licenseKeyValidateIn: AssertAssignable<models.LicenseKeyValidate, LK.LicenseKeyValidate> = true;
+const _licenseKeyDeactivateIn: AssertAssignable<models.LicenseKeyDeactivate, LK.LicenseKeyDeactivate> = true;
+// Customer portal.
+const _portalOAuth: AssertAssignable<S<typeof CPC.CustomerPortalOAuthAccount>, models.CustomerPortalOAuthAccount> = true;
+const _portalCustomer: AssertAssignable<CPC.CustomerPortalCustomer, models.CustomerPortalCustomer> = true;
+const _portalCustomerUpdateIn: AssertAssignable<models.CustomerPortalCustomerUpdate, CPC.CustomerPortalCustomerUpdate> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -391,6 +412,19 @@ const mirrored: Record<string, TSchema> = {
   WebhookEndpointUpdate: W.WebhookEndpointUpdate,
   WebhookEvent: W.WebhookEvent,
   WebhookDelivery: W.WebhookDelivery,
+  LicenseKeyStatus: LK.LicenseKeyStatus,
+  LicenseKeyCustomer: LK.LicenseKeyCustomer,
+  LicenseKeyRead: LK.LicenseKeyRead,
+  LicenseKeyActivationBase: LK.LicenseKeyActivationBase,
+  LicenseKeyActivationRead: LK.LicenseKeyActivationRead,
+  ValidatedLicenseKey: LK.ValidatedLicenseKey,
+  LicenseKeyWithActivations: LK.LicenseKeyWithActivations,
+  LicenseKeyActivate: LK.LicenseKeyActivate,
+  LicenseKeyValidate: LK.LicenseKeyValidate,
+  LicenseKeyDeactivate: LK.LicenseKeyDeactivate,
+  CustomerPortalOAuthAccount: CPC.CustomerPortalOAuthAccount,
+  CustomerPortalCustomer: CPC.CustomerPortalCustomer,
+  CustomerPortalCustomerUpdate: CPC.CustomerPortalCustomerUpdate,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

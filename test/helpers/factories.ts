@@ -12,6 +12,8 @@ import type { AvailableScope } from "../../src/modules/organizations/access-toke
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../../src/modules/organizations/organizations.service.ts";
 import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
+import { licenseKeyValue } from "../../src/modules/benefits/benefit-grants.service.ts";
+import type { LicenseKeysTable } from "../../src/modules/benefits/benefit-grants.table.ts";
 import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
 
 const unique = () => randomBytes(4).toString("hex");
@@ -146,4 +148,32 @@ export async function createCheckout(
 export async function createCustomerSessionToken(deps: Deps, customerId: string): Promise<string> {
   const session = await createCustomerSessionService(deps).create({ customer_id: customerId }, null);
   return session.token;
+}
+
+/** A `license_keys` benefit of the organization and a key of it granted to the customer. */
+export async function createLicenseKey(deps: Deps, organizationId: string, customerId: string, overrides: Partial<Insertable<LicenseKeysTable>> = {}) {
+  const benefit = await insertBenefit(deps.db, {
+    organization_id: organizationId,
+    type: "license_keys",
+    description: "License",
+    properties: JSON.stringify({ prefix: "TEST" }),
+    modified_at: null,
+  });
+  return deps.db
+    .insertInto("license_keys")
+    .values({
+      organization_id: organizationId,
+      customer_id: customerId,
+      benefit_id: benefit.id,
+      key: licenseKeyValue("TEST"),
+      modified_at: null,
+      deleted_at: null,
+      limit_activations: 5,
+      limit_usage: null,
+      last_validated_at: null,
+      expires_at: null,
+      ...overrides,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { addInterval } from "../../kit/calendar.ts";
 import type { BenefitJson } from "../products/products.mapper.ts";
+import { displayKey } from "../license-keys/license-keys.mapper.ts";
 
 interface LicenseKeyProperties {
   prefix?: string | null;
@@ -39,7 +40,7 @@ async function issueLicenseKey(db: Executor, benefit: BenefitJson, customerId: s
     })
     .returning(["id", "key"])
     .executeTakeFirstOrThrow();
-  return { license_key_id: row.id, display_key: `****-${row.key.slice(-6)}` };
+  return { license_key_id: row.id, display_key: displayKey(row.key) };
 }
 
 /**

@@ -32,7 +32,7 @@ async function assertUnique(db: Executor, organizationId: string, input: { email
 }
 
 /** Tax IDs are only meaningful against a country: they are checked against the billing address. */
-function checkTaxId(raw: string, address: StoredAddress | null): TaxId {
+export function checkTaxId(raw: string, address: StoredAddress | null): TaxId {
   if (!address) {
     throw new RequestValidationError([
       { loc: ["body", "billing_address"], msg: "Country is required to validate tax ID.", type: "missing", input: null },

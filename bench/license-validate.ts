@@ -1,0 +1,207 @@
+/**
+ * Public POST /v1/customer-portal/license-keys/validate of activated keys through the app, side
+ * by side with a bare `node:http` + `pg` server running the same statements in the same
+ * transaction and writing the same JSON. The servers run in a child process so the load generator
+ * does not share their event loop. The app's rate limits are raised out of the way.
+ *
+ *   node --import tsx bench/license-validate.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3)
+ */
+import autocannon from "autocannon";
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { connect } from "../src/db/connection.ts";
+import type { Database } from "../src/db/database.ts";
+import { startEmbeddedPostgres } from "../src/db/embedded.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import { licenseKeyValue } from "../src/modules/benefits/benefit-grants.service.ts";
+import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/benefits/benefit-grants.table.ts";
+import type { CustomerReadRow } from "../src/modules/customers/customers.mapper.ts";
+import { insertCustomer } from "../src/modules/customers/customers.repository.ts";
+import { toActivation, toLicenseKey } from "../src/modules/license-keys/license-keys.mapper.ts";
+import { createLicenseKeyService } from "../src/modules/license-keys/license-keys.service.ts";
+import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { insertBenefit } from "../src/modules/products/products.repository.ts";
+
+const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
+const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);
+const CONNECTIONS = 50;
+const POOL_SIZE = 10;
+// Spread over many keys: each validation locks its key's row, and one hot key would measure the lock.
+const KEYS = 500;
+
+interface Target {
+  key: string;
+  organization_id: string;
+  activation_id: string;
+}
+type Ready = { app: number; bare: number; targets: Target[] };
+
+const readBody = async (request: IncomingMessage): Promise<string> => {
+  let body = "";
+  for await (const chunk of request) body += chunk;
+  return body;
+};
+
+/** Child: database, seed, both servers; reports their ports to the parent. */
+async function serve(): Promise<void> {
+  const clusterDir = process.env.DATABASE_URL ? null : await mkdtemp(path.join(os.tmpdir(), "bench-license-"));
+  // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
+  if (clusterDir) await chmod(clusterDir, 0o755);
+  const embedded = clusterDir ? await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "bench", ephemeral: true }) : null;
+  const adminUrl = process.env.DATABASE_URL ?? embedded!.url("postgres");
+  const name = `bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const connection = connect(url.toString(), POOL_SIZE);
+  await migrateToLatest(connection.db, connection.pool);
+
+  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000" });
+  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
+  const benefit = await insertBenefit(connection.db, { organization_id: org.id, type: "license_keys", description: "Key", properties: JSON.stringify({ prefix: "B" }), modified_at: null });
+  const service = createLicenseKeyService(deps);
+  const targets: Target[] = [];
+  for (let i = 0; i < KEYS; i += 1) {
+    const customer = await insertCustomer(connection.db, { organization_id: org.id, email: `c${i}@bench.example`, external_id: null, name: `C ${i}`, billing_name: null, locale: null, avatar_url: null, default_payment_method_id: null, modified_at: null, deleted_at: null });
+    const key = await connection.db
+      .insertInto("license_keys")
+      .values({ organization_id: org.id, customer_id: customer.id, benefit_id: benefit.id, key: licenseKeyValue("B"), modified_at: null, deleted_at: null, limit_activations: 3, limit_usage: null, last_validated_at: null, expires_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const activation = await service.activate({ key: key.key, organization_id: org.id, label: "bench", conditions: { host: "bench" } }, null);
+    targets.push({ key: key.key, organization_id: org.id, activation_id: activation.id });
+  }
+
+  const app = await buildApp(deps, { logger: false });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const appPort = (app.server.address() as { port: number }).port;
+
+  // The app's own statements, captured as Kysely compiles them, so the bare server runs identical SQL.
+  const captured: CompiledQuery[] = [];
+  const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connection.pool }), log: (event) => void captured.push(event.query) });
+  const sample = targets[0]!;
+  const sampleKey = await connection.db.selectFrom("license_keys").selectAll().where("key", "=", sample.key).executeTakeFirstOrThrow();
+  await createLicenseKeyService({ ...deps, db: spy }).validate({ ...sample, conditions: { host: "bench" } }, null);
+  // Transaction control is issued by the bare server itself.
+  const statements = captured.filter((query) => !/^(begin|commit|rollback)\b/i.test(query.sql));
+  if (statements.length !== 4) throw new Error(`expected 4 statements, captured ${statements.length}`);
+  const substitute = (params: readonly unknown[], values: Map<unknown, unknown>, now: Date) =>
+    params.map((p) => (p instanceof Date ? now : values.has(p) ? values.get(p) : p));
+
+  const bare = createServer((request, response) => {
+    void (async () => {
+      const input = JSON.parse(await readBody(request)) as Target & { conditions: Record<string, string> };
+      const client = await connection.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const now = new Date();
+        const values = new Map<unknown, unknown>([[sample.key, input.key], [sample.organization_id, input.organization_id], [sample.activation_id, input.activation_id]]);
+        const [lockQ, activationQ, updateQ, customerQ] = statements;
+        const key = (await client.query(lockQ!.sql, substitute(lockQ!.parameters, values, now))).rows[0] as LicenseKeyRow | undefined;
+        if (!key || key.status !== "granted" || (key.expires_at && now >= key.expires_at)) throw new Error("not found");
+        values.set(sampleKey.id, key.id).set(sampleKey.customer_id, key.customer_id);
+        const activation = (await client.query(activationQ!.sql, substitute(activationQ!.parameters, values, now))).rows[0] as LicenseKeyActivationRow | undefined;
+        if (!activation || activation.conditions.host !== input.conditions.host) throw new Error("not found");
+        const updated = (await client.query(updateQ!.sql, substitute(updateQ!.parameters, values, now))).rows[0] as LicenseKeyRow;
+        const customer = (await client.query(customerQ!.sql, substitute(customerQ!.parameters, values, now))).rows[0] as CustomerReadRow;
+        await client.query("COMMIT");
+        response.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ ...toLicenseKey(updated, customer), activation: toActivation(activation) }));
+      } catch {
+        await client.query("ROLLBACK");
+        response.writeHead(404, { "content-type": "application/json" }).end('{"error":"ResourceNotFound","detail":"Not found"}');
+      } finally {
+        client.release();
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  const ready: Ready = { app: appPort, bare: (bare.address() as { port: number }).port, targets };
+  process.send?.(ready);
+  process.on("message", async () => {
+    await app.close();
+    bare.close();
+    await connection.close();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+    await embedded?.stop();
+    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+const PATH = "/v1/customer-portal/license-keys/validate";
+const bodyOf = (target: Target) => JSON.stringify({ ...target, conditions: { host: "bench" } });
+
+function load(port: number, ready: Ready, seconds: number) {
+  let next = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${port}${PATH}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    requests: [{ setupRequest: (request) => ({ ...request, body: bodyOf(ready.targets[next++ % ready.targets.length]!) }) }],
+  });
+}
+
+async function post(port: number, target: Target) {
+  const response = await fetch(`http://127.0.0.1:${port}${PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(target) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function main(): Promise<void> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], {
+    // BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once("message", (message) => resolve(message as Ready));
+    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), (SECONDS * ROUNDS * 2 + 240) * 1000);
+  try {
+    const target = ready.targets[1]!;
+    const ours = await post(ready.app, target);
+    const theirs = await post(ready.bare, target);
+    // The second call has one more validation and a later timestamp; everything else must match.
+    const comparable = (body: Record<string, unknown>) => ({ ...body, validations: 0, last_validated_at: null });
+    if (ours.status !== 200 || theirs.status !== 200 || !isDeepStrictEqual(comparable(ours.body), comparable(theirs.body))) {
+      throw new Error(`responses differ (app ${ours.status}, bare ${theirs.status})`);
+    }
+    console.log(`validate: equal JSON documents from both servers; ${ready.targets.length} activated keys in rotation`);
+    await load(ready.bare, ready, 2);
+    await load(ready.app, ready, 2);
+    // Interleaved rounds, so drift in the machine's load hits both servers alike.
+    const rounds: { bare: autocannon.Result; app: autocannon.Result }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      rounds.push({ bare: await load(ready.bare, ready, SECONDS), app: await load(ready.app, ready, SECONDS) });
+    }
+    const mean = (pick: (r: { bare: autocannon.Result; app: autocannon.Result }) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+    const report = (label: string, which: "bare" | "app") =>
+      `${label.padEnd(6)} ${mean((r) => r[which].requests.average).toFixed(0).padStart(6)} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
+    console.log(`${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server, pool ${POOL_SIZE}`);
+    console.log(report("bare", "bare"));
+    console.log(report("app", "app"));
+    for (const [i, r] of rounds.entries()) console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
+    console.log(`app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`);
+  } finally {
+    clearTimeout(killer);
+    child.send("stop");
+  }
+}
+
+if (process.argv.includes("--serve")) await serve();
+else await main();

@@ -1,0 +1,91 @@
+import type { Deps } from "../../context.ts";
+import { toStoredAddress, type AddressInput, type StoredAddress } from "../../kit/address.ts";
+import { RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
+import { normalizeState } from "../../kit/subdivisions.ts";
+import type { TaxIdFormat } from "../../kit/tax-id.ts";
+import { toCustomer } from "../customers/customers.mapper.ts";
+import * as customers from "../customers/customers.repository.ts";
+import { checkTaxId } from "../customers/customers.service.ts";
+import type { CustomerRow } from "../customers/customers.table.ts";
+import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import type { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./customers.schemas.ts";
+import type { portalCustomerOf } from "./session.ts";
+
+type PortalCustomer = ReturnType<typeof portalCustomerOf>;
+
+/** The reference trims portal strings and reads "" as no value. */
+const clean = (value: string | null | undefined): string | null | undefined => (typeof value === "string" ? value.trim() || null : value);
+
+function cleanAddress(input: AddressInput): StoredAddress {
+  const address = toStoredAddress(input);
+  return { ...address, line1: clean(address.line1) ?? null, line2: clean(address.line2) ?? null, postal_code: clean(address.postal_code) ?? null, city: clean(address.city) ?? null, state: clean(address.state) ?? null };
+}
+
+const missing = (loc: (string | number)[], msg: string) => new RequestValidationError([{ loc, msg, type: "missing", input: null }]);
+
+export function toPortalCustomer(row: CustomerRow): CustomerPortalCustomer {
+  return {
+    created_at: row.created_at.toISOString(),
+    modified_at: row.modified_at?.toISOString() ?? null,
+    id: row.id,
+    email: row.email,
+    email_verified: row.email_verified,
+    name: row.name,
+    billing_name: row.billing_name ?? row.name,
+    billing_address: row.billing_address,
+    tax_id: row.tax_id ? [row.tax_id[0], row.tax_id[1] as TaxIdFormat] : null,
+    // No OAuth providers are linked by this service.
+    oauth_accounts: {},
+    default_payment_method_id: row.default_payment_method_id,
+    type: row.type,
+    locale: row.locale,
+  };
+}
+
+export function createPortalCustomerService(deps: Deps) {
+  return {
+    async get(session: PortalCustomer): Promise<CustomerPortalCustomer> {
+      const row = await customers.findCustomer(deps.db, session.customerId, [session.organizationId]);
+      if (!row) throw new ResourceNotFound();
+      return toPortalCustomer(row);
+    },
+
+    async update(session: PortalCustomer, input: CustomerPortalCustomerUpdate): Promise<CustomerPortalCustomer> {
+      if (input.billing_address === null) {
+        throw missing(["body", "billing_address"], "Customer billing address cannot be reset to null once set.");
+      }
+      if (input.default_payment_method_id === null) throw missing(["body", "default_payment_method_id"], "Field required");
+      if (input.default_payment_method_id !== undefined) {
+        // No payment method is stored by this service, so none can belong to the customer.
+        throw new RequestValidationError([
+          { loc: ["body", "default_payment_method_id"], msg: "Payment method not found.", type: "invalid", input: input.default_payment_method_id },
+        ]);
+      }
+      const newAddress = input.billing_address ? normalizeState(cleanAddress(input.billing_address), ["body", "billing_address"]) : undefined;
+      const billingName = clean(input.billing_name);
+      const taxIdInput = input.tax_id === undefined ? undefined : clean(input.tax_id);
+      return deps.db.transaction().execute(async (trx) => {
+        const current = await customers.findCustomerForUpdate(trx, session.customerId, [session.organizationId]);
+        if (!current) throw new ResourceNotFound();
+        const address = newAddress ?? current.billing_address;
+        // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
+        const taxId =
+          taxIdInput !== undefined
+            ? taxIdInput && checkTaxId(taxIdInput, address)
+            : current.tax_id && newAddress
+              ? checkTaxId(current.tax_id[0], address)
+              : current.tax_id;
+        const now = deps.now();
+        const row = await customers.updateCustomer(trx, current.id, {
+          modified_at: now,
+          ...(billingName ? { billing_name: billingName } : {}),
+          billing_address: address ? JSON.stringify(address) : null,
+          tax_id: taxId ? JSON.stringify(taxId) : null,
+        });
+        await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: toCustomer(row), now });
+        return toPortalCustomer(row);
+      });
+    },
+  };
+}
+export type PortalCustomerService = ReturnType<typeof createPortalCustomerService>;

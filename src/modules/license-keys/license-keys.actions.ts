@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { onRequestHookHandler, preHandlerHookHandler } from "fastify";
+import { Type, type TSchema } from "@sinclair/typebox";
+import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../kit/auth.ts";
+import { ErrorBody } from "../../kit/errors.ts";
+import { responses } from "../../kit/routes.ts";
+import { LicenseKeyActivate, LicenseKeyActivationRead, LicenseKeyDeactivate, LicenseKeyValidate, ValidatedLicenseKey } from "./license-keys.schemas.ts";
+import type { LicenseKeyService } from "./license-keys.service.ts";
+
+export interface KeyActionsOptions {
+  /** `/v1/license-keys` or `/v1/customer-portal/license-keys`. */
+  prefix: string;
+  /** The operationId namespace: `license_keys` or `customer_portal:license_keys`. */
+  operations: string;
+  tags: string[];
+  /** Server side: the token and scope; absent on the public portal variants. */
+  auth?: RouteAuth;
+  preHandler?: preHandlerHookHandler;
+}
+
+const NoContent = Type.Unsafe<undefined>({ type: "null", description: "No content." });
+// With a token, 403 may also be a missing scope: `responses` documents that broader body.
+const errors = { 400: ErrorBody, 404: ErrorBody };
+
+/**
+ * activate, validate and deactivate by key value: the server variants act within the token's
+ * organizations, the public ones within the organization the body names.
+ */
+export const licenseKeyActions =
+  (service: LicenseKeyService, options: KeyActionsOptions): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const { prefix, operations, tags, auth, preHandler } = options;
+    const config = auth ? { auth } : {};
+    const scopeOf = (request: Parameters<onRequestHookHandler>[0]): OrganizationScope =>
+      auth ? organizationScope(principalOf(request)) : null;
+    const hooks = preHandler ? { preHandler } : {};
+    const answers = <S extends Record<number, TSchema>>(success: S) => ({
+      ...(auth ? {} : { 403: ErrorBody, 429: ErrorBody }),
+      ...responses(success, { auth: auth !== undefined }),
+      ...errors,
+    });
+
+    app.post(
+      `${prefix}/activate`,
+      {
+        config,
+        ...hooks,
+        schema: { operationId: `${operations}:activate`, tags, summary: "Activate License Key", body: LicenseKeyActivate, response: answers({ 200: LicenseKeyActivationRead }) },
+      },
+      async (request) => service.activate(request.body, scopeOf(request)),
+    );
+
+    app.post(
+      `${prefix}/validate`,
+      {
+        config,
+        ...hooks,
+        schema: { operationId: `${operations}:validate`, tags, summary: "Validate License Key", body: LicenseKeyValidate, response: answers({ 200: ValidatedLicenseKey }) },
+      },
+      async (request) => service.validate(request.body, scopeOf(request)),
+    );
+
+    app.post(
+      `${prefix}/deactivate`,
+      {
+        config,
+        ...hooks,
+        schema: { operationId: `${operations}:deactivate`, tags, summary: "Deactivate License Key", body: LicenseKeyDeactivate, response: answers({ 204: NoContent }) },
+      },
+      async (request, reply) => {
+        await service.deactivate(request.body, scopeOf(request));
+        return reply.code(204).send();
+      },
+    );
+  };

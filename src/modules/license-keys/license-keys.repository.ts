@@ -1,0 +1,110 @@
+import { sql, type Insertable } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { LicenseKeyActivationsTable, LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
+import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import type { CustomerReadRow } from "../customers/customers.mapper.ts";
+import type { LicenseKeyStatus } from "./license-keys.schemas.ts";
+
+const liveKeys = (db: Executor, allowed: OrganizationScope) => {
+  let query = db.selectFrom("license_keys").where("deleted_at", "is", null);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query;
+};
+
+/** The exact, case-sensitive key of one organization; soft-deleted keys do not exist. */
+export const findKeyByValue = (db: Executor, organizationId: string, key: string) =>
+  liveKeys(db, null).selectAll().where("organization_id", "=", organizationId).where("key", "=", key).executeTakeFirst();
+
+/** Same, locking the row: activations and usage increments of one key run one at a time. */
+export const findKeyByValueForUpdate = (db: Executor, organizationId: string, key: string) =>
+  liveKeys(db, null).selectAll().where("organization_id", "=", organizationId).where("key", "=", key).forUpdate().executeTakeFirst();
+
+export const findKey = (db: Executor, id: string, allowed: OrganizationScope, customerId: string | null) => {
+  let query = liveKeys(db, allowed).selectAll().where("id", "=", id);
+  if (customerId !== null) query = query.where("customer_id", "=", customerId);
+  return query.executeTakeFirst();
+};
+
+export const countLiveActivations = async (db: Executor, licenseKeyId: string): Promise<number> => {
+  const row = await db
+    .selectFrom("license_key_activations")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+};
+
+export const insertActivation = (db: Executor, values: Insertable<LicenseKeyActivationsTable>) =>
+  db.insertInto("license_key_activations").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const findLiveActivation = (db: Executor, licenseKeyId: string, activationId: string) =>
+  db
+    .selectFrom("license_key_activations")
+    .selectAll()
+    .where("id", "=", activationId)
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+
+export const liveActivationsOf = (db: Executor, licenseKeyId: string) =>
+  db.selectFrom("license_key_activations").selectAll().where("license_key_id", "=", licenseKeyId).where("deleted_at", "is", null).orderBy("created_at").execute();
+
+/** Soft-deletes a live activation of the key; false when there was none. */
+export const deactivate = async (db: Executor, licenseKeyId: string, activationId: string, now: Date): Promise<boolean> => {
+  const result = await db
+    .updateTable("license_key_activations")
+    .set({ deleted_at: now, modified_at: now })
+    .where("id", "=", activationId)
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+};
+
+export const recordValidation = (db: Executor, id: string, incrementUsage: number, now: Date): Promise<LicenseKeyRow> =>
+  db
+    .updateTable("license_keys")
+    .set((eb) => ({
+      validations: eb("validations", "+", 1),
+      usage: eb("usage", "+", incrementUsage),
+      last_validated_at: now,
+    }))
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const findCustomerForKey = (db: Executor, customerId: string): Promise<CustomerReadRow> =>
+  selectCustomersForRead(db).where("c.id", "=", customerId).executeTakeFirstOrThrow();
+
+export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {
+  if (ids.length === 0) return new Map();
+  const rows = await selectCustomersForRead(db).where("c.id", "in", [...new Set(ids)]).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+};
+
+export interface LicenseKeyFilter {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[];
+  benefitIds?: readonly string[];
+  statuses?: readonly LicenseKeyStatus[];
+  customerId?: string;
+}
+
+const filtered = (db: Executor, filter: LicenseKeyFilter) => {
+  let query = liveKeys(db, filter.allowed);
+  if (filter.organizationIds?.length) query = query.where("organization_id", "in", filter.organizationIds);
+  if (filter.benefitIds?.length) query = query.where("benefit_id", "in", filter.benefitIds);
+  if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
+  if (filter.customerId !== undefined) query = query.where("customer_id", "=", filter.customerId);
+  return query;
+};
+
+export const countKeys = async (db: Executor, filter: LicenseKeyFilter): Promise<number> => {
+  const row = await filtered(db, filter).select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+};
+
+export const listKeys = (db: Executor, filter: LicenseKeyFilter, window: { limit: number; offset: number }) =>
+  filtered(db, filter).selectAll().orderBy("created_at", "desc").orderBy("id").limit(window.limit).offset(window.offset).execute();

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { organizationScope, principalOf } from "../../kit/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { IdParams } from "../../kit/schema.ts";
+import { licenseKeyActions } from "./license-keys.actions.ts";
+import { LicenseKeyListQuery, LicenseKeyWithActivations, ListResourceLicenseKeyRead } from "./license-keys.schemas.ts";
+import type { LicenseKeyService } from "./license-keys.service.ts";
+
+const READ = ["license_keys:read", "license_keys:write"];
+const WRITE = ["license_keys:write"];
+const tags = ["license_keys"];
+
+export const licenseKeyRoutes =
+  (service: LicenseKeyService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/license-keys/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "license_keys:list", tags, summary: "List License Keys", querystring: LicenseKeyListQuery, response: responses({ 200: ListResourceLicenseKeyRead }) },
+      },
+      async (request) => service.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/license-keys/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: { operationId: "license_keys:get", tags, summary: "Get License Key", params: IdParams, response: responses({ 200: LicenseKeyWithActivations }, { notFound: true }) },
+      },
+      async (request) => service.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    await app.register(licenseKeyActions(service, { prefix: "/v1/license-keys", operations: "license_keys", tags, auth: requireAuth(ORGANIZATION_SIDE, WRITE).auth }));
+  };

@@ -1,0 +1,153 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
+import { pageWindow, toPage, type Page } from "../../kit/pagination.ts";
+import type { JsonValue } from "../../db/json.ts";
+import type { LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
+import { toActivation, toLicenseKey } from "./license-keys.mapper.ts";
+import * as repo from "./license-keys.repository.ts";
+import type {
+  LicenseKeyActivate,
+  LicenseKeyActivationRead,
+  LicenseKeyDeactivate,
+  LicenseKeyListQuery,
+  LicenseKeyRead,
+  LicenseKeyValidate,
+  LicenseKeyWithActivations,
+  PortalLicenseKeyListQuery,
+  ValidatedLicenseKey,
+} from "./license-keys.schemas.ts";
+
+// The anchor's messages, word for word: clients match on them.
+const NO_LONGER_ACTIVE_ACTIVATE = "License key is no longer active. This license key can not be activated.";
+const NO_LONGER_ACTIVE = "License key is no longer active.";
+const EXPIRED = "License key has expired.";
+const NO_ACTIVATIONS = "This license key does not support activations. Use the /validate endpoint instead to check license validity.";
+const LIMIT_REACHED = "License key activation limit already reached";
+const CONDITIONS_MISMATCH = "License key does not match required conditions";
+const BENEFIT_MISMATCH = "License key does not match given benefit.";
+const CUSTOMER_MISMATCH = "License key does not match given user.";
+
+/**
+ * Who may use a key by value: the public portal routes reach any organization (`null`), the
+ * server routes only the caller's. Outside the scope a key answers exactly like an unknown one.
+ */
+function assertInScope(organizationId: string, allowed: OrganizationScope): void {
+  if (allowed !== null && !allowed.includes(organizationId)) throw new ResourceNotFound();
+}
+
+const isExpired = (key: LicenseKeyRow, now: Date): boolean => key.expires_at !== null && now.getTime() >= key.expires_at.getTime();
+
+/** Same keys with strictly equal values; JSON key order is irrelevant. */
+function sameConditions(required: Record<string, JsonValue>, given: Record<string, unknown> | undefined): boolean {
+  const presented = given ?? {};
+  const keys = Object.keys(required);
+  return keys.length === Object.keys(presented).length && keys.every((key) => Object.hasOwn(presented, key) && presented[key] === required[key]);
+}
+
+async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyRead> {
+  return toLicenseKey(row, await repo.findCustomerForKey(db, row.customer_id));
+}
+
+async function withActivations(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyWithActivations> {
+  const [key, activations] = await Promise.all([withCustomer(db, row), repo.liveActivationsOf(db, row.id)]);
+  return { ...key, activations: activations.map(toActivation) };
+}
+
+const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+export function createLicenseKeyService(deps: Deps) {
+  async function page(filter: repo.LicenseKeyFilter, request: { page: number; limit: number }): Promise<Page<LicenseKeyRead>> {
+    const [rows, total] = await Promise.all([repo.listKeys(deps.db, filter, pageWindow(request)), repo.countKeys(deps.db, filter)]);
+    const customers = await repo.customersByIds(deps.db, rows.map((row) => row.customer_id));
+    return toPage(rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)), total, request);
+  }
+
+  return {
+    async activate(input: LicenseKeyActivate, allowed: OrganizationScope): Promise<LicenseKeyActivationRead> {
+      assertInScope(input.organization_id, allowed);
+      const now = deps.now();
+      return deps.db.transaction().execute(async (trx) => {
+        // The row lock makes the count-then-insert below atomic per key.
+        const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
+        if (!key) throw new ResourceNotFound();
+        if (key.status !== "granted") throw new NotPermitted(NO_LONGER_ACTIVE_ACTIVATE);
+        if (isExpired(key, now)) throw new NotPermitted(EXPIRED);
+        if (!key.limit_activations) throw new NotPermitted(NO_ACTIVATIONS);
+        if ((await repo.countLiveActivations(trx, key.id)) >= key.limit_activations) throw new NotPermitted(LIMIT_REACHED);
+        const activation = await repo.insertActivation(trx, {
+          created_at: now,
+          modified_at: null,
+          deleted_at: null,
+          organization_id: key.organization_id,
+          license_key_id: key.id,
+          label: input.label,
+          conditions: JSON.stringify(input.conditions ?? {}),
+          meta: JSON.stringify(input.meta ?? {}),
+        });
+        return { ...toActivation(activation), license_key: await withCustomer(trx, key) };
+      });
+    },
+
+    async validate(input: LicenseKeyValidate, allowed: OrganizationScope): Promise<ValidatedLicenseKey> {
+      assertInScope(input.organization_id, allowed);
+      const now = deps.now();
+      const increment = input.increment_usage ?? 0;
+      return deps.db.transaction().execute(async (trx) => {
+        const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
+        if (!key) throw new ResourceNotFound();
+        if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
+        if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+        let activation = null;
+        if (input.activation_id) {
+          activation = await repo.findLiveActivation(trx, key.id, input.activation_id);
+          if (!activation) throw new ResourceNotFound();
+          if (Object.keys(activation.conditions).length > 0 && !sameConditions(activation.conditions, input.conditions)) {
+            throw new ResourceNotFound(CONDITIONS_MISMATCH);
+          }
+        }
+        if (input.benefit_id && input.benefit_id !== key.benefit_id) throw new ResourceNotFound(BENEFIT_MISMATCH);
+        if (input.customer_id && input.customer_id !== key.customer_id) throw new ResourceNotFound(CUSTOMER_MISMATCH);
+        if (increment > 0 && key.limit_usage !== null) {
+          const remaining = key.limit_usage - key.usage;
+          if (increment > remaining) throw new BadRequest(`License key only has ${Math.max(remaining, 0)} more usages.`);
+        }
+        const updated = await repo.recordValidation(trx, key.id, increment, now);
+        return { ...(await withCustomer(trx, updated)), activation: activation ? toActivation(activation) : null };
+      });
+    },
+
+    async deactivate(input: LicenseKeyDeactivate, allowed: OrganizationScope): Promise<void> {
+      assertInScope(input.organization_id, allowed);
+      const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
+      if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
+    },
+
+    list(query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
+      return page(
+        { allowed, organizationIds: asArray(query.organization_id), benefitIds: asArray(query.benefit_id), statuses: asArray(query.status) },
+        query,
+      );
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<LicenseKeyWithActivations> {
+      const row = await repo.findKey(deps.db, id, allowed, null);
+      if (!row) throw new ResourceNotFound();
+      return withActivations(deps.db, row);
+    },
+
+    /** The portal: a customer sees only its own keys. */
+    listForCustomer(query: PortalLicenseKeyListQuery, customer: { organizationId: string; customerId: string }): Promise<Page<LicenseKeyRead>> {
+      const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
+      return page({ allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
+    },
+
+    async getForCustomer(id: string, customer: { organizationId: string; customerId: string }): Promise<LicenseKeyWithActivations> {
+      const row = await repo.findKey(deps.db, id, [customer.organizationId], customer.customerId);
+      if (!row) throw new ResourceNotFound();
+      return withActivations(deps.db, row);
+    },
+  };
+}
+export type LicenseKeyService = ReturnType<typeof createLicenseKeyService>;
