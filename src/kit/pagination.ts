@@ -67,6 +67,14 @@ export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[])
   return criteria;
 }
 
+/** A filter given once or repeated (the reference's `T | T[]`); values of one filter are OR'd. */
+export const OneOrMany = <T extends TSchema>(item: T, description: string) =>
+  Type.Optional(Type.Union([item, Type.Array(item, { maxItems: 100 })], { description }));
+
+/** The values of a `OneOrMany` filter as a list; undefined when the filter was not given. */
+export const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value];
+
 const METADATA_KEY = /^metadata\[([^\]]+)\]$/;
 
 /**
