@@ -5,6 +5,7 @@ import * as catalog from "./2026-11-22T0030_catalog.ts";
 import * as checkoutLifecycle from "./2026-11-22T0040_checkout_lifecycle.ts";
 import * as events from "./2026-11-22T0010_events.ts";
 import * as webhooks from "./2026-11-22T0020_webhooks.ts";
+import * as orderDocuments from "./2026-11-22T0050_order_documents.ts";
 
 /** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T0040_checkout_lifecycle": checkoutLifecycle,
   "2026-11-22T0010_events": events,
   "2026-11-22T0020_webhooks": webhooks,
+  "2026-11-22T0050_order_documents": orderDocuments,
 };

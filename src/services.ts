@@ -14,6 +14,7 @@ import { createBenefitService } from "./modules/products/benefits.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
+import { createOrderService } from "./modules/orders/orders.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -37,6 +38,7 @@ export function buildServices(deps: Deps) {
     webhooks: createWebhookService(deps),
     licenseKeys: createLicenseKeyService(deps),
     portalCustomers: createPortalCustomerService(deps),
+    orders: createOrderService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import type { Insertable, Updateable } from "kysely";
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../../src/context.ts";
 import { openCheckout } from "../../src/modules/checkouts/checkouts.factory.ts";
@@ -14,6 +14,10 @@ import { createOrganizationService } from "../../src/modules/organizations/organ
 import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
 import { licenseKeyValue } from "../../src/modules/benefits/benefit-grants.service.ts";
 import type { LicenseKeysTable } from "../../src/modules/benefits/benefit-grants.table.ts";
+import { createPaidOrder } from "../../src/modules/orders/order-creation.ts";
+import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
+import type { StoredAddress } from "../../src/kit/address.ts";
+import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
 import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
 
 const unique = () => randomBytes(4).toString("hex");
@@ -176,4 +180,50 @@ export async function createLicenseKey(deps: Deps, organizationId: string, custo
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export interface OrderOptions {
+  customer?: CustomerRow;
+  product?: ProductRow | null;
+  discount?: DiscountRow | null;
+  /** Status and any other column, written after creation. */
+  values?: Partial<Updateable<OrdersTable>>;
+  /** Whether a payment was taken (a receipt number is allocated only then). */
+  paid?: boolean;
+  amounts?: { subtotal: number; discount?: number; tax?: number };
+  billing?: { name: string | null; address: StoredAddress | null };
+}
+
+/**
+ * A paid order written the way a completed checkout writes it (numbers from the real counters),
+ * then adjusted with `values` for statuses and states a checkout does not produce.
+ */
+export async function createOrder(deps: Deps, organizationId: string, options: OrderOptions = {}): Promise<OrderRow> {
+  const organization = await deps.db.selectFrom("organizations").selectAll().where("id", "=", organizationId).executeTakeFirstOrThrow();
+  const customer = options.customer ?? (await createCustomer(deps, organizationId));
+  const product = options.product === undefined ? (await createProduct(deps, organizationId)).product : options.product;
+  const subtotal = options.amounts?.subtotal ?? 1000;
+  const discount = options.amounts?.discount ?? 0;
+  const tax = options.amounts?.tax ?? 0;
+  const net = subtotal - discount;
+  const billing = options.billing ?? { name: "Ada Buyer", address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" } };
+  const { order } = await deps.db.transaction().execute((trx) =>
+    createPaidOrder(trx, {
+      organization,
+      customer,
+      checkoutId: null,
+      product: product ? { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null } : { id: null, name: "Custom order", isRecurring: false },
+      lines: [],
+      amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
+      discountId: options.discount?.id ?? null,
+      billing: { ...billing, taxId: null },
+      seats: null,
+      metadata: {},
+      customFieldData: {},
+      paymentReference: options.paid === false ? null : `pay_${unique()}`,
+      now: deps.now(),
+    }),
+  );
+  if (!options.values) return order;
+  return deps.db.updateTable("orders").set(options.values).where("id", "=", order.id).returningAll().executeTakeFirstOrThrow();
 }

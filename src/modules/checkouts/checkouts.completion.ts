@@ -9,7 +9,7 @@ import { insertCustomerSession } from "../customers/customer-sessions.repository
 import { insertCustomer } from "../customers/customers.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { createPaidOrder } from "../orders/order-creation.ts";
-import { toOrderPayload } from "../orders/orders.payload.ts";
+import { readOrder } from "../orders/orders.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { checkTaxId } from "../tax/tax-id.ts";
 import { isEuMember } from "../tax/tax.rates.ts";
@@ -94,7 +94,7 @@ export async function completeCheckout(
   // A trial starts with nothing charged: the first order of the subscription is for zero.
   const charged = checkout.trial_end === null;
   const taxAmount = charged ? (checkout.tax_amount ?? 0) : 0;
-  const { order, items } = await createPaidOrder(db, {
+  const { order } = await createPaidOrder(db, {
     organization,
     customer,
     checkoutId: checkout.id,
@@ -128,7 +128,7 @@ export async function completeCheckout(
     expires_at: new Date(now.getTime() + deps.config.customerSessionTtlSeconds * 1000),
     return_url: null,
   });
-  const payload = toOrderPayload(order, items);
+  const payload = await readOrder(db, order);
   await recordWebhookEvent(db, { organizationId: organization.id, type: "order.created", data: payload, now });
   await recordWebhookEvent(db, { organizationId: organization.id, type: "order.paid", data: payload, now });
   await store.publish(db, checkout.id, "checkout.updated");

@@ -1,8 +1,8 @@
 import type { Jsonified } from "../../db/jsonified.ts";
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
-import { toProductBase } from "../products/products.mapper.ts";
+import { toProductSummary } from "../products/products.mapper.ts";
 import type { ProductRow } from "../products/products.table.ts";
-import type { CheckoutDiscount, Discount, DiscountProduct } from "./discounts.schemas.ts";
+import type { CheckoutDiscount, Discount, OrderDiscount } from "./discounts.schemas.ts";
 import type { DiscountRow } from "./discounts.table.ts";
 
 export type DiscountJson = Jsonified<DiscountRow>;
@@ -30,9 +30,8 @@ export type DiscountWithProducts = DiscountRow & { products: Jsonified<ProductRo
 /** Currency of the deprecated `amount`/`currency` pair when the reader names none. */
 const LEGACY_CURRENCY = "usd";
 
-const toDiscountProduct = (row: Jsonified<ProductRow>): DiscountProduct => ({ metadata: row.metadata, ...toProductBase(row) });
-
-export function toDiscount(row: DiscountWithProducts): Discount {
+/** The discount without its products, as embedded in orders. */
+export function toDiscountBase(row: DiscountRow): OrderDiscount {
   const record = {
     created_at: toIso(row.created_at),
     modified_at: toIsoOrNull(row.modified_at),
@@ -46,10 +45,13 @@ export function toDiscount(row: DiscountWithProducts): Discount {
     max_redemptions_per_customer: row.max_redemptions_per_customer,
     redemptions_count: row.redemptions_count,
     organization_id: row.organization_id,
-    products: row.products.map(toDiscountProduct),
   };
   const shape = { duration: row.duration, type: row.type, ...(row.duration === "repeating" ? { duration_in_months: row.duration_in_months ?? 1 } : {}) };
   if (row.type === "percentage") return { ...shape, basis_points: row.basis_points ?? 0, ...record };
   const amounts = row.amounts ?? {};
   return { ...shape, ...legacyFixedAmount(amounts, LEGACY_CURRENCY), amounts, ...record };
+}
+
+export function toDiscount(row: DiscountWithProducts): Discount {
+  return { ...toDiscountBase(row), products: row.products.map(toProductSummary) };
 }

@@ -41,9 +41,9 @@ const checkoutIdentityFields = {
  * The four discount shapes, over the fields they share: fixed or percentage, once/forever or
  * repeating (which adds `duration_in_months`).
  */
-function discountShapes<P extends TProperties>(prefix: "CheckoutDiscount" | "Discount", shared: P) {
+function discountShapes<P extends TProperties>(prefix: "CheckoutDiscount" | "Discount", shared: P, suffix = "") {
   const shape = <E extends TProperties>(name: string, description: string, extra: E) =>
-    Type.Object({ duration: DiscountDuration, type: DiscountType, ...extra, ...shared }, { title: `${prefix}${name}`, description });
+    Type.Object({ duration: DiscountDuration, type: DiscountType, ...extra, ...shared }, { title: `${prefix}${name}${suffix}`, description });
   const months = { duration_in_months: durationInMonths };
   return {
     fixedOnceForever: shape("FixedOnceForeverDuration", "Fixed-amount discount applied once or forever.", fixedAmountFields),
@@ -81,7 +81,7 @@ export const DiscountProduct = Type.Object(
 );
 export type DiscountProduct = Static<typeof DiscountProduct>;
 
-const discountRecordFields = {
+const discountBaseFields = {
   created_at: DateTime({ description: "Creation timestamp of the object." }),
   modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),
   id: Uuid4({ description: "The ID of the object." }),
@@ -94,10 +94,9 @@ const discountRecordFields = {
   max_redemptions_per_customer: Nullable(Type.Integer(), { description: "Redemption limit per customer." }),
   redemptions_count: Type.Integer({ description: "Number of redemptions so far." }),
   organization_id: Uuid4({ description: "ID of the organization owning the discount." }),
-  products: Type.Array(DiscountProduct),
 };
 
-const recordShapes = discountShapes("Discount", discountRecordFields);
+const recordShapes = discountShapes("Discount", { ...discountBaseFields, products: Type.Array(DiscountProduct) });
 export const DiscountFixedOnceForeverDuration = recordShapes.fixedOnceForever;
 export type DiscountFixedOnceForeverDuration = Static<typeof DiscountFixedOnceForeverDuration>;
 export const DiscountFixedRepeatDuration = recordShapes.fixedRepeat;
@@ -106,6 +105,14 @@ export const DiscountPercentageOnceForeverDuration = recordShapes.percentageOnce
 export type DiscountPercentageOnceForeverDuration = Static<typeof DiscountPercentageOnceForeverDuration>;
 export const DiscountPercentageRepeatDuration = recordShapes.percentageRepeat;
 export type DiscountPercentageRepeatDuration = Static<typeof DiscountPercentageRepeatDuration>;
+
+const baseShapes = discountShapes("Discount", discountBaseFields, "Base");
+
+/** The discount embedded in an order: the record without its products. */
+export const OrderDiscount = Type.Union([baseShapes.fixedRepeat, baseShapes.fixedOnceForever, baseShapes.percentageRepeat, baseShapes.percentageOnceForever], {
+  title: "OrderDiscount",
+});
+export type OrderDiscount = Static<typeof OrderDiscount>;
 
 /** Response of GET /v1/discounts/{id}. */
 export const Discount = Type.Union(

@@ -11,8 +11,9 @@ import type { Metadata } from "../../kit/schema.ts";
 export interface PaidOrderInput {
   organization: NumberingOrganization;
   customer: CustomerRow;
-  checkoutId: string;
-  product: { id: string; name: string; isRecurring: boolean };
+  checkoutId: string | null;
+  /** A custom order (no catalog product) has a null id. */
+  product: { id: string | null; name: string; isRecurring: boolean };
   /** The charged prices with the amount each contributed, in display order. */
   lines: { price: ProductPriceJson; amount: number; label: string }[];
   amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
@@ -61,6 +62,8 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
     invoice_checksum: null,
     receipt_number: receiptNumber,
     receipt_path: null,
+    invoice_requested_at: null,
+    receipt_requested_at: null,
     description: input.product.name,
     seats: input.seats,
     next_payment_attempt_at: null,
@@ -68,7 +71,8 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
     metadata: JSON.stringify(input.metadata),
     custom_field_data: JSON.stringify(input.customFieldData),
   });
-  const lines = input.lines.length ? input.lines : [{ price: null, amount: 0, label: input.product.name }];
+  // An order always has a line: without priced lines, one line carries the whole subtotal.
+  const lines = input.lines.length ? input.lines : [{ price: null, amount: input.amounts.subtotal, label: input.product.name }];
   const taxes = allocate(input.amounts.tax, lines.map((line) => line.amount));
   const items = await insertOrderItems(
     db,

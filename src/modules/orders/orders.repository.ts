@@ -1,9 +1,191 @@
-import type { Insertable } from "kysely";
-import type { Executor } from "../../db/database.ts";
-import type { OrderItemsTable, OrdersTable } from "./orders.table.ts";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern } from "../../kit/listing.ts";
+import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import type { CustomerReadRow } from "../customers/customers.mapper.ts";
+import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
+import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
 export const insertOrder = (db: Executor, values: Insertable<OrdersTable>) =>
   db.insertInto("orders").values(values).returningAll().executeTakeFirstOrThrow();
 
 export const insertOrderItems = (db: Executor, values: Insertable<OrderItemsTable>[]) =>
   values.length ? db.insertInto("order_items").values(values).returningAll().execute() : Promise.resolve([]);
+
+/** Which orders a caller may see: organizations (null = all) and, for a portal session, one customer. */
+export interface OrderVisibility {
+  allowed: OrganizationScope;
+  customerId?: string;
+}
+
+export interface OrderFilter extends OrderVisibility {
+  organizationIds?: readonly string[];
+  productIds?: readonly string[];
+  billingTypes?: readonly ProductBillingType[];
+  discountIds?: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  checkoutIds?: readonly string[];
+  subscriptionIds?: readonly string[];
+  statuses?: readonly OrderStatus[];
+  createdAfter?: Date;
+  createdBefore?: Date;
+  metadata?: ReadonlyMap<string, readonly string[]>;
+  /** Portal search: product or organization name contains the text. */
+  query?: string;
+}
+
+type OrdersScope = ExpressionBuilder<Database & { o: OrdersTable }, "o">;
+
+const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+function visible(eb: OrdersScope, visibility: OrderVisibility): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [];
+  if (visibility.allowed !== null) conditions.push(eb("o.organization_id", "in", visibility.allowed));
+  if (visibility.customerId !== undefined) conditions.push(eb("o.customer_id", "=", visibility.customerId));
+  return conditions;
+}
+
+function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
+  const conditions = visible(eb, filter);
+  if (given(filter.organizationIds)) conditions.push(eb("o.organization_id", "in", filter.organizationIds));
+  if (given(filter.productIds)) conditions.push(eb("o.product_id", "in", filter.productIds));
+  if (given(filter.discountIds)) conditions.push(eb("o.discount_id", "in", filter.discountIds));
+  if (given(filter.customerIds)) conditions.push(eb("o.customer_id", "in", filter.customerIds));
+  if (given(filter.checkoutIds)) conditions.push(eb("o.checkout_id", "in", filter.checkoutIds));
+  if (given(filter.subscriptionIds)) conditions.push(eb("o.subscription_id", "in", filter.subscriptionIds));
+  if (given(filter.statuses)) conditions.push(eb("o.status", "in", filter.statuses));
+  if (filter.createdAfter) conditions.push(eb("o.created_at", ">", filter.createdAfter));
+  if (filter.createdBefore) conditions.push(eb("o.created_at", "<", filter.createdBefore));
+  if (filter.metadata && filter.metadata.size > 0) conditions.push(metadataMatches(eb, "o.metadata", filter.metadata));
+  if (given(filter.externalCustomerIds)) {
+    // Soft-deleted customers no longer answer to their external id.
+    const ids = filter.externalCustomerIds;
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom("customers as c")
+          .select("c.id")
+          .whereRef("c.id", "=", "o.customer_id")
+          .where("c.external_id", "in", ids)
+          .where("c.deleted_at", "is", null),
+      ),
+    );
+  }
+  if (given(filter.billingTypes) && filter.billingTypes.length === 1) {
+    // Both types together match every order with a product; orders without one never match.
+    const recurring = filter.billingTypes[0] === "recurring";
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom("products as p")
+          .select("p.id")
+          .whereRef("p.id", "=", "o.product_id")
+          .where("p.recurring_interval", recurring ? "is not" : "is", null),
+      ),
+    );
+  } else if (given(filter.billingTypes)) {
+    conditions.push(eb("o.product_id", "is not", null));
+  }
+  if (filter.query !== undefined && filter.query !== "") {
+    const pattern = containsPattern(filter.query);
+    conditions.push(
+      eb.or([
+        eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "o.product_id").where("p.name", "ilike", pattern)),
+        eb.exists(eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "o.organization_id").where("g.name", "ilike", pattern)),
+      ]),
+    );
+  }
+  return eb.and(conditions);
+}
+
+/** The anchor's status order: the lifecycle, not the alphabet. */
+const STATUS_RANK = sql<number>`CASE o.status WHEN 'draft' THEN 1 WHEN 'pending' THEN 2 WHEN 'paid' THEN 3 WHEN 'partially_refunded' THEN 4 WHEN 'refunded' THEN 5 ELSE 6 END`;
+
+/** What each sort key orders by; related names come from a scalar subquery (null when absent). */
+const sortExpression = (key: OrderSortKey) => {
+  switch (key) {
+    case "created_at":
+      return sql.ref("o.created_at");
+    case "status":
+      return STATUS_RANK;
+    case "invoice_number":
+      return sql.ref("o.invoice_number");
+    case "amount":
+    case "net_amount":
+      return sql.ref("o.net_amount");
+    case "customer":
+      return sql`(SELECT c.email FROM customers c WHERE c.id = o.customer_id)`;
+    case "product":
+      return sql`(SELECT p.name FROM products p WHERE p.id = o.product_id)`;
+    case "discount":
+      return sql`(SELECT d.name FROM discounts d WHERE d.id = o.discount_id)`;
+    case "subscription":
+      return sql.ref("o.subscription_id");
+  }
+};
+
+export async function countOrders(db: Executor, filter: OrderFilter): Promise<number> {
+  const row = await db
+    .selectFrom("orders as o")
+    .where((eb) => matches(eb, filter))
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * One page of orders. The id breaks ties last, in the direction of the last criterion, so pages
+ * neither repeat nor skip rows and an index on (…, created_at, id) serves the default order.
+ */
+export async function listOrders(
+  db: Executor,
+  filter: OrderFilter,
+  sorting: readonly SortCriterion<OrderSortKey>[],
+  window: { limit: number; offset: number },
+): Promise<OrderRow[]> {
+  let query = db.selectFrom("orders as o").selectAll("o").where((eb) => matches(eb, filter));
+  for (const { key, direction } of sorting) query = query.orderBy(sortExpression(key), direction);
+  return query
+    .orderBy("o.id", sorting.at(-1)?.direction ?? "desc")
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+}
+
+export const findOrder = (db: Executor, id: string, visibility: OrderVisibility): Promise<OrderRow | undefined> =>
+  db
+    .selectFrom("orders as o")
+    .selectAll("o")
+    .where("o.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .executeTakeFirst();
+
+/** Same, locking the row: edits and invoice requests of one order run one at a time. */
+export const findOrderForUpdate = (db: Executor, id: string, visibility: OrderVisibility): Promise<OrderRow | undefined> =>
+  db
+    .selectFrom("orders as o")
+    .selectAll("o")
+    .where("o.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .forUpdate()
+    .executeTakeFirst();
+
+export const updateOrder = (db: Executor, id: string, values: Updateable<OrdersTable>): Promise<OrderRow> =>
+  db.updateTable("orders").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promise<OrderItemRow[]> =>
+  orderIds.length
+    ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
+    : Promise.resolve([]);
+
+export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> =>
+  new Map(ids.length ? (await selectCustomersForRead(db).where("c.id", "in", ids).execute()).map((row) => [row.id, row]) : []);
+
+export const productsByIds = async (db: Executor, ids: readonly string[]) =>
+  new Map(ids.length ? (await db.selectFrom("products").selectAll().where("id", "in", ids).execute()).map((row) => [row.id, row]) : []);
+
+export const discountsByIds = async (db: Executor, ids: readonly string[]) =>
+  new Map(ids.length ? (await db.selectFrom("discounts").selectAll().where("id", "in", ids).execute()).map((row) => [row.id, row]) : []);

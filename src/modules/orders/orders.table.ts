@@ -40,6 +40,8 @@ export interface OrdersTable {
   invoice_checksum: string | null;
   receipt_number: string | null;
   receipt_path: string | null;
+  invoice_requested_at: Date | null;
+  receipt_requested_at: Date | null;
   description: string;
   seats: number | null;
   next_payment_attempt_at: Date | null;

@@ -124,6 +124,9 @@ export const toProductBase = (row: EitherTimestamps<ProductRow>) => ({
   organization_id: row.organization_id,
 });
 
+/** The product summary embedded in discounts and orders: base fields and metadata. */
+export const toProductSummary = (row: EitherTimestamps<ProductRow>) => ({ metadata: row.metadata, ...toProductBase(row) });
+
 export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
   ...toProductBase(row),
   prices: row.prices.map(toProductPrice),

@@ -1,0 +1,34 @@
+import { AppError } from "../../kit/errors.ts";
+
+// Error names and messages are the anchor's, word for word: clients match on them.
+
+export class OrderNotEligibleForInvoice extends AppError {
+  constructor(orderId: string, status: string) {
+    super(409, "OrderNotEligibleForInvoice", `Order ${orderId} is not eligible for invoice generation (current status: ${status}).`);
+  }
+}
+
+export class MissingInvoiceBillingDetails extends AppError {
+  constructor() {
+    super(422, "MissingInvoiceBillingDetails", "Billing name and address are required to generate an invoice for this order.");
+  }
+}
+
+export class InvoiceDoesNotExist extends AppError {
+  constructor(orderId: string) {
+    super(404, "InvoiceDoesNotExist", `No invoice exists for order ${orderId}.`);
+  }
+}
+
+export class ReceiptNotAllocated extends AppError {
+  constructor(orderId: string) {
+    super(404, "ReceiptNotAllocated", `No receipt allocated for order ${orderId}.`);
+  }
+}
+
+/** Our deliberate difference from the anchor: an invoice, once requested, freezes the billing details. */
+export class OrderInvoiceAlreadyRequested extends AppError {
+  constructor(orderId: string) {
+    super(409, "OrderInvoiceAlreadyRequested", `The invoice of order ${orderId} has been generated or requested; its billing details can no longer change.`);
+  }
+}

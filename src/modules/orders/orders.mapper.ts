@@ -1,0 +1,84 @@
+import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
+import { toDiscountBase } from "../discounts/discounts.mapper.ts";
+import type { DiscountRow } from "../discounts/discounts.table.ts";
+import { toProductSummary } from "../products/products.mapper.ts";
+import type { ProductRow } from "../products/products.table.ts";
+import type { Order, OrderItem } from "./orders.schemas.ts";
+import type { OrderItemRow, OrderRow } from "./orders.table.ts";
+
+export const toOrderItem = (item: OrderItemRow): OrderItem => ({
+  created_at: toIso(item.created_at),
+  modified_at: toIsoOrNull(item.modified_at),
+  id: item.id,
+  label: item.label,
+  amount: item.amount,
+  tax_amount: item.tax_amount,
+  proration: item.proration,
+  product_price_id: item.product_price_id,
+});
+
+const REFUNDABLE: ReadonlySet<OrderRow["status"]> = new Set(["paid", "partially_refunded"]);
+
+/** The order's own fields, shared by the organization's and the customer's view. */
+export function toOrderFields(order: OrderRow, items: readonly OrderItemRow[]) {
+  const refundable = REFUNDABLE.has(order.status);
+  return {
+    id: order.id,
+    created_at: toIso(order.created_at),
+    modified_at: toIsoOrNull(order.modified_at),
+    status: order.status,
+    paid: order.status === "paid" || order.status === "partially_refunded" || order.status === "refunded",
+    subtotal_amount: order.subtotal_amount,
+    discount_amount: order.discount_amount,
+    net_amount: order.net_amount,
+    tax_amount: order.tax_amount,
+    total_amount: order.total_amount,
+    applied_balance_amount: order.applied_balance_amount,
+    // Only an order still waiting for its payment owes anything.
+    due_amount: order.status === "pending" ? Math.max(order.total_amount + order.applied_balance_amount, 0) : 0,
+    refunded_amount: order.refunded_amount,
+    refunded_tax_amount: order.refunded_tax_amount,
+    currency: order.currency,
+    billing_reason: order.billing_reason,
+    billing_name: order.billing_name,
+    billing_address: order.billing_address,
+    invoice_number: order.invoice_number,
+    is_invoice_generated: order.invoice_path !== null,
+    receipt_number: order.receipt_number,
+    seats: order.seats,
+    customer_id: order.customer_id,
+    product_id: order.product_id,
+    discount_id: order.discount_id,
+    subscription_id: order.subscription_id,
+    checkout_id: order.checkout_id,
+    next_payment_attempt_at: toIsoOrNull(order.next_payment_attempt_at),
+    items: items.map(toOrderItem),
+    description: order.description,
+    refundable_amount: refundable ? Math.max(order.net_amount - order.refunded_amount, 0) : 0,
+    refundable_tax_amount: refundable ? Math.max(order.tax_amount - order.refunded_tax_amount, 0) : 0,
+  };
+}
+
+export interface OrderRelations {
+  items: readonly OrderItemRow[];
+  customer: CustomerReadRow;
+  product: ProductRow | null;
+  discount: DiscountRow | null;
+}
+
+export function toOrder(order: OrderRow, related: OrderRelations): Order {
+  const customer = toCustomer(related.customer);
+  return {
+    ...toOrderFields(order, related.items),
+    metadata: order.metadata,
+    custom_field_data: order.custom_field_data,
+    platform_fee_amount: order.platform_fee_amount,
+    platform_fee_currency: order.platform_fee_currency,
+    customer: { ...customer, email: customer.email ?? null },
+    product: related.product ? toProductSummary(related.product) : null,
+    discount: related.discount ? toDiscountBase(related.discount) : null,
+    // Subscriptions are not modelled by this service yet.
+    subscription: null,
+  };
+}

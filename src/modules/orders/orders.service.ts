@@ -1,0 +1,137 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { asList, metadataQuery, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import { normalizeState } from "../../kit/subdivisions.ts";
+import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
+import { toOrder, type OrderRelations } from "./orders.mapper.ts";
+import * as repo from "./orders.repository.ts";
+import type { Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
+import type { OrderRow } from "./orders.table.ts";
+
+const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> => {
+  const groups = new Map<K, T[]>();
+  for (const value of values) groups.set(key(value), [...(groups.get(key(value)) ?? []), value]);
+  return groups;
+};
+const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((value): value is string => value !== null))];
+
+/** Everything embedded in the orders' read schema, fetched in one query per relation. */
+export async function orderRelations(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderRelations>> {
+  const [items, customers, products, discounts] = await Promise.all([
+    repo.itemsOfOrders(db, rows.map((row) => row.id)),
+    repo.customersByIds(db, distinct(rows.map((row) => row.customer_id))),
+    repo.productsByIds(db, distinct(rows.map((row) => row.product_id))),
+    repo.discountsByIds(db, distinct(rows.map((row) => row.discount_id))),
+  ]);
+  const itemsByOrder = groupBy(items, (item) => item.order_id);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        items: itemsByOrder.get(row.id) ?? [],
+        customer: customers.get(row.customer_id)!,
+        product: row.product_id ? (products.get(row.product_id) ?? null) : null,
+        discount: row.discount_id ? (discounts.get(row.discount_id) ?? null) : null,
+      },
+    ]),
+  );
+}
+
+/** The full read schema of one order, as the API and the `order.*` webhooks carry it. */
+export async function readOrder(db: Executor, row: OrderRow): Promise<Order> {
+  return toOrder(row, (await orderRelations(db, [row])).get(row.id)!);
+}
+
+/** Records `order.updated` with the order as it is now, in the caller's transaction; returns that order. */
+export async function publishOrderUpdated(db: Executor, row: OrderRow, now: Date): Promise<Order> {
+  const order = await readOrder(db, row);
+  await recordWebhookEvent(db, { organizationId: row.organization_id, type: "order.updated", data: order, now });
+  return order;
+}
+
+/**
+ * The anchor's rule: once an order has an address, its country and state stay; both failures are
+ * reported together. A US or CA state is compared in its normalized `US-NY` form.
+ */
+function billingAddressChange(current: StoredAddress | null, next: StoredAddress | null): StoredAddress | null {
+  if (next === null) return null;
+  const loc = ["body", "billing_address"];
+  const sameCountry = current === null || current.country === next.country;
+  const normalized = sameCountry ? normalizeState(next, loc) : next;
+  if (current === null) return normalized;
+  const issues: ValidationIssue[] = [];
+  if (!sameCountry) issues.push(valueIssue([...loc, "country"], "Country cannot be changed", next.country));
+  if ((normalized.state ?? null) !== (current.state ?? null)) issues.push(valueIssue([...loc, "state"], "State cannot be changed", next.state));
+  if (issues.length) throw new RequestValidationError(issues);
+  return normalized;
+}
+
+export function createOrderService(deps: Deps) {
+  const { db } = deps;
+
+  async function page(filter: repo.OrderFilter, query: Pick<OrderListQuery, "page" | "limit" | "sorting">): Promise<Page<Order>> {
+    const [total, rows] = await Promise.all([
+      repo.countOrders(db, filter),
+      repo.listOrders(db, filter, parseSorting(query.sorting), pageWindow(query)),
+    ]);
+    const related = await orderRelations(db, rows);
+    return toPage(rows.map((row) => toOrder(row, related.get(row.id)!)), total, query);
+  }
+
+  return {
+    page,
+
+    list(query: OrderListQuery, rawQuery: Record<string, unknown>, allowed: OrganizationScope): Promise<Page<Order>> {
+      return page(
+        {
+          allowed,
+          organizationIds: asList(query.organization_id),
+          productIds: asList(query.product_id),
+          billingTypes: asList(query.product_billing_type),
+          discountIds: asList(query.discount_id),
+          customerIds: asList(query.customer_id),
+          externalCustomerIds: asList(query.external_customer_id),
+          checkoutIds: asList(query.checkout_id),
+          subscriptionIds: asList(query.subscription_id),
+          statuses: asList(query.status),
+          createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
+          createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
+          metadata: metadataQuery(rawQuery),
+        },
+        query,
+      );
+    },
+
+    async get(id: string, visibility: repo.OrderVisibility): Promise<Order> {
+      const row = await repo.findOrder(db, id, visibility);
+      if (!row) throw new ResourceNotFound();
+      return readOrder(db, row);
+    },
+
+    /**
+     * Billing name and address, until an invoice is requested: the interface makes the invoice
+     * permanent, so what it prints must not drift from the order afterwards.
+     */
+    async update(id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> {
+      return db.transaction().execute(async (trx) => {
+        const current = await repo.findOrderForUpdate(trx, id, visibility);
+        if (!current) throw new ResourceNotFound();
+        if (current.invoice_requested_at !== null || current.invoice_path !== null) throw new OrderInvoiceAlreadyRequested(current.id);
+        const now = deps.now();
+        const address =
+          input.billing_address === undefined ? undefined : billingAddressChange(current.billing_address, input.billing_address && toStoredAddress(input.billing_address));
+        const row = await repo.updateOrder(trx, current.id, {
+          modified_at: now,
+          ...(input.billing_name === undefined ? {} : { billing_name: input.billing_name }),
+          ...(address === undefined ? {} : { billing_address: address === null ? null : JSON.stringify(address) }),
+        });
+        return publishOrderUpdated(trx, row, now);
+      });
+    },
+  };
+}
+export type OrderService = ReturnType<typeof createOrderService>;
