@@ -21,6 +21,7 @@ import * as E from "../../src/modules/events/events.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
+import * as OR from "../../src/modules/orders/orders.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -213,6 +214,24 @@ const _licenseKeyDeactivateIn: AssertAssignable<models.LicenseKeyDeactivate, LK.
 const _portalOAuth: AssertAssignable<S<typeof CPC.CustomerPortalOAuthAccount>, models.CustomerPortalOAuthAccount> = true;
 const _portalCustomer: AssertAssignable<CPC.CustomerPortalCustomer, models.CustomerPortalCustomer> = true;
 const _portalCustomerUpdateIn: AssertAssignable<models.CustomerPortalCustomerUpdate, CPC.CustomerPortalCustomerUpdate> = true;
+// Orders. SDK 1.0.1 adds `units` to the order and its subscription and period timestamps to the
+// items; the reference has none of them.
+const _waiverOrder: AssertAssignable<"units", keyof models.Order> = true;
+const _waiverOrderSubscription: AssertAssignable<"units", keyof models.OrderSubscription> = true;
+type SdkOnlyOrderItemKeys = "start_timestamp" | "end_timestamp";
+const _waiverOrderItem: AssertAssignable<SdkOnlyOrderItemKeys, keyof models.OrderItemSchema> = true;
+type SdkOrderSubscription = Omit<models.OrderSubscription, "units">;
+type SdkOrderItem = Omit<models.OrderItemSchema, SdkOnlyOrderItemKeys>;
+type SdkOrder = Omit<models.Order, "units" | "subscription" | "items"> & { subscription: SdkOrderSubscription | null; items: SdkOrderItem[] };
+const _orderStatus: AssertEqual<OR.OrderStatus, models.OrderStatus> = true;
+const _orderItem: AssertAssignable<OR.OrderItem, SdkOrderItem> = true;
+const _orderCustomer: AssertAssignable<S<typeof OR.OrderCustomer>, models.OrderCustomer> = true;
+const _orderProduct: AssertAssignable<S<typeof OR.OrderProduct>, models.OrderProduct> = true;
+const _orderSubscription: AssertAssignable<S<typeof OR.OrderSubscription>, SdkOrderSubscription> = true;
+const _order: AssertAssignable<OR.Order, SdkOrder> = true;
+const _listOrders: AssertAssignable<OR.ListResourceOrder, { items: SdkOrder[]; pagination: models.Pagination }> = true;
+const _orderUpdateIn: AssertAssignable<models.OrderUpdate, OR.OrderUpdate> = true;
+const _orderInvoice: AssertAssignable<S<typeof OR.OrderInvoice>, models.OrderInvoice> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -425,6 +444,20 @@ const mirrored: Record<string, TSchema> = {
   CustomerPortalOAuthAccount: CPC.CustomerPortalOAuthAccount,
   CustomerPortalCustomer: CPC.CustomerPortalCustomer,
   CustomerPortalCustomerUpdate: CPC.CustomerPortalCustomerUpdate,
+  OrderStatus: OR.OrderStatus,
+  OrderBillingReason: OR.OrderBillingReason,
+  ProductBillingType: OR.ProductBillingType,
+  OrderItemSchema: OR.OrderItem,
+  OrderCustomer: OR.OrderCustomer,
+  OrderProduct: OR.OrderProduct,
+  OrderSubscription: OR.OrderSubscription,
+  CustomerOrderSubscription: OR.CustomerOrderSubscription,
+  Order: OR.Order,
+  OrderUpdate: OR.OrderUpdate,
+  OrderInvoice: OR.OrderInvoice,
+  OrderReceipt: OR.OrderReceipt,
+  DiscountFixedOnceForeverDurationBase: D.DiscountFixedOnceForeverDurationBase,
+  DiscountPercentageRepeatDurationBase: D.DiscountPercentageRepeatDurationBase,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

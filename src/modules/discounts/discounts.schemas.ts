@@ -107,6 +107,8 @@ export const DiscountPercentageRepeatDuration = recordShapes.percentageRepeat;
 export type DiscountPercentageRepeatDuration = Static<typeof DiscountPercentageRepeatDuration>;
 
 const baseShapes = discountShapes("Discount", discountBaseFields, "Base");
+export const DiscountFixedOnceForeverDurationBase = baseShapes.fixedOnceForever;
+export const DiscountPercentageRepeatDurationBase = baseShapes.percentageRepeat;
 
 /** The discount embedded in an order: the record without its products. */
 export const OrderDiscount = Type.Union([baseShapes.fixedRepeat, baseShapes.fixedOnceForever, baseShapes.percentageRepeat, baseShapes.percentageOnceForever], {
