@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type SchemaOptions, type Static, type TArray, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import { StringEnum } from "./schema.ts";
 
@@ -6,10 +6,19 @@ import { StringEnum } from "./schema.ts";
 
 export const MAX_PAGE_SIZE = 100;
 
-export const PaginationQuery = {
-  page: Type.Integer({ exclusiveMinimum: 0, default: 1, description: "Page number, defaults to 1." }),
+/** `page` and `limit` query parameters; zero or negative values are refused (422). */
+const pageQuery = (page: SchemaOptions = {}) => ({
+  page: Type.Integer({ exclusiveMinimum: 0, ...page, default: 1, description: "Page number, defaults to 1." }),
   limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
-};
+});
+
+export const PaginationQuery = pageQuery();
+
+/**
+ * `PaginationQuery` with the page number capped so that the offset stays a valid bigint (422 at
+ * `["query","page"]` beyond); see docs/decisions.md, "Input hygiene".
+ */
+export const BoundedPaginationQuery = pageQuery({ maximum: 2_147_483_647 });
 
 export interface PageRequest {
   page: number;
@@ -40,9 +49,34 @@ export function toPage<T>(items: T[], totalCount: number, request: PageRequest):
   return { items, pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / limit) } };
 }
 
-/** `sorting` query parameter: each key, or `-key` for descending, applied in the order given. */
-export const SortingQuery = <const K extends readonly string[]>(keys: K, defaults: readonly string[], options: SchemaOptions = {}) =>
-  Type.Array(StringEnum([...keys, ...keys.map((key) => `-${key}`)] as readonly (K[number] | `-${K[number]}`)[]), {
+/**
+ * Runs the count and the page query of a list. The caller's page query must order by a unique
+ * tiebreaker last so that consecutive pages neither repeat nor skip rows.
+ */
+export async function paginate<T>(
+  request: PageRequest,
+  count: () => Promise<number>,
+  fetch: (offset: number, limit: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const { limit, offset } = pageWindow(request);
+  const [totalCount, items] = await Promise.all([count(), fetch(offset, limit)]);
+  return toPage(items, totalCount, request);
+}
+
+/** `%text%` for ILIKE, with the pattern characters of the text itself escaped. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * `sorting` query parameter: each key, or `-key` for descending, applied in the order given.
+ * `options` go on the list, `item` on the enum of keys (its `title` names the enum in the SDKs).
+ */
+export const SortingQuery = <const K extends readonly string[]>(
+  keys: K,
+  defaults: readonly string[],
+  options: SchemaOptions = {},
+  item: SchemaOptions = {},
+) =>
+  Type.Array(StringEnum(keys.flatMap((key) => [key, `-${key}`]) as readonly (K[number] | `-${K[number]}`)[], item), {
     default: [...defaults],
     description: "Sorting criteria, applied in order; a leading `-` sorts descending.",
     ...options,
@@ -67,9 +101,26 @@ export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[])
   return criteria;
 }
 
+export interface OneOrManyOptions {
+  /**
+   * Accept the list form only: query coercion still turns a single value into a one-item list,
+   * the parsed value is always `T[]`, and a bad value is reported at its index
+   * (`["query", name, 0]`) rather than at the parameter.
+   */
+  listOnly?: boolean;
+  /** Most values one request may give; `false` for no limit. 100 unless given. */
+  maxItems?: number | false;
+}
+
 /** A filter given once or repeated (the reference's `T | T[]`); values of one filter are OR'd. */
-export const OneOrMany = <T extends TSchema>(item: T, description: string) =>
-  Type.Optional(Type.Union([item, Type.Array(item, { maxItems: 100 })], { description }));
+export function OneOrMany<T extends TSchema>(item: T, description: string, options: OneOrManyOptions & { listOnly: true }): TOptional<TArray<T>>;
+export function OneOrMany<T extends TSchema>(item: T, description: string, options?: OneOrManyOptions): TOptional<TUnion<[T, TArray<T>]>>;
+export function OneOrMany<T extends TSchema>(item: T, description: string, { listOnly = false, maxItems = 100 }: OneOrManyOptions = {}) {
+  const bound = maxItems === false ? {} : { maxItems };
+  return listOnly
+    ? Type.Optional(Type.Array(item, { ...bound, description }))
+    : Type.Optional(Type.Union([item, Type.Array(item, bound)], { description }));
+}
 
 /** The values of a `OneOrMany` filter as a list; undefined when the filter was not given. */
 export const asList = <T>(value: T | T[] | undefined): T[] | undefined =>

@@ -13,7 +13,7 @@ import * as Cu from "../../src/modules/customers/customers.schemas.ts";
 import * as CS from "../../src/modules/customers/customer-sessions.schemas.ts";
 import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
 import * as BI from "../../src/modules/products/benefit-inputs.schemas.ts";
-import { Pagination } from "../../src/kit/listing.ts";
+import { Pagination } from "../../src/kit/pagination.ts";
 import { TaxIdFormat } from "../../src/kit/tax-id.ts";
 import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
 import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";

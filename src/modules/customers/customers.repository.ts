@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortKey } from "../../kit/listing.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 
@@ -66,12 +66,12 @@ export const listCustomers = (
   db: Executor,
   allowed: OrganizationScope,
   filters: CustomerFilters,
-  sorting: SortKey<(typeof CustomerSortKeys)[number]>[],
+  sorting: SortCriterion<(typeof CustomerSortKeys)[number]>[],
   offset: number,
   limit: number,
 ) => {
   let query = filtered(db, allowed, filters).selectAll();
-  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(key), descending ? "desc" : "asc");
+  for (const { key, direction } of sorting) query = query.orderBy(sql.ref(key), direction);
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
 /**

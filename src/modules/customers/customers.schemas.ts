@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
-import { ListResource, PageQueryFields, Sorting, UuidListFilter } from "../../kit/listing.ts";
+import { BoundedPaginationQuery, ListResource, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxIdFormat } from "../../kit/tax-id.ts";
 
@@ -98,15 +98,15 @@ export type CustomerUpdate = Static<typeof CustomerUpdate>;
 
 export const CustomerSortKeys = ["created_at", "email", "name"] as const;
 export const CustomerListQuery = Type.Object({
-  organization_id: UuidListFilter("Filter by organization ID."),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   email: Type.Optional(Type.String({ maxLength: EMAIL_MAX, description: "Filter by exact email (case-insensitive)." })),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name, email or external ID." })),
-  ...PageQueryFields,
-  sorting: Sorting(CustomerSortKeys, "CustomerSortProperty"),
+  ...BoundedPaginationQuery,
+  sorting: SortingQuery(CustomerSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "CustomerSortProperty" }),
 });
 export type CustomerListQuery = Static<typeof CustomerListQuery>;
 
-export const ListResourceCustomer = ListResource(Customer, "ListResource[Customer]");
+export const ListResourceCustomer = ListResource(Customer, { title: "ListResource[Customer]" });
 export type ListResourceCustomer = Static<typeof ListResourceCustomer>;
 
 export const ExternalIdParams = Type.Object({

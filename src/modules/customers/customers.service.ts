@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
-import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
+import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
 import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
@@ -106,7 +106,7 @@ export function createCustomerService(deps: Deps) {
 
     async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
       const filters = { organizationIds: query.organization_id ?? null, email: query.email, query: query.query };
-      const sorting = sortKeys(query.sorting);
+      const sorting = parseSorting(query.sorting);
       return paginate(
         query,
         () => repo.countCustomers(deps.db, allowed, filters),

@@ -2,7 +2,7 @@ import { sql, type Insertable } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortKey } from "../../kit/listing.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
 import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";
@@ -74,11 +74,11 @@ export const listDiscounts = async (
   db: Executor,
   allowed: OrganizationScope,
   filters: DiscountFilters,
-  sorting: SortKey<(typeof DiscountSortKeys)[number]>[],
+  sorting: SortCriterion<(typeof DiscountSortKeys)[number]>[],
   offset: number,
   limit: number,
 ): Promise<DiscountWithProducts[]> => {
   let query = withProducts(db, allowed, filters);
-  for (const { key, descending } of sorting) query = query.orderBy(sql.ref(`d.${key}`), descending ? "desc" : "asc");
+  for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`d.${key}`), direction);
   return (await query.orderBy("d.id").offset(offset).limit(limit).execute()) as DiscountWithProducts[];
 };

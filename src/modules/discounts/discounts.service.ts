@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
+import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { existingProductIds } from "../products/products.repository.ts";
@@ -93,7 +93,7 @@ export function createDiscountService(deps: Deps) {
 
     async list(query: DiscountListQuery, allowed: OrganizationScope): Promise<Page<Discount>> {
       const filters = { organizationIds: query.organization_id ?? null, query: query.query };
-      const sorting = sortKeys(query.sorting);
+      const sorting = parseSorting(query.sorting);
       return paginate(
         query,
         () => repo.countDiscounts(deps.db, allowed, filters),

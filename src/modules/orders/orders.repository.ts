@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern } from "../../kit/listing.ts";
+import { containsPattern } from "../../kit/pagination.ts";
 import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { CustomerReadRow } from "../customers/customers.mapper.ts";

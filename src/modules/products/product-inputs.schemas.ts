@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, PageQueryFields, Sorting, UuidListFilter } from "../../kit/listing.ts";
+import { BoundedPaginationQuery, ListResource, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
 import { MetadataInput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxBehaviorOption, TrialInterval } from "../../kit/schema-extra.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
@@ -144,17 +144,17 @@ export type ProductBenefitsUpdate = Static<typeof ProductBenefitsUpdate>;
 
 export const ProductSortKeys = ["created_at", "name", "price_amount_type", "price_amount"] as const;
 export const ProductListQuery = Type.Object({
-  id: UuidListFilter("Filter by product ID."),
-  organization_id: UuidListFilter("Filter by organization ID."),
+  id: OneOrMany(Uuid4(), "Filter by product ID.", { listOnly: true }),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by product name." })),
   is_archived: Type.Optional(Type.Boolean({ description: "Filter on archived products." })),
   is_recurring: Type.Optional(Type.Boolean({ description: "Filter on recurring products." })),
-  benefit_id: UuidListFilter("Filter products granting a benefit."),
+  benefit_id: OneOrMany(Uuid4(), "Filter products granting a benefit.", { listOnly: true }),
   visibility: Type.Optional(Type.Array(StringEnum(ProductVisibilityValues), { maxItems: 3, description: "Filter by visibility." })),
-  ...PageQueryFields,
-  sorting: Sorting(ProductSortKeys, "ProductSortProperty"),
+  ...BoundedPaginationQuery,
+  sorting: SortingQuery(ProductSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "ProductSortProperty" }),
 });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 
-export const ListResourceProduct = ListResource(Product, "ListResource[Product]");
+export const ListResourceProduct = ListResource(Product, { title: "ListResource[Product]" });
 export type ListResourceProduct = Static<typeof ListResourceProduct>;

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortKey } from "../../kit/listing.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
@@ -87,11 +87,11 @@ export const listProducts = async (
   db: Executor,
   allowed: OrganizationScope,
   filters: ProductFilters,
-  sorting: SortKey<(typeof ProductSortKeys)[number]>[],
+  sorting: SortCriterion<(typeof ProductSortKeys)[number]>[],
   offset: number,
   limit: number,
 ): Promise<ProductWithRelations[]> => {
   let query = filtered(db, allowed, filters).selectAll("p").select(productRelations);
-  for (const { key, descending } of sorting) query = query.orderBy(SORT_EXPRESSIONS[key], descending ? "desc" : "asc");
+  for (const { key, direction } of sorting) query = query.orderBy(SORT_EXPRESSIONS[key], direction);
   return (await query.orderBy("p.id").offset(offset).limit(limit).execute()) as ProductWithRelations[];
 };

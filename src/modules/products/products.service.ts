@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { paginate, sortKeys, type Page } from "../../kit/listing.ts";
+import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toProduct } from "./products.mapper.ts";
 import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
@@ -87,7 +87,7 @@ export function createProductService(deps: Deps) {
         benefitIds: query.benefit_id ?? null,
         visibility: query.visibility ?? null,
       };
-      const sorting = sortKeys(query.sorting);
+      const sorting = parseSorting(query.sorting);
       return paginate(
         query,
         () => queries.countProducts(deps.db, allowed, filters),
