@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { AddressInput } from "../../kit/address.ts";
+import { OneOrMany } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, Nullable, Uuid4 } from "../../kit/schema.ts";
 import { TrialInterval } from "../../kit/schema-extra.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
@@ -110,17 +111,14 @@ export type CheckoutChanges = Partial<Omit<CheckoutUpdate, "allow_trial"> & Omit
   is_business_customer?: boolean | null;
 };
 
-const oneOrMany = <T extends ReturnType<typeof Uuid4> | ReturnType<typeof Type.String> | typeof CheckoutStatus>(item: T, description: string) =>
-  optional(Type.Union([item, Type.Array(item, { maxItems: 100 })], { description }));
-
 export const CheckoutSortProperties = ["created_at", "-created_at", "expires_at", "-expires_at", "status", "-status"] as const;
 
 export const CheckoutListQuery = Type.Object({
-  organization_id: oneOrMany(Uuid4(), "Filter by organization ID."),
-  product_id: oneOrMany(Uuid4(), "Filter by product ID."),
-  customer_id: oneOrMany(Uuid4(), "Filter by customer ID."),
-  external_customer_id: oneOrMany(Type.String({ maxLength: 256 }), "Filter by customer external ID."),
-  status: oneOrMany(CheckoutStatus, "Filter by checkout session status."),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
+  product_id: OneOrMany(Uuid4(), "Filter by product ID."),
+  customer_id: OneOrMany(Uuid4(), "Filter by customer ID."),
+  external_customer_id: OneOrMany(Type.String({ maxLength: 256 }), "Filter by customer external ID."),
+  status: OneOrMany(CheckoutStatus, "Filter by checkout session status."),
   query: optional(Type.String({ maxLength: 256, description: "Filter by customer email." })),
   page: optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, defaults to 1." })),
   limit: optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." })),

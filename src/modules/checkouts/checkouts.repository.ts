@@ -2,6 +2,7 @@ import { type CompiledQuery, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern } from "../../kit/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { productRelations } from "../products/products.queries.ts";
@@ -76,11 +77,11 @@ export async function findCheckoutWithRelations(
 export type CheckoutSortKey = "created_at" | "expires_at" | "status";
 
 export interface CheckoutListFilters {
-  organizationIds: string[] | null;
-  productIds: string[] | null;
-  customerIds: string[] | null;
-  externalCustomerIds: string[] | null;
-  statuses: CheckoutStatus[] | null;
+  organizationIds: string[] | undefined;
+  productIds: string[] | undefined;
+  customerIds: string[] | undefined;
+  externalCustomerIds: string[] | undefined;
+  statuses: CheckoutStatus[] | undefined;
   emailQuery: string | null;
 }
 
@@ -98,7 +99,7 @@ export async function listCheckouts(
   if (filters.externalCustomerIds) query = query.where("c.external_customer_id", "in", filters.externalCustomerIds);
   if (filters.statuses) query = query.where("c.status", "in", filters.statuses);
   if (filters.emailQuery) {
-    const pattern = `%${filters.emailQuery.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    const pattern = containsPattern(filters.emailQuery);
     query = query.where("c.customer_email", "ilike", pattern);
   }
   const counted = query.clearSelect().select((eb) => eb.fn.countAll<string>().as("count"));

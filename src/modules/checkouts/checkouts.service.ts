@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
+import { asList } from "../../kit/pagination.ts";
 import { TokenPrefix, generateToken } from "../../kit/tokens.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
@@ -18,7 +19,6 @@ import { NotOpenCheckout } from "./checkouts.errors.ts";
 
 export const CHECKOUT_EXPIRE_TASK = "checkout.expire";
 
-const asList = <T>(value: T | T[] | undefined): T[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
 const issueAt = (loc: (string | number)[], msg: string, input: unknown): ValidationIssue => ({ loc, msg, type: "value_error", input });
 
 /** Which organization a new session belongs to: the token's, or for the owner the first product's. */

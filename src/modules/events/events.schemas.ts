@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { ListResource, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
+import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { Customer } from "../customers/customers.schemas.ts";
 
@@ -140,17 +140,17 @@ export type Event = Static<typeof Event>;
 export const ListResourceEvent = ListResource(Event, { title: "ListResource[Event]" });
 export type ListResourceEvent = Static<typeof ListResourceEvent>;
 
-const oneOrMany = <T extends TSchema>(item: T, description: string) =>
-  Type.Optional(Type.Array(item, { description: `${description} Repeat the parameter for several values.` }));
+// The list form only: a bad value is reported at its index (`["query", "customer_id", 0]`).
+const repeatable = { listOnly: true, maxItems: false } as const;
 
 export const EventListQuery = Type.Object({
   start_timestamp: Type.Optional(DateTime({ description: "Only events after this timestamp." })),
   end_timestamp: Type.Optional(DateTime({ description: "Only events before this timestamp." })),
-  organization_id: oneOrMany(Uuid4(), "Filter by organization ID."),
-  customer_id: oneOrMany(Uuid4(), "Filter by customer ID."),
-  external_customer_id: oneOrMany(Type.String(), "Filter by external customer ID."),
-  name: oneOrMany(Type.String(), "Filter by event name."),
-  source: oneOrMany(EventSource, "Filter by event source."),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID. Repeat the parameter for several values.", repeatable),
+  customer_id: OneOrMany(Uuid4(), "Filter by customer ID. Repeat the parameter for several values.", repeatable),
+  external_customer_id: OneOrMany(Type.String(), "Filter by external customer ID. Repeat the parameter for several values.", repeatable),
+  name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
+  source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
   parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event." })),
   ...PaginationQuery,
   sorting: SortingQuery(EventSortKeys, ["-timestamp"]),

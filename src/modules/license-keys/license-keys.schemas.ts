@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, PaginationQuery } from "../../kit/pagination.ts";
+import { ListResource, OneOrMany, PaginationQuery } from "../../kit/pagination.ts";
 import { DateTime, IdField, MetadataInput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
 import { CustomerTeam, CustomerType } from "../customers/customers.schemas.ts";
 
@@ -102,12 +102,10 @@ export type LicenseKeyValidate = Static<typeof LicenseKeyValidate>;
 export const LicenseKeyDeactivate = Type.Object({ ...keyFields, activation_id: Uuid4() }, { title: "LicenseKeyDeactivate" });
 export type LicenseKeyDeactivate = Static<typeof LicenseKeyDeactivate>;
 
-const OneOrManyIds = (description: string) => Type.Optional(Type.Union([Uuid4(), Type.Array(Uuid4(), { maxItems: 100 })], { description }));
-
 export const LicenseKeyListQuery = Type.Object({
-  organization_id: OneOrManyIds("Filter by organization ID."),
-  benefit_id: OneOrManyIds("Filter by benefit ID."),
-  status: Type.Optional(Type.Union([LicenseKeyStatus, Type.Array(LicenseKeyStatus, { maxItems: 3 })], { description: "Filter by status." })),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
+  benefit_id: OneOrMany(Uuid4(), "Filter by benefit ID."),
+  status: OneOrMany(LicenseKeyStatus, "Filter by status.", { maxItems: 3 }),
   ...PaginationQuery,
 });
 export type LicenseKeyListQuery = Static<typeof LicenseKeyListQuery>;

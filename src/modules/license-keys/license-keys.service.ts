@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
-import { pageWindow, toPage, type Page } from "../../kit/pagination.ts";
+import { asList, pageWindow, toPage, type Page } from "../../kit/pagination.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
 import { toActivation, toLicenseKey } from "./license-keys.mapper.ts";
@@ -54,8 +54,6 @@ async function withActivations(db: Executor, row: LicenseKeyRow): Promise<Licens
   const [key, activations] = await Promise.all([withCustomer(db, row), repo.liveActivationsOf(db, row.id)]);
   return { ...key, activations: activations.map(toActivation) };
 }
-
-const asArray = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
 export function createLicenseKeyService(deps: Deps) {
   async function page(filter: repo.LicenseKeyFilter, request: { page: number; limit: number }): Promise<Page<LicenseKeyRead>> {
@@ -126,7 +124,7 @@ export function createLicenseKeyService(deps: Deps) {
 
     list(query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
       return page(
-        { allowed, organizationIds: asArray(query.organization_id), benefitIds: asArray(query.benefit_id), statuses: asArray(query.status) },
+        { allowed, organizationIds: asList(query.organization_id), benefitIds: asList(query.benefit_id), statuses: asList(query.status) },
         query,
       );
     },

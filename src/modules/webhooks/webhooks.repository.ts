@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern } from "../../kit/pagination.ts";
 import type { DeliveryView } from "./webhooks.mapper.ts";
 import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table.ts";
 
@@ -22,12 +23,12 @@ export const findEndpointForUpdate = (db: Executor, id: string, allowed: Organiz
 
 export async function listEndpoints(
   db: Executor,
-  filter: { organizationIds: string[] | null },
+  filter: { organizationIds: string[] | undefined },
   allowed: OrganizationScope,
   page: { limit: number; offset: number },
 ): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
   let query = liveEndpoints(db, allowed);
-  if (filter.organizationIds !== null) query = query.where("organization_id", "in", filter.organizationIds);
+  if (filter.organizationIds !== undefined) query = query.where("organization_id", "in", filter.organizationIds);
   const [rows, count] = await Promise.all([
     query.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
     query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
@@ -64,16 +65,14 @@ export const requeueEndpointEvent = (db: Executor, id: string, values: { sequenc
     .execute();
 
 export interface DeliveryFilter {
-  endpointIds: string[] | null;
+  endpointIds: string[] | undefined;
   start: Date | null;
   end: Date | null;
   succeeded: boolean | null;
   text: string | null;
   httpCodeClass: number | null;
-  eventTypes: string[] | null;
+  eventTypes: string[] | undefined;
 }
-
-const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export async function listDeliveries(
   db: Executor,
@@ -88,16 +87,16 @@ export async function listDeliveries(
     .innerJoin("webhook_events as ev", "ev.id", "ee.event_id")
     .where("e.deleted_at", "is", null);
   if (allowed !== null) query = query.where("d.organization_id", "in", allowed);
-  if (filter.endpointIds !== null) query = query.where("d.endpoint_id", "in", filter.endpointIds);
+  if (filter.endpointIds !== undefined) query = query.where("d.endpoint_id", "in", filter.endpointIds);
   if (filter.start !== null) query = query.where("d.created_at", ">", filter.start);
   if (filter.end !== null) query = query.where("d.created_at", "<", filter.end);
   if (filter.succeeded !== null) query = query.where("d.succeeded", "=", filter.succeeded);
-  if (filter.eventTypes !== null) query = query.where("ee.type", "in", filter.eventTypes);
+  if (filter.eventTypes !== undefined) query = query.where("ee.type", "in", filter.eventTypes);
   if (filter.httpCodeClass !== null) {
     query = query.where("d.http_code", ">=", filter.httpCodeClass).where("d.http_code", "<", filter.httpCodeClass + 100);
   }
   if (filter.text !== null) {
-    const pattern = likePattern(filter.text);
+    const pattern = containsPattern(filter.text);
     query = query.where((eb) => eb.or([eb(eb.cast("ev.payload", "text"), "ilike", pattern), eb("d.response", "ilike", pattern)]));
   }
   const [rows, count] = await Promise.all([

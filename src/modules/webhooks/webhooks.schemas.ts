@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, PaginationQuery } from "../../kit/pagination.ts";
+import { ListResource, OneOrMany, PaginationQuery } from "../../kit/pagination.ts";
 import { DateTime, IdField, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
 
 export const WebhookFormatValues = ["raw", "discord", "slack"] as const;
@@ -113,11 +113,11 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>;
 export const ListResourceWebhookEndpoint = ListResource(WebhookEndpoint, { title: "ListResource[WebhookEndpoint]" });
 export const ListResourceWebhookDelivery = ListResource(WebhookDelivery, { title: "ListResource[WebhookDelivery]" });
 
-const OneOrMany = <T extends ReturnType<typeof Uuid4> | typeof WebhookEventType>(item: T, description: string) =>
-  Type.Optional(Type.Union([item, Type.Array(item)], { description }));
+// These filters have never capped how often a parameter repeats; kept so.
+const unbounded = { maxItems: false } as const;
 
 export const WebhookEndpointListQuery = Type.Object({
-  organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", unbounded),
   ...PaginationQuery,
 });
 export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>;
@@ -125,13 +125,13 @@ export type WebhookEndpointListQuery = Static<typeof WebhookEndpointListQuery>;
 export const HttpCodeClassValues = ["2xx", "3xx", "4xx", "5xx"] as const;
 
 export const WebhookDeliveryListQuery = Type.Object({
-  endpoint_id: OneOrMany(Uuid4(), "Filter by webhook endpoint ID."),
+  endpoint_id: OneOrMany(Uuid4(), "Filter by webhook endpoint ID.", unbounded),
   start_timestamp: Type.Optional(DateTime({ description: "Filter deliveries after this timestamp." })),
   end_timestamp: Type.Optional(DateTime({ description: "Filter deliveries before this timestamp." })),
   succeeded: Type.Optional(Type.Boolean({ description: "Filter by delivery success status." })),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Text to look for in the event payload or the response." })),
   http_code_class: Type.Optional(StringEnum(HttpCodeClassValues, { description: "Filter by HTTP response code class." })),
-  event_type: OneOrMany(WebhookEventType, "Filter by webhook event type."),
+  event_type: OneOrMany(WebhookEventType, "Filter by webhook event type.", unbounded),
   ...PaginationQuery,
 });
 export type WebhookDeliveryListQuery = Static<typeof WebhookDeliveryListQuery>;

@@ -2,7 +2,7 @@ import type { Updateable } from "kysely";
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
-import { pageWindow, toPage } from "../../kit/pagination.ts";
+import { asList, pageWindow, toPage } from "../../kit/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery, urlPolicyOf } from "./webhook-delivery.service.ts";
@@ -28,8 +28,6 @@ import type {
   WebhookFormat,
 } from "./webhooks.schemas.ts";
 import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table.ts";
-
-const asList = <T>(value: T | T[] | undefined): T[] | null => (value === undefined ? null : Array.isArray(value) ? value : [value]);
 
 const HTTP_CODE_CLASS: Record<string, number> = { "2xx": 200, "3xx": 300, "4xx": 400, "5xx": 500 };
 
