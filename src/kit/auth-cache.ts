@@ -10,7 +10,7 @@ export interface PrincipalCacheOptions {
 /**
  * Reuses a token's principal for a few seconds instead of querying the token store on every
  * request. A revoked or expired token therefore keeps working for at most `ttlMs`
- * (docs/decisions/checkout.md, "Principal cache"). Unknown tokens are never cached.
+ * (docs/decisions.md, "Principal cache"). Unknown tokens are never cached.
  */
 export function cachePrincipals(authenticate: TokenAuthenticator, options: PrincipalCacheOptions): TokenAuthenticator {
   if (options.ttlMs <= 0) return authenticate;

@@ -7,7 +7,7 @@ import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
 import { CheckoutStatus } from "./checkouts.schemas.ts";
 
 // Strings the reference leaves unbounded get a cap here, so no caller can store unbounded text
-// (docs/decisions/checkout.md, "Input caps").
+// (docs/decisions.md, "Input caps").
 const text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength }), description ? { description } : {});
 const optional = Type.Optional;
 // A pattern rather than `format: uri`: `{CHECKOUT_ID}` placeholders are not valid URI characters.

@@ -8,7 +8,7 @@ export const CustomerTypeValues = ["individual", "team"] as const;
 export const CustomerType = StringEnum(CustomerTypeValues, { title: "CustomerType" });
 export type CustomerType = Static<typeof CustomerType>;
 
-// Bounds the reference leaves open; see docs/decisions/catalog.md ("String bounds").
+// Bounds the reference leaves open; see docs/decisions.md ("String bounds").
 export const EMAIL_MAX = 320;
 export const EXTERNAL_ID_MAX = 256;
 const LOCALE_MAX = 64;

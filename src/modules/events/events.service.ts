@@ -93,7 +93,7 @@ export function createEventService(deps: Deps) {
       if (customerOrganizations.get(event.customer_id) !== organizationId) {
         issues.push(issue(index, "customer_id", "customer_id", "Customer not found.", event.customer_id));
       }
-      // No member exists in this service yet (docs/decisions/events.md), so any member id is unknown.
+      // No member exists in this service yet (docs/decisions.md, "`member_id`"), so any member id is unknown.
       if (event.member_id != null) issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
     });
     return issues;

@@ -6,7 +6,7 @@ import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
 import { ProductPriceSeatTier, SeatTierTypeValues } from "./prices.schemas.ts";
 import { Product, ProductVisibility, ProductVisibilityValues } from "./products.schemas.ts";
 
-// Bounds the reference leaves open are documented in docs/decisions/catalog.md ("String bounds").
+// Bounds the reference leaves open are documented in docs/decisions.md ("String bounds").
 const MAX_AMOUNT = 999_999_999_999;
 const Amount = (minimum: number) => Type.Integer({ minimum, maximum: MAX_AMOUNT });
 
