@@ -6,19 +6,15 @@ import { StringEnum } from "./schema.ts";
 
 export const MAX_PAGE_SIZE = 100;
 
-/** `page` and `limit` query parameters; zero or negative values are refused (422). */
-const pageQuery = (page: SchemaOptions = {}) => ({
-  page: Type.Integer({ exclusiveMinimum: 0, ...page, default: 1, description: "Page number, defaults to 1." }),
-  limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
-});
-
-export const PaginationQuery = pageQuery();
-
 /**
- * `PaginationQuery` with the page number capped so that the offset stays a valid bigint (422 at
- * `["query","page"]` beyond); see docs/decisions.md, "Input hygiene".
+ * `page` and `limit` query parameters; zero or negative values are refused (422). The page number
+ * is capped so that the offset stays a valid bigint (422 at `["query","page"]` beyond, never a
+ * database error); see docs/decisions.md, "Input hygiene".
  */
-export const BoundedPaginationQuery = pageQuery({ maximum: 2_147_483_647 });
+export const PaginationQuery = {
+  page: Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647, default: 1, description: "Page number, defaults to 1." }),
+  limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
+};
 
 export interface PageRequest {
   page: number;
