@@ -464,3 +464,26 @@ describe.skipIf(!existsSync(referenceUrl))("schemas mirror the reference OpenAPI
     }
   });
 });
+
+// Customer-portal orders. SDK 1.0.1 adds `units` to the order and its subscription, and
+// `start_timestamp`/`end_timestamp` to the line items, which the reference does not have; the
+// reference wins. Public benefits follow the waiver above.
+import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
+import * as CPOrg from "../../src/modules/customer-portal/organization.schemas.ts";
+const _waiverCustomerOrder: AssertAssignable<"units", keyof models.CustomerOrder> = true;
+const _waiverCustomerOrderSubscription: AssertAssignable<"units", keyof models.CustomerOrderSubscription> = true;
+type SdkOnlyOrderItemKeys = "start_timestamp" | "end_timestamp";
+const _waiverOrderItem: AssertAssignable<SdkOnlyOrderItemKeys, keyof models.OrderItemSchema> = true;
+type SdkCustomerOrderProduct = Omit<models.CustomerOrderProduct, "benefits"> & { benefits: SdkBenefitPublic[] };
+type SdkCustomerOrder = Omit<models.CustomerOrder, "units" | "product" | "subscription" | "items"> & {
+  items: Omit<models.OrderItemSchema, SdkOnlyOrderItemKeys>[];
+  product: SdkCustomerOrderProduct | null;
+  subscription: Omit<models.CustomerOrderSubscription, "units"> | null;
+};
+const _customerOrgFeatures: AssertAssignable<S<typeof CPOrg.CustomerOrganizationFeatureSettings>, models.CustomerOrganizationFeatureSettings> = true;
+const _customerOrganization: AssertAssignable<CPOrg.CustomerOrganization, models.CustomerOrganization> = true;
+const _customerOrderProduct: AssertAssignable<CPO.CustomerOrderProduct, SdkCustomerOrderProduct> = true;
+const _customerOrder: AssertAssignable<CPO.CustomerOrder, SdkCustomerOrder> = true;
+const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> = true;
+const _customerOrderSort: AssertEqual<CPO.CustomerOrderListQuery["sorting"][number], models.CustomerOrderSortProperty> = true;
+const _customerOrderUpdateIn: AssertAssignable<models.CustomerOrderUpdate, CPO.CustomerOrderUpdate> = true;
