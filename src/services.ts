@@ -15,6 +15,7 @@ import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
+import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -39,6 +40,7 @@ export function buildServices(deps: Deps) {
     licenseKeys: createLicenseKeyService(deps),
     portalCustomers: createPortalCustomerService(deps),
     orders: createOrderService(deps),
+    portalOrders: createPortalOrderService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -41,3 +41,29 @@ describe("official SDK @polar-sh/sdk/2026-04", () => {
     await expect(createPolar({ accessToken: "polar_oat_wrong", baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 401 });
   });
 });
+
+import { createCustomer, createCustomerSessionToken, createOrder } from "../helpers/factories.ts";
+
+describe("official SDK: customer-portal orders", () => {
+  it("lists with filters and sorting, gets and updates the session customer's orders", async () => {
+    const org = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, org.id);
+    const { product } = await createProduct(ctx.deps, org.id, { product: { name: "SDK Product" }, benefits: [{ type: "custom", description: "Perk" }] });
+    const cheap = await createOrder(ctx.deps, org.id, { customer, product, amounts: { subtotal: 1000 } });
+    const dear = await createOrder(ctx.deps, org.id, { customer, product, amounts: { subtotal: 5000 } });
+    await createOrder(ctx.deps, org.id, { product });
+    const polar = createPolar({ accessToken: await createCustomerSessionToken(ctx.deps, customer.id), baseUrl });
+
+    const page = await polar.customerPortal.orders.list({ product_id: [product.id], product_billing_type: "one_time", query: "sdk", sorting: ["-amount"], limit: 5 });
+    expect(page.items.map((order) => order.id)).toEqual([dear.id, cheap.id]);
+    expect(page.pagination).toEqual({ total_count: 2, max_page: 1 });
+
+    const read = await polar.customerPortal.orders.get(cheap.id);
+    expect(read.product?.benefits[0]?.type).toBe("custom");
+    expect(read.product?.organization.id).toBe(org.id);
+
+    const updated = await polar.customerPortal.orders.update(cheap.id, { billing_name: "SDK Buyer" });
+    expect(updated.billing_name).toBe("SDK Buyer");
+    await expect(polar.customerPortal.orders.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
+  });
+});

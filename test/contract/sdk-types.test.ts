@@ -22,6 +22,8 @@ import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
 import * as OR from "../../src/modules/orders/orders.schemas.ts";
+import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
+import * as CPOrg from "../../src/modules/customer-portal/organization.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -232,6 +234,23 @@ const _order: AssertAssignable<OR.Order, SdkOrder> = true;
 const _listOrders: AssertAssignable<OR.ListResourceOrder, { items: SdkOrder[]; pagination: models.Pagination }> = true;
 const _orderUpdateIn: AssertAssignable<models.OrderUpdate, OR.OrderUpdate> = true;
 const _orderInvoice: AssertAssignable<S<typeof OR.OrderInvoice>, models.OrderInvoice> = true;
+// Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).
+// Public benefits follow the benefit waiver.
+const _waiverCustomerOrder: AssertAssignable<"units", keyof models.CustomerOrder> = true;
+const _waiverCustomerOrderSubscription: AssertAssignable<"units", keyof models.CustomerOrderSubscription> = true;
+type SdkCustomerOrderProduct = Omit<models.CustomerOrderProduct, "benefits"> & { benefits: SdkBenefitPublic[] };
+type SdkCustomerOrder = Omit<models.CustomerOrder, "units" | "product" | "subscription" | "items"> & {
+  items: SdkOrderItem[];
+  product: SdkCustomerOrderProduct | null;
+  subscription: Omit<models.CustomerOrderSubscription, "units"> | null;
+};
+const _customerOrgFeatures: AssertAssignable<S<typeof CPOrg.CustomerOrganizationFeatureSettings>, models.CustomerOrganizationFeatureSettings> = true;
+const _customerOrganization: AssertAssignable<CPOrg.CustomerOrganization, models.CustomerOrganization> = true;
+const _customerOrderProduct: AssertAssignable<CPO.CustomerOrderProduct, SdkCustomerOrderProduct> = true;
+const _customerOrder: AssertAssignable<CPO.CustomerOrder, SdkCustomerOrder> = true;
+const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> = true;
+const _customerOrderSort: AssertEqual<CPO.CustomerOrderListQuery["sorting"][number], models.CustomerOrderSortProperty> = true;
+const _customerOrderUpdateIn: AssertAssignable<models.CustomerOrderUpdate, CPO.CustomerOrderUpdate> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -458,6 +477,11 @@ const mirrored: Record<string, TSchema> = {
   OrderReceipt: OR.OrderReceipt,
   DiscountFixedOnceForeverDurationBase: D.DiscountFixedOnceForeverDurationBase,
   DiscountPercentageRepeatDurationBase: D.DiscountPercentageRepeatDurationBase,
+  CustomerOrder: CPO.CustomerOrder,
+  CustomerOrderProduct: CPO.CustomerOrderProduct,
+  CustomerOrganization: CPOrg.CustomerOrganization,
+  CustomerOrganizationFeatureSettings: CPOrg.CustomerOrganizationFeatureSettings,
+  CustomerOrderUpdate: CPO.CustomerOrderUpdate,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

@@ -10,7 +10,7 @@ import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
 import { toOrder, type OrderRelations } from "./orders.mapper.ts";
 import * as repo from "./orders.repository.ts";
 import type { Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
-import type { OrderRow } from "./orders.table.ts";
+import type { OrderItemRow, OrderRow } from "./orders.table.ts";
 
 const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> => {
   const groups = new Map<K, T[]>();
@@ -19,20 +19,24 @@ const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> 
 };
 const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((value): value is string => value !== null))];
 
+/** The orders' line items, in position order, by order id. */
+export async function itemsByOrder(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderItemRow[]>> {
+  return groupBy(await repo.itemsOfOrders(db, rows.map((row) => row.id)), (item) => item.order_id);
+}
+
 /** Everything embedded in the orders' read schema, fetched in one query per relation. */
 export async function orderRelations(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderRelations>> {
-  const [items, customers, products, discounts] = await Promise.all([
-    repo.itemsOfOrders(db, rows.map((row) => row.id)),
+  const [itemsOf, customers, products, discounts] = await Promise.all([
+    itemsByOrder(db, rows),
     repo.customersByIds(db, distinct(rows.map((row) => row.customer_id))),
     repo.productsByIds(db, distinct(rows.map((row) => row.product_id))),
     repo.discountsByIds(db, distinct(rows.map((row) => row.discount_id))),
   ]);
-  const itemsByOrder = groupBy(items, (item) => item.order_id);
   return new Map(
     rows.map((row) => [
       row.id,
       {
-        items: itemsByOrder.get(row.id) ?? [],
+        items: itemsOf.get(row.id) ?? [],
         customer: customers.get(row.customer_id)!,
         product: row.product_id ? (products.get(row.product_id) ?? null) : null,
         discount: row.discount_id ? (discounts.get(row.discount_id) ?? null) : null,
@@ -40,6 +44,17 @@ export async function orderRelations(db: Executor, rows: readonly OrderRow[]): P
     ]),
   );
 }
+
+/**
+ * Turns order rows into one read schema, in the rows' order: the organization's `Order` or the
+ * portal's `CustomerOrder` (which embeds other relations).
+ */
+export type OrderPresenter<T> = (db: Executor, rows: readonly OrderRow[]) => Promise<T[]>;
+
+const presentOrders: OrderPresenter<Order> = async (db, rows) => {
+  const related = await orderRelations(db, rows);
+  return rows.map((row) => toOrder(row, related.get(row.id)!));
+};
 
 /** The full read schema of one order, as the API and the `order.*` webhooks carry it. */
 export async function readOrder(db: Executor, row: OrderRow): Promise<Order> {
@@ -73,17 +88,55 @@ function billingAddressChange(current: StoredAddress | null, next: StoredAddress
 export function createOrderService(deps: Deps) {
   const { db } = deps;
 
-  async function page(filter: repo.OrderFilter, query: Pick<OrderListQuery, "page" | "limit" | "sorting">): Promise<Page<Order>> {
+  type PageQuery = Pick<OrderListQuery, "page" | "limit" | "sorting">;
+
+  async function pageAs<T>(filter: repo.OrderFilter, query: PageQuery, present: OrderPresenter<T>): Promise<Page<T>> {
     const [total, rows] = await Promise.all([
       repo.countOrders(db, filter),
       repo.listOrders(db, filter, parseSorting(query.sorting), pageWindow(query)),
     ]);
-    const related = await orderRelations(db, rows);
-    return toPage(rows.map((row) => toOrder(row, related.get(row.id)!)), total, query);
+    return toPage(await present(db, rows), total, query);
+  }
+  const page = (filter: repo.OrderFilter, query: PageQuery): Promise<Page<Order>> => pageAs(filter, query, presentOrders);
+
+  async function getAs<T>(id: string, visibility: repo.OrderVisibility, present: OrderPresenter<T>): Promise<T> {
+    const row = await repo.findOrder(db, id, visibility);
+    if (!row) throw new ResourceNotFound();
+    return (await present(db, [row]))[0]!;
+  }
+
+  /**
+   * Billing name and address, until an invoice is requested: the interface makes the invoice
+   * permanent, so what it prints must not drift from the order afterwards. `order.updated` always
+   * carries the organization's view; `respond` builds the caller's answer in the same transaction.
+   */
+  async function updateAs<T>(
+    id: string,
+    input: OrderUpdate,
+    visibility: repo.OrderVisibility,
+    respond: (db: Executor, row: OrderRow, published: Order) => Promise<T> | T,
+  ): Promise<T> {
+    return db.transaction().execute(async (trx) => {
+      const current = await repo.findOrderForUpdate(trx, id, visibility);
+      if (!current) throw new ResourceNotFound();
+      if (current.invoice_requested_at !== null || current.invoice_path !== null) throw new OrderInvoiceAlreadyRequested(current.id);
+      const now = deps.now();
+      const address =
+        input.billing_address === undefined ? undefined : billingAddressChange(current.billing_address, input.billing_address && toStoredAddress(input.billing_address));
+      const row = await repo.updateOrder(trx, current.id, {
+        modified_at: now,
+        ...(input.billing_name === undefined ? {} : { billing_name: input.billing_name }),
+        ...(address === undefined ? {} : { billing_address: address === null ? null : JSON.stringify(address) }),
+      });
+      return respond(trx, row, await publishOrderUpdated(trx, row, now));
+    });
   }
 
   return {
     page,
+    pageAs,
+    getAs,
+    updateAs,
 
     list(query: OrderListQuery, rawQuery: Record<string, unknown>, allowed: OrganizationScope): Promise<Page<Order>> {
       return page(
@@ -106,32 +159,9 @@ export function createOrderService(deps: Deps) {
       );
     },
 
-    async get(id: string, visibility: repo.OrderVisibility): Promise<Order> {
-      const row = await repo.findOrder(db, id, visibility);
-      if (!row) throw new ResourceNotFound();
-      return readOrder(db, row);
-    },
+    get: (id: string, visibility: repo.OrderVisibility): Promise<Order> => getAs(id, visibility, presentOrders),
 
-    /**
-     * Billing name and address, until an invoice is requested: the interface makes the invoice
-     * permanent, so what it prints must not drift from the order afterwards.
-     */
-    async update(id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> {
-      return db.transaction().execute(async (trx) => {
-        const current = await repo.findOrderForUpdate(trx, id, visibility);
-        if (!current) throw new ResourceNotFound();
-        if (current.invoice_requested_at !== null || current.invoice_path !== null) throw new OrderInvoiceAlreadyRequested(current.id);
-        const now = deps.now();
-        const address =
-          input.billing_address === undefined ? undefined : billingAddressChange(current.billing_address, input.billing_address && toStoredAddress(input.billing_address));
-        const row = await repo.updateOrder(trx, current.id, {
-          modified_at: now,
-          ...(input.billing_name === undefined ? {} : { billing_name: input.billing_name }),
-          ...(address === undefined ? {} : { billing_address: address === null ? null : JSON.stringify(address) }),
-        });
-        return publishOrderUpdated(trx, row, now);
-      });
-    },
+    update: (id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> => updateAs(id, input, visibility, (_db, _row, published) => published),
   };
 }
 export type OrderService = ReturnType<typeof createOrderService>;

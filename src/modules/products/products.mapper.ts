@@ -127,7 +127,7 @@ export const toProductBase = (row: EitherTimestamps<ProductRow>) => ({
 /** The product summary embedded in discounts and orders: base fields and metadata. */
 export const toProductSummary = (row: EitherTimestamps<ProductRow>) => ({ metadata: row.metadata, ...toProductBase(row) });
 
-export const toCheckoutProduct = (row: ProductWithRelationsJson): CheckoutProduct => ({
+export const toCheckoutProduct = (row: ProductWithRelations): CheckoutProduct => ({
   ...toProductBase(row),
   prices: row.prices.map(toProductPrice),
   benefits: row.benefits.map(toBenefitPublic),
