@@ -185,7 +185,7 @@ describe("GET /v1/webhooks/endpoints and /{id}", () => {
   ]);
 
   it("clamps an oversized limit to 100 and answers an empty page past the end", async () => {
-    const response = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=99999999999", token: listToken });
+    const response = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2147483647", token: listToken });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ items: [], pagination: { total_count: 3, max_page: 1 } });
   });
