@@ -42,7 +42,8 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     await mkdir(dir, { recursive: true });
     // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
     await chmod(dir, 0o755);
-    embedded = await startEmbeddedPostgres({ dir: path.join(dir, "pg"), password: "bench", ephemeral: true });
+    // Not `ephemeral`: an ephemeral cluster deletes its folder on stop, and the seed is meant to stay.
+    embedded = await startEmbeddedPostgres({ dir: path.join(dir, "pg"), password: "bench" });
   }
   const adminUrl = process.env.DATABASE_URL ?? embedded!.url("postgres");
   const name = process.env.BENCH_ORDERS_DB ?? "bench_orders";
