@@ -23,7 +23,7 @@ export type CustomerOrder = Static<typeof CustomerOrder>;
 export const ListResourceCustomerOrder = ListResource(CustomerOrder, { title: "ListResource[CustomerOrder]" });
 export type ListResourceCustomerOrder = Static<typeof ListResourceCustomerOrder>;
 
-export const CustomerOrderUpdate = Type.Object(OrderUpdate.properties, { title: "CustomerOrderUpdate", additionalProperties: false });
+export const CustomerOrderUpdate = Type.Object(OrderUpdate.properties, { title: "CustomerOrderUpdate" });
 export type CustomerOrderUpdate = Static<typeof CustomerOrderUpdate>;
 
 export const CustomerOrderSortKeys = ["created_at", "amount", "net_amount", "product", "subscription"] as const;

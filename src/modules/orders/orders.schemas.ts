@@ -139,6 +139,7 @@ export const Order = Type.Object(
 );
 export type Order = Static<typeof Order>;
 
+/** Unknown fields are ignored, as the anchor and this project's other update bodies do (docs/decisions.md, "Order routes"). */
 export const OrderUpdate = Type.Object(
   {
     billing_name: Type.Optional(Nullable(Type.String({ maxLength: 256 }), { description: "The name of the customer that should appear on the invoice." })),
@@ -146,7 +147,7 @@ export const OrderUpdate = Type.Object(
       Nullable(AddressInput, { description: "The address of the customer that should appear on the invoice. Country and state fields cannot be updated." }),
     ),
   },
-  { title: "OrderUpdate", additionalProperties: false },
+  { title: "OrderUpdate" },
 );
 export type OrderUpdate = Static<typeof OrderUpdate>;
 

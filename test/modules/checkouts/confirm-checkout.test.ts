@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
@@ -79,6 +80,14 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.token_hash).not.toContain(body.customer_session_token.slice(10));
     expect(await eventsFor(ctx, session.id)).toEqual(["checkout.created", "checkout.updated", "order.created", "order.paid", "checkout.updated"]);
+    // Both order events carry the full Order, as GET /v1/orders/{id} answers it.
+    const orderRead = (await ctx.request({ method: "GET", url: `/v1/orders/${order!.id}`, token: ctx.ownerToken })).json();
+    const orderEvents = await ctx.deps.db.selectFrom("webhook_events").select(["type", "payload"]).where("type", "in", ["order.created", "order.paid"]).where(sql<boolean>`payload->'data'->>'id' = ${order!.id}`).orderBy("type").execute();
+    expect(orderEvents.map((e) => e.type)).toEqual(["order.created", "order.paid"]);
+    for (const { payload } of orderEvents) {
+      expectReferenceResponse("orders:get", 200, payload.data);
+      expect(payload.data).toEqual(orderRead);
+    }
   });
 
   it("reopens the session on a declined card, gives the discount back, and succeeds on retry", async () => {
