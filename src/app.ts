@@ -26,6 +26,8 @@ import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts"
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
+import { orderDocumentRoutes } from "./modules/orders/order-documents.routes.ts";
+import { portalOrderDocumentRoutes } from "./modules/customer-portal/order-documents.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -104,5 +106,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders));
+  await app.register(orderDocumentRoutes(services.orderDocuments));
+  await app.register(portalOrderDocumentRoutes(services.orderDocuments));
   return app;
 }

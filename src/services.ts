@@ -15,6 +15,8 @@ import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
+import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
+import { createBlobStore } from "./storage/index.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
@@ -39,6 +41,7 @@ export function buildServices(deps: Deps) {
     licenseKeys: createLicenseKeyService(deps),
     portalCustomers: createPortalCustomerService(deps),
     orders: createOrderService(deps),
+    orderDocuments: createOrderDocumentService(deps, createBlobStore(deps)),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

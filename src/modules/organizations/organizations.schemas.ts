@@ -219,6 +219,18 @@ export const OrganizationCompanyLegalEntitySchema = Type.Object(
 );
 const LegalEntity = Type.Union([OrganizationIndividualLegalEntitySchema, OrganizationCompanyLegalEntitySchema]);
 
+/** How invoice numbers are counted; the prefix is the organization slug in capitals. */
+export const OrganizationOrderSettings = Type.Object(
+  {
+    invoice_numbering: StringEnum(["customer", "organization"] as const, {
+      title: "InvoiceNumbering",
+      default: "customer",
+      description: "`customer`: {PREFIX}-{CUSTOMER SHORT ID}-{NNNN}, one counter per customer; `organization`: {PREFIX}-{NNNN}, one counter for the organization.",
+    }),
+  },
+  { title: "OrganizationOrderSettings" },
+);
+
 /** Body of POST /v1/organizations/. Unknown keys are ignored, as upstream does. */
 export const OrganizationCreate = Type.Object(
   {
@@ -239,6 +251,7 @@ export const OrganizationCreate = Type.Object(
       StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency", default: "usd", description: "Default presentment currency." }),
     ),
     default_tax_behavior: Type.Optional(TaxBehaviorOption({ default: "location", description: "Tax behavior applied to products by default." })),
+    order_settings: Type.Optional(Nullable(OrganizationOrderSettings, { description: "Invoice numbering of the organization's orders." })),
   },
   { title: "OrganizationCreate" },
 );

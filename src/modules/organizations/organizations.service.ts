@@ -111,7 +111,7 @@ export function createOrganizationService(deps: Deps) {
         subscription_settings: JSON.stringify(input.subscription_settings ?? {}),
         customer_email_settings: JSON.stringify(input.customer_email_settings ?? {}),
         customer_portal_settings: JSON.stringify(input.customer_portal_settings ?? {}),
-        invoice_numbering: "customer",
+        invoice_numbering: input.order_settings?.invoice_numbering ?? "customer",
         invoice_prefix: null,
       });
       if (!row) {
