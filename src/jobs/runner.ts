@@ -32,9 +32,10 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
   };
   await recover();
   const events = new EventEmitter() as WorkerEvents;
-  events.on("worker:create", ({ worker }) => {
-    lease.record(worker.workerId).catch((error: unknown) => options.logger.error({ err: error }, "could not record a worker lease"));
-  });
+  // Jobs are locked under the pool's id or a worker's, depending on graphile-worker's batching.
+  const record = (id: string) => lease.record(id).catch((error: unknown) => options.logger.error({ err: error }, "could not record a worker lease"));
+  events.on("pool:create", ({ workerPool }) => void record(workerPool.id));
+  events.on("worker:create", ({ worker }) => void record(worker.workerId));
   const runner = await run({
     pgPool: options.pool,
     taskList: options.tasks,

@@ -5,7 +5,7 @@ import type pg from "pg";
 const LEASE_CLASS = 0x6c656173;
 
 export interface WorkerLease {
-  /** Ties a worker of this process to the lease, before it can lock a job worth recovering. */
+  /** Ties a worker (or worker pool) id of this process to the lease; jobs are locked under these ids. */
   record(workerId: string): Promise<void>;
   release(): Promise<void>;
 }
