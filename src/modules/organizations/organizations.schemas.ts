@@ -251,8 +251,20 @@ export const OrganizationCreate = Type.Object(
       StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency", default: "usd", description: "Default presentment currency." }),
     ),
     default_tax_behavior: Type.Optional(TaxBehaviorOption({ default: "location", description: "Tax behavior applied to products by default." })),
-    order_settings: Type.Optional(Nullable(OrganizationOrderSettings, { description: "Invoice numbering of the organization's orders." })),
   },
   { title: "OrganizationCreate" },
 );
 export type OrganizationCreate = Static<typeof OrganizationCreate>;
+
+/**
+ * What POST /v1/organizations/ accepts: the reference's body (kept exact above, and checked
+ * against it) plus this service's optional `order_settings`, the one way to choose numbering.
+ */
+export const OrganizationCreateBody = Type.Object(
+  {
+    ...OrganizationCreate.properties,
+    order_settings: Type.Optional(Nullable(OrganizationOrderSettings, { description: "Invoice numbering of the organization's orders." })),
+  },
+  { title: "OrganizationCreate" },
+);
+export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;

@@ -7,6 +7,8 @@ import type { Deps } from "../../../src/context.ts";
 import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.tasks.ts";
 import type { BadInputCase } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 
 export const PUBLIC_BASE_URL = "http://api.test";
 
@@ -83,4 +85,28 @@ export function documentRouteBadInputs(
     { name: "a wrong token", request: () => ({ method, url: url(orderOf().own), token: "polar_oat_nottherealtokenatall000000000000000" }), status: 401 },
     { name: "a token without the scope", request: () => ({ method, url: url(orderOf().own), token: tokens().noScope }), status: noScopeStatus },
   ];
+}
+
+/** An organization with an `orders:read` token, plus what the refusal cases need around it. */
+export interface OrganizationFixture {
+  orgId: string;
+  readToken: string;
+  /** `orders:read` of another organization. */
+  otherToken: string;
+  /** The organization's token without an orders scope. */
+  noScopeToken: string;
+  /** An order of the other organization. */
+  otherOrder: OrderRow;
+}
+
+export async function organizationFixture(deps: Deps, name: string): Promise<OrganizationFixture> {
+  const orgId = (await createOrganization(deps, name)).id;
+  const otherOrgId = (await createOrganization(deps)).id;
+  return {
+    orgId,
+    readToken: await createOrganizationToken(deps, orgId, ["orders:read"]),
+    otherToken: await createOrganizationToken(deps, otherOrgId, ["orders:read", "orders:write"]),
+    noScopeToken: await createOrganizationToken(deps, orgId, ["products:read"]),
+    otherOrder: await createOrder(deps, otherOrgId),
+  };
 }

@@ -7,38 +7,29 @@ import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCustomer, createDiscount, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { createCustomer, createDiscount, createOrder, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { documentRouteBadInputs, documentsContext, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
+import { documentRouteBadInputs, documentsContext, organizationFixture, type OrganizationFixture, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
 
 let ctx: TestContext & { dataDir: string };
-let orgId: string;
-let readToken: string;
-let otherToken: string;
-let productsToken: string;
-let otherOrder: OrderRow;
+let fx: OrganizationFixture;
 
 beforeAll(async () => {
   ctx = await documentsContext();
-  orgId = (await createOrganization(ctx.deps, "Acme Invoices")).id;
-  const otherOrgId = (await createOrganization(ctx.deps)).id;
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
-  otherToken = await createOrganizationToken(ctx.deps, otherOrgId, ["orders:read", "orders:write"]);
-  productsToken = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
-  otherOrder = await createOrder(ctx.deps, otherOrgId);
+  fx = await organizationFixture(ctx.deps, "Acme Invoices");
 });
 afterAll(() => ctx.close());
 
 const invoiceUrl = (id: string) => `/v1/orders/${id}/invoice`;
-const requestInvoice = (id: string, token: string | null = readToken) => ctx.request({ method: "POST", url: invoiceUrl(id), token });
-const getInvoice = (id: string, token: string | null = readToken) => ctx.request({ method: "GET", url: invoiceUrl(id), token });
+const requestInvoice = (id: string, token: string | null = fx.readToken) => ctx.request({ method: "POST", url: invoiceUrl(id), token });
+const getInvoice = (id: string, token: string | null = fx.readToken) => ctx.request({ method: "GET", url: invoiceUrl(id), token });
 
 /** An order with every figure an invoice prints: a discounted, taxed line in euros, a tax id. */
 async function invoiceableOrder(values: NonNullable<Parameters<typeof createOrder>[2]>["values"] = {}) {
-  const customer = await createCustomer(ctx.deps, orgId, { name: "Ada Lovelace" });
-  const discount = await createDiscount(ctx.deps, orgId, { name: "LAUNCH20", basis_points: 2000 });
-  return createOrder(ctx.deps, orgId, {
+  const customer = await createCustomer(ctx.deps, fx.orgId, { name: "Ada Lovelace" });
+  const discount = await createDiscount(ctx.deps, fx.orgId, { name: "LAUNCH20", basis_points: 2000 });
+  return createOrder(ctx.deps, fx.orgId, {
     customer,
     discount,
     amounts: { subtotal: 10_000, discount: 2_000, tax: 1_600 },
@@ -62,7 +53,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
 
     await runDocumentJobs(ctx);
     const stored = await orderRow(ctx.deps, order.id);
-    expect(stored.invoice_path).toBe(`invoices/${orgId}/${order.id}.pdf`);
+    expect(stored.invoice_path).toBe(`invoices/${fx.orgId}/${order.id}.pdf`);
     expect(stored.invoice_number).toBe(order.invoice_number);
     const file = await readFile(path.join(ctx.dataDir, "blobs", stored.invoice_path!));
     expect(stored.invoice_checksum).toBe(createHash("sha256").update(file).digest("hex"));
@@ -70,7 +61,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
     const events = await orderUpdatedEvents(ctx.deps, order.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ is_invoice_generated: true, invoice_number: order.invoice_number });
-    const read = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}`, token: readToken });
+    const read = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}`, token: fx.readToken });
     expect(read.json()).toMatchObject({ is_invoice_generated: true, invoice_number: order.invoice_number });
 
     const link = await getInvoice(order.id);
@@ -121,7 +112,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
   it("freezes the billing details once requested: a PATCH then answers 409", async () => {
     const order = await invoiceableOrder();
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
-    const patch = await ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: await createOrganizationToken(ctx.deps, orgId, ["orders:write"]), payload: { billing_name: "Someone Else" } });
+    const patch = await ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]), payload: { billing_name: "Someone Else" } });
     expect(patch.statusCode).toBe(409);
     expect(patch.json()).toMatchObject({ error: "OrderInvoiceAlreadyRequested" });
     expect((await orderRow(ctx.deps, order.id)).billing_name).toBe("Lovelace Analytical Ltd");
@@ -133,7 +124,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
   });
 
   it("accepts an empty billing name: only a missing one refuses", async () => {
-    const order = await createOrder(ctx.deps, orgId, { billing: { name: "", address: { line1: null, line2: null, postal_code: null, city: null, state: null, country: "US" } } });
+    const order = await createOrder(ctx.deps, fx.orgId, { billing: { name: "", address: { line1: null, line2: null, postal_code: null, city: null, state: null, country: "US" } } });
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
   });
 
@@ -141,8 +132,8 @@ describe("POST /v1/orders/{id}/invoice", () => {
     const refusals: [string, () => Promise<OrderRow>, number, object | ((id: string) => object)][] = [
       ["a draft order", () => invoiceableOrder({ status: "draft" }), 409, (id: string) => ({ error: "OrderNotEligibleForInvoice", detail: `Order ${id} is not eligible for invoice generation (current status: draft).` })],
       ["a void order", () => invoiceableOrder({ status: "void" }), 409, (id: string) => ({ error: "OrderNotEligibleForInvoice", detail: `Order ${id} is not eligible for invoice generation (current status: void).` })],
-      ["no billing name", () => createOrder(ctx.deps, orgId, { billing: { name: null, address: { line1: "x", line2: null, postal_code: null, city: null, state: null, country: "FR" } } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
-      ["no billing address", () => createOrder(ctx.deps, orgId, { billing: { name: "Ada", address: null } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
+      ["no billing name", () => createOrder(ctx.deps, fx.orgId, { billing: { name: null, address: { line1: "x", line2: null, postal_code: null, city: null, state: null, country: "FR" } } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
+      ["no billing address", () => createOrder(ctx.deps, fx.orgId, { billing: { name: "Ada", address: null } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
     ];
     it.each(refusals)("refuses %s", async (_name, make, status, body) => {
       const order = await make();
@@ -162,10 +153,10 @@ describe("bad input", () => {
   beforeAll(async () => {
     own = await invoiceableOrder();
   });
-  const tokens = () => ({ read: readToken, other: otherToken, noScope: productsToken });
-  const orders = () => ({ own: own.id, foreign: otherOrder.id });
+  const tokens = () => ({ read: fx.readToken, other: fx.otherToken, noScope: fx.noScopeToken });
+  const orders = () => ({ own: own.id, foreign: fx.otherOrder.id });
   const untouched = async () => {
-    for (const id of [own.id, otherOrder.id]) {
+    for (const id of [own.id, fx.otherOrder.id]) {
       expect((await orderRow(ctx.deps, id)).invoice_requested_at).toBeNull();
       expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${id}`)).toEqual([]);
     }

@@ -3,26 +3,17 @@ import { RECEIPT_TASK } from "../../../src/modules/orders/order-documents.servic
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCustomer, createCustomerSessionToken, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { createCustomer, createCustomerSessionToken, createOrder } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { documentRouteBadInputs, documentsContext, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
+import { documentRouteBadInputs, documentsContext, organizationFixture, type OrganizationFixture, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
 
 let ctx: TestContext;
-let orgId: string;
-let readToken: string;
-let otherToken: string;
-let productsToken: string;
-let otherOrder: OrderRow;
+let fx: OrganizationFixture;
 
 beforeAll(async () => {
   ctx = await documentsContext();
-  orgId = (await createOrganization(ctx.deps, "Acme Receipts")).id;
-  const otherOrgId = (await createOrganization(ctx.deps)).id;
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
-  otherToken = await createOrganizationToken(ctx.deps, otherOrgId, ["orders:read"]);
-  productsToken = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
-  otherOrder = await createOrder(ctx.deps, otherOrgId);
+  fx = await organizationFixture(ctx.deps, "Acme Receipts");
 });
 afterAll(() => ctx.close());
 
@@ -31,11 +22,11 @@ const portalUrl = (id: string) => `/v1/customer-portal/orders/${id}/receipt`;
 const receiptJob = (id: string) => jobsWithKey(ctx.deps, `${RECEIPT_TASK}:${id}`);
 
 describe.each([
-  ["orders:receipt", serverUrl, async (_customerId: string) => readToken],
+  ["orders:receipt", serverUrl, async (_customerId: string) => fx.readToken],
   ["customer_portal:orders:receipt", portalUrl, (customerId: string) => createCustomerSessionToken(ctx.deps, customerId)],
 ] as const)("GET receipt (%s)", (operationId, url, tokenFor) => {
   it("answers 404 ReceiptNotAllocated for an order without a payment, and writes nothing", async () => {
-    const order = await createOrder(ctx.deps, orgId, { paid: false });
+    const order = await createOrder(ctx.deps, fx.orgId, { paid: false });
     const response = await ctx.request({ method: "GET", url: url(order.id), token: await tokenFor(order.customer_id) });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ error: "ReceiptNotAllocated", detail: `No receipt allocated for order ${order.id}.` });
@@ -44,8 +35,8 @@ describe.each([
   });
 
   it("answers 202 with an empty body while rendering, then 200 with a link to the receipt PDF", async () => {
-    const customer = await createCustomer(ctx.deps, orgId, { name: "Grace Hopper" });
-    const order = await createOrder(ctx.deps, orgId, { customer, amounts: { subtotal: 4_200, tax: 840 }, billing: { name: null, address: null } });
+    const customer = await createCustomer(ctx.deps, fx.orgId, { name: "Grace Hopper" });
+    const order = await createOrder(ctx.deps, fx.orgId, { customer, amounts: { subtotal: 4_200, tax: 840 }, billing: { name: null, address: null } });
     const token = await tokenFor(order.customer_id);
     const pending = await ctx.request({ method: "GET", url: url(order.id), token });
     expect(pending.statusCode).toBe(202);
@@ -55,7 +46,7 @@ describe.each([
 
     await runDocumentJobs(ctx);
     const stored = await orderRow(ctx.deps, order.id);
-    expect(stored.receipt_path).toBe(`receipts/${orgId}/${order.id}.pdf`);
+    expect(stored.receipt_path).toBe(`receipts/${fx.orgId}/${order.id}.pdf`);
     const ready = await ctx.request({ method: "GET", url: url(order.id), token });
     expect(ready.statusCode, ready.body).toBe(200);
     expectReferenceResponse(operationId, 200, ready.json());
@@ -73,7 +64,7 @@ describe.each([
   });
 
   it("enqueues one render however many requests arrive at once", async () => {
-    const order = await createOrder(ctx.deps, orgId);
+    const order = await createOrder(ctx.deps, fx.orgId);
     const token = await tokenFor(order.customer_id);
     const responses = await Promise.all(Array.from({ length: 20 }, () => ctx.request({ method: "GET", url: url(order.id), token })));
     expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(202));
@@ -87,13 +78,13 @@ describe.each([
 describe("GET /v1/orders/{id}/receipt bad input", () => {
   let own: OrderRow;
   beforeAll(async () => {
-    own = await createOrder(ctx.deps, orgId);
+    own = await createOrder(ctx.deps, fx.orgId);
   });
   badInputTable(
     () => ctx.request,
-    documentRouteBadInputs("GET", serverUrl, () => ({ read: readToken, other: otherToken, noScope: productsToken }), () => ({ own: own.id, foreign: otherOrder.id })),
+    documentRouteBadInputs("GET", serverUrl, () => ({ read: fx.readToken, other: fx.otherToken, noScope: fx.noScopeToken }), () => ({ own: own.id, foreign: fx.otherOrder.id })),
     async () => {
-      for (const id of [own.id, otherOrder.id]) {
+      for (const id of [own.id, fx.otherOrder.id]) {
         expect((await orderRow(ctx.deps, id)).receipt_requested_at).toBeNull();
         expect(await receiptJob(id)).toEqual([]);
       }
