@@ -10,18 +10,14 @@ import autocannon from "autocannon";
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
-import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import type { Database } from "../src/db/database.ts";
-import { startEmbeddedPostgres } from "../src/db/embedded.ts";
+import { benchDatabase } from "./bench-database.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { licenseKeyValue } from "../src/modules/benefits/benefit-grants.service.ts";
 import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/benefits/benefit-grants.table.ts";
@@ -54,18 +50,9 @@ const readBody = async (request: IncomingMessage): Promise<string> => {
 
 /** Child: database, seed, both servers; reports their ports to the parent. */
 async function serve(): Promise<void> {
-  const clusterDir = process.env.DATABASE_URL ? null : await mkdtemp(path.join(os.tmpdir(), "bench-license-"));
-  // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
-  if (clusterDir) await chmod(clusterDir, 0o755);
-  const embedded = clusterDir ? await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "bench", ephemeral: true }) : null;
-  const adminUrl = process.env.DATABASE_URL ?? embedded!.url("postgres");
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const connection = connect(url.toString(), POOL_SIZE);
+  const database = await benchDatabase("bench-license");
+  const name = database.name;
+  const connection = connect(database.url, POOL_SIZE);
   await migrateToLatest(connection.db, connection.pool);
 
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000" });
@@ -134,10 +121,7 @@ async function serve(): Promise<void> {
     await app.close();
     bare.close();
     await connection.close();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-    await embedded?.stop();
-    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
+    await database.stop();
     process.exit(0);
   });
 }

@@ -7,6 +7,7 @@ import * as events from "./2026-11-22T0010_events.ts";
 import * as webhooks from "./2026-11-22T0020_webhooks.ts";
 import * as orderDocuments from "./2026-11-22T0050_order_documents.ts";
 import * as orderListIndexes from "./2026-11-22T0051_order_list_indexes.ts";
+import * as workerLeases from "./2026-11-22T0065_worker_leases.ts";
 
 /** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T0020_webhooks": webhooks,
   "2026-11-22T0050_order_documents": orderDocuments,
   "2026-11-22T0051_order_list_indexes": orderListIndexes,
+  "2026-11-22T0065_worker_leases": workerLeases,
 };

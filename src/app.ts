@@ -13,7 +13,6 @@ import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
-import { createBlobStore } from "./storage/index.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
@@ -27,6 +26,8 @@ import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.r
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
+import { orderDocumentRoutes } from "./modules/orders/order-documents.routes.ts";
+import { portalOrderDocumentRoutes } from "./modules/customer-portal/order-documents.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -90,8 +91,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     }
   });
 
-  const storage = createBlobStore(deps);
-  if (storage instanceof LocalBlobStore) await app.register(localBlobRoutes(storage));
+  // Locally stored documents are downloaded through the API itself; S3 links go to S3.
+  if (services.storage instanceof LocalBlobStore) await app.register(localBlobRoutes(services.storage));
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts));
@@ -106,5 +107,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders));
   await app.register(portalOrderRoutes(services.portalOrders));
+  await app.register(orderDocumentRoutes(services.orderDocuments));
+  await app.register(portalOrderDocumentRoutes(services.orderDocuments));
   return app;
 }

@@ -16,9 +16,12 @@ import { createLicenseKeyService } from "./modules/license-keys/license-keys.ser
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
+import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
+import { createBlobStore } from "./storage/index.ts";
 
 /** Every feature service, wired once per application. */
 export function buildServices(deps: Deps) {
+  const storage = createBlobStore(deps);
   const accessTokens = createAccessTokenService(deps);
   const customerSessions = createCustomerSessionService(deps);
   const authenticators: Map<string, TokenAuthenticator> = new Map([...accessTokens.authenticators()]);
@@ -41,6 +44,8 @@ export function buildServices(deps: Deps) {
     portalCustomers: createPortalCustomerService(deps),
     orders: createOrderService(deps),
     portalOrders: createPortalOrderService(deps),
+    storage,
+    orderDocuments: createOrderDocumentService(deps, storage),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -22,10 +22,17 @@ const dateText = (date: Date) => date.toISOString().slice(0, 10);
 
 /**
  * Renders the document as a PDF. The layout is deliberately plain: one column, the numbers right
- * aligned, every figure printed as text so it can be read back and checked.
+ * aligned, every figure printed as text so it can be read back and checked. The same document
+ * always renders to the same bytes.
  */
 export function renderBillingPdf(doc: BillingDocument): Promise<Buffer> {
-  const pdf = new PDFDocument({ size: "A4", margin: 50, info: { Title: `${doc.kind === "invoice" ? "Invoice" : "Receipt"} ${doc.number}` } });
+  const pdf = new PDFDocument({
+    size: "A4",
+    margin: 50,
+    // A fixed creation date (the file id derives from it) makes the bytes a function of the
+    // document alone: a job that renders twice stores the same file.
+    info: { Title: `${doc.kind === "invoice" ? "Invoice" : "Receipt"} ${doc.number}`, CreationDate: doc.issuedAt },
+  });
   const chunks: Buffer[] = [];
   pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve, reject) => {

@@ -1,7 +1,7 @@
-import { PDFParse } from "pdf-parse";
 import { describe, expect, it } from "vitest";
 import { formatMoney, formatRate } from "../../src/documents/money-format.ts";
 import { renderBillingPdf, type BillingDocument } from "../../src/documents/pdf.ts";
+import { pdfText as text } from "../helpers/pdf.ts";
 
 const invoice: BillingDocument = {
   kind: "invoice",
@@ -17,15 +17,6 @@ const invoice: BillingDocument = {
   total: 9_600,
 };
 
-async function text(pdf: Buffer): Promise<string> {
-  const parser = new PDFParse({ data: new Uint8Array(pdf) });
-  try {
-    return (await parser.getText()).text;
-  } finally {
-    await parser.destroy();
-  }
-}
-
 describe("billing PDFs", () => {
   it("renders a PDF a reader opens, with the number, buyer, lines and totals", async () => {
     const pdf = await renderBillingPdf(invoice);
@@ -34,6 +25,12 @@ describe("billing PDFs", () => {
     for (const expected of ["Invoice", "ACME-AAAAAAAB-0042", "2026-11-01", "Acme Tools", "Ada Lovelace Ltd", "FR61954506077", "Pro license", "€100.00", "-€20.00", "Tax (20%)", "€16.00", "Total due", "€96.00"]) {
       expect(content).toContain(expected);
     }
+  });
+
+  it("renders the same document to the same bytes, so a repeated job stores the same file", async () => {
+    const [first, second] = [await renderBillingPdf(invoice), await renderBillingPdf(invoice)];
+    expect(first.equals(second)).toBe(true);
+    expect((await renderBillingPdf({ ...invoice, number: "ACME-AAAAAAAB-0043" })).equals(first)).toBe(false);
   });
 
   it("labels receipts as paid", async () => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { IdParams } from "../../kit/schema.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Organization, OrganizationCreate } from "./organizations.schemas.ts";
+import { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
 import {
   OrganizationAccessTokenCreate,
   OrganizationAccessTokenCreateResponse,
@@ -21,7 +21,7 @@ export const organizationRoutes =
           operationId: "organizations:create",
           tags: ["organizations"],
           summary: "Create Organization",
-          body: OrganizationCreate,
+          body: OrganizationCreateBody,
           response: responses({ 201: Organization }),
         },
       },

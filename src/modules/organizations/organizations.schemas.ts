@@ -219,6 +219,18 @@ export const OrganizationCompanyLegalEntitySchema = Type.Object(
 );
 const LegalEntity = Type.Union([OrganizationIndividualLegalEntitySchema, OrganizationCompanyLegalEntitySchema]);
 
+/** How invoice numbers are counted; the prefix is the organization slug in capitals. */
+export const OrganizationOrderSettings = Type.Object(
+  {
+    invoice_numbering: StringEnum(["customer", "organization"] as const, {
+      title: "InvoiceNumbering",
+      default: "customer",
+      description: "`customer`: {PREFIX}-{CUSTOMER SHORT ID}-{NNNN}, one counter per customer; `organization`: {PREFIX}-{NNNN}, one counter for the organization.",
+    }),
+  },
+  { title: "OrganizationOrderSettings" },
+);
+
 /** Body of POST /v1/organizations/. Unknown keys are ignored, as upstream does. */
 export const OrganizationCreate = Type.Object(
   {
@@ -243,3 +255,16 @@ export const OrganizationCreate = Type.Object(
   { title: "OrganizationCreate" },
 );
 export type OrganizationCreate = Static<typeof OrganizationCreate>;
+
+/**
+ * What POST /v1/organizations/ accepts: the reference's body (kept exact above, and checked
+ * against it) plus this service's optional `order_settings`, the one way to choose numbering.
+ */
+export const OrganizationCreateBody = Type.Object(
+  {
+    ...OrganizationCreate.properties,
+    order_settings: Type.Optional(Nullable(OrganizationOrderSettings, { description: "Invoice numbering of the organization's orders." })),
+  },
+  { title: "OrganizationCreate" },
+);
+export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;

@@ -4,7 +4,7 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
 import * as repo from "./organizations.repository.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
-import type { Organization, OrganizationCreate } from "./organizations.schemas.ts";
+import type { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
 
 /** Settings a new organization starts with: self-hosted instances have every capability on. */
 const DEFAULT_FEATURE_SETTINGS = {
@@ -96,7 +96,7 @@ export function toOrganization(row: OrganizationRow): Organization {
 
 export function createOrganizationService(deps: Deps) {
   return {
-    async create(input: OrganizationCreate): Promise<Organization> {
+    async create(input: OrganizationCreateBody): Promise<Organization> {
       const row = await repo.insertOrganization(deps.db, {
         name: input.name,
         slug: input.slug,
@@ -111,7 +111,7 @@ export function createOrganizationService(deps: Deps) {
         subscription_settings: JSON.stringify(input.subscription_settings ?? {}),
         customer_email_settings: JSON.stringify(input.customer_email_settings ?? {}),
         customer_portal_settings: JSON.stringify(input.customer_portal_settings ?? {}),
-        invoice_numbering: "customer",
+        invoice_numbering: input.order_settings?.invoice_numbering ?? "customer",
         invoice_prefix: null,
       });
       if (!row) {

@@ -176,7 +176,8 @@ describe("POST .../license-keys/validate", () => {
     const cases: [Parameters<typeof createLicenseKey>[3], string][] = [
       [{ status: "revoked" }, "License key is no longer active."],
       [{ status: "disabled" }, "License key is no longer active."],
-      [{ expires_at: new Date(Date.now() - 1000) }, "License key has expired."],
+      // Expired by the app's clock, which the context fixes when it starts (wall time moves on).
+      [{ expires_at: new Date(ctx.clock.now().getTime() - 1000) }, "License key has expired."],
     ];
     for (const [overrides, detail] of cases) {
       const key = await newKey(overrides);

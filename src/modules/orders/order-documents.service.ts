@@ -1,0 +1,82 @@
+import type { Deps } from "../../context.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
+import type { BlobStore } from "../../storage/blob-store.ts";
+import { markReceiptRequested } from "./order-documents.repository.ts";
+import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, OrderNotEligibleForInvoice, ReceiptNotAllocated } from "./orders.errors.ts";
+import * as repo from "./orders.repository.ts";
+import type { OrderRow, OrderStatus } from "./orders.table.ts";
+
+export const INVOICE_TASK = "orders.invoice";
+export const RECEIPT_TASK = "orders.receipt";
+
+/** What the document jobs carry: the order, nothing else (everything else is read fresh). */
+export interface DocumentJobPayload {
+  orderId: string;
+}
+
+export const isDocumentJobPayload = (value: unknown): value is DocumentJobPayload =>
+  typeof value === "object" && value !== null && typeof (value as { orderId?: unknown }).orderId === "string";
+
+/**
+ * One stored object per order and kind: a re-run of a job overwrites the same key, so storage
+ * never holds two versions of one document.
+ */
+export const invoiceStorageKey = (row: Pick<OrderRow, "organization_id" | "id">) => `invoices/${row.organization_id}/${row.id}.pdf`;
+export const receiptStorageKey = (row: Pick<OrderRow, "organization_id" | "id">) => `receipts/${row.organization_id}/${row.id}.pdf`;
+export const invoiceFilename = (invoiceNumber: string | null) => `Invoice-${invoiceNumber ?? "draft"}.pdf`;
+export const receiptFilename = (receiptNumber: string | null) => `Receipt-${receiptNumber ?? "pending"}.pdf`;
+
+const NOT_INVOICEABLE: readonly OrderStatus[] = ["draft", "void"];
+
+export interface DocumentLink {
+  url: string;
+}
+
+export function createOrderDocumentService(deps: Deps, store: BlobStore) {
+  const { db } = deps;
+  const link = async (key: string, filename: string): Promise<DocumentLink> => ({
+    url: await store.downloadUrl(key, { filename, expiresInSeconds: deps.config.storage.downloadUrlTtlSeconds }),
+  });
+
+  return {
+    /**
+     * Schedules the invoice once. The checks run on the locked row, so a concurrent PATCH either
+     * lands before (and is printed) or is refused after; a repeated request changes nothing.
+     */
+    async requestInvoice(id: string, visibility: repo.OrderVisibility): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const row = await repo.findOrderForUpdate(trx, id, visibility);
+        if (!row) throw new ResourceNotFound();
+        if (NOT_INVOICEABLE.includes(row.status)) throw new OrderNotEligibleForInvoice(row.id, row.status);
+        // An empty name is a name: only a missing one refuses, as the anchor does.
+        if (row.billing_name === null || row.billing_address === null) throw new MissingInvoiceBillingDetails();
+        if (row.invoice_requested_at !== null || row.invoice_path !== null) return;
+        await repo.updateOrder(trx, row.id, { invoice_requested_at: deps.now() });
+        await enqueueJob(trx, INVOICE_TASK, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${INVOICE_TASK}:${row.id}` });
+      });
+    },
+
+    async invoice(id: string, visibility: repo.OrderVisibility): Promise<DocumentLink> {
+      const row = await repo.findOrder(db, id, visibility);
+      if (!row) throw new ResourceNotFound();
+      if (row.invoice_path === null) throw new InvoiceDoesNotExist(row.id);
+      return link(row.invoice_path, invoiceFilename(row.invoice_number));
+    },
+
+    /** The receipt's link, or null while it is being rendered (the first such call schedules it). */
+    async receipt(id: string, visibility: repo.OrderVisibility): Promise<DocumentLink | null> {
+      const row = await repo.findOrder(db, id, visibility);
+      if (!row) throw new ResourceNotFound();
+      if (row.receipt_number === null) throw new ReceiptNotAllocated(row.id);
+      if (row.receipt_path !== null) return link(row.receipt_path, receiptFilename(row.receipt_number));
+      await db.transaction().execute(async (trx) => {
+        if (await markReceiptRequested(trx, row.id, deps.now())) {
+          await enqueueJob(trx, RECEIPT_TASK, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${RECEIPT_TASK}:${row.id}` });
+        }
+      });
+      return null;
+    },
+  };
+}
+export type OrderDocumentService = ReturnType<typeof createOrderDocumentService>;

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import type { Task, TaskList } from "graphile-worker";
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { createBlobStore } from "../../storage/index.ts";
+import type { BlobStore, StoredObject } from "../../storage/blob-store.ts";
+import {
+  INVOICE_TASK,
+  RECEIPT_TASK,
+  invoiceFilename,
+  invoiceStorageKey,
+  isDocumentJobPayload,
+  receiptFilename,
+  receiptStorageKey,
+} from "./order-documents.service.ts";
+import { renderOrderDocument } from "./order-documents.render.ts";
+import { findOrder, findOrderForUpdate, updateOrder } from "./orders.repository.ts";
+import { publishOrderUpdated } from "./orders.service.ts";
+import type { OrderRow } from "./orders.table.ts";
+
+const EVERYWHERE = { allowed: null };
+
+interface DocumentKind {
+  kind: "invoice" | "receipt";
+  storedPath(row: OrderRow): string | null;
+  key(row: OrderRow): string;
+  meta(row: OrderRow): StoredObject;
+  /** Records the stored document on the locked row, in the job's transaction. */
+  record(trx: Executor, row: OrderRow, key: string, checksum: string, now: Date): Promise<void>;
+}
+
+const invoice: DocumentKind = {
+  kind: "invoice",
+  storedPath: (row) => row.invoice_path,
+  key: invoiceStorageKey,
+  meta: (row) => ({ contentType: "application/pdf", filename: invoiceFilename(row.invoice_number) }),
+  async record(trx, row, key, checksum, now) {
+    const updated = await updateOrder(trx, row.id, { invoice_path: key, invoice_checksum: checksum, modified_at: now });
+    await publishOrderUpdated(trx, updated, now);
+  },
+};
+
+const receipt: DocumentKind = {
+  kind: "receipt",
+  storedPath: (row) => row.receipt_path,
+  key: receiptStorageKey,
+  // One render per order that never changes: caches may keep it for good.
+  meta: (row) => ({ contentType: "application/pdf", filename: receiptFilename(row.receipt_number), cacheControl: "private, max-age=31536000, immutable" }),
+  // The anchor sends no order.updated for a receipt render; the receipt is not part of the Order.
+  async record(trx, row, key) {
+    await updateOrder(trx, row.id, { receipt_path: key });
+  },
+};
+
+/**
+ * Renders and stores the document outside any transaction (a slow PDF or upload holds no lock),
+ * then records it under the row lock only if no earlier run did. The render is deterministic, so
+ * a duplicate run that overwrites the object writes the same bytes the checksum describes:
+ * at-least-once execution yields one stored document and one record.
+ */
+function documentTask(deps: Deps, store: BlobStore, kind: DocumentKind): Task {
+  return async (payload) => {
+    if (!isDocumentJobPayload(payload)) return;
+    const row = await findOrder(deps.db, payload.orderId, EVERYWHERE);
+    if (!row || kind.storedPath(row) !== null) return;
+    const pdf = await renderOrderDocument(deps.db, row, kind.kind);
+    const key = kind.key(row);
+    await store.put(key, pdf, kind.meta(row));
+    const checksum = createHash("sha256").update(pdf).digest("hex");
+    await deps.db.transaction().execute(async (trx) => {
+      const locked = await findOrderForUpdate(trx, row.id, EVERYWHERE);
+      if (!locked || kind.storedPath(locked) !== null) return;
+      await kind.record(trx, locked, key, checksum, deps.now());
+    });
+  };
+}
+
+export function orderDocumentTasks(deps: Deps, store: BlobStore = createBlobStore(deps)): TaskList {
+  return {
+    [INVOICE_TASK]: documentTask(deps, store, invoice),
+    [RECEIPT_TASK]: documentTask(deps, store, receipt),
+  };
+}

@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { spawnProject, type Spawned } from "../../helpers/process.ts";
+import { documentsContext, orderUpdatedEvents } from "./order-documents-helpers.ts";
+
+/** Enough invoices that one worker is still busy with them when the process is killed. */
+const ORDERS = 200;
+
+let ctx: TestContext & { dataDir: string };
+let token: string;
+let orders: OrderRow[];
+
+beforeAll(async () => {
+  ctx = await documentsContext();
+  const orgId = (await createOrganization(ctx.deps, "Durable Co")).id;
+  token = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
+  const customers = await Promise.all(Array.from({ length: 10 }, () => createCustomer(ctx.deps, orgId)));
+  orders = [];
+  for (let i = 0; i < ORDERS; i += 20) {
+    orders.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => createOrder(ctx.deps, orgId, { customer: customers[(i + j) % 10]!, product: null })))));
+  }
+}, 60_000);
+afterAll(() => ctx.close());
+
+const startServer = async (): Promise<{ server: Spawned; url: string }> => {
+  // One worker: invoices are generated one after another, which leaves a wide window to kill in.
+  const server = spawnProject(["src/server.ts"], {
+    DATABASE_URL: ctx.database.url,
+    DATA_DIR: ctx.dataDir,
+    SECRET_KEY: ctx.deps.secret,
+    PORT: "0",
+    LOG_LEVEL: "info",
+    WORKER_ENABLED: "true",
+    WORKER_CONCURRENCY: "1",
+  });
+  const [, url] = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  await server.waitFor(/"msg":"ready"/);
+  return { server, url: url! };
+};
+
+const generatedCount = async () =>
+  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM orders WHERE invoice_path IS NOT NULL`.execute(ctx.deps.db)).rows[0]!.n);
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number, intervalMs = 10): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+describe("invoice generation across a crash", () => {
+  it("generates each invoice exactly once, with its number, when the process is killed mid-way and restarted", async () => {
+    const first = await startServer();
+    for (let i = 0; i < ORDERS; i += 25) {
+      const batch = orders.slice(i, i + 25).map((order) => fetch(`${first.url}/v1/orders/${order.id}/invoice`, { method: "POST", headers: { authorization: `Bearer ${token}` } }));
+      expect((await Promise.all(batch)).map((response) => response.status)).toEqual(Array(Math.min(25, ORDERS - i)).fill(202));
+    }
+    await until(async () => (await generatedCount()) >= 5, 30_000);
+    first.server.child.kill("SIGKILL");
+    await first.server.exited;
+    const atKill = await generatedCount();
+    // The kill must land mid-way, or this test would prove nothing about recovery.
+    expect(atKill).toBeLessThan(ORDERS);
+    const lockedAtKill = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL`.execute(ctx.deps.db)).rows[0]!.n);
+
+    const second = await startServer();
+    try {
+      await until(async () => (await generatedCount()) === ORDERS, 60_000, 100);
+      // A job the dead process held was released at start, not after graphile-worker's 4 hours.
+      if (lockedAtKill > 0) expect(second.server.output()).toContain("released jobs of workers whose process is gone");
+    } finally {
+      second.server.child.kill("SIGTERM");
+      await second.server.exited;
+    }
+
+    const rows = await ctx.deps.db.selectFrom("orders").selectAll().where("id", "in", orders.map((order) => order.id)).execute();
+    const before = new Map(orders.map((order) => [order.id, order.invoice_number]));
+    for (const row of rows) {
+      expect(row.invoice_number).toBe(before.get(row.id));
+      const file = await readFile(path.join(ctx.dataDir, "blobs", row.invoice_path!));
+      expect(file.subarray(0, 5).toString()).toBe("%PDF-");
+      expect(row.invoice_checksum).toBe(createHash("sha256").update(file).digest("hex"));
+      const events = await orderUpdatedEvents(ctx.deps, row.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ is_invoice_generated: true, invoice_number: row.invoice_number });
+    }
+    const leftover = await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'orders.invoice'`.execute(ctx.deps.db);
+    expect(Number(leftover.rows[0]!.n)).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { pdfText } from "../../helpers/pdf.ts";
+import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { startTestS3, type TestS3 } from "../../helpers/s3.ts";
+import { runDocumentJobs } from "./order-documents-helpers.ts";
+
+let s3: TestS3;
+let ctx: TestContext;
+
+beforeAll(async () => {
+  s3 = await startTestS3("commerce-invoices");
+  ctx = await createTestContext({
+    env: {
+      STORAGE_DRIVER: "s3",
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: "true",
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER",
+      DOWNLOAD_URL_TTL_SECONDS: "120",
+    },
+  });
+});
+afterAll(async () => {
+  await ctx.close();
+  await s3.stop();
+});
+
+describe("invoices stored in S3", () => {
+  it("uploads the generated invoice and links to it with a presigned GET valid DOWNLOAD_URL_TTL_SECONDS", async () => {
+    const orgId = (await createOrganization(ctx.deps, "Bucket Co")).id;
+    const token = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
+    const order = await createOrder(ctx.deps, orgId, { amounts: { subtotal: 12_345 } });
+    expect((await ctx.request({ method: "POST", url: `/v1/orders/${order.id}/invoice`, token })).statusCode).toBe(202);
+    await runDocumentJobs(ctx);
+
+    const link = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}/invoice`, token });
+    expect(link.statusCode, link.body).toBe(200);
+    expectReferenceResponse("orders:invoice", 200, link.json());
+    const url = new URL((link.json() as { url: string }).url);
+    expect(url.origin + url.pathname).toBe(`${s3.endpoint}/${s3.bucket}/invoices/${orgId}/${order.id}.pdf`);
+    expect(url.searchParams.get("X-Amz-Expires")).toBe("120");
+
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/pdf");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="Invoice-${order.invoice_number}.pdf"`);
+    const text = await pdfText(Buffer.from(await response.arrayBuffer()));
+    for (const expected of [order.invoice_number!, "Ada Buyer", "$123.45"]) expect(text).toContain(expected);
+  });
+});
