@@ -8,6 +8,7 @@ import type { Deps } from "./context.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
 import { registerErrorHandling } from "./kit/http-errors.ts";
+import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { loggerOptions } from "./logger.ts";
 import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices } from "./services.ts";
@@ -58,6 +59,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     reply.header("x-request-id", request.id);
   });
   registerErrorHandling(app, config.bodyLimitBytes);
+  acceptEmptyJsonBodies(app);
 
   await app.register(swagger, {
     openapi: {

@@ -2,7 +2,16 @@ import { createPolar } from "@polar-sh/sdk/2026-04";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
-import { createCheckout, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
+import {
+  createCheckout,
+  createCustomer,
+  createCustomerSessionToken,
+  createDiscount,
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+} from "../helpers/factories.ts";
 
 /** The official client, unchanged, pointed at a listening server. */
 let ctx: TestContext;
@@ -42,7 +51,32 @@ describe("official SDK @polar-sh/sdk/2026-04", () => {
   });
 });
 
-import { createCustomer, createCustomerSessionToken, createOrder } from "../helpers/factories.ts";
+describe("official SDK: orders", () => {
+  it("lists with filters and sorting, gets, updates, and requests an invoice", async () => {
+    const org = await createOrganization(ctx.deps);
+    const { product } = await createProduct(ctx.deps, org.id);
+    const discount = await createDiscount(ctx.deps, org.id);
+    const small = await createOrder(ctx.deps, org.id, { product, discount, amounts: { subtotal: 1000, discount: 100 } });
+    const large = await createOrder(ctx.deps, org.id, { product, amounts: { subtotal: 9000 } });
+    await createOrder(ctx.deps, org.id, { product, values: { status: "refunded" } });
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["orders:read", "orders:write"]), baseUrl });
+
+    const page = await polar.orders.list({ status: "paid", product_id: [product.id], sorting: ["-amount"], limit: 10 });
+    expect(page.items.map((order) => order.id)).toEqual([large.id, small.id]);
+    expect(page.pagination).toEqual({ total_count: 2, max_page: 1 });
+
+    const read = await polar.orders.get(small.id);
+    expect(read.discount?.id).toBe(discount.id);
+    expect(read.customer.id).toBe(small.customer_id);
+    expect(read.items.reduce((sum, item) => sum + item.amount, 0)).toBe(1000);
+
+    const updated = await polar.orders.update(small.id, { billing_name: "SDK Org Buyer" });
+    expect(updated.billing_name).toBe("SDK Org Buyer");
+    await polar.orders.generateInvoice(small.id);
+    await expect(polar.orders.invoice(small.id)).rejects.toMatchObject({ statusCode: 404 });
+    await expect(polar.orders.update(small.id, { billing_name: "Too late" })).rejects.toMatchObject({ statusCode: 409 });
+  });
+});
 
 describe("official SDK: customer-portal orders", () => {
   it("lists with filters and sorting, gets and updates the session customer's orders", async () => {

@@ -39,6 +39,17 @@ async function invoiceableOrder(values: NonNullable<Parameters<typeof createOrde
 }
 
 describe("POST /v1/orders/{id}/invoice", () => {
+  it("accepts the empty JSON body the official SDK sends, while a route with a body still requires one", async () => {
+    const order = await invoiceableOrder();
+    const json = { "content-type": "application/json" };
+    const response = await ctx.request({ method: "POST", url: invoiceUrl(order.id), token: fx.readToken, headers: json, payload: "" });
+    expect(response.statusCode, response.body).toBe(202);
+    const writeToken = await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]);
+    const patch = await ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: writeToken, headers: json, payload: "" });
+    expect(patch.statusCode).toBe(422);
+    expect(patch.json()).toEqual({ error: "RequestValidationError", detail: [{ loc: ["body"], msg: "Field required", type: "missing", input: null }] });
+  });
+
   it("answers 202 with null, schedules one job and, once it ran, the invoice is stored, linked and announced", async () => {
     const order = await invoiceableOrder();
     expect((await getInvoice(order.id)).json()).toEqual({ error: "InvoiceDoesNotExist", detail: `No invoice exists for order ${order.id}.` });
