@@ -4,6 +4,7 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
+import type { CustomerReadRow } from "./customers.mapper.ts";
 
 export const insertCustomer = (db: Executor, values: Insertable<CustomersTable>) =>
   db.insertInto("customers").values(values).returningAll().executeTakeFirstOrThrow();
@@ -78,13 +79,17 @@ export const listCustomers = (
  * Customers as the read schema shows them: with the time of their first user event, matched by
  * customer id or by external id (events may arrive before the customer exists).
  */
-export const selectCustomersForRead = (db: Executor) =>
-  db
-    .selectFrom("customers as c")
-    .selectAll("c")
-    .select(
-      sql<Date | null>`LEAST(
-        (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.customer_id = c.id AND e.source = 'user'),
-        (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.external_customer_id = c.external_id AND e.source = 'user')
-      )`.as("first_user_event_at"),
-    );
+export const selectCustomersForRead = (db: Executor) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt);
+
+/** Customers as the read schema shows them, by id. */
+export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {
+  if (ids.length === 0) return new Map();
+  const rows = await selectCustomersForRead(db).where("c.id", "in", [...new Set(ids)]).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+};
+
+/** The `first_user_event_at` column of a query over `customers as c`. */
+export const firstUserEventAt = sql<Date | null>`LEAST(
+  (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.customer_id = c.id AND e.source = 'user'),
+  (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.external_customer_id = c.external_id AND e.source = 'user')
+)`.as("first_user_event_at");

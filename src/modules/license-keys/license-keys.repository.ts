@@ -78,12 +78,6 @@ export const recordValidation = (db: Executor, id: string, incrementUsage: numbe
 export const findCustomerForKey = (db: Executor, customerId: string): Promise<CustomerReadRow> =>
   selectCustomersForRead(db).where("c.id", "=", customerId).executeTakeFirstOrThrow();
 
-export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {
-  if (ids.length === 0) return new Map();
-  const rows = await selectCustomersForRead(db).where("c.id", "in", [...new Set(ids)]).execute();
-  return new Map(rows.map((row) => [row.id, row]));
-};
-
 export interface LicenseKeyFilter {
   allowed: OrganizationScope;
   organizationIds?: readonly string[];

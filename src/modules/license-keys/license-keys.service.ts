@@ -7,6 +7,7 @@ import type { JsonValue } from "../../db/json.ts";
 import type { LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
 import { toActivation, toLicenseKey } from "./license-keys.mapper.ts";
 import * as repo from "./license-keys.repository.ts";
+import { customersByIds } from "../customers/customers.repository.ts";
 import type {
   LicenseKeyActivate,
   LicenseKeyActivationRead,
@@ -58,7 +59,7 @@ async function withActivations(db: Executor, row: LicenseKeyRow): Promise<Licens
 export function createLicenseKeyService(deps: Deps) {
   async function page(filter: repo.LicenseKeyFilter, request: { page: number; limit: number }): Promise<Page<LicenseKeyRead>> {
     const [rows, total] = await Promise.all([repo.listKeys(deps.db, filter, pageWindow(request)), repo.countKeys(deps.db, filter)]);
-    const customers = await repo.customersByIds(deps.db, rows.map((row) => row.customer_id));
+    const customers = await customersByIds(deps.db, rows.map((row) => row.customer_id));
     return toPage(rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)), total, request);
   }
 

@@ -2,7 +2,8 @@ import type { Executor } from "../../db/database.ts";
 import type { StoredAddress } from "../../kit/address.ts";
 import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
 import { organizationForDocument } from "./order-documents.repository.ts";
-import { customersByIds, discountsByIds, itemsOfOrders } from "./orders.repository.ts";
+import { customersByIds } from "../customers/customers.repository.ts";
+import { discountsByIds, itemsOfOrders } from "./orders.repository.ts";
 import type { OrderRow } from "./orders.table.ts";
 
 const addressLines = (address: StoredAddress | null): string[] => {

@@ -1,11 +1,14 @@
+import { withDates } from "../../db/jsonified.ts";
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
+import type { CustomerRow } from "../customers/customers.table.ts";
 import { toDiscountBase } from "../discounts/discounts.mapper.ts";
 import type { DiscountRow } from "../discounts/discounts.table.ts";
 import { toProductSummary } from "../products/products.mapper.ts";
 import type { ProductRow } from "../products/products.table.ts";
 import type { Order, OrderItem } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
+import type { OrderEmbeddedRow } from "./orders.repository.ts";
 
 export const toOrderItem = (item: OrderItemRow): OrderItem => ({
   created_at: toIso(item.created_at),
@@ -81,4 +84,17 @@ export function toOrder(order: OrderRow, related: OrderRelations): Order {
     // Subscriptions are not modelled by this service yet.
     subscription: null,
   };
+}
+
+/** An order read with its relations aggregated as JSON (`listOrdersEmbedded`, `findOrderEmbedded`). */
+export function toEmbeddedOrder({ items, customer, product, discount, ...order }: OrderEmbeddedRow): Order {
+  // The customer is a foreign key of the order: it is always there.
+  if (!customer) throw new Error(`order ${order.id} without its customer`);
+  return toOrder(order, {
+    items: items.map((item) => withDates<OrderItemRow>(item, ["created_at", "modified_at"])),
+    // JSON aggregation widens the stored `[number, format]` pair to a list.
+    customer: withDates<CustomerRow & { first_user_event_at: Date | null }>({ ...customer, tax_id: customer.tax_id as [string, string] | null }, ["created_at", "modified_at", "deleted_at", "first_user_event_at"]),
+    product: product && withDates<ProductRow>(product, ["created_at", "modified_at"]),
+    discount: discount && withDates<DiscountRow>(discount, ["created_at", "modified_at", "starts_at", "ends_at", "deleted_at"]),
+  });
 }

@@ -3,8 +3,8 @@ import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern } from "../../kit/pagination.ts";
 import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
-import { selectCustomersForRead } from "../customers/customers.repository.ts";
-import type { CustomerReadRow } from "../customers/customers.mapper.ts";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { firstUserEventAt } from "../customers/customers.repository.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -136,24 +136,55 @@ export async function countOrders(db: Executor, filter: OrderFilter): Promise<nu
   return Number(row.count);
 }
 
+type Sorting = readonly SortCriterion<OrderSortKey>[];
+
+/** The requested order, then the id in the direction of the last criterion (see listOrders). */
+function ordered<Q extends { orderBy: (expression: ReturnType<typeof sortExpression> | "o.id", direction: "asc" | "desc") => Q }>(query: Q, sorting: Sorting): Q {
+  let sortedQuery = query;
+  for (const { key, direction } of sorting) sortedQuery = sortedQuery.orderBy(sortExpression(key), direction);
+  return sortedQuery.orderBy("o.id", sorting.at(-1)?.direction ?? "desc");
+}
+
 /**
  * One page of orders. The id breaks ties last, in the direction of the last criterion, so pages
  * neither repeat nor skip rows and an index on (…, created_at, id) serves the default order.
  */
-export async function listOrders(
-  db: Executor,
-  filter: OrderFilter,
-  sorting: readonly SortCriterion<OrderSortKey>[],
-  window: { limit: number; offset: number },
-): Promise<OrderRow[]> {
-  let query = db.selectFrom("orders as o").selectAll("o").where((eb) => matches(eb, filter));
-  for (const { key, direction } of sorting) query = query.orderBy(sortExpression(key), direction);
-  return query
-    .orderBy("o.id", sorting.at(-1)?.direction ?? "desc")
+export const listOrders = (db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }): Promise<OrderRow[]> =>
+  ordered(db.selectFrom("orders as o").selectAll("o").where((eb) => matches(eb, filter)), sorting)
     .limit(window.limit)
     .offset(window.offset)
     .execute();
-}
+
+/** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
+const embedded = (eb: OrdersScope) => [
+  jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
+  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt).whereRef("c.id", "=", "o.customer_id")).as("customer"),
+  jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
+  jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
+];
+
+/**
+ * A page of orders with their embedded relations, in one statement. The page's ids are picked
+ * first (an index-only scan past the offset), so only the rows shown are read whole.
+ */
+export const listOrdersEmbedded = (db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }) => {
+  const pageIds = ordered(db.selectFrom("orders as o").select("o.id").where((eb) => matches(eb, filter)), sorting)
+    .limit(window.limit)
+    .offset(window.offset);
+  return ordered(db.selectFrom("orders as o").selectAll("o").select(embedded).where("o.id", "in", pageIds), sorting).execute();
+};
+
+/** One order with its embedded relations, as visible to the caller. */
+export const findOrderEmbedded = (db: Executor, id: string, visibility: OrderVisibility) =>
+  db
+    .selectFrom("orders as o")
+    .selectAll("o")
+    .select(embedded)
+    .where("o.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .executeTakeFirst();
+
+export type OrderEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findOrderEmbedded>>>;
 
 export const findOrder = (db: Executor, id: string, visibility: OrderVisibility): Promise<OrderRow | undefined> =>
   db
@@ -180,12 +211,6 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
   orderIds.length
     ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
     : Promise.resolve([]);
-
-export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> =>
-  new Map(ids.length ? (await selectCustomersForRead(db).where("c.id", "in", ids).execute()).map((row) => [row.id, row]) : []);
-
-export const productsByIds = async (db: Executor, ids: readonly string[]) =>
-  new Map(ids.length ? (await db.selectFrom("products").selectAll().where("id", "in", ids).execute()).map((row) => [row.id, row]) : []);
 
 export const discountsByIds = async (db: Executor, ids: readonly string[]) =>
   new Map(ids.length ? (await db.selectFrom("discounts").selectAll().where("id", "in", ids).execute()).map((row) => [row.id, row]) : []);

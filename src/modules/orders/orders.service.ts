@@ -7,7 +7,7 @@ import { asList, metadataQuery, pageWindow, parseSorting, toPage, type Page } fr
 import { normalizeState } from "../../kit/subdivisions.ts";
 import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
-import { toOrder, type OrderRelations } from "./orders.mapper.ts";
+import { toEmbeddedOrder } from "./orders.mapper.ts";
 import * as repo from "./orders.repository.ts";
 import type { Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
@@ -17,48 +17,23 @@ const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> 
   for (const value of values) groups.set(key(value), [...(groups.get(key(value)) ?? []), value]);
   return groups;
 };
-const distinct = (values: readonly (string | null)[]): string[] => [...new Set(values.filter((value): value is string => value !== null))];
 
 /** The orders' line items, in position order, by order id. */
 export async function itemsByOrder(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderItemRow[]>> {
   return groupBy(await repo.itemsOfOrders(db, rows.map((row) => row.id)), (item) => item.order_id);
 }
 
-/** Everything embedded in the orders' read schema, fetched in one query per relation. */
-export async function orderRelations(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderRelations>> {
-  const [itemsOf, customers, products, discounts] = await Promise.all([
-    itemsByOrder(db, rows),
-    repo.customersByIds(db, distinct(rows.map((row) => row.customer_id))),
-    repo.productsByIds(db, distinct(rows.map((row) => row.product_id))),
-    repo.discountsByIds(db, distinct(rows.map((row) => row.discount_id))),
-  ]);
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        items: itemsOf.get(row.id) ?? [],
-        customer: customers.get(row.customer_id)!,
-        product: row.product_id ? (products.get(row.product_id) ?? null) : null,
-        discount: row.discount_id ? (discounts.get(row.discount_id) ?? null) : null,
-      },
-    ]),
-  );
-}
-
 /**
- * Turns order rows into one read schema, in the rows' order: the organization's `Order` or the
- * portal's `CustomerOrder` (which embeds other relations).
+ * Turns order rows into one read schema, in the rows' order: the portal's `CustomerOrder`, which
+ * embeds other relations than the organization's `Order`.
  */
 export type OrderPresenter<T> = (db: Executor, rows: readonly OrderRow[]) => Promise<T[]>;
 
-const presentOrders: OrderPresenter<Order> = async (db, rows) => {
-  const related = await orderRelations(db, rows);
-  return rows.map((row) => toOrder(row, related.get(row.id)!));
-};
-
 /** The full read schema of one order, as the API and the `order.*` webhooks carry it. */
 export async function readOrder(db: Executor, row: OrderRow): Promise<Order> {
-  return toOrder(row, (await orderRelations(db, [row])).get(row.id)!);
+  const embedded = await repo.findOrderEmbedded(db, row.id, { allowed: [row.organization_id] });
+  if (!embedded) throw new Error(`order ${row.id} vanished while being read`);
+  return toEmbeddedOrder(embedded);
 }
 
 /** Records `order.updated` with the order as it is now, in the caller's transaction; returns that order. */
@@ -97,7 +72,14 @@ export function createOrderService(deps: Deps) {
     ]);
     return toPage(await present(db, rows), total, query);
   }
-  const page = (filter: repo.OrderFilter, query: PageQuery): Promise<Page<Order>> => pageAs(filter, query, presentOrders);
+  /** The organization's view: the page and its relations in one statement, the count beside it. */
+  async function page(filter: repo.OrderFilter, query: PageQuery): Promise<Page<Order>> {
+    const [total, rows] = await Promise.all([
+      repo.countOrders(db, filter),
+      repo.listOrdersEmbedded(db, filter, parseSorting(query.sorting), pageWindow(query)),
+    ]);
+    return toPage(rows.map(toEmbeddedOrder), total, query);
+  }
 
   async function getAs<T>(id: string, visibility: repo.OrderVisibility, present: OrderPresenter<T>): Promise<T> {
     const row = await repo.findOrder(db, id, visibility);
@@ -159,7 +141,11 @@ export function createOrderService(deps: Deps) {
       );
     },
 
-    get: (id: string, visibility: repo.OrderVisibility): Promise<Order> => getAs(id, visibility, presentOrders),
+    async get(id: string, visibility: repo.OrderVisibility): Promise<Order> {
+      const row = await repo.findOrderEmbedded(db, id, visibility);
+      if (!row) throw new ResourceNotFound();
+      return toEmbeddedOrder(row);
+    },
 
     update: (id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> => updateAs(id, input, visibility, (_db, _row, published) => published),
   };
