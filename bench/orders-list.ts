@@ -5,7 +5,7 @@
  * The server runs in a child process so the load generator does not share its event loop.
  *
  *   node --import tsx bench/orders-list.ts            (BENCH_SECONDS per variant, default 10)
- *   node --import tsx bench/orders-list.ts --explain  (EXPLAIN (ANALYZE, BUFFERS) of each variant's count and page queries)
+ *   node --import tsx bench/orders-list.ts --explain  (EXPLAIN (ANALYZE, BUFFERS) of the statement each variant runs)
  */
 import autocannon from "autocannon";
 import { fork } from "node:child_process";
@@ -57,7 +57,7 @@ async function explain(): Promise<void> {
     captured.length = 0;
     await service.list(variant.parsed, variant.parsed, [organizationId]);
     console.log(`## ${variant.label}\n`);
-    // The count, the page and the page's items (customers, products and discounts are read by primary key).
+    // The page with its relations and count, in one statement (a page past the end adds a lone count).
     for (const query of captured.filter((q) => /from "order(s|_items)"/.test(q.sql))) {
       const plan = await connection.pool.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, [...query.parameters]);
       console.log(`${query.sql}\n\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}\n`);

@@ -127,14 +127,13 @@ const sortExpression = (key: OrderSortKey) => {
   }
 };
 
-export async function countOrders(db: Executor, filter: OrderFilter): Promise<number> {
-  const row = await db
+const countQuery = (db: Executor, filter: OrderFilter) =>
+  db
     .selectFrom("orders as o")
     .where((eb) => matches(eb, filter))
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+    .select((eb) => eb.fn.countAll<number>().as("count"));
+
+export const countOrders = async (db: Executor, filter: OrderFilter): Promise<number> => Number((await countQuery(db, filter).executeTakeFirstOrThrow()).count);
 
 type Sorting = readonly SortCriterion<OrderSortKey>[];
 
@@ -164,15 +163,27 @@ const embedded = (eb: OrdersScope) => [
 ];
 
 /**
- * A page of orders with their embedded relations, in one statement. The page's ids are picked
- * first (an index-only scan past the offset), so only the rows shown are read whole.
+ * A page of orders with their embedded relations and the count of every match, in one statement
+ * (one round trip, one snapshot). The page's ids are picked first (an index-only scan past the
+ * offset), so only the rows shown are read whole. A page past the end has no row to carry the
+ * count, which is then counted on its own.
  */
-export const listOrdersEmbedded = (db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }) => {
+export async function pageOrdersEmbedded(db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }) {
   const pageIds = ordered(db.selectFrom("orders as o").select("o.id").where((eb) => matches(eb, filter)), sorting)
     .limit(window.limit)
     .offset(window.offset);
-  return ordered(db.selectFrom("orders as o").selectAll("o").select(embedded).where("o.id", "in", pageIds), sorting).execute();
-};
+  const rows = await ordered(
+    db
+      .selectFrom("orders as o")
+      .selectAll("o")
+      .select(embedded)
+      .select(countQuery(db, filter).as("total_count"))
+      .where("o.id", "in", pageIds),
+    sorting,
+  ).execute();
+  const [first] = rows;
+  return { rows, total: first ? Number(first.total_count) : await countOrders(db, filter) };
+}
 
 /** One order with its embedded relations, as visible to the caller. */
 export const findOrderEmbedded = (db: Executor, id: string, visibility: OrderVisibility) =>

@@ -72,12 +72,9 @@ export function createOrderService(deps: Deps) {
     ]);
     return toPage(await present(db, rows), total, query);
   }
-  /** The organization's view: the page and its relations in one statement, the count beside it. */
+  /** The organization's view: the page, its relations and the count in one statement. */
   async function page(filter: repo.OrderFilter, query: PageQuery): Promise<Page<Order>> {
-    const [total, rows] = await Promise.all([
-      repo.countOrders(db, filter),
-      repo.listOrdersEmbedded(db, filter, parseSorting(query.sorting), pageWindow(query)),
-    ]);
+    const { rows, total } = await repo.pageOrdersEmbedded(db, filter, parseSorting(query.sorting), pageWindow(query));
     return toPage(rows.map(toEmbeddedOrder), total, query);
   }
 
