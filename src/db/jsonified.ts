@@ -14,13 +14,3 @@ export type EitherTimestamps<T> = {
 };
 export const isoFrom = (value: Date | string): string => new Date(value).toISOString();
 export const isoFromOrNull = (value: Date | string | null): string | null => (value === null ? null : isoFrom(value));
-
-/** A row read through JSON aggregation, back in its table's types: the named timestamps as Dates. */
-export function withDates<T>(row: Jsonified<T>, columns: readonly (keyof T & string)[]): T {
-  const copy: Record<string, unknown> = { ...row };
-  for (const column of columns) {
-    const value = copy[column];
-    if (typeof value === "string") copy[column] = new Date(value);
-  }
-  return copy as T;
-}

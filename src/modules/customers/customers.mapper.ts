@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
 import type { TaxIdFormat } from "../../kit/tax-id.ts";
 import type { Customer } from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
@@ -6,11 +6,12 @@ import type { CustomerRow } from "./customers.table.ts";
 /** A customer row, with the time of its first usage event when the read query computed it. */
 export type CustomerReadRow = CustomerRow & { first_user_event_at?: Date | null };
 
-export function toCustomer(row: CustomerReadRow): Customer {
+/** Read directly or through JSON aggregation (timestamps as text). */
+export function toCustomer(row: EitherTimestamps<CustomerRow> & { first_user_event_at?: Date | string | null }): Customer {
   const fields = {
     id: row.id,
-    created_at: toIso(row.created_at),
-    modified_at: toIsoOrNull(row.modified_at),
+    created_at: isoFrom(row.created_at),
+    modified_at: isoFromOrNull(row.modified_at),
     metadata: row.metadata,
     external_id: row.external_id,
     email: row.email,
@@ -23,8 +24,8 @@ export function toCustomer(row: CustomerReadRow): Customer {
     locale: row.locale,
     organization_id: row.organization_id,
     default_payment_method_id: row.default_payment_method_id,
-    deleted_at: toIsoOrNull(row.deleted_at),
-    first_user_event_at: toIsoOrNull(row.first_user_event_at ?? null),
+    deleted_at: isoFromOrNull(row.deleted_at),
+    first_user_event_at: isoFromOrNull(row.first_user_event_at ?? null),
     avatar_url: row.avatar_url,
   };
   return row.type === "team" ? { ...fields, type: "team" } : { ...fields, type: "individual" };

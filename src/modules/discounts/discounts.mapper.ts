@@ -1,5 +1,4 @@
-import type { Jsonified } from "../../db/jsonified.ts";
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { isoFrom, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import { toProductSummary } from "../products/products.mapper.ts";
 import type { ProductRow } from "../products/products.table.ts";
 import type { CheckoutDiscount, Discount, OrderDiscount } from "./discounts.schemas.ts";
@@ -30,17 +29,17 @@ export type DiscountWithProducts = DiscountRow & { products: Jsonified<ProductRo
 /** Currency of the deprecated `amount`/`currency` pair when the reader names none. */
 const LEGACY_CURRENCY = "usd";
 
-/** The discount without its products, as embedded in orders. */
-export function toDiscountBase(row: DiscountRow): OrderDiscount {
+/** The discount without its products, as embedded in orders (read directly or through JSON aggregation). */
+export function toDiscountBase(row: EitherTimestamps<DiscountRow>): OrderDiscount {
   const record = {
-    created_at: toIso(row.created_at),
-    modified_at: toIsoOrNull(row.modified_at),
+    created_at: isoFrom(row.created_at),
+    modified_at: isoFromOrNull(row.modified_at),
     id: row.id,
     metadata: row.metadata,
     name: row.name,
     code: row.code,
-    starts_at: toIsoOrNull(row.starts_at),
-    ends_at: toIsoOrNull(row.ends_at),
+    starts_at: isoFromOrNull(row.starts_at),
+    ends_at: isoFromOrNull(row.ends_at),
     max_redemptions: row.max_redemptions,
     max_redemptions_per_customer: row.max_redemptions_per_customer,
     redemptions_count: row.redemptions_count,

@@ -1,6 +1,6 @@
-import { withDates } from "../../db/jsonified.ts";
+import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
-import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
+import { toCustomer } from "../customers/customers.mapper.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { toDiscountBase } from "../discounts/discounts.mapper.ts";
 import type { DiscountRow } from "../discounts/discounts.table.ts";
@@ -10,9 +10,9 @@ import type { Order, OrderItem } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
 
-export const toOrderItem = (item: OrderItemRow): OrderItem => ({
-  created_at: toIso(item.created_at),
-  modified_at: toIsoOrNull(item.modified_at),
+export const toOrderItem = (item: EitherTimestamps<OrderItemRow>): OrderItem => ({
+  created_at: isoFrom(item.created_at),
+  modified_at: isoFromOrNull(item.modified_at),
   id: item.id,
   label: item.label,
   amount: item.amount,
@@ -24,7 +24,7 @@ export const toOrderItem = (item: OrderItemRow): OrderItem => ({
 const REFUNDABLE: ReadonlySet<OrderRow["status"]> = new Set(["paid", "partially_refunded"]);
 
 /** The order's own fields, shared by the organization's and the customer's view. */
-export function toOrderFields(order: OrderRow, items: readonly OrderItemRow[]) {
+export function toOrderFields(order: OrderRow, items: readonly EitherTimestamps<OrderItemRow>[]) {
   const refundable = REFUNDABLE.has(order.status);
   return {
     id: order.id,
@@ -63,11 +63,12 @@ export function toOrderFields(order: OrderRow, items: readonly OrderItemRow[]) {
   };
 }
 
+/** The embedded relations, read directly or through JSON aggregation (timestamps as text). */
 export interface OrderRelations {
-  items: readonly OrderItemRow[];
-  customer: CustomerReadRow;
-  product: ProductRow | null;
-  discount: DiscountRow | null;
+  items: readonly EitherTimestamps<OrderItemRow>[];
+  customer: Parameters<typeof toCustomer>[0];
+  product: EitherTimestamps<ProductRow> | null;
+  discount: EitherTimestamps<DiscountRow> | null;
 }
 
 export function toOrder(order: OrderRow, related: OrderRelations): Order {
@@ -86,15 +87,10 @@ export function toOrder(order: OrderRow, related: OrderRelations): Order {
   };
 }
 
-/** An order read with its relations aggregated as JSON (`listOrdersEmbedded`, `findOrderEmbedded`). */
+/** An order read with its relations aggregated as JSON (`pageOrdersEmbedded`, `findOrderEmbedded`). */
 export function toEmbeddedOrder({ items, customer, product, discount, ...order }: OrderEmbeddedRow): Order {
   // The customer is a foreign key of the order: it is always there.
   if (!customer) throw new Error(`order ${order.id} without its customer`);
-  return toOrder(order, {
-    items: items.map((item) => withDates<OrderItemRow>(item, ["created_at", "modified_at"])),
-    // JSON aggregation widens the stored `[number, format]` pair to a list.
-    customer: withDates<CustomerRow & { first_user_event_at: Date | null }>({ ...customer, tax_id: customer.tax_id as [string, string] | null }, ["created_at", "modified_at", "deleted_at", "first_user_event_at"]),
-    product: product && withDates<ProductRow>(product, ["created_at", "modified_at"]),
-    discount: discount && withDates<DiscountRow>(discount, ["created_at", "modified_at", "starts_at", "ends_at", "deleted_at"]),
-  });
+  // JSON aggregation widens the stored `[number, format]` tax id pair to a list.
+  return toOrder(order, { items, customer: { ...customer, tax_id: customer.tax_id as CustomerRow["tax_id"] }, product, discount });
 }

@@ -133,7 +133,7 @@ const countQuery = (db: Executor, filter: OrderFilter) =>
     .where((eb) => matches(eb, filter))
     .select((eb) => eb.fn.countAll<number>().as("count"));
 
-export const countOrders = async (db: Executor, filter: OrderFilter): Promise<number> => Number((await countQuery(db, filter).executeTakeFirstOrThrow()).count);
+export const countOrders = async (db: Executor, filter: OrderFilter): Promise<number> => (await countQuery(db, filter).executeTakeFirstOrThrow()).count;
 
 type Sorting = readonly SortCriterion<OrderSortKey>[];
 
@@ -177,12 +177,13 @@ export async function pageOrdersEmbedded(db: Executor, filter: OrderFilter, sort
       .selectFrom("orders as o")
       .selectAll("o")
       .select(embedded)
-      .select(countQuery(db, filter).as("total_count"))
+      // An aggregate always answers one row.
+      .select(countQuery(db, filter).$asScalar().$notNull().as("total_count"))
       .where("o.id", "in", pageIds),
     sorting,
   ).execute();
   const [first] = rows;
-  return { rows, total: first ? Number(first.total_count) : await countOrders(db, filter) };
+  return { rows, total: first ? first.total_count : await countOrders(db, filter) };
 }
 
 /** One order with its embedded relations, as visible to the caller. */
