@@ -6,23 +6,36 @@ import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
 
+/**
+ * The `first_user_event_at` column of a statement over the customers table named `table`: the
+ * earliest user event matched by customer id or by external id (events may arrive before the
+ * customer exists, so it can predate `created_at`).
+ */
+export const firstUserEventAt = (table: "c" | "customers" = "c") => {
+  const column = (name: "id" | "organization_id" | "external_id") => sql.ref(`${table}.${name}`);
+  return sql<Date | null>`LEAST(
+    (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = ${column("organization_id")} AND e.customer_id = ${column("id")} AND e.source = 'user'),
+    (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = ${column("organization_id")} AND e.external_customer_id = ${column("external_id")} AND e.source = 'user')
+  )`.as("first_user_event_at");
+};
+
 export const insertCustomer = (db: Executor, values: Insertable<CustomersTable>) =>
-  db.insertInto("customers").values(values).returningAll().executeTakeFirstOrThrow();
+  db.insertInto("customers").values(values).returningAll().returning(firstUserEventAt("customers")).executeTakeFirstOrThrow();
 
 const live = (db: Executor, allowed: OrganizationScope) => {
-  let query = db.selectFrom("customers").where("deleted_at", "is", null);
+  let query = db.selectFrom("customers as c").where("deleted_at", "is", null);
   if (allowed !== null) query = query.where("organization_id", "in", allowed);
   return query;
 };
 
 export const findCustomer = (db: Executor, id: string, allowed: OrganizationScope) =>
-  live(db, allowed).selectAll().where("id", "=", id).executeTakeFirst();
+  live(db, allowed).selectAll().select(firstUserEventAt()).where("id", "=", id).executeTakeFirst();
 
 export const findCustomerForUpdate = (db: Executor, id: string, allowed: OrganizationScope) =>
   live(db, allowed).selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 
 export const findCustomerByExternalId = (db: Executor, externalId: string, allowed: OrganizationScope) =>
-  live(db, allowed).selectAll().where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
+  live(db, allowed).selectAll().select(firstUserEventAt()).where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
 
 /** Another live customer of the organization holding this email (case-insensitive) or external ID. */
 export const findClash = (
@@ -39,7 +52,7 @@ export const findClash = (
 };
 
 export const updateCustomer = (db: Executor, id: string, values: Updateable<CustomersTable>) =>
-  db.updateTable("customers").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  db.updateTable("customers").set(values).where("id", "=", id).returningAll().returning(firstUserEventAt("customers")).executeTakeFirstOrThrow();
 
 export interface CustomerFilters {
   organizationIds: readonly string[] | null;
@@ -71,15 +84,12 @@ export const listCustomers = (
   offset: number,
   limit: number,
 ) => {
-  let query = filtered(db, allowed, filters).selectAll();
+  let query = filtered(db, allowed, filters).selectAll().select(firstUserEventAt());
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(key), direction);
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
-/**
- * Customers as the read schema shows them: with the time of their first user event, matched by
- * customer id or by external id (events may arrive before the customer exists).
- */
-export const selectCustomersForRead = (db: Executor) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt);
+/** Customers as the read schema shows them, deleted ones included (they stay embedded in orders and keys). */
+export const selectCustomersForRead = (db: Executor) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt());
 
 /** Customers as the read schema shows them, by id. */
 export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {
@@ -87,9 +97,3 @@ export const customersByIds = async (db: Executor, ids: readonly string[]): Prom
   const rows = await selectCustomersForRead(db).where("c.id", "in", [...new Set(ids)]).execute();
   return new Map(rows.map((row) => [row.id, row]));
 };
-
-/** The `first_user_event_at` column of a query over `customers as c`. */
-export const firstUserEventAt = sql<Date | null>`LEAST(
-  (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.customer_id = c.id AND e.source = 'user'),
-  (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = c.organization_id AND e.external_customer_id = c.external_id AND e.source = 'user')
-)`.as("first_user_event_at");

@@ -157,7 +157,7 @@ export const listOrders = (db: Executor, filter: OrderFilter, sorting: Sorting, 
 /** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
 const embedded = (eb: OrdersScope) => [
   jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt).whereRef("c.id", "=", "o.customer_id")).as("customer"),
+  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "o.customer_id")).as("customer"),
   jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
   jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
 ];

@@ -166,3 +166,35 @@ describe("PATCH /v1/customers/{id}", () => {
     );
   });
 });
+
+describe("first_user_event_at", () => {
+  it("is the earliest user event by external id or id, before the customer existed too, on every read and write", async () => {
+    const eventsToken = await createOrganizationToken(ctx.deps, orgId, ["events:write"]);
+    const ingest = async (event: Record<string, unknown>) => {
+      const response = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: eventsToken, payload: { events: [{ name: "api_call", ...event }] } });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+    await ingest({ external_customer_id: "early-bird", timestamp: "2026-01-02T03:04:05.123Z" });
+    await ingest({ external_customer_id: "early-bird", timestamp: "2026-03-01T00:00:00.000Z" });
+
+    const created = await ctx.request({ method: "POST", url: "/v1/customers/", token: await createOrganizationToken(ctx.deps, orgId, ["customers:write"]), payload: { email: "early@example.com", external_id: "early-bird" } });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    expect(created.json().first_user_event_at).toBe("2026-01-02T03:04:05.123Z");
+
+    // An event by id, earlier still, now counts.
+    await ingest({ customer_id: id, timestamp: "2025-12-31T23:59:59.999Z" });
+    const expected = "2025-12-31T23:59:59.999Z";
+    const reads = [
+      await ctx.request({ method: "GET", url: `/v1/customers/${id}`, token: readToken }),
+      await ctx.request({ method: "GET", url: "/v1/customers/external/early-bird", token: readToken }),
+      await patch(id, { name: "Early Bird" }),
+    ];
+    for (const response of reads) {
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().first_user_event_at).toBe(expected);
+    }
+    const listed = await ctx.request({ method: "GET", url: "/v1/customers/?query=early-bird", token: readToken });
+    expect(listed.json().items).toEqual([expect.objectContaining({ id, first_user_event_at: expected })]);
+  });
+});

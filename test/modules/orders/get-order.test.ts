@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
@@ -67,6 +68,30 @@ describe("GET /v1/orders/{id}", () => {
     const response = await get(w.foreign.id, ctx.ownerToken);
     expect(response.statusCode).toBe(200);
     expect(response.json().id).toBe(w.foreign.id);
+  });
+
+  it("embeds the customer and discount exactly as their own routes show them, through the list too", async () => {
+    // Values the JSON aggregation carries differently from a plain read: a tax id pair, a first
+    // usage event, timestamps with microseconds.
+    await ctx.deps.db.updateTable("customers").set({ tax_id: JSON.stringify(["FR40303265045", "eu_vat"]) as never }).where("id", "=", w.customers.bob.id).execute();
+    await ctx.deps.db.updateTable("discounts").set({ starts_at: sql<Date>`now() - interval '1 day'`, ends_at: sql<Date>`now() + interval '1 day'` }).where("id", "=", w.discounts.zeta.id).execute();
+    const eventsToken = await createOrganizationToken(ctx.deps, w.orgId, ["events:write"]);
+    const ingest = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: eventsToken, payload: { events: [{ name: "api_call", customer_id: w.customers.bob.id }] } });
+    expect(ingest.statusCode, ingest.body).toBe(200);
+    const readToken = await createOrganizationToken(ctx.deps, w.orgId, ["customers:read", "discounts:read"]);
+    const customer = (await ctx.request({ method: "GET", url: `/v1/customers/${w.customers.bob.id}`, token: readToken })).json();
+    const { products: _products, ...discount } = (await ctx.request({ method: "GET", url: `/v1/discounts/${w.discounts.zeta.id}`, token: readToken })).json();
+    expect(customer.tax_id).toEqual(["FR40303265045", "eu_vat"]);
+    expect(customer.first_user_event_at).not.toBeNull();
+    expect(discount.starts_at).not.toBeNull();
+
+    const row = w.orders[1]!;
+    const single = (await get(row.id)).json();
+    const listed = (await ctx.request({ method: "GET", url: `/v1/orders/?customer_id=${w.customers.bob.id}&limit=100`, token: w.readToken })).json().items.find((item: { id: string }) => item.id === row.id);
+    for (const order of [single, listed]) {
+      expect(order.customer).toEqual(customer);
+      expect(order.discount).toEqual(discount);
+    }
   });
 
   describe("refusals", () => {
