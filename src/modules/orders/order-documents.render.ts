@@ -2,9 +2,7 @@ import type { Executor } from "../../db/database.ts";
 import type { StoredAddress } from "../../kit/address.ts";
 import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
 import { organizationForDocument } from "./order-documents.repository.ts";
-import { customersByIds } from "../customers/customers.repository.ts";
-import { discountsByIds, itemsOfOrders } from "./orders.repository.ts";
-import type { OrderRow } from "./orders.table.ts";
+import type { OrderEmbeddedRow } from "./orders.repository.ts";
 
 const addressLines = (address: StoredAddress | null): string[] => {
   if (!address) return [];
@@ -18,16 +16,10 @@ const addressLines = (address: StoredAddress | null): string[] => {
  */
 export const effectiveRateBasisPoints = (tax: number, taxable: number): number | null => (taxable > 0 ? Math.round((tax * 10_000) / taxable) : null);
 
-/** Everything printed on the order's invoice or receipt, read fresh from the database. */
-export async function orderBillingDocument(db: Executor, row: OrderRow, kind: BillingDocument["kind"]): Promise<BillingDocument> {
-  const [organization, items, customers, discounts] = await Promise.all([
-    organizationForDocument(db, row.organization_id),
-    itemsOfOrders(db, [row.id]),
-    customersByIds(db, [row.customer_id]),
-    row.discount_id ? discountsByIds(db, [row.discount_id]) : Promise.resolve(new Map<string, { name: string }>()),
-  ]);
-  const customer = customers.get(row.customer_id);
-  const discount = row.discount_id ? discounts.get(row.discount_id) : undefined;
+/** Everything printed on the order's invoice or receipt: the order with its relations, and the seller. */
+export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, kind: BillingDocument["kind"]): Promise<BillingDocument> {
+  const { items, customer, discount } = row;
+  const organization = await organizationForDocument(db, row.organization_id);
   const number = kind === "invoice" ? row.invoice_number : row.receipt_number;
   if (number === null) throw new Error(`order ${row.id} has no ${kind} number`);
   return {
@@ -52,5 +44,5 @@ export async function orderBillingDocument(db: Executor, row: OrderRow, kind: Bi
   };
 }
 
-export const renderOrderDocument = async (db: Executor, row: OrderRow, kind: BillingDocument["kind"]): Promise<Buffer> =>
+export const renderOrderDocument = async (db: Executor, row: OrderEmbeddedRow, kind: BillingDocument["kind"]): Promise<Buffer> =>
   renderBillingPdf(await orderBillingDocument(db, row, kind));

@@ -14,7 +14,7 @@ import {
   receiptStorageKey,
 } from "./order-documents.service.ts";
 import { renderOrderDocument } from "./order-documents.render.ts";
-import { findOrder, findOrderForUpdate, updateOrder } from "./orders.repository.ts";
+import { findOrderEmbedded, findOrderForUpdate, updateOrder } from "./orders.repository.ts";
 import { publishOrderUpdated } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
@@ -61,7 +61,7 @@ const receipt: DocumentKind = {
 function documentTask(deps: Deps, store: BlobStore, kind: DocumentKind): Task {
   return async (payload) => {
     if (!isDocumentJobPayload(payload)) return;
-    const row = await findOrder(deps.db, payload.orderId, EVERYWHERE);
+    const row = await findOrderEmbedded(deps.db, payload.orderId, EVERYWHERE);
     if (!row || kind.storedPath(row) !== null) return;
     const pdf = await renderOrderDocument(deps.db, row, kind.kind);
     const key = kind.key(row);

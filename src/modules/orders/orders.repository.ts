@@ -223,6 +223,3 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
   orderIds.length
     ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
     : Promise.resolve([]);
-
-export const discountsByIds = async (db: Executor, ids: readonly string[]) =>
-  new Map(ids.length ? (await db.selectFrom("discounts").selectAll().where("id", "in", ids).execute()).map((row) => [row.id, row]) : []);
