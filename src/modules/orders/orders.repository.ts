@@ -183,7 +183,9 @@ export async function pageOrdersEmbedded(db: Executor, filter: OrderFilter, sort
     sorting,
   ).execute();
   const [first] = rows;
-  return { rows, total: first ? first.total_count : await countOrders(db, filter) };
+  if (first) return { rows, total: first.total_count };
+  // An empty first page means nothing matches; an empty later page may be past the end.
+  return { rows, total: window.offset === 0 ? 0 : await countOrders(db, filter) };
 }
 
 /** One order with its embedded relations, as visible to the caller. */
