@@ -6,11 +6,8 @@
  *   node --import tsx bench/checkout-get.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3)
  */
 import autocannon from "autocannon";
-import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import { buildApp } from "../src/app.ts";
@@ -18,6 +15,7 @@ import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import type { Database } from "../src/db/database.ts";
 import { benchDatabase } from "./bench-database.ts";
+import { announceReady, compareWithBare, withServerProcess } from "./harness.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { openCheckout } from "../src/modules/checkouts/checkouts.factory.ts";
 import { toCheckout } from "../src/modules/checkouts/checkouts.mapper.ts";
@@ -83,13 +81,11 @@ async function serve(): Promise<void> {
   });
   await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
   const ready: Ready = { app: appPort, bare: (bare.address() as { port: number }).port, path: `/v1/checkouts/${checkout.id}`, token };
-  process.send?.(ready);
-  process.on("message", async () => {
+  announceReady(ready, async () => {
     await app.close();
     bare.close();
     await connection.close();
     await database.stop();
-    process.exit(0);
   });
 }
 
@@ -103,13 +99,7 @@ function load(port: number, ready: Ready, seconds: number) {
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: ["--import", "tsx"] });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once("message", (message) => resolve(message as Ready));
-    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), (SECONDS * ROUNDS * 2 + 180) * 1000);
-  try {
+  await withServerProcess<Ready>(import.meta.url, SECONDS * ROUNDS * 2 + 180, async (ready) => {
     const check = await fetch(`http://127.0.0.1:${ready.app}${ready.path}`, { headers: { authorization: `Bearer ${ready.token}` } });
     const bareCheck = await fetch(`http://127.0.0.1:${ready.bare}${ready.path}`);
     const [ours, theirs] = [await check.text(), await bareCheck.text()];
@@ -117,25 +107,8 @@ async function main(): Promise<void> {
     if (check.status !== 200 || !isDeepStrictEqual(JSON.parse(ours), JSON.parse(theirs))) throw new Error(`responses differ (app ${check.status})`);
     if (process.env.BENCH_DUMP) await (await import("node:fs/promises")).writeFile(process.env.BENCH_DUMP, ours);
     console.log(`response: ${ours.length} bytes (app) / ${theirs.length} bytes (bare), equal JSON documents`);
-    await load(ready.bare, ready, 2);
-    await load(ready.app, ready, 2);
-    // Interleaved rounds, so drift in the machine's load hits both servers alike.
-    const rounds: { bare: autocannon.Result; app: autocannon.Result }[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      rounds.push({ bare: await load(ready.bare, ready, SECONDS), app: await load(ready.app, ready, SECONDS) });
-    }
-    const mean = (pick: (r: { bare: autocannon.Result; app: autocannon.Result }) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-    const report = (label: string, which: "bare" | "app") =>
-      `${label.padEnd(6)} ${mean((r) => r[which].requests.average).toFixed(0).padStart(6)} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
-    console.log(`${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server, pool ${POOL_SIZE}`);
-    console.log(report("bare", "bare"));
-    console.log(report("app", "app"));
-    for (const [i, r] of rounds.entries()) console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
-    console.log(`app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`);
-  } finally {
-    clearTimeout(killer);
-    child.send("stop");
-  }
+    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE });
+  });
 }
 
 if (process.argv.includes("--serve")) await serve();

@@ -7,10 +7,8 @@
  *   node --import tsx bench/license-validate.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3)
  */
 import autocannon from "autocannon";
-import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
-import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import { buildApp } from "../src/app.ts";
@@ -18,6 +16,7 @@ import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import type { Database } from "../src/db/database.ts";
 import { benchDatabase } from "./bench-database.ts";
+import { announceReady, compareWithBare, withServerProcess } from "./harness.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { licenseKeyValue } from "../src/modules/benefits/benefit-grants.service.ts";
 import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/benefits/benefit-grants.table.ts";
@@ -116,13 +115,11 @@ async function serve(): Promise<void> {
   });
   await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
   const ready: Ready = { app: appPort, bare: (bare.address() as { port: number }).port, targets };
-  process.send?.(ready);
-  process.on("message", async () => {
+  announceReady(ready, async () => {
     await app.close();
     bare.close();
     await connection.close();
     await database.stop();
-    process.exit(0);
   });
 }
 
@@ -147,16 +144,7 @@ async function post(port: number, target: Target) {
 }
 
 async function main(): Promise<void> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--serve"], {
-    // BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
-  });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once("message", (message) => resolve(message as Ready));
-    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), (SECONDS * ROUNDS * 2 + 240) * 1000);
-  try {
+  await withServerProcess<Ready>(import.meta.url, SECONDS * ROUNDS * 2 + 240, async (ready) => {
     const target = ready.targets[1]!;
     const ours = await post(ready.app, target);
     const theirs = await post(ready.bare, target);
@@ -166,25 +154,8 @@ async function main(): Promise<void> {
       throw new Error(`responses differ (app ${ours.status}, bare ${theirs.status})`);
     }
     console.log(`validate: equal JSON documents from both servers; ${ready.targets.length} activated keys in rotation`);
-    await load(ready.bare, ready, 2);
-    await load(ready.app, ready, 2);
-    // Interleaved rounds, so drift in the machine's load hits both servers alike.
-    const rounds: { bare: autocannon.Result; app: autocannon.Result }[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      rounds.push({ bare: await load(ready.bare, ready, SECONDS), app: await load(ready.app, ready, SECONDS) });
-    }
-    const mean = (pick: (r: { bare: autocannon.Result; app: autocannon.Result }) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-    const report = (label: string, which: "bare" | "app") =>
-      `${label.padEnd(6)} ${mean((r) => r[which].requests.average).toFixed(0).padStart(6)} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
-    console.log(`${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server, pool ${POOL_SIZE}`);
-    console.log(report("bare", "bare"));
-    console.log(report("app", "app"));
-    for (const [i, r] of rounds.entries()) console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
-    console.log(`app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`);
-  } finally {
-    clearTimeout(killer);
-    child.send("stop");
-  }
+    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE });
+  });
 }
 
 if (process.argv.includes("--serve")) await serve();

@@ -8,9 +8,7 @@
  *   node --import tsx bench/orders-list.ts --explain  (EXPLAIN (ANALYZE, BUFFERS) of the statement each variant runs)
  */
 import autocannon from "autocannon";
-import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -19,6 +17,7 @@ import type { Database } from "../src/db/database.ts";
 import type { OrderListQuery } from "../src/modules/orders/orders.schemas.ts";
 import { createOrderService } from "../src/modules/orders/orders.service.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
+import { announceReady, withServerProcess } from "./harness.ts";
 import { benchOrganizations, openBenchDatabase, seedOrders } from "./orders-seed.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
@@ -55,7 +54,7 @@ async function explain(): Promise<void> {
   const service = createOrderService({ ...deps(connection), db: spy });
   for (const variant of VARIANTS) {
     captured.length = 0;
-    await service.list(variant.parsed, variant.parsed, [organizationId]);
+    await service.list(variant.parsed, [organizationId]);
     console.log(`## ${variant.label}\n`);
     // The page with its relations and count, in one statement (a page past the end adds a lone count).
     for (const query of captured.filter((q) => /from "order(s|_items)"/.test(q.sql))) {
@@ -73,11 +72,9 @@ async function serve(): Promise<void> {
   const { token } = await createAccessTokenService(appDeps).createOrganizationToken({ organization_id: organizationId, comment: "bench", scopes: ["orders:read"], expires_in: null });
   const app = await buildApp(appDeps, { logger: false });
   await app.listen({ host: "127.0.0.1", port: 0 });
-  process.send?.({ port: (app.server.address() as { port: number }).port, token });
-  process.on("message", async () => {
+  announceReady({ port: (app.server.address() as { port: number }).port, token }, async () => {
     await app.close();
     await stop();
-    process.exit(0);
   });
 }
 
@@ -94,17 +91,7 @@ async function measure(url: string, token: string, seconds: number, connections 
 }
 
 async function main(): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
-    // BENCH_PROFILE=<dir> writes a CPU profile of the server process there.
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
-  });
-  const ready = await new Promise<{ port: number; token: string }>((resolve, reject) => {
-    child.once("message", (message) => resolve(message as { port: number; token: string }));
-    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
-  });
-  // Seeding may happen in the child; the kill timer starts once it is ready.
-  const killer = setTimeout(() => child.kill("SIGKILL"), (SECONDS * VARIANTS.length * CONNECTION_COUNTS.length * 2 + 120) * 1000);
-  try {
+  await withServerProcess<{ port: number; token: string }>(import.meta.url, SECONDS * VARIANTS.length * CONNECTION_COUNTS.length * 2 + 120, async (ready) => {
     console.log(`${SECONDS} s per variant and connection count, pool ${POOL_SIZE}, organization #${ORGANIZATION} (10,000 of 1,000,000 orders)`);
     for (const variant of VARIANTS) {
       const url = `http://127.0.0.1:${ready.port}/v1/orders/?${variant.query}`;
@@ -121,10 +108,7 @@ async function main(): Promise<void> {
         );
       }
     }
-  } finally {
-    clearTimeout(killer);
-    child.send("stop");
-  }
+  });
 }
 
 if (process.argv.includes("--serve")) await serve();
