@@ -9,6 +9,7 @@ import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
 import { registerErrorHandling } from "./kit/http-errors.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
+import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
 import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices } from "./services.ts";
@@ -33,18 +34,18 @@ import { portalOrderDocumentRoutes } from "./modules/customer-portal/order-docum
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 export interface BuildOptions {
-  /** Log output; tests pass `false`. */
-  logger?: boolean;
+  /** Log output: stdout by default, `false` for none (most tests), or a stream of its own. */
+  logger?: false | { stream: NodeJS.WritableStream };
 }
 
 /** The HTTP application: plugins, then infrastructure, then feature modules. */
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
     bodyLimit: config.bodyLimitBytes,
     // Parameters as long as a URL can be, so an overlong id reaches validation and answers 422.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     requestIdHeader: false,
     // Response unions are resolved by validating branches; the serializer must know our id format.
     serializerOpts: { ajv: { formats: { uuid4: UUID4_PATTERN } } },
@@ -62,6 +63,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   acceptEmptyJsonBodies(app);
 
   await app.register(swagger, {
+    transformObject: (document) => ("openapiObject" in document ? markDeepObjectParameters(document.openapiObject) : document.swaggerObject),
     openapi: {
       openapi: "3.1.0",
       info: { title: "commerce-api", version: "2026-04", description: "Payments and billing API (2026-04 interface)." },

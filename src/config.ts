@@ -37,6 +37,7 @@ const EnvSchema = Type.Object({
   S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
   S3_REGION: Type.String({ minLength: 1, default: "us-east-1" }),
   S3_ENDPOINT: Type.Optional(Type.String({ pattern: "^https?://" })),
+  S3_PUBLIC_ENDPOINT: Type.Optional(Type.String({ pattern: "^https?://" })),
   S3_FORCE_PATH_STYLE: Type.Optional(Bool),
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -91,6 +92,7 @@ export type StorageConfig =
       readonly bucket: string;
       readonly region: string;
       readonly endpoint: string | undefined;
+      readonly publicEndpoint: string | undefined;
       readonly forcePathStyle: boolean;
       readonly accessKeyId: string | undefined;
       readonly secretAccessKey: string | undefined;
@@ -128,6 +130,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           bucket: env.S3_BUCKET!,
           region: env.S3_REGION,
           endpoint: env.S3_ENDPOINT,
+          publicEndpoint: env.S3_PUBLIC_ENDPOINT,
           forcePathStyle: env.S3_FORCE_PATH_STYLE === "true" || env.S3_FORCE_PATH_STYLE === "1",
           accessKeyId: env.S3_ACCESS_KEY_ID,
           secretAccessKey: env.S3_SECRET_ACCESS_KEY,

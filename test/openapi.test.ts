@@ -23,6 +23,17 @@ describe("API documentation", () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["customer_session", "member_session", "oat", "pat"]);
   });
 
+  it("declares the metadata filter as a deepObject query parameter where the reference does", async () => {
+    const document = (await ctx.request({ method: "GET", url: "/openapi.json" })).json();
+    for (const path of ["/v1/customers/", "/v1/products/", "/v1/orders/", "/v1/events/"]) {
+      const parameters = document.paths[path].get.parameters as { name: string; in: string; style?: string }[];
+      expect(parameters.find((parameter) => parameter.name === "metadata"), path).toMatchObject({ in: "query", style: "deepObject", schema: { type: "object" } });
+    }
+    // Only object-valued parameters take the style.
+    const orderParameters = document.paths["/v1/orders/"].get.parameters as { name: string; style?: string }[];
+    expect(orderParameters.filter((parameter) => parameter.style !== undefined).map((parameter) => parameter.name)).toEqual(["metadata"]);
+  });
+
   it("serves the interactive reference at /docs", async () => {
     const response = await ctx.request({ method: "GET", url: "/docs/" });
     expect(response.statusCode).toBe(200);

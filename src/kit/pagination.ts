@@ -122,33 +122,25 @@ export function OneOrMany<T extends TSchema>(item: T, description: string, { lis
 export const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value];
 
-const METADATA_KEY = /^metadata\[([^\]]+)\]$/;
-
 /**
- * `metadata[key]=value` pairs of a parsed query string (deepObject style). The framework's parser
- * keeps bracketed names as they are, repeated keys as arrays.
+ * The `metadata` deepObject filter (`?metadata[key]=value`, parsed by `parseQueryString`): a value
+ * or several per key. Values arrive as text and are compared as text.
  */
-export function metadataQuery(query: Record<string, unknown>): Map<string, string[]> {
-  const filter = new Map<string, string[]>();
-  for (const [name, raw] of Object.entries(query)) {
-    const key = METADATA_KEY.exec(name)?.[1];
-    if (key === undefined) continue;
-    const values = (Array.isArray(raw) ? raw : [raw]).map(String);
-    filter.set(key, [...(filter.get(key) ?? []), ...values]);
-  }
-  return filter;
-}
+export const MetadataQuery = () =>
+  Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: MAX_PAGE_SIZE })]), {
+      title: "MetadataQuery",
+      description: "Filter by metadata key-value pairs. It uses the `deepObject` style, e.g. `?metadata[key]=value`.",
+    }),
+  );
+export type MetadataFilter = Readonly<Record<string, string | readonly string[]>>;
 
 /**
  * Values of one key are OR'd, keys are AND'd. Compared as text (`->>`), so `true` and `5` also
  * match stored booleans and numbers.
  */
-export function metadataMatches<DB, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
-  column: string,
-  filter: ReadonlyMap<string, readonly string[]>,
-): Expression<SqlBool> {
+export function metadataMatches<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, column: string, filter: MetadataFilter): Expression<SqlBool> {
   return eb.and(
-    [...filter].map(([key, values]) => eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", [...values])),
+    Object.entries(filter).map(([key, values]) => eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", typeof values === "string" ? [values] : [...values])),
   );
 }

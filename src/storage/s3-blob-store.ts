@@ -6,6 +6,8 @@ export interface S3Options {
   bucket: string;
   region: string;
   endpoint?: string | undefined;
+  /** Where the links' users reach the service, when that differs from `endpoint`. */
+  publicEndpoint?: string | undefined;
   forcePathStyle: boolean;
   accessKeyId?: string | undefined;
   secretAccessKey?: string | undefined;
@@ -14,17 +16,24 @@ export interface S3Options {
 /** S3 or any S3-compatible service; downloads are presigned GETs. */
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
+  /** Signs download links; it never sends a request. */
+  private readonly signer: S3Client;
 
   constructor(private readonly options: S3Options) {
-    this.client = new S3Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      forcePathStyle: options.forcePathStyle,
-      credentials:
-        options.accessKeyId && options.secretAccessKey
-          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-          : undefined,
-    });
+    const clientFor = (endpoint: string | undefined) =>
+      new S3Client({
+        region: options.region,
+        endpoint,
+        forcePathStyle: options.forcePathStyle,
+        credentials:
+          options.accessKeyId && options.secretAccessKey
+            ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+            : undefined,
+      });
+    this.client = clientFor(options.endpoint);
+    // A presigned URL's signature covers its host, so links are signed for the host their users
+    // reach (a container network name such as `storage:9000` means nothing to a browser).
+    this.signer = options.publicEndpoint ? clientFor(options.publicEndpoint) : this.client;
   }
 
   async put(key: string, body: Buffer, meta: StoredObject): Promise<void> {
@@ -59,11 +68,12 @@ export class S3BlobStore implements BlobStore {
       Key: key,
       ResponseContentDisposition: contentDisposition(options.filename),
     });
-    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+    return getSignedUrl(this.signer, command, { expiresIn: options.expiresInSeconds });
   }
 
   destroy(): void {
     this.client.destroy();
+    this.signer.destroy();
   }
 }
 

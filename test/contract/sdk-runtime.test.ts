@@ -51,6 +51,22 @@ describe("official SDK @polar-sh/sdk/2026-04", () => {
   });
 });
 
+describe("official SDK: metadata filters", () => {
+  it("lists customers and products by metadata, sent as the SDK's deep object", async () => {
+    const org = await createOrganization(ctx.deps);
+    const gold = await createCustomer(ctx.deps, org.id, { metadata: JSON.stringify({ tier: "gold" }) });
+    await createCustomer(ctx.deps, org.id, { metadata: JSON.stringify({ tier: "silver" }) });
+    const { product } = await createProduct(ctx.deps, org.id, { product: { metadata: JSON.stringify({ sku: "A-1" }) } });
+    await createProduct(ctx.deps, org.id, { product: { metadata: JSON.stringify({ sku: "B-2" }) } });
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["customers:read", "products:read"]), baseUrl });
+
+    const customers = await polar.customers.list({ metadata: { tier: "gold" } });
+    expect(customers.items.map((customer) => customer.id)).toEqual([gold.id]);
+    const products = await polar.products.list({ metadata: { sku: "A-1" } });
+    expect(products.items.map((item) => item.id)).toEqual([product.id]);
+  });
+});
+
 describe("official SDK: orders", () => {
   it("lists with filters and sorting, gets, updates, and requests an invoice", async () => {
     const org = await createOrganization(ctx.deps);

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from "kysely";
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../../src/context.ts";
+import { createTestContext } from "./context.ts";
 import { openCheckout } from "../../src/modules/checkouts/checkouts.factory.ts";
 import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
 import { insertCustomer } from "../../src/modules/customers/customers.repository.ts";
@@ -37,6 +38,17 @@ export async function createOrganizationToken(deps: Deps, organizationId: string
 }
 
 type PriceInput = Omit<Insertable<ProductPricesTable>, "organization_id" | "product_id">;
+
+/**
+ * The start most route test files share: a test context (its own database and app), an
+ * organization of its own, and a token of that organization for each scope list given.
+ */
+export async function openOrganizationContext<const S extends readonly AvailableScope[][]>(...scopeLists: S) {
+  const ctx = await createTestContext();
+  const org = await createOrganization(ctx.deps);
+  const tokens = await Promise.all(scopeLists.map((scopes) => createOrganizationToken(ctx.deps, org.id, scopes)));
+  return { ctx, org, tokens: tokens as { [K in keyof S]: string } };
+}
 
 export interface ProductWithPrices {
   product: ProductRow;
@@ -149,6 +161,11 @@ export async function createCheckout(
 }
 
 /** A live customer session for a customer: the raw `polar_cst_` token, for portal routes. */
+/** The token with its last character swapped for a different one (a fixed replacement could equal the original). */
+export function tamperLastCharacter(token: string): string {
+  return `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+}
+
 export async function createCustomerSessionToken(deps: Deps, customerId: string): Promise<string> {
   const session = await createCustomerSessionService(deps).create({ customer_id: customerId }, null);
   return session.token;

@@ -1,4 +1,4 @@
-import { type CompiledQuery, type Insertable, type Updateable } from "kysely";
+import { type CompiledQuery, type Expression, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
@@ -15,6 +15,18 @@ export type CheckoutWithRelations = CheckoutRow & {
 
 export type CheckoutLocator = { id: string } | { clientSecret: string };
 
+/** A session's products in display order, each with its live relations, as one JSON array. */
+const checkoutProducts = (db: Executor, checkoutId: string | Expression<string>) =>
+  jsonArrayFrom(
+    db
+      .selectFrom("checkout_products as cp")
+      .innerJoin("products as p", "p.id", "cp.product_id")
+      .where("cp.checkout_id", "=", checkoutId)
+      .orderBy("cp.position")
+      .selectAll("p")
+      .select((inner) => productRelations(inner)),
+  );
+
 /**
  * Checkouts with their products (each with live prices, benefits and medias) and their discount,
  * in one statement: the read path of every checkout response.
@@ -24,15 +36,7 @@ const checkoutsWithRelations = (db: Executor) =>
     .selectFrom("checkouts as c")
     .selectAll("c")
     .select((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom("checkout_products as cp")
-          .innerJoin("products as p", "p.id", "cp.product_id")
-          .whereRef("cp.checkout_id", "=", "c.id")
-          .orderBy("cp.position")
-          .selectAll("p")
-          .select((inner) => productRelations(inner)),
-      ).as("products"),
+      checkoutProducts(db, eb.ref("c.id")).as("products"),
       jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "c.discount_id").selectAll("d")).as("discount"),
     ]);
 
@@ -139,19 +143,7 @@ export async function findProductsWithRelations(db: Executor, organizationId: st
 
 /** The products offered by a session, in display order. */
 export async function findCheckoutProducts(db: Executor, checkoutId: string): Promise<ProductWithRelationsJson[]> {
-  const row = await db
-    .selectNoFrom((eb) =>
-      jsonArrayFrom(
-        eb
-          .selectFrom("checkout_products as cp")
-          .innerJoin("products as p", "p.id", "cp.product_id")
-          .where("cp.checkout_id", "=", checkoutId)
-          .orderBy("cp.position")
-          .selectAll("p")
-          .select((inner) => productRelations(inner)),
-      ).as("products"),
-    )
-    .executeTakeFirstOrThrow();
+  const row = await db.selectNoFrom(checkoutProducts(db, checkoutId).as("products")).executeTakeFirstOrThrow();
   return row.products as unknown as ProductWithRelationsJson[];
 }
 

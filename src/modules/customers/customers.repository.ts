@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
@@ -58,6 +58,8 @@ export interface CustomerFilters {
   organizationIds: readonly string[] | null;
   email?: string;
   query?: string;
+  active?: boolean;
+  metadata?: MetadataFilter;
 }
 
 const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFilters) => {
@@ -68,6 +70,12 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
     const pattern = containsPattern(filters.query);
     query = query.where((eb) => eb.or([eb("email", "ilike", pattern), eb("name", "ilike", pattern), eb("external_id", "ilike", pattern)]));
   }
+  // Active means a trialing, active or past_due subscription; this service has no subscriptions yet,
+  // so no customer is active. Answering that, rather than ignoring the filter, keeps `active=true`
+  // from returning every customer.
+  if (filters.active === true) query = query.where(sql<boolean>`false`);
+  const metadata = filters.metadata;
+  if (metadata) query = query.where((eb) => metadataMatches(eb, "c.metadata", metadata));
   return query;
 };
 

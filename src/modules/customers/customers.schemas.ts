@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
-import { PaginationQuery, ListResource, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
+import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxIdFormat } from "../../kit/tax-id.ts";
 
@@ -101,6 +101,8 @@ export const CustomerListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   email: Type.Optional(Type.String({ maxLength: EMAIL_MAX, description: "Filter by exact email (case-insensitive)." })),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name, email or external ID." })),
+  active: Type.Optional(Type.Boolean({ description: "Filter by active customers, i.e. customers with at least one trialing, active or past_due subscription." })),
+  metadata: MetadataQuery(),
   ...PaginationQuery,
   sorting: SortingQuery(CustomerSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "CustomerSortProperty" }),
 });

@@ -105,7 +105,7 @@ export function createCustomerService(deps: Deps) {
     },
 
     async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
-      const filters = { organizationIds: query.organization_id ?? null, email: query.email, query: query.query };
+      const filters = { organizationIds: query.organization_id ?? null, email: query.email, query: query.query, active: query.active, metadata: query.metadata };
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,

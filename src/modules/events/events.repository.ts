@@ -3,7 +3,7 @@ import { arrayElement } from "../../db/array-literal.ts";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { mapSlices } from "../../kit/slices.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
@@ -107,7 +107,7 @@ export interface EventFilter {
   after?: Date | undefined;
   before?: Date | undefined;
   parentId?: string | undefined;
-  metadata?: ReadonlyMap<string, readonly string[]> | undefined;
+  metadata?: MetadataFilter | undefined;
   id?: string | undefined;
 }
 
@@ -138,7 +138,7 @@ function filtered(db: Executor, filter: EventFilter) {
         ]),
       );
     }
-    if (filter.metadata && filter.metadata.size > 0) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
+    if (filter.metadata) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
     return eb.and(conditions);
   });
 }

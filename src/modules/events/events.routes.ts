@@ -57,7 +57,7 @@ export const eventRoutes =
           response: responses({ 200: ListResourceEvent }),
         },
       },
-      async (request) => events.list(request.query, request.query as Record<string, unknown>, organizationScope(principalOf(request))),
+      async (request) => events.list(request.query, organizationScope(principalOf(request))),
     );
 
     app.get(

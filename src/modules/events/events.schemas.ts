@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
+import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { Customer } from "../customers/customers.schemas.ts";
 
@@ -152,6 +152,7 @@ export const EventListQuery = Type.Object({
   name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
   parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event." })),
+  metadata: MetadataQuery(),
   ...PaginationQuery,
   sorting: SortingQuery(EventSortKeys, ["-timestamp"]),
 });

@@ -3,7 +3,7 @@ import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
 import { mapInSlices } from "../../kit/slices.ts";
-import { metadataQuery, pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
+import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent } from "./events.mapper.ts";
 import {
@@ -117,7 +117,7 @@ export function createEventService(deps: Deps) {
       return { inserted, duplicates: body.events.length - inserted };
     },
 
-    async list(query: EventListQuery, rawQuery: Record<string, unknown>, allowed: OrganizationScope): Promise<ListResourceEvent> {
+    async list(query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
       const filter: EventFilter = {
         allowed,
         organizationIds: query.organization_id,
@@ -128,7 +128,7 @@ export function createEventService(deps: Deps) {
         after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
         before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
         parentId: query.parent_id,
-        metadata: metadataQuery(rawQuery),
+        metadata: query.metadata,
       };
       const [total, rows] = await Promise.all([
         countEvents(db, filter),

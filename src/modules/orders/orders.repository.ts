@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Sql
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern } from "../../kit/pagination.ts";
-import { metadataMatches, type SortCriterion } from "../../kit/pagination.ts";
+import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
@@ -32,7 +32,7 @@ export interface OrderFilter extends OrderVisibility {
   statuses?: readonly OrderStatus[];
   createdAfter?: Date;
   createdBefore?: Date;
-  metadata?: ReadonlyMap<string, readonly string[]>;
+  metadata?: MetadataFilter;
   /** Portal search: product or organization name contains the text. */
   query?: string;
 }
@@ -59,7 +59,7 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
   if (given(filter.statuses)) conditions.push(eb("o.status", "in", filter.statuses));
   if (filter.createdAfter) conditions.push(eb("o.created_at", ">", filter.createdAfter));
   if (filter.createdBefore) conditions.push(eb("o.created_at", "<", filter.createdBefore));
-  if (filter.metadata && filter.metadata.size > 0) conditions.push(metadataMatches(eb, "o.metadata", filter.metadata));
+  if (filter.metadata) conditions.push(metadataMatches(eb, "o.metadata", filter.metadata));
   if (given(filter.externalCustomerIds)) {
     // Soft-deleted customers no longer answer to their external id.
     const ids = filter.externalCustomerIds;

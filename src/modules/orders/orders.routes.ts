@@ -30,7 +30,7 @@ export const orderRoutes =
           response: responses({ 200: ListResourceOrder }),
         },
       },
-      async (request) => service.list(request.query, request.query as Record<string, unknown>, organizationScope(principalOf(request))),
+      async (request) => service.list(request.query, organizationScope(principalOf(request))),
     );
 
     app.get(

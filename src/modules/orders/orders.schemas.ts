@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
+import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { CustomerType, CustomerTeam } from "../customers/customers.schemas.ts";
 import { DiscountProduct, OrderDiscount } from "../discounts/discounts.schemas.ts";
@@ -173,6 +173,7 @@ export const OrderListQuery = Type.Object({
   status: OneOrMany(OrderStatus, "Filter by order status."),
   created_after: Type.Optional(DateTime({ description: "Only include orders created after this date." })),
   created_before: Type.Optional(DateTime({ description: "Only include orders created before this date." })),
+  metadata: MetadataQuery(),
   ...PaginationQuery,
   sorting: SortingQuery(OrderSortKeys, ["-created_at"], { title: "OrderSortProperty", maxItems: 20 }),
 });

@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { asList, metadataQuery, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
 import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
@@ -117,7 +117,7 @@ export function createOrderService(deps: Deps) {
     getAs,
     updateAs,
 
-    list(query: OrderListQuery, rawQuery: Record<string, unknown>, allowed: OrganizationScope): Promise<Page<Order>> {
+    list(query: OrderListQuery, allowed: OrganizationScope): Promise<Page<Order>> {
       return page(
         {
           allowed,
@@ -132,7 +132,7 @@ export function createOrderService(deps: Deps) {
           statuses: asList(query.status),
           createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
           createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
-          metadata: metadataQuery(rawQuery),
+          metadata: query.metadata,
         },
         query,
       );

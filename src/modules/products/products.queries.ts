@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
@@ -41,6 +41,7 @@ export interface ProductFilters {
   isRecurring?: boolean;
   benefitIds: readonly string[] | null;
   visibility: readonly ProductVisibility[] | null;
+  metadata?: MetadataFilter;
 }
 
 const filtered = (db: Executor, allowed: OrganizationScope, filters: ProductFilters) => {
@@ -52,6 +53,8 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: ProductFilt
   if (filters.isArchived !== undefined) query = query.where("p.is_archived", "=", filters.isArchived);
   if (filters.isRecurring !== undefined) query = query.where("p.recurring_interval", filters.isRecurring ? "is not" : "is", null);
   if (filters.visibility !== null) query = query.where("p.visibility", "in", filters.visibility);
+  const metadata = filters.metadata;
+  if (metadata) query = query.where((eb) => metadataMatches(eb, "p.metadata", metadata));
   if (filters.benefitIds !== null) {
     const benefitIds = filters.benefitIds;
     query = query.where((eb) =>

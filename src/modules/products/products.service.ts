@@ -86,6 +86,7 @@ export function createProductService(deps: Deps) {
         isRecurring: query.is_recurring,
         benefitIds: query.benefit_id ?? null,
         visibility: query.visibility ?? null,
+        metadata: query.metadata,
       };
       const sorting = parseSorting(query.sorting);
       return paginate(

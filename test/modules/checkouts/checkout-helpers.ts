@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
+import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 
 /** Row counts of what the checkout flow writes, to prove a refused request wrote nothing. */
 export async function writeCounts(ctx: TestContext) {
@@ -35,4 +36,10 @@ export async function openCheckoutThroughApi(ctx: TestContext, token: string, pa
   const response = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload });
   expect(response.statusCode, response.body).toBe(201);
   return response.json() as { id: string; client_secret: string; created_at: string; [key: string]: unknown };
+}
+
+/** A context with a checkout writer's token and one product to check out. */
+export async function openCheckoutContext() {
+  const { ctx, org, tokens: [token] } = await openOrganizationContext(["checkouts:write"]);
+  return { ctx, token, productId: (await createProduct(ctx.deps, org.id)).product.id };
 }

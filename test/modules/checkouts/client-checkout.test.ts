@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createDiscount, createOrganization, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { US_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
 
@@ -10,9 +10,7 @@ let org: { id: string; slug: string; name: string };
 let token: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  org = await createOrganization(ctx.deps);
-  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+  ({ ctx, org, tokens: [token] } = await openOrganizationContext(["checkouts:write"]));
 });
 afterAll(() => ctx.close());
 

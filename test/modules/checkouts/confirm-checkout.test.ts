@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
 
@@ -11,9 +11,7 @@ let org: { id: string; slug: string };
 let token: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  org = await createOrganization(ctx.deps);
-  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+  ({ ctx, org, tokens: [token] } = await openOrganizationContext(["checkouts:write"]));
 });
 afterAll(() => ctx.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, eventsFor, writeCounts } from "./checkout-helpers.ts";
 
@@ -10,9 +10,7 @@ let orgId: string;
 let writeToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["checkouts:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [writeToken] } = await openOrganizationContext(["checkouts:write"]));
 });
 afterAll(() => ctx.close());
 

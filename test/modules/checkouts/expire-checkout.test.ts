@@ -3,19 +3,16 @@ import { sql } from "kysely";
 import { taskList } from "../../../src/jobs/tasks.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expireCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
-import { eventsFor } from "./checkout-helpers.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createProduct } from "../../helpers/factories.ts";
+import { eventsFor, openCheckoutContext } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let token: string;
 let productId: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  const org = await createOrganization(ctx.deps);
-  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
-  productId = (await createProduct(ctx.deps, org.id)).product.id;
+  ({ ctx, token, productId } = await openCheckoutContext());
 });
 afterAll(() => ctx.close());
 

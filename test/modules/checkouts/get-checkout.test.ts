@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import {
-  createCheckout,
-  createCustomer,
-  createDiscount,
-  createOrganization,
-  createOrganizationToken,
-  createProduct,
-} from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCheckout, createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -16,9 +9,7 @@ let orgId: string;
 let readToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["checkouts:read"]);
+  ({ ctx, org: { id: orgId }, tokens: [readToken] } = await openOrganizationContext(["checkouts:read"]));
 });
 afterAll(() => ctx.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
 
@@ -11,10 +11,7 @@ let writeToken: string;
 let readToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["checkouts:write"]);
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["checkouts:read"]);
+  ({ ctx, org: { id: orgId }, tokens: [writeToken, readToken] } = await openOrganizationContext(["checkouts:write"], ["checkouts:read"]));
 });
 afterAll(() => ctx.close());
 

@@ -3,19 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckoutClientService } from "../../../src/modules/checkouts/checkouts.client.service.ts";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
 import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
-import { FR_ADDRESS } from "./checkout-helpers.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { FR_ADDRESS, openCheckoutContext } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let token: string;
 let productId: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  const org = await createOrganization(ctx.deps);
-  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
-  productId = (await createProduct(ctx.deps, org.id)).product.id;
+  ({ ctx, token, productId } = await openCheckoutContext());
 });
 afterAll(() => ctx.close());
 

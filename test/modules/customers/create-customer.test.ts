@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -9,9 +9,7 @@ let orgId: string;
 let writeToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["customers:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [writeToken] } = await openOrganizationContext(["customers:write"]));
 });
 afterAll(() => ctx.close());
 

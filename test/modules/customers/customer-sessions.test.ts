@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../../src/kit/tokens.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCheckout, createCustomer, createCustomerSessionToken, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCheckout, createCustomer, createCustomerSessionToken, createOrganization, createOrganizationToken, createProduct, openOrganizationContext, tamperLastCharacter } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -12,9 +12,7 @@ let otherOrgCustomerId: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  org = await createOrganization(ctx.deps);
-  token = await createOrganizationToken(ctx.deps, org.id, ["customer_sessions:write"]);
+  ({ ctx, org, tokens: [token] } = await openOrganizationContext(["customer_sessions:write"]));
   otherOrgCustomerId = (await createCustomer(ctx.deps, (await createOrganization(ctx.deps)).id, { external_id: "theirs" })).id;
 });
 afterAll(() => ctx.close());
@@ -85,7 +83,7 @@ describe("POST /v1/customer-sessions/", () => {
     });
 
     it("is refused as invalid_token when tampered with", async () => {
-      const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: `${session.slice(0, -1)}0` });
+      const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: tamperLastCharacter(session) });
       expect(response.statusCode).toBe(401);
       expect(response.json().error).toBe("invalid_token");
     });

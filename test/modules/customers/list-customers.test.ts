@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { createCustomer, createOrganization, createOrganizationToken, tamperLastCharacter } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -53,6 +53,11 @@ describe("GET /v1/customers/", () => {
     expect(byEmail.items.map((c: { email: string }) => c.email)).toEqual(["c05@list.example"]);
   });
 
+  it("filters by active: without subscriptions in this service, no customer is active", async () => {
+    expect((await list("?active=true")).json().pagination).toEqual({ total_count: 0, max_page: 0 });
+    expect((await list("?active=false")).json().pagination).toEqual({ total_count: 12, max_page: 2 });
+  });
+
   it("caps the page size at 100 and treats a percent sign in the query literally", async () => {
     const capped = (await list("?limit=1000")).json();
     expect(capped.items).toHaveLength(12);
@@ -73,10 +78,11 @@ describe("GET /v1/customers/", () => {
     { name: "a negative page", request: () => ({ method: "GET", url: "/v1/customers/?page=-1", token }), status: 422, loc: ["query", "page"] },
     { name: "a non-integer limit", request: () => ({ method: "GET", url: "/v1/customers/?limit=ten", token }), status: 422, loc: ["query", "limit"] },
     { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/customers/?sorting=age", token }), status: 422, loc: ["query", "sorting", 0] },
+    { name: "a non-boolean active", request: () => ({ method: "GET", url: "/v1/customers/?active=maybe", token }), status: 422, loc: ["query", "active"] },
     { name: "a non-UUID organization_id", request: () => ({ method: "GET", url: "/v1/customers/?organization_id=x", token }), status: 422, loc: ["query", "organization_id", 0] },
     { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/customers/?query=${"q".repeat(300)}`, token }), status: 422, loc: ["query", "query"] },
     { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/" }), status: 401, error: "Unauthorized" },
-    { name: "a corrupted personal token", request: () => ({ method: "GET", url: "/v1/customers/", token: ctx.ownerToken.replace(/.$/, "x") }), status: 401, error: "invalid_token" },
+    { name: "a corrupted personal token", request: () => ({ method: "GET", url: "/v1/customers/", token: tamperLastCharacter(ctx.ownerToken) }), status: 401, error: "invalid_token" },
   ]);
 
   it("answers 403 to a token of another scope", async () => {

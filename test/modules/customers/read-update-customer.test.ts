@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -13,11 +13,7 @@ let sessionsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["customers:read"]);
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["customers:write"]);
-  sessionsToken = await createOrganizationToken(ctx.deps, orgId, ["customer_sessions:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [readToken, writeToken, sessionsToken] } = await openOrganizationContext(["customers:read"], ["customers:write"], ["customer_sessions:write"]));
   const other = await createOrganization(ctx.deps);
   otherOrgCustomerId = (await createCustomer(ctx.deps, other.id, { external_id: "foreign_1" })).id;
 });

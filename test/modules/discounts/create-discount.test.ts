@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createDiscount, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -11,9 +11,7 @@ let productId: string;
 let foreignProductId: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  token = await createOrganizationToken(ctx.deps, orgId, ["discounts:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [token] } = await openOrganizationContext(["discounts:write"]));
   productId = (await createProduct(ctx.deps, orgId, { product: { name: "Restricted", metadata: JSON.stringify({ sku: "R-1" }) } })).product.id;
   foreignProductId = (await createProduct(ctx.deps, (await createOrganization(ctx.deps)).id)).product.id;
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createDiscount, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createDiscount, createOrganization, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -12,10 +12,7 @@ let productsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  token = await createOrganizationToken(ctx.deps, orgId, ["discounts:read"]);
-  productsToken = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
+  ({ ctx, org: { id: orgId }, tokens: [token, productsToken] } = await openOrganizationContext(["discounts:read"], ["products:read"]));
   foreignId = (await createDiscount(ctx.deps, (await createOrganization(ctx.deps)).id, { name: "Foreign" })).id;
   const start = Date.parse("2026-03-01T00:00:00Z");
   for (let i = 0; i < 5; i += 1) {

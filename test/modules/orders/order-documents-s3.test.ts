@@ -1,4 +1,6 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { S3BlobStore } from "../../../src/storage/s3-blob-store.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
@@ -49,5 +51,50 @@ describe("invoices stored in S3", () => {
     expect(response.headers.get("content-disposition")).toBe(`attachment; filename="Invoice-${order.invoice_number}.pdf"`);
     const text = await pdfText(Buffer.from(await response.arrayBuffer()));
     for (const expected of [order.invoice_number!, "Ada Buyer", "$123.45"]) expect(text).toContain(expected);
+  });
+});
+
+/** The status of a GET for `url`, sent to `server` (host:port) whatever host the URL names. */
+const statusVia = (url: URL, server: string) =>
+  new Promise<number>((resolve, reject) => {
+    const [hostname, port] = server.split(":");
+    request({ hostname, port: Number(port), path: url.pathname + url.search, headers: { host: url.host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    })
+      .on("error", reject)
+      .end();
+  });
+
+describe("S3_PUBLIC_ENDPOINT", () => {
+  const port = () => new URL(s3.endpoint).port;
+  const storeWith = (publicEndpoint: string) =>
+    new S3BlobStore({ bucket: s3.bucket, region: "us-east-1", endpoint: s3.endpoint, publicEndpoint, forcePathStyle: true, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
+
+  it("stores through S3_ENDPOINT even when the public name does not resolve here", async () => {
+    const store = storeWith(`http://storage.invalid:${port()}`);
+    try {
+      await store.put("checks/internal.pdf", Buffer.from("%PDF-1.4 internal"), { contentType: "application/pdf", filename: "internal.pdf" });
+      expect(await store.exists("checks/internal.pdf")).toBe(true);
+      const url = new URL(await store.downloadUrl("checks/internal.pdf", { filename: "internal.pdf", expiresInSeconds: 60 }));
+      expect(url.origin).toBe(`http://storage.invalid:${port()}`);
+      // The host is part of what is signed, which is why links are signed for the public name.
+      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host");
+    } finally {
+      store.destroy();
+    }
+  });
+
+  it("signs download links that work under the public name", async () => {
+    const publicEndpoint = `http://localhost:${port()}`;
+    const store = storeWith(publicEndpoint);
+    try {
+      await store.put("checks/public.pdf", Buffer.from("%PDF-1.4 public"), { contentType: "application/pdf", filename: "public.pdf" });
+      const url = new URL(await store.downloadUrl("checks/public.pdf", { filename: "public.pdf", expiresInSeconds: 60 }));
+      expect(url.origin).toBe(publicEndpoint);
+      expect(await statusVia(url, new URL(s3.endpoint).host)).toBe(200);
+    } finally {
+      store.destroy();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrder, createOrganization, createOrganizationToken, type OrderOptions } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrder, createOrganization, createOrganizationToken, type OrderOptions, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { orderUpdatedEvents } from "./order-fixtures.ts";
@@ -11,9 +11,7 @@ let orgId: string;
 let writeToken: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["orders:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [writeToken] } = await openOrganizationContext(["orders:write"]));
 });
 afterAll(() => ctx.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -13,11 +13,7 @@ let productsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:write"]);
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:read"]);
-  productsToken = await createOrganizationToken(ctx.deps, orgId, ["products:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [writeToken, readToken, productsToken] } = await openOrganizationContext(["benefits:write"], ["benefits:read"], ["products:write"]));
   const other = await createOrganization(ctx.deps);
   const otherToken = await createOrganizationToken(ctx.deps, other.id, ["benefits:write"]);
   foreignBenefitId = (await create({ type: "custom", description: "Theirs", properties: {} }, otherToken)).json().id;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -10,9 +10,7 @@ let token: string;
 const METER = "7d3c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  token = await createOrganizationToken(ctx.deps, orgId, ["products:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [token] } = await openOrganizationContext(["products:write"]));
 });
 afterAll(() => ctx.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -13,10 +13,7 @@ let otherScopeToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  token = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
-  otherScopeToken = await createOrganizationToken(ctx.deps, orgId, ["benefits:read"]);
+  ({ ctx, org: { id: orgId }, tokens: [token, otherScopeToken] } = await openOrganizationContext(["products:read"], ["benefits:read"]));
   foreignProductId = (await createProduct(ctx.deps, (await createOrganization(ctx.deps)).id)).product.id;
   const at = (i: number) => new Date(Date.parse("2026-05-01T00:00:00Z") + i * 1000);
   await createProduct(ctx.deps, orgId, { product: { name: "Alpha", created_at: at(0) }, prices: [{ amount_type: "fixed", price_amount: 3000 }] });
@@ -75,6 +72,28 @@ describe("GET /v1/products/", () => {
     expect(names((await get(`/v1/products/?benefit_id=${benefitId}`)).json())).toEqual(["Echo"]);
     expect(names((await get("/v1/products/?query=LT")).json())).toEqual(["Delta"]);
     expect(names((await get(`/v1/products/?id=${licensedProductId}&id=${foreignProductId}`)).json())).toEqual(["Echo"]);
+  });
+
+  it("filters by metadata: a key's values OR'd, different keys AND'd, compared as text", async () => {
+    const [org, foreign] = [(await createOrganization(ctx.deps)).id, (await createOrganization(ctx.deps)).id];
+    const reader = await createOrganizationToken(ctx.deps, org, ["products:read"]);
+    const tagged = (owner: string, name: string, metadata: Record<string, string | number | boolean>) =>
+      createProduct(ctx.deps, owner, { product: { name, metadata: JSON.stringify(metadata) } });
+    await tagged(org, "Gold", { tier: "gold", seats: 5 });
+    await tagged(org, "Gold VIP", { tier: "gold", vip: true });
+    await tagged(org, "Silver", { tier: "silver" });
+    await tagged(org, "Plain", {});
+    await tagged(foreign, "Foreign Gold", { tier: "gold" });
+    const found = async (query: string) => names((await get(`/v1/products/${query}`, reader)).json()).sort();
+    expect(await found("?metadata[tier]=gold")).toEqual(["Gold", "Gold VIP"]);
+    expect(await found("?metadata[tier]=gold&metadata[tier]=silver")).toEqual(["Gold", "Gold VIP", "Silver"]);
+    expect(await found("?metadata[tier]=gold&metadata[vip]=true")).toEqual(["Gold VIP"]);
+    expect(await found("?metadata[seats]=5")).toEqual(["Gold"]);
+    expect(await found("?metadata[tier]=platinum")).toEqual([]);
+    // `query=gold` alone matches two products; the metadata leaves one.
+    const response = await get("/v1/products/?metadata[vip]=true&query=gold", reader);
+    expectReferenceResponse("products:list", 200, response.json());
+    expect(response.json().pagination).toEqual({ total_count: 1, max_page: 1 });
   });
 
   it("sorts by price amount type and by price amount", async () => {

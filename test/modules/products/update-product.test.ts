@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -11,9 +11,7 @@ let foreignProductId: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  token = await createOrganizationToken(ctx.deps, orgId, ["products:write", "benefits:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [token] } = await openOrganizationContext(["products:write", "benefits:write"]));
   foreignProductId = (await createProduct(ctx.deps, (await createOrganization(ctx.deps)).id)).product.id;
 });
 afterAll(() => ctx.close());

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookDeliveryService } from "../../../src/modules/webhooks/webhook-delivery.service.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createWebhookEndpoint, fanOutPending, recordEvent, startReceiver, type Receiver } from "../../helpers/webhooks.ts";
 
@@ -24,10 +24,7 @@ const UNKNOWN_ID = "3f2b1c4d-1111-4222-8333-123456789abc";
  * events: three deliveries at three distinct times.
  */
 beforeAll(async () => {
-  ctx = await createTestContext();
-  orgId = (await createOrganization(ctx.deps)).id;
-  readToken = await createOrganizationToken(ctx.deps, orgId, ["webhooks:read"]);
-  writeToken = await createOrganizationToken(ctx.deps, orgId, ["webhooks:write"]);
+  ({ ctx, org: { id: orgId }, tokens: [readToken, writeToken] } = await openOrganizationContext(["webhooks:read"], ["webhooks:write"]));
   const other = await createOrganization(ctx.deps);
   otherToken = await createOrganizationToken(ctx.deps, other.id, ["webhooks:write", "webhooks:read"]);
   noScopeToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
