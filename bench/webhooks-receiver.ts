@@ -1,19 +1,19 @@
 /**
  * The benchmark's subscriber, run as its own process as a real receiver would be: answers 200 at
- * once and keeps, per delivery, its arrival time, latency and webhook-id; sends them to the parent
+ * once and keeps, per delivery, its arrival time, latency, webhook-id and benchmark phase; sends them to the parent
  * when asked.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-const arrivals: { at: number; latency: number; id: string }[] = [];
+const arrivals: { at: number; latency: number; id: string; phase: string }[] = [];
 const server = http.createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on("data", (chunk: Buffer) => chunks.push(chunk));
   request.on("end", () => {
     const now = Date.now();
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { data: { sent_at: number } };
-    arrivals.push({ at: now, latency: now - body.data.sent_at, id: String(request.headers["webhook-id"]) });
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { data: { sent_at: number; phase: string } };
+    arrivals.push({ at: now, latency: now - body.data.sent_at, id: String(request.headers["webhook-id"]), phase: body.data.phase });
     response.writeHead(200).end();
   });
 });
