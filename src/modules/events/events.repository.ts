@@ -1,4 +1,4 @@
-import { sql, type Expression, type SqlBool } from "kysely";
+import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import { arrayElement } from "../../db/array-literal.ts";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
@@ -106,7 +106,10 @@ export interface EventFilter {
   sources?: readonly EventSourceValue[] | undefined;
   after?: Date | undefined;
   before?: Date | undefined;
+  /** Without `depth`: the event's direct children. With it: the event and its descendants. */
   parentId?: string | undefined;
+  /** Levels below the roots (or below `parentId`) to include. */
+  depth?: number | undefined;
   metadata?: MetadataFilter | undefined;
   id?: string | undefined;
 }
@@ -115,6 +118,44 @@ export interface EventFilter {
 export type EventReadRow = EventRow & { resolved_parent_id: string | null; child_count: number };
 
 const UUID_TEXT = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+/** The event of the same organization that `parent` (an event id or an external id) names; an id wins. */
+const namedParent = (parent: RawBuilder<unknown>) => sql`
+  SELECT p.id, p.external_id, p.parent_id FROM events p
+  WHERE p.organization_id = e.organization_id
+    AND (p.id = CASE WHEN ${parent} ~ ${UUID_TEXT} THEN ${parent}::uuid END OR p.external_id = ${parent})
+  ORDER BY p.id::text = ${parent} DESC
+  LIMIT 1`;
+
+/**
+ * The event is a root (no parent) or reaches one within `depth` parents. Walked upwards per
+ * row: a bounded number of index lookups, which keeps the organization's timestamp order usable
+ * for paging, where a walk down from every root would visit the whole organization.
+ */
+function withinDepthOfARoot(depth: number): Expression<SqlBool> {
+  if (depth === 0) return sql<SqlBool>`e.parent_id IS NULL`;
+  return sql<SqlBool>`EXISTS (
+    WITH RECURSIVE up(parent_id, hops) AS (
+      SELECT e.parent_id, 0
+      UNION ALL
+      SELECT p.parent_id, up.hops + 1 FROM up CROSS JOIN LATERAL (${namedParent(sql`up.parent_id`)}) p
+      WHERE up.parent_id IS NOT NULL AND up.hops < ${depth}
+    )
+    SELECT 1 FROM up WHERE up.parent_id IS NULL)`;
+}
+
+/** The event `anchorId` itself and its descendants down to `depth` levels, walked down once. */
+function inSubtreeOf(anchorId: string, depth: number): Expression<SqlBool> {
+  return sql<SqlBool>`e.id IN (
+    WITH RECURSIVE down(id, organization_id, external_id, hops) AS (
+      SELECT a.id, a.organization_id, a.external_id, 0 FROM events a WHERE a.id = ${anchorId}
+      UNION ALL
+      SELECT c.id, c.organization_id, c.external_id, down.hops + 1 FROM down
+      JOIN events c ON c.organization_id = down.organization_id AND c.parent_id IN (down.id::text, down.external_id)
+      WHERE down.hops < ${depth}
+    )
+    SELECT id FROM down)`;
+}
 
 function filtered(db: Executor, filter: EventFilter) {
   const in_ = <T>(values: readonly T[] | undefined) => values !== undefined && values.length > 0;
@@ -129,7 +170,9 @@ function filtered(db: Executor, filter: EventFilter) {
     if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));
     if (filter.before) conditions.push(eb("e.timestamp", "<", filter.before));
     if (filter.id !== undefined) conditions.push(eb("e.id", "=", filter.id));
-    if (filter.parentId !== undefined) {
+    if (filter.depth !== undefined) {
+      conditions.push(filter.parentId === undefined ? withinDepthOfARoot(filter.depth) : inSubtreeOf(filter.parentId, filter.depth));
+    } else if (filter.parentId !== undefined) {
       // Children name their parent by its id or by its external id.
       conditions.push(
         eb.or([

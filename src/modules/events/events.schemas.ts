@@ -140,6 +140,9 @@ export type Event = Static<typeof Event>;
 export const ListResourceEvent = ListResource(Event, { title: "ListResource[Event]" });
 export type ListResourceEvent = Static<typeof ListResourceEvent>;
 
+/** How many levels below a root (or the `parent_id` event) a list may reach, as the reference allows. */
+export const MAX_EVENT_DEPTH = 5;
+
 // The list form only: a bad value is reported at its index (`["query", "customer_id", 0]`).
 const repeatable = { listOnly: true, maxItems: false } as const;
 
@@ -151,7 +154,14 @@ export const EventListQuery = Type.Object({
   external_customer_id: OneOrMany(Type.String(), "Filter by external customer ID. Repeat the parameter for several values.", repeatable),
   name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
-  parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event." })),
+  parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event; with `depth`, this event and its descendants instead of the root events." })),
+  depth: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_EVENT_DEPTH,
+      description: "Root events (no parent) and their descendants down to this many levels: 0 = root events only, 1 = roots and their children, and so on. Unset: every event.",
+    }),
+  ),
   metadata: MetadataQuery(),
   ...PaginationQuery,
   sorting: SortingQuery(EventSortKeys, ["-timestamp"]),

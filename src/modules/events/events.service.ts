@@ -128,6 +128,7 @@ export function createEventService(deps: Deps) {
         after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
         before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
         parentId: query.parent_id,
+        depth: query.depth,
         metadata: query.metadata,
       };
       const [total, rows] = await Promise.all([
