@@ -67,6 +67,25 @@ describe("official SDK: metadata filters", () => {
   });
 });
 
+describe("official SDK: event trees", () => {
+  it("ingests a parent and a child, then lists by depth and from the parent", async () => {
+    const org = await createOrganization(ctx.deps);
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["events:read", "events:write"]), baseUrl });
+    const timestamp = "2026-03-01T12:00:00.000Z";
+    await polar.events.ingest({
+      events: [
+        { name: "run", external_customer_id: "c", external_id: "run-1", timestamp },
+        { name: "step", external_customer_id: "c", parent_id: "run-1", timestamp },
+      ],
+    });
+
+    const roots = await polar.events.list({ depth: 0 });
+    expect("pagination" in roots && roots.items.map((event) => event.name)).toEqual(["run"]);
+    const tree = await polar.events.list({ parent_id: roots.items[0]!.id, depth: 1, sorting: ["timestamp"] });
+    expect(tree.items.map((event) => event.name).sort()).toEqual(["run", "step"]);
+  });
+});
+
 describe("official SDK: orders", () => {
   it("lists with filters and sorting, gets, updates, and requests an invoice", async () => {
     const org = await createOrganization(ctx.deps);
