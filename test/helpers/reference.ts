@@ -11,8 +11,14 @@ import { expect } from "vitest";
 const referencePath = fileURLToPath(new URL("../../../shared/reference/openapi-2026-04-subset.json", import.meta.url));
 export const referenceAvailable = existsSync(referencePath);
 
+interface OpenApiOperation {
+  operationId?: string;
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
 }
 
 let cached: { ajv: Ajv2020; document: OpenApiDocument } | null = null;
@@ -57,4 +63,16 @@ export function expectReferenceResponse(operationId: string, status: number, bod
     }
   }
   throw new Error(`reference has no operation ${operationId}`);
+}
+
+/** Every operation of the reference: method, path, operationId and parameters as `in:name`. */
+export function referenceOperations(): { method: string; path: string; operationId: string | undefined; parameters: string[] }[] {
+  return Object.entries(load().document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({
+      method,
+      path,
+      operationId: operation.operationId,
+      parameters: (operation.parameters ?? []).map((parameter) => `${parameter.in}:${parameter.name}`).sort(),
+    })),
+  );
 }
