@@ -68,7 +68,7 @@ describe("official SDK: metadata filters", () => {
 });
 
 describe("official SDK: event trees", () => {
-  it("ingests a parent and a child, then lists by depth and from the parent", async () => {
+  it("ingests a parent and a child, then lists by depth, below the parent, and by query", async () => {
     const org = await createOrganization(ctx.deps);
     const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["events:read", "events:write"]), baseUrl });
     const timestamp = "2026-03-01T12:00:00.000Z";
@@ -81,8 +81,10 @@ describe("official SDK: event trees", () => {
 
     const roots = await polar.events.list({ depth: 0 });
     expect("pagination" in roots && roots.items.map((event) => event.name)).toEqual(["run"]);
-    const tree = await polar.events.list({ parent_id: roots.items[0]!.id, depth: 1, sorting: ["timestamp"] });
-    expect(tree.items.map((event) => event.name).sort()).toEqual(["run", "step"]);
+    const below = await polar.events.list({ parent_id: roots.items[0]!.id, depth: 1 });
+    expect(below.items.map((event) => event.name)).toEqual(["step"]);
+    const found = await polar.events.list({ query: "STE" });
+    expect(found.items.map((event) => event.name)).toEqual(["step"]);
   });
 });
 

@@ -3,7 +3,7 @@ import { arrayElement } from "../../db/array-literal.ts";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { mapSlices } from "../../kit/slices.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
@@ -110,6 +110,8 @@ export interface EventFilter {
   parentId?: string | undefined;
   /** Levels below the roots (or below `parentId`) to include. */
   depth?: number | undefined;
+  /** The list's `query`: text to look for (see `matchesText`). */
+  text?: string | undefined;
   metadata?: MetadataFilter | undefined;
   id?: string | undefined;
 }
@@ -128,24 +130,26 @@ const namedParent = (parent: RawBuilder<unknown>) => sql`
   LIMIT 1`;
 
 /**
- * The event is a root (no parent) or reaches one within `depth` parents. Walked upwards per
- * row: a bounded number of index lookups, which keeps the organization's timestamp order usable
- * for paging, where a walk down from every root would visit the whole organization.
+ * The event is a root (no parent) or reaches one within `depth` parents, and that root itself
+ * passes `rootMatches` (the list's other filters). Walked upwards per row: a bounded number of
+ * index lookups, which keeps the organization's timestamp order usable for paging, where a walk
+ * down from every root would visit the whole organization.
  */
-function withinDepthOfARoot(depth: number): Expression<SqlBool> {
+function withinDepthOfARoot(depth: number, rootMatches: Expression<SqlBool>): Expression<SqlBool> {
   if (depth === 0) return sql<SqlBool>`e.parent_id IS NULL`;
   return sql<SqlBool>`EXISTS (
-    WITH RECURSIVE up(parent_id, hops) AS (
-      SELECT e.parent_id, 0
+    WITH RECURSIVE up(id, parent_id, hops) AS (
+      SELECT e.id, e.parent_id, 0
       UNION ALL
-      SELECT p.parent_id, up.hops + 1 FROM up CROSS JOIN LATERAL (${namedParent(sql`up.parent_id`)}) p
+      SELECT p.id, p.parent_id, up.hops + 1 FROM up CROSS JOIN LATERAL (${namedParent(sql`up.parent_id`)}) p
       WHERE up.parent_id IS NOT NULL AND up.hops < ${depth}
     )
-    SELECT 1 FROM up WHERE up.parent_id IS NULL)`;
+    SELECT 1 FROM up WHERE up.parent_id IS NULL AND ${rootMatches})`;
 }
 
-/** The event `anchorId` itself and its descendants down to `depth` levels, walked down once. */
-function inSubtreeOf(anchorId: string, depth: number): Expression<SqlBool> {
+/** The descendants of `anchorId` down to `depth` levels, not the event itself; walked down once. */
+function descendantOf(anchorId: string, depth: number): Expression<SqlBool> {
+  if (depth === 0) return sql<SqlBool>`false`;
   return sql<SqlBool>`e.id IN (
     WITH RECURSIVE down(id, organization_id, external_id, hops) AS (
       SELECT a.id, a.organization_id, a.external_id, 0 FROM events a WHERE a.id = ${anchorId}
@@ -154,7 +158,26 @@ function inSubtreeOf(anchorId: string, depth: number): Expression<SqlBool> {
       JOIN events c ON c.organization_id = down.organization_id AND c.parent_id IN (down.id::text, down.external_id)
       WHERE down.hops < ${depth}
     )
-    SELECT id FROM down)`;
+    SELECT id FROM down WHERE hops > 0 AND id <> ${anchorId})`;
+}
+
+/**
+ * The list's `query`: a substring of the name or the source, or of the id, external id, name or
+ * email of the event's customer (by id, or by external id as on read), all case-insensitive and
+ * with `%` and `_` taken literally; or words of the metadata (full-text, no stemming).
+ */
+function matchesText(text: string): Expression<SqlBool> {
+  const pattern = containsPattern(text);
+  return sql<SqlBool>`(
+    e.name ILIKE ${pattern} OR e.source ILIKE ${pattern}
+    OR EXISTS (
+      SELECT 1 FROM customers c
+      WHERE c.organization_id = e.organization_id
+        AND (c.id = e.customer_id OR (e.customer_id IS NULL AND c.deleted_at IS NULL AND c.external_id = e.external_customer_id))
+        AND (c.id::text ILIKE ${pattern} OR c.external_id ILIKE ${pattern} OR c.name ILIKE ${pattern} OR c.email ILIKE ${pattern})
+    )
+    OR to_tsvector('simple', e.metadata::text) @@ plainto_tsquery('simple', ${text})
+  )`;
 }
 
 function filtered(db: Executor, filter: EventFilter) {
@@ -170,8 +193,12 @@ function filtered(db: Executor, filter: EventFilter) {
     if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));
     if (filter.before) conditions.push(eb("e.timestamp", "<", filter.before));
     if (filter.id !== undefined) conditions.push(eb("e.id", "=", filter.id));
-    if (filter.depth !== undefined) {
-      conditions.push(filter.parentId === undefined ? withinDepthOfARoot(filter.depth) : inSubtreeOf(filter.parentId, filter.depth));
+    if (filter.depth !== undefined && filter.parentId !== undefined) {
+      conditions.push(descendantOf(filter.parentId, filter.depth));
+    } else if (filter.depth !== undefined) {
+      // The root must pass the same filters: the same query again, on the root's row.
+      const rootMatches = eb.exists(filtered(db, { ...filter, depth: undefined }).select("e.id").where(sql<SqlBool>`e.id = up.id`));
+      conditions.push(withinDepthOfARoot(filter.depth, rootMatches));
     } else if (filter.parentId !== undefined) {
       // Children name their parent by its id or by its external id.
       conditions.push(
@@ -181,6 +208,7 @@ function filtered(db: Executor, filter: EventFilter) {
         ]),
       );
     }
+    if (filter.text !== undefined) conditions.push(matchesText(filter.text));
     if (filter.metadata) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
     return eb.and(conditions);
   });

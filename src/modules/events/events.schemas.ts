@@ -154,12 +154,15 @@ export const EventListQuery = Type.Object({
   external_customer_id: OneOrMany(Type.String(), "Filter by external customer ID. Repeat the parameter for several values.", repeatable),
   name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
-  parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event; with `depth`, this event and its descendants instead of the root events." })),
+  query: Type.Optional(
+    Type.String({ maxLength: 256, description: "Text in the event's name or source, its customer's id, external ID, name or email, or words of its metadata." }),
+  ),
+  parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event; with `depth`, its descendants instead of the root events'." })),
   depth: Type.Optional(
     Type.Integer({
       minimum: 0,
       maximum: MAX_EVENT_DEPTH,
-      description: "Root events (no parent) and their descendants down to this many levels: 0 = root events only, 1 = roots and their children, and so on. Unset: every event.",
+      description: "Root events (no parent) and their descendants down to this many levels: 0 = root events only, 1 = roots and their children, and so on; the roots, too, must pass the other filters. Unset: every event.",
     }),
   ),
   metadata: MetadataQuery(),

@@ -129,6 +129,7 @@ export function createEventService(deps: Deps) {
         before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
         parentId: query.parent_id,
         depth: query.depth,
+        text: query.query,
         metadata: query.metadata,
       };
       const [total, rows] = await Promise.all([

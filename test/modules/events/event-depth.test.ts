@@ -96,6 +96,13 @@ describe("GET /v1/events/?depth=", () => {
     expect([...first.items, ...second.items].map((e) => e.name)).toEqual(["root", "child", "lone-root", "grandchild"]);
   });
 
+  it("asks the roots to pass the other filters too", async () => {
+    // The child's root is named "root": with a name filter of "child" alone, it has no root that passes.
+    expect(await names("?depth=1&name=child")).toEqual([]);
+    expect(await names("?depth=1&name=child&name=root")).toEqual(["child", "root"]);
+    expect(await names("?depth=3&name=great-grandchild&name=root")).toEqual(["great-grandchild", "root"]);
+  });
+
   it("keeps each organization to its own tree", async () => {
     expect(await names("?depth=0", otherReadToken)).toEqual(["foreign-root"]);
   });
@@ -103,17 +110,21 @@ describe("GET /v1/events/?depth=", () => {
 
 describe("GET /v1/events/?parent_id=&depth=", () => {
   it.each([
-    ["root", 0, ["root"]],
-    ["root", 1, ["child", "root"]],
-    ["root", 5, ["child", "grandchild", "great-grandchild", "root"]],
-    ["grandchild", 1, ["grandchild", "great-grandchild"]],
-    ["lone-root", 3, ["lone-root"]],
-  ])("from %s down %i levels: that event and its descendants", async (anchor, depth, expected) => {
+    ["root", 0, []],
+    ["root", 1, ["child"]],
+    ["root", 5, ["child", "grandchild", "great-grandchild"]],
+    ["grandchild", 1, ["great-grandchild"]],
+    ["lone-root", 3, []],
+  ])("from %s down %i levels: its descendants, not the event itself", async (anchor, depth, expected) => {
     expect(await names(`?parent_id=${ids.get(anchor)}&depth=${depth}`)).toEqual(expected);
   });
 
-  it("walks a parent loop once", async () => {
-    expect(await names(`?parent_id=${ids.get("loop-a")}&depth=5`)).toEqual(["loop-a", "loop-b"]);
+  it("walks a parent loop once, leaving the starting event out", async () => {
+    expect(await names(`?parent_id=${ids.get("loop-a")}&depth=5`)).toEqual(["loop-b"]);
+  });
+
+  it("applies the other filters to the descendants", async () => {
+    expect(await names(`?parent_id=${ids.get("root")}&depth=5&name=grandchild`)).toEqual(["grandchild"]);
   });
 
   it("still lists only the direct children without depth", async () => {

@@ -111,6 +111,22 @@ describe("GET /v1/events/", () => {
     expect((await list("?metadata[n]=4")).pagination.total_count).toBe(1);
   });
 
+  it("searches with query: name, the customer's fields (by id or external id), words of the metadata", async () => {
+    const count = async (text: string) => (await list(`?query=${encodeURIComponent(text)}`)).pagination.total_count;
+    expect(await count("API.CA")).toBe(6);
+    expect(await count("ext-7")).toBe(6);
+    expect(await count("ada ltd")).toBe(0);
+    expect(await count(customer.email.toUpperCase())).toBe(3);
+    expect(await count(customer.id.slice(0, 8))).toBe(3);
+    expect(names(await list("?query=basic"))).toEqual(["child"]);
+    expect(names(await list("?query=orphan"))).toEqual(["orphan"]);
+    // Pattern characters are literal, and another organization's events stay out of reach.
+    expect(await count("%")).toBe(0);
+    expect(await count("foreign")).toBe(0);
+    // With other filters: AND'd.
+    expect((await list(`?query=pro&name=child`)).pagination.total_count).toBe(1);
+  });
+
   it("filters the direct children of a parent named by its id", async () => {
     const root = (await list("?name=root")).items[0]!;
     const children = await list(`?parent_id=${root.id}`);
@@ -156,6 +172,7 @@ describe("GET /v1/events/", () => {
       { name: "an unknown sorting key", request: get("?sorting=name"), status: 422, loc: ["query", "sorting", 0] },
       { name: "a non-UUID customer_id", request: get("?customer_id=abc"), status: 422, loc: ["query", "customer_id", 0] },
       { name: "a non-UUID parent_id", request: get("?parent_id=abc"), status: 422, loc: ["query", "parent_id"] },
+      { name: "an overlong query", request: get(`?query=${"q".repeat(257)}`), status: 422, loc: ["query", "query"] },
       { name: "a malformed start_timestamp", request: get("?start_timestamp=yesterday"), status: 422, loc: ["query", "start_timestamp"] },
       { name: "an unknown source", request: get("?source=robot"), status: 422, loc: ["query", "source", 0] },
       { name: "no token", request: get("", () => null), status: 401, error: "Unauthorized" },
