@@ -106,7 +106,7 @@ export interface EventFilter {
   sources?: readonly EventSourceValue[] | undefined;
   after?: Date | undefined;
   before?: Date | undefined;
-  /** Without `depth`: the event's direct children. With it: the event and its descendants. */
+  /** Without `depth`: the event's direct children. With it: its descendants down to `depth` levels. */
   parentId?: string | undefined;
   /** Levels below the roots (or below `parentId`) to include. */
   depth?: number | undefined;
