@@ -106,7 +106,7 @@ export interface EventFilter {
   sources?: readonly EventSourceValue[] | undefined;
   after?: Date | undefined;
   before?: Date | undefined;
-  /** Without `depth`: the event's direct children. With it: its descendants down to `depth` levels. */
+  /** The descendants of this event: its direct children, or down to `depth` levels. */
   parentId?: string | undefined;
   /** Levels below the roots (or below `parentId`) to include. */
   depth?: number | undefined;
@@ -121,13 +121,34 @@ export type EventReadRow = EventRow & { resolved_parent_id: string | null; child
 
 const UUID_TEXT = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
-/** The event of the same organization that `parent` (an event id or an external id) names; an id wins. */
-const namedParent = (parent: RawBuilder<unknown>) => sql`
-  SELECT p.id, p.external_id, p.parent_id FROM events p
-  WHERE p.organization_id = e.organization_id
-    AND (p.id = CASE WHEN ${parent} ~ ${UUID_TEXT} THEN ${parent}::uuid END OR p.external_id = ${parent})
-  ORDER BY p.id::text = ${parent} DESC
-  LIMIT 1`;
+/**
+ * The id of the event that a `parent_id` names in its organization: the event with that id (in
+ * any letter case) wins, else the one with that external id; null when none (yet).
+ */
+const parentNamedBy = (organizationId: RawBuilder<unknown>, parentId: RawBuilder<unknown>) => sql<string | null>`COALESCE(
+  (SELECT q.id FROM events q WHERE q.organization_id = ${organizationId} AND q.id = CASE WHEN ${parentId} ~ ${UUID_TEXT} THEN ${parentId}::uuid END),
+  (SELECT q.id FROM events q WHERE q.organization_id = ${organizationId} AND q.external_id = ${parentId})
+)`;
+
+interface TreeNode {
+  id: RawBuilder<unknown>;
+  externalId: RawBuilder<unknown>;
+  organizationId: RawBuilder<unknown>;
+}
+
+/**
+ * The event `child` (a table alias) has `node` as its parent. The text match finds candidates
+ * through the (organization_id, parent_id) index: the node's id as sent in lower or upper case,
+ * or its external id. Resolving then drops a candidate whose parent_id names another event first.
+ */
+function isChildOf(child: string, node: TreeNode): RawBuilder<SqlBool> {
+  const organizationId = sql.ref(`${child}.organization_id`);
+  const parentId = sql.ref(`${child}.parent_id`);
+  return sql<SqlBool>`(
+    ${organizationId} = ${node.organizationId}
+    AND ${parentId} = ANY(ARRAY[${node.id}::text, upper(${node.id}::text), ${node.externalId}])
+    AND ${parentNamedBy(organizationId, parentId)} = ${node.id})`;
+}
 
 /**
  * The event is a root (no parent) or reaches one within `depth` parents, and that root itself
@@ -141,30 +162,38 @@ function withinDepthOfARoot(depth: number, rootMatches: Expression<SqlBool>): Ex
     WITH RECURSIVE up(id, parent_id, hops) AS (
       SELECT e.id, e.parent_id, 0
       UNION ALL
-      SELECT p.id, p.parent_id, up.hops + 1 FROM up CROSS JOIN LATERAL (${namedParent(sql`up.parent_id`)}) p
+      SELECT p.id, p.parent_id, up.hops + 1 FROM up
+      JOIN events p ON p.id = ${parentNamedBy(sql`e.organization_id`, sql`up.parent_id`)}
       WHERE up.parent_id IS NOT NULL AND up.hops < ${depth}
     )
     SELECT 1 FROM up WHERE up.parent_id IS NULL AND ${rootMatches})`;
 }
 
-/** The descendants of `anchorId` down to `depth` levels, not the event itself; walked down once. */
-function descendantOf(anchorId: string, depth: number): Expression<SqlBool> {
+/**
+ * The descendants of `anchorId` from 1 to `depth` levels down, never the event itself: walked
+ * down once, from an anchor in the caller's organizations only.
+ */
+function descendantOf(anchorId: string, depth: number, allowed: OrganizationScope): Expression<SqlBool> {
   if (depth === 0) return sql<SqlBool>`false`;
-  return sql<SqlBool>`e.id IN (
+  const anchorAllowed = allowed === null ? sql`true` : sql`a.organization_id = ANY(${allowed}::uuid[])`;
+  const child = isChildOf("c", { id: sql`down.id`, externalId: sql`down.external_id`, organizationId: sql`down.organization_id` });
+  // An array (computed once) rather than IN: the planner then fetches the few ids by primary
+  // key instead of scanning the organization to test each row against the walk.
+  return sql<SqlBool>`e.id = ANY(ARRAY(
     WITH RECURSIVE down(id, organization_id, external_id, hops) AS (
-      SELECT a.id, a.organization_id, a.external_id, 0 FROM events a WHERE a.id = ${anchorId}
+      SELECT a.id, a.organization_id, a.external_id, 0 FROM events a WHERE a.id = ${anchorId} AND ${anchorAllowed}
       UNION ALL
-      SELECT c.id, c.organization_id, c.external_id, down.hops + 1 FROM down
-      JOIN events c ON c.organization_id = down.organization_id AND c.parent_id IN (down.id::text, down.external_id)
+      SELECT c.id, c.organization_id, c.external_id, down.hops + 1 FROM down JOIN events c ON ${child}
       WHERE down.hops < ${depth}
     )
-    SELECT id FROM down WHERE hops > 0 AND id <> ${anchorId})`;
+    SELECT id FROM down WHERE hops > 0 AND id <> ${anchorId}))`;
 }
 
 /**
  * The list's `query`: a substring of the name or the source, or of the id, external id, name or
  * email of the event's customer (by id, or by external id as on read), all case-insensitive and
- * with `%` and `_` taken literally; or words of the metadata (full-text, no stemming).
+ * with `%` and `_` taken literally; or words of the metadata's values, not its keys (full-text,
+ * no stemming).
  */
 function matchesText(text: string): Expression<SqlBool> {
   const pattern = containsPattern(text);
@@ -176,7 +205,7 @@ function matchesText(text: string): Expression<SqlBool> {
         AND (c.id = e.customer_id OR (e.customer_id IS NULL AND c.deleted_at IS NULL AND c.external_id = e.external_customer_id))
         AND (c.id::text ILIKE ${pattern} OR c.external_id ILIKE ${pattern} OR c.name ILIKE ${pattern} OR c.email ILIKE ${pattern})
     )
-    OR to_tsvector('simple', e.metadata::text) @@ plainto_tsquery('simple', ${text})
+    OR jsonb_to_tsvector('simple', e.metadata, '["string", "numeric", "boolean"]') @@ plainto_tsquery('simple', ${text})
   )`;
 }
 
@@ -193,20 +222,13 @@ function filtered(db: Executor, filter: EventFilter) {
     if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));
     if (filter.before) conditions.push(eb("e.timestamp", "<", filter.before));
     if (filter.id !== undefined) conditions.push(eb("e.id", "=", filter.id));
-    if (filter.depth !== undefined && filter.parentId !== undefined) {
-      conditions.push(descendantOf(filter.parentId, filter.depth));
+    if (filter.parentId !== undefined) {
+      // Without a depth: the direct children.
+      conditions.push(descendantOf(filter.parentId, filter.depth ?? 1, filter.allowed));
     } else if (filter.depth !== undefined) {
       // The root must pass the same filters: the same query again, on the root's row.
       const rootMatches = eb.exists(filtered(db, { ...filter, depth: undefined }).select("e.id").where(sql<SqlBool>`e.id = up.id`));
       conditions.push(withinDepthOfARoot(filter.depth, rootMatches));
-    } else if (filter.parentId !== undefined) {
-      // Children name their parent by its id or by its external id.
-      conditions.push(
-        eb.or([
-          eb("e.parent_id", "=", filter.parentId),
-          eb("e.parent_id", "=", sql<string>`(SELECT p.external_id FROM events p WHERE p.id = ${filter.parentId} AND p.organization_id = e.organization_id)`),
-        ]),
-      );
     }
     if (filter.text !== undefined) conditions.push(matchesText(filter.text));
     if (filter.metadata) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
@@ -228,12 +250,8 @@ export async function listEvents(
   let query = filtered(db, filter)
     .selectAll("e")
     .select([
-      sql<string | null>`COALESCE(
-        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id
-           AND p.id = CASE WHEN e.parent_id ~ ${UUID_TEXT} THEN e.parent_id::uuid END),
-        (SELECT p.id FROM events p WHERE p.organization_id = e.organization_id AND p.external_id = e.parent_id)
-      )`.as("resolved_parent_id"),
-      sql<number>`(SELECT count(*) FROM events c WHERE c.organization_id = e.organization_id AND c.parent_id IN (e.id::text, e.external_id))::int`.as(
+      parentNamedBy(sql`e.organization_id`, sql`e.parent_id`).as("resolved_parent_id"),
+      sql<number>`(SELECT count(*) FROM events c WHERE ${isChildOf("c", { id: sql`e.id`, externalId: sql`e.external_id`, organizationId: sql`e.organization_id` })})::int`.as(
         "child_count",
       ),
     ]);

@@ -108,6 +108,50 @@ describe("GET /v1/events/?depth=", () => {
   });
 });
 
+describe("a parent named by an id that is also another event's external id, or in upper case", () => {
+  let token: string;
+  let x: string;
+  let y: string;
+  const read = async (query: string) => {
+    const response = await ctx.request({ method: "GET", url: `/v1/events/${query}`, token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as { items: { id: string; name: string; parent_id: string | null; child_count: number }[] };
+  };
+  const sortedNames = async (query: string) => (await read(query)).items.map((e) => e.name).sort();
+
+  /** x and y are roots; y's external id is x's id; "claimed" names x's id, "upper" names it in capitals. */
+  beforeAll(async () => {
+    const org = await createOrganization(ctx.deps);
+    token = await createOrganizationToken(ctx.deps, org.id, ["events:read"]);
+    const writeToken = await createOrganizationToken(ctx.deps, org.id, ["events:write"]);
+    const ingest = (events: Record<string, unknown>[]) => ctx.request({ method: "POST", url: "/v1/events/ingest", token: writeToken, payload: { events } });
+    await ingest([{ name: "x", external_customer_id: "c", timestamp: at(0) }]);
+    x = (await read("?name=x")).items[0]!.id;
+    await ingest([
+      { name: "y", external_customer_id: "c", external_id: x, timestamp: at(1) },
+      { name: "claimed", external_customer_id: "c", parent_id: x, timestamp: at(2) },
+      { name: "upper", external_customer_id: "c", parent_id: x.toUpperCase(), timestamp: at(3) },
+    ]);
+    y = (await read("?name=y")).items[0]!.id;
+  });
+
+  it("resolves both children to the event with that id, and counts them there only", async () => {
+    const byName = new Map((await read("?limit=100")).items.map((e) => [e.name, e]));
+    expect(byName.get("claimed")!.parent_id).toBe(x);
+    expect(byName.get("upper")!.parent_id).toBe(x);
+    expect(byName.get("x")!.child_count).toBe(2);
+    expect(byName.get("y")!.child_count).toBe(0);
+  });
+
+  it("lists them under that event, walking down or up, and never under the other", async () => {
+    expect(await sortedNames(`?parent_id=${x}`)).toEqual(["claimed", "upper"]);
+    expect(await sortedNames(`?parent_id=${x}&depth=2`)).toEqual(["claimed", "upper"]);
+    expect(await sortedNames(`?parent_id=${y}`)).toEqual([]);
+    expect(await sortedNames("?depth=0")).toEqual(["x", "y"]);
+    expect(await sortedNames("?depth=1&name=x&name=claimed&name=upper")).toEqual(["claimed", "upper", "x"]);
+  });
+});
+
 describe("GET /v1/events/?parent_id=&depth=", () => {
   it.each([
     ["root", 0, []],

@@ -119,6 +119,9 @@ describe("GET /v1/events/", () => {
     expect(await count(customer.email.toUpperCase())).toBe(3);
     expect(await count(customer.id.slice(0, 8))).toBe(3);
     expect(names(await list("?query=basic"))).toEqual(["child"]);
+    // Metadata values are words to find; keys are not.
+    expect(await count("pro")).toBe(2);
+    expect(await count("plan")).toBe(0);
     expect(names(await list("?query=orphan"))).toEqual(["orphan"]);
     // Pattern characters are literal, and another organization's events stay out of reach.
     expect(await count("%")).toBe(0);
