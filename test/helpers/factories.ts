@@ -160,12 +160,12 @@ export async function createCheckout(
   return openCheckout(deps.db, deps, { organizationId, ...options });
 }
 
-/** A live customer session for a customer: the raw `polar_cst_` token, for portal routes. */
 /** The token with its last character swapped for a different one (a fixed replacement could equal the original). */
 export function tamperLastCharacter(token: string): string {
   return `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
 }
 
+/** A live customer session for a customer: the raw `polar_cst_` token, for portal routes. */
 export async function createCustomerSessionToken(deps: Deps, customerId: string): Promise<string> {
   const session = await createCustomerSessionService(deps).create({ customer_id: customerId }, null);
   return session.token;
