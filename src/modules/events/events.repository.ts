@@ -130,24 +130,20 @@ const parentNamedBy = (organizationId: RawBuilder<unknown>, parentId: RawBuilder
   (SELECT q.id FROM events q WHERE q.organization_id = ${organizationId} AND q.external_id = ${parentId})
 )`;
 
-interface TreeNode {
-  id: RawBuilder<unknown>;
-  externalId: RawBuilder<unknown>;
-  organizationId: RawBuilder<unknown>;
-}
-
 /**
- * The event `child` (a table alias) has `node` as its parent. The text match finds candidates
- * through the (organization_id, parent_id) index: the node's id as sent in lower or upper case,
- * or its external id. Resolving then drops a candidate whose parent_id names another event first.
+ * The event `child` has the event `parent` as its parent (both table aliases). The text match
+ * finds candidates through the (organization_id, parent_id) index: the parent's id as sent in
+ * lower or upper case, or its external id. Resolving then drops a candidate whose parent_id
+ * names another event first.
  */
-function isChildOf(child: string, node: TreeNode): RawBuilder<SqlBool> {
+function isChildOf(child: string, parent: string): RawBuilder<SqlBool> {
   const organizationId = sql.ref(`${child}.organization_id`);
   const parentId = sql.ref(`${child}.parent_id`);
+  const id = sql.ref(`${parent}.id`);
   return sql<SqlBool>`(
-    ${organizationId} = ${node.organizationId}
-    AND ${parentId} = ANY(ARRAY[${node.id}::text, upper(${node.id}::text), ${node.externalId}])
-    AND ${parentNamedBy(organizationId, parentId)} = ${node.id})`;
+    ${organizationId} = ${sql.ref(`${parent}.organization_id`)}
+    AND ${parentId} = ANY(ARRAY[${id}::text, upper(${id}::text), ${sql.ref(`${parent}.external_id`)}])
+    AND ${parentNamedBy(organizationId, parentId)} = ${id})`;
 }
 
 /**
@@ -176,14 +172,13 @@ function withinDepthOfARoot(depth: number, rootMatches: Expression<SqlBool>): Ex
 function descendantOf(anchorId: string, depth: number, allowed: OrganizationScope): Expression<SqlBool> {
   if (depth === 0) return sql<SqlBool>`false`;
   const anchorAllowed = allowed === null ? sql`true` : sql`a.organization_id = ANY(${allowed}::uuid[])`;
-  const child = isChildOf("c", { id: sql`down.id`, externalId: sql`down.external_id`, organizationId: sql`down.organization_id` });
   // An array (computed once) rather than IN: the planner then fetches the few ids by primary
   // key instead of scanning the organization to test each row against the walk.
   return sql<SqlBool>`e.id = ANY(ARRAY(
     WITH RECURSIVE down(id, organization_id, external_id, hops) AS (
       SELECT a.id, a.organization_id, a.external_id, 0 FROM events a WHERE a.id = ${anchorId} AND ${anchorAllowed}
       UNION ALL
-      SELECT c.id, c.organization_id, c.external_id, down.hops + 1 FROM down JOIN events c ON ${child}
+      SELECT c.id, c.organization_id, c.external_id, down.hops + 1 FROM down JOIN events c ON ${isChildOf("c", "down")}
       WHERE down.hops < ${depth}
     )
     SELECT id FROM down WHERE hops > 0 AND id <> ${anchorId}))`;
@@ -251,9 +246,7 @@ export async function listEvents(
     .selectAll("e")
     .select([
       parentNamedBy(sql`e.organization_id`, sql`e.parent_id`).as("resolved_parent_id"),
-      sql<number>`(SELECT count(*) FROM events c WHERE ${isChildOf("c", { id: sql`e.id`, externalId: sql`e.external_id`, organizationId: sql`e.organization_id` })})::int`.as(
-        "child_count",
-      ),
+      sql<number>`(SELECT count(*) FROM events c WHERE ${isChildOf("c", "e")})::int`.as("child_count"),
     ]);
   for (const { key, direction } of sorting) query = query.orderBy(`e.${key}`, direction);
   // A unique tiebreaker so that pages never repeat or skip rows.

@@ -141,7 +141,7 @@ export const ListResourceEvent = ListResource(Event, { title: "ListResource[Even
 export type ListResourceEvent = Static<typeof ListResourceEvent>;
 
 /** How many levels below a root (or the `parent_id` event) a list may reach, as the reference allows. */
-export const MAX_EVENT_DEPTH = 5;
+const MAX_EVENT_DEPTH = 5;
 
 // The list form only: a bad value is reported at its index (`["query", "customer_id", 0]`).
 const repeatable = { listOnly: true, maxItems: false } as const;
