@@ -17,12 +17,19 @@ describe("configuration", () => {
     ["LOG_LEVEL", "loud", /LOG_LEVEL/],
     ["BODY_LIMIT_BYTES", "12", /BODY_LIMIT_BYTES/],
     ["PUBLIC_BASE_URL", "ftp://x", /PUBLIC_BASE_URL/],
+    ["S3_PUBLIC_ENDPOINT", "localhost:9000", /S3_PUBLIC_ENDPOINT/],
   ])("fails fast naming %s for %j", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
   it("treats empty values as unset", () => {
-    expect(loadConfig({ PORT: "", DATABASE_URL: "" })).toMatchObject({ port: 8000, databaseUrl: undefined });
+    // docker-compose passes `ADMIN_TOKEN: ${ADMIN_TOKEN:-}`: empty when the host has none.
+    expect(loadConfig({ PORT: "", DATABASE_URL: "", ADMIN_TOKEN: "" })).toMatchObject({ port: 8000, databaseUrl: undefined, adminToken: undefined });
+  });
+
+  it("reads the S3 storage settings, with the public endpoint links are signed for", () => {
+    const { storage } = loadConfig({ STORAGE_DRIVER: "s3", S3_BUCKET: "docs", S3_ENDPOINT: "http://storage:9000", S3_PUBLIC_ENDPOINT: "http://localhost:9000" });
+    expect(storage).toMatchObject({ driver: "s3", bucket: "docs", endpoint: "http://storage:9000", publicEndpoint: "http://localhost:9000" });
   });
 });
