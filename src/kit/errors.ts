@@ -130,6 +130,17 @@ export const valueIssue = (loc: (string | number)[], message: string, input?: un
   ctx: { error: {} },
 });
 
+/** One entry for a rule failure on a field, with the message as given (no `Value error, ` prefix). */
+export const fieldIssue = (loc: (string | number)[], message: string, input: unknown, type = "value_error"): ValidationIssue => ({
+  loc,
+  msg: message,
+  type,
+  input,
+});
+
+/** A field the operation needs but the request (or the stored state) leaves empty. */
+export const missingIssue = (loc: (string | number)[]): ValidationIssue => ({ loc, msg: "Field required", type: "missing", input: null });
+
 /** OpenAPI/serialization schemas of the error bodies. */
 export const ErrorBody = Type.Object({ error: Type.String(), detail: Type.String() }, { title: "Error" });
 export type ErrorBody = Static<typeof ErrorBody>;
