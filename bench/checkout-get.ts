@@ -17,11 +17,11 @@ import type { Database } from "../src/db/database.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { announceReady, compareWithBare, withServerProcess } from "./harness.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { openCheckout } from "../src/modules/checkouts/checkouts.factory.ts";
 import { toCheckout } from "../src/modules/checkouts/checkouts.mapper.ts";
 import { findCheckoutWithRelations, type CheckoutWithRelations } from "../src/modules/checkouts/checkouts.repository.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { buildServices } from "../src/services.ts";
 import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
@@ -45,15 +45,16 @@ async function serve(): Promise<void> {
   const products = [];
   for (let i = 0; i < 3; i += 1) {
     const product = await insertProduct(connection.db, { organization_id: org.id, name: `Product ${i}`, description: "A product", recurring_interval: null, recurring_interval_count: null, trial_interval: null, trial_interval_count: null, meter_interval: null, meter_interval_count: null, modified_at: null });
-    const prices = await insertPrices(connection.db, [{ organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 }]);
+    await insertPrices(connection.db, [{ organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 }]);
     const benefit = await insertBenefit(connection.db, { organization_id: org.id, type: "license_keys", description: "Key", properties: JSON.stringify({ prefix: "B" }), modified_at: null });
     await attachBenefits(connection.db, org.id, product.id, [benefit.id]);
     await insertMedia(connection.db, { organization_id: org.id, product_id: product.id, name: "c.png", path: "p/c.png", mime_type: "image/png", size: 2048, checksum_sha256_base64: null, checksum_sha256_hex: null, public_url: "https://files.bench/c.png", position: 0, modified_at: null });
-    products.push({ product, prices });
+    products.push(product.id);
   }
-  const checkout = await openCheckout(connection.db, deps, { organizationId: org.id, products });
+  const services = buildServices(deps);
+  const checkout = await services.checkouts.create({ products }, [org.id]);
 
-  const app = await buildApp(deps, { logger: false });
+  const app = await buildApp(deps, { logger: false, services });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const appPort = (app.server.address() as { port: number }).port;
 

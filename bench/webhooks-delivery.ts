@@ -25,8 +25,9 @@ import { connect } from "../src/db/connection.ts";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { startWorker } from "../src/jobs/runner.ts";
-import { taskList } from "../src/jobs/tasks.ts";
-import { recordWebhookEvent } from "../src/modules/webhooks/webhook-events.outbox.ts";
+import { buildServices } from "../src/services.ts";
+import { taskList } from "../src/tasks.ts";
+import { recordWebhookEvent } from "../src/jobs/webhook-outbox.ts";
 import { createWebhookService } from "../src/modules/webhooks/webhooks.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
 
   // The producer stands for the API processes: its own pool, as a separate process would have.
   const api = connect(db.url, 20);
-  const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps), concurrency: WORKER_CONCURRENCY, logger: pino({ level: process.env.BENCH_LOG ?? "silent" }) });
+  const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps, buildServices(deps)), concurrency: WORKER_CONCURRENCY, logger: pino({ level: process.env.BENCH_LOG ?? "silent" }) });
 
   // Producer: a tick every 10 ms records the events due by then, each in its own transaction.
   let inFlight = 0;

@@ -12,7 +12,7 @@ import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
 import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
-import { buildServices } from "./services.ts";
+import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
@@ -20,7 +20,6 @@ import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
-import { checkoutClientRoutes } from "./modules/checkouts/checkouts.client.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
@@ -36,6 +35,8 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 export interface BuildOptions {
   /** Log output: stdout by default, `false` for none (most tests), or a stream of its own. */
   logger?: false | { stream: NodeJS.WritableStream };
+  /** The application's services, when the caller shares them with the worker; built here otherwise. */
+  services?: Services;
 }
 
 /** The HTTP application: plugins, then infrastructure, then feature modules. */
@@ -81,7 +82,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  const services = buildServices(deps);
+  const services = options.services ?? buildServices(deps);
   registerAuth(app, services.authenticators);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
@@ -96,14 +97,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
 
   // Locally stored documents are downloaded through the API itself; S3 links go to S3.
-  if (services.storage instanceof LocalBlobStore) await app.register(localBlobRoutes(services.storage));
+  if (services.blobs instanceof LocalBlobStore) await app.register(localBlobRoutes(services.blobs));
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
-  await app.register(checkoutRoutes(services.checkouts));
+  await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(discountRoutes(services.discounts));
   await app.register(productRoutes(services.products, services.benefits));
-  await app.register(checkoutClientRoutes(services.checkoutClient));
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));

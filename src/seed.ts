@@ -1,59 +1,48 @@
 import type { Deps } from "./context.ts";
-import { openCheckout } from "./modules/checkouts/checkouts.factory.ts";
-import { insertDiscount } from "./modules/discounts/discounts.repository.ts";
-import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
-import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
-import { attachBenefits, insertBenefit, insertPrices, insertProduct } from "./modules/products/products.repository.ts";
+import type { Principal } from "./kit/auth.ts";
+import { buildServices } from "./services.ts";
 
-/** A demo organization with a product, a discount, an open checkout and a token to read it. */
+/** The seed acts as the instance owner: every scope, any organization. */
+const OWNER: Principal = { kind: "user", tokenId: "seed", scopes: "all" };
+
+/**
+ * A demo organization with a product, a discount, an open checkout and a token to read it. Every
+ * object is made through its service, as an API call would make it: the checkout has its expiry
+ * scheduled, its `checkout.created` event recorded and its tax computed.
+ */
 export async function seedDemo(deps: Deps) {
+  const services = buildServices(deps);
   const suffix = Math.random().toString(36).slice(2, 8);
-  const organization = await createOrganizationService(deps).create({ name: "Demo Store", slug: `demo-${suffix}` });
-  return deps.db.transaction().execute(async (trx) => {
-    const product = await insertProduct(trx, {
-      organization_id: organization.id,
-      name: "Pro license",
-      description: "One year of updates",
-      recurring_interval: null,
-      recurring_interval_count: null,
-      trial_interval: null,
-      trial_interval_count: null,
-      meter_interval: null,
-      meter_interval_count: null,
-      modified_at: null,
-    });
-    const prices = await insertPrices(trx, [
-      { organization_id: organization.id, product_id: product.id, amount_type: "fixed", price_currency: "usd", price_amount: 4900 },
-    ]);
-    const benefit = await insertBenefit(trx, {
-      organization_id: organization.id,
-      type: "license_keys",
-      description: "License key",
-      properties: JSON.stringify({ prefix: "DEMO", expires: null, activations: { limit: 3, enable_customer_admin: true }, limit_usage: null }),
-      modified_at: null,
-    });
-    await attachBenefits(trx, organization.id, product.id, [benefit.id]);
-    const discount = await insertDiscount(trx, {
-      organization_id: organization.id,
-      name: "Launch 20%",
-      code: "LAUNCH20",
-      type: "percentage",
-      duration: "once",
-      duration_in_months: null,
-      basis_points: 2000,
-      amounts: null,
-      starts_at: null,
-      ends_at: null,
-      max_redemptions: 100,
-      modified_at: null,
-      deleted_at: null,
-    });
-    const checkout = await openCheckout(trx, deps, { organizationId: organization.id, products: [{ product, prices }], discount });
-    const { token } = await createAccessTokenService({ ...deps, db: trx }).createOrganizationToken({
-      organization_id: organization.id,
-      comment: "demo",
-      scopes: ["checkouts:read", "checkouts:write", "products:read", "orders:read", "events:write"],
-    });
-    return { organization_id: organization.id, product_id: product.id, discount_id: discount.id, checkout_id: checkout.id, token };
+  const organization = await services.organizations.create({ name: "Demo Store", slug: `demo-${suffix}` });
+  const scope = [organization.id] as [string];
+  const benefit = await services.benefits.create(OWNER, {
+    organization_id: organization.id,
+    type: "license_keys",
+    description: "License key",
+    properties: { prefix: "DEMO", expires: null, activations: { limit: 3, enable_customer_admin: true }, limit_usage: null },
   });
+  const created = await services.products.create(OWNER, {
+    organization_id: organization.id,
+    name: "Pro license",
+    description: "One year of updates",
+    recurring_interval: null,
+    prices: [{ amount_type: "fixed", price_currency: "usd", price_amount: 4900 }],
+  });
+  const product = await services.products.setBenefits(created.id, { benefits: [benefit.id] }, scope);
+  const discount = await services.discounts.create(OWNER, {
+    organization_id: organization.id,
+    name: "Launch 20%",
+    code: "LAUNCH20",
+    type: "percentage",
+    duration: "once",
+    basis_points: 2000,
+    max_redemptions: 100,
+  });
+  const checkout = await services.checkouts.create({ products: [product.id], discount_id: discount.id }, scope);
+  const { token } = await services.accessTokens.createOrganizationToken({
+    organization_id: organization.id,
+    comment: "demo",
+    scopes: ["checkouts:read", "checkouts:write", "products:read", "orders:read", "events:write"],
+  });
+  return { organization_id: organization.id, product_id: product.id, discount_id: discount.id, checkout_id: checkout.id, token };
 }

@@ -5,10 +5,11 @@ import type { Runner } from "graphile-worker";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { startWorker } from "./jobs/runner.ts";
-import { taskList } from "./jobs/tasks.ts";
 import { loggerOptions } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
+import { buildServices } from "./services.ts";
+import { taskList } from "./tasks.ts";
 
 /** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
 async function main(): Promise<void> {
@@ -25,7 +26,8 @@ async function main(): Promise<void> {
     process.stdout.write(`\nOwner personal access token (shown once, also saved to ${file}):\n  ${owner.generated}\n\n`);
   }
 
-  const app = await buildApp(runtime.deps);
+  const services = buildServices(runtime.deps);
+  const app = await buildApp(runtime.deps, { services });
   let worker: Promise<Runner> | null = null;
   let stopping = false;
   // Responses finished while stopping close their connection, so kept-alive clients do not hold
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   if (config.workerEnabled && !stopping) {
-    worker = startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps), concurrency: config.workerConcurrency, logger });
+    worker = startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps, services), concurrency: config.workerConcurrency, logger });
     await worker;
   }
   logger.info({ ms: Math.round(performance.now() - startedAt), embeddedDatabase: runtime.embedded }, "ready");

@@ -15,15 +15,15 @@ import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
 import * as BI from "../../src/modules/products/benefit-inputs.schemas.ts";
 import { Pagination } from "../../src/kit/pagination.ts";
 import { TaxIdFormat } from "../../src/kit/tax-id.ts";
-import * as CP from "../../src/modules/checkouts/checkouts.public.schemas.ts";
-import * as CI from "../../src/modules/checkouts/checkouts.inputs.ts";
+import * as CI from "../../src/modules/checkouts/checkout-inputs.schemas.ts";
+import * as CF from "../../src/modules/custom-fields/custom-fields.schemas.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
 import * as OR from "../../src/modules/orders/orders.schemas.ts";
 import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
-import * as CPOrg from "../../src/modules/customer-portal/organization.schemas.ts";
+import * as OV from "../../src/modules/organizations/organization-views.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -121,18 +121,18 @@ const _taxBehavior: AssertEqual<C.TaxBehavior, models.TaxBehavior> = true;
 const _paymentProcessor: AssertEqual<C.PaymentProcessor, models.PaymentProcessor> = true;
 const _fieldMode: AssertEqual<C.BillingAddressFieldMode, models.BillingAddressFieldMode> = true;
 const _billingFields: AssertAssignable<S<typeof C.CheckoutBillingAddressFields>, models.CheckoutBillingAddressFields> = true;
-const _cfText: AssertAssignable<S<typeof C.CustomFieldText>, models.CustomFieldText> = true;
-const _cfNumber: AssertAssignable<S<typeof C.CustomFieldNumber>, models.CustomFieldNumber> = true;
-const _cfDate: AssertAssignable<S<typeof C.CustomFieldDate>, models.CustomFieldDate> = true;
-const _cfCheckbox: AssertAssignable<S<typeof C.CustomFieldCheckbox>, models.CustomFieldCheckbox> = true;
-const _cfSelect: AssertAssignable<S<typeof C.CustomFieldSelect>, models.CustomFieldSelect> = true;
-const _customField: AssertAssignable<S<typeof C.CustomField>, models.CustomField> = true;
-const _attachedField: AssertAssignable<S<typeof C.AttachedCustomField>, models.AttachedCustomField> = true;
+const _cfText: AssertAssignable<S<typeof CF.CustomFieldText>, models.CustomFieldText> = true;
+const _cfNumber: AssertAssignable<S<typeof CF.CustomFieldNumber>, models.CustomFieldNumber> = true;
+const _cfDate: AssertAssignable<S<typeof CF.CustomFieldDate>, models.CustomFieldDate> = true;
+const _cfCheckbox: AssertAssignable<S<typeof CF.CustomFieldCheckbox>, models.CustomFieldCheckbox> = true;
+const _cfSelect: AssertAssignable<S<typeof CF.CustomFieldSelect>, models.CustomFieldSelect> = true;
+const _customField: AssertAssignable<S<typeof CF.CustomField>, models.CustomField> = true;
+const _attachedField: AssertAssignable<S<typeof CF.AttachedCustomField>, models.AttachedCustomField> = true;
 const _checkout: AssertAssignable<S<typeof C.Checkout>, SdkCheckout> = true;
 type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & { products: SdkCheckoutProduct[]; product: SdkCheckoutProduct | null };
-const _checkoutOrganization: AssertAssignable<S<typeof CP.CheckoutOrganization>, models.CheckoutOrganization> = true;
-const _checkoutPublic: AssertAssignable<S<typeof CP.CheckoutPublic>, SdkPublicWaived<models.CheckoutPublic>> = true;
-const _checkoutConfirmed: AssertAssignable<S<typeof CP.CheckoutPublicConfirmed>, SdkPublicWaived<models.CheckoutPublicConfirmed>> = true;
+const _checkoutOrganization: AssertAssignable<S<typeof OV.CheckoutOrganization>, models.CheckoutOrganization> = true;
+const _checkoutPublic: AssertAssignable<S<typeof C.CheckoutPublic>, SdkPublicWaived<models.CheckoutPublic>> = true;
+const _checkoutConfirmed: AssertAssignable<S<typeof C.CheckoutPublicConfirmed>, SdkPublicWaived<models.CheckoutPublicConfirmed>> = true;
 
 // Organizations.
 const _orgStatus: AssertEqual<O.OrganizationStatus, models.OrganizationStatus> = true;
@@ -244,8 +244,8 @@ type SdkCustomerOrder = Omit<models.CustomerOrder, "units" | "product" | "subscr
   product: SdkCustomerOrderProduct | null;
   subscription: Omit<models.CustomerOrderSubscription, "units"> | null;
 };
-const _customerOrgFeatures: AssertAssignable<S<typeof CPOrg.CustomerOrganizationFeatureSettings>, models.CustomerOrganizationFeatureSettings> = true;
-const _customerOrganization: AssertAssignable<CPOrg.CustomerOrganization, models.CustomerOrganization> = true;
+const _customerOrgFeatures: AssertAssignable<S<typeof OV.CustomerOrganizationFeatureSettings>, models.CustomerOrganizationFeatureSettings> = true;
+const _customerOrganization: AssertAssignable<OV.CustomerOrganization, models.CustomerOrganization> = true;
 const _customerOrderProduct: AssertAssignable<CPO.CustomerOrderProduct, SdkCustomerOrderProduct> = true;
 const _customerOrder: AssertAssignable<CPO.CustomerOrder, SdkCustomerOrder> = true;
 const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> = true;
@@ -366,23 +366,23 @@ const mirrored: Record<string, TSchema> = {
   PaymentProcessor: C.PaymentProcessor,
   BillingAddressFieldMode: C.BillingAddressFieldMode,
   CheckoutBillingAddressFields: C.CheckoutBillingAddressFields,
-  CustomFieldTextProperties: C.CustomFieldTextProperties,
-  CustomFieldNumberProperties: C.CustomFieldNumberProperties,
-  CustomFieldDateProperties: C.CustomFieldDateProperties,
-  CustomFieldCheckboxProperties: C.CustomFieldCheckboxProperties,
-  CustomFieldSelectOption: C.CustomFieldSelectOption,
-  CustomFieldSelectProperties: C.CustomFieldSelectProperties,
-  CustomFieldText: C.CustomFieldText,
-  CustomFieldNumber: C.CustomFieldNumber,
-  CustomFieldDate: C.CustomFieldDate,
-  CustomFieldCheckbox: C.CustomFieldCheckbox,
-  CustomFieldSelect: C.CustomFieldSelect,
-  CustomField: C.CustomField,
-  AttachedCustomField: C.AttachedCustomField,
+  CustomFieldTextProperties: CF.CustomFieldTextProperties,
+  CustomFieldNumberProperties: CF.CustomFieldNumberProperties,
+  CustomFieldDateProperties: CF.CustomFieldDateProperties,
+  CustomFieldCheckboxProperties: CF.CustomFieldCheckboxProperties,
+  CustomFieldSelectOption: CF.CustomFieldSelectOption,
+  CustomFieldSelectProperties: CF.CustomFieldSelectProperties,
+  CustomFieldText: CF.CustomFieldText,
+  CustomFieldNumber: CF.CustomFieldNumber,
+  CustomFieldDate: CF.CustomFieldDate,
+  CustomFieldCheckbox: CF.CustomFieldCheckbox,
+  CustomFieldSelect: CF.CustomFieldSelect,
+  CustomField: CF.CustomField,
+  AttachedCustomField: CF.AttachedCustomField,
   Checkout: C.Checkout,
-  CheckoutOrganization: CP.CheckoutOrganization,
-  CheckoutPublic: CP.CheckoutPublic,
-  CheckoutPublicConfirmed: CP.CheckoutPublicConfirmed,
+  CheckoutOrganization: OV.CheckoutOrganization,
+  CheckoutPublic: C.CheckoutPublic,
+  CheckoutPublicConfirmed: C.CheckoutPublicConfirmed,
   CheckoutProductsCreate: CI.CheckoutCreate,
   CheckoutUpdate: CI.CheckoutUpdate,
   CheckoutUpdatePublic: CI.CheckoutUpdatePublic,
@@ -479,8 +479,8 @@ const mirrored: Record<string, TSchema> = {
   DiscountPercentageRepeatDurationBase: D.DiscountPercentageRepeatDurationBase,
   CustomerOrder: CPO.CustomerOrder,
   CustomerOrderProduct: CPO.CustomerOrderProduct,
-  CustomerOrganization: CPOrg.CustomerOrganization,
-  CustomerOrganizationFeatureSettings: CPOrg.CustomerOrganizationFeatureSettings,
+  CustomerOrganization: OV.CustomerOrganization,
+  CustomerOrganizationFeatureSettings: OV.CustomerOrganizationFeatureSettings,
   CustomerOrderUpdate: CPO.CustomerOrderUpdate,
 };
 

@@ -4,6 +4,7 @@ import { buildApp } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import type { Deps } from "../../src/context.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
+import { buildServices, type Services } from "../../src/services.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface TestClock {
@@ -29,6 +30,8 @@ export interface TestContext {
   readonly app: FastifyInstance;
   readonly database: TestDatabase;
   readonly deps: Deps;
+  /** The app's own service instances, for tests that run its background tasks. */
+  readonly services: Services;
   readonly clock: TestClock;
   /** The instance owner's personal access token. */
   readonly ownerToken: string;
@@ -47,7 +50,8 @@ export async function createTestContext(options: { env?: Record<string, string> 
   const deps: Deps = { db: database.db, config: testConfig(options.env), secret: randomBytes(32).toString("hex"), now: clock.now };
   const owner = await createAccessTokenService(deps).ensureOwnerToken(undefined);
   if (!owner.generated) throw new Error("a fresh database has no owner token yet");
-  const app = await buildApp(deps, { logger: false });
+  const services = buildServices(deps);
+  const app = await buildApp(deps, { logger: false, services });
   await app.ready();
   // Building the app compiles every route's schemas; start the clock once that is done, so that
   // rows stamped by the database's now() and times from this clock agree to within a test's work.
@@ -57,6 +61,7 @@ export async function createTestContext(options: { env?: Record<string, string> 
     app,
     database,
     deps,
+    services,
     clock,
     ownerToken,
     request: ({ token, headers, ...rest }) =>

@@ -2,7 +2,9 @@ import type { Insertable, Updateable } from "kysely";
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../../src/context.ts";
 import { createTestContext } from "./context.ts";
-import { openCheckout } from "../../src/modules/checkouts/checkouts.factory.ts";
+import { checkoutAmount, discountAmount } from "../../src/modules/checkouts/checkouts.pricing.ts";
+import { insertCheckout } from "../../src/modules/checkouts/checkouts.repository.ts";
+import { TokenPrefix, generateToken } from "../../src/kit/tokens.ts";
 import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
 import { insertCustomer } from "../../src/modules/customers/customers.repository.ts";
 import { createCustomerSessionService } from "../../src/modules/customers/customer-sessions.service.ts";
@@ -152,12 +154,63 @@ export async function createCustomer(deps: Deps, organizationId: string, overrid
   });
 }
 
+/**
+ * A checkout row inserted directly, with its stored amounts computed as the service would for a
+ * session with no tax yet: for tests that need a session in a given state without the API.
+ */
 export async function createCheckout(
   deps: Deps,
   organizationId: string,
   options: { products: ProductWithPrices[]; selectedProductId?: string; discount?: DiscountRow | null; values?: Partial<Insertable<CheckoutsTable>> },
 ) {
-  return openCheckout(deps.db, deps, { organizationId, ...options });
+  const selected = options.products.find((p) => p.product.id === options.selectedProductId) ?? options.products[0] ?? null;
+  const prices = selected?.prices ?? [];
+  const currency = prices[0]?.price_currency ?? "usd";
+  const amount = checkoutAmount(prices, { seats: options.values?.seats ?? null });
+  const discount = options.discount ?? null;
+  const discounted = discountAmount(discount, amount, currency);
+  const now = deps.now();
+  return insertCheckout(
+    deps.db,
+    {
+      organization_id: organizationId,
+      created_at: now,
+      client_secret: generateToken(TokenPrefix.checkoutClientSecret),
+      expires_at: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
+      currency,
+      amount,
+      discount_amount: discounted,
+      net_amount: amount - discounted,
+      tax_amount: null,
+      tax_behavior: null,
+      seats: null,
+      min_seats: null,
+      max_seats: null,
+      allow_trial: null,
+      trial_interval: null,
+      trial_interval_count: null,
+      trial_end: null,
+      product_id: selected?.product.id ?? null,
+      product_price_id: prices[0]?.id ?? null,
+      discount_id: discount?.id ?? null,
+      customer_id: null,
+      external_customer_id: null,
+      customer_name: null,
+      customer_email: null,
+      customer_ip_address: null,
+      customer_billing_name: null,
+      customer_billing_address: null,
+      customer_tax_id: null,
+      locale: null,
+      payment_method_type: null,
+      success_url: null,
+      return_url: null,
+      embed_origin: null,
+      subscription_id: null,
+      ...options.values,
+    },
+    options.products.map((p) => p.product.id),
+  );
 }
 
 /** The token with its last character swapped for a different one (a fixed replacement could equal the original). */

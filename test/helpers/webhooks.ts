@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Deps } from "../../src/context.ts";
 import { createWebhookDeliveryService } from "../../src/modules/webhooks/webhook-delivery.service.ts";
-import { recordWebhookEvent, type WebhookEventType } from "../../src/modules/webhooks/webhook-events.outbox.ts";
+import { recordWebhookEvent, type WebhookEventType } from "../../src/jobs/webhook-outbox.ts";
 import { createWebhookService } from "../../src/modules/webhooks/webhooks.service.ts";
 import type { WebhookEndpointCreate } from "../../src/modules/webhooks/webhooks.schemas.ts";
 import type { TestContext } from "./context.ts";

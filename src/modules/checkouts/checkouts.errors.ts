@@ -1,4 +1,5 @@
 import { AppError } from "../../kit/errors.ts";
+import type { CheckoutRow } from "./checkouts.table.ts";
 
 /** Updating or confirming a session that is no longer open. */
 export class NotOpenCheckout extends AppError {
@@ -26,4 +27,15 @@ export class DiscountRedemptionLimitReached extends AppError {
   constructor() {
     super(403, "DiscountRedemptionLimitReached", "This discount has reached its maximum number of redemptions.");
   }
+}
+
+/** A client-secret route may read a session until it expires, whatever its status. */
+export function assertNotExpired(row: Pick<CheckoutRow, "status" | "expires_at">, now: Date): void {
+  if (row.status === "expired" || row.expires_at < now) throw new ExpiredCheckoutError();
+}
+
+/** The buyer may edit or confirm only an open session that has not expired. */
+export function assertOpenForBuyer(row: Pick<CheckoutRow, "status" | "expires_at">, now: Date): void {
+  assertNotExpired(row, now);
+  if (row.status !== "open") throw new NotOpenCheckout();
 }

@@ -2,10 +2,11 @@ import { toIso, toIsoOrNull } from "../../kit/schema.ts";
 import { toCheckoutDiscount } from "../discounts/discounts.mapper.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { ProductPrice } from "../products/products.schemas.ts";
-import { pricesIn } from "./checkouts.compute.ts";
+import { toCheckoutOrganization } from "../organizations/organizations.mapper.ts";
+import type { OrganizationRow } from "../organizations/organizations.table.ts";
+import { activeTrial, billingAddressFields, isDiscountApplicable, isFreeProductPrice, isPaymentSetupRequired, pricesIn } from "./checkouts.pricing.ts";
 import type { CheckoutWithRelations } from "./checkouts.repository.ts";
-import * as rules from "./checkouts.rules.ts";
-import type { Checkout } from "./checkouts.schemas.ts";
+import { MERCHANT_ONLY_FIELDS, type Checkout, type CheckoutPublic } from "./checkouts.schemas.ts";
 
 export interface CheckoutUrls {
   /** Base of the customer-facing checkout pages. */
@@ -18,7 +19,7 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
   const selected = row.products.find((p) => p.id === row.product_id) ?? null;
   const selectedPrices = pricesIn(selected, row.currency);
   const isRecurring = selected?.recurring_interval != null;
-  const trial = rules.activeTrial({
+  const trial = activeTrial({
     allowTrial: row.allow_trial,
     checkoutInterval: row.trial_interval,
     checkoutCount: row.trial_interval_count,
@@ -29,7 +30,7 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
   const discountFacts = row.discount ? { type: row.discount.type, duration: row.discount.duration, basis_points: row.discount.basis_points } : null;
   const totalAmount = row.net_amount + (row.tax_amount ?? 0);
   const isPaymentRequired = totalAmount > 0 && row.trial_end === null;
-  const isPaymentSetupRequired = rules.isPaymentSetupRequired({
+  const isSetupRequired = isPaymentSetupRequired({
     hasProduct: selected !== null,
     isRecurring,
     prices: selectedPrices,
@@ -74,11 +75,11 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
     discount_id: row.discount_id,
     allow_discount_codes: row.allow_discount_codes,
     require_billing_address: row.require_billing_address,
-    is_discount_applicable: rules.isDiscountApplicable(selectedPrices),
-    is_free_product_price: rules.isFreeProductPrice(selectedPrices),
+    is_discount_applicable: isDiscountApplicable(selectedPrices),
+    is_free_product_price: isFreeProductPrice(selectedPrices),
     is_payment_required: isPaymentRequired,
-    is_payment_setup_required: isPaymentSetupRequired,
-    is_payment_form_required: isPaymentRequired || isPaymentSetupRequired,
+    is_payment_setup_required: isSetupRequired,
+    is_payment_form_required: isPaymentRequired || isSetupRequired,
     customer_id: row.customer_id,
     is_business_customer: row.is_business_customer,
     customer_name: row.customer_name,
@@ -90,7 +91,7 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
     locale: row.locale,
     payment_method_type: row.payment_method_type,
     payment_processor_metadata: row.payment_processor_metadata,
-    billing_address_fields: rules.billingAddressFields({
+    billing_address_fields: billingAddressFields({
       address: row.customer_billing_address,
       requireBillingAddress: row.require_billing_address,
       isBusinessCustomer: row.is_business_customer,
@@ -109,4 +110,11 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
     attached_custom_fields: [],
     customer_metadata: row.customer_metadata,
   };
+}
+
+/** The buyer's view: the merchant's own fields removed, the seller's identity added. */
+export function toCheckoutPublic(row: CheckoutWithRelations, urls: CheckoutUrls, organization: OrganizationRow): CheckoutPublic {
+  const full: Record<string, unknown> = { ...toCheckout(row, urls) };
+  for (const key of MERCHANT_ONLY_FIELDS) delete full[key];
+  return { ...(full as Omit<CheckoutPublic, "organization">), organization: toCheckoutOrganization(organization) };
 }

@@ -2,11 +2,14 @@ import { type CompiledQuery, type Expression, type Insertable, type Updateable }
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern } from "../../kit/pagination.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { productRelations } from "../products/products.queries.ts";
+import type { CheckoutSortKeys } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
+
+export type CheckoutSortKey = (typeof CheckoutSortKeys)[number];
 
 export type CheckoutWithRelations = CheckoutRow & {
   products: ProductWithRelationsJson[];
@@ -78,8 +81,6 @@ export async function findCheckoutWithRelations(
   return result.rows[0];
 }
 
-export type CheckoutSortKey = "created_at" | "expires_at" | "status";
-
 export interface CheckoutListFilters {
   organizationIds: string[] | undefined;
   productIds: string[] | undefined;
@@ -89,12 +90,7 @@ export interface CheckoutListFilters {
   emailQuery: string | null;
 }
 
-export async function listCheckouts(
-  db: Executor,
-  filters: CheckoutListFilters,
-  allowed: OrganizationScope,
-  page: { sorting: { key: CheckoutSortKey; descending: boolean }[]; offset: number; limit: number },
-): Promise<{ rows: CheckoutWithRelations[]; total: number }> {
+function filteredCheckouts(db: Executor, filters: CheckoutListFilters, allowed: OrganizationScope) {
   let query = checkoutsWithRelations(db);
   if (allowed !== null) query = query.where("c.organization_id", "in", allowed);
   if (filters.organizationIds) query = query.where("c.organization_id", "in", filters.organizationIds);
@@ -102,17 +98,36 @@ export async function listCheckouts(
   if (filters.customerIds) query = query.where("c.customer_id", "in", filters.customerIds);
   if (filters.externalCustomerIds) query = query.where("c.external_customer_id", "in", filters.externalCustomerIds);
   if (filters.statuses) query = query.where("c.status", "in", filters.statuses);
-  if (filters.emailQuery) {
-    const pattern = containsPattern(filters.emailQuery);
-    query = query.where("c.customer_email", "ilike", pattern);
-  }
-  const counted = query.clearSelect().select((eb) => eb.fn.countAll<string>().as("count"));
-  for (const { key, descending } of page.sorting) query = query.orderBy(`c.${key}`, descending ? "desc" : "asc");
-  const [rows, count] = await Promise.all([
-    query.orderBy("c.id").offset(page.offset).limit(page.limit).execute(),
-    counted.executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows as CheckoutWithRelations[], total: Number(count.count) };
+  if (filters.emailQuery) query = query.where("c.customer_email", "ilike", containsPattern(filters.emailQuery));
+  return query;
+}
+
+export async function countCheckouts(db: Executor, filters: CheckoutListFilters, allowed: OrganizationScope): Promise<number> {
+  const counted = filteredCheckouts(db, filters, allowed)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number((await counted).count);
+}
+
+/** One page, ordered by the criteria and then by id, so pages never repeat or skip rows. */
+export async function listCheckouts(
+  db: Executor,
+  filters: CheckoutListFilters,
+  allowed: OrganizationScope,
+  sorting: readonly SortCriterion<CheckoutSortKey>[],
+  offset: number,
+  limit: number,
+): Promise<CheckoutWithRelations[]> {
+  let query = filteredCheckouts(db, filters, allowed);
+  for (const { key, direction } of sorting) query = query.orderBy(`c.${key}`, direction);
+  return (await query.orderBy("c.id").offset(offset).limit(limit).execute()) as CheckoutWithRelations[];
+}
+
+/** The organization a product belongs to, or undefined when there is no such product. */
+export async function findProductOrganization(db: Executor, productId: string): Promise<string | undefined> {
+  const row = await db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirst();
+  return row?.organization_id;
 }
 
 /** The session row locked for the rest of the transaction: every state change goes through here. */

@@ -4,9 +4,8 @@ import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit
 import { TrialInterval, UuidRecord } from "../../kit/schema-extra.ts";
 import { AnyProductPrice, CheckoutProduct } from "../products/products.schemas.ts";
 import { CheckoutDiscount } from "../discounts/discounts.schemas.ts";
-import { AttachedCustomField } from "./custom-fields.schemas.ts";
-
-export * from "./custom-fields.schemas.ts";
+import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
+import { CheckoutOrganization } from "../organizations/organization-views.schemas.ts";
 
 export const CheckoutStatusValues = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 export const CheckoutStatus = StringEnum(CheckoutStatusValues, { title: "CheckoutStatus" });
@@ -124,3 +123,24 @@ export const Checkout = Type.Object(
   { title: "Checkout", description: "Checkout session as read with an access token." },
 );
 export type Checkout = Static<typeof Checkout>;
+
+/** What the buyer's client sees: the merchant-only fields are left out, the seller is added. */
+export const MERCHANT_ONLY_FIELDS = ["metadata", "customer_metadata", "external_customer_id", "subscription_id", "trial_interval", "trial_interval_count"] as const;
+const {
+  metadata: _metadata, customer_metadata: _customerMetadata, external_customer_id: _externalId, subscription_id: _subscriptionId,
+  trial_interval: _trialInterval, trial_interval_count: _trialCount, ...sharedProperties
+} = Checkout.properties;
+const publicProperties = { ...sharedProperties, organization: CheckoutOrganization };
+
+export const CheckoutPublic = Type.Object(publicProperties, { title: "CheckoutPublic", description: "Checkout session as its client secret reads it." });
+export type CheckoutPublic = Static<typeof CheckoutPublic>;
+
+export const CheckoutPublicConfirmed = Type.Object(
+  {
+    ...publicProperties,
+    status: Type.Literal("confirmed"),
+    customer_session_token: Nullable(Type.String(), { description: "Customer session token for the buyer's portal." }),
+  },
+  { title: "CheckoutPublicConfirmed", description: "Checkout session right after its confirmation." },
+);
+export type CheckoutPublicConfirmed = Static<typeof CheckoutPublicConfirmed>;

@@ -1,125 +1,153 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
+import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
-import { asList } from "../../kit/pagination.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { asList, paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { TokenPrefix, generateToken } from "../../kit/tokens.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import { rateTableTaxEngine, type TaxEngine } from "../tax/tax.engine.ts";
-import { draftColumns } from "./checkouts.drafts.ts";
-import { applyChanges, type SessionDraft } from "./checkouts.editor.ts";
-import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkouts.inputs.ts";
-import { toCheckout } from "./checkouts.mapper.ts";
-import { findCheckoutWithRelations, findProductsWithRelations, insertCheckout, listCheckouts, type CheckoutSortKey } from "./checkouts.repository.ts";
-import type { Checkout } from "./checkouts.schemas.ts";
-import { createCheckoutStore } from "./checkouts.store.ts";
+import { findOrganization } from "../organizations/organizations.repository.ts";
+import type { OrganizationRow } from "../organizations/organizations.table.ts";
+import type { TaxEngine } from "../tax/tax.engine.ts";
+import type { CheckoutChanges, CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkout-inputs.schemas.ts";
+import { applyChanges, blankDraft, draftColumns, draftOf } from "./checkouts.draft.ts";
 import { NotOpenCheckout } from "./checkouts.errors.ts";
+import { toCheckout } from "./checkouts.mapper.ts";
+import {
+  countCheckouts,
+  findCheckoutForUpdate,
+  findCheckoutProducts,
+  findCheckoutWithRelations,
+  findProductOrganization,
+  findProductsWithRelations,
+  insertCheckout,
+  listCheckouts,
+  updateCheckout,
+  type CheckoutListFilters,
+  type CheckoutLocator,
+  type CheckoutWithRelations,
+} from "./checkouts.repository.ts";
+import type { Checkout } from "./checkouts.schemas.ts";
+import type { CheckoutRow } from "./checkouts.table.ts";
 
-export const CHECKOUT_EXPIRE_TASK = "checkout.expire";
+export interface PublishedCheckout {
+  full: CheckoutWithRelations;
+  checkout: Checkout;
+}
 
-const issueAt = (loc: (string | number)[], msg: string, input: unknown): ValidationIssue => ({ loc, msg, type: "value_error", input });
+/** Schedules the `open` → `expired` job at the session's expiry (replacing a pending one). */
+export const scheduleCheckoutExpiry = (db: Executor, checkoutId: string, runAt: Date) =>
+  enqueueJob(db, TaskName.checkoutExpire, { checkoutId }, { runAt, jobKey: `${TaskName.checkoutExpire}:${checkoutId}` });
+
+/**
+ * What every checkout write shares, merchant and buyer side alike: locking the session, applying
+ * an edit through the draft rules, reading it back and recording its webhook event.
+ */
+export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
+  const urls = { checkoutBaseUrl: deps.config.checkoutBaseUrl };
+
+  async function organizationOf(db: Executor, organizationId: string): Promise<OrganizationRow> {
+    const organization = await findOrganization(db, organizationId, null);
+    if (!organization) throw new ResourceNotFound();
+    return organization;
+  }
+
+  return {
+    urls,
+    taxEngine,
+    organizationOf,
+    view: (full: CheckoutWithRelations): Checkout => toCheckout(full, urls),
+
+    async lock(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): Promise<CheckoutRow> {
+      const row = await findCheckoutForUpdate(db, where, allowed);
+      if (!row) throw new ResourceNotFound();
+      return row;
+    },
+
+    /** Applies an edit to a locked session and stores it; the caller publishes. */
+    async edit(db: Executor, row: CheckoutRow, changes: CheckoutChanges, side: "merchant" | "buyer"): Promise<CheckoutRow> {
+      const organization = await organizationOf(db, row.organization_id);
+      const now = deps.now();
+      const { draft, priced } = await applyChanges(draftOf(row), changes, {
+        db,
+        products: await findCheckoutProducts(db, row.id),
+        defaultTaxBehavior: organization.default_tax_behavior,
+        taxEngine,
+        now,
+        side,
+        creating: false,
+      });
+      return updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
+    },
+
+    /** Reads the session back as the API shows it and records the webhook event in the same transaction. */
+    async publish(db: Executor, id: string, type: WebhookEventType): Promise<PublishedCheckout> {
+      const full = await findCheckoutWithRelations(db, { id }, null);
+      if (!full) throw new ResourceNotFound();
+      const checkout = toCheckout(full, urls);
+      await recordWebhookEvent(db, { organizationId: full.organization_id, type, data: checkout, now: deps.now() });
+      return { full, checkout };
+    },
+  };
+}
+export type CheckoutSessions = ReturnType<typeof createCheckoutSessions>;
 
 /** Which organization a new session belongs to: the token's, or for the owner the first product's. */
 async function owningOrganization(db: Executor, productIds: readonly string[], allowed: OrganizationScope): Promise<string> {
   if (allowed !== null) return allowed[0];
-  const first = await db.selectFrom("products").select("organization_id").where("id", "=", productIds[0] ?? "").executeTakeFirst();
-  if (!first) throw new RequestValidationError([issueAt(["body", "products", 0], "Product does not exist.", productIds[0])]);
-  return first.organization_id;
+  const organizationId = await findProductOrganization(db, productIds[0] ?? "");
+  if (!organizationId) throw new RequestValidationError([fieldIssue(["body", "products", 0], "Product does not exist.", productIds[0])]);
+  return organizationId;
 }
 
-function blankDraft(organizationId: string, currency: string, input: CheckoutCreate, customer: CustomerRow | null): SessionDraft {
-  const hasBusinessDetails = Boolean(customer?.billing_name && (customer.billing_address?.line1 || customer.billing_address?.city));
-  return {
-    organization_id: organizationId,
-    currency,
-    product_id: input.products[0] ?? null,
-    product_price_id: null,
-    amount: 0,
-    seats: input.seats ?? null,
-    min_seats: input.min_seats ?? null,
-    max_seats: input.max_seats ?? null,
-    discount_id: null,
-    allow_discount_codes: true,
-    require_billing_address: false,
-    allow_trial: true,
-    trial_interval: null,
-    trial_interval_count: null,
-    customer_id: customer?.id ?? null,
-    external_customer_id: input.external_customer_id ?? customer?.external_id ?? null,
-    is_business_customer: input.is_business_customer ?? hasBusinessDetails,
-    customer_name: customer?.name ?? null,
-    customer_email: customer?.email ?? null,
-    customer_ip_address: null,
-    customer_billing_name: customer?.billing_name ?? null,
-    customer_billing_address: customer?.billing_address ?? null,
-    customer_tax_id: customer?.tax_id?.[0] ?? null,
-    locale: customer?.locale ?? null,
-    payment_method_type: null,
-    success_url: null,
-    return_url: null,
-    embed_origin: null,
-    metadata: {},
-    customer_metadata: {},
-    // No custom fields are attached to products yet, so no value has a field to belong to.
-    custom_field_data: {},
-    subscription_id: null,
-  };
-}
-
-export function createCheckoutService(deps: Deps, taxEngine: TaxEngine = rateTableTaxEngine) {
-  const store = createCheckoutStore(deps, taxEngine);
-  const { urls } = store;
-
+/** The merchant's side of checkout sessions, behind an access token: the one way to open a session. */
+export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
   return {
     /** Reading never changes status: expiry is the scheduled job's business. */
     async get(id: string, allowed: OrganizationScope): Promise<Checkout> {
       const row = await findCheckoutWithRelations(deps.db, { id }, allowed);
       if (!row) throw new ResourceNotFound();
-      return toCheckout(row, urls);
+      return sessions.view(row);
     },
 
-    async list(query: CheckoutListQuery, allowed: OrganizationScope) {
-      const limit = query.limit ?? 10;
-      const page = query.page ?? 1;
-      const sorting = (query.sorting?.length ? query.sorting : ["-created_at"]).map((key) => ({
-        key: key.replace(/^-/, "") as CheckoutSortKey,
-        descending: key.startsWith("-"),
-      }));
-      const { rows, total } = await listCheckouts(
-        deps.db,
-        {
-          organizationIds: asList(query.organization_id),
-          productIds: asList(query.product_id),
-          customerIds: asList(query.customer_id),
-          externalCustomerIds: asList(query.external_customer_id),
-          statuses: asList(query.status),
-          emailQuery: query.query?.trim() || null,
-        },
-        allowed,
-        { sorting, offset: (page - 1) * limit, limit },
+    async list(query: CheckoutListQuery, allowed: OrganizationScope): Promise<Page<Checkout>> {
+      const filters: CheckoutListFilters = {
+        organizationIds: asList(query.organization_id),
+        productIds: asList(query.product_id),
+        customerIds: asList(query.customer_id),
+        externalCustomerIds: asList(query.external_customer_id),
+        statuses: asList(query.status),
+        emailQuery: query.query?.trim() || null,
+      };
+      const sorting = parseSorting(query.sorting);
+      return paginate(
+        query,
+        () => countCheckouts(deps.db, filters, allowed),
+        async (offset, limit) => (await listCheckouts(deps.db, filters, allowed, sorting, offset, limit)).map(sessions.view),
       );
-      return { items: rows.map((row) => toCheckout(row, urls)), pagination: { total_count: total, max_page: Math.ceil(total / limit) } };
     },
 
+    /** Opens a session: validated, priced and taxed, its expiry scheduled and `checkout.created` recorded. */
     async create(input: CheckoutCreate, allowed: OrganizationScope): Promise<Checkout> {
       return deps.db.transaction().execute(async (trx) => {
         const organizationId = await owningOrganization(trx, input.products, allowed);
-        const organization = await store.organizationOf(trx, organizationId);
+        const organization = await sessions.organizationOf(trx, organizationId);
         const found = await findProductsWithRelations(trx, organizationId, input.products);
         const issues: ValidationIssue[] = [];
         input.products.forEach((id, index) => {
           const product = found.find((p) => p.id === id);
-          if (!product || product.is_archived) issues.push(issueAt(["body", "products", index], "Product does not exist.", id));
-          else if (input.products.indexOf(id) !== index) issues.push(issueAt(["body", "products", index], "Product is listed twice.", id));
+          if (!product || product.is_archived) issues.push(fieldIssue(["body", "products", index], "Product does not exist.", id));
+          else if (input.products.indexOf(id) !== index) issues.push(fieldIssue(["body", "products", index], "Product is listed twice.", id));
         });
-        if (input.prices) issues.push(issueAt(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices));
-        if (input.subscription_id) issues.push(issueAt(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
+        if (input.prices) issues.push(fieldIssue(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices));
+        if (input.subscription_id) issues.push(fieldIssue(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
         let customer: CustomerRow | null = null;
         if (input.customer_id) {
           customer = (await findLiveCustomer(trx, organizationId, { id: input.customer_id })) ?? null;
-          if (!customer) issues.push(issueAt(["body", "customer_id"], "Customer does not exist.", input.customer_id));
+          if (!customer) issues.push(fieldIssue(["body", "customer_id"], "Customer does not exist.", input.customer_id));
         } else if (input.external_customer_id) {
           customer = (await findLiveCustomer(trx, organizationId, { externalId: input.external_customer_id })) ?? null;
         }
@@ -132,7 +160,9 @@ export function createCheckoutService(deps: Deps, taxEngine: TaxEngine = rateTab
             ? organization.default_presentment_currency
             : (firstPrices[0]?.price_currency ?? organization.default_presentment_currency));
         const missing = products.findIndex((p) => !p.prices.some((price) => price.price_currency === currency));
-        if (missing >= 0) throw new RequestValidationError([issueAt(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing])]);
+        if (missing >= 0) {
+          throw new RequestValidationError([fieldIssue(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing])]);
+        }
 
         const now = deps.now();
         const { prices: _adHoc, products: _ids, customer_id: _customer, subscription_id: _subscription, ...changes } = input;
@@ -140,7 +170,7 @@ export function createCheckoutService(deps: Deps, taxEngine: TaxEngine = rateTab
           db: trx,
           products,
           defaultTaxBehavior: organization.default_tax_behavior,
-          taxEngine,
+          taxEngine: sessions.taxEngine,
           now,
           side: "merchant",
           creating: true,
@@ -156,17 +186,17 @@ export function createCheckoutService(deps: Deps, taxEngine: TaxEngine = rateTab
           },
           input.products,
         );
-        await enqueueJob(trx, CHECKOUT_EXPIRE_TASK, { checkoutId: row.id }, { runAt: row.expires_at, jobKey: `${CHECKOUT_EXPIRE_TASK}:${row.id}` });
-        return (await store.publish(trx, row.id, "checkout.created")).checkout;
+        await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
+        return (await sessions.publish(trx, row.id, "checkout.created")).checkout;
       });
     },
 
     async update(id: string, input: CheckoutUpdate, allowed: OrganizationScope): Promise<Checkout> {
       return deps.db.transaction().execute(async (trx) => {
-        const row = await store.lock(trx, { id }, allowed);
+        const row = await sessions.lock(trx, { id }, allowed);
         if (row.status !== "open" || row.expires_at <= deps.now()) throw new NotOpenCheckout();
-        await store.edit(trx, row, input, "merchant");
-        return (await store.publish(trx, id, "checkout.updated")).checkout;
+        await sessions.edit(trx, row, input, "merchant");
+        return (await sessions.publish(trx, id, "checkout.updated")).checkout;
       });
     },
   };

@@ -1,13 +1,8 @@
 import type { Task } from "graphile-worker";
 import type { Deps } from "../../context.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import type { CheckoutConfirmation } from "./checkouts.confirm.ts";
 import { expireCheckout, findCheckoutForUpdate } from "./checkouts.repository.ts";
-import { CHECKOUT_EXPIRE_TASK } from "./checkouts.service.ts";
-import { createCheckoutStore } from "./checkouts.store.ts";
-import { rateTableTaxEngine } from "../tax/tax.engine.ts";
-import type { PaymentProcessor } from "../payments/payment-processor.ts";
-import { sandboxProcessor } from "../payments/sandbox.processor.ts";
-import { createSettlement } from "./checkouts.settlement.ts";
+import { scheduleCheckoutExpiry, type CheckoutSessions } from "./checkouts.service.ts";
 
 const isPayload = (value: unknown): value is { checkoutId: string } =>
   typeof value === "object" && value !== null && typeof (value as { checkoutId?: unknown }).checkoutId === "string";
@@ -16,18 +11,17 @@ const isPayload = (value: unknown): value is { checkoutId: string } =>
  * `open` → `expired` at `expires_at`, with `checkout.expired`. Idempotent: a session already
  * confirmed, completed or expired is left alone; one reached early (clock skew) is rescheduled.
  */
-export function expireCheckoutTask(deps: Deps): Task {
-  const store = createCheckoutStore(deps, rateTableTaxEngine);
+export function expireCheckoutTask(deps: Deps, sessions: CheckoutSessions): Task {
   return async (payload) => {
     if (!isPayload(payload)) return;
     await deps.db.transaction().execute(async (trx) => {
       const row = await findCheckoutForUpdate(trx, { id: payload.checkoutId }, null);
       if (!row || row.status !== "open") return;
       if (row.expires_at > deps.now()) {
-        await enqueueJob(trx, CHECKOUT_EXPIRE_TASK, payload, { runAt: row.expires_at, jobKey: `${CHECKOUT_EXPIRE_TASK}:${row.id}` });
+        await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
         return;
       }
-      if (await expireCheckout(trx, row.id, deps.now())) await store.publish(trx, row.id, "checkout.expired");
+      if (await expireCheckout(trx, row.id, deps.now())) await sessions.publish(trx, row.id, "checkout.expired");
     });
   };
 }
@@ -36,9 +30,8 @@ const isSettlePayload = (value: unknown): value is { checkoutId: string; confirm
   isPayload(value) && ["string", "object"].includes(typeof (value as { confirmationToken?: unknown }).confirmationToken);
 
 /** Recovery: settles a session whose confirm request died between confirmation and completion. */
-export function settleCheckoutTask(deps: Deps, payments: PaymentProcessor = sandboxProcessor): Task {
-  const settlement = createSettlement(deps, createCheckoutStore(deps, rateTableTaxEngine), payments);
+export function settleCheckoutTask(confirmation: CheckoutConfirmation): Task {
   return async (payload) => {
-    if (isSettlePayload(payload)) await settlement.recover(payload.checkoutId, payload.confirmationToken);
+    if (isSettlePayload(payload)) await confirmation.recover(payload.checkoutId, payload.confirmationToken);
   };
 }

@@ -7,7 +7,7 @@ import { toCustomer } from "../customers/customers.mapper.ts";
 import * as customers from "../customers/customers.repository.ts";
 import { checkTaxId } from "../customers/customers.service.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./customers.schemas.ts";
 import type { portalCustomerOf } from "./session.ts";
 

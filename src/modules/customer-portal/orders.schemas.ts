@@ -3,7 +3,7 @@ import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../ki
 import { Nullable, Uuid4 } from "../../kit/schema.ts";
 import { CustomerOrderSubscription, OrderUpdate, orderFields, ProductBillingType } from "../orders/orders.schemas.ts";
 import { CheckoutProduct } from "../products/products.schemas.ts";
-import { CustomerOrganization } from "./organization.schemas.ts";
+import { CustomerOrganization } from "../organizations/organization-views.schemas.ts";
 
 /** The product of a portal order: the checkout's product view (public benefits) and its seller. */
 export const CustomerOrderProduct = Type.Object({ ...CheckoutProduct.properties, organization: CustomerOrganization }, { title: "CustomerOrderProduct" });

@@ -1,15 +1,14 @@
-import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { asList, type Page } from "../../kit/pagination.ts";
 import { toOrderFields } from "../orders/orders.mapper.ts";
 import type { OrderVisibility } from "../orders/orders.repository.ts";
-import { createOrderService, itemsByOrder, type OrderPresenter } from "../orders/orders.service.ts";
+import { itemsByOrder, type OrderPresenter, type OrderService } from "../orders/orders.service.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCheckoutProduct } from "../products/products.mapper.ts";
 import { listProducts } from "../products/products.queries.ts";
 import type { CustomerOrder, CustomerOrderListQuery, CustomerOrderUpdate } from "./orders.schemas.ts";
-import { toCustomerOrganization } from "./organization.mapper.ts";
+import { toCustomerOrganization } from "../organizations/organizations.mapper.ts";
 import type { portalCustomerOf } from "./session.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
@@ -40,8 +39,7 @@ export const presentCustomerOrders: OrderPresenter<CustomerOrder> = async (db: E
 const visibleTo = (session: PortalCustomer): OrderVisibility => ({ allowed: [session.organizationId], customerId: session.customerId });
 
 /** The portal's order routes: the organization-side listing and update, seen through the customer's view. */
-export function createPortalOrderService(deps: Deps) {
-  const orders = createOrderService(deps);
+export function createPortalOrderService(orders: OrderService) {
   return {
     list(query: CustomerOrderListQuery, session: PortalCustomer): Promise<Page<CustomerOrder>> {
       const filter = {

@@ -6,7 +6,7 @@ import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
-import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import * as repo from "./customers.repository.ts";

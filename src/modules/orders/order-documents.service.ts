@@ -1,5 +1,6 @@
 import type { Deps } from "../../context.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";
@@ -7,8 +8,6 @@ import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, OrderNotEligibleForI
 import * as repo from "./orders.repository.ts";
 import type { OrderRow, OrderStatus } from "./orders.table.ts";
 
-export const INVOICE_TASK = "orders.invoice";
-export const RECEIPT_TASK = "orders.receipt";
 
 /** What the document jobs carry: the order, nothing else (everything else is read fresh). */
 export interface DocumentJobPayload {
@@ -53,7 +52,7 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
         if (row.billing_name === null || row.billing_address === null) throw new MissingInvoiceBillingDetails();
         if (row.invoice_requested_at !== null || row.invoice_path !== null) return;
         await repo.updateOrder(trx, row.id, { invoice_requested_at: deps.now() });
-        await enqueueJob(trx, INVOICE_TASK, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${INVOICE_TASK}:${row.id}` });
+        await enqueueJob(trx, TaskName.orderInvoice, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${TaskName.orderInvoice}:${row.id}` });
       });
     },
 
@@ -72,7 +71,7 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
       if (row.receipt_path !== null) return link(row.receipt_path, receiptFilename(row.receipt_number));
       await db.transaction().execute(async (trx) => {
         if (await markReceiptRequested(trx, row.id, deps.now())) {
-          await enqueueJob(trx, RECEIPT_TASK, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${RECEIPT_TASK}:${row.id}` });
+          await enqueueJob(trx, TaskName.orderReceipt, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${TaskName.orderReceipt}:${row.id}` });
         }
       });
       return null;

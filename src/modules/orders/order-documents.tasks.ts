@@ -2,11 +2,9 @@ import { createHash } from "node:crypto";
 import type { Task, TaskList } from "graphile-worker";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { createBlobStore } from "../../storage/index.ts";
+import { TaskName } from "../../jobs/task-names.ts";
 import type { BlobStore, StoredObject } from "../../storage/blob-store.ts";
 import {
-  INVOICE_TASK,
-  RECEIPT_TASK,
   invoiceFilename,
   invoiceStorageKey,
   isDocumentJobPayload,
@@ -75,9 +73,9 @@ function documentTask(deps: Deps, store: BlobStore, kind: DocumentKind): Task {
   };
 }
 
-export function orderDocumentTasks(deps: Deps, store: BlobStore = createBlobStore(deps)): TaskList {
+export function orderDocumentTasks(deps: Deps, store: BlobStore): TaskList {
   return {
-    [INVOICE_TASK]: documentTask(deps, store, invoice),
-    [RECEIPT_TASK]: documentTask(deps, store, receipt),
+    [TaskName.orderInvoice]: documentTask(deps, store, invoice),
+    [TaskName.orderReceipt]: documentTask(deps, store, receipt),
   };
 }

@@ -5,7 +5,7 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
-import { recordWebhookEvent } from "../webhooks/webhook-events.outbox.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
 import { toEmbeddedOrder } from "./orders.mapper.ts";
 import * as repo from "./orders.repository.ts";

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TrialInterval } from "../../kit/schema-extra.ts";
-import { AttachedCustomField } from "../checkouts/custom-fields.schemas.ts";
+import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
 import { AnyProductPrice } from "./prices.schemas.ts";
 import { Benefit, BenefitPublic } from "./benefits.schemas.ts";
 

@@ -1,6 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
 import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
 import {
   disableEndpoint,
@@ -19,7 +20,6 @@ import { postWebhook } from "./webhook-sender.ts";
 import type { UrlPolicy } from "./webhook-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
-export const WEBHOOK_DELIVER_TASK = "webhooks.deliver";
 const DELIVERY_PRIORITY = -1;
 
 const FANOUT_BATCH = 100;
@@ -35,9 +35,9 @@ const MAX_RUN_MS = 2_000;
  * go before fan-outs, so that a burst of events cannot take every worker slot from them.
  */
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
-  const key = `${WEBHOOK_DELIVER_TASK}:${endpointId}`;
+  const key = `${TaskName.webhookDeliver}:${endpointId}`;
   // Job times are compared with the database clock, so the delay is applied to the real clock.
-  return enqueueJob(db, WEBHOOK_DELIVER_TASK, { endpointId }, {
+  return enqueueJob(db, TaskName.webhookDeliver, { endpointId }, {
     jobKey: key,
     queueName: key,
     runAt: new Date(Date.now() + Math.max(0, delayMs)),
@@ -178,3 +178,4 @@ export function createWebhookDeliveryService(deps: Deps, options: DeliveryOption
 
   return { fanOutEvent, deliverEndpoint };
 }
+export type WebhookDeliveryService = ReturnType<typeof createWebhookDeliveryService>;

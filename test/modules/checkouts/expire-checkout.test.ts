@@ -1,6 +1,6 @@
 import { runOnce, type JobHelpers } from "graphile-worker";
 import { sql } from "kysely";
-import { taskList } from "../../../src/jobs/tasks.ts";
+import { taskList } from "../../../src/tasks.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expireCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const open = async () => (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId] } })).json() as { id: string; client_secret: string; expires_at: string };
-const run = (checkoutId: string) => expireCheckoutTask(ctx.deps)({ checkoutId }, {} as JobHelpers);
+const run = (checkoutId: string) => expireCheckoutTask(ctx.deps, ctx.services.checkoutSessions)({ checkoutId }, {} as JobHelpers);
 const statusOf = async (id: string) => (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
 const jobFor = (id: string) =>
   ctx.deps.db
@@ -52,7 +52,7 @@ describe("checkout.expire task", () => {
     ctx.clock.set(new Date(new Date(session.expires_at).getTime() + 1000));
     // Make the stored job due now, as if the process had been down until after expires_at.
     await sql`UPDATE graphile_worker._private_jobs SET run_at = now() WHERE key = ${`checkout.expire:${session.id}`}`.execute(ctx.deps.db);
-    const tasks = taskList(ctx.deps);
+    const tasks = taskList(ctx.deps, ctx.services);
     await runOnce({ pgPool: ctx.database.pool, taskList: { "checkout.expire": tasks["checkout.expire"]! } });
     expect(await statusOf(session.id)).toBe("expired");
     expect(await jobFor(session.id)).toBeUndefined();

@@ -1,8 +1,8 @@
 import type { JobHelpers } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckoutClientService } from "../../../src/modules/checkouts/checkouts.client.service.ts";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
 import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
+import { buildServices } from "../../../src/services.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { FR_ADDRESS, openCheckoutContext } from "./checkout-helpers.ts";
 
@@ -39,13 +39,13 @@ describe("checkout.settle recovery job", () => {
   it("completes a session whose confirm request died after confirming, exactly once", async () => {
     const session = await open();
     const crashing: PaymentProcessor = { charge: async () => Promise.reject(new Error("connection reset")) };
-    await expect(createCheckoutClientService(ctx.deps, crashing).confirm(session.client_secret, { confirmation_token_id: "tok_visa" })).rejects.toThrow("connection reset");
+    await expect(buildServices(ctx.deps, { payments: crashing }).checkoutClient.confirm(session.client_secret, { confirmation_token_id: "tok_visa" })).rejects.toThrow("connection reset");
     expect(await statusOf(session.id)).toBe("confirmed");
     const job = await settleJob(session.id);
     expect(job?.payload).toEqual({ checkoutId: session.id, confirmationToken: "tok_visa" });
     expect(job!.run_at.getTime() - ctx.clock.now().getTime()).toBe(5 * 60 * 1000);
 
-    const task = settleCheckoutTask(ctx.deps);
+    const task = settleCheckoutTask(ctx.services.checkoutConfirmation);
     await task(job!.payload, {} as JobHelpers);
     await task(job!.payload, {} as JobHelpers);
     expect(await statusOf(session.id)).toBe("succeeded");
@@ -56,8 +56,8 @@ describe("checkout.settle recovery job", () => {
   it("reopens the session when the recovered payment turns out declined", async () => {
     const session = await open();
     const crashing: PaymentProcessor = { charge: async () => Promise.reject(new Error("timeout")) };
-    await expect(createCheckoutClientService(ctx.deps, crashing).confirm(session.client_secret, { confirmation_token_id: "tok_chargeDeclined" })).rejects.toThrow("timeout");
-    await settleCheckoutTask(ctx.deps)({ checkoutId: session.id, confirmationToken: "tok_chargeDeclined" }, {} as JobHelpers);
+    await expect(buildServices(ctx.deps, { payments: crashing }).checkoutClient.confirm(session.client_secret, { confirmation_token_id: "tok_chargeDeclined" })).rejects.toThrow("timeout");
+    await settleCheckoutTask(ctx.services.checkoutConfirmation)({ checkoutId: session.id, confirmationToken: "tok_chargeDeclined" }, {} as JobHelpers);
     expect(await statusOf(session.id)).toBe("open");
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVOICE_TASK, RECEIPT_TASK } from "../../../src/modules/orders/order-documents.service.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -84,8 +84,8 @@ describe("bad input", () => {
     for (const order of [neighbours, foreign]) {
       const row = await orderRow(ctx.deps, order.id);
       expect([row.invoice_requested_at, row.receipt_requested_at]).toEqual([null, null]);
-      expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${order.id}`)).toEqual([]);
-      expect(await jobsWithKey(ctx.deps, `${RECEIPT_TASK}:${order.id}`)).toEqual([]);
+      expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([]);
+      expect(await jobsWithKey(ctx.deps, `${TaskName.orderReceipt}:${order.id}`)).toEqual([]);
     }
   };
   describe("POST invoice", () => badInputTable(() => ctx.request, cases("POST", invoiceUrl), untouched));

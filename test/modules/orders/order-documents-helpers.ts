@@ -31,7 +31,7 @@ const silentLogger = new Logger(() => () => undefined);
 
 /** Runs every pending invoice and receipt job through graphile-worker, as the server's worker would. */
 export async function runDocumentJobs(ctx: TestContext): Promise<void> {
-  await runOnce({ pgPool: ctx.database.pool, taskList: orderDocumentTasks(ctx.deps), noHandleSignals: true, logger: silentLogger });
+  await runOnce({ pgPool: ctx.database.pool, taskList: orderDocumentTasks(ctx.deps, ctx.services.blobs), noHandleSignals: true, logger: silentLogger });
 }
 
 /** Downloads a local-store link through the app itself. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVOICE_TASK } from "../../../src/modules/orders/order-documents.service.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
 import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.tasks.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
@@ -59,7 +59,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
     expect(response.body).toBe("null");
     expectReferenceResponse("orders:generate_invoice", 202, response.json());
     expect((await orderRow(ctx.deps, order.id)).invoice_requested_at).not.toBeNull();
-    expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${order.id}`)).toEqual([{ task_identifier: INVOICE_TASK, revision: 0, payload: { orderId: order.id } }]);
+    expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([{ task_identifier: TaskName.orderInvoice, revision: 0, payload: { orderId: order.id } }]);
     expect((await getInvoice(order.id)).statusCode).toBe(404);
 
     await runDocumentJobs(ctx);
@@ -94,13 +94,13 @@ describe("POST /v1/orders/{id}/invoice", () => {
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
     const requestedAt = (await orderRow(ctx.deps, order.id)).invoice_requested_at;
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
-    expect((await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${order.id}`))[0]?.revision).toBe(0);
+    expect((await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`))[0]?.revision).toBe(0);
     await runDocumentJobs(ctx);
     const generated = await orderRow(ctx.deps, order.id);
     const again = await requestInvoice(order.id);
     expect(again.statusCode).toBe(202);
     expect(again.body).toBe("null");
-    expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${order.id}`)).toEqual([]);
+    expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([]);
     await runDocumentJobs(ctx);
     expect(await orderRow(ctx.deps, order.id)).toEqual(generated);
     expect(generated.invoice_requested_at).toEqual(requestedAt);
@@ -110,7 +110,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
   it("generates one invoice and one order.updated when the job runs twice at once (at-least-once delivery)", async () => {
     const order = await invoiceableOrder();
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
-    const task = orderDocumentTasks(ctx.deps)[INVOICE_TASK]!;
+    const task = orderDocumentTasks(ctx.deps, ctx.services.blobs)[TaskName.orderInvoice]!;
     const helpers = {} as Parameters<typeof task>[1];
     await Promise.all([task({ orderId: order.id }, helpers), task({ orderId: order.id }, helpers), task({ orderId: order.id }, helpers)]);
     await task({ orderId: order.id }, helpers);
@@ -154,7 +154,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
       expect(response.json()).toEqual(expected);
       expectReferenceResponse("orders:generate_invoice", status, response.json());
       expect((await orderRow(ctx.deps, order.id)).invoice_requested_at).toBeNull();
-      expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${order.id}`)).toEqual([]);
+      expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([]);
     });
   });
 });
@@ -169,7 +169,7 @@ describe("bad input", () => {
   const untouched = async () => {
     for (const id of [own.id, fx.otherOrder.id]) {
       expect((await orderRow(ctx.deps, id)).invoice_requested_at).toBeNull();
-      expect(await jobsWithKey(ctx.deps, `${INVOICE_TASK}:${id}`)).toEqual([]);
+      expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${id}`)).toEqual([]);
     }
   };
   describe("POST", () => badInputTable(() => ctx.request, documentRouteBadInputs("POST", invoiceUrl, tokens, orders), untouched));

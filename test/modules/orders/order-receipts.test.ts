@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECEIPT_TASK } from "../../../src/modules/orders/order-documents.service.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -19,7 +19,7 @@ afterAll(() => ctx.close());
 
 const serverUrl = (id: string) => `/v1/orders/${id}/receipt`;
 const portalUrl = (id: string) => `/v1/customer-portal/orders/${id}/receipt`;
-const receiptJob = (id: string) => jobsWithKey(ctx.deps, `${RECEIPT_TASK}:${id}`);
+const receiptJob = (id: string) => jobsWithKey(ctx.deps, `${TaskName.orderReceipt}:${id}`);
 
 describe.each([
   ["orders:receipt", serverUrl, async (_customerId: string) => fx.readToken],
@@ -42,7 +42,7 @@ describe.each([
     expect(pending.statusCode).toBe(202);
     expect(pending.body).toBe("");
     expect((await orderRow(ctx.deps, order.id)).receipt_requested_at).not.toBeNull();
-    expect(await receiptJob(order.id)).toEqual([{ task_identifier: RECEIPT_TASK, revision: 0, payload: { orderId: order.id } }]);
+    expect(await receiptJob(order.id)).toEqual([{ task_identifier: TaskName.orderReceipt, revision: 0, payload: { orderId: order.id } }]);
 
     await runDocumentJobs(ctx);
     const stored = await orderRow(ctx.deps, order.id);
@@ -69,7 +69,7 @@ describe.each([
     const responses = await Promise.all(Array.from({ length: 20 }, () => ctx.request({ method: "GET", url: url(order.id), token })));
     expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(202));
     // revision 0: the job was added once and never replaced by a second enqueue.
-    expect(await receiptJob(order.id)).toEqual([{ task_identifier: RECEIPT_TASK, revision: 0, payload: { orderId: order.id } }]);
+    expect(await receiptJob(order.id)).toEqual([{ task_identifier: TaskName.orderReceipt, revision: 0, payload: { orderId: order.id } }]);
     expect((await ctx.request({ method: "GET", url: url(order.id), token })).statusCode).toBe(202);
     expect((await receiptJob(order.id))[0]?.revision).toBe(0);
   });

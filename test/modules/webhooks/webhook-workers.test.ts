@@ -4,8 +4,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Deps } from "../../../src/context.ts";
 import { connect, type Connection } from "../../../src/db/connection.ts";
 import { startWorker } from "../../../src/jobs/runner.ts";
-import { taskList } from "../../../src/jobs/tasks.ts";
-import { WEBHOOK_FANOUT_TASK, recordWebhookEvent } from "../../../src/modules/webhooks/webhook-events.outbox.ts";
+import { buildServices } from "../../../src/services.ts";
+import { taskList } from "../../../src/tasks.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
+import { recordWebhookEvent } from "../../../src/jobs/webhook-outbox.ts";
 import { webhookTasks } from "../../../src/modules/webhooks/webhooks.tasks.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization } from "../../helpers/factories.ts";
@@ -25,7 +27,7 @@ afterEach(async () => {
 });
 afterAll(() => ctx.close());
 
-async function runner(deps: Deps, pool: Connection["pool"], tasks = taskList(deps)): Promise<Runner> {
+async function runner(deps: Deps, pool: Connection["pool"], tasks = taskList(deps, buildServices(deps))): Promise<Runner> {
   const started = await startWorker({ pool, tasks, concurrency: 4, logger: silent });
   cleanups.push(() => started.stop());
   return started;
@@ -56,9 +58,9 @@ describe("durable delivery", () => {
     await recordEvent(ctx.deps, organizationId, "order.paid", { n: 1 });
 
     // A process that fans out and then dies before delivering anything.
-    const fanoutOnly = webhookTasks(ctx.deps);
-    const dying = await runner(ctx.deps, ctx.database.pool, { [WEBHOOK_FANOUT_TASK]: fanoutOnly[WEBHOOK_FANOUT_TASK]! });
-    await waitFor(async () => (await pendingJobs(WEBHOOK_FANOUT_TASK)) === 0);
+    const fanoutOnly = webhookTasks(ctx.services.webhookDelivery);
+    const dying = await runner(ctx.deps, ctx.database.pool, { [TaskName.webhookFanout]: fanoutOnly[TaskName.webhookFanout]! });
+    await waitFor(async () => (await pendingJobs(TaskName.webhookFanout)) === 0);
     await dying.stop();
     cleanups.pop();
     expect(hook.received).toHaveLength(0);
@@ -74,7 +76,7 @@ describe("durable delivery", () => {
     const hook = await receiver();
     const organizationId = (await createOrganization(ctx.deps)).id;
     await createWebhookEndpoint(ctx.deps, organizationId, { url: hook.url, events: ["order.created", "order.paid"] });
-    const jobsBefore = await pendingJobs(WEBHOOK_FANOUT_TASK);
+    const jobsBefore = await pendingJobs(TaskName.webhookFanout);
     await expect(
       ctx.deps.db.transaction().execute(async (trx) => {
         await recordWebhookEvent(trx, { organizationId, type: "order.created", data: { rolled: "back" }, now: ctx.clock.now() });
@@ -83,7 +85,7 @@ describe("durable delivery", () => {
     ).rejects.toThrow("the order could not be saved");
     const events = await ctx.deps.db.selectFrom("webhook_events").select("id").where("organization_id", "=", organizationId).execute();
     expect(events).toEqual([]);
-    expect(await pendingJobs(WEBHOOK_FANOUT_TASK)).toBe(jobsBefore);
+    expect(await pendingJobs(TaskName.webhookFanout)).toBe(jobsBefore);
 
     await runner(ctx.deps, ctx.database.pool);
     await recordEvent(ctx.deps, organizationId, "order.paid", { committed: true });

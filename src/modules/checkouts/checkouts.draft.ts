@@ -1,19 +1,26 @@
+import type { Insertable } from "kysely";
 import { isIP } from "node:net";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
-import type { ValidationIssue } from "../../kit/errors.ts";
-import { RequestValidationError } from "../../kit/errors.ts";
+import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
 import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { checkTaxId } from "../tax/tax-id.ts";
 import type { TaxEngine } from "../tax/tax.engine.ts";
-import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.compute.ts";
-import type { CheckoutChanges } from "./checkouts.inputs.ts";
-import type { CheckoutRow } from "./checkouts.table.ts";
+import type { CustomerRow } from "../customers/customers.table.ts";
+import type { CheckoutChanges, CheckoutCreate } from "./checkout-inputs.schemas.ts";
+import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.pricing.ts";
+import type { CheckoutRow, CheckoutsTable } from "./checkouts.table.ts";
+
+/** The columns no edit sets: identity, lifecycle, and the amounts that pricing derives. */
+const NON_EDITABLE_COLUMNS = [
+  "id", "created_at", "modified_at", "status", "client_secret", "expires_at", "payment_processor_metadata",
+  "discount_amount", "net_amount", "tax_amount", "tax_behavior", "trial_end",
+] as const;
 
 /** The editable state of a session: what create, update, client update and confirm all change. */
-export type SessionDraft = Omit<CheckoutRow, "id" | "created_at" | "modified_at" | "status" | "client_secret" | "expires_at" | "payment_processor_metadata" | "discount_amount" | "net_amount" | "tax_amount" | "tax_behavior" | "trial_end">;
+export type SessionDraft = Omit<CheckoutRow, (typeof NON_EDITABLE_COLUMNS)[number]>;
 
 export interface EditContext {
   db: Executor;
@@ -27,7 +34,66 @@ export interface EditContext {
   creating: boolean;
 }
 
-const issue = (field: string, msg: string, input: unknown, type = "value_error"): ValidationIssue => ({ loc: ["body", field], msg, type, input: input ?? null });
+type DraftColumns = Omit<Insertable<CheckoutsTable>, "organization_id" | "client_secret" | "expires_at" | "currency">;
+
+/** A draft and its prices as column values (JSON columns as text). */
+export function draftColumns(draft: SessionDraft, priced: PricedCheckout): DraftColumns & { currency: string } {
+  return {
+    ...draft,
+    ...priced,
+    customer_billing_address: draft.customer_billing_address ? JSON.stringify(draft.customer_billing_address) : null,
+    metadata: JSON.stringify(draft.metadata),
+    customer_metadata: JSON.stringify(draft.customer_metadata),
+    custom_field_data: JSON.stringify(draft.custom_field_data),
+  };
+}
+
+/** The editable part of a stored session. */
+export function draftOf(row: CheckoutRow): SessionDraft {
+  const draft: Partial<CheckoutRow> = { ...row };
+  for (const column of NON_EDITABLE_COLUMNS) delete draft[column];
+  return draft as SessionDraft;
+}
+
+/** A new session's draft: the preset customer's details, everything else at its default. */
+export function blankDraft(organizationId: string, currency: string, input: CheckoutCreate, customer: CustomerRow | null): SessionDraft {
+  const hasBusinessDetails = Boolean(customer?.billing_name && (customer.billing_address?.line1 || customer.billing_address?.city));
+  return {
+    organization_id: organizationId,
+    currency,
+    product_id: input.products[0] ?? null,
+    product_price_id: null,
+    amount: 0,
+    seats: input.seats ?? null,
+    min_seats: input.min_seats ?? null,
+    max_seats: input.max_seats ?? null,
+    discount_id: null,
+    allow_discount_codes: true,
+    require_billing_address: false,
+    allow_trial: true,
+    trial_interval: null,
+    trial_interval_count: null,
+    customer_id: customer?.id ?? null,
+    external_customer_id: input.external_customer_id ?? customer?.external_id ?? null,
+    is_business_customer: input.is_business_customer ?? hasBusinessDetails,
+    customer_name: customer?.name ?? null,
+    customer_email: customer?.email ?? null,
+    customer_ip_address: null,
+    customer_billing_name: customer?.billing_name ?? null,
+    customer_billing_address: customer?.billing_address ?? null,
+    customer_tax_id: customer?.tax_id?.[0] ?? null,
+    locale: customer?.locale ?? null,
+    payment_method_type: null,
+    success_url: null,
+    return_url: null,
+    embed_origin: null,
+    metadata: {},
+    customer_metadata: {},
+    // No custom fields are attached to products yet, so no value has a field to belong to.
+    custom_field_data: {},
+    subscription_id: null,
+  };
+}
 
 /** Why a discount cannot apply to this selection, or null when it can. */
 function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
@@ -78,17 +144,17 @@ async function resolveDiscount(
   if (ctx.side === "merchant" && changes.discount_id !== undefined) {
     const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;
     const problem = chosen ? problemOf(chosen) : changes.discount_id ? "Discount does not exist." : null;
-    if (problem) issues.push(issue("discount_id", problem, changes.discount_id));
+    if (problem) issues.push(fieldIssue(["body", "discount_id"], problem, changes.discount_id));
     return chosen;
   }
   if (changes.discount_code !== undefined) {
     if (!draft.allow_discount_codes) {
-      issues.push(issue("discount_code", "Discount codes are not allowed on this checkout.", changes.discount_code));
+      issues.push(fieldIssue(["body", "discount_code"], "Discount codes are not allowed on this checkout.", changes.discount_code));
       return current;
     }
     const chosen = changes.discount_code ? await find({ code: changes.discount_code.trim() }) : null;
     const problem = chosen ? problemOf(chosen) : changes.discount_code ? "Discount code is invalid." : null;
-    if (problem) issues.push(issue("discount_code", problem, changes.discount_code));
+    if (problem) issues.push(fieldIssue(["body", "discount_code"], problem, changes.discount_code));
     return chosen;
   }
   return current && selectionChanged && problemOf(current) !== null ? null : current;
@@ -107,7 +173,7 @@ export async function applyChanges(
   const issues: ValidationIssue[] = [];
   assignPlain(draft, changes);
   if (draft.customer_ip_address !== null && isIP(draft.customer_ip_address) === 0) {
-    issues.push(issue("customer_ip_address", "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"));
+    issues.push(fieldIssue(["body", "customer_ip_address"], "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"));
   }
 
   if (changes.currency) draft.currency = changes.currency;
@@ -117,15 +183,15 @@ export async function applyChanges(
     if (owner) {
       draft.product_id = owner.id;
       draft.product_price_id = changes.product_price_id;
-    } else issues.push(issue("product_price_id", "Price is not available in this checkout.", changes.product_price_id));
+    } else issues.push(fieldIssue(["body", "product_price_id"], "Price is not available in this checkout.", changes.product_price_id));
   }
   if (changes.product_id) {
     if (ctx.products.some((p) => p.id === changes.product_id)) draft.product_id = changes.product_id;
-    else issues.push(issue("product_id", "Product is not available in this checkout.", changes.product_id));
+    else issues.push(fieldIssue(["body", "product_id"], "Product is not available in this checkout.", changes.product_id));
   }
   const product = ctx.products.find((p) => p.id === draft.product_id) ?? null;
   const prices = pricesIn(product, draft.currency);
-  if (product && prices.length === 0) issues.push(issue(changes.currency ? "currency" : "product_id", `Product has no price in ${draft.currency.toUpperCase()}.`, changes.currency ?? draft.product_id));
+  if (product && prices.length === 0) issues.push(fieldIssue(["body", changes.currency ? "currency" : "product_id"], `Product has no price in ${draft.currency.toUpperCase()}.`, changes.currency ?? draft.product_id));
   if (draft.product_id !== previousProductId || !prices.some((p) => p.id === draft.product_price_id)) draft.product_price_id = prices[0]?.id ?? null;
 
   const customPrice = prices.find((p) => p.amount_type === "custom");
@@ -134,13 +200,13 @@ export async function applyChanges(
     const min = customPrice.minimum_amount ?? 0;
     const max = customPrice.maximum_amount;
     if (changes.amount < min || (max !== null && changes.amount > max)) {
-      issues.push(issue("amount", `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
+      issues.push(fieldIssue(["body", "amount"], `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
     } else customAmount = changes.amount;
   }
 
   const seatPrice = prices.find((p) => p.amount_type === "seat_based");
   if (draft.min_seats !== null && draft.max_seats !== null && draft.min_seats > draft.max_seats) {
-    issues.push(issue("min_seats", "Minimum seats cannot exceed maximum seats.", draft.min_seats));
+    issues.push(fieldIssue(["body", "min_seats"], "Minimum seats cannot exceed maximum seats.", draft.min_seats));
   }
   if (seatPrice) {
     const tiers = seatPrice.seat_tiers ?? [];
@@ -148,7 +214,7 @@ export async function applyChanges(
     const tierMax = tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null;
     const high = Math.min(draft.max_seats ?? Number.POSITIVE_INFINITY, tierMax ?? Number.POSITIVE_INFINITY);
     const seats = changes.seats ?? draft.seats ?? low;
-    if (seats < low || seats > high) issues.push(issue("seats", `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
+    if (seats < low || seats > high) issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
     else draft.seats = seats;
   } else draft.seats = null;
 
@@ -162,11 +228,11 @@ export async function applyChanges(
   if (changes.customer_tax_id !== undefined) draft.customer_tax_id = changes.customer_tax_id?.trim() || null;
   if (draft.customer_tax_id !== null && (changes.customer_tax_id !== undefined || changes.customer_billing_address !== undefined)) {
     const country = draft.customer_billing_address?.country;
-    if (!country) issues.push(issue("customer_billing_address", "Country is required to validate tax ID.", null, "missing"));
+    if (!country) issues.push(fieldIssue(["body", "customer_billing_address"], "Country is required to validate tax ID.", null, "missing"));
     else {
       const checked = checkTaxId(draft.customer_tax_id, country);
       if (checked) draft.customer_tax_id = checked.value;
-      else issues.push(issue("customer_tax_id", "Invalid tax ID.", changes.customer_tax_id ?? draft.customer_tax_id, "invalid"));
+      else issues.push(fieldIssue(["body", "customer_tax_id"], "Invalid tax ID.", changes.customer_tax_id ?? draft.customer_tax_id, "invalid"));
     }
   }
   if (issues.length) throw new RequestValidationError(issues);

@@ -1,7 +1,8 @@
-import type { Executor } from "../../db/database.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import type { Executor } from "../db/database.ts";
+import { enqueueJob } from "./queue.ts";
+import { TaskName } from "./task-names.ts";
 
-/** Event kinds this service emits; the reference's `WebhookEventType` lists more. */
+/** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
 export type WebhookEventType =
   | "checkout.created"
   | "checkout.updated"
@@ -11,8 +12,6 @@ export type WebhookEventType =
   | "order.created"
   | "order.updated"
   | "order.paid";
-
-export const WEBHOOK_FANOUT_TASK = "webhooks.fanout";
 
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with
@@ -29,6 +28,6 @@ export async function recordWebhookEvent(
     .values({ organization_id: event.organizationId, type: event.type, payload: JSON.stringify(payload), created_at: event.now })
     .returning("id")
     .executeTakeFirstOrThrow();
-  await enqueueJob(db, WEBHOOK_FANOUT_TASK, { eventId: row.id });
+  await enqueueJob(db, TaskName.webhookFanout, { eventId: row.id });
   return row.id;
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { AddressInput } from "../../kit/address.ts";
-import { OneOrMany } from "../../kit/pagination.ts";
+import { OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, Nullable, Uuid4 } from "../../kit/schema.ts";
 import { TrialInterval } from "../../kit/schema-extra.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
@@ -111,7 +111,7 @@ export type CheckoutChanges = Partial<Omit<CheckoutUpdate, "allow_trial"> & Omit
   is_business_customer?: boolean | null;
 };
 
-export const CheckoutSortProperties = ["created_at", "-created_at", "expires_at", "-expires_at", "status", "-status"] as const;
+export const CheckoutSortKeys = ["created_at", "expires_at", "status"] as const;
 
 export const CheckoutListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
@@ -120,13 +120,7 @@ export const CheckoutListQuery = Type.Object({
   external_customer_id: OneOrMany(Type.String({ maxLength: 256 }), "Filter by customer external ID."),
   status: OneOrMany(CheckoutStatus, "Filter by checkout session status."),
   query: optional(Type.String({ maxLength: 256, description: "Filter by customer email." })),
-  page: optional(Type.Integer({ minimum: 1, default: 1, description: "Page number, defaults to 1." })),
-  limit: optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." })),
-  sorting: optional(
-    Type.Array(Type.Unsafe<(typeof CheckoutSortProperties)[number]>({ type: "string", enum: [...CheckoutSortProperties] }), {
-      maxItems: 6,
-      description: "Sort keys; `-` for descending. Defaults to `-created_at`.",
-    }),
-  ),
+  ...PaginationQuery,
+  sorting: SortingQuery(CheckoutSortKeys, ["-created_at"], { maxItems: 6 }, { title: "CheckoutSortProperty" }),
 });
 export type CheckoutListQuery = Static<typeof CheckoutListQuery>;

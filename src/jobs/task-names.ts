@@ -1,0 +1,14 @@
+/**
+ * Every background task identifier, in one list. Features enqueue by these names; the task
+ * registry next to the composition root (`src/tasks.ts`) maps each to its handler.
+ */
+export const TaskName = {
+  checkoutExpire: "checkout.expire",
+  /** Recovery of a confirm request that died between the charge and the order. */
+  checkoutSettle: "checkout.settle",
+  webhookFanout: "webhooks.fanout",
+  webhookDeliver: "webhooks.deliver",
+  orderInvoice: "orders.invoice",
+  orderReceipt: "orders.receipt",
+} as const;
+export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -1,0 +1,123 @@
+import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import type { CheckoutOrganization, CustomerOrganization } from "./organization-views.schemas.ts";
+import type { Organization } from "./organizations.schemas.ts";
+import type { OrganizationRow } from "./organizations.table.ts";
+
+/** Settings a new organization starts with: self-hosted instances have every capability on. */
+const DEFAULT_FEATURE_SETTINGS = {
+  issue_funding_enabled: false,
+  seat_based_pricing_enabled: true,
+  wallets_enabled: false,
+  member_model_enabled: false,
+  checkout_localization_enabled: false,
+  reset_proration_behavior_enabled: false,
+  off_session_charges_enabled: false,
+  meter_cycling_enabled: false,
+  slack_benefit_enabled: false,
+  preview_access_enabled: false,
+  disputes_enabled: false,
+  sso_enabled: false,
+  dispute_auto_accept_enabled: false,
+  compass_enabled: false,
+  merchant_migration_enabled: false,
+};
+const DEFAULT_SUBSCRIPTION_SETTINGS = {
+  allow_multiple_subscriptions: false,
+  proration_behavior: "prorate",
+  benefit_revocation_grace_period: 0,
+  prevent_trial_abuse: false,
+  allow_customer_updates: true,
+};
+const DEFAULT_CUSTOMER_EMAIL_SETTINGS = {
+  order_confirmation: true,
+  payment_method_expiration_reminder: true,
+  subscription_cancellation: true,
+  subscription_confirmation: true,
+  subscription_cycled: true,
+  subscription_cycled_after_trial: true,
+  subscription_past_due: true,
+  subscription_paused: true,
+  subscription_resumed: true,
+  subscription_renewal_reminder: true,
+  subscription_revoked: true,
+  subscription_trial_conversion_reminder: true,
+  subscription_uncanceled: true,
+  subscription_updated: true,
+};
+const DEFAULT_CUSTOMER_PORTAL_SETTINGS = {
+  usage: { show: true },
+  subscription: { update_seats: true, update_plan: true, pause: false },
+  customer: { allow_email_change: true },
+};
+
+export function toOrganization(row: OrganizationRow): Organization {
+  const subscription = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...row.subscription_settings } as Organization["subscription_settings"];
+  return {
+    id: row.id,
+    created_at: toIso(row.created_at),
+    modified_at: toIsoOrNull(row.modified_at),
+    name: row.name,
+    slug: row.slug,
+    avatar_url: row.avatar_url,
+    proration_behavior: subscription.proration_behavior,
+    allow_customer_updates: subscription.allow_customer_updates,
+    email: row.email,
+    website: row.website,
+    socials: row.socials as Organization["socials"],
+    status: "active",
+    details_submitted_at: null,
+    onboarding_resubmission_requested_at: null,
+    sso_enforced: false,
+    default_presentment_currency: row.default_presentment_currency as Organization["default_presentment_currency"],
+    default_tax_behavior: row.default_tax_behavior as Organization["default_tax_behavior"],
+    feature_settings: { ...DEFAULT_FEATURE_SETTINGS, ...row.feature_settings } as Organization["feature_settings"],
+    subscription_settings: subscription,
+    customer_email_settings: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, ...row.customer_email_settings } as Organization["customer_email_settings"],
+    customer_portal_settings: { ...DEFAULT_CUSTOMER_PORTAL_SETTINGS, ...row.customer_portal_settings } as Organization["customer_portal_settings"],
+    dispute_settings: { auto_accept_below_amount: null },
+    embed_hosts: [],
+    embed_hosts_enforced: false,
+    country: (row.country ?? null) as Organization["country"],
+    account_id: null,
+    payout_account_id: null,
+    capabilities: {
+      checkout_payments: true,
+      subscription_renewals: true,
+      payouts: true,
+      refunds: true,
+      api_access: true,
+      dashboard_access: true,
+    },
+  };
+}
+
+/**
+ * The seller as a buyer sees it on a checkout: a subset of the full view, so the defaults of
+ * unset settings are applied in one place for every view.
+ */
+export function toCheckoutOrganization(row: OrganizationRow): CheckoutOrganization {
+  const organization = toOrganization(row);
+  return {
+    created_at: organization.created_at,
+    modified_at: organization.modified_at,
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    avatar_url: organization.avatar_url,
+    proration_behavior: organization.proration_behavior,
+    allow_customer_updates: organization.allow_customer_updates,
+  };
+}
+
+/** The seller as a portal customer sees it: the checkout's view plus the portal settings and flags. */
+export function toCustomerOrganization(row: OrganizationRow): CustomerOrganization {
+  const organization = toOrganization(row);
+  return {
+    ...toCheckoutOrganization(row),
+    customer_portal_settings: organization.customer_portal_settings,
+    organization_features: {
+      member_model_enabled: organization.feature_settings?.member_model_enabled ?? false,
+      checkout_localization_enabled: organization.feature_settings?.checkout_localization_enabled ?? false,
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { TaskList } from "graphile-worker";
+import type { Deps } from "./context.ts";
+import { TaskName } from "./jobs/task-names.ts";
+import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
+import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
+import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
+import type { Services } from "./services.ts";
+
+/**
+ * Every background task by its name (`jobs/task-names.ts`), built on the application's own
+ * service instances so a task and a request share one processor, tax engine and blob store.
+ */
+export function taskList(deps: Deps, services: Services): TaskList {
+  return {
+    [TaskName.checkoutExpire]: expireCheckoutTask(deps, services.checkoutSessions),
+    [TaskName.checkoutSettle]: settleCheckoutTask(services.checkoutConfirmation),
+    ...webhookTasks(services.webhookDelivery),
+    ...orderDocumentTasks(deps, services.blobs),
+  };
+}
