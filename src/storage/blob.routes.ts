@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { AppError } from "../kit/errors.ts";
 import { contentDisposition } from "./s3-blob-store.ts";
-import { LOCAL_BLOB_ROUTE, type LocalBlobStore } from "./local-blob-store.ts";
+import type { LocalBlobStore } from "./local-blob-store.ts";
 
 const SignedQuery = Type.Object({
   expires: Type.Integer({ minimum: 0 }),
@@ -18,7 +18,7 @@ export const localBlobRoutes =
   (store: LocalBlobStore): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
-      `${LOCAL_BLOB_ROUTE}/*`,
+      "/blobs/*",
       { schema: { hide: true, querystring: SignedQuery } },
       async (request, reply) => {
         const key = (request.params as { "*": string })["*"];

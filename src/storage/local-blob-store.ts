@@ -3,7 +3,8 @@ import { mkdir, rename, stat, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
 
-export const LOCAL_BLOB_ROUTE = "/blobs";
+/** Where `blob.routes.ts` serves these files (its route path spells it out). */
+const LOCAL_BLOB_ROUTE = "/blobs";
 
 export interface SignedBlobRequest {
   key: string;

@@ -1,0 +1,60 @@
+/**
+ * The import rules of docs/architecture.md, checked by `npm run deps` (part of `npm test`).
+ * Type-only imports count (a cycle of types is still a tangle to read), with one exception:
+ * `db/database.ts`, the Kysely schema, names every feature's table type, so it is left out of the
+ * cruise rather than letting it tie `db` to every feature.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "No import cycle, between modules or between files of one module.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-circular-between-folders",
+      severity: "error",
+      comment: "Modules (folders) depend on each other in one direction only.",
+      scope: "folder",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "infrastructure-imports-no-feature",
+      severity: "error",
+      comment: "kit, db, jobs, storage and documents serve the features and never call into one at run time.",
+      from: { path: "^src/(kit|db|jobs|storage|documents)/" },
+      to: { path: "^src/modules/" },
+    },
+    {
+      name: "only-the-entry-points-import-the-composition-root",
+      severity: "error",
+      comment: "Features and infrastructure receive their dependencies; only the entry points assemble them.",
+      from: { path: "^src/(modules|kit|db|jobs|storage|documents)/" },
+      to: { path: "^src/(app|services|tasks|server|cli|seed|runtime)\\.ts$" },
+    },
+    {
+      name: "no-orphans",
+      severity: "error",
+      comment: "Every source file is imported by something (no forgotten module).",
+      from: { orphan: true, path: "^src/" },
+      to: {},
+    },
+    {
+      name: "reachable-from-an-entry-point",
+      severity: "error",
+      comment: "Every source file runs in the server or the CLI; code only tests reach is dead code.",
+      from: { path: "^src/(server|cli)\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/(server|cli)\\.ts$", reachable: false },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    exclude: { path: ["^(node_modules|test|bench|migrations)/", "^src/db/database\\.ts$"] },
+  },
+};
