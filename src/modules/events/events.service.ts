@@ -9,12 +9,10 @@ import { customerMatcher, toEvent } from "./events.mapper.ts";
 import {
   countEvents,
   findCustomersOfEvents,
-  findLiveCustomerOrganizations,
-  insertEventsSkippingDuplicates,
   listEvents,
   type EventFilter,
-  type EventInsert,
 } from "./events.repository.ts";
+import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
 import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
 
 const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
