@@ -22,7 +22,8 @@ import { findCheckoutWithRelations, type CheckoutWithRelations } from "../src/mo
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
-import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
+import { insertBenefit } from "../src/modules/benefits/benefits.repository.ts";
+import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);

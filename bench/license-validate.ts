@@ -18,14 +18,14 @@ import type { Database } from "../src/db/database.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { announceReady, compareWithBare, withServerProcess } from "./harness.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { licenseKeyValue } from "../src/modules/benefits/benefit-grants.service.ts";
-import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/benefits/benefit-grants.table.ts";
+import { licenseKeyValue } from "../src/modules/license-keys/license-keys.service.ts";
+import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/license-keys/license-keys.table.ts";
 import type { CustomerReadRow } from "../src/modules/customers/customers.mapper.ts";
 import { insertCustomer } from "../src/modules/customers/customers.repository.ts";
 import { toActivation, toLicenseKey } from "../src/modules/license-keys/license-keys.mapper.ts";
 import { createLicenseKeyService } from "../src/modules/license-keys/license-keys.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { insertBenefit } from "../src/modules/products/products.repository.ts";
+import { insertBenefit } from "../src/modules/benefits/benefits.repository.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);

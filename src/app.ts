@@ -20,6 +20,7 @@ import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
+import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
@@ -103,7 +104,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(discountRoutes(services.discounts));
-  await app.register(productRoutes(services.products, services.benefits));
+  await app.register(productRoutes(services.products));
+  await app.register(benefitRoutes(services.benefits));
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));

@@ -1,4 +1,5 @@
 import type { Deps } from "./context.ts";
+import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
 import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
@@ -17,7 +18,6 @@ import { createAccessTokenService } from "./modules/organizations/access-tokens.
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
 import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
-import { createBenefitService } from "./modules/products/benefits.service.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./modules/tax/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";

@@ -10,7 +10,6 @@ import type {
   PersonalAccessTokensTable,
 } from "../modules/organizations/organizations.table.ts";
 import type {
-  BenefitsTable,
   ProductBenefitsTable,
   ProductMediasTable,
   ProductPricesTable,
@@ -18,7 +17,8 @@ import type {
 } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
-import type { BenefitGrantsTable, LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/benefits/benefit-grants.table.ts";
+import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
+import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */

@@ -12,7 +12,8 @@ import * as O from "../../src/modules/organizations/organizations.schemas.ts";
 import * as Cu from "../../src/modules/customers/customers.schemas.ts";
 import * as CS from "../../src/modules/customers/customer-sessions.schemas.ts";
 import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
-import * as BI from "../../src/modules/products/benefit-inputs.schemas.ts";
+import * as BI from "../../src/modules/benefits/benefit-inputs.schemas.ts";
+import * as B from "../../src/modules/benefits/benefits.schemas.ts";
 import { Pagination } from "../../src/kit/pagination.ts";
 import { TaxIdFormat } from "../../src/kit/tax-id.ts";
 import * as CI from "../../src/modules/checkouts/checkout-inputs.schemas.ts";
@@ -76,18 +77,18 @@ const _productPrice: AssertAssignable<S<typeof P.ProductPrice>, models.ProductPr
 const _legacyFixed: AssertAssignable<S<typeof P.LegacyRecurringProductPriceFixed>, models.LegacyRecurringProductPriceFixed> = true;
 const _legacyCustom: AssertAssignable<S<typeof P.LegacyRecurringProductPriceCustom>, models.LegacyRecurringProductPriceCustom> = true;
 const _legacyPrice: AssertAssignable<S<typeof P.LegacyRecurringProductPrice>, models.LegacyRecurringProductPrice> = true;
-const _benefitType: AssertEqual<P.BenefitType, models.BenefitType> = true;
-const _benefitVisibility: AssertEqual<P.BenefitVisibility, models.BenefitVisibility> = true;
-const _benefitPublic: AssertAssignable<S<typeof P.BenefitPublic>, SdkBenefitPublic> = true;
-const _benefitCustom: AssertAssignable<S<typeof P.BenefitCustom>, models.BenefitCustom> = true;
-const _benefitDiscord: AssertAssignable<S<typeof P.BenefitDiscord>, models.BenefitDiscord> = true;
-const _benefitGitHub: AssertAssignable<S<typeof P.BenefitGitHubRepository>, models.BenefitGitHubRepository> = true;
-const _benefitDownloadables: AssertAssignable<S<typeof P.BenefitDownloadables>, models.BenefitDownloadables> = true;
-const _benefitLicenseKeys: AssertAssignable<S<typeof P.BenefitLicenseKeys>, models.BenefitLicenseKeys> = true;
-const _benefitMeterCredit: AssertAssignable<S<typeof P.BenefitMeterCredit>, models.BenefitMeterCredit> = true;
-const _benefitFeatureFlag: AssertAssignable<S<typeof P.BenefitFeatureFlag>, models.BenefitFeatureFlag> = true;
-const _benefitSlack: AssertAssignable<S<typeof P.BenefitSlackSharedChannel>, models.BenefitSlackSharedChannel> = true;
-const _benefit: AssertAssignable<S<typeof P.Benefit>, models.Benefit> = true;
+const _benefitType: AssertEqual<B.BenefitType, models.BenefitType> = true;
+const _benefitVisibility: AssertEqual<B.BenefitVisibility, models.BenefitVisibility> = true;
+const _benefitPublic: AssertAssignable<S<typeof B.BenefitPublic>, SdkBenefitPublic> = true;
+const _benefitCustom: AssertAssignable<S<typeof B.BenefitCustom>, models.BenefitCustom> = true;
+const _benefitDiscord: AssertAssignable<S<typeof B.BenefitDiscord>, models.BenefitDiscord> = true;
+const _benefitGitHub: AssertAssignable<S<typeof B.BenefitGitHubRepository>, models.BenefitGitHubRepository> = true;
+const _benefitDownloadables: AssertAssignable<S<typeof B.BenefitDownloadables>, models.BenefitDownloadables> = true;
+const _benefitLicenseKeys: AssertAssignable<S<typeof B.BenefitLicenseKeys>, models.BenefitLicenseKeys> = true;
+const _benefitMeterCredit: AssertAssignable<S<typeof B.BenefitMeterCredit>, models.BenefitMeterCredit> = true;
+const _benefitFeatureFlag: AssertAssignable<S<typeof B.BenefitFeatureFlag>, models.BenefitFeatureFlag> = true;
+const _benefitSlack: AssertAssignable<S<typeof B.BenefitSlackSharedChannel>, models.BenefitSlackSharedChannel> = true;
+const _benefit: AssertAssignable<S<typeof B.Benefit>, models.Benefit> = true;
 const _media: AssertAssignable<S<typeof P.ProductMediaFileRead>, models.ProductMediaFileRead> = true;
 const _checkoutProduct: AssertAssignable<S<typeof P.CheckoutProduct>, SdkCheckoutProduct> = true;
 const _product: AssertAssignable<S<typeof P.Product>, SdkProduct> = true;
@@ -324,28 +325,28 @@ const mirrored: Record<string, TSchema> = {
   LegacyRecurringProductPriceFixed: P.LegacyRecurringProductPriceFixed,
   LegacyRecurringProductPriceCustom: P.LegacyRecurringProductPriceCustom,
   LegacyRecurringProductPrice: P.LegacyRecurringProductPrice,
-  BenefitType: P.BenefitType,
-  BenefitVisibility: P.BenefitVisibility,
-  BenefitPublic: P.BenefitPublic,
-  BenefitCustomProperties: P.BenefitCustomProperties,
-  BenefitCustom: P.BenefitCustom,
-  BenefitDiscordProperties: P.BenefitDiscordProperties,
-  BenefitDiscord: P.BenefitDiscord,
-  BenefitGitHubRepositoryProperties: P.BenefitGitHubRepositoryProperties,
-  BenefitGitHubRepository: P.BenefitGitHubRepository,
-  BenefitDownloadablesProperties: P.BenefitDownloadablesProperties,
-  BenefitDownloadables: P.BenefitDownloadables,
-  BenefitLicenseKeyExpirationProperties: P.BenefitLicenseKeyExpirationProperties,
-  BenefitLicenseKeyActivationProperties: P.BenefitLicenseKeyActivationProperties,
-  BenefitLicenseKeysProperties: P.BenefitLicenseKeysProperties,
-  BenefitLicenseKeys: P.BenefitLicenseKeys,
-  BenefitMeterCreditProperties: P.BenefitMeterCreditProperties,
-  BenefitMeterCredit: P.BenefitMeterCredit,
-  BenefitFeatureFlagProperties: P.BenefitFeatureFlagProperties,
-  BenefitFeatureFlag: P.BenefitFeatureFlag,
-  BenefitSlackSharedChannelProperties: P.BenefitSlackSharedChannelProperties,
-  BenefitSlackSharedChannel: P.BenefitSlackSharedChannel,
-  Benefit: P.Benefit,
+  BenefitType: B.BenefitType,
+  BenefitVisibility: B.BenefitVisibility,
+  BenefitPublic: B.BenefitPublic,
+  BenefitCustomProperties: B.BenefitCustomProperties,
+  BenefitCustom: B.BenefitCustom,
+  BenefitDiscordProperties: B.BenefitDiscordProperties,
+  BenefitDiscord: B.BenefitDiscord,
+  BenefitGitHubRepositoryProperties: B.BenefitGitHubRepositoryProperties,
+  BenefitGitHubRepository: B.BenefitGitHubRepository,
+  BenefitDownloadablesProperties: B.BenefitDownloadablesProperties,
+  BenefitDownloadables: B.BenefitDownloadables,
+  BenefitLicenseKeyExpirationProperties: B.BenefitLicenseKeyExpirationProperties,
+  BenefitLicenseKeyActivationProperties: B.BenefitLicenseKeyActivationProperties,
+  BenefitLicenseKeysProperties: B.BenefitLicenseKeysProperties,
+  BenefitLicenseKeys: B.BenefitLicenseKeys,
+  BenefitMeterCreditProperties: B.BenefitMeterCreditProperties,
+  BenefitMeterCredit: B.BenefitMeterCredit,
+  BenefitFeatureFlagProperties: B.BenefitFeatureFlagProperties,
+  BenefitFeatureFlag: B.BenefitFeatureFlag,
+  BenefitSlackSharedChannelProperties: B.BenefitSlackSharedChannelProperties,
+  BenefitSlackSharedChannel: B.BenefitSlackSharedChannel,
+  Benefit: B.Benefit,
   ProductMediaFileRead: P.ProductMediaFileRead,
   CheckoutProduct: P.CheckoutProduct,
   Product: P.Product,

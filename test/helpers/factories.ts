@@ -14,9 +14,10 @@ import type { DiscountRow, DiscountsTable } from "../../src/modules/discounts/di
 import type { AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../../src/modules/organizations/organizations.service.ts";
-import { attachBenefits, insertBenefit, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
-import { licenseKeyValue } from "../../src/modules/benefits/benefit-grants.service.ts";
-import type { LicenseKeysTable } from "../../src/modules/benefits/benefit-grants.table.ts";
+import { insertBenefit } from "../../src/modules/benefits/benefits.repository.ts";
+import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
+import { licenseKeyValue } from "../../src/modules/license-keys/license-keys.service.ts";
+import type { LicenseKeysTable } from "../../src/modules/license-keys/license-keys.table.ts";
 import { createPaidOrder } from "../../src/modules/orders/order-creation.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
 import type { StoredAddress } from "../../src/kit/address.ts";

@@ -5,7 +5,7 @@ import { principalOf } from "../../kit/auth.ts";
 import { rateLimitHook } from "../../kit/rate-limit.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
-import { licenseKeyActions } from "../license-keys/license-keys.actions.ts";
+import { licenseKeyActions } from "../license-keys/license-key-actions.routes.ts";
 import { LicenseKeyWithActivations, ListResourceLicenseKeyRead, PortalLicenseKeyListQuery } from "../license-keys/license-keys.schemas.ts";
 import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
 import { portalCustomerOf } from "./session.ts";
@@ -60,5 +60,16 @@ export const portalLicenseKeyRoutes =
       { max: limits.perAddress, windowMs: limits.windowMs, key: (request) => request.ip },
       { max: limits.perKey, windowMs: limits.windowMs, key: keyBucket },
     ]);
-    await app.register(licenseKeyActions(service, { prefix: "/v1/customer-portal/license-keys", operations: "customer_portal:license_keys", tags, preHandler }));
+    await app.register(
+      licenseKeyActions(service, {
+        paths: {
+          activate: "/v1/customer-portal/license-keys/activate",
+          validate: "/v1/customer-portal/license-keys/validate",
+          deactivate: "/v1/customer-portal/license-keys/deactivate",
+        },
+        operations: "customer_portal:license_keys",
+        tags,
+        preHandler,
+      }),
+    );
   };

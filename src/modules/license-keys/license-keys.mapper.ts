@@ -1,5 +1,5 @@
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
-import type { LicenseKeyActivationRow, LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
+import type { LicenseKeyActivationRow, LicenseKeyRow } from "./license-keys.table.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { LicenseKeyActivationBase, LicenseKeyRead } from "./license-keys.schemas.ts";
 

@@ -1,10 +1,13 @@
 import { sql, type Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import type { LicenseKeyActivationsTable, LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
+import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from "./license-keys.table.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { LicenseKeyStatus } from "./license-keys.schemas.ts";
+
+export const insertLicenseKey = (db: Executor, values: Insertable<LicenseKeysTable>) =>
+  db.insertInto("license_keys").values(values).returning(["id", "key"]).executeTakeFirstOrThrow();
 
 const liveKeys = (db: Executor, allowed: OrganizationScope) => {
   let query = db.selectFrom("license_keys").where("deleted_at", "is", null);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
-import { licenseKeyActions } from "./license-keys.actions.ts";
+import { licenseKeyActions } from "./license-key-actions.routes.ts";
 import { LicenseKeyListQuery, LicenseKeyWithActivations, ListResourceLicenseKeyRead } from "./license-keys.schemas.ts";
 import type { LicenseKeyService } from "./license-keys.service.ts";
 
@@ -31,5 +31,12 @@ export const licenseKeyRoutes =
       async (request) => service.get(request.params.id, organizationScope(principalOf(request))),
     );
 
-    await app.register(licenseKeyActions(service, { prefix: "/v1/license-keys", operations: "license_keys", tags, auth: requireAuth(ORGANIZATION_SIDE, WRITE).auth }));
+    await app.register(
+      licenseKeyActions(service, {
+        paths: { activate: "/v1/license-keys/activate", validate: "/v1/license-keys/validate", deactivate: "/v1/license-keys/deactivate" },
+        operations: "license_keys",
+        tags,
+        auth: requireAuth(ORGANIZATION_SIDE, WRITE).auth,
+      }),
+    );
   };

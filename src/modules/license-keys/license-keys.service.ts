@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
 import { asList, pageWindow, toPage, type Page } from "../../kit/pagination.ts";
 import type { JsonValue } from "../../db/json.ts";
-import type { LicenseKeyRow } from "../benefits/benefit-grants.table.ts";
-import { toActivation, toLicenseKey } from "./license-keys.mapper.ts";
+import type { LicenseKeyRow } from "./license-keys.table.ts";
+import { addInterval } from "../../kit/calendar.ts";
+import { displayKey, toActivation, toLicenseKey } from "./license-keys.mapper.ts";
 import * as repo from "./license-keys.repository.ts";
 import { customersByIds } from "../customers/customers.repository.ts";
 import type {
@@ -54,6 +56,43 @@ async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKe
 async function withActivations(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyWithActivations> {
   const [key, activations] = await Promise.all([withCustomer(db, row), repo.liveActivationsOf(db, row.id)]);
   return { ...key, activations: activations.map(toActivation) };
+}
+
+/** What a `license_keys` benefit's properties say about the keys it issues. */
+export interface LicenseKeyTerms {
+  prefix?: string | null;
+  expires?: { ttl: number; timeframe: "day" | "month" | "year" } | null;
+  activations?: { limit: number } | null;
+  limit_usage?: number | null;
+}
+
+/** An uppercase UUID4, behind the benefit's prefix when it has one. */
+export function licenseKeyValue(prefix: string | null | undefined): string {
+  const key = randomUUID().toUpperCase();
+  const cleaned = prefix?.trim().toUpperCase();
+  return cleaned ? `${cleaned}-${key}` : key;
+}
+
+/** Issues the key a benefit grant promises, in the grant's transaction; returns what the grant records. */
+export async function issueLicenseKey(
+  db: Executor,
+  input: { organizationId: string; benefitId: string; customerId: string; terms: LicenseKeyTerms; now: Date },
+): Promise<{ license_key_id: string; display_key: string }> {
+  const { terms, now } = input;
+  const row = await repo.insertLicenseKey(db, {
+    created_at: now,
+    modified_at: null,
+    deleted_at: null,
+    organization_id: input.organizationId,
+    customer_id: input.customerId,
+    benefit_id: input.benefitId,
+    key: licenseKeyValue(terms.prefix),
+    limit_activations: terms.activations?.limit ?? null,
+    limit_usage: terms.limit_usage ?? null,
+    last_validated_at: null,
+    expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
+  });
+  return { license_key_id: row.id, display_key: displayKey(row.key) };
 }
 
 export function createLicenseKeyService(deps: Deps) {

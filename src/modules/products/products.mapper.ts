@@ -1,10 +1,9 @@
 import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
-import type { BenefitRow, ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
-import type { BenefitPublic, CheckoutProduct, Product, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
-import { toBenefit } from "./benefits.mapper.ts";
+import type { ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
+import { toBenefit, toBenefitPublic, type BenefitJson } from "../benefits/benefits.mapper.ts";
+import type { CheckoutProduct, Product, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
 
 export type ProductPriceJson = Jsonified<ProductPriceRow>;
-export type BenefitJson = Jsonified<BenefitRow>;
 export type ProductMediaJson = Jsonified<ProductMediaRow>;
 export type ProductWithRelationsJson = Jsonified<ProductRow> & {
   prices: ProductPriceJson[];
@@ -72,18 +71,6 @@ export function toProductPrice(row: ProductPriceJson): ProductPrice {
       };
   }
 }
-
-export const toBenefitPublic = (row: BenefitJson): BenefitPublic => ({
-  id: row.id,
-  created_at: isoFromJson(row.created_at),
-  modified_at: isoFromJsonOrNull(row.modified_at),
-  type: row.type as BenefitPublic["type"],
-  description: row.description,
-  selectable: row.selectable,
-  deletable: row.deletable,
-  is_deleted: row.is_deleted,
-  organization_id: row.organization_id,
-});
 
 export const toProductMedia = (row: ProductMediaJson): ProductMediaFileRead => ({
   id: row.id,

@@ -1,16 +1,13 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import type { BenefitsTable, ProductMediasTable, ProductPricesTable, ProductsTable } from "./products.table.ts";
+import type { ProductMediasTable, ProductPricesTable, ProductsTable } from "./products.table.ts";
 
 export const insertProduct = (db: Executor, values: Insertable<ProductsTable>) =>
   db.insertInto("products").values(values).returningAll().executeTakeFirstOrThrow();
 
 export const insertPrices = (db: Executor, values: Insertable<ProductPricesTable>[]) =>
   values.length ? db.insertInto("product_prices").values(values).returningAll().execute() : Promise.resolve([]);
-
-export const insertBenefit = (db: Executor, values: Insertable<BenefitsTable>) =>
-  db.insertInto("benefits").values(values).returningAll().executeTakeFirstOrThrow();
 
 export const insertMedia = (db: Executor, values: Insertable<ProductMediasTable>) =>
   db.insertInto("product_medias").values(values).returningAll().executeTakeFirstOrThrow();
@@ -61,23 +58,6 @@ export async function keepMedias(db: Executor, productId: string, ids: readonly 
   for (const [position, id] of ids.entries()) await db.updateTable("product_medias").set({ position }).where("id", "=", id).execute();
 }
 
-/** Which of these IDs are live benefits of the organization. */
-export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("benefits")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where("is_deleted", "=", false)
-    .where("id", "in", ids)
-    .execute();
-  return new Set(rows.map((row) => row.id));
-};
 
 export const detachAllBenefits = (db: Executor, productId: string) => db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();
 
-export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope) => {
-  let query = db.selectFrom("benefits").selectAll().where("id", "=", id).where("is_deleted", "=", false);
-  if (allowed !== null) query = query.where("organization_id", "in", allowed);
-  return query.executeTakeFirst();
-};

@@ -3,10 +3,9 @@ import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid
 import { TrialInterval } from "../../kit/schema-extra.ts";
 import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
 import { AnyProductPrice } from "./prices.schemas.ts";
-import { Benefit, BenefitPublic } from "./benefits.schemas.ts";
+import { Benefit, BenefitPublic } from "../benefits/benefits.schemas.ts";
 
 export * from "./prices.schemas.ts";
-export * from "./benefits.schemas.ts";
 
 export const ProductVisibilityValues = ["draft", "private", "public"] as const;
 export const ProductVisibility = StringEnum(ProductVisibilityValues, {

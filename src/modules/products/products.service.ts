@@ -6,6 +6,7 @@ import { targetOrganization } from "../organizations/organization-target.ts";
 import { toProduct } from "./products.mapper.ts";
 import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
 import * as queries from "./products.queries.ts";
+import { existingBenefitIds } from "../benefits/benefits.repository.ts";
 import * as repo from "./products.repository.ts";
 import type { ProductBenefitsUpdate, ProductCreate, ProductListQuery, ProductUpdate } from "./product-inputs.schemas.ts";
 import type { Product } from "./products.schemas.ts";
@@ -147,7 +148,7 @@ export function createProductService(deps: Deps) {
         const current = await repo.findProductForUpdate(trx, id, allowed);
         if (!current) throw new ResourceNotFound();
         const benefitIds = [...new Set(input.benefits)];
-        const known = await repo.existingBenefitIds(trx, current.organization_id, benefitIds);
+        const known = await existingBenefitIds(trx, current.organization_id, benefitIds);
         fail(input.benefits.flatMap((benefitId, i) => (known.has(benefitId) ? [] : [valueIssue(["body", "benefits", i], "Benefit does not exist.", benefitId)])));
         await repo.detachAllBenefits(trx, current.id);
         await repo.attachBenefits(trx, current.organization_id, current.id, benefitIds);

@@ -56,22 +56,6 @@ export interface ProductPricesTable {
 }
 export type ProductPriceRow = Selectable<ProductPricesTable>;
 
-export interface BenefitsTable {
-  id: Generated<string>;
-  created_at: Generated<Date>;
-  modified_at: Date | null;
-  organization_id: string;
-  type: string;
-  description: string;
-  selectable: Generated<boolean>;
-  deletable: Generated<boolean>;
-  is_deleted: Generated<boolean>;
-  visibility: Generated<"draft" | "private" | "public">;
-  properties: Json<Record<string, JsonValue>>;
-  metadata: Json<Metadata>;
-}
-export type BenefitRow = Selectable<BenefitsTable>;
-
 export interface ProductBenefitsTable {
   organization_id: string;
   product_id: string;

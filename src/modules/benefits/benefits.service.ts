@@ -5,7 +5,7 @@ import { targetOrganization } from "../organizations/organization-target.ts";
 import type { BenefitCreate } from "./benefit-inputs.schemas.ts";
 import { toBenefit } from "./benefits.mapper.ts";
 import type { Benefit } from "./benefits.schemas.ts";
-import { findBenefit, insertBenefit } from "./products.repository.ts";
+import { findBenefit, insertBenefit } from "./benefits.repository.ts";
 
 /** Properties as stored: every key of the type's shape present, absent ones null. */
 function storedProperties(input: BenefitCreate): Record<string, unknown> {

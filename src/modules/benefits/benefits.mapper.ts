@@ -1,6 +1,10 @@
 import type { JsonValue } from "../../db/json.ts";
+import { isoFromJson, isoFromJsonOrNull, type Jsonified } from "../../db/jsonified.ts";
 import type { Metadata } from "../../kit/schema.ts";
-import type { Benefit, BenefitLicenseKeys, BenefitVisibility } from "./benefits.schemas.ts";
+import type { Benefit, BenefitLicenseKeys, BenefitPublic, BenefitVisibility } from "./benefits.schemas.ts";
+import type { BenefitRow } from "./benefits.table.ts";
+
+export type BenefitJson = Jsonified<BenefitRow>;
 
 /** A benefit row as read directly (Date) or through JSON aggregation (text timestamps). */
 export interface BenefitSource {
@@ -54,3 +58,15 @@ export function toBenefit(row: BenefitSource): Benefit {
       return { ...fields, type: row.type, properties: row.properties } as unknown as Benefit;
   }
 }
+
+export const toBenefitPublic = (row: BenefitJson): BenefitPublic => ({
+  id: row.id,
+  created_at: isoFromJson(row.created_at),
+  modified_at: isoFromJsonOrNull(row.modified_at),
+  type: row.type as BenefitPublic["type"],
+  description: row.description,
+  selectable: row.selectable,
+  deletable: row.deletable,
+  is_deleted: row.is_deleted,
+  organization_id: row.organization_id,
+});

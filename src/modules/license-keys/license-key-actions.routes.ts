@@ -8,8 +8,8 @@ import { LicenseKeyActivate, LicenseKeyActivationRead, LicenseKeyDeactivate, Lic
 import type { LicenseKeyService } from "./license-keys.service.ts";
 
 export interface KeyActionsOptions {
-  /** `/v1/license-keys` or `/v1/customer-portal/license-keys`. */
-  prefix: string;
+  /** Each action's full path, written out by the route file that registers them. */
+  paths: { activate: string; validate: string; deactivate: string };
   /** The operationId namespace: `license_keys` or `customer_portal:license_keys`. */
   operations: string;
   tags: string[];
@@ -23,13 +23,13 @@ const NoContent = Type.Unsafe<undefined>({ type: "null", description: "No conten
 const errors = { 400: ErrorBody, 404: ErrorBody };
 
 /**
- * activate, validate and deactivate by key value: the server variants act within the token's
- * organizations, the public ones within the organization the body names.
+ * activate, validate and deactivate by key value, served twice: the server variants act within the
+ * token's organizations, the public portal ones within the organization the body names.
  */
 export const licenseKeyActions =
   (service: LicenseKeyService, options: KeyActionsOptions): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const { prefix, operations, tags, auth, preHandler } = options;
+    const { paths, operations, tags, auth, preHandler } = options;
     const config = auth ? { auth } : {};
     const scopeOf = (request: Parameters<onRequestHookHandler>[0]): OrganizationScope =>
       auth ? organizationScope(principalOf(request)) : null;
@@ -41,7 +41,7 @@ export const licenseKeyActions =
     });
 
     app.post(
-      `${prefix}/activate`,
+      paths.activate,
       {
         config,
         ...hooks,
@@ -51,7 +51,7 @@ export const licenseKeyActions =
     );
 
     app.post(
-      `${prefix}/validate`,
+      paths.validate,
       {
         config,
         ...hooks,
@@ -61,7 +61,7 @@ export const licenseKeyActions =
     );
 
     app.post(
-      `${prefix}/deactivate`,
+      paths.deactivate,
       {
         config,
         ...hooks,

@@ -3,21 +3,6 @@ import type { JsonValue } from "../../db/json.ts";
 
 type Json<T> = ColumnType<T, string | undefined, string>;
 
-export interface BenefitGrantsTable {
-  id: Generated<string>;
-  created_at: Generated<Date>;
-  modified_at: Date | null;
-  organization_id: string;
-  customer_id: string;
-  benefit_id: string;
-  order_id: string | null;
-  granted_at: Date | null;
-  revoked_at: Date | null;
-  /** What the grant produced, e.g. `{license_key_id, display_key}`. */
-  properties: Json<Record<string, JsonValue>>;
-}
-export type BenefitGrantRow = Selectable<BenefitGrantsTable>;
-
 export type LicenseKeyStatus = "granted" | "revoked" | "disabled";
 
 export interface LicenseKeysTable {

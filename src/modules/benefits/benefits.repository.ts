@@ -1,0 +1,32 @@
+import type { Insertable } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
+
+export const insertBenefit = (db: Executor, values: Insertable<BenefitsTable>) =>
+  db.insertInto("benefits").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("benefits").selectAll().where("id", "=", id).where("is_deleted", "=", false);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.executeTakeFirst();
+};
+
+/** Which of these IDs are live benefits of the organization. */
+export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("benefits")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("is_deleted", "=", false)
+    .where("id", "in", ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+};
+
+/** Whether this order already granted this benefit (a replayed completion grants nothing twice). */
+export const hasGrant = async (db: Executor, orderId: string, benefitId: string): Promise<boolean> =>
+  (await db.selectFrom("benefit_grants").select("id").where("order_id", "=", orderId).where("benefit_id", "=", benefitId).executeTakeFirst()) !== undefined;
+
+export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) => db.insertInto("benefit_grants").values(values).execute();
