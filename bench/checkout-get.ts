@@ -70,7 +70,7 @@ async function serve(): Promise<void> {
   const bare = createServer((request, response) => {
     const id = (request.url ?? "").split("/").pop() ?? "";
     connection.pool
-      .query(statement.sql, bareParams(id) as unknown[])
+      .query(statement.sql, bareParams(id))
       .then((result) => {
         const row = result.rows[0] as CheckoutWithRelations | undefined;
         if (!row) {

@@ -35,9 +35,8 @@ export async function withServerProcess<Ready>(benchUrl: string, limitSeconds: n
 /** Child: tells the parent it is ready, and on the parent's word runs `stop` and exits. */
 export function announceReady(ready: object, stop: () => Promise<void>): void {
   process.send?.(ready);
-  process.on("message", async () => {
-    await stop();
-    process.exit(0);
+  process.on("message", () => {
+    void stop().then(() => process.exit(0));
   });
 }
 

@@ -97,7 +97,7 @@ function readLoad(url: string, token: string, orderIds: string[]) {
         headers: { authorization: `Bearer ${token}` },
         requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: `/v1/orders/${orderIds[next++ % orderIds.length]}` }) }],
       },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error: Error | null, result) => (error ? reject(error) : resolve(result)),
     );
   });
   return { done, stop: () => instance?.stop() };

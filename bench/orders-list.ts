@@ -83,7 +83,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function measure(url: string, token: string, seconds: number, connections = CONNECTIONS) {
   const times: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } }, (error, done) => (error ? reject(error) : resolve(done)));
+    const instance = autocannon({ url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } }, (error: Error | null, done) => (error ? reject(error) : resolve(done)));
     instance.on("response", (_client, _status, _bytes, responseTime) => void times.push(responseTime));
   });
   times.sort((a, b) => a - b);

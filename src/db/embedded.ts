@@ -92,6 +92,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     throw new Error(
       `Embedded PostgreSQL failed to start in ${dir} on port ${port}` +
         (error instanceof Error ? `: ${error.message}` : " (is another server using this data directory?)"),
+      { cause: error },
     );
   }
   return {

@@ -13,7 +13,7 @@ function migrator(db: Kysely<Database>): Migrator {
 /** Applies the app's migrations (Kysely's Migrator) and the job queue's own schema. */
 export async function migrateToLatest(db: Kysely<Database>, pool: pg.Pool): Promise<MigrationResultSet> {
   const result = await migrator(db).migrateToLatest();
-  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  if (result.error) throw result.error instanceof Error ? result.error : new Error("a migration failed", { cause: result.error });
   await runWorkerMigrations({ pgPool: pool });
   return result;
 }

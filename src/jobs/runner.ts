@@ -19,10 +19,13 @@ const RECOVERY_INTERVAL_MS = 60_000;
  * Jobs locked by a process that died are released first (see worker-leases.ts), so a restart
  * resumes them at once.
  */
+/** graphile-worker's levels as pino methods; info and debug chatter goes to debug. */
+const WORKER_LOG_METHODS: Partial<Record<string, "error" | "warn">> = { error: "error", warning: "warn" };
+
 export async function startWorker(options: WorkerOptions): Promise<Runner> {
   const { Logger: WorkerLogger } = await import("graphile-worker");
   const logger = new WorkerLogger(() => (level, message, meta) => {
-    const method = level === "error" ? "error" : level === "warning" ? "warn" : "debug";
+    const method = WORKER_LOG_METHODS[level] ?? "debug";
     options.logger[method]({ worker: meta }, message);
   });
   const lease = await takeWorkerLease(options.pool);

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { AppError, RequestBodyTooLarge, RequestValidationError } from "./errors.ts";
-import { toValidationIssues, type HttpPart } from "./validation.ts";
+import { toValidationIssues } from "./validation.ts";
 
 interface PgError {
   code?: string;
@@ -10,7 +10,7 @@ interface PgError {
 function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
-    return new RequestValidationError(toValidationIssues((error.validationContext ?? "body") as HttpPart, error.validation));
+    return new RequestValidationError(toValidationIssues((error.validationContext ?? "body"), error.validation));
   }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":

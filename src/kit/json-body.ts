@@ -14,6 +14,6 @@ export function acceptEmptyJsonBodies(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, body.toString(), done);
+    void parseJson(request, body.toString(), done);
   });
 }

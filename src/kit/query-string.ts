@@ -12,8 +12,8 @@ const DEEP_OBJECT_PAIR = /^([^[\]]+)\[([^[\]]+)\]$/;
  */
 export function parseQueryString(text: string): Record<string, unknown> {
   // Null prototypes: a key such as `__proto__` is data here, never an object's prototype.
-  const query: Record<string, unknown> = Object.create(null);
-  const objects: Record<string, Record<string, unknown>> = Object.create(null);
+  const query = Object.create(null) as Record<string, unknown>;
+  const objects = Object.create(null) as Record<string, Record<string, unknown>>;
   for (const [name, value] of Object.entries(parse(text))) {
     const pair = DEEP_OBJECT_PAIR.exec(name);
     if (!pair?.[1] || !pair[2]) query[name] = value;

@@ -78,17 +78,17 @@ function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
       return { type, msg };
     }
     case "minLength":
-      return { type: "string_too_short", msg: `String should have at least ${p.limit} character${p.limit === 1 ? "" : "s"}`, ctx: { min_length: p.limit } };
+      return { type: "string_too_short", msg: `String should have at least ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`, ctx: { min_length: p.limit } };
     case "maxLength":
-      return { type: "string_too_long", msg: `String should have at most ${p.limit} character${p.limit === 1 ? "" : "s"}`, ctx: { max_length: p.limit } };
+      return { type: "string_too_long", msg: `String should have at most ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`, ctx: { max_length: p.limit } };
     case "minimum":
-      return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${p.limit}`, ctx: { ge: p.limit } };
+      return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${String(p.limit)}`, ctx: { ge: p.limit } };
     case "exclusiveMinimum":
-      return { type: "greater_than", msg: `Input should be greater than ${p.limit}`, ctx: { gt: p.limit } };
+      return { type: "greater_than", msg: `Input should be greater than ${String(p.limit)}`, ctx: { gt: p.limit } };
     case "maximum":
-      return { type: "less_than_equal", msg: `Input should be less than or equal to ${p.limit}`, ctx: { le: p.limit } };
+      return { type: "less_than_equal", msg: `Input should be less than or equal to ${String(p.limit)}`, ctx: { le: p.limit } };
     case "exclusiveMaximum":
-      return { type: "less_than", msg: `Input should be less than ${p.limit}`, ctx: { lt: p.limit } };
+      return { type: "less_than", msg: `Input should be less than ${String(p.limit)}`, ctx: { lt: p.limit } };
     case "enum": {
       const expected = quoteList((error.schema as unknown[]) ?? []);
       return { type: "enum", msg: `Input should be ${expected}`, ctx: { expected } };
@@ -98,19 +98,19 @@ function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
       return { type: "literal_error", msg: `Input should be ${expected}`, ctx: { expected } };
     }
     case "pattern":
-      return { type: "string_pattern_mismatch", msg: `String should match pattern '${p.pattern}'`, ctx: { pattern: p.pattern } };
+      return { type: "string_pattern_mismatch", msg: `String should match pattern '${String(p.pattern)}'`, ctx: { pattern: p.pattern } };
     case "maxItems":
-      return { type: "too_long", msg: `List should have at most ${p.limit} items after validation`, ctx: { field_type: "List", max_length: p.limit } };
+      return { type: "too_long", msg: `List should have at most ${String(p.limit)} items after validation`, ctx: { field_type: "List", max_length: p.limit } };
     case "minItems":
-      return { type: "too_short", msg: `List should have at least ${p.limit} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "List", min_length: p.limit } };
+      return { type: "too_short", msg: `List should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "List", min_length: p.limit } };
     case "maxProperties":
-      return { type: "too_long", msg: `Dictionary should have at most ${p.limit} items after validation`, ctx: { field_type: "Dictionary", max_length: p.limit } };
+      return { type: "too_long", msg: `Dictionary should have at most ${String(p.limit)} items after validation`, ctx: { field_type: "Dictionary", max_length: p.limit } };
     case "minProperties":
-      return { type: "too_short", msg: `Dictionary should have at least ${p.limit} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "Dictionary", min_length: p.limit } };
+      return { type: "too_short", msg: `Dictionary should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "Dictionary", min_length: p.limit } };
     case "additionalProperties":
       return { type: "extra_forbidden", msg: "Extra inputs are not permitted" };
     case "multipleOf":
-      return { type: "multiple_of", msg: `Input should be a multiple of ${p.multipleOf}`, ctx: { multiple_of: p.multipleOf } };
+      return { type: "multiple_of", msg: `Input should be a multiple of ${String(p.multipleOf)}`, ctx: { multiple_of: p.multipleOf } };
     default:
       return { type: "value_error", msg: error.message ?? "Invalid value" };
   }

@@ -301,7 +301,7 @@ const jsonTypes = (input: JsonSchema): string[] => {
   return ["unknown"];
 };
 
-const asJson = (schema: TSchema): JsonSchema => schema as unknown as JsonSchema;
+const asJson = (schema: TSchema): JsonSchema => schema;
 const sorted = (values: readonly unknown[] | undefined): unknown[] => [...(values ?? [])].map(String).sort();
 
 /** Our schemas, by the name of the reference schema they mirror. */

@@ -22,7 +22,7 @@ export function badInputTable(send: () => Send, cases: BadInputCase[], unchanged
     it(`answers ${testCase.status} for ${testCase.name}`, async () => {
       const response = await send()(testCase.request());
       expect(response.statusCode, response.body).toBe(testCase.status);
-      const body = response.json() as { error?: string; detail?: unknown };
+      const body = response.json<{ error?: string; detail?: unknown }>();
       if (testCase.status === 422) {
         expect(body.error).toBe(testCase.error ?? "RequestValidationError");
         expect(Array.isArray(body.detail)).toBe(true);

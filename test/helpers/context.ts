@@ -8,9 +8,9 @@ import { buildServices, type Services } from "../../src/services.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface TestClock {
-  now(): Date;
-  set(date: Date): void;
-  advance(ms: number): void;
+  now: () => Date;
+  set: (date: Date) => void;
+  advance: (ms: number) => void;
 }
 
 export function testClock(start = new Date()): TestClock {
@@ -35,8 +35,8 @@ export interface TestContext {
   readonly clock: TestClock;
   /** The instance owner's personal access token. */
   readonly ownerToken: string;
-  request(options: InjectOptions & { token?: string | null }): Promise<LightMyRequestResponse>;
-  close(): Promise<void>;
+  request: (options: InjectOptions & { token?: string | null }) => Promise<LightMyRequestResponse>;
+  close: () => Promise<void>;
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -89,13 +89,13 @@ export function deliveryHarness(context: () => TestContext) {
   const receivers: Receiver[] = [];
   return {
     engine: (deps: Deps = context().deps) => createWebhookDeliveryService(deps, { random: () => 0.5 }),
-    async receiver(answer?: (call: number) => ReceiverAnswer): Promise<Receiver> {
+    receiver: async (answer?: (call: number) => ReceiverAnswer): Promise<Receiver> => {
       const started = await startReceiver(answer);
       receivers.push(started);
       return started;
     },
     /** A fresh organization with one endpoint for order events, pointing at `url`. */
-    async endpointFor(url: string, deps: Deps = context().deps) {
+    endpointFor: async (url: string, deps: Deps = context().deps) => {
       const organizationId = (await createOrganization(deps)).id;
       const endpoint = await createWebhookEndpoint(deps, organizationId, { url, events: ["order.created", "order.updated"] });
       return { organizationId, endpoint };

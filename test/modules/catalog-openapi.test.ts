@@ -11,7 +11,7 @@ describe("GET /openapi.json", () => {
   it("documents the catalog, customer and session operations with their security", async () => {
     const response = await ctx.request({ method: "GET", url: "/openapi.json" });
     expect(response.statusCode).toBe(200);
-    const document = response.json() as { paths: Record<string, Record<string, { operationId: string; security: Record<string, string[]>[] }>> };
+    const document = response.json<{ paths: Record<string, Record<string, { operationId: string; security: Record<string, string[]>[] }>> }>();
     const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
     const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
     for (const id of [

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { issueLicenseKey, type LicenseKeyTerms } from "../license-keys/license-keys.service.ts";
+import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { hasGrant, insertBenefitGrant } from "./benefits.repository.ts";
 
@@ -20,7 +20,7 @@ export async function grantBenefits(
             organizationId: benefit.organization_id,
             benefitId: benefit.id,
             customerId: input.customerId,
-            terms: benefit.properties as LicenseKeyTerms,
+            terms: benefit.properties,
             now: input.now,
           })
         : {};

@@ -3,7 +3,6 @@ import { isIP } from "node:net";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
-import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { checkTaxId } from "../tax/tax-id.ts";
@@ -121,10 +120,10 @@ function assignPlain(draft: SessionDraft, changes: CheckoutChanges): void {
     if (value !== undefined && value !== null) draft[key] = value;
   }
   if (changes.allow_trial !== undefined && changes.allow_trial !== null) draft.allow_trial = changes.allow_trial;
-  if (changes.trial_interval !== undefined) draft.trial_interval = changes.trial_interval as RecurringInterval | null;
+  if (changes.trial_interval !== undefined) draft.trial_interval = changes.trial_interval;
   if (changes.trial_interval_count !== undefined) draft.trial_interval_count = changes.trial_interval_count;
-  if (changes.metadata !== undefined) draft.metadata = changes.metadata as Metadata;
-  if (changes.customer_metadata !== undefined && changes.customer_metadata !== null) draft.customer_metadata = changes.customer_metadata as Record<string, string | number | boolean>;
+  if (changes.metadata !== undefined) draft.metadata = changes.metadata;
+  if (changes.customer_metadata !== undefined && changes.customer_metadata !== null) draft.customer_metadata = changes.customer_metadata;
 }
 
 /**

@@ -121,7 +121,7 @@ export async function listCheckouts(
 ): Promise<CheckoutWithRelations[]> {
   let query = filteredCheckouts(db, filters, allowed);
   for (const { key, direction } of sorting) query = query.orderBy(`c.${key}`, direction);
-  return (await query.orderBy("c.id").offset(offset).limit(limit).execute()) as CheckoutWithRelations[];
+  return (await query.orderBy("c.id").offset(offset).limit(limit).execute());
 }
 
 /** The organization a product belongs to, or undefined when there is no such product. */
@@ -153,13 +153,13 @@ export async function findProductsWithRelations(db: Executor, organizationId: st
       ).as("products"),
     )
     .executeTakeFirstOrThrow();
-  return row.products as unknown as ProductWithRelationsJson[];
+  return row.products;
 }
 
 /** The products offered by a session, in display order. */
 export async function findCheckoutProducts(db: Executor, checkoutId: string): Promise<ProductWithRelationsJson[]> {
   const row = await db.selectNoFrom(checkoutProducts(db, checkoutId).as("products")).executeTakeFirstOrThrow();
-  return row.products as unknown as ProductWithRelationsJson[];
+  return row.products;
 }
 
 export async function insertCheckout(db: Executor, values: Insertable<CheckoutsTable>, productIds: readonly string[]): Promise<CheckoutRow> {

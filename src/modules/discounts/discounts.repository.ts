@@ -62,7 +62,7 @@ const withProducts = (db: Executor, allowed: OrganizationScope, filters: Discoun
 export const findDiscount = async (db: Executor, id: string, allowed: OrganizationScope): Promise<DiscountWithProducts | undefined> => {
   const row = await withProducts(db, allowed, { organizationIds: null }).where("d.id", "=", id).executeTakeFirst();
   // JSON aggregation returns the products' timestamps as text; the Jsonified type says so.
-  return row as DiscountWithProducts | undefined;
+  return row;
 };
 
 export const countDiscounts = async (db: Executor, allowed: OrganizationScope, filters: DiscountFilters): Promise<number> => {
@@ -80,5 +80,5 @@ export const listDiscounts = async (
 ): Promise<DiscountWithProducts[]> => {
   let query = withProducts(db, allowed, filters);
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`d.${key}`), direction);
-  return (await query.orderBy("d.id").offset(offset).limit(limit).execute()) as DiscountWithProducts[];
+  return (await query.orderBy("d.id").offset(offset).limit(limit).execute());
 };

@@ -3,7 +3,6 @@ import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { arrayElement } from "../../db/array-literal.ts";
 import { mapSlices } from "../../kit/slices.ts";
-import type { EventSourceValue } from "./events.table.ts";
 
 // The write side of events: batches inserted with their duplicates skipped.
 

@@ -1,7 +1,7 @@
 import { toIso } from "../../kit/schema.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { EventReadRow } from "./events.repository.ts";
-import type { Event, EventMetadataOutput } from "./events.schemas.ts";
+import type { Event } from "./events.schemas.ts";
 
 export function toEvent(row: EventReadRow, customer: CustomerReadRow | null): Event {
   return {
@@ -20,7 +20,7 @@ export function toEvent(row: EventReadRow, customer: CustomerReadRow | null): Ev
     name: row.name,
     source: "user",
     // Stored from validated input, whose shape the output schema mirrors.
-    metadata: row.metadata as EventMetadataOutput,
+    metadata: row.metadata,
   };
 }
 

@@ -53,8 +53,8 @@ function toInsert(event: EventCreate, organizationId: string, receivedAt: string
 /** Cost amounts are decimals and are emitted as text, whichever form they came in. */
 function normalizeMetadata(metadata: NonNullable<EventCreate["metadata"]>): Record<string, JsonValue> {
   const cost = metadata._cost;
-  if (cost === undefined || typeof cost.amount === "string") return metadata as Record<string, JsonValue>;
-  return { ...metadata, _cost: { ...cost, amount: String(cost.amount) } } as Record<string, JsonValue>;
+  if (cost === undefined || typeof cost.amount === "string") return metadata;
+  return { ...metadata, _cost: { ...cost, amount: String(cost.amount) } };
 }
 
 /** Drops events whose external id appeared earlier in the batch: the first occurrence wins. */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { onRequestHookHandler, preHandlerHookHandler } from "fastify";
+import type { onRequestHookHandler, preHandlerAsyncHookHandler } from "fastify";
 import { Type, type TSchema } from "@sinclair/typebox";
 import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
@@ -15,7 +15,7 @@ export interface KeyActionsOptions {
   tags: string[];
   /** Server side: the token and scope; absent on the public portal variants. */
   auth?: RouteAuth;
-  preHandler?: preHandlerHookHandler;
+  preHandler?: preHandlerAsyncHookHandler;
 }
 
 const NoContent = Type.Unsafe<undefined>({ type: "null", description: "No content." });

@@ -2,7 +2,6 @@ import type { Deps } from "../../context.ts";
 import { ResourceNotFound, RequestValidationError } from "../../kit/errors.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import * as repo from "./organizations.repository.ts";
-import type { OrganizationRow } from "./organizations.table.ts";
 import { toOrganization } from "./organizations.mapper.ts";
 import type { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
 

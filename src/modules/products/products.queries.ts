@@ -78,7 +78,7 @@ export const findProductWithRelations = async (db: Executor, id: string, allowed
     .select(productRelations)
     .executeTakeFirst();
   // JSON aggregation returns the relations' timestamps as text; the Jsonified type says so.
-  return row as ProductWithRelations | undefined;
+  return row;
 };
 
 export const countProducts = async (db: Executor, allowed: OrganizationScope, filters: ProductFilters): Promise<number> => {
@@ -96,5 +96,5 @@ export const listProducts = async (
 ): Promise<ProductWithRelations[]> => {
   let query = filtered(db, allowed, filters).selectAll("p").select(productRelations);
   for (const { key, direction } of sorting) query = query.orderBy(SORT_EXPRESSIONS[key], direction);
-  return (await query.orderBy("p.id").offset(offset).limit(limit).execute()) as ProductWithRelations[];
+  return (await query.orderBy("p.id").offset(offset).limit(limit).execute());
 };

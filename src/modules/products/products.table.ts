@@ -1,5 +1,4 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { JsonValue } from "../../db/json.ts";
 import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 
 type Json<T> = ColumnType<T, string | undefined, string>;

@@ -35,7 +35,7 @@ export const US_ADDRESS = { country: "US", line1: "1 Main St", city: "New York",
 export async function openCheckoutThroughApi(ctx: TestContext, token: string, payload: Record<string, unknown>) {
   const response = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload });
   expect(response.statusCode, response.body).toBe(201);
-  return response.json() as { id: string; client_secret: string; created_at: string; [key: string]: unknown };
+  return response.json<{ id: string; client_secret: string; created_at: string; [key: string]: unknown }>();
 }
 
 /** A context with a checkout writer's token and one product to check out. */

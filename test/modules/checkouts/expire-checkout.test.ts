@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const open = async () => (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId] } })).json() as { id: string; client_secret: string; expires_at: string };
+const open = async () => (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId] } })).json<{ id: string; client_secret: string; expires_at: string }>();
 const run = (checkoutId: string) => expireCheckoutTask(ctx.deps, ctx.services.checkoutSessions)({ checkoutId }, {} as JobHelpers);
 const statusOf = async (id: string) => (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
 const jobFor = (id: string) =>

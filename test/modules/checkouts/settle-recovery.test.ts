@@ -16,10 +16,10 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const open = async () =>
-  (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId], customer_email: "r@example.com", customer_billing_address: FR_ADDRESS } })).json() as {
+  (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId], customer_email: "r@example.com", customer_billing_address: FR_ADDRESS } })).json<{
     id: string;
     client_secret: string;
-  };
+  }>();
 const settleJob = (id: string) =>
   ctx.deps.db
     // The public `jobs` view leaves the payload out.

@@ -51,7 +51,7 @@ describe("POST and GET /v1/customer-portal/orders/{id}/invoice", () => {
     const link = await ctx.request({ method: "GET", url: invoiceUrl(own.id), token: session });
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("customer_portal:orders:invoice", 200, link.json());
-    const pdf = await download(ctx, (link.json() as { url: string }).url);
+    const pdf = await download(ctx, (link.json<{ url: string }>()).url);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     const text = await pdfText(pdf.rawPayload);
     for (const expected of [own.invoice_number!, "Portal Shop", "Johnson Orbital LLC", "1 Launch Pad", "$10.00"]) expect(text).toContain(expected);

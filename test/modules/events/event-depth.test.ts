@@ -45,7 +45,7 @@ beforeAll(async () => {
   await ingest(otherWriteToken, [{ name: "foreign-root", external_customer_id: "c", external_id: "root", timestamp: at(0) }]);
   const read = async (name: string) => {
     const response = await ctx.request({ method: "GET", url: `/v1/events/?name=${name}`, token: readToken });
-    ids.set(name, (response.json() as ListBody).items[0]!.id);
+    ids.set(name, (response.json<ListBody>()).items[0]!.id);
   };
   await read("child");
   // The grandchild names its parent by event id, the great-grandchild by external id.
@@ -59,7 +59,7 @@ const list = async (query: string, token = readToken): Promise<ListBody> => {
   const response = await ctx.request({ method: "GET", url: `/v1/events/${query}`, token });
   expect(response.statusCode, response.body).toBe(200);
   expectReferenceResponse("events:list", 200, response.json());
-  return response.json() as ListBody;
+  return response.json<ListBody>();
 };
 const names = async (query: string, token = readToken) => {
   const body = await list(query, token);
@@ -115,7 +115,7 @@ describe("a parent named by an id that is also another event's external id, or i
   const read = async (query: string) => {
     const response = await ctx.request({ method: "GET", url: `/v1/events/${query}`, token });
     expect(response.statusCode, response.body).toBe(200);
-    return response.json() as { items: { id: string; name: string; parent_id: string | null; child_count: number }[] };
+    return response.json<{ items: { id: string; name: string; parent_id: string | null; child_count: number }[] }>();
   };
   const sortedNames = async (query: string) => (await read(query)).items.map((e) => e.name).sort();
 

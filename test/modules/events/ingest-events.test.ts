@@ -112,7 +112,7 @@ describe("POST /v1/events/ingest", () => {
     const responses = await Promise.all(Array.from({ length: 10 }, () => ingest(batch)));
     const bodies = responses.map((r) => {
       expect(r.statusCode, r.body).toBe(200);
-      return r.json() as { inserted: number; duplicates: number };
+      return r.json<{ inserted: number; duplicates: number }>();
     });
     expect(bodies.reduce((sum, b) => sum + b.inserted, 0)).toBe(200);
     expect(bodies.reduce((sum, b) => sum + b.duplicates, 0)).toBe(1800);
@@ -126,7 +126,7 @@ describe("POST /v1/events/ingest", () => {
     const backward = [...forward].reverse();
     const responses = await Promise.all([ingest(forward), ingest(backward), ingest(forward), ingest(backward)]);
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
-    expect(responses.reduce((sum, r) => sum + (r.json() as { inserted: number }).inserted, 0)).toBe(300);
+    expect(responses.reduce((sum, r) => sum + (r.json<{ inserted: number }>()).inserted, 0)).toBe(300);
   });
 
   it("validates and stores a batch larger than one validation slice", async () => {

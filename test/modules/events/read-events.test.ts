@@ -54,7 +54,7 @@ const list = async (query = "", token: string = readToken): Promise<ListBody> =>
   const response = await ctx.request({ method: "GET", url: `/v1/events/${query}`, token });
   expect(response.statusCode, response.body).toBe(200);
   expectReferenceResponse("events:list", 200, response.json());
-  return response.json() as ListBody;
+  return response.json<ListBody>();
 };
 const names = (body: ListBody) => body.items.map((e) => e.name);
 

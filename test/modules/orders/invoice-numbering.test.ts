@@ -56,7 +56,7 @@ describe("invoice and receipt numbers under concurrent order creation", () => {
 
   it("numbers an organization-numbered organization's orders 1..N across customers", async () => {
     const created = await createOrganizationThroughApi({ name: "Org Counted", slug: "org-counted", order_settings: { invoice_numbering: "organization" } });
-    const orgId = (created.json() as { id: string }).id;
+    const orgId = (created.json<{ id: string }>()).id;
     const customers = await Promise.all(Array.from({ length: 4 }, () => createCustomer(ctx.deps, orgId)));
     const orders = await Promise.all(Array.from({ length: N }, (_, i) => createOrder(ctx.deps, orgId, { customer: customers[i % customers.length]!, product: null })));
     expect(orders.map((order) => order.invoice_number).sort()).toEqual(sequence((n) => `ORG-COUNTED-${n}`));

@@ -41,7 +41,7 @@ describe("invoices stored in S3", () => {
     const link = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}/invoice`, token });
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("orders:invoice", 200, link.json());
-    const url = new URL((link.json() as { url: string }).url);
+    const url = new URL((link.json<{ url: string }>()).url);
     expect(url.origin + url.pathname).toBe(`${s3.endpoint}/${s3.bucket}/invoices/${orgId}/${order.id}.pdf`);
     expect(url.searchParams.get("X-Amz-Expires")).toBe("120");
 

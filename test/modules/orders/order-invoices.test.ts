@@ -78,7 +78,7 @@ describe("POST /v1/orders/{id}/invoice", () => {
     const link = await getInvoice(order.id);
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("orders:invoice", 200, link.json());
-    const pdf = await download(ctx, (link.json() as { url: string }).url);
+    const pdf = await download(ctx, (link.json<{ url: string }>()).url);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     expect(pdf.headers["content-disposition"]).toBe(`attachment; filename="Invoice-${order.invoice_number}.pdf"`);
@@ -181,7 +181,7 @@ describe("GET /v1/orders/{id}/invoice links", () => {
     const order = await invoiceableOrder();
     await requestInvoice(order.id);
     await runDocumentJobs(ctx);
-    const { url } = (await getInvoice(order.id)).json() as { url: string };
+    const { url } = (await getInvoice(order.id)).json<{ url: string }>();
     expect(new URL(url).searchParams.get("expires")).toBe(String(Math.floor(ctx.clock.now().getTime() / 1000) + 600));
     const tampered = url.replace(/signature=(.)/, (_m, c: string) => `signature=${c === "A" ? "B" : "A"}`);
     expect((await download(ctx, tampered)).statusCode).toBe(403);

@@ -50,7 +50,7 @@ describe.each([
     const ready = await ctx.request({ method: "GET", url: url(order.id), token });
     expect(ready.statusCode, ready.body).toBe(200);
     expectReferenceResponse(operationId, 200, ready.json());
-    const pdf = await download(ctx, (ready.json() as { url: string }).url);
+    const pdf = await download(ctx, (ready.json<{ url: string }>()).url);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     expect(pdf.headers["cache-control"]).toBe("private, max-age=31536000, immutable");

@@ -1,0 +1,40 @@
+// ESLint flat config: typescript-eslint's type-aware rules over everything TypeScript in the repo.
+// Formatting is Prettier's job (`npm run lint` checks both), so no stylistic rules here.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", ".data/", "test-results/", "coverage/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      // Fastify plugins and hooks, and adapters behind promise-returning interfaces (sandbox
+      // processor, local blob store), are async by contract even where they have nothing to await.
+      "@typescript-eslint/require-await": "off",
+      // Destructuring away a field (`const { secret: _secret, ...rest } = row`) is how a field is dropped.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Tests read response bodies through light-my-request's `json()`, typed `any` by the library,
+    // and check them with `expect`; the `no-unsafe-*` family would flag every such read.
+    files: ["test/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+    },
+  },
+  { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable" } } },
+);
