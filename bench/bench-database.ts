@@ -19,7 +19,9 @@ export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
   const clusterDir = process.env.DATABASE_URL ? null : await mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
   // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
   if (clusterDir) await chmod(clusterDir, 0o755);
-  const embedded = clusterDir ? await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "bench", ephemeral: true }) : null;
+  const embedded = clusterDir
+    ? await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "bench", ephemeral: true })
+    : null;
   const adminUrl = process.env.DATABASE_URL ?? embedded!.url("postgres");
   const name = `bench_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });

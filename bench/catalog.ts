@@ -24,7 +24,12 @@ const CUSTOMERS = 5000;
 const dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-bench-catalog-"));
 // Under root the embedded PostgreSQL runs as the postgres user, which must reach its folder.
 await chmod(dataDir, 0o755);
-const config = loadConfig({ ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), DATA_DIR: dataDir, LOG_LEVEL: "silent", WORKER_ENABLED: "false" });
+const config = loadConfig({
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  DATA_DIR: dataDir,
+  LOG_LEVEL: "silent",
+  WORKER_ENABLED: "false",
+});
 const runtime = await openRuntime(config, pino({ level: "silent" }));
 try {
   const { deps } = runtime;
@@ -51,7 +56,9 @@ try {
     });
   }
   for (let i = 0; i < CUSTOMERS; i += 50) {
-    await Promise.all(Array.from({ length: 50 }, (_, j) => customers.create(principal, { email: `c${i + j}@bench.example`, external_id: `ext_${i + j}` })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) => customers.create(principal, { email: `c${i + j}@bench.example`, external_id: `ext_${i + j}` })),
+    );
   }
   const seedMs = Math.round(performance.now() - seedStarted);
 
@@ -63,11 +70,23 @@ try {
     { name: "GET /v1/products/?sorting=-price_amount&page=3", path: "/v1/products/?sorting=-price_amount&page=3", method: "GET" as const },
     { name: "GET /v1/customers/?sorting=email&page=200", path: "/v1/customers/?sorting=email&page=200", method: "GET" as const },
     { name: "GET /v1/customers/external/ext_4321", path: "/v1/customers/external/ext_4321", method: "GET" as const },
-    { name: "POST /v1/customer-sessions/", path: "/v1/customer-sessions/", method: "POST" as const, body: JSON.stringify({ external_customer_id: "ext_42" }) },
+    {
+      name: "POST /v1/customer-sessions/",
+      path: "/v1/customer-sessions/",
+      method: "POST" as const,
+      body: JSON.stringify({ external_customer_id: "ext_42" }),
+    },
   ];
   const rows = [];
   for (const scenario of scenarios) {
-    const result = await autocannon({ url: `${address}${scenario.path}`, method: scenario.method, headers, body: scenario.body, connections: 10, duration: seconds });
+    const result = await autocannon({
+      url: `${address}${scenario.path}`,
+      method: scenario.method,
+      headers,
+      body: scenario.body,
+      connections: 10,
+      duration: seconds,
+    });
     rows.push({
       scenario: scenario.name,
       "req/s": Math.round(result.requests.average),

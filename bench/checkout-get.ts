@@ -42,14 +42,52 @@ async function serve(): Promise<void> {
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.bench" });
   const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
-  const token = (await createAccessTokenService(deps).createOrganizationToken({ organization_id: org.id, comment: "bench", scopes: ["checkouts:read"], expires_in: null })).token;
+  const token = (
+    await createAccessTokenService(deps).createOrganizationToken({
+      organization_id: org.id,
+      comment: "bench",
+      scopes: ["checkouts:read"],
+      expires_in: null,
+    })
+  ).token;
   const products = [];
   for (let i = 0; i < 3; i += 1) {
-    const product = await insertProduct(connection.db, { organization_id: org.id, name: `Product ${i}`, description: "A product", recurring_interval: null, recurring_interval_count: null, trial_interval: null, trial_interval_count: null, meter_interval: null, meter_interval_count: null, modified_at: null });
-    await insertPrices(connection.db, [{ organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 }]);
-    const benefit = await insertBenefit(connection.db, { organization_id: org.id, type: "license_keys", description: "Key", properties: JSON.stringify({ prefix: "B" }), modified_at: null });
+    const product = await insertProduct(connection.db, {
+      organization_id: org.id,
+      name: `Product ${i}`,
+      description: "A product",
+      recurring_interval: null,
+      recurring_interval_count: null,
+      trial_interval: null,
+      trial_interval_count: null,
+      meter_interval: null,
+      meter_interval_count: null,
+      modified_at: null,
+    });
+    await insertPrices(connection.db, [
+      { organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 },
+    ]);
+    const benefit = await insertBenefit(connection.db, {
+      organization_id: org.id,
+      type: "license_keys",
+      description: "Key",
+      properties: JSON.stringify({ prefix: "B" }),
+      modified_at: null,
+    });
     await attachBenefits(connection.db, org.id, product.id, [benefit.id]);
-    await insertMedia(connection.db, { organization_id: org.id, product_id: product.id, name: "c.png", path: "p/c.png", mime_type: "image/png", size: 2048, checksum_sha256_base64: null, checksum_sha256_hex: null, public_url: "https://files.bench/c.png", position: 0, modified_at: null });
+    await insertMedia(connection.db, {
+      organization_id: org.id,
+      product_id: product.id,
+      name: "c.png",
+      path: "p/c.png",
+      mime_type: "image/png",
+      size: 2048,
+      checksum_sha256_base64: null,
+      checksum_sha256_hex: null,
+      public_url: "https://files.bench/c.png",
+      position: 0,
+      modified_at: null,
+    });
     products.push(product.id);
   }
   const services = buildServices(deps);
@@ -61,7 +99,10 @@ async function serve(): Promise<void> {
 
   // The app's own statement, captured as Kysely compiles it, so the bare server runs identical SQL.
   let captured: CompiledQuery | null = null;
-  const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connection.pool }), log: (event) => void (captured ??= event.query) });
+  const spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: connection.pool }),
+    log: (event) => void (captured ??= event.query),
+  });
   await findCheckoutWithRelations(spy, { id: checkout.id }, [org.id]);
   const statement = captured as CompiledQuery | null;
   if (!statement) throw new Error("no statement captured");
@@ -106,10 +147,16 @@ async function main(): Promise<void> {
     const bareCheck = await fetch(`http://127.0.0.1:${ready.bare}${ready.path}`);
     const [ours, theirs] = [await check.text(), await bareCheck.text()];
     // Key order may differ (the app serializes in schema order); the documents must not.
-    if (check.status !== 200 || !isDeepStrictEqual(JSON.parse(ours), JSON.parse(theirs))) throw new Error(`responses differ (app ${check.status})`);
+    if (check.status !== 200 || !isDeepStrictEqual(JSON.parse(ours), JSON.parse(theirs)))
+      throw new Error(`responses differ (app ${check.status})`);
     if (process.env.BENCH_DUMP) await (await import("node:fs/promises")).writeFile(process.env.BENCH_DUMP, ours);
     console.log(`response: ${ours.length} bytes (app) / ${theirs.length} bytes (bare), equal JSON documents`);
-    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE });
+    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, {
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      poolSize: POOL_SIZE,
+    });
   });
 }
 

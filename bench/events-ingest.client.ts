@@ -72,7 +72,14 @@ async function load(args: { url: string; token: string; seconds: number }): Prom
     }),
   );
   latencies.sort((a, b) => a - b);
-  return { events, requests: latencies.length, errors, seconds: (performance.now() - started) / 1000, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    events,
+    requests: latencies.length,
+    errors,
+    seconds: (performance.now() - started) / 1000,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
 }
 
 async function stall(args: { url: string; token: string; bytes: number }): Promise<ClientResult> {

@@ -36,10 +36,13 @@ const STALL_BATCH_BYTES = 10 * 1024 * 1024 - 512 * 1024;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 // The bench bounds its own runtime whatever happens: three phases, a warmup and setup slack.
-setTimeout(() => {
-  console.error("bench exceeded its time budget");
-  process.exit(2);
-}, (3 * DURATION_S + 240) * 1000).unref();
+setTimeout(
+  () => {
+    console.error("bench exceeded its time budget");
+    process.exit(2);
+  },
+  (3 * DURATION_S + 240) * 1000,
+).unref();
 
 function child(mode: string, args: Record<string, string | number>): Promise<ClientResult> {
   return new Promise((resolve, reject) => {
@@ -104,7 +107,14 @@ async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-bench-"));
   // Under root, the embedded PostgreSQL runs as `postgres`, which must be able to enter the folder.
   await chmod(dataDir, 0o755);
-  const config = loadConfig({ ...process.env, NODE_ENV: "production", LOG_LEVEL: "silent", DATA_DIR: dataDir, SECRET_KEY: "bench-secret-bench-secret-bench-secret!!", WORKER_ENABLED: "false" });
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+    DATA_DIR: dataDir,
+    SECRET_KEY: "bench-secret-bench-secret-bench-secret!!",
+    WORKER_ENABLED: "false",
+  });
   const runtime = await openRuntime(config, pino({ level: "silent" }));
   const { deps, pool } = runtime;
   try {

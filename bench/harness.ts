@@ -13,7 +13,11 @@ import { fileURLToPath } from "node:url";
  * from ready, as seeding may come first) is killed. BENCH_PROFILE=<dir> writes the server's CPU
  * profile there.
  */
-export async function withServerProcess<Ready>(benchUrl: string, limitSeconds: number, measure: (ready: Ready) => Promise<void>): Promise<void> {
+export async function withServerProcess<Ready>(
+  benchUrl: string,
+  limitSeconds: number,
+  measure: (ready: Ready) => Promise<void>,
+): Promise<void> {
   const child = fork(fileURLToPath(benchUrl), ["--serve"], {
     execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
   });
@@ -23,7 +27,9 @@ export async function withServerProcess<Ready>(benchUrl: string, limitSeconds: n
   });
   const killer = setTimeout(() => child.kill("SIGKILL"), limitSeconds * 1000);
   // Machines of one kind differ (CPU models vary between hosts): every result names its own.
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  );
   try {
     await measure(ready);
   } finally {
@@ -60,10 +66,19 @@ export async function compareWithBare(
   }
   const mean = (pick: (r: Round) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
   const report = (which: keyof Round) =>
-    `${which.padEnd(6)} ${mean((r) => r[which].requests.average).toFixed(0).padStart(6)} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
-  console.log(`${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.seconds} s per server, pool ${settings.poolSize}`);
+    `${which.padEnd(6)} ${mean((r) => r[which].requests.average)
+      .toFixed(0)
+      .padStart(
+        6,
+      )} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
+  console.log(
+    `${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.seconds} s per server, pool ${settings.poolSize}`,
+  );
   console.log(report("bare"));
   console.log(report("app"));
-  for (const [i, r] of rounds.entries()) console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
-  console.log(`app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`);
+  for (const [i, r] of rounds.entries())
+    console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
+  console.log(
+    `app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`,
+  );
 }

@@ -34,12 +34,33 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
   const connection = connect(url, 10);
   await migrateToLatest(connection.db, connection.pool);
   const deps = { db: connection.db, config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }), secret, now: () => new Date() };
-  const org = await createOrganizationService(deps).create({ name: "Bench Invoices", slug: `bench-invoices-${randomBytes(3).toString("hex")}` });
+  const org = await createOrganizationService(deps).create({
+    name: "Bench Invoices",
+    slug: `bench-invoices-${randomBytes(3).toString("hex")}`,
+  });
   const organization = await connection.db.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
-  const { token } = await createAccessTokenService(deps).createOrganizationToken({ organization_id: org.id, comment: "bench", scopes: ["orders:read"], expires_in: null });
+  const { token } = await createAccessTokenService(deps).createOrganizationToken({
+    organization_id: org.id,
+    comment: "bench",
+    scopes: ["orders:read"],
+    expires_in: null,
+  });
   const customers: CustomerRow[] = [];
   for (let i = 0; i < CUSTOMERS; i += 1) {
-    customers.push(await insertCustomer(connection.db, { organization_id: org.id, email: `c${i}@bench.example`, external_id: null, name: `Customer ${i}`, billing_name: null, locale: null, avatar_url: null, default_payment_method_id: null, modified_at: null, deleted_at: null }));
+    customers.push(
+      await insertCustomer(connection.db, {
+        organization_id: org.id,
+        email: `c${i}@bench.example`,
+        external_id: null,
+        name: `Customer ${i}`,
+        billing_name: null,
+        locale: null,
+        avatar_url: null,
+        default_payment_method_id: null,
+        modified_at: null,
+        deleted_at: null,
+      }),
+    );
   }
   const orderIds: string[] = [];
   for (let i = 0; i < ORDERS; i += 1) {
@@ -52,7 +73,11 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
         lines: [],
         amounts: { subtotal: 10_000, discount: 1_000, net: 9_000, tax: 1_800, total: 10_800, currency: "eur" },
         discountId: null,
-        billing: { name: `Buyer ${i} GmbH`, address: { line1: `${i} Hauptstrasse`, line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" }, taxId: ["DE123456789", "eu_vat"] },
+        billing: {
+          name: `Buyer ${i} GmbH`,
+          address: { line1: `${i} Hauptstrasse`, line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
+          taxId: ["DE123456789", "eu_vat"],
+        },
         seats: null,
         metadata: {},
         customFieldData: {},
@@ -69,12 +94,18 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
 /** The real server (API and worker in one process), quiet: request logging would cost it CPU. */
 async function startServer(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn" }, stdio: "inherit" });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn" },
+    stdio: "inherit",
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 60_000; ;) {
     if (child.exitCode !== null) throw new Error("server exited before ready");
-    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error("server not ready in 60 s");
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -95,7 +126,9 @@ function readLoad(url: string, token: string, orderIds: string[]) {
         connections: READ_CONNECTIONS,
         duration: TIMEOUT_MS / 1000,
         headers: { authorization: `Bearer ${token}` },
-        requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: `/v1/orders/${orderIds[next++ % orderIds.length]}` }) }],
+        requests: [
+          { method: "GET", setupRequest: (request) => ({ ...request, path: `/v1/orders/${orderIds[next++ % orderIds.length]}` }) },
+        ],
       },
       (error: Error | null, result) => (error ? reject(error) : resolve(result)),
     );
@@ -122,7 +155,8 @@ async function main(): Promise<void> {
   });
   const monitor = new pg.Client({ connectionString: db.url });
   await monitor.connect();
-  const generated = async () => Number((await monitor.query<{ n: string }>("SELECT count(*) AS n FROM orders WHERE invoice_path IS NOT NULL")).rows[0]!.n);
+  const generated = async () =>
+    Number((await monitor.query<{ n: string }>("SELECT count(*) AS n FROM orders WHERE invoice_path IS NOT NULL")).rows[0]!.n);
   try {
     // Reads alone first, as the baseline the loaded numbers compare with.
     const idle = readLoad(server.url, token, orderIds);
@@ -133,19 +167,26 @@ async function main(): Promise<void> {
     const load = readLoad(server.url, token, orderIds);
     const started = performance.now();
     for (let i = 0; i < orderIds.length; i += 50) {
-      const responses = await Promise.all(orderIds.slice(i, i + 50).map((id) => fetch(`${server.url}/v1/orders/${id}/invoice`, { method: "POST", headers: { authorization: `Bearer ${token}` } })));
+      const responses = await Promise.all(
+        orderIds
+          .slice(i, i + 50)
+          .map((id) => fetch(`${server.url}/v1/orders/${id}/invoice`, { method: "POST", headers: { authorization: `Bearer ${token}` } })),
+      );
       const refused = responses.filter((response) => response.status !== 202);
       if (refused.length) throw new Error(`invoice request answered ${refused[0]!.status}`);
     }
     const enqueuedMs = performance.now() - started;
     while ((await generated()) < ORDERS) {
-      if (performance.now() - started > TIMEOUT_MS) throw new Error(`only ${await generated()} of ${ORDERS} invoices after ${TIMEOUT_MS} ms`);
+      if (performance.now() - started > TIMEOUT_MS)
+        throw new Error(`only ${await generated()} of ${ORDERS} invoices after ${TIMEOUT_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const totalMs = performance.now() - started;
     load.stop();
     console.log(`${ORDERS} invoice requests answered 202 in ${Math.round(enqueuedMs)} ms`);
-    console.log(`all ${ORDERS} invoices generated ${Math.round(totalMs)} ms after the first request (${(ORDERS / (totalMs / 1000)).toFixed(1)} invoices/s)`);
+    console.log(
+      `all ${ORDERS} invoices generated ${Math.round(totalMs)} ms after the first request (${(ORDERS / (totalMs / 1000)).toFixed(1)} invoices/s)`,
+    );
     console.log(`reads during generation:      ${summary(await load.done)}`);
   } finally {
     await monitor.end();

@@ -54,20 +54,56 @@ async function serve(): Promise<void> {
   const connection = connect(database.url, POOL_SIZE);
   await migrateToLatest(connection.db, connection.pool);
 
-  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000" });
+  const config = loadConfig({
+    NODE_ENV: "production",
+    LOG_LEVEL: "silent",
+    LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000",
+    LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000",
+  });
   const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
-  const benefit = await insertBenefit(connection.db, { organization_id: org.id, type: "license_keys", description: "Key", properties: JSON.stringify({ prefix: "B" }), modified_at: null });
+  const benefit = await insertBenefit(connection.db, {
+    organization_id: org.id,
+    type: "license_keys",
+    description: "Key",
+    properties: JSON.stringify({ prefix: "B" }),
+    modified_at: null,
+  });
   const service = createLicenseKeyService(deps);
   const targets: Target[] = [];
   for (let i = 0; i < KEYS; i += 1) {
-    const customer = await insertCustomer(connection.db, { organization_id: org.id, email: `c${i}@bench.example`, external_id: null, name: `C ${i}`, billing_name: null, locale: null, avatar_url: null, default_payment_method_id: null, modified_at: null, deleted_at: null });
+    const customer = await insertCustomer(connection.db, {
+      organization_id: org.id,
+      email: `c${i}@bench.example`,
+      external_id: null,
+      name: `C ${i}`,
+      billing_name: null,
+      locale: null,
+      avatar_url: null,
+      default_payment_method_id: null,
+      modified_at: null,
+      deleted_at: null,
+    });
     const key = await connection.db
       .insertInto("license_keys")
-      .values({ organization_id: org.id, customer_id: customer.id, benefit_id: benefit.id, key: licenseKeyValue("B"), modified_at: null, deleted_at: null, limit_activations: 3, limit_usage: null, last_validated_at: null, expires_at: null })
+      .values({
+        organization_id: org.id,
+        customer_id: customer.id,
+        benefit_id: benefit.id,
+        key: licenseKeyValue("B"),
+        modified_at: null,
+        deleted_at: null,
+        limit_activations: 3,
+        limit_usage: null,
+        last_validated_at: null,
+        expires_at: null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const activation = await service.activate({ key: key.key, organization_id: org.id, label: "bench", conditions: { host: "bench" } }, null);
+    const activation = await service.activate(
+      { key: key.key, organization_id: org.id, label: "bench", conditions: { host: "bench" } },
+      null,
+    );
     targets.push({ key: key.key, organization_id: org.id, activation_id: activation.id });
   }
 
@@ -77,7 +113,10 @@ async function serve(): Promise<void> {
 
   // The app's own statements, captured as Kysely compiles them, so the bare server runs identical SQL.
   const captured: CompiledQuery[] = [];
-  const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connection.pool }), log: (event) => void captured.push(event.query) });
+  const spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: connection.pool }),
+    log: (event) => void captured.push(event.query),
+  });
   const sample = targets[0]!;
   const sampleKey = await connection.db.selectFrom("license_keys").selectAll().where("key", "=", sample.key).executeTakeFirstOrThrow();
   await createLicenseKeyService({ ...deps, db: spy }).validate({ ...sample, conditions: { host: "bench" } }, null);
@@ -94,17 +133,24 @@ async function serve(): Promise<void> {
       try {
         await client.query("BEGIN");
         const now = new Date();
-        const values = new Map<unknown, unknown>([[sample.key, input.key], [sample.organization_id, input.organization_id], [sample.activation_id, input.activation_id]]);
+        const values = new Map<unknown, unknown>([
+          [sample.key, input.key],
+          [sample.organization_id, input.organization_id],
+          [sample.activation_id, input.activation_id],
+        ]);
         const [lockQ, activationQ, updateQ, customerQ] = statements;
         const key = (await client.query(lockQ!.sql, substitute(lockQ!.parameters, values, now))).rows[0] as LicenseKeyRow | undefined;
         if (!key || key.status !== "granted" || (key.expires_at && now >= key.expires_at)) throw new Error("not found");
         values.set(sampleKey.id, key.id).set(sampleKey.customer_id, key.customer_id);
-        const activation = (await client.query(activationQ!.sql, substitute(activationQ!.parameters, values, now))).rows[0] as LicenseKeyActivationRow | undefined;
+        const activation = (await client.query(activationQ!.sql, substitute(activationQ!.parameters, values, now))).rows[0] as
+          LicenseKeyActivationRow | undefined;
         if (!activation || activation.conditions.host !== input.conditions.host) throw new Error("not found");
         const updated = (await client.query(updateQ!.sql, substitute(updateQ!.parameters, values, now))).rows[0] as LicenseKeyRow;
         const customer = (await client.query(customerQ!.sql, substitute(customerQ!.parameters, values, now))).rows[0] as CustomerReadRow;
         await client.query("COMMIT");
-        response.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ ...toLicenseKey(updated, customer), activation: toActivation(activation) }));
+        response
+          .writeHead(200, { "content-type": "application/json; charset=utf-8" })
+          .end(JSON.stringify({ ...toLicenseKey(updated, customer), activation: toActivation(activation) }));
       } catch {
         await client.query("ROLLBACK");
         response.writeHead(404, { "content-type": "application/json" }).end('{"error":"ResourceNotFound","detail":"Not found"}');
@@ -139,7 +185,11 @@ function load(port: number, ready: Ready, seconds: number) {
 }
 
 async function post(port: number, target: Target) {
-  const response = await fetch(`http://127.0.0.1:${port}${PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(target) });
+  const response = await fetch(`http://127.0.0.1:${port}${PATH}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: bodyOf(target),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -154,7 +204,12 @@ async function main(): Promise<void> {
       throw new Error(`responses differ (app ${ours.status}, bare ${theirs.status})`);
     }
     console.log(`validate: equal JSON documents from both servers; ${ready.targets.length} activated keys in rotation`);
-    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE });
+    await compareWithBare((port, seconds) => load(port, ready, seconds), ready, {
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      poolSize: POOL_SIZE,
+    });
   });
 }
 

@@ -31,12 +31,25 @@ const ORGANIZATION = 42;
 
 /** The measured requests: query string and the same query as the service receives it. */
 const VARIANTS: { label: string; query: string; parsed: OrderListQuery }[] = [
-  { label: "status=paid, -created_at, -amount", query: "status=paid&sorting=-created_at&sorting=-amount&page=50&limit=10", parsed: { status: "paid", sorting: ["-created_at", "-amount"], page: 50, limit: 10 } },
+  {
+    label: "status=paid, -created_at, -amount",
+    query: "status=paid&sorting=-created_at&sorting=-amount&page=50&limit=10",
+    parsed: { status: "paid", sorting: ["-created_at", "-amount"], page: 50, limit: 10 },
+  },
   { label: "default sort (-created_at)", query: "page=50&limit=10", parsed: { sorting: ["-created_at"], page: 50, limit: 10 } },
-  { label: "status=paid, -created_at, -amount, limit 100", query: "status=paid&sorting=-created_at&sorting=-amount&page=50&limit=100", parsed: { status: "paid", sorting: ["-created_at", "-amount"], page: 50, limit: 100 } },
+  {
+    label: "status=paid, -created_at, -amount, limit 100",
+    query: "status=paid&sorting=-created_at&sorting=-amount&page=50&limit=100",
+    parsed: { status: "paid", sorting: ["-created_at", "-amount"], page: 50, limit: 100 },
+  },
 ];
 
-const deps = (connection: Connection) => ({ db: connection.db, config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }), secret: randomBytes(32).toString("hex"), now: () => new Date() });
+const deps = (connection: Connection) => ({
+  db: connection.db,
+  config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }),
+  secret: randomBytes(32).toString("hex"),
+  now: () => new Date(),
+});
 
 async function prepare(): Promise<{ connection: Connection; organizationId: string; stop: () => Promise<void> }> {
   const database = await openBenchDatabase();
@@ -50,7 +63,10 @@ async function prepare(): Promise<{ connection: Connection; organizationId: stri
 async function explain(): Promise<void> {
   const { connection, organizationId, stop } = await prepare();
   const captured: CompiledQuery[] = [];
-  const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connection.pool }), log: (event) => void captured.push(event.query) });
+  const spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: connection.pool }),
+    log: (event) => void captured.push(event.query),
+  });
   const service = createOrderService({ ...deps(connection), db: spy });
   for (const variant of VARIANTS) {
     captured.length = 0;
@@ -69,7 +85,12 @@ async function explain(): Promise<void> {
 async function serve(): Promise<void> {
   const { connection, organizationId, stop } = await prepare();
   const appDeps = deps(connection);
-  const { token } = await createAccessTokenService(appDeps).createOrganizationToken({ organization_id: organizationId, comment: "bench", scopes: ["orders:read"], expires_in: null });
+  const { token } = await createAccessTokenService(appDeps).createOrganizationToken({
+    organization_id: organizationId,
+    comment: "bench",
+    scopes: ["orders:read"],
+    expires_in: null,
+  });
   const app = await buildApp(appDeps, { logger: false });
   await app.listen({ host: "127.0.0.1", port: 0 });
   announceReady({ port: (app.server.address() as { port: number }).port, token }, async () => {
@@ -83,32 +104,49 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function measure(url: string, token: string, seconds: number, connections = CONNECTIONS) {
   const times: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } }, (error: Error | null, done) => (error ? reject(error) : resolve(done)));
+    const instance = autocannon(
+      { url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } },
+      (error: Error | null, done) => (error ? reject(error) : resolve(done)),
+    );
     instance.on("response", (_client, _status, _bytes, responseTime) => void times.push(responseTime));
   });
   times.sort((a, b) => a - b);
-  return { rps: result.requests.average, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), errors: result.errors + result.non2xx, bytes: result.throughput.average / result.requests.average };
+  return {
+    rps: result.requests.average,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    errors: result.errors + result.non2xx,
+    bytes: result.throughput.average / result.requests.average,
+  };
 }
 
 async function main(): Promise<void> {
-  await withServerProcess<{ port: number; token: string }>(import.meta.url, SECONDS * VARIANTS.length * CONNECTION_COUNTS.length * 2 + 120, async (ready) => {
-    console.log(`${SECONDS} s per variant and connection count, pool ${POOL_SIZE}, organization #${ORGANIZATION} (10,000 of 1,000,000 orders)`);
-    for (const variant of VARIANTS) {
-      const url = `http://127.0.0.1:${ready.port}/v1/orders/?${variant.query}`;
-      const check = await fetch(url, { headers: { authorization: `Bearer ${ready.token}` } });
-      const body = (await check.json()) as { items: unknown[]; pagination: { total_count: number } };
-      if (check.status !== 200 || body.items.length !== variant.parsed.limit) throw new Error(`${variant.label}: ${check.status}, ${body.items?.length} items`);
-      await measure(url, ready.token, 2);
-      for (const connections of CONNECTION_COUNTS) {
-        const r = await measure(url, ready.token, SECONDS, connections);
-        console.log(
-          `${variant.label.padEnd(46)} ${String(connections).padStart(2)} conn  total_count ${body.pagination.total_count}  ${r.rps.toFixed(0).padStart(5)} req/s  ` +
-            `p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  ${(r.bytes / 1024).toFixed(1)} KiB/response  errors ${r.errors}` +
-            (connections === CONNECTIONS ? `  ${r.p95 < TARGET_P95_MS ? "p95 under" : "p95 OVER"} ${TARGET_P95_MS} ms` : ""),
-        );
+  await withServerProcess<{ port: number; token: string }>(
+    import.meta.url,
+    SECONDS * VARIANTS.length * CONNECTION_COUNTS.length * 2 + 120,
+    async (ready) => {
+      console.log(
+        `${SECONDS} s per variant and connection count, pool ${POOL_SIZE}, organization #${ORGANIZATION} (10,000 of 1,000,000 orders)`,
+      );
+      for (const variant of VARIANTS) {
+        const url = `http://127.0.0.1:${ready.port}/v1/orders/?${variant.query}`;
+        const check = await fetch(url, { headers: { authorization: `Bearer ${ready.token}` } });
+        const body = (await check.json()) as { items: unknown[]; pagination: { total_count: number } };
+        if (check.status !== 200 || body.items.length !== variant.parsed.limit)
+          throw new Error(`${variant.label}: ${check.status}, ${body.items?.length} items`);
+        await measure(url, ready.token, 2);
+        for (const connections of CONNECTION_COUNTS) {
+          const r = await measure(url, ready.token, SECONDS, connections);
+          console.log(
+            `${variant.label.padEnd(46)} ${String(connections).padStart(2)} conn  total_count ${body.pagination.total_count}  ${r.rps.toFixed(0).padStart(5)} req/s  ` +
+              `p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  ${(r.bytes / 1024).toFixed(1)} KiB/response  errors ${r.errors}` +
+              (connections === CONNECTIONS ? `  ${r.p95 < TARGET_P95_MS ? "p95 under" : "p95 OVER"} ${TARGET_P95_MS} ms` : ""),
+          );
+        }
       }
-    }
-  });
+    },
+  );
 }
 
 if (process.argv.includes("--serve")) await serve();

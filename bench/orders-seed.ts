@@ -59,18 +59,28 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
 
 /** The seeded organizations' ids, in slug order. */
 export const benchOrganizations = async (connection: Connection): Promise<string[]> =>
-  (await connection.db.selectFrom("organizations").select("id").where("slug", "like", `${SLUG_PREFIX}%`).orderBy("slug").execute()).map((r) => r.id);
+  (await connection.db.selectFrom("organizations").select("id").where("slug", "like", `${SLUG_PREFIX}%`).orderBy("slug").execute()).map(
+    (r) => r.id,
+  );
 
 export async function seedOrders(connection: Connection, log: (line: string) => void = console.log): Promise<void> {
   await migrateToLatest(connection.db, connection.pool);
-  const { count } = await connection.db.selectFrom("orders").select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  const { count } = await connection.db
+    .selectFrom("orders")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
   if (Number(count) >= ORGANIZATIONS * ORDERS_PER_ORGANIZATION) {
     log(`already seeded: ${Number(count).toLocaleString("en")} orders`);
     return;
   }
   const started = Date.now();
   const step = (what: string) => log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  const deps = { db: connection.db, config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }), secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = {
+    db: connection.db,
+    config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }),
+    secret: randomBytes(32).toString("hex"),
+    now: () => new Date(),
+  };
   const service = createOrganizationService(deps);
   for (let n = (await benchOrganizations(connection)).length; n < ORGANIZATIONS; n += 1) {
     await service.create({ name: `Bench orders ${n}`, slug: `${SLUG_PREFIX}${String(n).padStart(3, "0")}` });
@@ -100,7 +110,8 @@ export async function seedOrders(connection: Connection, log: (line: string) => 
       SELECT p.id, o.n, (right(p.name, 2))::int AS k, p.recurring_interval IS NOT NULL AS recurring, p.name FROM products p JOIN bench_orgs o ON o.id = p.organization_id`);
     await client.query(`CREATE TEMP TABLE bench_discounts ON COMMIT DROP AS
       SELECT d.id, o.n, (right(d.name, 1))::int AS k FROM discounts d JOIN bench_orgs o ON o.id = d.organization_id`);
-    for (const table of ["bench_customers", "bench_products", "bench_discounts"]) await client.query(`CREATE INDEX ON ${table} (n, k); ANALYZE ${table}`);
+    for (const table of ["bench_customers", "bench_products", "bench_discounts"])
+      await client.query(`CREATE INDEX ON ${table} (n, k); ANALYZE ${table}`);
     // k numbers an organization's orders. Statuses: 70% paid, 10% refunded, 5% each of the others;
     // one order in 21 has no product, one in 9 a discount; creation every 53 minutes over a year.
     await client.query(`INSERT INTO orders (organization_id, created_at, customer_id, product_id, discount_id, status, billing_reason,

@@ -15,7 +15,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const runs = Number(process.argv[2] ?? 3);
 
 const rssKiB = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(line?.replace(/\D+/g, "") ?? 0);
 };
 

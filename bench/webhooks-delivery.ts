@@ -49,7 +49,11 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
   const dir = await mkdtemp(path.join(os.tmpdir(), "bench-webhooks-"));
   await (await import("node:fs/promises")).chmod(dir, 0o755);
-  const server = await startEmbeddedPostgres({ dir: path.join(dir, "pg"), password: "bench", ephemeral: process.env.BENCH_EPHEMERAL === "1" });
+  const server = await startEmbeddedPostgres({
+    dir: path.join(dir, "pg"),
+    password: "bench",
+    ephemeral: process.env.BENCH_EPHEMERAL === "1",
+  });
   const admin = new pg.Client({ connectionString: server.url("postgres") });
   await admin.connect();
   await admin.query("CREATE DATABASE bench");
@@ -103,7 +107,12 @@ async function main(): Promise<void> {
 
   // The producer stands for the API processes: its own pool, as a separate process would have.
   const api = connect(db.url, 20);
-  const worker = await startWorker({ pool: connection.pool, tasks: taskList(deps, buildServices(deps)), concurrency: WORKER_CONCURRENCY, logger: pino({ level: process.env.BENCH_LOG ?? "silent" }) });
+  const worker = await startWorker({
+    pool: connection.pool,
+    tasks: taskList(deps, buildServices(deps)),
+    concurrency: WORKER_CONCURRENCY,
+    logger: pino({ level: process.env.BENCH_LOG ?? "silent" }),
+  });
 
   // Producer: a tick every 10 ms records the events due by then, each in its own transaction.
   let inFlight = 0;
@@ -150,7 +159,10 @@ async function main(): Promise<void> {
   const drainedMs = Date.now() - producedAt;
   const all = (await ask<{ arrivals: Arrival[] }>("all")).arrivals;
   const arrivals = all.filter((a) => a.phase === "measure");
-  const warmupLatencies = all.filter((a) => a.phase === "warmup").map((a) => a.latency).sort((a, b) => a - b);
+  const warmupLatencies = all
+    .filter((a) => a.phase === "warmup")
+    .map((a) => a.latency)
+    .sort((a, b) => a - b);
 
   // Sustained rate: deliveries that arrived during the measured production window.
   const inWindow = all.filter((a) => a.at >= started && a.at < producedAt).length;

@@ -26,7 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("subscription_settings", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn("customer_email_settings", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn("customer_portal_settings", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .addColumn("invoice_numbering", "text", (c) => c.notNull().defaultTo("customer").check(sql`invoice_numbering IN ('customer','organization')`))
+    .addColumn("invoice_numbering", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("customer")
+        .check(sql`invoice_numbering IN ('customer','organization')`),
+    )
     .addColumn("invoice_prefix", "text")
     .execute();
 
@@ -52,7 +57,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("revoked_at", "timestamptz")
     .addColumn("last_used_at", "timestamptz")
     .execute();
-  await db.schema.createIndex("organization_access_tokens_org_idx").on("organization_access_tokens").columns(["organization_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("organization_access_tokens_org_idx")
+    .on("organization_access_tokens")
+    .columns(["organization_id", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("products")
@@ -62,7 +71,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("organization_id", "uuid", (c) => c.notNull().references("organizations.id").onDelete("cascade"))
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("description", "text")
-    .addColumn("visibility", "text", (c) => c.notNull().defaultTo("public").check(sql`visibility IN ('draft','private','public')`))
+    .addColumn("visibility", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("public")
+        .check(sql`visibility IN ('draft','private','public')`),
+    )
     .addColumn("recurring_interval", "text", (c) => c.check(sql`recurring_interval IN ('day','week','month','year')`))
     .addColumn("recurring_interval_count", "integer")
     .addColumn("trial_interval", "text", (c) => c.check(sql`trial_interval IN ('day','week','month','year')`))
@@ -97,7 +111,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("is_archived", "boolean", (c) => c.notNull().defaultTo(false))
     .addColumn("position", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex("product_prices_org_product_idx").on("product_prices").columns(["organization_id", "product_id", "position"]).execute();
+  await db.schema
+    .createIndex("product_prices_org_product_idx")
+    .on("product_prices")
+    .columns(["organization_id", "product_id", "position"])
+    .execute();
   await db.schema.createIndex("product_prices_product_idx").on("product_prices").columns(["product_id", "position"]).execute();
 
   await db.schema
@@ -142,7 +160,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("public_url", "text", (c) => c.notNull())
     .addColumn("position", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex("product_medias_org_product_idx").on("product_medias").columns(["organization_id", "product_id", "position"]).execute();
+  await db.schema
+    .createIndex("product_medias_org_product_idx")
+    .on("product_medias")
+    .columns(["organization_id", "product_id", "position"])
+    .execute();
 
   await db.schema
     .createTable("discounts")
@@ -163,10 +185,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("redemptions_count", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn("deleted_at", "timestamptz")
-    .addCheckConstraint("discounts_shape", sql`(type = 'percentage' AND basis_points IS NOT NULL) OR (type = 'fixed' AND amounts IS NOT NULL)`)
+    .addCheckConstraint(
+      "discounts_shape",
+      sql`(type = 'percentage' AND basis_points IS NOT NULL) OR (type = 'fixed' AND amounts IS NOT NULL)`,
+    )
     .execute();
   await db.schema.createIndex("discounts_org_idx").on("discounts").columns(["organization_id", "created_at"]).execute();
-  await sql`CREATE UNIQUE INDEX discounts_org_code_uq ON discounts (organization_id, lower(code)) WHERE code IS NOT NULL AND deleted_at IS NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX discounts_org_code_uq ON discounts (organization_id, lower(code)) WHERE code IS NOT NULL AND deleted_at IS NULL`.execute(
+    db,
+  );
 
   await db.schema
     .createTable("discount_products")
@@ -185,7 +212,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("modified_at", "timestamptz")
     .addColumn("organization_id", "uuid", (c) => c.notNull().references("organizations.id").onDelete("cascade"))
     .addColumn("short_id", "bigint", (c) => c.notNull().defaultTo(sql`nextval('customer_short_id_seq')`))
-    .addColumn("type", "text", (c) => c.notNull().defaultTo("individual").check(sql`type IN ('individual','team')`))
+    .addColumn("type", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("individual")
+        .check(sql`type IN ('individual','team')`),
+    )
     .addColumn("external_id", "text")
     .addColumn("email", "text", (c) => c.notNull())
     .addColumn("email_verified", "boolean", (c) => c.notNull().defaultTo(false))
@@ -201,7 +233,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("customers_org_idx").on("customers").columns(["organization_id", "created_at"]).execute();
   await sql`CREATE UNIQUE INDEX customers_org_email_uq ON customers (organization_id, lower(email)) WHERE deleted_at IS NULL`.execute(db);
-  await sql`CREATE UNIQUE INDEX customers_org_external_id_uq ON customers (organization_id, external_id) WHERE external_id IS NOT NULL AND deleted_at IS NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX customers_org_external_id_uq ON customers (organization_id, external_id) WHERE external_id IS NOT NULL AND deleted_at IS NULL`.execute(
+    db,
+  );
 
   await db.schema
     .createTable("checkouts")
@@ -209,7 +243,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("modified_at", "timestamptz")
     .addColumn("organization_id", "uuid", (c) => c.notNull().references("organizations.id").onDelete("cascade"))
-    .addColumn("status", "text", (c) => c.notNull().defaultTo("open").check(sql`status IN ('open','expired','confirmed','succeeded','failed')`))
+    .addColumn("status", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("open")
+        .check(sql`status IN ('open','expired','confirmed','succeeded','failed')`),
+    )
     .addColumn("client_secret", "text", (c) => c.notNull().unique())
     .addColumn("expires_at", "timestamptz", (c) => c.notNull())
     .addColumn("success_url", "text")
@@ -266,9 +305,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
-    "checkout_products", "checkouts", "customers", "discount_products", "discounts", "product_medias",
-    "product_benefits", "benefits", "product_prices", "products", "organization_access_tokens",
-    "personal_access_tokens", "organizations",
+    "checkout_products",
+    "checkouts",
+    "customers",
+    "discount_products",
+    "discounts",
+    "product_medias",
+    "product_benefits",
+    "benefits",
+    "product_prices",
+    "products",
+    "organization_access_tokens",
+    "personal_access_tokens",
+    "organizations",
   ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }

@@ -11,7 +11,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("id", "uuid", (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn("ingested_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("organization_id", "uuid", (c) => c.notNull())
-    .addColumn("source", "text", (c) => c.notNull().defaultTo("user").check(sql`source IN ('system','user')`))
+    .addColumn("source", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("user")
+        .check(sql`source IN ('system','user')`),
+    )
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("timestamp", "timestamptz", (c) => c.notNull())
     .addColumn("customer_id", "uuid")
@@ -24,10 +29,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("root_id", "uuid")
     .addColumn("metadata", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .execute();
-  await sql`CREATE UNIQUE INDEX events_org_external_id_uq ON events (organization_id, external_id) WHERE external_id IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX events_org_external_id_uq ON events (organization_id, external_id) WHERE external_id IS NOT NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX events_org_timestamp_idx ON events (organization_id, "timestamp", id)`.execute(db);
-  await sql`CREATE INDEX events_org_customer_idx ON events (organization_id, customer_id, "timestamp") WHERE customer_id IS NOT NULL`.execute(db);
-  await sql`CREATE INDEX events_org_external_customer_idx ON events (organization_id, external_customer_id, "timestamp") WHERE external_customer_id IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX events_org_customer_idx ON events (organization_id, customer_id, "timestamp") WHERE customer_id IS NOT NULL`.execute(
+    db,
+  );
+  await sql`CREATE INDEX events_org_external_customer_idx ON events (organization_id, external_customer_id, "timestamp") WHERE external_customer_id IS NOT NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX events_org_parent_idx ON events (organization_id, parent_id) WHERE parent_id IS NOT NULL`.execute(db);
 }
 

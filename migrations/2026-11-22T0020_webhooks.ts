@@ -32,7 +32,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("event_id", "uuid", (c) => c.notNull().references("webhook_events.id").onDelete("cascade"))
     .addColumn("type", "text", (c) => c.notNull())
     .addColumn("sequence", "bigint", (c) => c.notNull())
-    .addColumn("status", "text", (c) => c.notNull().defaultTo("pending").check(sql`status IN ('pending','succeeded','failed','skipped')`))
+    .addColumn("status", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("pending")
+        .check(sql`status IN ('pending','succeeded','failed','skipped')`),
+    )
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("last_http_code", "integer")
     .addColumn("next_attempt_at", "timestamptz", (c) => c.notNull())
@@ -40,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint("webhook_endpoint_events_sequence_uq", ["endpoint_id", "sequence"])
     .execute();
   // The delivery loop's only question: the endpoint's earliest undelivered event.
-  await sql`CREATE INDEX webhook_endpoint_events_pending_idx ON webhook_endpoint_events (endpoint_id, sequence) WHERE status = 'pending'`.execute(db);
+  await sql`CREATE INDEX webhook_endpoint_events_pending_idx ON webhook_endpoint_events (endpoint_id, sequence) WHERE status = 'pending'`.execute(
+    db,
+  );
 
   await db.schema
     .createTable("webhook_deliveries")
@@ -62,7 +69,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Recording order (several events of one transaction share a timestamp): an endpoint receives its
   // events in this order. Outbox rows not yet copied to their endpoints hold back later ones.
   await db.schema.alterTable("webhook_events").addColumn("position", "bigserial").addColumn("fanned_out_at", "timestamptz").execute();
-  await sql`CREATE INDEX webhook_events_pending_fanout_idx ON webhook_events (organization_id, position) WHERE fanned_out_at IS NULL`.execute(db);
+  await sql`CREATE INDEX webhook_events_pending_fanout_idx ON webhook_events (organization_id, position) WHERE fanned_out_at IS NULL`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

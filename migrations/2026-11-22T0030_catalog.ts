@@ -21,7 +21,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .alterTable("benefits")
-    .addColumn("visibility", "text", (c) => c.notNull().defaultTo("public").check(sql`visibility IN ('draft','private','public')`))
+    .addColumn("visibility", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("public")
+        .check(sql`visibility IN ('draft','private','public')`),
+    )
     .execute();
   await db.schema.alterTable("discounts").addColumn("max_redemptions_per_customer", "integer").execute();
   await db.schema.createIndex("customers_org_name_idx").on("customers").columns(["organization_id", "name"]).execute();

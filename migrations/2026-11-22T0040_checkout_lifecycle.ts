@@ -16,11 +16,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("discount_id", "uuid", (c) => c.references("discounts.id"))
     .addColumn("subscription_id", "uuid")
     .addColumn("checkout_id", "uuid", (c) => c.references("checkouts.id"))
-    .addColumn("status", "text", (c) =>
-      c.notNull().check(sql`status IN ('draft','pending','paid','refunded','partially_refunded','void')`),
-    )
+    .addColumn("status", "text", (c) => c.notNull().check(sql`status IN ('draft','pending','paid','refunded','partially_refunded','void')`))
     .addColumn("billing_reason", "text", (c) =>
-      c.notNull().check(sql`billing_reason IN ('purchase','subscription_create','subscription_cycle','subscription_update','subscription_meter_cycle')`),
+      c
+        .notNull()
+        .check(
+          sql`billing_reason IN ('purchase','subscription_create','subscription_cycle','subscription_update','subscription_meter_cycle')`,
+        ),
     )
     .addColumn("subtotal_amount", "bigint", (c) => c.notNull())
     .addColumn("discount_amount", "bigint", (c) => c.notNull().defaultTo(0))
@@ -51,8 +53,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex("orders_org_idx").on("orders").columns(["organization_id", "created_at"]).execute();
   await db.schema.createIndex("orders_org_customer_idx").on("orders").columns(["organization_id", "customer_id", "created_at"]).execute();
   await db.schema.createIndex("orders_org_product_idx").on("orders").columns(["organization_id", "product_id"]).execute();
-  await db.schema.createIndex("orders_org_invoice_number_uq").on("orders").columns(["organization_id", "invoice_number"]).unique().execute();
-  await db.schema.createIndex("orders_org_customer_receipt_number_uq").on("orders").columns(["organization_id", "customer_id", "receipt_number"]).unique().execute();
+  await db.schema
+    .createIndex("orders_org_invoice_number_uq")
+    .on("orders")
+    .columns(["organization_id", "invoice_number"])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex("orders_org_customer_receipt_number_uq")
+    .on("orders")
+    .columns(["organization_id", "customer_id", "receipt_number"])
+    .unique()
+    .execute();
   // A checkout completes into at most one order, whatever races the confirm.
   await db.schema.createIndex("orders_org_checkout_uq").on("orders").columns(["organization_id", "checkout_id"]).unique().execute();
 
@@ -97,8 +109,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("revoked_at", "timestamptz")
     .addColumn("properties", "jsonb", (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .execute();
-  await db.schema.createIndex("benefit_grants_org_customer_idx").on("benefit_grants").columns(["organization_id", "customer_id", "benefit_id"]).execute();
-  await db.schema.createIndex("benefit_grants_org_order_benefit_uq").on("benefit_grants").columns(["organization_id", "order_id", "benefit_id"]).unique().execute();
+  await db.schema
+    .createIndex("benefit_grants_org_customer_idx")
+    .on("benefit_grants")
+    .columns(["organization_id", "customer_id", "benefit_id"])
+    .execute();
+  await db.schema
+    .createIndex("benefit_grants_org_order_benefit_uq")
+    .on("benefit_grants")
+    .columns(["organization_id", "order_id", "benefit_id"])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable("license_keys")
@@ -110,7 +131,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("customer_id", "uuid", (c) => c.notNull().references("customers.id"))
     .addColumn("benefit_id", "uuid", (c) => c.notNull().references("benefits.id"))
     .addColumn("key", "text", (c) => c.notNull())
-    .addColumn("status", "text", (c) => c.notNull().defaultTo("granted").check(sql`status IN ('granted','revoked','disabled')`))
+    .addColumn("status", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("granted")
+        .check(sql`status IN ('granted','revoked','disabled')`),
+    )
     .addColumn("limit_activations", "integer")
     .addColumn("limit_usage", "integer")
     .addColumn("usage", "integer", (c) => c.notNull().defaultTo(0))
@@ -119,7 +145,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("expires_at", "timestamptz")
     .execute();
   await db.schema.createIndex("license_keys_org_key_uq").on("license_keys").columns(["organization_id", "key"]).unique().execute();
-  await db.schema.createIndex("license_keys_org_customer_idx").on("license_keys").columns(["organization_id", "customer_id", "benefit_id"]).execute();
+  await db.schema
+    .createIndex("license_keys_org_customer_idx")
+    .on("license_keys")
+    .columns(["organization_id", "customer_id", "benefit_id"])
+    .execute();
 
   await db.schema
     .createTable("license_key_activations")

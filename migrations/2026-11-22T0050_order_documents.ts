@@ -5,7 +5,11 @@ import type { Kysely } from "kysely";
  * job that renders the document, so concurrent requests enqueue one render between them.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable("orders").addColumn("invoice_requested_at", "timestamptz").addColumn("receipt_requested_at", "timestamptz").execute();
+  await db.schema
+    .alterTable("orders")
+    .addColumn("invoice_requested_at", "timestamptz")
+    .addColumn("receipt_requested_at", "timestamptz")
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

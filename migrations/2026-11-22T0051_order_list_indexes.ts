@@ -14,7 +14,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex("order_items_order_idx").on("order_items").columns(["order_id", "position"]).execute();
   await db.schema.createIndex("orders_org_created_id_idx").on("orders").columns(["organization_id", "created_at", "id"]).execute();
   await db.schema.dropIndex("orders_org_idx").execute();
-  await db.schema.createIndex("orders_org_status_created_idx").on("orders").columns(["organization_id", "status", "created_at", "net_amount", "id"]).execute();
+  await db.schema
+    .createIndex("orders_org_status_created_idx")
+    .on("orders")
+    .columns(["organization_id", "status", "created_at", "net_amount", "id"])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

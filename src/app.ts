@@ -65,7 +65,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   acceptEmptyJsonBodies(app);
 
   await app.register(swagger, {
-    transformObject: (document) => ("openapiObject" in document ? markDeepObjectParameters(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) =>
+      "openapiObject" in document ? markDeepObjectParameters(document.openapiObject) : document.swaggerObject,
     openapi: {
       openapi: "3.1.0",
       info: { title: "commerce-api", version: "2026-04", description: "Payments and billing API (2026-04 interface)." },

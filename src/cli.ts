@@ -18,7 +18,12 @@ const USAGE = `Usage: commerce-api <command>
 `;
 
 const slugify = (name: string) =>
-  name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64) || "organization";
+  name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64) || "organization";
 
 function print(json: boolean, value: Record<string, unknown>, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
@@ -54,12 +59,18 @@ async function run(argv: string[]): Promise<void> {
       print(json, { migrated: true }, "Migrations applied.");
     } else if (command === "organization create") {
       if (!values.name) throw new UsageError("--name is required");
-      const organization = await createOrganizationService(runtime.deps).create({ name: values.name, slug: values.slug ?? slugify(values.name) });
+      const organization = await createOrganizationService(runtime.deps).create({
+        name: values.name,
+        slug: values.slug ?? slugify(values.name),
+      });
       print(json, organization, `Organization ${organization.name} (${organization.slug}): ${organization.id}`);
     } else if (command === "token create") {
       if (!values.organization || !values.scopes) throw new UsageError("--organization and --scopes are required");
       if (!UUID4_PATTERN.test(values.organization)) throw new UsageError("--organization must be an organization id (UUID)");
-      const scopes = values.scopes.split(",").map((s) => s.trim()).filter(Boolean);
+      const scopes = values.scopes
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = scopes.filter((s) => !(AvailableScopes as readonly string[]).includes(s));
       if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(", ")}`);
       const created = await createAccessTokenService(runtime.deps).createOrganizationToken({
@@ -71,7 +82,13 @@ async function run(argv: string[]): Promise<void> {
       print(json, created, created.token);
     } else {
       const demo = await seedDemo(runtime.deps);
-      print(json, demo, Object.entries(demo).map(([k, v]) => `${k}: ${v}`).join("\n"));
+      print(
+        json,
+        demo,
+        Object.entries(demo)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join("\n"),
+      );
     }
   } finally {
     await runtime.close();

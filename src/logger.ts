@@ -4,7 +4,8 @@ import type { FastifyRequest, FastifyServerOptions } from "fastify";
 const SECRET_IN_TEXT = /polar_[a-z]+_[A-Za-z0-9]{8,}/g;
 /** A local download link's signature is a bearer credential until the link expires. */
 const SIGNATURE_IN_QUERY = /([?&]signature=)[^&#]*/g;
-export const redactSecrets = (text: string): string => text.replace(SECRET_IN_TEXT, "[REDACTED]").replace(SIGNATURE_IN_QUERY, "$1[REDACTED]");
+export const redactSecrets = (text: string): string =>
+  text.replace(SECRET_IN_TEXT, "[REDACTED]").replace(SIGNATURE_IN_QUERY, "$1[REDACTED]");
 
 /** The app's logger: stdout unless a stream is given (tests read what would be shipped). */
 export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions["logger"] {
@@ -12,14 +13,7 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
     level,
     ...(stream ? { stream } : {}),
     redact: {
-      paths: [
-        "req.headers.authorization",
-        "req.headers.cookie",
-        "*.token",
-        "*.client_secret",
-        "*.secret",
-        "*.password",
-      ],
+      paths: ["req.headers.authorization", "req.headers.cookie", "*.token", "*.client_secret", "*.secret", "*.password"],
       censor: "[REDACTED]",
     },
     serializers: {

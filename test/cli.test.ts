@@ -29,7 +29,15 @@ describe("commerce-api CLI", () => {
     const organization = JSON.parse(org.output.trim().split("\n").pop()!);
     expect(organization).toMatchObject({ name: "Cli Shop", slug: "cli-shop" });
 
-    const created = await cli("token", "create", "--organization", organization.id, "--scopes", "organizations:read,checkouts:read", "--json");
+    const created = await cli(
+      "token",
+      "create",
+      "--organization",
+      organization.id,
+      "--scopes",
+      "organizations:read,checkouts:read",
+      "--json",
+    );
     expect(created.code).toBe(0);
     const { token } = JSON.parse(created.output.trim().split("\n").pop()!);
     const response = await ctx.request({ method: "GET", url: `/v1/organizations/${organization.id}`, token });
@@ -42,7 +50,12 @@ describe("commerce-api CLI", () => {
     const demo = JSON.parse(seeded.output.trim().split("\n").pop()!);
     const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${demo.checkout_id}`, token: demo.token });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ product_id: demo.product_id, discount_id: demo.discount_id, amount: 4900, discount_amount: 980 });
+    expect(response.json()).toMatchObject({
+      product_id: demo.product_id,
+      discount_id: demo.discount_id,
+      amount: 4900,
+      discount_amount: 980,
+    });
   });
 
   it("refuses unknown scopes and unknown commands", async () => {

@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 describe("configuration", () => {
   it("has working defaults", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ host: "127.0.0.1", port: 8000, databaseUrl: undefined, bodyLimitBytes: 10 * 1024 * 1024, checkoutTtlSeconds: 86_400 });
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 8000,
+      databaseUrl: undefined,
+      bodyLimitBytes: 10 * 1024 * 1024,
+      checkoutTtlSeconds: 86_400,
+    });
     expect(config.publicBaseUrl).toBe("http://127.0.0.1:8000");
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -25,11 +31,25 @@ describe("configuration", () => {
 
   it("treats empty values as unset", () => {
     // docker-compose passes `ADMIN_TOKEN: ${ADMIN_TOKEN:-}`: empty when the host has none.
-    expect(loadConfig({ PORT: "", DATABASE_URL: "", ADMIN_TOKEN: "" })).toMatchObject({ port: 8000, databaseUrl: undefined, adminToken: undefined });
+    expect(loadConfig({ PORT: "", DATABASE_URL: "", ADMIN_TOKEN: "" })).toMatchObject({
+      port: 8000,
+      databaseUrl: undefined,
+      adminToken: undefined,
+    });
   });
 
   it("reads the S3 storage settings, with the public endpoint links are signed for", () => {
-    const { storage } = loadConfig({ STORAGE_DRIVER: "s3", S3_BUCKET: "docs", S3_ENDPOINT: "http://storage:9000", S3_PUBLIC_ENDPOINT: "http://localhost:9000" });
-    expect(storage).toMatchObject({ driver: "s3", bucket: "docs", endpoint: "http://storage:9000", publicEndpoint: "http://localhost:9000" });
+    const { storage } = loadConfig({
+      STORAGE_DRIVER: "s3",
+      S3_BUCKET: "docs",
+      S3_ENDPOINT: "http://storage:9000",
+      S3_PUBLIC_ENDPOINT: "http://localhost:9000",
+    });
+    expect(storage).toMatchObject({
+      driver: "s3",
+      bucket: "docs",
+      endpoint: "http://storage:9000",
+      publicEndpoint: "http://localhost:9000",
+    });
   });
 });

@@ -50,7 +50,9 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Per-file databases were dropped by their files; clear any left by an aborted file, then the template.
-    const leftovers = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`commerce_test_%_${runId}%`]);
+    const leftovers = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+      `commerce_test_%_${runId}%`,
+    ]);
     for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
     await admin.end();

@@ -3,7 +3,14 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { createTestContext, testConfig, type TestContext } from "./helpers/context.ts";
-import { createCheckout, createCustomer, createCustomerSessionToken, createOrganization, createOrganizationToken, createProduct } from "./helpers/factories.ts";
+import {
+  createCheckout,
+  createCustomer,
+  createCustomerSessionToken,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+} from "./helpers/factories.ts";
 
 let ctx: TestContext;
 let app: FastifyInstance;
@@ -43,7 +50,8 @@ describe("the request log", () => {
 
     const log = logged.join("");
     // Each request was logged (its path is there), so the absence below is redaction, not silence.
-    for (const path of ["/v1/orders/", "/v1/customer-portal/customers/me", "/v1/checkouts/client/", "/blobs/invoices/"]) expect(log).toContain(path);
+    for (const path of ["/v1/orders/", "/v1/customer-portal/customers/me", "/v1/checkouts/client/", "/blobs/invoices/"])
+      expect(log).toContain(path);
     expect(log).toContain("signature=[REDACTED]");
     for (const secret of [token, session, checkout.client_secret, signature]) expect(log).not.toContain(secret);
   });

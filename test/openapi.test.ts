@@ -17,9 +17,16 @@ describe("API documentation", () => {
     const getCheckout = document.paths["/v1/checkouts/{id}"].get;
     expect(getCheckout.operationId).toBe("checkouts:get");
     expect(getCheckout.security).toEqual([{ pat: ["checkouts:read", "checkouts:write"] }, { oat: ["checkouts:read", "checkouts:write"] }]);
-    expect(getCheckout.parameters[0]).toMatchObject({ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid4" } });
+    expect(getCheckout.parameters[0]).toMatchObject({
+      name: "id",
+      in: "path",
+      required: true,
+      schema: { type: "string", format: "uuid4" },
+    });
     const checkout = getCheckout.responses["200"].content["application/json"].schema;
-    expect(checkout.required).toEqual(expect.arrayContaining(["id", "client_secret", "billing_address_fields", "products", "total_amount"]));
+    expect(checkout.required).toEqual(
+      expect.arrayContaining(["id", "client_secret", "billing_address_fields", "products", "total_amount"]),
+    );
     expect(document.paths["/openapi.json"]).toBeUndefined();
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["customer_session", "member_session", "oat", "pat"]);
   });
@@ -28,7 +35,10 @@ describe("API documentation", () => {
     const document = (await ctx.request({ method: "GET", url: "/openapi.json" })).json();
     for (const path of ["/v1/customers/", "/v1/products/", "/v1/orders/", "/v1/events/"]) {
       const parameters = document.paths[path].get.parameters as { name: string; in: string; style?: string }[];
-      expect(parameters.find((parameter) => parameter.name === "metadata"), path).toMatchObject({ in: "query", style: "deepObject", schema: { type: "object" } });
+      expect(
+        parameters.find((parameter) => parameter.name === "metadata"),
+        path,
+      ).toMatchObject({ in: "query", style: "deepObject", schema: { type: "object" } });
     }
     // Only object-valued parameters take the style.
     const orderParameters = document.paths["/v1/orders/"].get.parameters as { name: string; style?: string }[];
@@ -51,7 +61,8 @@ describe("API documentation", () => {
       }
       if (ours.operationId !== operationId) gaps.push(`${name}: operationId ${ours.operationId} instead of ${operationId}`);
       const offered = new Set((ours.parameters ?? []).map((parameter) => `${parameter.in}:${parameter.name}`));
-      for (const parameter of parameters) if (!offered.has(parameter) && !unsupported.has(`${name} ${parameter}`)) gaps.push(`${name}: no ${parameter}`);
+      for (const parameter of parameters)
+        if (!offered.has(parameter) && !unsupported.has(`${name} ${parameter}`)) gaps.push(`${name}: no ${parameter}`);
     }
     expect(gaps).toEqual([]);
   });

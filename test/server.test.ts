@@ -62,11 +62,24 @@ describe("the server process", () => {
 
   it("finishes an in-flight write before it stops on SIGTERM", async () => {
     const owner = `polar_pat_${"b".repeat(43)}`;
-    const server = spawnProject(["src/server.ts"], { DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: "0", ADMIN_TOKEN: owner, LOG_LEVEL: "info" });
+    const server = spawnProject(["src/server.ts"], {
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      ADMIN_TOKEN: owner,
+      LOG_LEVEL: "info",
+    });
     const url = await readyUrl(server);
     const headers = { authorization: `Bearer ${owner}`, "content-type": "application/json" };
-    const org = (await (await fetch(`${url}/v1/organizations/`, { method: "POST", headers, body: JSON.stringify({ name: "Drain", slug: "drain-org" }) })).json()) as { id: string };
-    const events = Array.from({ length: 20_000 }, (_, i) => ({ name: "drain", organization_id: org.id, external_customer_id: "c1", external_id: `drain-${i}` }));
+    const org = (await (
+      await fetch(`${url}/v1/organizations/`, { method: "POST", headers, body: JSON.stringify({ name: "Drain", slug: "drain-org" }) })
+    ).json()) as { id: string };
+    const events = Array.from({ length: 20_000 }, (_, i) => ({
+      name: "drain",
+      organization_id: org.id,
+      external_customer_id: "c1",
+      external_id: `drain-${i}`,
+    }));
     const inFlight = fetch(`${url}/v1/events/ingest`, { method: "POST", headers, body: JSON.stringify({ events }) });
     await server.waitFor(/"url":"\/v1\/events\/ingest"/);
     server.child.kill("SIGTERM");
@@ -74,7 +87,11 @@ describe("the server process", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ inserted: 20_000, duplicates: 0 });
     expect(await server.exited, server.output().slice(-3000)).toBe(0);
-    const stored = await database.db.selectFrom("events").select((eb) => eb.fn.countAll<string>().as("n")).where("organization_id", "=", org.id).executeTakeFirstOrThrow();
+    const stored = await database.db
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("organization_id", "=", org.id)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(20_000);
   });
 

@@ -9,12 +9,7 @@ import type {
   OrganizationsTable,
   PersonalAccessTokensTable,
 } from "../modules/organizations/organizations.table.ts";
-import type {
-  ProductBenefitsTable,
-  ProductMediasTable,
-  ProductPricesTable,
-  ProductsTable,
-} from "../modules/products/products.table.ts";
+import type { ProductBenefitsTable, ProductMediasTable, ProductPricesTable, ProductsTable } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";

@@ -61,7 +61,9 @@ export async function provisionDatabase(options: {
 }): Promise<ProvisionedDatabase> {
   if (options.databaseUrl) return { url: options.databaseUrl, stop: async () => undefined, embedded: false };
   const clusterDir = path.join(options.dataDir, "postgres");
-  const password = (await readOrCreateSecretFile(path.join(options.dataDir, "postgres-password"), () => randomBytes(18).toString("base64url"))).value;
+  const password = (
+    await readOrCreateSecretFile(path.join(options.dataDir, "postgres-password"), () => randomBytes(18).toString("base64url"))
+  ).value;
   const credentials = (port: number, database: string) =>
     `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 

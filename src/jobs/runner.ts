@@ -36,7 +36,8 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
   await recover();
   const events = new EventEmitter() as WorkerEvents;
   // Jobs are locked under the pool's id or a worker's, depending on graphile-worker's batching.
-  const record = (id: string) => lease.record(id).catch((error: unknown) => options.logger.error({ err: error }, "could not record a worker lease"));
+  const record = (id: string) =>
+    lease.record(id).catch((error: unknown) => options.logger.error({ err: error }, "could not record a worker lease"));
   events.on("pool:create", ({ workerPool }) => void record(workerPool.id));
   events.on("worker:create", ({ worker }) => void record(worker.workerId));
   const runner = await run({
@@ -48,7 +49,10 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
     logger,
     events,
   });
-  const timer = setInterval(() => void recover().catch((error: unknown) => options.logger.error({ err: error }, "job recovery failed")), RECOVERY_INTERVAL_MS);
+  const timer = setInterval(
+    () => void recover().catch((error: unknown) => options.logger.error({ err: error }, "job recovery failed")),
+    RECOVERY_INTERVAL_MS,
+  );
   timer.unref();
   return {
     ...runner,

@@ -21,7 +21,10 @@ export async function takeWorkerLease(pool: pg.Pool): Promise<WorkerLease> {
   await client.query("SELECT pg_advisory_lock($1, $2)", [LEASE_CLASS, key]);
   return {
     async record(workerId) {
-      await pool.query("INSERT INTO worker_leases (worker_id, lease_key) VALUES ($1, $2) ON CONFLICT (worker_id) DO NOTHING", [workerId, key]);
+      await pool.query("INSERT INTO worker_leases (worker_id, lease_key) VALUES ($1, $2) ON CONFLICT (worker_id) DO NOTHING", [
+        workerId,
+        key,
+      ]);
     },
     async release() {
       await pool.query("DELETE FROM worker_leases WHERE lease_key = $1", [key]);

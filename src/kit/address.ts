@@ -2,6 +2,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Nullable, StringEnum } from "./schema.ts";
 
 /** ISO 3166-1 alpha-2 codes the interface accepts for billing addresses. */
+// A code list, kept dense so that it reads as a table.
+// prettier-ignore
 export const CountryCodes = [
   "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ", "BA", "BB", "BD", "BE",
   "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD",

@@ -71,8 +71,7 @@ export class Unauthorized extends AppError {
   }
 }
 
-const INVALID_TOKEN_DESCRIPTION =
-  "The access token provided is expired, revoked, malformed, or invalid for other reasons.";
+const INVALID_TOKEN_DESCRIPTION = "The access token provided is expired, revoked, malformed, or invalid for other reasons.";
 
 /** A bearer token that is unknown, expired, revoked or malformed (RFC 6750 shape). */
 export class InvalidToken extends AppError {

@@ -10,7 +10,7 @@ interface PgError {
 function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError | null {
   if (error instanceof AppError) return error;
   if (error.validation) {
-    return new RequestValidationError(toValidationIssues((error.validationContext ?? "body"), error.validation));
+    return new RequestValidationError(toValidationIssues(error.validationContext ?? "body", error.validation));
   }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
@@ -21,7 +21,12 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
       return new RequestValidationError([{ loc: ["body"], msg: "Field required", type: "missing", input: null }]);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new RequestValidationError([
-        { loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", type: "model_attributes_type", input: null },
+        {
+          loc: ["body"],
+          msg: "Input should be a valid dictionary or object to extract fields from",
+          type: "model_attributes_type",
+          input: null,
+        },
       ]);
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new RequestBodyTooLarge(bodyLimit);
@@ -37,7 +42,9 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
     case "22008":
     case "22021":
     case "22P05":
-      return new RequestValidationError([{ loc: ["body"], msg: "Input value is out of range or malformed", type: "value_error", input: null }]);
+      return new RequestValidationError([
+        { loc: ["body"], msg: "Input value is out of range or malformed", type: "value_error", input: null },
+      ]);
     default:
       return null;
   }
@@ -51,7 +58,10 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       return reply.code(known.statusCode).headers(known.headers).type("application/json").send(JSON.stringify(known.body()));
     }
     if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).type("application/json").send(JSON.stringify({ error: "BadRequest", detail: error.message }));
+      return reply
+        .code(error.statusCode)
+        .type("application/json")
+        .send(JSON.stringify({ error: "BadRequest", detail: error.message }));
     }
     request.log.error({ err: error }, "unhandled error");
     return reply
@@ -60,5 +70,10 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       .send(JSON.stringify({ error: "InternalServerError", detail: "An unexpected error occurred. It has been logged." }));
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).type("application/json").send(JSON.stringify({ detail: "Not Found" })));
+  app.setNotFoundHandler((_request, reply) =>
+    reply
+      .code(404)
+      .type("application/json")
+      .send(JSON.stringify({ detail: "Not Found" })),
+  );
 }

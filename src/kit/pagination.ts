@@ -27,10 +27,7 @@ export function pageWindow({ page, limit }: PageRequest): { limit: number; offse
   return { limit: effective, offset: (page - 1) * effective };
 }
 
-export const Pagination = Type.Object(
-  { total_count: Type.Integer(), max_page: Type.Integer() },
-  { title: "Pagination" },
-);
+export const Pagination = Type.Object({ total_count: Type.Integer(), max_page: Type.Integer() }, { title: "Pagination" });
 
 export const ListResource = <T extends TSchema>(item: T, options: SchemaOptions = {}) =>
   Type.Object({ items: Type.Array(item), pagination: Pagination }, options);
@@ -109,7 +106,11 @@ export interface OneOrManyOptions {
 }
 
 /** A filter given once or repeated (the reference's `T | T[]`); values of one filter are OR'd. */
-export function OneOrMany<T extends TSchema>(item: T, description: string, options: OneOrManyOptions & { listOnly: true }): TOptional<TArray<T>>;
+export function OneOrMany<T extends TSchema>(
+  item: T,
+  description: string,
+  options: OneOrManyOptions & { listOnly: true },
+): TOptional<TArray<T>>;
 export function OneOrMany<T extends TSchema>(item: T, description: string, options?: OneOrManyOptions): TOptional<TUnion<[T, TArray<T>]>>;
 export function OneOrMany<T extends TSchema>(item: T, description: string, { listOnly = false, maxItems = 100 }: OneOrManyOptions = {}) {
   const bound = maxItems === false ? {} : { maxItems };
@@ -139,8 +140,14 @@ export type MetadataFilter = Readonly<Record<string, string | readonly string[]>
  * Values of one key are OR'd, keys are AND'd. Compared as text (`->>`), so `true` and `5` also
  * match stored booleans and numbers.
  */
-export function metadataMatches<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, column: string, filter: MetadataFilter): Expression<SqlBool> {
+export function metadataMatches<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: string,
+  filter: MetadataFilter,
+): Expression<SqlBool> {
   return eb.and(
-    Object.entries(filter).map(([key, values]) => eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", typeof values === "string" ? [values] : [...values])),
+    Object.entries(filter).map(([key, values]) =>
+      eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", typeof values === "string" ? [values] : [...values]),
+    ),
   );
 }

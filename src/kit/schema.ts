@@ -7,8 +7,7 @@ export const Uuid4 = (options: SchemaOptions = {}) => Type.String({ format: "uui
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: "date-time", ...options });
 
 /** `T or null`: always present on the wire, may be null. */
-export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
-  Type.Union([schema, Type.Null()], options);
+export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 export const StringEnum = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}) =>
   Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });

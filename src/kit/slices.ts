@@ -8,7 +8,11 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 export const SLICE_SIZE = 2_000;
 
 /** `work` once per slice (with the slice's offset), in order. */
-export async function mapSlices<T, R>(items: readonly T[], work: (slice: readonly T[], offset: number) => R, sliceSize = SLICE_SIZE): Promise<R[]> {
+export async function mapSlices<T, R>(
+  items: readonly T[],
+  work: (slice: readonly T[], offset: number) => R,
+  sliceSize = SLICE_SIZE,
+): Promise<R[]> {
   const out: R[] = [];
   for (let start = 0; start < items.length; start += sliceSize) {
     if (start > 0) await nextTurn();

@@ -2,6 +2,8 @@ import type { StoredAddress } from "./address.ts";
 import { valueError } from "./errors.ts";
 
 // ISO 3166-2 subdivisions of the two countries whose state the reference requires and checks.
+// A code list, kept dense so that it reads as a table.
+// prettier-ignore
 const US = new Set([
   "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD",
   "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC",

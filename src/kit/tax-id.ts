@@ -1,6 +1,8 @@
 import { checkVAT, countries } from "jsvat";
 import { StringEnum } from "./schema.ts";
 
+// A code list, kept dense so that it reads as a table.
+// prettier-ignore
 export const TaxIdFormatValues = [
   "ad_nrt", "ae_trn", "ar_cuit", "au_abn", "au_arn", "bg_uic", "bh_vat", "bo_tin", "br_cnpj", "br_cpf", "ca_bn",
   "ca_gst_hst", "ca_pst_bc", "ca_pst_mb", "ca_pst_sk", "ca_qst", "ch_uid", "ch_vat", "cl_tin", "cn_tin", "co_nit",
@@ -16,6 +18,8 @@ export const TaxIdFormat = StringEnum(TaxIdFormatValues, { title: "TaxIDFormat" 
 /** Stored and emitted as `[normalized number, format]`. */
 export type TaxId = [string, TaxIdFormat];
 
+// A code list, kept dense so that it reads as a table.
+// prettier-ignore
 const EU_COUNTRIES = new Set([
   "AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU", "IE", "IT", "LT", "LU", "LV",
   "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK",

@@ -40,5 +40,4 @@ export function hasValidChecksum(token: string, prefix: string): boolean {
 }
 
 /** Tokens are stored only as this keyed hash, so a database leak reveals no usable token. */
-export const hashToken = (secret: string, token: string): string =>
-  createHmac("sha256", secret).update(token, "utf8").digest("hex");
+export const hashToken = (secret: string, token: string): string => createHmac("sha256", secret).update(token, "utf8").digest("hex");

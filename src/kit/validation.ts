@@ -78,9 +78,17 @@ function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
       return { type, msg };
     }
     case "minLength":
-      return { type: "string_too_short", msg: `String should have at least ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`, ctx: { min_length: p.limit } };
+      return {
+        type: "string_too_short",
+        msg: `String should have at least ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`,
+        ctx: { min_length: p.limit },
+      };
     case "maxLength":
-      return { type: "string_too_long", msg: `String should have at most ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`, ctx: { max_length: p.limit } };
+      return {
+        type: "string_too_long",
+        msg: `String should have at most ${String(p.limit)} character${p.limit === 1 ? "" : "s"}`,
+        ctx: { max_length: p.limit },
+      };
     case "minimum":
       return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${String(p.limit)}`, ctx: { ge: p.limit } };
     case "exclusiveMinimum":
@@ -100,13 +108,29 @@ function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
     case "pattern":
       return { type: "string_pattern_mismatch", msg: `String should match pattern '${String(p.pattern)}'`, ctx: { pattern: p.pattern } };
     case "maxItems":
-      return { type: "too_long", msg: `List should have at most ${String(p.limit)} items after validation`, ctx: { field_type: "List", max_length: p.limit } };
+      return {
+        type: "too_long",
+        msg: `List should have at most ${String(p.limit)} items after validation`,
+        ctx: { field_type: "List", max_length: p.limit },
+      };
     case "minItems":
-      return { type: "too_short", msg: `List should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "List", min_length: p.limit } };
+      return {
+        type: "too_short",
+        msg: `List should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`,
+        ctx: { field_type: "List", min_length: p.limit },
+      };
     case "maxProperties":
-      return { type: "too_long", msg: `Dictionary should have at most ${String(p.limit)} items after validation`, ctx: { field_type: "Dictionary", max_length: p.limit } };
+      return {
+        type: "too_long",
+        msg: `Dictionary should have at most ${String(p.limit)} items after validation`,
+        ctx: { field_type: "Dictionary", max_length: p.limit },
+      };
     case "minProperties":
-      return { type: "too_short", msg: `Dictionary should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`, ctx: { field_type: "Dictionary", min_length: p.limit } };
+      return {
+        type: "too_short",
+        msg: `Dictionary should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`,
+        ctx: { field_type: "Dictionary", min_length: p.limit },
+      };
     case "additionalProperties":
       return { type: "extra_forbidden", msg: "Extra inputs are not permitted" };
     case "multipleOf":
@@ -142,13 +166,11 @@ export function toValidationIssues(part: HttpPart, errors: ErrorObject[]): Valid
     const key = `${JSON.stringify(loc)}|${described.type}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const input = error.keyword === "additionalProperties" && isRecord(error.data)
-      ? error.data[String(error.params.additionalProperty)]
-      : error.data;
+    const input =
+      error.keyword === "additionalProperties" && isRecord(error.data) ? error.data[String(error.params.additionalProperty)] : error.data;
     issues.push({ loc, msg: described.msg, type: described.type, input: input ?? null, ...(described.ctx ? { ctx: described.ctx } : {}) });
   }
   return issues;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -17,18 +17,14 @@ const forbidden = () => new AppError(403, "Forbidden", "This download link is in
 export const localBlobRoutes =
   (store: LocalBlobStore): FastifyPluginAsyncTypebox =>
   async (app) => {
-    app.get(
-      "/blobs/*",
-      { schema: { hide: true, querystring: SignedQuery } },
-      async (request, reply) => {
-        const key = (request.params as { "*": string })["*"];
-        const found = await store.open({ key, ...request.query }).catch(() => null);
-        if (!found) throw forbidden();
-        return reply
-          .header("content-type", found.meta.contentType)
-          .header("content-disposition", contentDisposition(request.query.filename))
-          .header("cache-control", found.meta.cacheControl ?? "private, no-store")
-          .send(found.body);
-      },
-    );
+    app.get("/blobs/*", { schema: { hide: true, querystring: SignedQuery } }, async (request, reply) => {
+      const key = (request.params as { "*": string })["*"];
+      const found = await store.open({ key, ...request.query }).catch(() => null);
+      if (!found) throw forbidden();
+      return reply
+        .header("content-type", found.meta.contentType)
+        .header("content-disposition", contentDisposition(request.query.filename))
+        .header("cache-control", found.meta.cacheControl ?? "private, no-store")
+        .send(found.body);
+    });
   };

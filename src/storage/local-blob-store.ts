@@ -55,7 +55,11 @@ export class LocalBlobStore implements BlobStore {
   async downloadUrl(key: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
     assertSafeKey(key);
     const expires = Math.floor(this.now().getTime() / 1000) + options.expiresInSeconds;
-    const query = new URLSearchParams({ expires: String(expires), filename: options.filename, signature: this.sign(key, expires, options.filename) });
+    const query = new URLSearchParams({
+      expires: String(expires),
+      filename: options.filename,
+      signature: this.sign(key, expires, options.filename),
+    });
     return `${this.publicBaseUrl}${LOCAL_BLOB_ROUTE}/${key}?${query.toString()}`;
   }
 

@@ -77,5 +77,4 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
-export const contentDisposition = (filename: string): string =>
-  `attachment; filename="${filename.replace(/["\\\r\n]/g, "_")}"`;
+export const contentDisposition = (filename: string): string => `attachment; filename="${filename.replace(/["\\\r\n]/g, "_")}"`;

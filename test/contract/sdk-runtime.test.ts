@@ -28,7 +28,12 @@ describe("official SDK @polar-sh/sdk/2026-04", () => {
   it("reads a checkout session and an organization", async () => {
     const org = await createOrganization(ctx.deps);
     const product = await createProduct(ctx.deps, org.id, { benefits: [{ type: "license_keys", description: "Key" }] });
-    const discount = await createDiscount(ctx.deps, org.id, { type: "percentage", basis_points: 5000, duration: "repeating", duration_in_months: 2 });
+    const discount = await createDiscount(ctx.deps, org.id, {
+      type: "percentage",
+      basis_points: 5000,
+      duration: "repeating",
+      duration_in_months: 2,
+    });
     const checkout = await createCheckout(ctx.deps, org.id, { products: [product], discount });
     const token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:read", "organizations:read"]);
     const polar = createPolar({ accessToken: token, baseUrl });
@@ -46,8 +51,12 @@ describe("official SDK @polar-sh/sdk/2026-04", () => {
   it("surfaces our 404 and 401 as the SDK's errors", async () => {
     const org = await createOrganization(ctx.deps);
     const token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:read"]);
-    await expect(createPolar({ accessToken: token, baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
-    await expect(createPolar({ accessToken: "polar_oat_wrong", baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 401 });
+    await expect(createPolar({ accessToken: token, baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({
+      statusCode: 404,
+    });
+    await expect(
+      createPolar({ accessToken: "polar_oat_wrong", baseUrl }).checkouts.get("3f2b1c4d-1111-4222-8333-123456789abc"),
+    ).rejects.toMatchObject({ statusCode: 401 });
   });
 });
 
@@ -58,7 +67,10 @@ describe("official SDK: metadata filters", () => {
     await createCustomer(ctx.deps, org.id, { metadata: JSON.stringify({ tier: "silver" }) });
     const { product } = await createProduct(ctx.deps, org.id, { product: { metadata: JSON.stringify({ sku: "A-1" }) } });
     await createProduct(ctx.deps, org.id, { product: { metadata: JSON.stringify({ sku: "B-2" }) } });
-    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["customers:read", "products:read"]), baseUrl });
+    const polar = createPolar({
+      accessToken: await createOrganizationToken(ctx.deps, org.id, ["customers:read", "products:read"]),
+      baseUrl,
+    });
 
     const customers = await polar.customers.list({ metadata: { tier: "gold" } });
     expect(customers.items.map((customer) => customer.id)).toEqual([gold.id]);
@@ -119,13 +131,22 @@ describe("official SDK: customer-portal orders", () => {
   it("lists with filters and sorting, gets and updates the session customer's orders", async () => {
     const org = await createOrganization(ctx.deps);
     const customer = await createCustomer(ctx.deps, org.id);
-    const { product } = await createProduct(ctx.deps, org.id, { product: { name: "SDK Product" }, benefits: [{ type: "custom", description: "Perk" }] });
+    const { product } = await createProduct(ctx.deps, org.id, {
+      product: { name: "SDK Product" },
+      benefits: [{ type: "custom", description: "Perk" }],
+    });
     const cheap = await createOrder(ctx.deps, org.id, { customer, product, amounts: { subtotal: 1000 } });
     const dear = await createOrder(ctx.deps, org.id, { customer, product, amounts: { subtotal: 5000 } });
     await createOrder(ctx.deps, org.id, { product });
     const polar = createPolar({ accessToken: await createCustomerSessionToken(ctx.deps, customer.id), baseUrl });
 
-    const page = await polar.customerPortal.orders.list({ product_id: [product.id], product_billing_type: "one_time", query: "sdk", sorting: ["-amount"], limit: 5 });
+    const page = await polar.customerPortal.orders.list({
+      product_id: [product.id],
+      product_billing_type: "one_time",
+      query: "sdk",
+      sorting: ["-amount"],
+      limit: 5,
+    });
     expect(page.items.map((order) => order.id)).toEqual([dear.id, cheap.id]);
     expect(page.pagination).toEqual({ total_count: 2, max_page: 1 });
 

@@ -130,7 +130,10 @@ const _cfSelect: AssertAssignable<S<typeof CF.CustomFieldSelect>, models.CustomF
 const _customField: AssertAssignable<S<typeof CF.CustomField>, models.CustomField> = true;
 const _attachedField: AssertAssignable<S<typeof CF.AttachedCustomField>, models.AttachedCustomField> = true;
 const _checkout: AssertAssignable<S<typeof C.Checkout>, SdkCheckout> = true;
-type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & { products: SdkCheckoutProduct[]; product: SdkCheckoutProduct | null };
+type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & {
+  products: SdkCheckoutProduct[];
+  product: SdkCheckoutProduct | null;
+};
 const _checkoutOrganization: AssertAssignable<S<typeof OV.CheckoutOrganization>, models.CheckoutOrganization> = true;
 const _checkoutPublic: AssertAssignable<S<typeof C.CheckoutPublic>, SdkPublicWaived<models.CheckoutPublic>> = true;
 const _checkoutConfirmed: AssertAssignable<S<typeof C.CheckoutPublicConfirmed>, SdkPublicWaived<models.CheckoutPublicConfirmed>> = true;
@@ -162,7 +165,10 @@ const _listProducts: AssertAssignable<PI.ListResourceProduct, { items: SdkProduc
 // Requests: whatever the SDK sends for these must be accepted by our schemas.
 const _customerUpdateIn: AssertAssignable<models.CustomerUpdate, Cu.CustomerUpdate> = true;
 const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S<typeof CS.CustomerSessionCustomerIDCreate>> = true;
-const _sessionByExternalIn: AssertAssignable<models.CustomerSessionCustomerExternalIDCreate, S<typeof CS.CustomerSessionCustomerExternalIDCreate>> = true;
+const _sessionByExternalIn: AssertAssignable<
+  models.CustomerSessionCustomerExternalIDCreate,
+  S<typeof CS.CustomerSessionCustomerExternalIDCreate>
+> = true;
 const _licenseKeysIn: AssertAssignable<models.BenefitLicenseKeysCreate, S<typeof BI.BenefitLicenseKeysCreate>> = true;
 const _benefitsUpdateIn: AssertAssignable<models.ProductBenefitsUpdate, PI.ProductBenefitsUpdate> = true;
 const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCreate> = true;
@@ -196,8 +202,14 @@ const _webhookEndpointCreate: AssertAssignable<S<typeof W.WebhookEndpointCreate>
 const _webhookEndpointUpdate: AssertAssignable<S<typeof W.WebhookEndpointUpdate>, models.WebhookEndpointUpdate> = true;
 const _webhookEvent: AssertAssignable<S<typeof W.WebhookEvent>, SdkWebhookEvent> = true;
 const _webhookDelivery: AssertAssignable<S<typeof W.WebhookDelivery>, SdkWebhookDelivery> = true;
-const _webhookEndpoints: AssertAssignable<S<typeof W.ListResourceWebhookEndpoint>, { items: SdkWebhookEndpoint[]; pagination: models.Pagination }> = true;
-const _webhookDeliveries: AssertAssignable<S<typeof W.ListResourceWebhookDelivery>, { items: SdkWebhookDelivery[]; pagination: models.Pagination }> = true;
+const _webhookEndpoints: AssertAssignable<
+  S<typeof W.ListResourceWebhookEndpoint>,
+  { items: SdkWebhookEndpoint[]; pagination: models.Pagination }
+> = true;
+const _webhookDeliveries: AssertAssignable<
+  S<typeof W.ListResourceWebhookDelivery>,
+  { items: SdkWebhookDelivery[]; pagination: models.Pagination }
+> = true;
 // License keys.
 const _licenseKeyStatus: AssertEqual<LK.LicenseKeyStatus, models.LicenseKeyStatus> = true;
 const _licenseKeyCustomer: AssertAssignable<S<typeof LK.LicenseKeyCustomer>, models.LicenseKeyCustomer> = true;
@@ -225,7 +237,10 @@ type SdkOnlyOrderItemKeys = "start_timestamp" | "end_timestamp";
 const _waiverOrderItem: AssertAssignable<SdkOnlyOrderItemKeys, keyof models.OrderItemSchema> = true;
 type SdkOrderSubscription = Omit<models.OrderSubscription, "units">;
 type SdkOrderItem = Omit<models.OrderItemSchema, SdkOnlyOrderItemKeys>;
-type SdkOrder = Omit<models.Order, "units" | "subscription" | "items"> & { subscription: SdkOrderSubscription | null; items: SdkOrderItem[] };
+type SdkOrder = Omit<models.Order, "units" | "subscription" | "items"> & {
+  subscription: SdkOrderSubscription | null;
+  items: SdkOrderItem[];
+};
 const _orderStatus: AssertEqual<OR.OrderStatus, models.OrderStatus> = true;
 const _orderItem: AssertAssignable<OR.OrderItem, SdkOrderItem> = true;
 const _orderCustomer: AssertAssignable<S<typeof OR.OrderCustomer>, models.OrderCustomer> = true;
@@ -245,11 +260,15 @@ type SdkCustomerOrder = Omit<models.CustomerOrder, "units" | "product" | "subscr
   product: SdkCustomerOrderProduct | null;
   subscription: Omit<models.CustomerOrderSubscription, "units"> | null;
 };
-const _customerOrgFeatures: AssertAssignable<S<typeof OV.CustomerOrganizationFeatureSettings>, models.CustomerOrganizationFeatureSettings> = true;
+const _customerOrgFeatures: AssertAssignable<
+  S<typeof OV.CustomerOrganizationFeatureSettings>,
+  models.CustomerOrganizationFeatureSettings
+> = true;
 const _customerOrganization: AssertAssignable<OV.CustomerOrganization, models.CustomerOrganization> = true;
 const _customerOrderProduct: AssertAssignable<CPO.CustomerOrderProduct, SdkCustomerOrderProduct> = true;
 const _customerOrder: AssertAssignable<CPO.CustomerOrder, SdkCustomerOrder> = true;
-const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> = true;
+const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> =
+  true;
 const _customerOrderSort: AssertEqual<CPO.CustomerOrderListQuery["sorting"][number], models.CustomerOrderSortProperty> = true;
 const _customerOrderUpdateIn: AssertAssignable<models.CustomerOrderUpdate, CPO.CustomerOrderUpdate> = true;
 
@@ -279,8 +298,7 @@ interface OpenApiDocument {
 const referenceUrl = new URL("../../../shared/reference/openapi-2026-04-subset.json", import.meta.url);
 
 let cachedReference: OpenApiDocument | undefined;
-const reference = (): OpenApiDocument =>
-  (cachedReference ??= JSON.parse(readFileSync(referenceUrl, "utf8")) as OpenApiDocument);
+const reference = (): OpenApiDocument => (cachedReference ??= JSON.parse(readFileSync(referenceUrl, "utf8")) as OpenApiDocument);
 
 const resolveRef = (schema: JsonSchema): JsonSchema => {
   if (schema.$ref === undefined) return schema;
@@ -486,8 +504,7 @@ const mirrored: Record<string, TSchema> = {
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */
-const expectedTitle = (name: string): string | undefined =>
-  name === "RecurringInterval" ? undefined : name.replace(/-Output$/, "");
+const expectedTitle = (name: string): string | undefined => (name === "RecurringInterval" ? undefined : name.replace(/-Output$/, ""));
 
 describe.skipIf(!existsSync(referenceUrl))("schemas mirror the reference OpenAPI document", () => {
   it.each(Object.keys(mirrored))("%s", (name) => {

@@ -13,7 +13,10 @@ describe("database connections", () => {
     // Concurrent statements make the pool open several connections.
     const settings = await Promise.all(
       Array.from({ length: 5 }, async () => {
-        const { rows } = await sql<{ jit: string; pid: number }>`SELECT current_setting('jit') AS jit, pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(ctx.deps.db);
+        const { rows } = await sql<{
+          jit: string;
+          pid: number;
+        }>`SELECT current_setting('jit') AS jit, pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(ctx.deps.db);
         return rows[0]!;
       }),
     );

@@ -22,7 +22,21 @@ describe("billing PDFs", () => {
     const pdf = await renderBillingPdf(invoice);
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
     const content = await text(pdf);
-    for (const expected of ["Invoice", "ACME-AAAAAAAB-0042", "2026-11-01", "Acme Tools", "Ada Lovelace Ltd", "FR61954506077", "Pro license", "€100.00", "-€20.00", "Tax (20%)", "€16.00", "Total due", "€96.00"]) {
+    for (const expected of [
+      "Invoice",
+      "ACME-AAAAAAAB-0042",
+      "2026-11-01",
+      "Acme Tools",
+      "Ada Lovelace Ltd",
+      "FR61954506077",
+      "Pro license",
+      "€100.00",
+      "-€20.00",
+      "Tax (20%)",
+      "€16.00",
+      "Total due",
+      "€96.00",
+    ]) {
       expect(content).toContain(expected);
     }
   });
@@ -34,7 +48,15 @@ describe("billing PDFs", () => {
   });
 
   it("labels receipts as paid", async () => {
-    const content = await text(await renderBillingPdf({ ...invoice, kind: "receipt", number: "RCPT-AAAAAAAB-0001", paidAt: new Date("2026-11-02T00:00:00Z"), discount: null }));
+    const content = await text(
+      await renderBillingPdf({
+        ...invoice,
+        kind: "receipt",
+        number: "RCPT-AAAAAAAB-0001",
+        paidAt: new Date("2026-11-02T00:00:00Z"),
+        discount: null,
+      }),
+    );
     expect(content).toContain("Receipt number: RCPT-AAAAAAAB-0001");
     expect(content).toContain("Date paid: 2026-11-02");
     expect(content).toContain("Amount paid");

@@ -120,7 +120,11 @@ export async function createProduct(
   return { product, prices };
 }
 
-export async function createDiscount(deps: Deps, organizationId: string, overrides: Partial<Insertable<DiscountsTable>> = {}): Promise<DiscountRow> {
+export async function createDiscount(
+  deps: Deps,
+  organizationId: string,
+  overrides: Partial<Insertable<DiscountsTable>> = {},
+): Promise<DiscountRow> {
   return insertDiscount(deps.db, {
     organization_id: organizationId,
     name: `Discount ${unique()}`,
@@ -162,7 +166,12 @@ export async function createCustomer(deps: Deps, organizationId: string, overrid
 export async function createCheckout(
   deps: Deps,
   organizationId: string,
-  options: { products: ProductWithPrices[]; selectedProductId?: string; discount?: DiscountRow | null; values?: Partial<Insertable<CheckoutsTable>> },
+  options: {
+    products: ProductWithPrices[];
+    selectedProductId?: string;
+    discount?: DiscountRow | null;
+    values?: Partial<Insertable<CheckoutsTable>>;
+  },
 ) {
   const selected = options.products.find((p) => p.product.id === options.selectedProductId) ?? options.products[0] ?? null;
   const prices = selected?.prices ?? [];
@@ -226,7 +235,12 @@ export async function createCustomerSessionToken(deps: Deps, customerId: string)
 }
 
 /** A `license_keys` benefit of the organization and a key of it granted to the customer. */
-export async function createLicenseKey(deps: Deps, organizationId: string, customerId: string, overrides: Partial<Insertable<LicenseKeysTable>> = {}) {
+export async function createLicenseKey(
+  deps: Deps,
+  organizationId: string,
+  customerId: string,
+  overrides: Partial<Insertable<LicenseKeysTable>> = {},
+) {
   const benefit = await insertBenefit(deps.db, {
     organization_id: organizationId,
     type: "license_keys",
@@ -277,13 +291,18 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
   const discount = options.amounts?.discount ?? 0;
   const tax = options.amounts?.tax ?? 0;
   const net = subtotal - discount;
-  const billing = options.billing ?? { name: "Ada Buyer", address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" } };
+  const billing = options.billing ?? {
+    name: "Ada Buyer",
+    address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
+  };
   const { order } = await deps.db.transaction().execute((trx) =>
     createPaidOrder(trx, {
       organization,
       customer,
       checkoutId: null,
-      product: product ? { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null } : { id: null, name: "Custom order", isRecurring: false },
+      product: product
+        ? { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null }
+        : { id: null, name: "Custom order", isRecurring: false },
       lines: [],
       amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
       discountId: options.discount?.id ?? null,

@@ -13,7 +13,7 @@ export interface TestS3 {
 export async function startTestS3(bucket = "commerce-test"): Promise<TestS3> {
   const directory = await mkdtemp(path.join(os.tmpdir(), "commerce-api-s3-"));
   const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
-  const address = (await server.run());
+  const address = await server.run();
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     bucket,

@@ -27,7 +27,9 @@ export interface Receiver {
 }
 
 /** A local HTTP server standing in for a subscriber; `answer` decides each response (0-based call number). */
-export async function startReceiver(answer: (call: number, request: ReceivedWebhook) => ReceiverAnswer = () => ({ status: 200 })): Promise<Receiver> {
+export async function startReceiver(
+  answer: (call: number, request: ReceivedWebhook) => ReceiverAnswer = () => ({ status: 200 }),
+): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -57,12 +59,23 @@ export async function startReceiver(answer: (call: number, request: ReceivedWebh
 
 export async function createWebhookEndpoint(deps: Deps, organizationId: string, overrides: Partial<WebhookEndpointCreate> = {}) {
   return createWebhookService(deps).create(
-    { url: "https://hooks.example.com/polar", format: "raw", events: ["order.created", "order.updated"], organization_id: organizationId, ...overrides },
+    {
+      url: "https://hooks.example.com/polar",
+      format: "raw",
+      events: ["order.created", "order.updated"],
+      organization_id: organizationId,
+      ...overrides,
+    },
     { kind: "user", tokenId: "test", scopes: "all" },
   );
 }
 
-export async function recordEvent(deps: Deps, organizationId: string, type: WebhookEventType = "order.created", data: Record<string, unknown> = { id: "order-1" }) {
+export async function recordEvent(
+  deps: Deps,
+  organizationId: string,
+  type: WebhookEventType = "order.created",
+  data: Record<string, unknown> = { id: "order-1" },
+) {
   return recordWebhookEvent(deps.db, { organizationId, type, data, now: deps.now() });
 }
 
@@ -101,7 +114,12 @@ export function deliveryHarness(context: () => TestContext) {
       return { organizationId, endpoint };
     },
     endpointEvents: (endpointId: string) =>
-      context().deps.db.selectFrom("webhook_endpoint_events").selectAll().where("endpoint_id", "=", endpointId).orderBy("sequence").execute(),
+      context()
+        .deps.db.selectFrom("webhook_endpoint_events")
+        .selectAll()
+        .where("endpoint_id", "=", endpointId)
+        .orderBy("sequence")
+        .execute(),
     closeReceivers: async () => {
       await Promise.all(receivers.splice(0).map((r) => r.close()));
     },

@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 const lockedBy = async (key: string) =>
-  (await sql<{ locked_by: string | null }>`SELECT locked_by FROM graphile_worker._private_jobs WHERE key = ${key}`.execute(database.db)).rows[0]?.locked_by;
+  (await sql<{ locked_by: string | null }>`SELECT locked_by FROM graphile_worker._private_jobs WHERE key = ${key}`.execute(database.db))
+    .rows[0]?.locked_by;
 
 async function lockedJob(key: string, workerId: string): Promise<void> {
   await enqueueJob(database.db, "test.noop", {}, { jobKey: key });

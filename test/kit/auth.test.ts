@@ -25,10 +25,16 @@ describe("bearer authentication", () => {
   });
 
   it("answers a bad token with the RFC 6750 invalid_token body, headers and no caching", async () => {
-    const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: "polar_oat_0000000000000000000000000000000000000000000" });
+    const response = await ctx.request({
+      method: "GET",
+      url: `/v1/checkouts/${checkoutId}`,
+      token: "polar_oat_0000000000000000000000000000000000000000000",
+    });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ error: "invalid_token", error_description: INVALID_TOKEN_DESCRIPTION });
-    expect(response.headers["www-authenticate"]).toBe(`Bearer realm="polar", error="invalid_token", error_description="${INVALID_TOKEN_DESCRIPTION}"`);
+    expect(response.headers["www-authenticate"]).toBe(
+      `Bearer realm="polar", error="invalid_token", error_description="${INVALID_TOKEN_DESCRIPTION}"`,
+    );
     expect(response.headers["cache-control"]).toBe("no-store");
     expect(response.headers.pragma).toBe("no-cache");
   });
@@ -53,7 +59,11 @@ describe("bearer authentication", () => {
 
   it("refuses a revoked organization token", async () => {
     const token = await createOrganizationToken(ctx.deps, orgId, ["checkouts:read"]);
-    await ctx.deps.db.updateTable("organization_access_tokens").set({ revoked_at: new Date() }).where("organization_id", "=", orgId).execute();
+    await ctx.deps.db
+      .updateTable("organization_access_tokens")
+      .set({ revoked_at: new Date() })
+      .where("organization_id", "=", orgId)
+      .execute();
     const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token });
     expect(response.statusCode).toBe(401);
     expect(response.json().error).toBe("invalid_token");
@@ -69,7 +79,10 @@ describe("bearer authentication", () => {
     const token = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
     const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token });
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ error: "insufficient_scope", error_description: "The request requires higher privileges than provided by the access token." });
+    expect(response.json()).toEqual({
+      error: "insufficient_scope",
+      error_description: "The request requires higher privileges than provided by the access token.",
+    });
     expect(response.headers["www-authenticate"]).toContain('scope="checkouts:read checkouts:write"');
   });
 
@@ -82,7 +95,11 @@ describe("bearer authentication", () => {
 
   it("accepts the scheme name in any case", async () => {
     const token = await createOrganizationToken(ctx.deps, orgId, ["checkouts:read"]);
-    const response = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, headers: { authorization: `bEaReR ${token}` } });
+    const response = await ctx.request({
+      method: "GET",
+      url: `/v1/checkouts/${checkoutId}`,
+      headers: { authorization: `bEaReR ${token}` },
+    });
     expect(response.statusCode).toBe(200);
   });
 

@@ -26,7 +26,11 @@ describe("local blob store with signed links", () => {
   const download = (url: string) => ctx.request({ method: "GET", url: url.replace("http://api.test", "") });
 
   it("stores a file and serves it through an expiring signed link", async () => {
-    await store.put("invoices/org/order-1.pdf", pdf, { contentType: "application/pdf", filename: "Invoice-1.pdf", cacheControl: "private, max-age=60" });
+    await store.put("invoices/org/order-1.pdf", pdf, {
+      contentType: "application/pdf",
+      filename: "Invoice-1.pdf",
+      cacheControl: "private, max-age=60",
+    });
     expect(await store.exists("invoices/org/order-1.pdf")).toBe(true);
     expect(await store.exists("invoices/org/missing.pdf")).toBe(false);
     const url = await store.downloadUrl("invoices/org/order-1.pdf", { filename: "Invoice-1.pdf", expiresInSeconds: 600 });
@@ -67,7 +71,14 @@ describe("S3 blob store against an S3-compatible server", () => {
   let store: S3BlobStore;
   beforeAll(async () => {
     s3 = await startTestS3();
-    store = new S3BlobStore({ bucket: s3.bucket, region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
+    store = new S3BlobStore({
+      bucket: s3.bucket,
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      accessKeyId: "S3RVER",
+      secretAccessKey: "S3RVER",
+    });
   });
   afterAll(async () => {
     store.destroy();

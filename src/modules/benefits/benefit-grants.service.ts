@@ -25,16 +25,16 @@ export async function grantBenefits(
           })
         : {};
     await insertBenefitGrant(db, {
-        created_at: input.now,
-        modified_at: null,
-        organization_id: benefit.organization_id,
-        customer_id: input.customerId,
-        benefit_id: benefit.id,
-        order_id: input.orderId,
-        granted_at: input.now,
-        revoked_at: null,
-        properties: JSON.stringify(properties),
-      });
+      created_at: input.now,
+      modified_at: null,
+      organization_id: benefit.organization_id,
+      customer_id: input.customerId,
+      benefit_id: benefit.id,
+      order_id: input.orderId,
+      granted_at: input.now,
+      revoked_at: null,
+      properties: JSON.stringify(properties),
+    });
     granted += 1;
   }
   return granted;

@@ -28,7 +28,12 @@ type LicenseKeyProperties = BenefitLicenseKeys["properties"];
 
 export const licenseKeyProperties = (stored: Record<string, JsonValue>): LicenseKeyProperties => {
   const typed = stored as Partial<LicenseKeyProperties>;
-  return { prefix: typed.prefix ?? null, expires: typed.expires ?? null, activations: typed.activations ?? null, limit_usage: typed.limit_usage ?? null };
+  return {
+    prefix: typed.prefix ?? null,
+    expires: typed.expires ?? null,
+    activations: typed.activations ?? null,
+    limit_usage: typed.limit_usage ?? null,
+  };
 };
 
 export function toBenefit(row: BenefitSource): Benefit {

@@ -27,6 +27,12 @@ export const existingBenefitIds = async (db: Executor, organizationId: string, i
 
 /** Whether this order already granted this benefit (a replayed completion grants nothing twice). */
 export const hasGrant = async (db: Executor, orderId: string, benefitId: string): Promise<boolean> =>
-  (await db.selectFrom("benefit_grants").select("id").where("order_id", "=", orderId).where("benefit_id", "=", benefitId).executeTakeFirst()) !== undefined;
+  (await db
+    .selectFrom("benefit_grants")
+    .select("id")
+    .where("order_id", "=", orderId)
+    .where("benefit_id", "=", benefitId)
+    .executeTakeFirst()) !== undefined;
 
-export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) => db.insertInto("benefit_grants").values(values).execute();
+export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
+  db.insertInto("benefit_grants").values(values).execute();

@@ -14,7 +14,13 @@ export const benefitRoutes =
       "/v1/benefits/",
       {
         config: requireAuth(ORGANIZATION_SIDE, ["benefits:write"]),
-        schema: { operationId: "benefits:create", tags: ["benefits"], summary: "Create Benefit", body: BenefitCreate, response: responses({ 201: Benefit }) },
+        schema: {
+          operationId: "benefits:create",
+          tags: ["benefits"],
+          summary: "Create Benefit",
+          body: BenefitCreate,
+          response: responses({ 201: Benefit }),
+        },
       },
       async (request, reply) => reply.code(201).send(await benefits.create(principalOf(request), request.body)),
     );
@@ -23,7 +29,13 @@ export const benefitRoutes =
       "/v1/benefits/:id",
       {
         config: requireAuth(ORGANIZATION_SIDE, ["benefits:read", "benefits:write"]),
-        schema: { operationId: "benefits:get", tags: ["benefits"], summary: "Get Benefit", params: IdParams, response: responses({ 200: Benefit }, { notFound: true }) },
+        schema: {
+          operationId: "benefits:get",
+          tags: ["benefits"],
+          summary: "Get Benefit",
+          params: IdParams,
+          response: responses({ 200: Benefit }, { notFound: true }),
+        },
       },
       async (request) => benefits.get(request.params.id, organizationScope(principalOf(request))),
     );

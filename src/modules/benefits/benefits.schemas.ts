@@ -143,15 +143,9 @@ export const BenefitSlackSharedChannelProperties = Type.Object(
       description: "Channel name template; may contain customer placeholders.",
     }),
     private: Type.Optional(Type.Boolean({ default: true, description: "Whether the channel is created as private." })),
-    welcome_message: Type.Optional(
-      Nullable(Type.String({ maxLength: 4000 }), { description: "Message posted once the channel exists." }),
-    ),
-    archive_on_revoke: Type.Optional(
-      Type.Boolean({ default: true, description: "Whether the channel is archived on revocation." }),
-    ),
-    team_invitees: Type.Optional(
-      Type.Array(Type.String(), { description: "Merchant-side Slack user IDs invited to every channel." }),
-    ),
+    welcome_message: Type.Optional(Nullable(Type.String({ maxLength: 4000 }), { description: "Message posted once the channel exists." })),
+    archive_on_revoke: Type.Optional(Type.Boolean({ default: true, description: "Whether the channel is archived on revocation." })),
+    team_invitees: Type.Optional(Type.Array(Type.String(), { description: "Merchant-side Slack user IDs invited to every channel." })),
   },
   { title: "BenefitSlackSharedChannelProperties" },
 );

@@ -10,14 +10,19 @@ import { CheckoutStatus } from "./checkouts.schemas.ts";
 // (docs/decisions.md, "Input caps").
 const text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength }), description ? { description } : {});
 // A pattern rather than `format: uri`: `{CHECKOUT_ID}` placeholders are not valid URI characters.
-const HttpUrl = (description: string) => Nullable(Type.String({ pattern: "^https?://\\S+$", minLength: 1, maxLength: 2083 }), { description });
+const HttpUrl = (description: string) =>
+  Nullable(Type.String({ pattern: "^https?://\\S+$", minLength: 1, maxLength: 2083 }), { description });
 const Metadata = () => MetadataInput({ propertyNames: { minLength: 1, maxLength: 40 } });
 const SeatCount = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: 10_000 }), { description });
 
-const CustomFieldData = Type.Record(Type.String({ maxLength: 100 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]), {
-  maxProperties: 50,
-  description: "Values of the custom fields, keyed by field slug.",
-});
+const CustomFieldData = Type.Record(
+  Type.String({ maxLength: 100 }),
+  Type.Union([Type.String({ maxLength: 2000 }), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]),
+  {
+    maxProperties: 50,
+    description: "Values of the custom fields, keyed by field slug.",
+  },
+);
 
 /** Fields every way of editing a session shares: the buyer's own inputs. */
 const buyerFields = {
@@ -28,7 +33,9 @@ const buyerFields = {
   seats: Type.Optional(SeatCount("Number of seats for seat-based prices.")),
   is_business_customer: Type.Optional(Nullable(Type.Boolean())),
   customer_name: Type.Optional(text(256, "Name of the customer.")),
-  customer_email: Type.Optional(Nullable(Type.String({ format: "email", maxLength: 320 }), { description: "Email address of the customer." })),
+  customer_email: Type.Optional(
+    Nullable(Type.String({ format: "email", maxLength: 320 }), { description: "Email address of the customer." }),
+  ),
   customer_billing_name: Type.Optional(text(256)),
   customer_billing_address: Type.Optional(Nullable(AddressInput, { description: "Billing address of the customer." })),
   customer_tax_id: Type.Optional(text(64)),
@@ -56,7 +63,9 @@ export const CheckoutCreate = Type.Object(
     ...createBuyerFields,
     ...merchantFields,
     products: Type.Array(Uuid4(), { minItems: 1, maxItems: 100, description: "Products offered; the first is selected." }),
-    prices: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()), { description: "Ad-hoc prices are not supported; must be null or absent." })),
+    prices: Type.Optional(
+      Nullable(Type.Record(Type.String(), Type.Unknown()), { description: "Ad-hoc prices are not supported; must be null or absent." }),
+    ),
     allow_discount_codes: Type.Optional(Type.Boolean({ default: true })),
     require_billing_address: Type.Optional(Type.Boolean({ default: false })),
     allow_trial: Type.Optional(Type.Boolean({ default: true })),

@@ -39,7 +39,8 @@ function missingForConfirm(checkout: Checkout): ValidationIssue[] {
   if (addressNeeded && !address) issues.push(missingIssue(["body", "customer_billing_address"]));
   else if (addressNeeded && address) {
     for (const [field, mode] of Object.entries(checkout.billing_address_fields)) {
-      if (mode === "required" && !address[field as keyof typeof address]) issues.push(missingIssue(["body", "customer_billing_address", field]));
+      if (mode === "required" && !address[field as keyof typeof address])
+        issues.push(missingIssue(["body", "customer_billing_address", field]));
     }
   }
   return issues;
@@ -63,7 +64,10 @@ async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, now: 
   const org = checkout.organization_id;
   const email = checkout.customer_email ?? "";
   // Both identities are locked, in a fixed order, so sessions sharing either one queue up.
-  const identities = [`email:${email.toLowerCase()}`, ...(checkout.external_customer_id ? [`external:${checkout.external_customer_id}`] : [])].sort();
+  const identities = [
+    `email:${email.toLowerCase()}`,
+    ...(checkout.external_customer_id ? [`external:${checkout.external_customer_id}`] : []),
+  ].sort();
   for (const identity of identities) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${org}:${identity}`}, 0))`.execute(db);
   const existing =
     (checkout.customer_id ? await findLiveCustomer(db, org, { id: checkout.customer_id }) : undefined) ??
@@ -130,10 +134,21 @@ async function completeCheckout(
       label: price.amount_type === "seat_based" ? `${product.name} (${checkout.seats ?? 1} seats)` : product.name,
     })),
     amounts: charged
-      ? { subtotal: checkout.amount, discount: checkout.discount_amount, net: checkout.net_amount, tax: taxAmount, total: checkout.net_amount + taxAmount, currency: checkout.currency }
+      ? {
+          subtotal: checkout.amount,
+          discount: checkout.discount_amount,
+          net: checkout.net_amount,
+          tax: taxAmount,
+          total: checkout.net_amount + taxAmount,
+          currency: checkout.currency,
+        }
       : { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0, currency: checkout.currency },
     discountId: checkout.discount_id,
-    billing: { name: checkout.customer_billing_name ?? checkout.customer_name, address: checkout.customer_billing_address, taxId: storedTaxId(checkout) },
+    billing: {
+      name: checkout.customer_billing_name ?? checkout.customer_name,
+      address: checkout.customer_billing_address,
+      taxId: storedTaxId(checkout),
+    },
     seats: checkout.seats,
     metadata: checkout.metadata,
     customFieldData: checkout.custom_field_data,
@@ -244,10 +259,15 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
         if (edited.discount_id && !(await redeemDiscount(trx, edited.discount_id))) throw new DiscountRedemptionLimitReached();
         await updateCheckout(trx, row.id, { status: "confirmed", modified_at: deps.now() });
         // Should this request die between charge and completion, the job settles the session.
-        await enqueueJob(trx, TaskName.checkoutSettle, { checkoutId: row.id, confirmationToken: token ?? null }, {
-          runAt: new Date(deps.now().getTime() + SETTLE_RECOVERY_DELAY_MS),
-          jobKey: settleJobKey(row.id),
-        });
+        await enqueueJob(
+          trx,
+          TaskName.checkoutSettle,
+          { checkoutId: row.id, confirmationToken: token ?? null },
+          {
+            runAt: new Date(deps.now().getTime() + SETTLE_RECOVERY_DELAY_MS),
+            jobKey: settleJobKey(row.id),
+          },
+        );
         const published = await sessions.publish(trx, row.id, "checkout.updated");
         const organization = await sessions.organizationOf(trx, row.organization_id);
         return { ...published, organization };
@@ -262,4 +282,3 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
   };
 }
 export type CheckoutConfirmation = ReturnType<typeof createCheckoutConfirmation>;
-

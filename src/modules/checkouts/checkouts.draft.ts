@@ -14,8 +14,18 @@ import type { CheckoutRow, CheckoutsTable } from "./checkouts.table.ts";
 
 /** The columns no edit sets: identity, lifecycle, and the amounts that pricing derives. */
 const NON_EDITABLE_COLUMNS = [
-  "id", "created_at", "modified_at", "status", "client_secret", "expires_at", "payment_processor_metadata",
-  "discount_amount", "net_amount", "tax_amount", "tax_behavior", "trial_end",
+  "id",
+  "created_at",
+  "modified_at",
+  "status",
+  "client_secret",
+  "expires_at",
+  "payment_processor_metadata",
+  "discount_amount",
+  "net_amount",
+  "tax_amount",
+  "tax_behavior",
+  "trial_end",
 ] as const;
 
 /** The editable state of a session: what create, update, client update and confirm all change. */
@@ -98,18 +108,32 @@ export function blankDraft(organizationId: string, currency: string, input: Chec
 function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
   if (discount.starts_at && discount.starts_at > now) return "This discount is not active yet.";
   if (discount.ends_at && discount.ends_at <= now) return "This discount has ended.";
-  if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions) return "This discount has reached its maximum number of redemptions.";
-  if (discount.product_ids.length > 0 && (productId === null || !discount.product_ids.includes(productId))) return "This discount does not apply to the selected product.";
-  if (discount.type === "fixed" && discount.amounts?.[currency] === undefined) return `This discount has no amount in ${currency.toUpperCase()}.`;
+  if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions)
+    return "This discount has reached its maximum number of redemptions.";
+  if (discount.product_ids.length > 0 && (productId === null || !discount.product_ids.includes(productId)))
+    return "This discount does not apply to the selected product.";
+  if (discount.type === "fixed" && discount.amounts?.[currency] === undefined)
+    return `This discount has no amount in ${currency.toUpperCase()}.`;
   return null;
 }
 
 /** A preset address with more than a country (or a state outside US/CA) asks for the full address. */
 const isDetailedAddress = (address: StoredAddress): boolean =>
-  Boolean(address.line1 || address.line2 || address.city || address.postal_code || (address.state && !["US", "CA"].includes(address.country)));
+  Boolean(
+    address.line1 || address.line2 || address.city || address.postal_code || (address.state && !["US", "CA"].includes(address.country)),
+  );
 
 function assignPlain(draft: SessionDraft, changes: CheckoutChanges): void {
-  const nullableText = ["customer_name", "customer_billing_name", "locale", "success_url", "return_url", "embed_origin", "payment_method_type", "customer_ip_address"] as const;
+  const nullableText = [
+    "customer_name",
+    "customer_billing_name",
+    "locale",
+    "success_url",
+    "return_url",
+    "embed_origin",
+    "payment_method_type",
+    "customer_ip_address",
+  ] as const;
   for (const key of nullableText) {
     const value = changes[key];
     if (value !== undefined) draft[key] = value === null ? null : value.trim() || null;
@@ -172,7 +196,9 @@ export async function applyChanges(
   const issues: ValidationIssue[] = [];
   assignPlain(draft, changes);
   if (draft.customer_ip_address !== null && isIP(draft.customer_ip_address) === 0) {
-    issues.push(fieldIssue(["body", "customer_ip_address"], "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"));
+    issues.push(
+      fieldIssue(["body", "customer_ip_address"], "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"),
+    );
   }
 
   if (changes.currency) draft.currency = changes.currency;
@@ -190,8 +216,16 @@ export async function applyChanges(
   }
   const product = ctx.products.find((p) => p.id === draft.product_id) ?? null;
   const prices = pricesIn(product, draft.currency);
-  if (product && prices.length === 0) issues.push(fieldIssue(["body", changes.currency ? "currency" : "product_id"], `Product has no price in ${draft.currency.toUpperCase()}.`, changes.currency ?? draft.product_id));
-  if (draft.product_id !== previousProductId || !prices.some((p) => p.id === draft.product_price_id)) draft.product_price_id = prices[0]?.id ?? null;
+  if (product && prices.length === 0)
+    issues.push(
+      fieldIssue(
+        ["body", changes.currency ? "currency" : "product_id"],
+        `Product has no price in ${draft.currency.toUpperCase()}.`,
+        changes.currency ?? draft.product_id,
+      ),
+    );
+  if (draft.product_id !== previousProductId || !prices.some((p) => p.id === draft.product_price_id))
+    draft.product_price_id = prices[0]?.id ?? null;
 
   const customPrice = prices.find((p) => p.amount_type === "custom");
   let customAmount: number | null = customPrice && draft.product_id === previousProductId && !ctx.creating ? draft.amount : null;
@@ -213,7 +247,8 @@ export async function applyChanges(
     const tierMax = tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null;
     const high = Math.min(draft.max_seats ?? Number.POSITIVE_INFINITY, tierMax ?? Number.POSITIVE_INFINITY);
     const seats = changes.seats ?? draft.seats ?? low;
-    if (seats < low || seats > high) issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
+    if (seats < low || seats > high)
+      issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
     else draft.seats = seats;
   } else draft.seats = null;
 
@@ -222,7 +257,8 @@ export async function applyChanges(
 
   if (changes.customer_billing_address !== undefined) {
     draft.customer_billing_address = changes.customer_billing_address ? toStoredAddress(changes.customer_billing_address) : null;
-    if (ctx.creating && draft.customer_billing_address && isDetailedAddress(draft.customer_billing_address)) draft.require_billing_address = true;
+    if (ctx.creating && draft.customer_billing_address && isDetailedAddress(draft.customer_billing_address))
+      draft.require_billing_address = true;
   }
   if (changes.customer_tax_id !== undefined) draft.customer_tax_id = changes.customer_tax_id?.trim() || null;
   if (draft.customer_tax_id !== null && (changes.customer_tax_id !== undefined || changes.customer_billing_address !== undefined)) {
@@ -231,7 +267,10 @@ export async function applyChanges(
     else {
       const checked = checkTaxId(draft.customer_tax_id, country);
       if (checked) draft.customer_tax_id = checked.value;
-      else issues.push(fieldIssue(["body", "customer_tax_id"], "Invalid tax ID.", changes.customer_tax_id ?? draft.customer_tax_id, "invalid"));
+      else
+        issues.push(
+          fieldIssue(["body", "customer_tax_id"], "Invalid tax ID.", changes.customer_tax_id ?? draft.customer_tax_id, "invalid"),
+        );
     }
   }
   if (issues.length) throw new RequestValidationError(issues);

@@ -4,7 +4,14 @@ import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.t
 import type { ProductPrice } from "../products/products.schemas.ts";
 import { toCheckoutOrganization } from "../organizations/organizations.mapper.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
-import { activeTrial, billingAddressFields, isDiscountApplicable, isFreeProductPrice, isPaymentSetupRequired, pricesIn } from "./checkouts.pricing.ts";
+import {
+  activeTrial,
+  billingAddressFields,
+  isDiscountApplicable,
+  isFreeProductPrice,
+  isPaymentSetupRequired,
+  pricesIn,
+} from "./checkouts.pricing.ts";
 import type { CheckoutWithRelations } from "./checkouts.repository.ts";
 import { MERCHANT_ONLY_FIELDS, type Checkout, type CheckoutPublic } from "./checkouts.schemas.ts";
 
@@ -23,11 +30,11 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
     allowTrial: row.allow_trial,
     checkoutInterval: row.trial_interval,
     checkoutCount: row.trial_interval_count,
-    product: selected
-      ? { isRecurring, trialInterval: selected.trial_interval, trialCount: selected.trial_interval_count }
-      : null,
+    product: selected ? { isRecurring, trialInterval: selected.trial_interval, trialCount: selected.trial_interval_count } : null,
   });
-  const discountFacts = row.discount ? { type: row.discount.type, duration: row.discount.duration, basis_points: row.discount.basis_points } : null;
+  const discountFacts = row.discount
+    ? { type: row.discount.type, duration: row.discount.duration, basis_points: row.discount.basis_points }
+    : null;
   const totalAmount = row.net_amount + (row.tax_amount ?? 0);
   const isPaymentRequired = totalAmount > 0 && row.trial_end === null;
   const isSetupRequired = isPaymentSetupRequired({

@@ -66,7 +66,11 @@ function compiledFind(db: Executor, where: CheckoutLocator, allowed: Organizatio
   }
   const key = "id" in where ? where.id : where.clientSecret;
   const parameters = compiled.parameters.map((p) =>
-    p === KEY_PLACEHOLDER ? key : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER) ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))] : p,
+    p === KEY_PLACEHOLDER
+      ? key
+      : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER)
+        ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))]
+        : p,
   );
   return { ...compiled, parameters };
 }
@@ -121,7 +125,7 @@ export async function listCheckouts(
 ): Promise<CheckoutWithRelations[]> {
   let query = filteredCheckouts(db, filters, allowed);
   for (const { key, direction } of sorting) query = query.orderBy(`c.${key}`, direction);
-  return (await query.orderBy("c.id").offset(offset).limit(limit).execute());
+  return await query.orderBy("c.id").offset(offset).limit(limit).execute();
 }
 
 /** The organization a product belongs to, or undefined when there is no such product. */
@@ -131,7 +135,11 @@ export async function findProductOrganization(db: Executor, productId: string): 
 }
 
 /** The session row locked for the rest of the transaction: every state change goes through here. */
-export async function findCheckoutForUpdate(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): Promise<CheckoutRow | undefined> {
+export async function findCheckoutForUpdate(
+  db: Executor,
+  where: CheckoutLocator,
+  allowed: OrganizationScope,
+): Promise<CheckoutRow | undefined> {
   let query = db.selectFrom("checkouts").selectAll();
   query = "id" in where ? query.where("id", "=", where.id) : query.where("client_secret", "=", where.clientSecret);
   if (allowed !== null) query = query.where("organization_id", "in", allowed);
@@ -139,7 +147,11 @@ export async function findCheckoutForUpdate(db: Executor, where: CheckoutLocator
 }
 
 /** Products of an organization by id, with their relations, as JSON rows (missing ids are left out). */
-export async function findProductsWithRelations(db: Executor, organizationId: string, ids: readonly string[]): Promise<ProductWithRelationsJson[]> {
+export async function findProductsWithRelations(
+  db: Executor,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<ProductWithRelationsJson[]> {
   if (ids.length === 0) return [];
   const row = await db
     .selectNoFrom((eb) =>
@@ -162,12 +174,18 @@ export async function findCheckoutProducts(db: Executor, checkoutId: string): Pr
   return row.products;
 }
 
-export async function insertCheckout(db: Executor, values: Insertable<CheckoutsTable>, productIds: readonly string[]): Promise<CheckoutRow> {
+export async function insertCheckout(
+  db: Executor,
+  values: Insertable<CheckoutsTable>,
+  productIds: readonly string[],
+): Promise<CheckoutRow> {
   const row = await db.insertInto("checkouts").values(values).returningAll().executeTakeFirstOrThrow();
   if (productIds.length) {
     await db
       .insertInto("checkout_products")
-      .values(productIds.map((product_id, position) => ({ organization_id: row.organization_id, checkout_id: row.id, product_id, position })))
+      .values(
+        productIds.map((product_id, position) => ({ organization_id: row.organization_id, checkout_id: row.id, product_id, position })),
+      )
       .execute();
   }
   return row;
@@ -186,4 +204,3 @@ export const expireCheckout = (db: Executor, id: string, now: Date) =>
     .where("expires_at", "<=", now)
     .returning("id")
     .executeTakeFirst();
-

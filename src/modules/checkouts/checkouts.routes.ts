@@ -15,7 +15,9 @@ const CheckoutIdParams = Type.Object({ id: Uuid4({ description: "The checkout se
 
 const CheckoutList = ListResource(Checkout, { title: "ListResource_Checkout_" });
 
-const ClientSecretParams = Type.Object({ client_secret: Type.String({ maxLength: 256, description: "The checkout session client secret." }) });
+const ClientSecretParams = Type.Object({
+  client_secret: Type.String({ maxLength: 256, description: "The checkout session client secret." }),
+});
 
 // Error bodies are written pre-serialized; typed loosely so the reply type stays the success body's.
 const GONE: Record<number, TSchema> = { 410: ErrorBody };

@@ -125,14 +125,29 @@ export const Checkout = Type.Object(
 export type Checkout = Static<typeof Checkout>;
 
 /** What the buyer's client sees: the merchant-only fields are left out, the seller is added. */
-export const MERCHANT_ONLY_FIELDS = ["metadata", "customer_metadata", "external_customer_id", "subscription_id", "trial_interval", "trial_interval_count"] as const;
+export const MERCHANT_ONLY_FIELDS = [
+  "metadata",
+  "customer_metadata",
+  "external_customer_id",
+  "subscription_id",
+  "trial_interval",
+  "trial_interval_count",
+] as const;
 const {
-  metadata: _metadata, customer_metadata: _customerMetadata, external_customer_id: _externalId, subscription_id: _subscriptionId,
-  trial_interval: _trialInterval, trial_interval_count: _trialCount, ...sharedProperties
+  metadata: _metadata,
+  customer_metadata: _customerMetadata,
+  external_customer_id: _externalId,
+  subscription_id: _subscriptionId,
+  trial_interval: _trialInterval,
+  trial_interval_count: _trialCount,
+  ...sharedProperties
 } = Checkout.properties;
 const publicProperties = { ...sharedProperties, organization: CheckoutOrganization };
 
-export const CheckoutPublic = Type.Object(publicProperties, { title: "CheckoutPublic", description: "Checkout session as its client secret reads it." });
+export const CheckoutPublic = Type.Object(publicProperties, {
+  title: "CheckoutPublic",
+  description: "Checkout session as its client secret reads it.",
+});
 export type CheckoutPublic = Static<typeof CheckoutPublic>;
 
 export const CheckoutPublicConfirmed = Type.Object(

@@ -140,10 +140,15 @@ export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
         input.products.forEach((id, index) => {
           const product = found.find((p) => p.id === id);
           if (!product || product.is_archived) issues.push(fieldIssue(["body", "products", index], "Product does not exist.", id));
-          else if (input.products.indexOf(id) !== index) issues.push(fieldIssue(["body", "products", index], "Product is listed twice.", id));
+          else if (input.products.indexOf(id) !== index)
+            issues.push(fieldIssue(["body", "products", index], "Product is listed twice.", id));
         });
-        if (input.prices) issues.push(fieldIssue(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices));
-        if (input.subscription_id) issues.push(fieldIssue(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
+        if (input.prices)
+          issues.push(
+            fieldIssue(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices),
+          );
+        if (input.subscription_id)
+          issues.push(fieldIssue(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
         let customer: CustomerRow | null = null;
         if (input.customer_id) {
           customer = (await findLiveCustomer(trx, organizationId, { id: input.customer_id })) ?? null;
@@ -161,7 +166,9 @@ export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
             : (firstPrices[0]?.price_currency ?? organization.default_presentment_currency));
         const missing = products.findIndex((p) => !p.prices.some((price) => price.price_currency === currency));
         if (missing >= 0) {
-          throw new RequestValidationError([fieldIssue(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing])]);
+          throw new RequestValidationError([
+            fieldIssue(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing]),
+          ]);
         }
 
         const now = deps.now();

@@ -1,7 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
 import { DateTime, MetadataOutput, Nullable, Uuid4 } from "../../kit/schema.ts";
 
-
 const int32 = { minimum: -2147483648, maximum: 2147483647 };
 const label = Type.String({ minLength: 1 });
 

@@ -14,7 +14,12 @@ export const portalCustomerRoutes =
       "/v1/customer-portal/customers/me",
       {
         config: requireAuth(PORTAL_SIDE, ["customer_portal:read", "customer_portal:write"]),
-        schema: { operationId: "customer_portal:customers:get", tags, summary: "Get Customer", response: responses({ 200: CustomerPortalCustomer }) },
+        schema: {
+          operationId: "customer_portal:customers:get",
+          tags,
+          summary: "Get Customer",
+          response: responses({ 200: CustomerPortalCustomer }),
+        },
       },
       async (request) => service.get(portalCustomerOf(principalOf(request))),
     );

@@ -18,7 +18,14 @@ const clean = (value: string | null | undefined): string | null | undefined => (
 
 function cleanAddress(input: AddressInput): StoredAddress {
   const address = toStoredAddress(input);
-  return { ...address, line1: clean(address.line1) ?? null, line2: clean(address.line2) ?? null, postal_code: clean(address.postal_code) ?? null, city: clean(address.city) ?? null, state: clean(address.state) ?? null };
+  return {
+    ...address,
+    line1: clean(address.line1) ?? null,
+    line2: clean(address.line2) ?? null,
+    postal_code: clean(address.postal_code) ?? null,
+    city: clean(address.city) ?? null,
+    state: clean(address.state) ?? null,
+  };
 }
 
 const missing = (loc: (string | number)[], msg: string) => new RequestValidationError([{ loc, msg, type: "missing", input: null }]);
@@ -58,10 +65,17 @@ export function createPortalCustomerService(deps: Deps) {
       if (input.default_payment_method_id !== undefined) {
         // No payment method is stored by this service, so none can belong to the customer.
         throw new RequestValidationError([
-          { loc: ["body", "default_payment_method_id"], msg: "Payment method not found.", type: "invalid", input: input.default_payment_method_id },
+          {
+            loc: ["body", "default_payment_method_id"],
+            msg: "Payment method not found.",
+            type: "invalid",
+            input: input.default_payment_method_id,
+          },
         ]);
       }
-      const newAddress = input.billing_address ? normalizeState(cleanAddress(input.billing_address), ["body", "billing_address"]) : undefined;
+      const newAddress = input.billing_address
+        ? normalizeState(cleanAddress(input.billing_address), ["body", "billing_address"])
+        : undefined;
       const billingName = clean(input.billing_name);
       const taxIdInput = input.tax_id === undefined ? undefined : clean(input.tax_id);
       return deps.db.transaction().execute(async (trx) => {

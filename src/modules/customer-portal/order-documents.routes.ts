@@ -3,7 +3,12 @@ import type { FastifyRequest } from "fastify";
 import { principalOf } from "../../kit/auth.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
-import { CustomerOrderInvoice, CustomerOrderReceipt, generateInvoiceResponses, receiptResponses } from "../orders/order-documents.schemas.ts";
+import {
+  CustomerOrderInvoice,
+  CustomerOrderReceipt,
+  generateInvoiceResponses,
+  receiptResponses,
+} from "../orders/order-documents.schemas.ts";
 import type { OrderDocumentService } from "../orders/order-documents.service.ts";
 import type { OrderVisibility } from "../orders/orders.repository.ts";
 import { portalCustomerOf } from "./session.ts";
@@ -58,7 +63,13 @@ export const portalOrderDocumentRoutes =
       "/v1/customer-portal/orders/:id/receipt",
       {
         config: requireAuth(PORTAL_SIDE, READ),
-        schema: { operationId: "customer_portal:orders:receipt", tags, summary: "Get Order Receipt", params: IdParams, response: receiptResponses(CustomerOrderReceipt) },
+        schema: {
+          operationId: "customer_portal:orders:receipt",
+          tags,
+          summary: "Get Order Receipt",
+          params: IdParams,
+          response: receiptResponses(CustomerOrderReceipt),
+        },
       },
       async (request, reply) => {
         const receipt = await service.receipt(request.params.id, ownOrders(request));

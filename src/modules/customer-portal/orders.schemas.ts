@@ -6,7 +6,10 @@ import { CheckoutProduct } from "../products/products.schemas.ts";
 import { CustomerOrganization } from "../organizations/organization-views.schemas.ts";
 
 /** The product of a portal order: the checkout's product view (public benefits) and its seller. */
-export const CustomerOrderProduct = Type.Object({ ...CheckoutProduct.properties, organization: CustomerOrganization }, { title: "CustomerOrderProduct" });
+export const CustomerOrderProduct = Type.Object(
+  { ...CheckoutProduct.properties, organization: CustomerOrganization },
+  { title: "CustomerOrderProduct" },
+);
 export type CustomerOrderProduct = Static<typeof CustomerOrderProduct>;
 
 /** The organization's `Order` without what the customer must not see (customer, discount, metadata, fees). */

@@ -22,11 +22,17 @@ export const presentCustomerOrders: OrderPresenter<CustomerOrder> = async (db: E
   // The rows are already scoped to the session, so their products and sellers need no further scope.
   const [items, products, organizations] = await Promise.all([
     itemsByOrder(db, rows),
-    productIds.length ? listProducts(db, null, { ids: productIds, organizationIds: null, benefitIds: null, visibility: null }, [], 0, productIds.length) : [],
+    productIds.length
+      ? listProducts(db, null, { ids: productIds, organizationIds: null, benefitIds: null, visibility: null }, [], 0, productIds.length)
+      : [],
     Promise.all(organizationIds.map((id) => findOrganization(db, id, null))),
   ]);
-  const sellers = new Map(organizations.filter((row): row is OrganizationRow => row !== undefined).map((row) => [row.id, toCustomerOrganization(row)]));
-  const productsById = new Map(products.map((product) => [product.id, { ...toCheckoutProduct(product), organization: sellers.get(product.organization_id)! }]));
+  const sellers = new Map(
+    organizations.filter((row): row is OrganizationRow => row !== undefined).map((row) => [row.id, toCustomerOrganization(row)]),
+  );
+  const productsById = new Map(
+    products.map((product) => [product.id, { ...toCheckoutProduct(product), organization: sellers.get(product.organization_id)! }]),
+  );
   return rows.map((row) => ({
     ...toOrderFields(row, items.get(row.id) ?? []),
     product: row.product_id ? (productsById.get(row.product_id) ?? null) : null,

@@ -20,7 +20,8 @@ export function createCustomerSessionService(deps: Deps) {
           ? await findCustomer(deps.db, input.customer_id, allowed)
           : await findCustomerByExternalId(deps.db, input.external_customer_id, allowed);
       if (!customer) {
-        const [field, value] = "customer_id" in input ? ["customer_id", input.customer_id] : ["external_customer_id", input.external_customer_id];
+        const [field, value] =
+          "customer_id" in input ? ["customer_id", input.customer_id] : ["external_customer_id", input.external_customer_id];
         throw valueError(["body", field], "Customer does not exist.", value);
       }
       const organization = await findOrganization(deps.db, customer.organization_id, null);

@@ -38,13 +38,7 @@ export const findCustomerByExternalId = (db: Executor, externalId: string, allow
   live(db, allowed).selectAll().select(firstUserEventAt()).where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
 
 /** Another live customer of the organization holding this email (case-insensitive) or external ID. */
-export const findClash = (
-  db: Executor,
-  organizationId: string,
-  field: "email" | "external_id",
-  value: string,
-  exceptId: string | null,
-) => {
+export const findClash = (db: Executor, organizationId: string, field: "email" | "external_id", value: string, exceptId: string | null) => {
   let query = live(db, [organizationId]).select("id");
   query = field === "email" ? query.where(sql<string>`lower(email)`, "=", value.toLowerCase()) : query.where("external_id", "=", value);
   if (exceptId !== null) query = query.where("id", "<>", exceptId);
@@ -52,7 +46,13 @@ export const findClash = (
 };
 
 export const updateCustomer = (db: Executor, id: string, values: Updateable<CustomersTable>) =>
-  db.updateTable("customers").set(values).where("id", "=", id).returningAll().returning(firstUserEventAt("customers")).executeTakeFirstOrThrow();
+  db
+    .updateTable("customers")
+    .set(values)
+    .where("id", "=", id)
+    .returningAll()
+    .returning(firstUserEventAt("customers"))
+    .executeTakeFirstOrThrow();
 
 export interface CustomerFilters {
   organizationIds: readonly string[] | null;
@@ -80,7 +80,9 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
 };
 
 export const countCustomers = async (db: Executor, allowed: OrganizationScope, filters: CustomerFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  const row = await filtered(db, allowed, filters)
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 };
 
@@ -102,6 +104,8 @@ export const selectCustomersForRead = (db: Executor) => db.selectFrom("customers
 /** Customers as the read schema shows them, by id. */
 export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {
   if (ids.length === 0) return new Map();
-  const rows = await selectCustomersForRead(db).where("c.id", "in", [...new Set(ids)]).execute();
+  const rows = await selectCustomersForRead(db)
+    .where("c.id", "in", [...new Set(ids)])
+    .execute();
   return new Map(rows.map((row) => [row.id, row]));
 };

@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
-import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate, ExternalIdParams, ListResourceCustomer } from "./customers.schemas.ts";
+import {
+  Customer,
+  CustomerCreate,
+  CustomerListQuery,
+  CustomerUpdate,
+  ExternalIdParams,
+  ListResourceCustomer,
+} from "./customers.schemas.ts";
 import type { CustomerService } from "./customers.service.ts";
 import { CustomerSession, CustomerSessionCreate } from "./customer-sessions.schemas.ts";
 import type { CustomerSessionService } from "./customer-sessions.service.ts";
@@ -18,7 +25,13 @@ export const customerRoutes =
       "/v1/customers/",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "customers:list", tags, summary: "List Customers", querystring: CustomerListQuery, response: responses({ 200: ListResourceCustomer }) },
+        schema: {
+          operationId: "customers:list",
+          tags,
+          summary: "List Customers",
+          querystring: CustomerListQuery,
+          response: responses({ 200: ListResourceCustomer }),
+        },
       },
       async (request) => customers.list(request.query, organizationScope(principalOf(request))),
     );
@@ -27,7 +40,13 @@ export const customerRoutes =
       "/v1/customers/",
       {
         config: requireAuth(ORGANIZATION_SIDE, WRITE),
-        schema: { operationId: "customers:create", tags, summary: "Create Customer", body: CustomerCreate, response: responses({ 201: Customer }) },
+        schema: {
+          operationId: "customers:create",
+          tags,
+          summary: "Create Customer",
+          body: CustomerCreate,
+          response: responses({ 201: Customer }),
+        },
       },
       async (request, reply) => reply.code(201).send(await customers.create(principalOf(request), request.body)),
     );
@@ -51,7 +70,13 @@ export const customerRoutes =
       "/v1/customers/:id",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "customers:get", tags, summary: "Get Customer", params: IdParams, response: responses({ 200: Customer }, { notFound: true }) },
+        schema: {
+          operationId: "customers:get",
+          tags,
+          summary: "Get Customer",
+          params: IdParams,
+          response: responses({ 200: Customer }, { notFound: true }),
+        },
       },
       async (request) => customers.get(request.params.id, organizationScope(principalOf(request))),
     );

@@ -40,7 +40,10 @@ export const CustomerIndividual = Type.Object(
   { title: "CustomerIndividual", description: "An individual customer." },
 );
 export const CustomerTeam = Type.Object(
-  { ...customerFields(Type.Optional(Nullable(Type.String(), { description: "Email address of the customer." }))), type: Type.Literal("team") },
+  {
+    ...customerFields(Type.Optional(Nullable(Type.String(), { description: "Email address of the customer." }))),
+    type: Type.Literal("team"),
+  },
   { title: "CustomerTeam", description: "A team customer, billed as one." },
 );
 
@@ -101,10 +104,19 @@ export const CustomerListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   email: Type.Optional(Type.String({ maxLength: EMAIL_MAX, description: "Filter by exact email (case-insensitive)." })),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name, email or external ID." })),
-  active: Type.Optional(Type.Boolean({ description: "Filter by active customers, i.e. customers with at least one trialing, active or past_due subscription." })),
+  active: Type.Optional(
+    Type.Boolean({
+      description: "Filter by active customers, i.e. customers with at least one trialing, active or past_due subscription.",
+    }),
+  ),
   metadata: MetadataQuery(),
   ...PaginationQuery,
-  sorting: SortingQuery(CustomerSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "CustomerSortProperty" }),
+  sorting: SortingQuery(
+    CustomerSortKeys,
+    ["-created_at"],
+    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
+    { title: "CustomerSortProperty" },
+  ),
 });
 export type CustomerListQuery = Static<typeof CustomerListQuery>;
 

@@ -22,7 +22,12 @@ function clashError(constraint: string, input: { email?: string | null; external
   return null;
 }
 
-async function assertUnique(db: Executor, organizationId: string, input: { email?: string | null; external_id?: string | null }, exceptId: string | null) {
+async function assertUnique(
+  db: Executor,
+  organizationId: string,
+  input: { email?: string | null; external_id?: string | null },
+  exceptId: string | null,
+) {
   if (input.email && (await repo.findClash(db, organizationId, "email", input.email, exceptId))) {
     throw valueError(["body", "email"], EMAIL_TAKEN, input.email);
   }
@@ -59,7 +64,8 @@ export function createCustomerService(deps: Deps) {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
       const email = input.email ?? null;
       // Customers are reached by email (sessions, receipts), so this service requires one for teams too.
-      if (email === null) throw new RequestValidationError([{ loc: ["body", "email"], msg: "Field required", type: "missing", input: null }]);
+      if (email === null)
+        throw new RequestValidationError([{ loc: ["body", "email"], msg: "Field required", type: "missing", input: null }]);
       const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
       const taxId = input.tax_id ? checkTaxId(input.tax_id, address) : null;
       await assertUnique(deps.db, organization.id, input, null);
@@ -105,7 +111,13 @@ export function createCustomerService(deps: Deps) {
     },
 
     async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
-      const filters = { organizationIds: query.organization_id ?? null, email: query.email, query: query.query, active: query.active, metadata: query.metadata };
+      const filters = {
+        organizationIds: query.organization_id ?? null,
+        email: query.email,
+        query: query.query,
+        active: query.active,
+        metadata: query.metadata,
+      };
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
@@ -128,9 +140,16 @@ export function createCustomerService(deps: Deps) {
               throw valueError(["body", "type"], "Customer type cannot be changed from team to individual.", input.type);
             }
             const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
-            await assertUnique(trx, current.organization_id, { email: emailChanged ? input.email : null, external_id: input.external_id }, current.id);
+            await assertUnique(
+              trx,
+              current.organization_id,
+              { email: emailChanged ? input.email : null, external_id: input.external_id },
+              current.id,
+            );
             const address =
-              input.billing_address === undefined ? current.billing_address : input.billing_address && toStoredAddress(input.billing_address);
+              input.billing_address === undefined
+                ? current.billing_address
+                : input.billing_address && toStoredAddress(input.billing_address);
             // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
             const taxId =
               input.tax_id !== undefined

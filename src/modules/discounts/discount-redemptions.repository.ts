@@ -16,7 +16,10 @@ export async function findLiveDiscount(
     .select((eb) =>
       eb
         .fn<string[]>("coalesce", [
-          eb.selectFrom("discount_products as dp").whereRef("dp.discount_id", "=", "d.id").select(sql<string[]>`array_agg(dp.product_id)`.as("ids")),
+          eb
+            .selectFrom("discount_products as dp")
+            .whereRef("dp.discount_id", "=", "d.id")
+            .select(sql<string[]>`array_agg(dp.product_id)`.as("ids")),
           sql<string[]>`'{}'::uuid[]`,
         ])
         .as("product_ids"),

@@ -16,7 +16,10 @@ export function legacyFixedAmount(amounts: Record<string, number>, currency: str
   return first ? { amount: first[1], currency: first[0] } : { amount: 0, currency };
 }
 
-export function toCheckoutDiscount(row: Pick<DiscountJson, "id" | "name" | "code" | "type" | "duration" | "duration_in_months" | "basis_points" | "amounts">, currency: string): CheckoutDiscount {
+export function toCheckoutDiscount(
+  row: Pick<DiscountJson, "id" | "name" | "code" | "type" | "duration" | "duration_in_months" | "basis_points" | "amounts">,
+  currency: string,
+): CheckoutDiscount {
   const identity = { id: row.id, name: row.name, code: row.code, duration: row.duration, type: row.type };
   const months = row.duration === "repeating" ? { duration_in_months: row.duration_in_months ?? 1 } : {};
   if (row.type === "percentage") return { ...identity, ...months, basis_points: row.basis_points ?? 0 };
@@ -45,7 +48,11 @@ export function toDiscountBase(row: EitherTimestamps<DiscountRow>): OrderDiscoun
     redemptions_count: row.redemptions_count,
     organization_id: row.organization_id,
   };
-  const shape = { duration: row.duration, type: row.type, ...(row.duration === "repeating" ? { duration_in_months: row.duration_in_months ?? 1 } : {}) };
+  const shape = {
+    duration: row.duration,
+    type: row.type,
+    ...(row.duration === "repeating" ? { duration_in_months: row.duration_in_months ?? 1 } : {}),
+  };
   if (row.type === "percentage") return { ...shape, basis_points: row.basis_points ?? 0, ...record };
   const amounts = row.amounts ?? {};
   return { ...shape, ...legacyFixedAmount(amounts, LEGACY_CURRENCY), amounts, ...record };

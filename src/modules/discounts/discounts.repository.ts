@@ -10,7 +10,12 @@ import type { DiscountsTable } from "./discounts.table.ts";
 export const insertDiscount = (db: Executor, values: Insertable<DiscountsTable>) =>
   db.insertInto("discounts").values(values).returningAll().executeTakeFirstOrThrow();
 
-export const restrictDiscountToProducts = async (db: Executor, organizationId: string, discountId: string, productIds: readonly string[]) => {
+export const restrictDiscountToProducts = async (
+  db: Executor,
+  organizationId: string,
+  discountId: string,
+  productIds: readonly string[],
+) => {
   if (productIds.length === 0) return;
   await db
     .insertInto("discount_products")
@@ -66,7 +71,9 @@ export const findDiscount = async (db: Executor, id: string, allowed: Organizati
 };
 
 export const countDiscounts = async (db: Executor, allowed: OrganizationScope, filters: DiscountFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  const row = await filtered(db, allowed, filters)
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 };
 
@@ -80,5 +87,5 @@ export const listDiscounts = async (
 ): Promise<DiscountWithProducts[]> => {
   let query = withProducts(db, allowed, filters);
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`d.${key}`), direction);
-  return (await query.orderBy("d.id").offset(offset).limit(limit).execute());
+  return await query.orderBy("d.id").offset(offset).limit(limit).execute();
 };

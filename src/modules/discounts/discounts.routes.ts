@@ -15,7 +15,13 @@ export const discountRoutes =
       "/v1/discounts/",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "discounts:list", tags, summary: "List Discounts", querystring: DiscountListQuery, response: responses({ 200: ListResourceDiscount }) },
+        schema: {
+          operationId: "discounts:list",
+          tags,
+          summary: "List Discounts",
+          querystring: DiscountListQuery,
+          response: responses({ 200: ListResourceDiscount }),
+        },
       },
       async (request) => discounts.list(request.query, organizationScope(principalOf(request))),
     );
@@ -24,7 +30,13 @@ export const discountRoutes =
       "/v1/discounts/",
       {
         config: requireAuth(ORGANIZATION_SIDE, ["discounts:write"]),
-        schema: { operationId: "discounts:create", tags, summary: "Create Discount", body: DiscountCreate, response: responses({ 201: Discount }) },
+        schema: {
+          operationId: "discounts:create",
+          tags,
+          summary: "Create Discount",
+          body: DiscountCreate,
+          response: responses({ 201: Discount }),
+        },
       },
       async (request, reply) => reply.code(201).send(await discounts.create(principalOf(request), request.body)),
     );
@@ -33,7 +45,13 @@ export const discountRoutes =
       "/v1/discounts/:id",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "discounts:get", tags, summary: "Get Discount", params: IdParams, response: responses({ 200: Discount }, { notFound: true }) },
+        schema: {
+          operationId: "discounts:get",
+          tags,
+          summary: "Get Discount",
+          params: IdParams,
+          response: responses({ 200: Discount }, { notFound: true }),
+        },
       },
       async (request) => discounts.get(request.params.id, organizationScope(principalOf(request))),
     );

@@ -43,13 +43,21 @@ const checkoutIdentityFields = {
  */
 function discountShapes<P extends TProperties>(prefix: "CheckoutDiscount" | "Discount", shared: P, suffix = "") {
   const shape = <E extends TProperties>(name: string, description: string, extra: E) =>
-    Type.Object({ duration: DiscountDuration, type: DiscountType, ...extra, ...shared }, { title: `${prefix}${name}${suffix}`, description });
+    Type.Object(
+      { duration: DiscountDuration, type: DiscountType, ...extra, ...shared },
+      { title: `${prefix}${name}${suffix}`, description },
+    );
   const months = { duration_in_months: durationInMonths };
   return {
     fixedOnceForever: shape("FixedOnceForeverDuration", "Fixed-amount discount applied once or forever.", fixedAmountFields),
     fixedRepeat: shape("FixedRepeatDuration", "Fixed-amount discount applied for a number of months.", { ...months, ...fixedAmountFields }),
-    percentageOnceForever: shape("PercentageOnceForeverDuration", "Percentage discount applied once or forever.", { basis_points: basisPoints }),
-    percentageRepeat: shape("PercentageRepeatDuration", "Percentage discount applied for a number of months.", { ...months, basis_points: basisPoints }),
+    percentageOnceForever: shape("PercentageOnceForeverDuration", "Percentage discount applied once or forever.", {
+      basis_points: basisPoints,
+    }),
+    percentageRepeat: shape("PercentageRepeatDuration", "Percentage discount applied for a number of months.", {
+      ...months,
+      basis_points: basisPoints,
+    }),
   };
 }
 
@@ -111,19 +119,17 @@ export const DiscountFixedOnceForeverDurationBase = baseShapes.fixedOnceForever;
 export const DiscountPercentageRepeatDurationBase = baseShapes.percentageRepeat;
 
 /** The discount embedded in an order: the record without its products. */
-export const OrderDiscount = Type.Union([baseShapes.fixedRepeat, baseShapes.fixedOnceForever, baseShapes.percentageRepeat, baseShapes.percentageOnceForever], {
-  title: "OrderDiscount",
-});
+export const OrderDiscount = Type.Union(
+  [baseShapes.fixedRepeat, baseShapes.fixedOnceForever, baseShapes.percentageRepeat, baseShapes.percentageOnceForever],
+  {
+    title: "OrderDiscount",
+  },
+);
 export type OrderDiscount = Static<typeof OrderDiscount>;
 
 /** Response of GET /v1/discounts/{id}. */
 export const Discount = Type.Union(
-  [
-    DiscountFixedRepeatDuration,
-    DiscountFixedOnceForeverDuration,
-    DiscountPercentageRepeatDuration,
-    DiscountPercentageOnceForeverDuration,
-  ],
+  [DiscountFixedRepeatDuration, DiscountFixedOnceForeverDuration, DiscountPercentageRepeatDuration, DiscountPercentageOnceForeverDuration],
   { title: "Discount" },
 );
 export type Discount = Static<typeof Discount>;
@@ -161,10 +167,9 @@ export const DiscountFixedCreate = Type.Object(
     amount: Type.Optional(Nullable(AmountInput, { deprecated: true, description: "Superseded by `amounts`." })),
     currency: Type.Optional(Nullable(PresentmentCurrency, { deprecated: true, description: "Currency of `amount`." })),
     amounts: Type.Optional(
-      Nullable(
-        Type.Record(Type.String(), AmountInput, { propertyNames: PresentmentCurrency, minProperties: 1 }),
-        { description: "Amount taken off, per currency, in minor units." },
-      ),
+      Nullable(Type.Record(Type.String(), AmountInput, { propertyNames: PresentmentCurrency, minProperties: 1 }), {
+        description: "Amount taken off, per currency, in minor units.",
+      }),
     ),
   },
   { title: "DiscountFixedCreate" },
@@ -183,7 +188,12 @@ export const DiscountListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name or code." })),
   ...PaginationQuery,
-  sorting: SortingQuery(DiscountSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "DiscountSortProperty" }),
+  sorting: SortingQuery(
+    DiscountSortKeys,
+    ["-created_at"],
+    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
+    { title: "DiscountSortProperty" },
+  ),
 });
 export type DiscountListQuery = Static<typeof DiscountListQuery>;
 

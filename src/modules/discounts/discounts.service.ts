@@ -13,7 +13,8 @@ const CODE_TAKEN = "Discount with this code already exists.";
 
 /** Fixed amounts per currency: `amounts`, else the deprecated single `amount` in `currency`. */
 function fixedAmounts(input: Extract<DiscountCreate, { type: "fixed" }>): Record<string, number> {
-  const amounts = input.amounts ?? (input.amount !== undefined && input.amount !== null ? { [input.currency ?? "usd"]: input.amount } : null);
+  const amounts =
+    input.amounts ?? (input.amount !== undefined && input.amount !== null ? { [input.currency ?? "usd"]: input.amount } : null);
   if (amounts === null) {
     throw new RequestValidationError([{ loc: ["body", "amounts"], msg: "Field required", type: "missing", input: null }]);
   }
@@ -50,9 +51,11 @@ export function createDiscountService(deps: Deps) {
       const productIds = [...new Set(input.products ?? [])];
       const known = await existingProductIds(deps.db, organization.id, productIds);
       const unknownIndex = (input.products ?? []).findIndex((id) => !known.has(id));
-      if (unknownIndex >= 0) throw valueError(["body", "products", unknownIndex], "Product does not exist.", input.products?.[unknownIndex]);
+      if (unknownIndex >= 0)
+        throw valueError(["body", "products", unknownIndex], "Product does not exist.", input.products?.[unknownIndex]);
       const code = input.code ?? null;
-      if (code !== null && (await repo.findDiscountByCode(deps.db, organization.id, code))) throw valueError(["body", "code"], CODE_TAKEN, code);
+      if (code !== null && (await repo.findDiscountByCode(deps.db, organization.id, code)))
+        throw valueError(["body", "code"], CODE_TAKEN, code);
       const now = deps.now();
       try {
         const id = await deps.db.transaction().execute(async (trx) => {

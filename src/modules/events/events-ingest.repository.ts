@@ -23,12 +23,25 @@ export interface EventInsert {
 const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
 
 const isExternalIdConflict = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "code" in error && error.code === "23505" && "constraint" in error && error.constraint === EXTERNAL_ID_INDEX;
+  typeof error === "object" &&
+  error !== null &&
+  "code" in error &&
+  error.code === "23505" &&
+  "constraint" in error &&
+  error.constraint === EXTERNAL_ID_INDEX;
 
 /** Columns sent per batch, each as one array parameter, in the order of the `unnest` below. */
 const INSERT_COLUMNS = [
-  "organization_id", "customer_id", "external_customer_id", "member_id", "external_member_id",
-  "name", "timestamp", "external_id", "parent_id", "metadata",
+  "organization_id",
+  "customer_id",
+  "external_customer_id",
+  "member_id",
+  "external_member_id",
+  "name",
+  "timestamp",
+  "external_id",
+  "parent_id",
+  "metadata",
 ] as const;
 
 /** One array literal per column: ten bind parameters whatever the batch size. */
@@ -66,7 +79,18 @@ export async function insertEventsSkippingDuplicates(db: Executor, rows: readonl
 }
 
 async function insertRows(db: Executor, columns: readonly string[], skipDuplicates: boolean): Promise<number> {
-  const [organizationIds, customerIds, externalCustomerIds, memberIds, externalMemberIds, names, timestamps, externalIds, parentIds, metadata] = columns;
+  const [
+    organizationIds,
+    customerIds,
+    externalCustomerIds,
+    memberIds,
+    externalMemberIds,
+    names,
+    timestamps,
+    externalIds,
+    parentIds,
+    metadata,
+  ] = columns;
   const result = await sql`
     INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
     SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",

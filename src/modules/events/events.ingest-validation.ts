@@ -32,8 +32,7 @@ const OTHER_SHAPE_KEYS: readonly (readonly string[])[] = [
 
 const NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from";
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Beyond the JSON schema: a timestamp must not be in the future. `loc` as from `toValidationIssues`. */
 function timestampIssues(event: Record<string, unknown>, now: Date): ValidationIssue[] {
@@ -41,7 +40,15 @@ function timestampIssues(event: Record<string, unknown>, now: Date): ValidationI
   if (typeof value !== "string") return [];
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed) || parsed <= now.getTime()) return [];
-  return [{ loc: ["body", "timestamp"], msg: "Value error, Timestamp must be in the past.", type: "value_error", input: value, ctx: { error: {} } }];
+  return [
+    {
+      loc: ["body", "timestamp"],
+      msg: "Value error, Timestamp must be in the past.",
+      type: "value_error",
+      input: value,
+      ctx: { error: {} },
+    },
+  ];
 }
 
 const isDateTime = bodyAjv.compile({ type: "string", format: "date-time" });
@@ -49,7 +56,12 @@ const isDateTime = bodyAjv.compile({ type: "string", format: "date-time" });
 /** A timestamp without offset fails the date-time format; the reference names that case. */
 function refine(issue: ValidationIssue): ValidationIssue {
   const [, field] = issue.loc;
-  if (field === "timestamp" && issue.type === "datetime_from_date_parsing" && typeof issue.input === "string" && isDateTime(`${issue.input}Z`)) {
+  if (
+    field === "timestamp" &&
+    issue.type === "datetime_from_date_parsing" &&
+    typeof issue.input === "string" &&
+    isDateTime(`${issue.input}Z`)
+  ) {
     return { ...issue, type: "timezone_aware", msg: "Input should have timezone info" };
   }
   return issue;

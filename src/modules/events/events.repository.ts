@@ -130,7 +130,11 @@ function filtered(db: Executor, filter: EventFilter) {
       conditions.push(descendantOf(filter.parentId, filter.depth ?? 1, filter.allowed));
     } else if (filter.depth !== undefined) {
       // The root must pass the same filters: the same query again, on the root's row.
-      const rootMatches = eb.exists(filtered(db, { ...filter, depth: undefined }).select("e.id").where(sql<SqlBool>`e.id = up.id`));
+      const rootMatches = eb.exists(
+        filtered(db, { ...filter, depth: undefined })
+          .select("e.id")
+          .where(sql<SqlBool>`e.id = up.id`),
+      );
       conditions.push(withinDepthOfARoot(filter.depth, rootMatches));
     }
     if (filter.text !== undefined) conditions.push(matchesText(filter.text));
@@ -140,7 +144,9 @@ function filtered(db: Executor, filter: EventFilter) {
 }
 
 export async function countEvents(db: Executor, filter: EventFilter): Promise<number> {
-  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -158,7 +164,11 @@ export async function listEvents(
     ]);
   for (const { key, direction } of sorting) query = query.orderBy(`e.${key}`, direction);
   // A unique tiebreaker so that pages never repeat or skip rows.
-  return query.orderBy("e.id", sorting[0]?.direction ?? "desc").limit(window.limit).offset(window.offset).execute();
+  return query
+    .orderBy("e.id", sorting[0]?.direction ?? "desc")
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
 }
 
 /** Customers of these events, matched by id or, for events naming an external id, by that. */

@@ -36,7 +36,8 @@ export const eventRoutes =
           operationId: "events:ingest",
           tags: ["events"],
           summary: "Ingest Events",
-          description: "Ingest a batch of events. The batch is stored entirely or not at all; events whose external_id is known are skipped.",
+          description:
+            "Ingest a batch of events. The batch is stored entirely or not at all; events whose external_id is known are skipped.",
           body: EventsIngest,
           response: responses({ 200: EventsIngestResponse }),
         },

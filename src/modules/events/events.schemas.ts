@@ -43,10 +43,7 @@ export const LLMMetadata = Type.Object(
 );
 
 const metadataObject = <C extends TSchema, V extends TSchema>(title: string, cost: C, value: V) =>
-  Type.Object(
-    { _cost: Type.Optional(cost), _llm: Type.Optional(LLMMetadata) },
-    { title, additionalProperties: value },
-  );
+  Type.Object({ _cost: Type.Optional(cost), _llm: Type.Optional(LLMMetadata) }, { title, additionalProperties: value });
 
 export const EventMetadataInput = metadataObject(
   "EventMetadataInput",
@@ -69,7 +66,9 @@ const eventCreateFields = {
     }),
   ),
   external_id: Type.Optional(Nullable(Type.String(), { description: "Your unique identifier for this event, used for deduplication." })),
-  parent_id: Type.Optional(Nullable(Type.String(), { description: "The ID of the parent event: a Polar event ID or an external event ID." })),
+  parent_id: Type.Optional(
+    Nullable(Type.String(), { description: "The ID of the parent event: a Polar event ID or an external event ID." }),
+  ),
   metadata: Type.Optional(EventMetadataInput),
 };
 
@@ -87,7 +86,9 @@ export const EventCreateExternalCustomer = Type.Object(
   {
     ...eventCreateFields,
     external_customer_id: Type.String({ description: "ID of the customer in your system associated with the event." }),
-    external_member_id: Type.Optional(Nullable(Type.String(), { description: "ID in your system of the member who performed the action." })),
+    external_member_id: Type.Optional(
+      Nullable(Type.String(), { description: "ID in your system of the member who performed the action." }),
+    ),
   },
   { title: "EventCreateExternalCustomer" },
 );
@@ -124,7 +125,9 @@ export const UserEvent = Type.Object(
     external_customer_id: Nullable(Type.String(), { description: "ID of the customer in your system associated with the event." }),
     // The next four are optional in the reference; always sent here.
     member_id: Type.Optional(Nullable(Uuid4(), { description: "ID of the member of the customer who performed the action." })),
-    external_member_id: Type.Optional(Nullable(Type.String(), { description: "ID in your system of the member who performed the action." })),
+    external_member_id: Type.Optional(
+      Nullable(Type.String(), { description: "ID in your system of the member who performed the action." }),
+    ),
     child_count: Type.Optional(Type.Integer({ description: "Number of direct child events linked to this event.", default: 0 })),
     parent_id: Type.Optional(Nullable(Uuid4(), { description: "The ID of the parent event." })),
     label: Type.String({ description: "Human readable label of the event type." }),
@@ -155,14 +158,20 @@ export const EventListQuery = Type.Object({
   name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
   query: Type.Optional(
-    Type.String({ maxLength: 256, description: "Text in the event's name or source, its customer's id, external ID, name or email, or words of its metadata." }),
+    Type.String({
+      maxLength: 256,
+      description: "Text in the event's name or source, its customer's id, external ID, name or email, or words of its metadata.",
+    }),
   ),
-  parent_id: Type.Optional(Uuid4({ description: "Only the direct children of this event; with `depth`, its descendants instead of the root events'." })),
+  parent_id: Type.Optional(
+    Uuid4({ description: "Only the direct children of this event; with `depth`, its descendants instead of the root events'." }),
+  ),
   depth: Type.Optional(
     Type.Integer({
       minimum: 0,
       maximum: MAX_EVENT_DEPTH,
-      description: "Root events (no parent) and their descendants down to this many levels: 0 = root events only, 1 = roots and their children, and so on; the roots, too, must pass the other filters. Unset: every event.",
+      description:
+        "Root events (no parent) and their descendants down to this many levels: 0 = root events only, 1 = roots and their children, and so on; the roots, too, must pass the other filters. Unset: every event.",
     }),
   ),
   metadata: MetadataQuery(),

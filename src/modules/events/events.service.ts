@@ -6,12 +6,7 @@ import { mapInSlices } from "../../kit/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent } from "./events.mapper.ts";
-import {
-  countEvents,
-  findCustomersOfEvents,
-  listEvents,
-  type EventFilter,
-} from "./events.repository.ts";
+import { countEvents, findCustomersOfEvents, listEvents, type EventFilter } from "./events.repository.ts";
 import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
 import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
 
@@ -27,7 +22,13 @@ function owningOrganization(event: EventCreate, index: number, principal: Princi
   const given = event.organization_id ?? null;
   if (principal.kind === "organization") {
     if (given !== null) {
-      return issue(index, "organization_id", "organization_token", "Setting organization_id is disallowed when using an organization token.", given);
+      return issue(
+        index,
+        "organization_id",
+        "organization_token",
+        "Setting organization_id is disallowed when using an organization token.",
+        given,
+      );
     }
     return principal.organizationId;
   }
@@ -110,7 +111,9 @@ export function createEventService(deps: Deps) {
       });
       issues.push(...(await referenceIssues(body.events, organizations, principal)));
       if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-      const rows = dropRepeatedExternalIds(await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)));
+      const rows = dropRepeatedExternalIds(
+        await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
+      );
       const inserted = await insertEventsSkippingDuplicates(db, rows);
       return { inserted, duplicates: body.events.length - inserted };
     },
@@ -135,7 +138,11 @@ export function createEventService(deps: Deps) {
         listEvents(db, filter, parseSorting(query.sorting), pageWindow(query)),
       ]);
       const customerOf = customerMatcher(await findCustomersOfEvents(db, rows));
-      return toPage(rows.map((row) => toEvent(row, customerOf(row))), total, query);
+      return toPage(
+        rows.map((row) => toEvent(row, customerOf(row))),
+        total,
+        query,
+      );
     },
 
     async get(id: string, allowed: OrganizationScope): Promise<Event> {

@@ -4,7 +4,13 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
 import { responses } from "../../kit/routes.ts";
-import { LicenseKeyActivate, LicenseKeyActivationRead, LicenseKeyDeactivate, LicenseKeyValidate, ValidatedLicenseKey } from "./license-keys.schemas.ts";
+import {
+  LicenseKeyActivate,
+  LicenseKeyActivationRead,
+  LicenseKeyDeactivate,
+  LicenseKeyValidate,
+  ValidatedLicenseKey,
+} from "./license-keys.schemas.ts";
 import type { LicenseKeyService } from "./license-keys.service.ts";
 
 export interface KeyActionsOptions {
@@ -45,7 +51,13 @@ export const licenseKeyActions =
       {
         config,
         ...hooks,
-        schema: { operationId: `${operations}:activate`, tags, summary: "Activate License Key", body: LicenseKeyActivate, response: answers({ 200: LicenseKeyActivationRead }) },
+        schema: {
+          operationId: `${operations}:activate`,
+          tags,
+          summary: "Activate License Key",
+          body: LicenseKeyActivate,
+          response: answers({ 200: LicenseKeyActivationRead }),
+        },
       },
       async (request) => service.activate(request.body, scopeOf(request)),
     );
@@ -55,7 +67,13 @@ export const licenseKeyActions =
       {
         config,
         ...hooks,
-        schema: { operationId: `${operations}:validate`, tags, summary: "Validate License Key", body: LicenseKeyValidate, response: answers({ 200: ValidatedLicenseKey }) },
+        schema: {
+          operationId: `${operations}:validate`,
+          tags,
+          summary: "Validate License Key",
+          body: LicenseKeyValidate,
+          response: answers({ 200: ValidatedLicenseKey }),
+        },
       },
       async (request) => service.validate(request.body, scopeOf(request)),
     );
@@ -65,7 +83,13 @@ export const licenseKeyActions =
       {
         config,
         ...hooks,
-        schema: { operationId: `${operations}:deactivate`, tags, summary: "Deactivate License Key", body: LicenseKeyDeactivate, response: answers({ 204: NoContent }) },
+        schema: {
+          operationId: `${operations}:deactivate`,
+          tags,
+          summary: "Deactivate License Key",
+          body: LicenseKeyDeactivate,
+          response: answers({ 204: NoContent }),
+        },
       },
       async (request, reply) => {
         await service.deactivate(request.body, scopeOf(request));

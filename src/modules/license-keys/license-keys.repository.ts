@@ -52,7 +52,13 @@ export const findLiveActivation = (db: Executor, licenseKeyId: string, activatio
     .executeTakeFirst();
 
 export const liveActivationsOf = (db: Executor, licenseKeyId: string) =>
-  db.selectFrom("license_key_activations").selectAll().where("license_key_id", "=", licenseKeyId).where("deleted_at", "is", null).orderBy("created_at").execute();
+  db
+    .selectFrom("license_key_activations")
+    .selectAll()
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .orderBy("created_at")
+    .execute();
 
 /** Soft-deletes a live activation of the key; false when there was none. */
 export const deactivate = async (db: Executor, licenseKeyId: string, activationId: string, now: Date): Promise<boolean> => {
@@ -99,7 +105,9 @@ const filtered = (db: Executor, filter: LicenseKeyFilter) => {
 };
 
 export const countKeys = async (db: Executor, filter: LicenseKeyFilter): Promise<number> => {
-  const row = await filtered(db, filter).select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow();
+  const row = await filtered(db, filter)
+    .select(sql<string>`count(*)`.as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 };
 

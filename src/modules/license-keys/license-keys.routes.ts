@@ -17,7 +17,13 @@ export const licenseKeyRoutes =
       "/v1/license-keys/",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "license_keys:list", tags, summary: "List License Keys", querystring: LicenseKeyListQuery, response: responses({ 200: ListResourceLicenseKeyRead }) },
+        schema: {
+          operationId: "license_keys:list",
+          tags,
+          summary: "List License Keys",
+          querystring: LicenseKeyListQuery,
+          response: responses({ 200: ListResourceLicenseKeyRead }),
+        },
       },
       async (request) => service.list(request.query, organizationScope(principalOf(request))),
     );
@@ -26,7 +32,13 @@ export const licenseKeyRoutes =
       "/v1/license-keys/:id",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "license_keys:get", tags, summary: "Get License Key", params: IdParams, response: responses({ 200: LicenseKeyWithActivations }, { notFound: true }) },
+        schema: {
+          operationId: "license_keys:get",
+          tags,
+          summary: "Get License Key",
+          params: IdParams,
+          response: responses({ 200: LicenseKeyWithActivations }, { notFound: true }),
+        },
       },
       async (request) => service.get(request.params.id, organizationScope(principalOf(request))),
     );

@@ -46,7 +46,9 @@ const isExpired = (key: LicenseKeyRow, now: Date): boolean => key.expires_at !==
 function sameConditions(required: Record<string, JsonValue>, given: Record<string, unknown> | undefined): boolean {
   const presented = given ?? {};
   const keys = Object.keys(required);
-  return keys.length === Object.keys(presented).length && keys.every((key) => Object.hasOwn(presented, key) && presented[key] === required[key]);
+  return (
+    keys.length === Object.keys(presented).length && keys.every((key) => Object.hasOwn(presented, key) && presented[key] === required[key])
+  );
 }
 
 async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyRead> {
@@ -98,8 +100,15 @@ export async function issueLicenseKey(
 export function createLicenseKeyService(deps: Deps) {
   async function page(filter: repo.LicenseKeyFilter, request: { page: number; limit: number }): Promise<Page<LicenseKeyRead>> {
     const [rows, total] = await Promise.all([repo.listKeys(deps.db, filter, pageWindow(request)), repo.countKeys(deps.db, filter)]);
-    const customers = await customersByIds(deps.db, rows.map((row) => row.customer_id));
-    return toPage(rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)), total, request);
+    const customers = await customersByIds(
+      deps.db,
+      rows.map((row) => row.customer_id),
+    );
+    return toPage(
+      rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)),
+      total,
+      request,
+    );
   }
 
   return {
@@ -176,7 +185,10 @@ export function createLicenseKeyService(deps: Deps) {
     },
 
     /** The portal: a customer sees only its own keys. */
-    listForCustomer(query: PortalLicenseKeyListQuery, customer: { organizationId: string; customerId: string }): Promise<Page<LicenseKeyRead>> {
+    listForCustomer(
+      query: PortalLicenseKeyListQuery,
+      customer: { organizationId: string; customerId: string },
+    ): Promise<Page<LicenseKeyRead>> {
       const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
       return page({ allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
     },

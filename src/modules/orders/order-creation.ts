@@ -73,7 +73,10 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
   });
   // An order always has a line: without priced lines, one line carries the whole subtotal.
   const lines = input.lines.length ? input.lines : [{ price: null, amount: input.amounts.subtotal, label: input.product.name }];
-  const taxes = allocate(input.amounts.tax, lines.map((line) => line.amount));
+  const taxes = allocate(
+    input.amounts.tax,
+    lines.map((line) => line.amount),
+  );
   const items = await insertOrderItems(
     db,
     lines.map((line, position) => ({

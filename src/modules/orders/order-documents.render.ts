@@ -14,7 +14,8 @@ const addressLines = (address: StoredAddress | null): string[] => {
  * Orders keep the tax amount, not the rate it came from: the rate printed is the effective one,
  * tax over the taxed amount, in whole basis points (null when nothing was taxable).
  */
-export const effectiveRateBasisPoints = (tax: number, taxable: number): number | null => (taxable > 0 ? Math.round((tax * 10_000) / taxable) : null);
+export const effectiveRateBasisPoints = (tax: number, taxable: number): number | null =>
+  taxable > 0 ? Math.round((tax * 10_000) / taxable) : null;
 
 /** Everything printed on the order's invoice or receipt: the order with its relations, and the seller. */
 export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, kind: BillingDocument["kind"]): Promise<BillingDocument> {

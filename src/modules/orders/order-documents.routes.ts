@@ -16,7 +16,13 @@ export const orderDocumentRoutes =
       "/v1/orders/:id/invoice",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "orders:generate_invoice", tags, summary: "Generate Order Invoice", params: IdParams, response: generateInvoiceResponses() },
+        schema: {
+          operationId: "orders:generate_invoice",
+          tags,
+          summary: "Generate Order Invoice",
+          params: IdParams,
+          response: generateInvoiceResponses(),
+        },
       },
       async (request, reply) => {
         await service.requestInvoice(request.params.id, { allowed: organizationScope(principalOf(request)) });
@@ -28,7 +34,13 @@ export const orderDocumentRoutes =
       "/v1/orders/:id/invoice",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "orders:invoice", tags, summary: "Get Order Invoice", params: IdParams, response: responses({ 200: OrderInvoice }, { notFound: true }) },
+        schema: {
+          operationId: "orders:invoice",
+          tags,
+          summary: "Get Order Invoice",
+          params: IdParams,
+          response: responses({ 200: OrderInvoice }, { notFound: true }),
+        },
       },
       async (request) => service.invoice(request.params.id, { allowed: organizationScope(principalOf(request)) }),
     );
@@ -37,7 +49,13 @@ export const orderDocumentRoutes =
       "/v1/orders/:id/receipt",
       {
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "orders:receipt", tags, summary: "Get Order Receipt", params: IdParams, response: receiptResponses(OrderReceipt) },
+        schema: {
+          operationId: "orders:receipt",
+          tags,
+          summary: "Get Order Receipt",
+          params: IdParams,
+          response: receiptResponses(OrderReceipt),
+        },
       },
       async (request, reply) => {
         const receipt = await service.receipt(request.params.id, { allowed: organizationScope(principalOf(request)) });

@@ -8,7 +8,6 @@ import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, OrderNotEligibleForI
 import * as repo from "./orders.repository.ts";
 import type { OrderRow, OrderStatus } from "./orders.table.ts";
 
-
 /** What the document jobs carry: the order, nothing else (everything else is read fresh). */
 export interface DocumentJobPayload {
   orderId: string;
@@ -52,7 +51,9 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
         if (row.billing_name === null || row.billing_address === null) throw new MissingInvoiceBillingDetails();
         if (row.invoice_requested_at !== null || row.invoice_path !== null) return;
         await repo.updateOrder(trx, row.id, { invoice_requested_at: deps.now() });
-        await enqueueJob(trx, TaskName.orderInvoice, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${TaskName.orderInvoice}:${row.id}` });
+        await enqueueJob(trx, TaskName.orderInvoice, { orderId: row.id } satisfies DocumentJobPayload, {
+          jobKey: `${TaskName.orderInvoice}:${row.id}`,
+        });
       });
     },
 
@@ -71,7 +72,9 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
       if (row.receipt_path !== null) return link(row.receipt_path, receiptFilename(row.receipt_number));
       await db.transaction().execute(async (trx) => {
         if (await markReceiptRequested(trx, row.id, deps.now())) {
-          await enqueueJob(trx, TaskName.orderReceipt, { orderId: row.id } satisfies DocumentJobPayload, { jobKey: `${TaskName.orderReceipt}:${row.id}` });
+          await enqueueJob(trx, TaskName.orderReceipt, { orderId: row.id } satisfies DocumentJobPayload, {
+            jobKey: `${TaskName.orderReceipt}:${row.id}`,
+          });
         }
       });
       return null;

@@ -4,13 +4,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import type { BlobStore, StoredObject } from "../../storage/blob-store.ts";
-import {
-  invoiceFilename,
-  invoiceStorageKey,
-  isDocumentJobPayload,
-  receiptFilename,
-  receiptStorageKey,
-} from "./order-documents.service.ts";
+import { invoiceFilename, invoiceStorageKey, isDocumentJobPayload, receiptFilename, receiptStorageKey } from "./order-documents.service.ts";
 import { renderOrderDocument } from "./order-documents.render.ts";
 import { findOrderEmbedded, findOrderForUpdate, updateOrder } from "./orders.repository.ts";
 import { publishOrderUpdated } from "./orders.service.ts";
@@ -43,7 +37,11 @@ const receipt: DocumentKind = {
   storedPath: (row) => row.receipt_path,
   key: receiptStorageKey,
   // One render per order that never changes: caches may keep it for good.
-  meta: (row) => ({ contentType: "application/pdf", filename: receiptFilename(row.receipt_number), cacheControl: "private, max-age=31536000, immutable" }),
+  meta: (row) => ({
+    contentType: "application/pdf",
+    filename: receiptFilename(row.receipt_number),
+    cacheControl: "private, max-age=31536000, immutable",
+  }),
   // The anchor sends no order.updated for a receipt render; the receipt is not part of the Order.
   async record(trx, row, key) {
     await updateOrder(trx, row.id, { receipt_path: key });

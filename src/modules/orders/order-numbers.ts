@@ -36,7 +36,11 @@ export interface NumberingOrganization {
 }
 
 /** `{PREFIX}-{SHORTID}-{NNNN}` per customer, or `{PREFIX}-{NNNN}` per organization. */
-export async function allocateInvoiceNumber(db: Executor, organization: NumberingOrganization, customer: { id: string; short_id: number }): Promise<string> {
+export async function allocateInvoiceNumber(
+  db: Executor,
+  organization: NumberingOrganization,
+  customer: { id: string; short_id: number },
+): Promise<string> {
   const prefix = organization.invoice_prefix ?? organization.slug.toUpperCase();
   if (organization.invoice_numbering === "organization") {
     return `${prefix}-${sequenceNumber(await nextValue(db, organization.id, organization.id, "invoice"))}`;
@@ -45,6 +49,10 @@ export async function allocateInvoiceNumber(db: Executor, organization: Numberin
 }
 
 /** `RCPT-{SHORTID}-{NNNN}` from the customer's receipt counter. */
-export async function allocateReceiptNumber(db: Executor, organizationId: string, customer: { id: string; short_id: number }): Promise<string> {
+export async function allocateReceiptNumber(
+  db: Executor,
+  organizationId: string,
+  customer: { id: string; short_id: number },
+): Promise<string> {
   return `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextValue(db, organizationId, customer.id, "receipt"))}`;
 }

@@ -29,6 +29,10 @@ export class ReceiptNotAllocated extends AppError {
 /** Our deliberate difference from the anchor: an invoice, once requested, freezes the billing details. */
 export class OrderInvoiceAlreadyRequested extends AppError {
   constructor(orderId: string) {
-    super(409, "OrderInvoiceAlreadyRequested", `The invoice of order ${orderId} has been generated or requested; its billing details can no longer change.`);
+    super(
+      409,
+      "OrderInvoiceAlreadyRequested",
+      `The invoice of order ${orderId} has been generated or requested; its billing details can no longer change.`,
+    );
   }
 }

@@ -94,7 +94,9 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
     conditions.push(
       eb.or([
         eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "o.product_id").where("p.name", "ilike", pattern)),
-        eb.exists(eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "o.organization_id").where("g.name", "ilike", pattern)),
+        eb.exists(
+          eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "o.organization_id").where("g.name", "ilike", pattern),
+        ),
       ]),
     );
   }
@@ -133,12 +135,16 @@ const countQuery = (db: Executor, filter: OrderFilter) =>
     .where((eb) => matches(eb, filter))
     .select((eb) => eb.fn.countAll<number>().as("count"));
 
-export const countOrders = async (db: Executor, filter: OrderFilter): Promise<number> => (await countQuery(db, filter).executeTakeFirstOrThrow()).count;
+export const countOrders = async (db: Executor, filter: OrderFilter): Promise<number> =>
+  (await countQuery(db, filter).executeTakeFirstOrThrow()).count;
 
 type Sorting = readonly SortCriterion<OrderSortKey>[];
 
 /** The requested order, then the id in the direction of the last criterion (see listOrders). */
-function ordered<Q extends { orderBy: (expression: ReturnType<typeof sortExpression> | "o.id", direction: "asc" | "desc") => Q }>(query: Q, sorting: Sorting): Q {
+function ordered<Q extends { orderBy: (expression: ReturnType<typeof sortExpression> | "o.id", direction: "asc" | "desc") => Q }>(
+  query: Q,
+  sorting: Sorting,
+): Q {
   let sortedQuery = query;
   for (const { key, direction } of sorting) sortedQuery = sortedQuery.orderBy(sortExpression(key), direction);
   return sortedQuery.orderBy("o.id", sorting.at(-1)?.direction ?? "desc");
@@ -148,8 +154,19 @@ function ordered<Q extends { orderBy: (expression: ReturnType<typeof sortExpress
  * One page of orders. The id breaks ties last, in the direction of the last criterion, so pages
  * neither repeat nor skip rows and an index on (…, created_at, id) serves the default order.
  */
-export const listOrders = (db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }): Promise<OrderRow[]> =>
-  ordered(db.selectFrom("orders as o").selectAll("o").where((eb) => matches(eb, filter)), sorting)
+export const listOrders = (
+  db: Executor,
+  filter: OrderFilter,
+  sorting: Sorting,
+  window: { limit: number; offset: number },
+): Promise<OrderRow[]> =>
+  ordered(
+    db
+      .selectFrom("orders as o")
+      .selectAll("o")
+      .where((eb) => matches(eb, filter)),
+    sorting,
+  )
     .limit(window.limit)
     .offset(window.offset)
     .execute();
@@ -157,7 +174,9 @@ export const listOrders = (db: Executor, filter: OrderFilter, sorting: Sorting, 
 /** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
 const embedded = (eb: OrdersScope) => [
   jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "o.customer_id")).as("customer"),
+  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "o.customer_id")).as(
+    "customer",
+  ),
   jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
   jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
 ];
@@ -169,7 +188,13 @@ const embedded = (eb: OrdersScope) => [
  * count, which is then counted on its own.
  */
 export async function pageOrdersEmbedded(db: Executor, filter: OrderFilter, sorting: Sorting, window: { limit: number; offset: number }) {
-  const pageIds = ordered(db.selectFrom("orders as o").select("o.id").where((eb) => matches(eb, filter)), sorting)
+  const pageIds = ordered(
+    db
+      .selectFrom("orders as o")
+      .select("o.id")
+      .where((eb) => matches(eb, filter)),
+    sorting,
+  )
     .limit(window.limit)
     .offset(window.offset);
   const rows = await ordered(

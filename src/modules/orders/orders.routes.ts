@@ -38,7 +38,13 @@ export const orderRoutes =
       {
         ...plainJsonResponse,
         config: requireAuth(ORGANIZATION_SIDE, READ),
-        schema: { operationId: "orders:get", tags, summary: "Get Order", params: IdParams, response: responses({ 200: Order }, { notFound: true }) },
+        schema: {
+          operationId: "orders:get",
+          tags,
+          summary: "Get Order",
+          params: IdParams,
+          response: responses({ 200: Order }, { notFound: true }),
+        },
       },
       async (request) => service.get(request.params.id, { allowed: organizationScope(principalOf(request)) }),
     );

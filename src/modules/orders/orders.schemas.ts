@@ -9,15 +9,24 @@ export const OrderStatusValues = ["draft", "pending", "paid", "refunded", "parti
 export const OrderStatus = StringEnum(OrderStatusValues, { title: "OrderStatus" });
 export type OrderStatus = Static<typeof OrderStatus>;
 
-export const OrderBillingReasonValues = ["purchase", "subscription_create", "subscription_cycle", "subscription_update", "subscription_meter_cycle"] as const;
+export const OrderBillingReasonValues = [
+  "purchase",
+  "subscription_create",
+  "subscription_cycle",
+  "subscription_update",
+  "subscription_meter_cycle",
+] as const;
 export const OrderBillingReason = StringEnum(OrderBillingReasonValues, { title: "OrderBillingReason" });
 
 export const ProductBillingType = StringEnum(["one_time", "recurring"] as const, { title: "ProductBillingType" });
 export type ProductBillingType = Static<typeof ProductBillingType>;
 
-const SubscriptionStatus = StringEnum(["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"] as const, {
-  title: "SubscriptionStatus",
-});
+const SubscriptionStatus = StringEnum(
+  ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"] as const,
+  {
+    title: "SubscriptionStatus",
+  },
+);
 const CustomerCancellationReason = StringEnum(
   ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"] as const,
   { title: "CustomerCancellationReason" },
@@ -142,9 +151,13 @@ export type Order = Static<typeof Order>;
 /** Unknown fields are ignored, as the anchor and this project's other update bodies do (docs/decisions.md, "Order routes"). */
 export const OrderUpdate = Type.Object(
   {
-    billing_name: Type.Optional(Nullable(Type.String({ maxLength: 256 }), { description: "The name of the customer that should appear on the invoice." })),
+    billing_name: Type.Optional(
+      Nullable(Type.String({ maxLength: 256 }), { description: "The name of the customer that should appear on the invoice." }),
+    ),
     billing_address: Type.Optional(
-      Nullable(AddressInput, { description: "The address of the customer that should appear on the invoice. Country and state fields cannot be updated." }),
+      Nullable(AddressInput, {
+        description: "The address of the customer that should appear on the invoice. Country and state fields cannot be updated.",
+      }),
     ),
   },
   { title: "OrderUpdate" },
@@ -155,7 +168,17 @@ export type OrderUpdate = Static<typeof OrderUpdate>;
 export const OrderInvoice = Type.Object({ url: Type.String({ description: "The URL to the invoice." }) }, { title: "OrderInvoice" });
 export const OrderReceipt = Type.Object({ url: Type.String({ description: "The URL to the receipt PDF." }) }, { title: "OrderReceipt" });
 
-export const OrderSortKeys = ["created_at", "status", "invoice_number", "amount", "net_amount", "customer", "product", "discount", "subscription"] as const;
+export const OrderSortKeys = [
+  "created_at",
+  "status",
+  "invoice_number",
+  "amount",
+  "net_amount",
+  "customer",
+  "product",
+  "discount",
+  "subscription",
+] as const;
 export type OrderSortKey = (typeof OrderSortKeys)[number];
 
 export const OrderListQuery = Type.Object({

@@ -20,7 +20,13 @@ const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> 
 
 /** The orders' line items, in position order, by order id. */
 export async function itemsByOrder(db: Executor, rows: readonly OrderRow[]): Promise<Map<string, OrderItemRow[]>> {
-  return groupBy(await repo.itemsOfOrders(db, rows.map((row) => row.id)), (item) => item.order_id);
+  return groupBy(
+    await repo.itemsOfOrders(
+      db,
+      rows.map((row) => row.id),
+    ),
+    (item) => item.order_id,
+  );
 }
 
 /**
@@ -55,7 +61,8 @@ function billingAddressChange(current: StoredAddress | null, next: StoredAddress
   if (current === null) return normalized;
   const issues: ValidationIssue[] = [];
   if (!sameCountry) issues.push(valueIssue([...loc, "country"], "Country cannot be changed", next.country));
-  if ((normalized.state ?? null) !== (current.state ?? null)) issues.push(valueIssue([...loc, "state"], "State cannot be changed", next.state));
+  if ((normalized.state ?? null) !== (current.state ?? null))
+    issues.push(valueIssue([...loc, "state"], "State cannot be changed", next.state));
   if (issues.length) throw new RequestValidationError(issues);
   return normalized;
 }
@@ -101,7 +108,9 @@ export function createOrderService(deps: Deps) {
       if (current.invoice_requested_at !== null || current.invoice_path !== null) throw new OrderInvoiceAlreadyRequested(current.id);
       const now = deps.now();
       const address =
-        input.billing_address === undefined ? undefined : billingAddressChange(current.billing_address, input.billing_address && toStoredAddress(input.billing_address));
+        input.billing_address === undefined
+          ? undefined
+          : billingAddressChange(current.billing_address, input.billing_address && toStoredAddress(input.billing_address));
       const row = await repo.updateOrder(trx, current.id, {
         modified_at: now,
         ...(input.billing_name === undefined ? {} : { billing_name: input.billing_name }),
@@ -144,7 +153,8 @@ export function createOrderService(deps: Deps) {
       return toEmbeddedOrder(row);
     },
 
-    update: (id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> => updateAs(id, input, visibility, (_db, _row, published) => published),
+    update: (id: string, input: OrderUpdate, visibility: repo.OrderVisibility): Promise<Order> =>
+      updateAs(id, input, visibility, (_db, _row, published) => published),
   };
 }
 export type OrderService = ReturnType<typeof createOrderService>;

@@ -5,7 +5,8 @@ import type { Metadata } from "../../kit/schema.ts";
 type Json<T> = ColumnType<T, string | undefined, string>;
 
 export type OrderStatus = "draft" | "pending" | "paid" | "refunded" | "partially_refunded" | "void";
-export type OrderBillingReason = "purchase" | "subscription_create" | "subscription_cycle" | "subscription_update" | "subscription_meter_cycle";
+export type OrderBillingReason =
+  "purchase" | "subscription_create" | "subscription_cycle" | "subscription_update" | "subscription_meter_cycle";
 
 export interface OrdersTable {
   id: Generated<string>;

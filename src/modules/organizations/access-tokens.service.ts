@@ -23,7 +23,12 @@ export function createAccessTokenService(deps: Deps) {
         const ms = durationToMilliseconds(input.expires_in);
         if (ms === null) {
           throw new RequestValidationError([
-            { loc: ["body", "expires_in"], msg: "Input should be a positive duration in weeks, days, hours, minutes or seconds", type: "time_delta_parsing", input: input.expires_in },
+            {
+              loc: ["body", "expires_in"],
+              msg: "Input should be a positive duration in weeks, days, hours, minutes or seconds",
+              type: "time_delta_parsing",
+              input: input.expires_in,
+            },
           ]);
         }
         expiresAt = new Date(deps.now().getTime() + ms);

@@ -13,7 +13,12 @@ export const findOrganizationBySlug = (db: Executor, slug: string) =>
   db.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirst();
 
 export const insertOrganization = (db: Executor, values: Insertable<OrganizationsTable>) =>
-  db.insertInto("organizations").values(values).onConflict((oc) => oc.column("slug").doNothing()).returningAll().executeTakeFirst();
+  db
+    .insertInto("organizations")
+    .values(values)
+    .onConflict((oc) => oc.column("slug").doNothing())
+    .returningAll()
+    .executeTakeFirst();
 
 export const insertOrganizationAccessToken = (db: Executor, values: Insertable<OrganizationAccessTokensTable>) =>
   db.insertInto("organization_access_tokens").values(values).returningAll().executeTakeFirstOrThrow();

@@ -3,10 +3,7 @@ import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { IdParams } from "../../kit/schema.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
-import {
-  OrganizationAccessTokenCreate,
-  OrganizationAccessTokenCreateResponse,
-} from "./access-tokens.schemas.ts";
+import { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
 import type { OrganizationService } from "./organizations.service.ts";
 import type { AccessTokenService } from "./access-tokens.service.ts";
 

@@ -5,7 +5,14 @@ import { TaxBehaviorOption } from "../../kit/schema-extra.ts";
 import { CountryAlpha2Input } from "../../kit/address.ts";
 
 export const OrganizationStatusValues = [
-  "created", "review", "snoozed", "denied", "active", "blocked", "offboarding", "offboarded",
+  "created",
+  "review",
+  "snoozed",
+  "denied",
+  "active",
+  "blocked",
+  "offboarding",
+  "offboarded",
 ] as const;
 export const OrganizationStatus = StringEnum(OrganizationStatusValues, { title: "OrganizationStatus" });
 export type OrganizationStatus = Static<typeof OrganizationStatus>;
@@ -17,10 +24,21 @@ export const SubscriptionProrationBehavior = StringEnum(SubscriptionProrationBeh
 export type SubscriptionProrationBehavior = Static<typeof SubscriptionProrationBehavior>;
 
 export const OrganizationSocialPlatformsValues = [
-  "x", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "threads", "discord", "other",
+  "x",
+  "github",
+  "facebook",
+  "instagram",
+  "youtube",
+  "tiktok",
+  "linkedin",
+  "threads",
+  "discord",
+  "other",
 ] as const;
 export const OrganizationSocialPlatforms = StringEnum(OrganizationSocialPlatformsValues, { title: "OrganizationSocialPlatforms" });
 
+// A code list, kept dense so that it reads as a table.
+// prettier-ignore
 export const PresentmentCurrencyValues = [
   "aed", "all", "amd", "aoa", "ars", "aud", "awg", "azn", "bam", "bbd", "bdt", "bif", "bmd", "bnd", "bob", "brl", "bsd",
   "bwp", "bzd", "cad", "cdf", "chf", "clp", "cny", "cop", "crc", "cve", "czk", "djf", "dkk", "dop", "dzd", "egp", "etb",
@@ -34,8 +52,7 @@ export const PresentmentCurrencyValues = [
 export const PresentmentCurrency = StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency" });
 export type PresentmentCurrency = Static<typeof PresentmentCurrency>;
 
-const HttpUrl = (options: { description?: string } = {}) =>
-  Type.String({ format: "uri", minLength: 1, maxLength: 2083, ...options });
+const HttpUrl = (options: { description?: string } = {}) => Type.String({ format: "uri", minLength: 1, maxLength: 2083, ...options });
 
 export const OrganizationSocialLink = Type.Object(
   {
@@ -225,7 +242,8 @@ export const OrganizationOrderSettings = Type.Object(
     invoice_numbering: StringEnum(["customer", "organization"] as const, {
       title: "InvoiceNumbering",
       default: "customer",
-      description: "`customer`: {PREFIX}-{CUSTOMER SHORT ID}-{NNNN}, one counter per customer; `organization`: {PREFIX}-{NNNN}, one counter for the organization.",
+      description:
+        "`customer`: {PREFIX}-{CUSTOMER SHORT ID}-{NNNN}, one counter per customer; `organization`: {PREFIX}-{NNNN}, one counter for the organization.",
     }),
   },
   { title: "OrganizationOrderSettings" },
@@ -250,7 +268,9 @@ export const OrganizationCreate = Type.Object(
     default_presentment_currency: Type.Optional(
       StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency", default: "usd", description: "Default presentment currency." }),
     ),
-    default_tax_behavior: Type.Optional(TaxBehaviorOption({ default: "location", description: "Tax behavior applied to products by default." })),
+    default_tax_behavior: Type.Optional(
+      TaxBehaviorOption({ default: "location", description: "Tax behavior applied to products by default." }),
+    ),
   },
   { title: "OrganizationCreate" },
 );

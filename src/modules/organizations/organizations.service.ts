@@ -5,7 +5,6 @@ import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
 import type { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
 
-
 export function createOrganizationService(deps: Deps) {
   return {
     async create(input: OrganizationCreateBody): Promise<Organization> {

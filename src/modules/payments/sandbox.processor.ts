@@ -10,7 +10,8 @@ const PROCESSING_ERROR = "tok_chargeDeclinedProcessingError";
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
     const token = request.confirmationToken;
-    if (token === PROCESSING_ERROR) return { status: "failed", message: "An error occurred while processing your card. Try again in a little bit." };
+    if (token === PROCESSING_ERROR)
+      return { status: "failed", message: "An error occurred while processing your card. Try again in a little bit." };
     if (token.startsWith("tok_chargeDeclined")) return { status: "declined", message: "Your card was declined." };
     if (!token.startsWith("tok_")) return { status: "declined", message: "The confirmation token is invalid." };
     // Deterministic per session, like an idempotent processor call.

@@ -68,7 +68,10 @@ export const ProductPriceCreate = Type.Union([
 ]);
 export type ProductPriceCreate = Static<typeof ProductPriceCreate>;
 
-export const ExistingProductPrice = Type.Object({ id: Uuid4() }, { title: "ExistingProductPrice", description: "A current price to keep." });
+export const ExistingProductPrice = Type.Object(
+  { id: Uuid4() },
+  { title: "ExistingProductPrice", description: "A current price to keep." },
+);
 export type ExistingProductPrice = Static<typeof ExistingProductPrice>;
 
 // No custom-field or file-upload endpoints exist here, so these lists can only name unknown IDs.
@@ -153,7 +156,12 @@ export const ProductListQuery = Type.Object({
   visibility: Type.Optional(Type.Array(StringEnum(ProductVisibilityValues), { maxItems: 3, description: "Filter by visibility." })),
   metadata: MetadataQuery(),
   ...PaginationQuery,
-  sorting: SortingQuery(ProductSortKeys, ["-created_at"], { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." }, { title: "ProductSortProperty" }),
+  sorting: SortingQuery(
+    ProductSortKeys,
+    ["-created_at"],
+    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
+    { title: "ProductSortProperty" },
+  ),
 });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 

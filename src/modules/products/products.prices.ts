@@ -12,7 +12,8 @@ function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssue[] {
     const minimum = price.minimum_amount ?? 50;
     const maximum = price.maximum_amount ?? null;
     const preset = price.preset_amount ?? null;
-    if (maximum !== null && maximum < minimum) return [issue([...loc, "maximum_amount"], "maximum_amount must be at least minimum_amount.", maximum)];
+    if (maximum !== null && maximum < minimum)
+      return [issue([...loc, "maximum_amount"], "maximum_amount must be at least minimum_amount.", maximum)];
     if (preset !== null && (preset < minimum || (maximum !== null && preset > maximum))) {
       return [issue([...loc, "preset_amount"], "preset_amount must lie between minimum_amount and maximum_amount.", preset)];
     }
@@ -41,7 +42,11 @@ function priceIssues(price: ProductPriceCreate, loc: Loc): ValidationIssue[] {
 }
 
 /** Rules across the prices a product ends up with. */
-function priceSetIssues(prices: { loc: Loc; amount_type: PriceAmountType; price_currency: string }[], recurring: boolean, listLoc: Loc): ValidationIssue[] {
+function priceSetIssues(
+  prices: { loc: Loc; amount_type: PriceAmountType; price_currency: string }[],
+  recurring: boolean,
+  listLoc: Loc,
+): ValidationIssue[] {
   if (prices.length === 0) return [issue(listLoc, "A product needs at least one price.", [])];
   const staticCurrencies = new Set<string>();
   for (const price of prices) {
@@ -49,7 +54,8 @@ function priceSetIssues(prices: { loc: Loc; amount_type: PriceAmountType; price_
       if (!recurring) return [issue(price.loc, "Metered prices are only available on recurring products.", price.amount_type)];
       continue;
     }
-    if (staticCurrencies.has(price.price_currency)) return [issue(price.loc, "Only one static price per currency is allowed.", price.price_currency)];
+    if (staticCurrencies.has(price.price_currency))
+      return [issue(price.loc, "Only one static price per currency is allowed.", price.price_currency)];
     staticCurrencies.add(price.price_currency);
   }
   return [];
@@ -59,21 +65,39 @@ const DEFAULT_CURRENCY = "usd";
 
 /** The row of a new price. Meters live in another module: only the ID is kept (see decisions). */
 export function priceValues(price: ProductPriceCreate): PriceValues {
-  const head = { amount_type: price.amount_type, price_currency: price.price_currency ?? DEFAULT_CURRENCY, tax_behavior: price.tax_behavior ?? null, modified_at: null };
+  const head = {
+    amount_type: price.amount_type,
+    price_currency: price.price_currency ?? DEFAULT_CURRENCY,
+    tax_behavior: price.tax_behavior ?? null,
+    modified_at: null,
+  };
   switch (price.amount_type) {
     case "fixed":
       return { ...head, price_amount: price.price_amount };
     case "free":
       return head;
     case "custom":
-      return { ...head, minimum_amount: price.minimum_amount ?? 50, maximum_amount: price.maximum_amount ?? null, preset_amount: price.preset_amount ?? null };
+      return {
+        ...head,
+        minimum_amount: price.minimum_amount ?? 50,
+        maximum_amount: price.maximum_amount ?? null,
+        preset_amount: price.preset_amount ?? null,
+      };
     case "seat_based":
       return {
         ...head,
-        seat_tiers: JSON.stringify(price.seat_tiers.tiers.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats ?? null, price_per_seat: t.price_per_seat }))),
+        seat_tiers: JSON.stringify(
+          price.seat_tiers.tiers.map((t) => ({ min_seats: t.min_seats, max_seats: t.max_seats ?? null, price_per_seat: t.price_per_seat })),
+        ),
       };
     case "metered_unit":
-      return { ...head, meter_id: price.meter_id, meter_name: null, unit_amount: String(price.unit_amount), cap_amount: price.cap_amount ?? null };
+      return {
+        ...head,
+        meter_id: price.meter_id,
+        meter_name: null,
+        unit_amount: String(price.unit_amount),
+        cap_amount: price.cap_amount ?? null,
+      };
   }
 }
 

@@ -30,7 +30,9 @@ export const productRelations = (eb: ProductScope) => [
       .orderBy("pb.position")
       .selectAll("b"),
   ).as("benefits"),
-  jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as("medias"),
+  jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
+    "medias",
+  ),
 ];
 
 export interface ProductFilters {
@@ -58,7 +60,13 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: ProductFilt
   if (filters.benefitIds !== null) {
     const benefitIds = filters.benefitIds;
     query = query.where((eb) =>
-      eb.exists(eb.selectFrom("product_benefits as fb").whereRef("fb.product_id", "=", "p.id").where("fb.benefit_id", "in", benefitIds).select("fb.benefit_id")),
+      eb.exists(
+        eb
+          .selectFrom("product_benefits as fb")
+          .whereRef("fb.product_id", "=", "p.id")
+          .where("fb.benefit_id", "in", benefitIds)
+          .select("fb.benefit_id"),
+      ),
     );
   }
   return query;
@@ -72,7 +80,11 @@ const SORT_EXPRESSIONS: Record<(typeof ProductSortKeys)[number], ReturnType<type
   price_amount: sql`(SELECT min(coalesce(price_amount, minimum_amount, 0)) FROM product_prices WHERE product_id = p.id AND NOT is_archived)`,
 };
 
-export const findProductWithRelations = async (db: Executor, id: string, allowed: OrganizationScope): Promise<ProductWithRelations | undefined> => {
+export const findProductWithRelations = async (
+  db: Executor,
+  id: string,
+  allowed: OrganizationScope,
+): Promise<ProductWithRelations | undefined> => {
   const row = await filtered(db, allowed, { ids: [id], organizationIds: null, benefitIds: null, visibility: null })
     .selectAll("p")
     .select(productRelations)
@@ -82,7 +94,9 @@ export const findProductWithRelations = async (db: Executor, id: string, allowed
 };
 
 export const countProducts = async (db: Executor, allowed: OrganizationScope, filters: ProductFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters).select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
+  const row = await filtered(db, allowed, filters)
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 };
 
@@ -96,5 +110,5 @@ export const listProducts = async (
 ): Promise<ProductWithRelations[]> => {
   let query = filtered(db, allowed, filters).selectAll("p").select(productRelations);
   for (const { key, direction } of sorting) query = query.orderBy(SORT_EXPRESSIONS[key], direction);
-  return (await query.orderBy("p.id").offset(offset).limit(limit).execute());
+  return await query.orderBy("p.id").offset(offset).limit(limit).execute();
 };

@@ -16,7 +16,9 @@ export const attachBenefits = (db: Executor, organizationId: string, productId: 
   benefitIds.length
     ? db
         .insertInto("product_benefits")
-        .values(benefitIds.map((benefit_id, position) => ({ organization_id: organizationId, product_id: productId, benefit_id, position })))
+        .values(
+          benefitIds.map((benefit_id, position) => ({ organization_id: organizationId, product_id: productId, benefit_id, position })),
+        )
         .execute()
     : Promise.resolve([]);
 
@@ -40,9 +42,23 @@ export const livePrices = (db: Executor, productId: string) =>
   db.selectFrom("product_prices").selectAll().where("product_id", "=", productId).where("is_archived", "=", false).execute();
 
 /** Archives the product's live prices not kept, and moves the kept ones to their new positions. */
-export async function keepPrices(db: Executor, productId: string, kept: readonly { id: string; position: number }[], now: Date): Promise<void> {
-  let archive = db.updateTable("product_prices").set({ is_archived: true, modified_at: now }).where("product_id", "=", productId).where("is_archived", "=", false);
-  if (kept.length) archive = archive.where("id", "not in", kept.map((k) => k.id));
+export async function keepPrices(
+  db: Executor,
+  productId: string,
+  kept: readonly { id: string; position: number }[],
+  now: Date,
+): Promise<void> {
+  let archive = db
+    .updateTable("product_prices")
+    .set({ is_archived: true, modified_at: now })
+    .where("product_id", "=", productId)
+    .where("is_archived", "=", false);
+  if (kept.length)
+    archive = archive.where(
+      "id",
+      "not in",
+      kept.map((k) => k.id),
+    );
   await archive.execute();
   for (const { id, position } of kept) await db.updateTable("product_prices").set({ position }).where("id", "=", id).execute();
 }
@@ -58,6 +74,5 @@ export async function keepMedias(db: Executor, productId: string, ids: readonly 
   for (const [position, id] of ids.entries()) await db.updateTable("product_medias").set({ position }).where("id", "=", id).execute();
 }
 
-
-export const detachAllBenefits = (db: Executor, productId: string) => db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();
-
+export const detachAllBenefits = (db: Executor, productId: string) =>
+  db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();

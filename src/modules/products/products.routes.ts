@@ -17,7 +17,13 @@ export const productRoutes =
       "/v1/products/",
       {
         config: requireAuth(ORGANIZATION_SIDE, PRODUCTS_READ),
-        schema: { operationId: "products:list", tags, summary: "List Products", querystring: ProductListQuery, response: responses({ 200: ListResourceProduct }) },
+        schema: {
+          operationId: "products:list",
+          tags,
+          summary: "List Products",
+          querystring: ProductListQuery,
+          response: responses({ 200: ListResourceProduct }),
+        },
       },
       async (request) => products.list(request.query, organizationScope(principalOf(request))),
     );
@@ -26,7 +32,13 @@ export const productRoutes =
       "/v1/products/",
       {
         config: requireAuth(ORGANIZATION_SIDE, PRODUCTS_WRITE),
-        schema: { operationId: "products:create", tags, summary: "Create Product", body: ProductCreate, response: responses({ 201: Product }) },
+        schema: {
+          operationId: "products:create",
+          tags,
+          summary: "Create Product",
+          body: ProductCreate,
+          response: responses({ 201: Product }),
+        },
       },
       async (request, reply) => reply.code(201).send(await products.create(principalOf(request), request.body)),
     );
@@ -35,7 +47,13 @@ export const productRoutes =
       "/v1/products/:id",
       {
         config: requireAuth(ORGANIZATION_SIDE, PRODUCTS_READ),
-        schema: { operationId: "products:get", tags, summary: "Get Product", params: IdParams, response: responses({ 200: Product }, { notFound: true }) },
+        schema: {
+          operationId: "products:get",
+          tags,
+          summary: "Get Product",
+          params: IdParams,
+          response: responses({ 200: Product }, { notFound: true }),
+        },
       },
       async (request) => products.get(request.params.id, organizationScope(principalOf(request))),
     );

@@ -21,7 +21,10 @@ const pairIssue = (interval: unknown, count: unknown, loc: Loc): ValidationIssue
   (interval === null) === (count === null) ? [] : [valueIssue(loc, "The interval and its count must be set together.", count)];
 
 // No file uploads or custom fields exist in this service, so new products can reference none.
-function unknownReferences(input: { medias?: string[] | null; attached_custom_fields?: { custom_field_id: string }[] | null }, knownMedias: Set<string>): ValidationIssue[] {
+function unknownReferences(
+  input: { medias?: string[] | null; attached_custom_fields?: { custom_field_id: string }[] | null },
+  knownMedias: Set<string>,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   (input.medias ?? []).forEach((id, i) => {
     if (!knownMedias.has(id)) issues.push(valueIssue(["body", "medias", i], "Media file not found.", id));
@@ -50,8 +53,12 @@ export function createProductService(deps: Deps) {
       const prices = planPrices(input.prices, [], recurring !== null);
       fail([
         ...prices.issues,
-        ...(recurring ? pairIssue(recurring.trial_interval ?? null, recurring.trial_interval_count ?? null, ["body", "trial_interval_count"]) : []),
-        ...(recurring ? pairIssue(recurring.meter_interval ?? null, recurring.meter_interval_count ?? null, ["body", "meter_interval_count"]) : []),
+        ...(recurring
+          ? pairIssue(recurring.trial_interval ?? null, recurring.trial_interval_count ?? null, ["body", "trial_interval_count"])
+          : []),
+        ...(recurring
+          ? pairIssue(recurring.meter_interval ?? null, recurring.meter_interval_count ?? null, ["body", "meter_interval_count"])
+          : []),
         ...unknownReferences(input, new Set()),
       ]);
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
@@ -105,10 +112,22 @@ export function createProductService(deps: Deps) {
         const recurring = current.recurring_interval !== null;
         const issues: ValidationIssue[] = [];
         if (!recurring && (input.recurring_interval || input.recurring_interval_count)) {
-          issues.push(valueIssue(["body", "recurring_interval"], "A one-time product cannot become recurring.", input.recurring_interval ?? input.recurring_interval_count));
+          issues.push(
+            valueIssue(
+              ["body", "recurring_interval"],
+              "A one-time product cannot become recurring.",
+              input.recurring_interval ?? input.recurring_interval_count,
+            ),
+          );
         }
         if (!recurring && (input.trial_interval || input.trial_interval_count)) {
-          issues.push(valueIssue(["body", "trial_interval"], "Only recurring products have trials.", input.trial_interval ?? input.trial_interval_count));
+          issues.push(
+            valueIssue(
+              ["body", "trial_interval"],
+              "Only recurring products have trials.",
+              input.trial_interval ?? input.trial_interval_count,
+            ),
+          );
         }
         const trialInterval = input.trial_interval === undefined ? current.trial_interval : input.trial_interval;
         const trialCount = input.trial_interval_count === undefined ? current.trial_interval_count : input.trial_interval_count;
@@ -134,7 +153,10 @@ export function createProductService(deps: Deps) {
         });
         if (prices) {
           await repo.keepPrices(trx, current.id, prices.keep, now);
-          await repo.insertPrices(trx, newPriceRows(prices, { organization_id: current.organization_id, product_id: current.id, created_at: now }));
+          await repo.insertPrices(
+            trx,
+            newPriceRows(prices, { organization_id: current.organization_id, product_id: current.id, created_at: now }),
+          );
         }
         if (input.medias) await repo.keepMedias(trx, current.id, input.medias);
         return current.organization_id;
@@ -149,7 +171,11 @@ export function createProductService(deps: Deps) {
         if (!current) throw new ResourceNotFound();
         const benefitIds = [...new Set(input.benefits)];
         const known = await existingBenefitIds(trx, current.organization_id, benefitIds);
-        fail(input.benefits.flatMap((benefitId, i) => (known.has(benefitId) ? [] : [valueIssue(["body", "benefits", i], "Benefit does not exist.", benefitId)])));
+        fail(
+          input.benefits.flatMap((benefitId, i) =>
+            known.has(benefitId) ? [] : [valueIssue(["body", "benefits", i], "Benefit does not exist.", benefitId)],
+          ),
+        );
         await repo.detachAllBenefits(trx, current.id);
         await repo.attachBenefits(trx, current.organization_id, current.id, benefitIds);
         await repo.updateProduct(trx, current.id, { modified_at: deps.now() });

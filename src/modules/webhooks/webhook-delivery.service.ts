@@ -37,12 +37,17 @@ const MAX_RUN_MS = 2_000;
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
   const key = `${TaskName.webhookDeliver}:${endpointId}`;
   // Job times are compared with the database clock, so the delay is applied to the real clock.
-  return enqueueJob(db, TaskName.webhookDeliver, { endpointId }, {
-    jobKey: key,
-    queueName: key,
-    runAt: new Date(Date.now() + Math.max(0, delayMs)),
-    priority: DELIVERY_PRIORITY,
-  });
+  return enqueueJob(
+    db,
+    TaskName.webhookDeliver,
+    { endpointId },
+    {
+      jobKey: key,
+      queueName: key,
+      runAt: new Date(Date.now() + Math.max(0, delayMs)),
+      priority: DELIVERY_PRIORITY,
+    },
+  );
 }
 
 export const urlPolicyOf = (deps: Deps): UrlPolicy => ({

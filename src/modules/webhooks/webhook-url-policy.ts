@@ -17,7 +17,10 @@ const ranges = (entries: [string, number, "ipv4" | "ipv6"][]): BlockList => {
   return list;
 };
 
-const LOOPBACK = ranges([["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]]);
+const LOOPBACK = ranges([
+  ["127.0.0.0", 8, "ipv4"],
+  ["::1", 128, "ipv6"],
+]);
 const PRIVATE = ranges([
   ["10.0.0.0", 8, "ipv4"],
   ["172.16.0.0", 12, "ipv4"],

@@ -56,7 +56,8 @@ export function createWebhookService(deps: Deps) {
     if (requested === undefined || requested === null) {
       throw new RequestValidationError([{ loc: ["body", "organization_id"], msg: "Field required", type: "missing", input: null }]);
     }
-    if (!(await findOrganization(deps.db, requested, null))) throw valueError(["body", "organization_id"], "Organization not found.", requested);
+    if (!(await findOrganization(deps.db, requested, null)))
+      throw valueError(["body", "organization_id"], "Organization not found.", requested);
     return requested;
   }
 

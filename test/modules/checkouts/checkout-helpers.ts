@@ -40,6 +40,10 @@ export async function openCheckoutThroughApi(ctx: TestContext, token: string, pa
 
 /** A context with a checkout writer's token and one product to check out. */
 export async function openCheckoutContext() {
-  const { ctx, org, tokens: [token] } = await openOrganizationContext(["checkouts:write"]);
+  const {
+    ctx,
+    org,
+    tokens: [token],
+  } = await openOrganizationContext(["checkouts:write"]);
   return { ctx, token, productId: (await createProduct(ctx.deps, org.id)).product.id };
 }

@@ -2,16 +2,27 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createDiscount,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { FR_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
+import { FR_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string; slug: string };
 let token: string;
 
 beforeAll(async () => {
-  ({ ctx, org, tokens: [token] } = await openOrganizationContext(["checkouts:write"]));
+  ({
+    ctx,
+    org,
+    tokens: [token],
+  } = await openOrganizationContext(["checkouts:write"]));
 });
 afterAll(() => ctx.close());
 
@@ -27,14 +38,32 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     const product = await createProduct(ctx.deps, org.id, {
       product: { name: "Pro" },
       prices: [{ amount_type: "fixed", price_amount: 10_000 }],
-      benefits: [{ type: "license_keys", description: "Key", properties: { prefix: " pro ", expires: { ttl: 1, timeframe: "year" }, activations: { limit: 3, enable_customer_admin: true }, limit_usage: 100 } }],
+      benefits: [
+        {
+          type: "license_keys",
+          description: "Key",
+          properties: {
+            prefix: " pro ",
+            expires: { ttl: 1, timeframe: "year" },
+            activations: { limit: 3, enable_customer_admin: true },
+            limit_usage: 100,
+          },
+        },
+      ],
     });
     const session = await open({ products: [product.product.id], metadata: { ref: "X" } });
     const response = await confirm(session.client_secret, { ...buyer, confirmation_token_id: "tok_visa" });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     expectReferenceResponse("checkouts:client_confirm", 200, body);
-    expect(body).toMatchObject({ id: session.id, status: "confirmed", amount: 10_000, tax_amount: 2000, total_amount: 12_000, organization: { id: org.id, slug: org.slug } });
+    expect(body).toMatchObject({
+      id: session.id,
+      status: "confirmed",
+      amount: 10_000,
+      tax_amount: 2000,
+      total_amount: 12_000,
+      organization: { id: org.id, slug: org.slug },
+    });
     expect(body.customer_session_token).toMatch(/^polar_cst_[A-Za-z0-9]{43}$/);
     expect(body.metadata).toBeUndefined();
 
@@ -65,7 +94,15 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(order!.invoice_number).toBe(`${org.slug.toUpperCase()}-${code.padStart(8, "A")}-0001`);
     expect(order!.receipt_number).toBe(`RCPT-${code.padStart(8, "A")}-0001`);
     const items = await ctx.deps.db.selectFrom("order_items").selectAll().where("order_id", "=", order!.id).execute();
-    expect(items).toEqual([expect.objectContaining({ label: "Pro", amount: 10_000, tax_amount: 2000, proration: false, product_price_id: product.prices[0]!.id })]);
+    expect(items).toEqual([
+      expect.objectContaining({
+        label: "Pro",
+        amount: 10_000,
+        tax_amount: 2000,
+        proration: false,
+        product_price_id: product.prices[0]!.id,
+      }),
+    ]);
 
     const keys = await ctx.deps.db.selectFrom("license_keys").selectAll().where("customer_id", "=", customer.id).execute();
     expect(keys).toHaveLength(1);
@@ -73,14 +110,31 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(keys[0]).toMatchObject({ status: "granted", limit_activations: 3, limit_usage: 100, usage: 0 });
     expect(keys[0]!.expires_at!.getUTCFullYear()).toBe(ctx.clock.now().getUTCFullYear() + 1);
     const grants = await ctx.deps.db.selectFrom("benefit_grants").selectAll().where("order_id", "=", order!.id).execute();
-    expect(grants).toEqual([expect.objectContaining({ customer_id: customer.id, properties: { license_key_id: keys[0]!.id, display_key: `****-${keys[0]!.key.slice(-6)}` } })]);
+    expect(grants).toEqual([
+      expect.objectContaining({
+        customer_id: customer.id,
+        properties: { license_key_id: keys[0]!.id, display_key: `****-${keys[0]!.key.slice(-6)}` },
+      }),
+    ]);
     const sessions = await ctx.deps.db.selectFrom("customer_sessions").selectAll().where("customer_id", "=", customer.id).execute();
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.token_hash).not.toContain(body.customer_session_token.slice(10));
-    expect(await eventsFor(ctx, session.id)).toEqual(["checkout.created", "checkout.updated", "order.created", "order.paid", "checkout.updated"]);
+    expect(await eventsFor(ctx, session.id)).toEqual([
+      "checkout.created",
+      "checkout.updated",
+      "order.created",
+      "order.paid",
+      "checkout.updated",
+    ]);
     // Both order events carry the full Order, as GET /v1/orders/{id} answers it.
     const orderRead = (await ctx.request({ method: "GET", url: `/v1/orders/${order!.id}`, token: ctx.ownerToken })).json();
-    const orderEvents = await ctx.deps.db.selectFrom("webhook_events").select(["type", "payload"]).where("type", "in", ["order.created", "order.paid"]).where(sql<boolean>`payload->'data'->>'id' = ${order!.id}`).orderBy("type").execute();
+    const orderEvents = await ctx.deps.db
+      .selectFrom("webhook_events")
+      .select(["type", "payload"])
+      .where("type", "in", ["order.created", "order.paid"])
+      .where(sql<boolean>`payload->'data'->>'id' = ${order!.id}`)
+      .orderBy("type")
+      .execute();
     expect(orderEvents.map((e) => e.type)).toEqual(["order.created", "order.paid"]);
     for (const { payload } of orderEvents) {
       expectReferenceResponse("orders:get", 200, payload.data);
@@ -98,13 +152,24 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     expect(declined.json()).toEqual({ error: "PaymentError", detail: "Your card was declined." });
     expect((await readBack(session.id)).status).toBe("open");
     expect(await ordersOf(session.id)).toEqual([]);
-    const afterDecline = await ctx.deps.db.selectFrom("discounts").select("redemptions_count").where("id", "=", discount.id).executeTakeFirstOrThrow();
+    const afterDecline = await ctx.deps.db
+      .selectFrom("discounts")
+      .select("redemptions_count")
+      .where("id", "=", discount.id)
+      .executeTakeFirstOrThrow();
     expect(afterDecline.redemptions_count).toBe(0);
 
     expect((await confirm(session.client_secret, { confirmation_token_id: "tok_mastercard" })).statusCode).toBe(200);
     expect((await readBack(session.id)).status).toBe("succeeded");
     const [order] = await ordersOf(session.id);
-    expect(order).toMatchObject({ discount_id: discount.id, subtotal_amount: 2500, discount_amount: 250, net_amount: 2250, tax_amount: 450, total_amount: 2700 });
+    expect(order).toMatchObject({
+      discount_id: discount.id,
+      subtotal_amount: 2500,
+      discount_amount: 250,
+      net_amount: 2250,
+      tax_amount: 450,
+      total_amount: 2700,
+    });
   });
 
   it("fails the session on a processing error; it cannot be confirmed again", async () => {
@@ -132,14 +197,24 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
   });
 
   it("starts a trial with a saved card and a zero order, billed as a subscription start", async () => {
-    const monthly = await createProduct(ctx.deps, org.id, { product: { recurring_interval: "month", recurring_interval_count: 1, trial_interval: "day", trial_interval_count: 7 } });
+    const monthly = await createProduct(ctx.deps, org.id, {
+      product: { recurring_interval: "month", recurring_interval_count: 1, trial_interval: "day", trial_interval_count: 7 },
+    });
     const session = await open({ products: [monthly.product.id], ...buyer });
-    expect((await confirm(session.client_secret, {})).json().detail).toEqual([expect.objectContaining({ loc: ["body", "confirmation_token_id"], type: "missing" })]);
+    expect((await confirm(session.client_secret, {})).json().detail).toEqual([
+      expect.objectContaining({ loc: ["body", "confirmation_token_id"], type: "missing" }),
+    ]);
     const response = await confirm(session.client_secret, { confirmation_token_id: "tok_visa" });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ is_payment_required: false, is_payment_setup_required: true, active_trial_interval: "day" });
     const [order] = await ordersOf(session.id);
-    expect(order).toMatchObject({ billing_reason: "subscription_create", subtotal_amount: 0, total_amount: 0, receipt_number: null, payment_reference: null });
+    expect(order).toMatchObject({
+      billing_reason: "subscription_create",
+      subtotal_amount: 0,
+      total_amount: 0,
+      receipt_number: null,
+      payment_reference: null,
+    });
   });
 
   it("completes a fully discounted total without a payment form", async () => {
@@ -163,13 +238,23 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
   it("redeems a discount exactly max_redemptions times when fifty sessions race for it", async () => {
     const product = await createProduct(ctx.deps, org.id);
     const discount = await createDiscount(ctx.deps, org.id, { code: "RACE10", max_redemptions: 10 });
-    const sessions = await Promise.all(Array.from({ length: 50 }, (_, i) => open({ products: [product.product.id], discount_id: discount.id, ...buyer, customer_email: `racer${i}@example.com` })));
+    const sessions = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        open({ products: [product.product.id], discount_id: discount.id, ...buyer, customer_email: `racer${i}@example.com` }),
+      ),
+    );
     const responses = await Promise.all(sessions.map((s) => confirm(s.client_secret, { confirmation_token_id: "tok_visa" })));
     const statuses = responses.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 403)).toHaveLength(40);
-    expect(new Set(responses.filter((r) => r.statusCode === 403).map((r) => r.json().error))).toEqual(new Set(["DiscountRedemptionLimitReached"]));
-    const row = await ctx.deps.db.selectFrom("discounts").select("redemptions_count").where("id", "=", discount.id).executeTakeFirstOrThrow();
+    expect(new Set(responses.filter((r) => r.statusCode === 403).map((r) => r.json().error))).toEqual(
+      new Set(["DiscountRedemptionLimitReached"]),
+    );
+    const row = await ctx.deps.db
+      .selectFrom("discounts")
+      .select("redemptions_count")
+      .where("id", "=", discount.id)
+      .executeTakeFirstOrThrow();
     expect(row.redemptions_count).toBe(10);
     const orders = await ctx.deps.db.selectFrom("orders").select("id").where("discount_id", "=", discount.id).execute();
     expect(orders).toHaveLength(10);
@@ -178,10 +263,18 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
   it("numbers invoices per customer without gaps when one customer's orders are created in parallel", async () => {
     const customer = await createCustomer(ctx.deps, org.id);
     const product = await createProduct(ctx.deps, org.id);
-    const sessions = await Promise.all(Array.from({ length: 8 }, () => open({ products: [product.product.id], customer_id: customer.id, customer_billing_address: FR_ADDRESS })));
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        open({ products: [product.product.id], customer_id: customer.id, customer_billing_address: FR_ADDRESS }),
+      ),
+    );
     const responses = await Promise.all(sessions.map((s) => confirm(s.client_secret, { confirmation_token_id: "tok_visa" })));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
-    const orders = await ctx.deps.db.selectFrom("orders").select(["invoice_number", "receipt_number"]).where("customer_id", "=", customer.id).execute();
+    const orders = await ctx.deps.db
+      .selectFrom("orders")
+      .select(["invoice_number", "receipt_number"])
+      .where("customer_id", "=", customer.id)
+      .execute();
     const suffixes = (values: (string | null)[]) => values.map((v) => v!.slice(-4)).sort();
     const expected = Array.from({ length: 8 }, (_, i) => String(i + 1).padStart(4, "0"));
     expect(suffixes(orders.map((o) => o.invoice_number))).toEqual(expected);
@@ -193,8 +286,18 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     const sessions = await Promise.all([
       open({ products: [product.product.id], customer_email: "Same@Example.com", customer_billing_address: FR_ADDRESS }),
       open({ products: [product.product.id], customer_email: "same@example.com", customer_billing_address: FR_ADDRESS }),
-      open({ products: [product.product.id], customer_email: "other@example.com", external_customer_id: "crm-42", customer_billing_address: FR_ADDRESS }),
-      open({ products: [product.product.id], customer_email: "changed@example.com", external_customer_id: "crm-42", customer_billing_address: FR_ADDRESS }),
+      open({
+        products: [product.product.id],
+        customer_email: "other@example.com",
+        external_customer_id: "crm-42",
+        customer_billing_address: FR_ADDRESS,
+      }),
+      open({
+        products: [product.product.id],
+        customer_email: "changed@example.com",
+        external_customer_id: "crm-42",
+        customer_billing_address: FR_ADDRESS,
+      }),
     ]);
     const responses = await Promise.all(sessions.map((s) => confirm(s.client_secret, { confirmation_token_id: "tok_visa" })));
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
@@ -206,13 +309,21 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
 
   it("numbers invoices per organization with its own prefix when asked to", async () => {
     const numbered = await createOrganization(ctx.deps);
-    await ctx.deps.db.updateTable("organizations").set({ invoice_numbering: "organization", invoice_prefix: "INV" }).where("id", "=", numbered.id).execute();
+    await ctx.deps.db
+      .updateTable("organizations")
+      .set({ invoice_numbering: "organization", invoice_prefix: "INV" })
+      .where("id", "=", numbered.id)
+      .execute();
     const numberedToken = await createOrganizationToken(ctx.deps, numbered.id, ["checkouts:write"]);
     const product = await createProduct(ctx.deps, numbered.id);
     const numbers: string[] = [];
     for (const email of ["a@example.com", "b@example.com"]) {
-      const session = (await ctx.request({ method: "POST", url: "/v1/checkouts/", token: numberedToken, payload: { products: [product.product.id] } })).json();
-      expect((await confirm(session.client_secret, { ...buyer, customer_email: email, confirmation_token_id: "tok_visa" })).statusCode).toBe(200);
+      const session = (
+        await ctx.request({ method: "POST", url: "/v1/checkouts/", token: numberedToken, payload: { products: [product.product.id] } })
+      ).json();
+      expect(
+        (await confirm(session.client_secret, { ...buyer, customer_email: email, confirmation_token_id: "tok_visa" })).statusCode,
+      ).toBe(200);
       numbers.push((await ordersOf(session.id))[0]!.invoice_number!);
     }
     expect(numbers).toEqual(["INV-0001", "INV-0002"]);
@@ -240,26 +351,94 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     beforeAll(async () => {
       const product = await createProduct(ctx.deps, org.id);
       secret = (await open({ products: [product.product.id] })).client_secret;
-      businessSecret = (await open({ products: [product.product.id], is_business_customer: true, customer_email: "b@example.com", customer_billing_address: { country: "DE" } })).client_secret;
+      businessSecret = (
+        await open({
+          products: [product.product.id],
+          is_business_customer: true,
+          customer_email: "b@example.com",
+          customer_billing_address: { country: "DE" },
+        })
+      ).client_secret;
       before = await writeCounts(ctx);
     });
-    const post = (payload: unknown, which: () => string = () => secret) => () => ({ method: "POST" as const, url: `/v1/checkouts/client/${which()}/confirm`, payload: payload as object });
+    const post =
+      (payload: unknown, which: () => string = () => secret) =>
+      () => ({ method: "POST" as const, url: `/v1/checkouts/client/${which()}/confirm`, payload: payload as object });
 
     badInputTable(
       () => ctx.request,
       [
-        { name: "no email", request: post({ customer_billing_address: FR_ADDRESS, confirmation_token_id: "tok_visa" }), status: 422, loc: ["body", "customer_email"] },
-        { name: "no billing address for a paid session", request: post({ customer_email: "x@example.com", confirmation_token_id: "tok_visa" }), status: 422, loc: ["body", "customer_billing_address"] },
-        { name: "a US address without its required lines", request: post({ customer_email: "x@example.com", customer_billing_address: { country: "US", state: "US-NY" }, confirmation_token_id: "tok_visa" }), status: 422, loc: ["body", "customer_billing_address", "line1"] },
+        {
+          name: "no email",
+          request: post({ customer_billing_address: FR_ADDRESS, confirmation_token_id: "tok_visa" }),
+          status: 422,
+          loc: ["body", "customer_email"],
+        },
+        {
+          name: "no billing address for a paid session",
+          request: post({ customer_email: "x@example.com", confirmation_token_id: "tok_visa" }),
+          status: 422,
+          loc: ["body", "customer_billing_address"],
+        },
+        {
+          name: "a US address without its required lines",
+          request: post({
+            customer_email: "x@example.com",
+            customer_billing_address: { country: "US", state: "US-NY" },
+            confirmation_token_id: "tok_visa",
+          }),
+          status: 422,
+          loc: ["body", "customer_billing_address", "line1"],
+        },
         { name: "no confirmation token for a paid session", request: post(buyer), status: 422, loc: ["body", "confirmation_token_id"] },
-        { name: "a business without billing name", request: post({ confirmation_token_id: "tok_visa" }, () => businessSecret), status: 422, loc: ["body", "customer_billing_name"] },
-        { name: "a business without street address", request: post({ customer_billing_name: "ACME", confirmation_token_id: "tok_visa" }, () => businessSecret), status: 422, loc: ["body", "customer_billing_address", "line1"] },
-        { name: "an unknown discount code", request: post({ ...buyer, discount_code: "NOPE", confirmation_token_id: "tok_visa" }), status: 422, loc: ["body", "discount_code"] },
-        { name: "allow_trial true", request: post({ ...buyer, allow_trial: true, confirmation_token_id: "tok_visa" }), status: 422, loc: ["body", "allow_trial"] },
-        { name: "a numeric token", request: post({ ...buyer, confirmation_token_id: 42 }), status: 422, loc: ["body", "confirmation_token_id"] },
-        { name: "an unknown client secret", request: () => ({ method: "POST", url: "/v1/checkouts/client/polar_c_unknown/confirm", payload: buyer }), status: 404, error: "ResourceNotFound" },
-        { name: "an overlong client secret", request: () => ({ method: "POST", url: `/v1/checkouts/client/${"a".repeat(300)}/confirm`, payload: buyer }), status: 422, loc: ["path", "client_secret"] },
-        { name: "an invalid bearer token", request: () => ({ ...post(buyer)(), headers: { authorization: "Bearer polar_oat_nope" } }), status: 401, error: "invalid_token" },
+        {
+          name: "a business without billing name",
+          request: post({ confirmation_token_id: "tok_visa" }, () => businessSecret),
+          status: 422,
+          loc: ["body", "customer_billing_name"],
+        },
+        {
+          name: "a business without street address",
+          request: post({ customer_billing_name: "ACME", confirmation_token_id: "tok_visa" }, () => businessSecret),
+          status: 422,
+          loc: ["body", "customer_billing_address", "line1"],
+        },
+        {
+          name: "an unknown discount code",
+          request: post({ ...buyer, discount_code: "NOPE", confirmation_token_id: "tok_visa" }),
+          status: 422,
+          loc: ["body", "discount_code"],
+        },
+        {
+          name: "allow_trial true",
+          request: post({ ...buyer, allow_trial: true, confirmation_token_id: "tok_visa" }),
+          status: 422,
+          loc: ["body", "allow_trial"],
+        },
+        {
+          name: "a numeric token",
+          request: post({ ...buyer, confirmation_token_id: 42 }),
+          status: 422,
+          loc: ["body", "confirmation_token_id"],
+        },
+        {
+          name: "an unknown client secret",
+          request: () => ({ method: "POST", url: "/v1/checkouts/client/polar_c_unknown/confirm", payload: buyer }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "an overlong client secret",
+          request: () => ({ method: "POST", url: `/v1/checkouts/client/${"a".repeat(300)}/confirm`, payload: buyer }),
+          status: 422,
+          loc: ["path", "client_secret"],
+        },
+        {
+          name: "an invalid bearer token",
+          request: () => ({ ...post(buyer)(), headers: { authorization: "Bearer polar_oat_nope" } }),
+          status: 401,
+          error: "invalid_token",
+        },
       ],
       async () => expect(await writeCounts(ctx)).toEqual(before),
     );

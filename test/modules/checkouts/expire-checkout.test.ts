@@ -16,9 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const open = async () => (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId] } })).json<{ id: string; client_secret: string; expires_at: string }>();
+const open = async () =>
+  (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [productId] } })).json<{
+    id: string;
+    client_secret: string;
+    expires_at: string;
+  }>();
 const run = (checkoutId: string) => expireCheckoutTask(ctx.deps, ctx.services.checkoutSessions)({ checkoutId }, {} as JobHelpers);
-const statusOf = async (id: string) => (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
+const statusOf = async (id: string) =>
+  (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
 const jobFor = (id: string) =>
   ctx.deps.db
     .selectFrom("graphile_worker.jobs" as never)
@@ -59,11 +65,25 @@ describe("checkout.expire task", () => {
   });
 
   it("leaves completed sessions alone", async () => {
-    const free = await createProduct(ctx.deps, (await ctx.deps.db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirstOrThrow()).organization_id, {
-      prices: [{ amount_type: "free", price_amount: null }],
-    });
-    const session = (await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [free.product.id], customer_email: "e@example.com" } })).json();
-    expect((await ctx.request({ method: "POST", url: `/v1/checkouts/client/${session.client_secret}/confirm`, payload: {} })).statusCode).toBe(200);
+    const free = await createProduct(
+      ctx.deps,
+      (await ctx.deps.db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirstOrThrow())
+        .organization_id,
+      {
+        prices: [{ amount_type: "free", price_amount: null }],
+      },
+    );
+    const session = (
+      await ctx.request({
+        method: "POST",
+        url: "/v1/checkouts/",
+        token,
+        payload: { products: [free.product.id], customer_email: "e@example.com" },
+      })
+    ).json();
+    expect(
+      (await ctx.request({ method: "POST", url: `/v1/checkouts/client/${session.client_secret}/confirm`, payload: {} })).statusCode,
+    ).toBe(200);
     ctx.clock.set(new Date(new Date(session.expires_at).getTime() + 1000));
     await run(session.id);
     expect(await statusOf(session.id)).toBe("succeeded");

@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCheckout, createCustomer, createDiscount, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createCheckout,
+  createCustomer,
+  createDiscount,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { FR_ADDRESS, eventsFor, writeCounts , openCheckoutThroughApi } from "./checkout-helpers.ts";
+import { FR_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -11,13 +19,18 @@ let writeToken: string;
 let readToken: string;
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [writeToken, readToken] } = await openOrganizationContext(["checkouts:write"], ["checkouts:read"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [writeToken, readToken],
+  } = await openOrganizationContext(["checkouts:write"], ["checkouts:read"]));
 });
 afterAll(() => ctx.close());
 
 const open = (payload: Record<string, unknown>, token = writeToken) => openCheckoutThroughApi(ctx, token, payload);
 const list = (query: string, token: string | null = readToken) => ctx.request({ method: "GET", url: `/v1/checkouts/${query}`, token });
-const update = (id: string, payload: unknown, token: string | null = writeToken) => ctx.request({ method: "PATCH", url: `/v1/checkouts/${id}`, token, payload: payload as object });
+const update = (id: string, payload: unknown, token: string | null = writeToken) =>
+  ctx.request({ method: "PATCH", url: `/v1/checkouts/${id}`, token, payload: payload as object });
 
 describe("GET /v1/checkouts/", () => {
   let ids: string[];
@@ -82,15 +95,41 @@ describe("GET /v1/checkouts/", () => {
     expect(body.pagination).toEqual({ total_count: 101, max_page: 2 });
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "a zero limit", request: () => ({ method: "GET", url: "/v1/checkouts/?limit=0", token: readToken }), status: 422, loc: ["query", "limit"] },
-    { name: "a text page", request: () => ({ method: "GET", url: "/v1/checkouts/?page=two", token: readToken }), status: 422, loc: ["query", "page"] },
-    { name: "an unknown sort key", request: () => ({ method: "GET", url: "/v1/checkouts/?sorting=amount", token: readToken }), status: 422 },
-    { name: "an unknown status", request: () => ({ method: "GET", url: "/v1/checkouts/?status=paid", token: readToken }), status: 422 },
-    { name: "a non-UUID product filter", request: () => ({ method: "GET", url: "/v1/checkouts/?product_id=x", token: readToken }), status: 422 },
-    { name: "no token", request: () => ({ method: "GET", url: "/v1/checkouts/" }), status: 401, error: "Unauthorized" },
-    { name: "a token without a checkouts scope", request: () => ({ method: "GET", url: "/v1/checkouts/", token: noScope }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a zero limit",
+        request: () => ({ method: "GET", url: "/v1/checkouts/?limit=0", token: readToken }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      {
+        name: "a text page",
+        request: () => ({ method: "GET", url: "/v1/checkouts/?page=two", token: readToken }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "an unknown sort key",
+        request: () => ({ method: "GET", url: "/v1/checkouts/?sorting=amount", token: readToken }),
+        status: 422,
+      },
+      { name: "an unknown status", request: () => ({ method: "GET", url: "/v1/checkouts/?status=paid", token: readToken }), status: 422 },
+      {
+        name: "a non-UUID product filter",
+        request: () => ({ method: "GET", url: "/v1/checkouts/?product_id=x", token: readToken }),
+        status: 422,
+      },
+      { name: "no token", request: () => ({ method: "GET", url: "/v1/checkouts/" }), status: 401, error: "Unauthorized" },
+      {
+        name: "a token without a checkouts scope",
+        request: () => ({ method: "GET", url: "/v1/checkouts/", token: noScope }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
   let noScope: string;
   beforeAll(async () => {
     noScope = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
@@ -136,7 +175,9 @@ describe("PATCH /v1/checkouts/{id}", () => {
       sessionId = (await open({ products: [product.product.id] })).id;
       const free = await createProduct(ctx.deps, orgId, { prices: [{ amount_type: "free", price_amount: null }] });
       const done = await open({ products: [free.product.id], customer_email: "x@example.com" });
-      expect((await ctx.request({ method: "POST", url: `/v1/checkouts/client/${done.client_secret}/confirm`, payload: {} })).statusCode).toBe(200);
+      expect(
+        (await ctx.request({ method: "POST", url: `/v1/checkouts/client/${done.client_secret}/confirm`, payload: {} })).statusCode,
+      ).toBe(200);
       succeededId = done.id;
       const other = await createOrganization(ctx.deps);
       const otherToken = await createOrganizationToken(ctx.deps, other.id, ["checkouts:write"]);
@@ -153,15 +194,58 @@ describe("PATCH /v1/checkouts/{id}", () => {
     badInputTable(
       () => ctx.request,
       [
-        { name: "another organization's session", request: patch(() => foreignSessionId, { customer_name: "x" }), status: 404, error: "ResourceNotFound" },
-        { name: "an unknown session", request: patch(() => "3f2b1c4d-1111-4222-8333-123456789abc", {}), status: 404, error: "ResourceNotFound" },
+        {
+          name: "another organization's session",
+          request: patch(() => foreignSessionId, { customer_name: "x" }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "an unknown session",
+          request: patch(() => "3f2b1c4d-1111-4222-8333-123456789abc", {}),
+          status: 404,
+          error: "ResourceNotFound",
+        },
         { name: "a non-UUID id", request: patch(() => "nope", {}), status: 422, loc: ["path", "id"] },
         { name: "a completed session", request: patch(() => succeededId, { customer_name: "x" }), status: 403, error: "NotOpenCheckout" },
-        { name: "an unknown discount", request: patch(() => sessionId, { discount_id: "3f2b1c4d-1111-4222-8333-123456789abc" }), status: 422, loc: ["body", "discount_id"] },
-        { name: "a wrong-typed flag", request: patch(() => sessionId, { require_billing_address: "yes" }), status: 422, loc: ["body", "require_billing_address"] },
-        { name: "an overlong embed origin", request: patch(() => sessionId, { embed_origin: "x".repeat(2084) }), status: 422, loc: ["body", "embed_origin"] },
-        { name: "a read-only token", request: patch(() => sessionId, {}, () => readToken), status: 403, error: "insufficient_scope" },
-        { name: "no token", request: patch(() => sessionId, {}, () => null), status: 401, error: "Unauthorized" },
+        {
+          name: "an unknown discount",
+          request: patch(() => sessionId, { discount_id: "3f2b1c4d-1111-4222-8333-123456789abc" }),
+          status: 422,
+          loc: ["body", "discount_id"],
+        },
+        {
+          name: "a wrong-typed flag",
+          request: patch(() => sessionId, { require_billing_address: "yes" }),
+          status: 422,
+          loc: ["body", "require_billing_address"],
+        },
+        {
+          name: "an overlong embed origin",
+          request: patch(() => sessionId, { embed_origin: "x".repeat(2084) }),
+          status: 422,
+          loc: ["body", "embed_origin"],
+        },
+        {
+          name: "a read-only token",
+          request: patch(
+            () => sessionId,
+            {},
+            () => readToken,
+          ),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "no token",
+          request: patch(
+            () => sessionId,
+            {},
+            () => null,
+          ),
+          status: 401,
+          error: "Unauthorized",
+        },
       ],
       async () => expect(await writeCounts(ctx)).toEqual(before),
     );

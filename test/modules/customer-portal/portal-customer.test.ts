@@ -26,10 +26,18 @@ beforeEach(async () => {
 });
 
 const URL = "/v1/customer-portal/customers/me";
-const patch = (payload: Record<string, unknown>, token: string | null = session) => ctx.request({ method: "PATCH", url: URL, payload, token });
+const patch = (payload: Record<string, unknown>, token: string | null = session) =>
+  ctx.request({ method: "PATCH", url: URL, payload, token });
 const stored = () => ctx.deps.db.selectFrom("customers").selectAll().where("id", "=", customerId).executeTakeFirstOrThrow();
 const updatedEvents = async () =>
-  (await ctx.deps.db.selectFrom("webhook_events").select("payload").where("organization_id", "=", orgId).where("type", "=", "customer.updated").execute()).length;
+  (
+    await ctx.deps.db
+      .selectFrom("webhook_events")
+      .select("payload")
+      .where("organization_id", "=", orgId)
+      .where("type", "=", "customer.updated")
+      .execute()
+  ).length;
 
 describe("GET /v1/customer-portal/customers/me", () => {
   it("answers the session's customer", async () => {
@@ -37,7 +45,17 @@ describe("GET /v1/customer-portal/customers/me", () => {
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     expectReferenceResponse("customer_portal:customers:get", 200, body);
-    expect(body).toMatchObject({ id: customerId, name: "Ada Customer", billing_name: "Ada Customer", billing_address: null, tax_id: null, oauth_accounts: {}, type: "individual", locale: null, default_payment_method_id: null });
+    expect(body).toMatchObject({
+      id: customerId,
+      name: "Ada Customer",
+      billing_name: "Ada Customer",
+      billing_address: null,
+      tax_id: null,
+      oauth_accounts: {},
+      type: "individual",
+      locale: null,
+      default_payment_method_id: null,
+    });
   });
 
   it("refuses no token, an organization token and an expired session with 401", async () => {
@@ -80,7 +98,9 @@ describe("PATCH /v1/customer-portal/customers/me", () => {
   });
 
   it("prefixes and checks US states", async () => {
-    const response = await patch({ billing_address: { country: "US", state: "ny", line1: "1 Main St", city: "New York", postal_code: "10001" } });
+    const response = await patch({
+      billing_address: { country: "US", state: "ny", line1: "1 Main St", city: "New York", postal_code: "10001" },
+    });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().billing_address.state).toBe("US-NY");
     const canada = await patch({ billing_address: { country: "CA", state: "CA-QC" } });
@@ -98,21 +118,96 @@ describe("PATCH /v1/customer-portal/customers/me", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "a null billing address", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: null } }), status: 422, loc: ["body", "billing_address"] },
-      { name: "a tax ID without an address", request: () => ({ method: "PATCH", url: URL, token: session, payload: { tax_id: "FR61954506077" } }), status: 422, loc: ["body", "billing_address"] },
-      { name: "an invalid tax ID", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: FR, tax_id: "FR00000000000" } }), status: 422, loc: ["body", "tax_id"] },
-      { name: "an unknown US state", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "US", state: "ZZ" } } }), status: 422, loc: ["body", "billing_address", "state"] },
-      { name: "a US address without state", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "US" } } }), status: 422, loc: ["body", "billing_address", "state"] },
-      { name: "a bad CA subdivision", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "CA", state: "NY" } } }), status: 422, loc: ["body", "billing_address", "state"] },
-      { name: "an unknown country", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "XX" } } }), status: 422, loc: ["body", "billing_address", "country"] },
-      { name: "a numeric billing name", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_name: 5 } }), status: 422, loc: ["body", "billing_name"] },
-      { name: "an overlong billing name", request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_name: "n".repeat(1000) } }), status: 422, loc: ["body", "billing_name"] },
-      { name: "a payment method that is not the customer's", request: () => ({ method: "PATCH", url: URL, token: session, payload: { default_payment_method_id: "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" } }), status: 422, loc: ["body", "default_payment_method_id"] },
-      { name: "a null payment method", request: () => ({ method: "PATCH", url: URL, token: session, payload: { default_payment_method_id: null } }), status: 422, loc: ["body", "default_payment_method_id"] },
-      { name: "a non-UUID payment method", request: () => ({ method: "PATCH", url: URL, token: session, payload: { default_payment_method_id: "pm_1" } }), status: 422, loc: ["body", "default_payment_method_id"] },
+      {
+        name: "a null billing address",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: null } }),
+        status: 422,
+        loc: ["body", "billing_address"],
+      },
+      {
+        name: "a tax ID without an address",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { tax_id: "FR61954506077" } }),
+        status: 422,
+        loc: ["body", "billing_address"],
+      },
+      {
+        name: "an invalid tax ID",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: FR, tax_id: "FR00000000000" } }),
+        status: 422,
+        loc: ["body", "tax_id"],
+      },
+      {
+        name: "an unknown US state",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "US", state: "ZZ" } } }),
+        status: 422,
+        loc: ["body", "billing_address", "state"],
+      },
+      {
+        name: "a US address without state",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "US" } } }),
+        status: 422,
+        loc: ["body", "billing_address", "state"],
+      },
+      {
+        name: "a bad CA subdivision",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "CA", state: "NY" } } }),
+        status: 422,
+        loc: ["body", "billing_address", "state"],
+      },
+      {
+        name: "an unknown country",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_address: { country: "XX" } } }),
+        status: 422,
+        loc: ["body", "billing_address", "country"],
+      },
+      {
+        name: "a numeric billing name",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_name: 5 } }),
+        status: 422,
+        loc: ["body", "billing_name"],
+      },
+      {
+        name: "an overlong billing name",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { billing_name: "n".repeat(1000) } }),
+        status: 422,
+        loc: ["body", "billing_name"],
+      },
+      {
+        name: "a payment method that is not the customer's",
+        request: () => ({
+          method: "PATCH",
+          url: URL,
+          token: session,
+          payload: { default_payment_method_id: "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" },
+        }),
+        status: 422,
+        loc: ["body", "default_payment_method_id"],
+      },
+      {
+        name: "a null payment method",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { default_payment_method_id: null } }),
+        status: 422,
+        loc: ["body", "default_payment_method_id"],
+      },
+      {
+        name: "a non-UUID payment method",
+        request: () => ({ method: "PATCH", url: URL, token: session, payload: { default_payment_method_id: "pm_1" } }),
+        status: 422,
+        loc: ["body", "default_payment_method_id"],
+      },
       { name: "no token", request: () => ({ method: "PATCH", url: URL, payload: {} }), status: 401, error: "Unauthorized" },
-      { name: "an organization token", request: () => ({ method: "PATCH", url: URL, token: orgToken, payload: {} }), status: 401, error: "Unauthorized" },
-      { name: "an unknown session token", request: () => ({ method: "PATCH", url: URL, token: "polar_cst_nothing00000000000000000000000000000", payload: {} }), status: 401, error: "invalid_token" },
+      {
+        name: "an organization token",
+        request: () => ({ method: "PATCH", url: URL, token: orgToken, payload: {} }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "an unknown session token",
+        request: () => ({ method: "PATCH", url: URL, token: "polar_cst_nothing00000000000000000000000000000", payload: {} }),
+        status: 401,
+        error: "invalid_token",
+      },
     ],
     async () => expect(await stored()).toMatchObject(ORIGINAL),
   );

@@ -3,10 +3,24 @@ import { TaskName } from "../../../src/jobs/task-names.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCustomer, createCustomerSessionToken, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createCustomerSessionToken,
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+} from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { documentRouteBadInputs, documentsContext, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "../orders/order-documents-helpers.ts";
+import {
+  documentRouteBadInputs,
+  documentsContext,
+  download,
+  jobsWithKey,
+  orderRow,
+  orderUpdatedEvents,
+  runDocumentJobs,
+} from "../orders/order-documents-helpers.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -26,7 +40,13 @@ beforeAll(async () => {
   session = await createCustomerSessionToken(ctx.deps, customer.id);
   neighbourSession = await createCustomerSessionToken(ctx.deps, neighbour.id);
   orgToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
-  own = await createOrder(ctx.deps, orgId, { customer, billing: { name: "Johnson Orbital LLC", address: { line1: "1 Launch Pad", line2: null, postal_code: "23666", city: "Hampton", state: "US-VA", country: "US" } } });
+  own = await createOrder(ctx.deps, orgId, {
+    customer,
+    billing: {
+      name: "Johnson Orbital LLC",
+      address: { line1: "1 Launch Pad", line2: null, postal_code: "23666", city: "Hampton", state: "US-VA", country: "US" },
+    },
+  });
   neighbours = await createOrder(ctx.deps, orgId, { customer: neighbour });
   foreign = await createOrder(ctx.deps, otherOrgId);
 });
@@ -46,15 +66,18 @@ describe("POST and GET /v1/customer-portal/orders/{id}/invoice", () => {
     expect(requested.body).toBe("null");
     expectReferenceResponse("customer_portal:orders:generate_invoice", 202, requested.json());
     await runDocumentJobs(ctx);
-    expect(await orderUpdatedEvents(ctx.deps, own.id)).toEqual([expect.objectContaining({ is_invoice_generated: true, invoice_number: own.invoice_number })]);
+    expect(await orderUpdatedEvents(ctx.deps, own.id)).toEqual([
+      expect.objectContaining({ is_invoice_generated: true, invoice_number: own.invoice_number }),
+    ]);
 
     const link = await ctx.request({ method: "GET", url: invoiceUrl(own.id), token: session });
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("customer_portal:orders:invoice", 200, link.json());
-    const pdf = await download(ctx, (link.json<{ url: string }>()).url);
+    const pdf = await download(ctx, link.json<{ url: string }>().url);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     const text = await pdfText(pdf.rawPayload);
-    for (const expected of [own.invoice_number!, "Portal Shop", "Johnson Orbital LLC", "1 Launch Pad", "$10.00"]) expect(text).toContain(expected);
+    for (const expected of [own.invoice_number!, "Portal Shop", "Johnson Orbital LLC", "1 Launch Pad", "$10.00"])
+      expect(text).toContain(expected);
     // The organization sees the same invoice.
     expect((await ctx.request({ method: "GET", url: `/v1/orders/${own.id}/invoice`, token: orgToken })).statusCode).toBe(200);
   });
@@ -72,7 +95,8 @@ describe("POST and GET /v1/customer-portal/orders/{id}/invoice", () => {
   });
 });
 
-const customerOf = (order: OrderRow) => ctx.deps.db.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
+const customerOf = (order: OrderRow) =>
+  ctx.deps.db.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
 
 describe("bad input", () => {
   // The neighbour's order under the neighbour's session; the other customer's session must not

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createCustomerSessionToken, createOrder, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createCustomerSessionToken,
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -48,7 +55,8 @@ beforeEach(async () => {
 const stored = (id: string) => ctx.deps.db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const updatedEvents = async () =>
   ctx.deps.db.selectFrom("webhook_events").select("payload").where("type", "=", "order.updated").orderBy("position").execute();
-const patch = (id: string, payload: Record<string, unknown>, token = session) => ctx.request({ method: "PATCH", url: url(id), payload, token });
+const patch = (id: string, payload: Record<string, unknown>, token = session) =>
+  ctx.request({ method: "PATCH", url: url(id), payload, token });
 
 describe("GET /v1/customer-portal/orders/{id}", () => {
   it("answers the customer's order with its product, benefits, medias and seller", async () => {
@@ -93,10 +101,13 @@ describe("GET /v1/customer-portal/orders/{id}", () => {
         },
       },
     });
-    expect(body.items).toEqual([expect.objectContaining({ label: "Portal Product", amount: 4000, tax_amount: 600, proration: false, product_price_id: null })]);
+    expect(body.items).toEqual([
+      expect.objectContaining({ label: "Portal Product", amount: 4000, tax_amount: 600, proration: false, product_price_id: null }),
+    ]);
     // Public benefits carry no properties; the customer view carries no customer or metadata.
     expect(body.product.benefits[0]).not.toHaveProperty("properties");
-    for (const key of ["customer", "discount", "metadata", "custom_field_data", "platform_fee_amount"]) expect(body).not.toHaveProperty(key);
+    for (const key of ["customer", "discount", "metadata", "custom_field_data", "platform_fee_amount"])
+      expect(body).not.toHaveProperty(key);
   });
 
   it("answers 404 for another customer's order, another organization's and an unknown one", async () => {
@@ -113,8 +124,18 @@ describe("GET /v1/customer-portal/orders/{id}", () => {
     [
       { name: "a non-UUID id", request: () => ({ method: "GET", url: url("ord_1"), token: session }), status: 422, loc: ["path", "id"] },
       { name: "no token", request: () => ({ method: "GET", url: url(order.id) }), status: 401, error: "Unauthorized" },
-      { name: "an organization token", request: () => ({ method: "GET", url: url(order.id), token: orgToken }), status: 401, error: "Unauthorized" },
-      { name: "an unknown session token", request: () => ({ method: "GET", url: url(order.id), token: "polar_cst_nothing00000000000000000000000000000" }), status: 401, error: "invalid_token" },
+      {
+        name: "an organization token",
+        request: () => ({ method: "GET", url: url(order.id), token: orgToken }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "an unknown session token",
+        request: () => ({ method: "GET", url: url(order.id), token: "polar_cst_nothing00000000000000000000000000000" }),
+        status: 401,
+        error: "invalid_token",
+      },
     ],
   );
 });
@@ -127,9 +148,17 @@ describe("PATCH /v1/customer-portal/orders/{id}", () => {
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     expectReferenceResponse("customer_portal:orders:update", 200, body);
-    expect(body).toMatchObject({ id: order.id, billing_name: "Ada Ltd", billing_address: { ...address, line2: null, state: null }, modified_at: ctx.clock.now().toISOString() });
+    expect(body).toMatchObject({
+      id: order.id,
+      billing_name: "Ada Ltd",
+      billing_address: { ...address, line2: null, state: null },
+      modified_at: ctx.clock.now().toISOString(),
+    });
     expect(body.product.organization.id).toBe(orgId);
-    expect(await stored(order.id)).toMatchObject({ billing_name: "Ada Ltd", billing_address: { line1: "2 rue de Rivoli", postal_code: "75004" } });
+    expect(await stored(order.id)).toMatchObject({
+      billing_name: "Ada Ltd",
+      billing_address: { line1: "2 rue de Rivoli", postal_code: "75004" },
+    });
     const events = await updatedEvents();
     expect(events).toHaveLength(before + 1);
     const data = events.at(-1)!.payload.data as Record<string, unknown>;
@@ -177,7 +206,11 @@ describe("PATCH /v1/customer-portal/orders/{id}", () => {
   });
 
   it("answers 404 for another customer's or organization's order and leaves it untouched", async () => {
-    for (const [id, token] of [[neighbour.id, session], [stranger.id, session], [order.id, strangerSession]] as const) {
+    for (const [id, token] of [
+      [neighbour.id, session],
+      [stranger.id, session],
+      [order.id, strangerSession],
+    ] as const) {
       const response = await patch(id, { billing_name: "Intruder" }, token);
       expect(response.statusCode).toBe(404);
       expect((await stored(id)).billing_name).toBe("Ada Buyer");
@@ -191,15 +224,69 @@ describe("PATCH /v1/customer-portal/orders/{id}", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "a non-UUID id", request: () => ({ method: "PATCH", url: url("42"), token: session, payload: {} }), status: 422, loc: ["path", "id"] },
-      { name: "a numeric billing name", request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_name: 7 } }), status: 422, loc: ["body", "billing_name"] },
-      { name: "an overlong billing name", request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_name: "n".repeat(1000) } }), status: 422, loc: ["body", "billing_name"] },
-      { name: "an address that is not an object", request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_address: "Paris" } }), status: 422, loc: ["body", "billing_address"] },
-      { name: "an unknown country", request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_address: { country: "XX" } } }), status: 422, loc: ["body", "billing_address", "country"] },
-      { name: "an overlong address line", request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_address: { ...PARIS, line1: "l".repeat(5000) } } }), status: 422 },
-      { name: "no token", request: () => ({ method: "PATCH", url: url(order.id), payload: { billing_name: "X" } }), status: 401, error: "Unauthorized" },
-      { name: "an organization token", request: () => ({ method: "PATCH", url: url(order.id), token: orgToken, payload: { billing_name: "X" } }), status: 401, error: "Unauthorized" },
-      { name: "an unknown session token", request: () => ({ method: "PATCH", url: url(order.id), token: "polar_cst_nothing00000000000000000000000000000", payload: { billing_name: "X" } }), status: 401, error: "invalid_token" },
+      {
+        name: "a non-UUID id",
+        request: () => ({ method: "PATCH", url: url("42"), token: session, payload: {} }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "a numeric billing name",
+        request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_name: 7 } }),
+        status: 422,
+        loc: ["body", "billing_name"],
+      },
+      {
+        name: "an overlong billing name",
+        request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_name: "n".repeat(1000) } }),
+        status: 422,
+        loc: ["body", "billing_name"],
+      },
+      {
+        name: "an address that is not an object",
+        request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_address: "Paris" } }),
+        status: 422,
+        loc: ["body", "billing_address"],
+      },
+      {
+        name: "an unknown country",
+        request: () => ({ method: "PATCH", url: url(order.id), token: session, payload: { billing_address: { country: "XX" } } }),
+        status: 422,
+        loc: ["body", "billing_address", "country"],
+      },
+      {
+        name: "an overlong address line",
+        request: () => ({
+          method: "PATCH",
+          url: url(order.id),
+          token: session,
+          payload: { billing_address: { ...PARIS, line1: "l".repeat(5000) } },
+        }),
+        status: 422,
+      },
+      {
+        name: "no token",
+        request: () => ({ method: "PATCH", url: url(order.id), payload: { billing_name: "X" } }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "an organization token",
+        request: () => ({ method: "PATCH", url: url(order.id), token: orgToken, payload: { billing_name: "X" } }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "an unknown session token",
+        request: () => ({
+          method: "PATCH",
+          url: url(order.id),
+          token: "polar_cst_nothing00000000000000000000000000000",
+          payload: { billing_name: "X" },
+        }),
+        status: 401,
+        error: "invalid_token",
+      },
     ],
     async () => {
       expect(await stored(order.id)).toMatchObject({ billing_name: "Ada Buyer", billing_address: PARIS, modified_at: null });

@@ -4,7 +4,14 @@ import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import type { ProductRow } from "../../../src/modules/products/products.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createCustomerSessionToken, createOrder, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createCustomerSessionToken,
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -35,9 +42,18 @@ beforeAll(async () => {
   session = await createCustomerSessionToken(ctx.deps, customer.id);
   orgToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read", "orders:write"]);
   oneTime = (await createProduct(ctx.deps, orgId, { product: { name: "Alpha Widget" } })).product;
-  recurring = (await createProduct(ctx.deps, orgId, { product: { name: "Beta Plan", recurring_interval: "month", recurring_interval_count: 1 } })).product;
+  recurring = (
+    await createProduct(ctx.deps, orgId, { product: { name: "Beta Plan", recurring_interval: "month", recurring_interval_count: 1 } })
+  ).product;
   mine.push(await order({ customer, product: oneTime, amounts: { subtotal: 3000 } }));
-  mine.push(await order({ customer, product: recurring, amounts: { subtotal: 1000 }, values: { subscription_id: subscriptionId, billing_reason: "subscription_create" } }));
+  mine.push(
+    await order({
+      customer,
+      product: recurring,
+      amounts: { subtotal: 1000 },
+      values: { subscription_id: subscriptionId, billing_reason: "subscription_create" },
+    }),
+  );
   mine.push(await order({ customer, product: oneTime, amounts: { subtotal: 2000 } }));
   mine.push(await order({ customer, product: null, amounts: { subtotal: 500 } }));
   // Another customer of the same organization, and a customer of another organization.
@@ -54,7 +70,10 @@ const list = async (query: Record<string, string | string[]> = {}, token = sessi
   expect(response.statusCode, response.body).toBe(200);
   const body = response.json();
   expectReferenceResponse("customer_portal:orders:list", 200, body);
-  return body as { items: { id: string; net_amount: number; product: { name: string } | null }[]; pagination: { total_count: number; max_page: number } };
+  return body as {
+    items: { id: string; net_amount: number; product: { name: string } | null }[];
+    pagination: { total_count: number; max_page: number };
+  };
 };
 const ids = (body: { items: { id: string }[] }) => body.items.map((item) => item.id);
 const byIndex = (...indexes: number[]) => indexes.map((index) => mine[index]!.id);
@@ -136,18 +155,68 @@ describe("GET /v1/customer-portal/orders/", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "a non-UUID product", request: () => ({ method: "GET", url: URL, token: session, query: { product_id: "p1" } }), status: 422, loc: ["query", "product_id"] },
-      { name: "a non-UUID subscription", request: () => ({ method: "GET", url: URL, token: session, query: { subscription_id: "sub" } }), status: 422, loc: ["query", "subscription_id"] },
-      { name: "an unknown billing type", request: () => ({ method: "GET", url: URL, token: session, query: { product_billing_type: "weekly" } }), status: 422, loc: ["query", "product_billing_type"] },
-      { name: "an organization-side sort key", request: () => ({ method: "GET", url: URL, token: session, query: { sorting: "customer" } }), status: 422, loc: ["query", "sorting", 0] },
-      { name: "an unknown sort key", request: () => ({ method: "GET", url: URL, token: session, query: { sorting: "-price" } }), status: 422, loc: ["query", "sorting", 0] },
-      { name: "a zero page", request: () => ({ method: "GET", url: URL, token: session, query: { page: "0" } }), status: 422, loc: ["query", "page"] },
-      { name: "a negative limit", request: () => ({ method: "GET", url: URL, token: session, query: { limit: "-1" } }), status: 422, loc: ["query", "limit"] },
-      { name: "a text limit", request: () => ({ method: "GET", url: URL, token: session, query: { limit: "ten" } }), status: 422, loc: ["query", "limit"] },
-      { name: "an overlong search", request: () => ({ method: "GET", url: URL, token: session, query: { query: "q".repeat(1000) } }), status: 422, loc: ["query", "query"] },
+      {
+        name: "a non-UUID product",
+        request: () => ({ method: "GET", url: URL, token: session, query: { product_id: "p1" } }),
+        status: 422,
+        loc: ["query", "product_id"],
+      },
+      {
+        name: "a non-UUID subscription",
+        request: () => ({ method: "GET", url: URL, token: session, query: { subscription_id: "sub" } }),
+        status: 422,
+        loc: ["query", "subscription_id"],
+      },
+      {
+        name: "an unknown billing type",
+        request: () => ({ method: "GET", url: URL, token: session, query: { product_billing_type: "weekly" } }),
+        status: 422,
+        loc: ["query", "product_billing_type"],
+      },
+      {
+        name: "an organization-side sort key",
+        request: () => ({ method: "GET", url: URL, token: session, query: { sorting: "customer" } }),
+        status: 422,
+        loc: ["query", "sorting", 0],
+      },
+      {
+        name: "an unknown sort key",
+        request: () => ({ method: "GET", url: URL, token: session, query: { sorting: "-price" } }),
+        status: 422,
+        loc: ["query", "sorting", 0],
+      },
+      {
+        name: "a zero page",
+        request: () => ({ method: "GET", url: URL, token: session, query: { page: "0" } }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "a negative limit",
+        request: () => ({ method: "GET", url: URL, token: session, query: { limit: "-1" } }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      {
+        name: "a text limit",
+        request: () => ({ method: "GET", url: URL, token: session, query: { limit: "ten" } }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      {
+        name: "an overlong search",
+        request: () => ({ method: "GET", url: URL, token: session, query: { query: "q".repeat(1000) } }),
+        status: 422,
+        loc: ["query", "query"],
+      },
       { name: "no token", request: () => ({ method: "GET", url: URL }), status: 401, error: "Unauthorized" },
       { name: "an organization token", request: () => ({ method: "GET", url: URL, token: orgToken }), status: 401, error: "Unauthorized" },
-      { name: "an unknown session token", request: () => ({ method: "GET", url: URL, token: "polar_cst_nothing00000000000000000000000000000" }), status: 401, error: "invalid_token" },
+      {
+        name: "an unknown session token",
+        request: () => ({ method: "GET", url: URL, token: "polar_cst_nothing00000000000000000000000000000" }),
+        status: 401,
+        error: "invalid_token",
+      },
     ],
   );
 });

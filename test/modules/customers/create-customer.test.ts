@@ -9,13 +9,25 @@ let orgId: string;
 let writeToken: string;
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [writeToken] } = await openOrganizationContext(["customers:write"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [writeToken],
+  } = await openOrganizationContext(["customers:write"]));
 });
 afterAll(() => ctx.close());
 
-const create = (payload: unknown, token: string | null = writeToken) => ctx.request({ method: "POST", url: "/v1/customers/", token, payload: payload as object });
+const create = (payload: unknown, token: string | null = writeToken) =>
+  ctx.request({ method: "POST", url: "/v1/customers/", token, payload: payload as object });
 const countRows = async (table: "customers" | "webhook_events") =>
-  Number((await ctx.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await ctx.deps.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe("POST /v1/customers/", () => {
   it("creates an individual customer with every field and records customer.created", async () => {
@@ -52,7 +64,11 @@ describe("POST /v1/customers/", () => {
       first_user_event_at: null,
       avatar_url: null,
     });
-    const event = await ctx.deps.db.selectFrom("webhook_events").selectAll().where("type", "=", "customer.created").executeTakeFirstOrThrow();
+    const event = await ctx.deps.db
+      .selectFrom("webhook_events")
+      .selectAll()
+      .where("type", "=", "customer.created")
+      .executeTakeFirstOrThrow();
     expect(event.organization_id).toBe(orgId);
     expect(event.payload.data).toEqual(body);
   });
@@ -76,7 +92,13 @@ describe("POST /v1/customers/", () => {
     expect(response.statusCode).toBe(422);
     expectReferenceResponse("customers:create", 422, response.json());
     expect(response.json().detail).toEqual([
-      { loc: ["body", "email"], msg: "Value error, A customer with this email address already exists.", type: "value_error", input: "TAKEN@example.com", ctx: { error: {} } },
+      {
+        loc: ["body", "email"],
+        msg: "Value error, A customer with this email address already exists.",
+        type: "value_error",
+        input: "TAKEN@example.com",
+        ctx: { error: {} },
+      },
     ]);
   });
 
@@ -95,14 +117,19 @@ describe("POST /v1/customers/", () => {
     const statuses = responses.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, ...Array(9).fill(422)]);
     for (const response of responses.filter((r) => r.statusCode === 422)) {
-      expect(response.json().detail[0]).toMatchObject({ loc: ["body", "external_id"], msg: "Value error, A customer with this external ID already exists." });
+      expect(response.json().detail[0]).toMatchObject({
+        loc: ["body", "external_id"],
+        msg: "Value error, A customer with this external ID already exists.",
+      });
     }
     const rows = await ctx.deps.db.selectFrom("customers").select("id").where("external_id", "=", "racing_external").execute();
     expect(rows).toHaveLength(1);
   });
 
   it("refuses concurrent creations of one email (different case) with exactly one success", async () => {
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => create({ email: i % 2 ? "Same@Race.example" : "same@race.example" })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create({ email: i % 2 ? "Same@Race.example" : "same@race.example" })),
+    );
     expect(responses.filter((r) => r.statusCode === 201)).toHaveLength(1);
     expect(responses.filter((r) => r.statusCode === 422)).toHaveLength(7);
   });
@@ -120,7 +147,9 @@ describe("POST /v1/customers/", () => {
       expect(before.customers).toBeGreaterThan(0);
     });
 
-    const post = (payload: unknown, token: () => string | null = () => writeToken) => () => ({ method: "POST" as const, url: "/v1/customers/", token: token(), payload: payload as object });
+    const post =
+      (payload: unknown, token: () => string | null = () => writeToken) =>
+      () => ({ method: "POST" as const, url: "/v1/customers/", token: token(), payload: payload as object });
     badInputTable(
       () => ctx.request,
       [
@@ -129,23 +158,88 @@ describe("POST /v1/customers/", () => {
         { name: "an email of the wrong type", request: post({ email: 42 }), status: 422, loc: ["body", "email"] },
         { name: "an overlong email", request: post({ email: `${"a".repeat(320)}@example.com` }), status: 422, loc: ["body", "email"] },
         { name: "an overlong name", request: post({ email: "n@example.com", name: "n".repeat(257) }), status: 422, loc: ["body", "name"] },
-        { name: "an overlong external_id", request: post({ email: "x@example.com", external_id: "x".repeat(257) }), status: 422, loc: ["body", "external_id"] },
+        {
+          name: "an overlong external_id",
+          request: post({ email: "x@example.com", external_id: "x".repeat(257) }),
+          status: 422,
+          loc: ["body", "external_id"],
+        },
         { name: "an unknown type", request: post({ email: "t@example.com", type: "company" }), status: 422, loc: ["body", "type"] },
         { name: "a team without an email", request: post({ type: "team", name: "T" }), status: 422, loc: ["body", "email"] },
-        { name: "a billing address without country", request: post({ email: "a@example.com", billing_address: { line1: "x" } }), status: 422, loc: ["body", "billing_address", "country"] },
-        { name: "a sanctioned country", request: post({ email: "a@example.com", billing_address: { country: "RU" } }), status: 422, loc: ["body", "billing_address", "country"] },
-        { name: "a tax ID without an address", request: post({ email: "a@example.com", tax_id: "FR61954506077" }), status: 422, loc: ["body", "billing_address"] },
-        { name: "an invalid tax ID", request: post({ email: "a@example.com", tax_id: "FR00000000000", billing_address: { country: "FR" } }), status: 422, loc: ["body", "tax_id"] },
-        { name: "too many metadata keys", request: post({ email: "a@example.com", metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }), status: 422, loc: ["body", "metadata"] },
-        { name: "an overlong metadata value", request: post({ email: "a@example.com", metadata: { k: "v".repeat(501) } }), status: 422, loc: ["body", "metadata", "k"] },
-        { name: "an organization_id with an organization token", request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }), status: 422, loc: ["body", "organization_id"] },
-        { name: "the owner without organization_id", request: post({ email: "a@example.com" }, () => ctx.ownerToken), status: 422, loc: ["body", "organization_id"] },
-        { name: "the owner naming an unknown organization", request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }, () => ctx.ownerToken), status: 422, loc: ["body", "organization_id"] },
-        { name: "an external_id with a NUL character", request: post({ email: "nul@example.com", external_id: "a\u0000b" }), status: 422, loc: ["body"] },
+        {
+          name: "a billing address without country",
+          request: post({ email: "a@example.com", billing_address: { line1: "x" } }),
+          status: 422,
+          loc: ["body", "billing_address", "country"],
+        },
+        {
+          name: "a sanctioned country",
+          request: post({ email: "a@example.com", billing_address: { country: "RU" } }),
+          status: 422,
+          loc: ["body", "billing_address", "country"],
+        },
+        {
+          name: "a tax ID without an address",
+          request: post({ email: "a@example.com", tax_id: "FR61954506077" }),
+          status: 422,
+          loc: ["body", "billing_address"],
+        },
+        {
+          name: "an invalid tax ID",
+          request: post({ email: "a@example.com", tax_id: "FR00000000000", billing_address: { country: "FR" } }),
+          status: 422,
+          loc: ["body", "tax_id"],
+        },
+        {
+          name: "too many metadata keys",
+          request: post({ email: "a@example.com", metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }),
+          status: 422,
+          loc: ["body", "metadata"],
+        },
+        {
+          name: "an overlong metadata value",
+          request: post({ email: "a@example.com", metadata: { k: "v".repeat(501) } }),
+          status: 422,
+          loc: ["body", "metadata", "k"],
+        },
+        {
+          name: "an organization_id with an organization token",
+          request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "the owner without organization_id",
+          request: post({ email: "a@example.com" }, () => ctx.ownerToken),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "the owner naming an unknown organization",
+          request: post({ email: "a@example.com", organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }, () => ctx.ownerToken),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "an external_id with a NUL character",
+          request: post({ email: "nul@example.com", external_id: "a\u0000b" }),
+          status: 422,
+          loc: ["body"],
+        },
         { name: "a body that is not an object", request: post([1, 2]), status: 422 },
         { name: "no token", request: post({ email: "a@example.com" }, () => null), status: 401, error: "Unauthorized" },
-        { name: "an unknown token", request: post({ email: "a@example.com" }, () => "polar_oat_unknown"), status: 401, error: "invalid_token" },
-        { name: "a read-only token", request: () => ({ method: "POST", url: "/v1/customers/", token: readToken, payload: { email: "a@example.com" } }), status: 403, error: "insufficient_scope" },
+        {
+          name: "an unknown token",
+          request: post({ email: "a@example.com" }, () => "polar_oat_unknown"),
+          status: 401,
+          error: "invalid_token",
+        },
+        {
+          name: "a read-only token",
+          request: () => ({ method: "POST", url: "/v1/customers/", token: readToken, payload: { email: "a@example.com" } }),
+          status: 403,
+          error: "insufficient_scope",
+        },
       ],
       async () => expect(await snapshot()).toEqual(before),
     );

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../../src/kit/tokens.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCheckout, createCustomer, createCustomerSessionToken, createOrganization, createOrganizationToken, createProduct, openOrganizationContext, tamperLastCharacter } from "../../helpers/factories.ts";
+import {
+  createCheckout,
+  createCustomer,
+  createCustomerSessionToken,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+  tamperLastCharacter,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -12,12 +21,17 @@ let otherOrgCustomerId: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ({ ctx, org, tokens: [token] } = await openOrganizationContext(["customer_sessions:write"]));
+  ({
+    ctx,
+    org,
+    tokens: [token],
+  } = await openOrganizationContext(["customer_sessions:write"]));
   otherOrgCustomerId = (await createCustomer(ctx.deps, (await createOrganization(ctx.deps)).id, { external_id: "theirs" })).id;
 });
 afterAll(() => ctx.close());
 
-const open = (payload: unknown, as: string | null = token) => ctx.request({ method: "POST", url: "/v1/customer-sessions/", token: as, payload: payload as object });
+const open = (payload: unknown, as: string | null = token) =>
+  ctx.request({ method: "POST", url: "/v1/customer-sessions/", token: as, payload: payload as object });
 
 describe("POST /v1/customer-sessions/", () => {
   it("opens a session by customer ID: token shown once, stored as its HMAC, expiring after the TTL", async () => {
@@ -97,7 +111,9 @@ describe("POST /v1/customer-sessions/", () => {
       readToken = await createOrganizationToken(ctx.deps, org.id, ["customers:read"]);
       count = await sessions();
     });
-    const post = (payload: unknown, as: () => string | null = () => token) => () => ({ method: "POST" as const, url: "/v1/customer-sessions/", token: as(), payload: payload as object });
+    const post =
+      (payload: unknown, as: () => string | null = () => token) =>
+      () => ({ method: "POST" as const, url: "/v1/customer-sessions/", token: as(), payload: payload as object });
 
     badInputTable(
       () => ctx.request,
@@ -105,12 +121,37 @@ describe("POST /v1/customer-sessions/", () => {
         { name: "neither customer_id nor external_customer_id", request: post({}), status: 422 },
         { name: "a non-UUID customer_id", request: post({ customer_id: "abc" }), status: 422, loc: ["body", "customer_id"] },
         { name: "an unknown customer_id", request: post({ customer_id: UNKNOWN }), status: 422, loc: ["body", "customer_id"] },
-        { name: "another organization's customer", request: post({ customer_id: otherOrgCustomerId }), status: 422, loc: ["body", "customer_id"] },
-        { name: "another organization's external ID", request: post({ external_customer_id: "theirs" }), status: 422, loc: ["body", "external_customer_id"] },
-        { name: "an overlong external ID", request: post({ external_customer_id: "x".repeat(257) }), status: 422, loc: ["body", "external_customer_id"] },
-        { name: "a return_url that is not a URL", request: post({ customer_id: UNKNOWN, return_url: "not a url" }), status: 422, loc: ["body", "return_url"] },
+        {
+          name: "another organization's customer",
+          request: post({ customer_id: otherOrgCustomerId }),
+          status: 422,
+          loc: ["body", "customer_id"],
+        },
+        {
+          name: "another organization's external ID",
+          request: post({ external_customer_id: "theirs" }),
+          status: 422,
+          loc: ["body", "external_customer_id"],
+        },
+        {
+          name: "an overlong external ID",
+          request: post({ external_customer_id: "x".repeat(257) }),
+          status: 422,
+          loc: ["body", "external_customer_id"],
+        },
+        {
+          name: "a return_url that is not a URL",
+          request: post({ customer_id: UNKNOWN, return_url: "not a url" }),
+          status: 422,
+          loc: ["body", "return_url"],
+        },
         { name: "no token", request: post({ customer_id: UNKNOWN }, () => null), status: 401, error: "Unauthorized" },
-        { name: "a token without customer_sessions:write", request: post({ customer_id: UNKNOWN }, () => readToken), status: 403, error: "insufficient_scope" },
+        {
+          name: "a token without customer_sessions:write",
+          request: post({ customer_id: UNKNOWN }, () => readToken),
+          status: 403,
+          error: "insufficient_scope",
+        },
       ],
       async () => expect(await sessions()).toBe(count),
     );
@@ -119,7 +160,13 @@ describe("POST /v1/customer-sessions/", () => {
       const response = await open({ customer_id: UNKNOWN });
       expectReferenceResponse("customer-sessions:create", 422, response.json());
       expect(response.json().detail).toEqual([
-        { loc: ["body", "customer_id"], msg: "Value error, Customer does not exist.", type: "value_error", input: UNKNOWN, ctx: { error: {} } },
+        {
+          loc: ["body", "customer_id"],
+          msg: "Value error, Customer does not exist.",
+          type: "value_error",
+          input: UNKNOWN,
+          ctx: { error: {} },
+        },
       ]);
     });
   });

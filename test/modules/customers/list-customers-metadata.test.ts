@@ -9,14 +9,26 @@ let orgId: string;
 let token: string;
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [token] } = await openOrganizationContext(["customers:read"]));
-  const tagged = (email: string, metadata: Record<string, string | number | boolean>) => createCustomer(ctx.deps, orgId, { email, metadata: JSON.stringify(metadata) });
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [token],
+  } = await openOrganizationContext(["customers:read"]));
+  const tagged = (email: string, metadata: Record<string, string | number | boolean>) =>
+    createCustomer(ctx.deps, orgId, { email, metadata: JSON.stringify(metadata) });
   await tagged("gold@meta.example", { tier: "gold", seats: 5 });
   await tagged("gold-vip@meta.example", { tier: "gold", vip: true });
   await tagged("silver@meta.example", { tier: "silver" });
   await tagged("plain@meta.example", {});
-  await createCustomer(ctx.deps, orgId, { email: "deleted@meta.example", metadata: JSON.stringify({ tier: "gold" }), deleted_at: new Date() });
-  await createCustomer(ctx.deps, (await createOrganization(ctx.deps)).id, { email: "foreign@meta.example", metadata: JSON.stringify({ tier: "gold" }) });
+  await createCustomer(ctx.deps, orgId, {
+    email: "deleted@meta.example",
+    metadata: JSON.stringify({ tier: "gold" }),
+    deleted_at: new Date(),
+  });
+  await createCustomer(ctx.deps, (await createOrganization(ctx.deps)).id, {
+    email: "foreign@meta.example",
+    metadata: JSON.stringify({ tier: "gold" }),
+  });
 });
 afterAll(() => ctx.close());
 
@@ -26,7 +38,11 @@ const emails = async (query: string) => ((await list(query)).json().items as { e
 describe("GET /v1/customers/?metadata[key]=value", () => {
   it("ORs a key's values and ANDs different keys, comparing as text, among the organization's live customers", async () => {
     expect(await emails("?metadata[tier]=gold")).toEqual(["gold-vip@meta.example", "gold@meta.example"]);
-    expect(await emails("?metadata[tier]=gold&metadata[tier]=silver")).toEqual(["gold-vip@meta.example", "gold@meta.example", "silver@meta.example"]);
+    expect(await emails("?metadata[tier]=gold&metadata[tier]=silver")).toEqual([
+      "gold-vip@meta.example",
+      "gold@meta.example",
+      "silver@meta.example",
+    ]);
     expect(await emails("?metadata[tier]=gold&metadata[vip]=true")).toEqual(["gold-vip@meta.example"]);
     expect(await emails("?metadata[seats]=5")).toEqual(["gold@meta.example"]);
     expect(await emails("?metadata[tier]=platinum")).toEqual([]);
@@ -50,14 +66,26 @@ describe("GET /v1/customers/?metadata[key]=value", () => {
     expect(await emails("?metadata[__proto__]=gold&metadata[tier]=silver")).toEqual([]);
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "metadata without a key", request: () => ({ method: "GET", url: "/v1/customers/?metadata=gold", token }), status: 422, loc: ["query", "metadata"] },
-    {
-      name: "more than 100 values for one metadata key",
-      request: () => ({ method: "GET", url: `/v1/customers/?${Array.from({ length: 101 }, (_, i) => `metadata[tier]=t${i}`).join("&")}`, token }),
-      status: 422,
-      loc: ["query", "metadata", "tier"],
-    },
-    { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/?metadata[tier]=gold" }), status: 401 },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "metadata without a key",
+        request: () => ({ method: "GET", url: "/v1/customers/?metadata=gold", token }),
+        status: 422,
+        loc: ["query", "metadata"],
+      },
+      {
+        name: "more than 100 values for one metadata key",
+        request: () => ({
+          method: "GET",
+          url: `/v1/customers/?${Array.from({ length: 101 }, (_, i) => `metadata[tier]=t${i}`).join("&")}`,
+          token,
+        }),
+        status: 422,
+        loc: ["query", "metadata", "tier"],
+      },
+      { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/?metadata[tier]=gold" }), status: 401 },
+    ],
+  );
 });

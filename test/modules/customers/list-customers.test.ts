@@ -67,23 +67,68 @@ describe("GET /v1/customers/", () => {
 
   it("lets the owner see every organization, or filter by organization_id", async () => {
     expect((await list("?limit=100", ctx.ownerToken)).json().pagination.total_count).toBe(13);
-    expect((await list(`?organization_id=${otherOrgId}`, ctx.ownerToken)).json().items.map((c: { email: string }) => c.email)).toEqual(["other@list.example"]);
+    expect((await list(`?organization_id=${otherOrgId}`, ctx.ownerToken)).json().items.map((c: { email: string }) => c.email)).toEqual([
+      "other@list.example",
+    ]);
     // An organization token filtering by another organization sees nothing of it.
     expect((await list(`?organization_id=${otherOrgId}`)).json().pagination.total_count).toBe(0);
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "limit 0", request: () => ({ method: "GET", url: "/v1/customers/?limit=0", token }), status: 422, loc: ["query", "limit"] },
-    { name: "a page beyond int32", request: () => ({ method: "GET", url: "/v1/customers/?page=99999999999999999999", token }), status: 422, loc: ["query", "page"] },
-    { name: "a negative page", request: () => ({ method: "GET", url: "/v1/customers/?page=-1", token }), status: 422, loc: ["query", "page"] },
-    { name: "a non-integer limit", request: () => ({ method: "GET", url: "/v1/customers/?limit=ten", token }), status: 422, loc: ["query", "limit"] },
-    { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/customers/?sorting=age", token }), status: 422, loc: ["query", "sorting", 0] },
-    { name: "a non-boolean active", request: () => ({ method: "GET", url: "/v1/customers/?active=maybe", token }), status: 422, loc: ["query", "active"] },
-    { name: "a non-UUID organization_id", request: () => ({ method: "GET", url: "/v1/customers/?organization_id=x", token }), status: 422, loc: ["query", "organization_id", 0] },
-    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/customers/?query=${"q".repeat(300)}`, token }), status: 422, loc: ["query", "query"] },
-    { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/" }), status: 401, error: "Unauthorized" },
-    { name: "a corrupted personal token", request: () => ({ method: "GET", url: "/v1/customers/", token: tamperLastCharacter(ctx.ownerToken) }), status: 401, error: "invalid_token" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      { name: "limit 0", request: () => ({ method: "GET", url: "/v1/customers/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+      {
+        name: "a page beyond int32",
+        request: () => ({ method: "GET", url: "/v1/customers/?page=99999999999999999999", token }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "a negative page",
+        request: () => ({ method: "GET", url: "/v1/customers/?page=-1", token }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "a non-integer limit",
+        request: () => ({ method: "GET", url: "/v1/customers/?limit=ten", token }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      {
+        name: "an unknown sorting key",
+        request: () => ({ method: "GET", url: "/v1/customers/?sorting=age", token }),
+        status: 422,
+        loc: ["query", "sorting", 0],
+      },
+      {
+        name: "a non-boolean active",
+        request: () => ({ method: "GET", url: "/v1/customers/?active=maybe", token }),
+        status: 422,
+        loc: ["query", "active"],
+      },
+      {
+        name: "a non-UUID organization_id",
+        request: () => ({ method: "GET", url: "/v1/customers/?organization_id=x", token }),
+        status: 422,
+        loc: ["query", "organization_id", 0],
+      },
+      {
+        name: "an overlong query",
+        request: () => ({ method: "GET", url: `/v1/customers/?query=${"q".repeat(300)}`, token }),
+        status: 422,
+        loc: ["query", "query"],
+      },
+      { name: "no token", request: () => ({ method: "GET", url: "/v1/customers/" }), status: 401, error: "Unauthorized" },
+      {
+        name: "a corrupted personal token",
+        request: () => ({ method: "GET", url: "/v1/customers/", token: tamperLastCharacter(ctx.ownerToken) }),
+        status: 401,
+        error: "invalid_token",
+      },
+    ],
+  );
 
   it("answers 403 to a token of another scope", async () => {
     const other = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);

@@ -13,7 +13,11 @@ let sessionsToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [readToken, writeToken, sessionsToken] } = await openOrganizationContext(["customers:read"], ["customers:write"], ["customer_sessions:write"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [readToken, writeToken, sessionsToken],
+  } = await openOrganizationContext(["customers:read"], ["customers:write"], ["customer_sessions:write"]));
   const other = await createOrganization(ctx.deps);
   otherOrgCustomerId = (await createCustomer(ctx.deps, other.id, { external_id: "foreign_1" })).id;
 });
@@ -28,8 +32,19 @@ describe("GET /v1/customers/{id} and /v1/customers/external/{external_id}", () =
     const byId = await ctx.request({ method: "GET", url: `/v1/customers/${row.id}`, token: readToken });
     expect(byId.statusCode).toBe(200);
     expectReferenceResponse("customers:get", 200, byId.json());
-    expect(byId.json()).toMatchObject({ id: row.id, email: row.email, external_id: "ext/42 é", metadata: { a: 1 }, type: "individual", organization_id: orgId });
-    const byExternal = await ctx.request({ method: "GET", url: `/v1/customers/external/${encodeURIComponent("ext/42 é")}`, token: readToken });
+    expect(byId.json()).toMatchObject({
+      id: row.id,
+      email: row.email,
+      external_id: "ext/42 é",
+      metadata: { a: 1 },
+      type: "individual",
+      organization_id: orgId,
+    });
+    const byExternal = await ctx.request({
+      method: "GET",
+      url: `/v1/customers/external/${encodeURIComponent("ext/42 é")}`,
+      token: readToken,
+    });
     expect(byExternal.statusCode).toBe(200);
     expectReferenceResponse("customers:get_external", 200, byExternal.json());
     expect(byExternal.json()).toEqual(byId.json());
@@ -41,16 +56,54 @@ describe("GET /v1/customers/{id} and /v1/customers/external/{external_id}", () =
     expect((await ctx.request({ method: "GET", url: "/v1/customers/external/gone", token: readToken })).statusCode).toBe(404);
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/customers/nope", token: readToken }), status: 422, loc: ["path", "id"] },
-    { name: "an unknown id", request: () => ({ method: "GET", url: `/v1/customers/${UNKNOWN}`, token: readToken }), status: 404, error: "ResourceNotFound" },
-    { name: "another organization's customer", request: () => ({ method: "GET", url: `/v1/customers/${otherOrgCustomerId}`, token: readToken }), status: 404, error: "ResourceNotFound" },
-    { name: "another organization's external ID", request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: readToken }), status: 404, error: "ResourceNotFound" },
-    { name: "an overlong external ID", request: () => ({ method: "GET", url: `/v1/customers/external/${"x".repeat(300)}`, token: readToken }), status: 422, loc: ["path", "external_id"] },
-    { name: "no token", request: () => ({ method: "GET", url: `/v1/customers/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
-    { name: "a token without a customers scope", request: () => ({ method: "GET", url: `/v1/customers/${otherOrgCustomerId}`, token: sessionsToken }), status: 403, error: "insufficient_scope" },
-    { name: "an external lookup without a customers scope", request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: sessionsToken }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a non-UUID id",
+        request: () => ({ method: "GET", url: "/v1/customers/nope", token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "an unknown id",
+        request: () => ({ method: "GET", url: `/v1/customers/${UNKNOWN}`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's customer",
+        request: () => ({ method: "GET", url: `/v1/customers/${otherOrgCustomerId}`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's external ID",
+        request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "an overlong external ID",
+        request: () => ({ method: "GET", url: `/v1/customers/external/${"x".repeat(300)}`, token: readToken }),
+        status: 422,
+        loc: ["path", "external_id"],
+      },
+      { name: "no token", request: () => ({ method: "GET", url: `/v1/customers/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+      {
+        name: "a token without a customers scope",
+        request: () => ({ method: "GET", url: `/v1/customers/${otherOrgCustomerId}`, token: sessionsToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+      {
+        name: "an external lookup without a customers scope",
+        request: () => ({ method: "GET", url: "/v1/customers/external/foreign_1", token: sessionsToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
 });
 
 describe("PATCH /v1/customers/{id}", () => {
@@ -114,7 +167,10 @@ describe("PATCH /v1/customers/{id}", () => {
     expect(clash.json().detail[0].loc).toEqual(["body", "email"]);
     const external = await patch(row.id, { external_id: "changed" });
     expect(external.statusCode).toBe(422);
-    expect(external.json().detail[0]).toMatchObject({ loc: ["body", "external_id"], msg: "Value error, Customer external ID cannot be updated." });
+    expect(external.json().detail[0]).toMatchObject({
+      loc: ["body", "external_id"],
+      msg: "Value error, Customer external ID cannot be updated.",
+    });
     expect((await patch(row.id, { external_id: "fixed" })).statusCode).toBe(200);
   });
 
@@ -136,12 +192,14 @@ describe("PATCH /v1/customers/{id}", () => {
       target = await createCustomer(ctx.deps, orgId, { type: "team", external_id: "bad_input_target" });
       snapshot = await state();
     });
-    const req = (payload: unknown, id = () => target.id, token: () => string | null = () => writeToken) => () => ({
-      method: "PATCH" as const,
-      url: `/v1/customers/${id()}`,
-      token: token(),
-      payload: payload as object,
-    });
+    const req =
+      (payload: unknown, id = () => target.id, token: () => string | null = () => writeToken) =>
+      () => ({
+        method: "PATCH" as const,
+        url: `/v1/customers/${id()}`,
+        token: token(),
+        payload: payload as object,
+      });
 
     badInputTable(
       () => ctx.request,
@@ -153,10 +211,33 @@ describe("PATCH /v1/customers/{id}", () => {
         { name: "an overlong locale", request: req({ locale: "x".repeat(65) }), status: 422, loc: ["body", "locale"] },
         { name: "a tax ID without address", request: req({ tax_id: "FR61954506077" }), status: 422, loc: ["body", "billing_address"] },
         { name: "an unknown id", request: req({ name: "x" }, () => UNKNOWN), status: 404, error: "ResourceNotFound" },
-        { name: "another organization's customer", request: req({ name: "x" }, () => otherOrgCustomerId), status: 404, error: "ResourceNotFound" },
+        {
+          name: "another organization's customer",
+          request: req({ name: "x" }, () => otherOrgCustomerId),
+          status: 404,
+          error: "ResourceNotFound",
+        },
         { name: "a non-UUID id", request: req({ name: "x" }, () => "123"), status: 422, loc: ["path", "id"] },
-        { name: "a read-only token", request: req({ name: "x" }, () => target.id, () => readToken), status: 403, error: "insufficient_scope" },
-        { name: "no token", request: req({ name: "x" }, () => target.id, () => null), status: 401, error: "Unauthorized" },
+        {
+          name: "a read-only token",
+          request: req(
+            { name: "x" },
+            () => target.id,
+            () => readToken,
+          ),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "no token",
+          request: req(
+            { name: "x" },
+            () => target.id,
+            () => null,
+          ),
+          status: 401,
+          error: "Unauthorized",
+        },
       ],
       async () => expect(await state()).toEqual(snapshot),
     );
@@ -167,13 +248,23 @@ describe("first_user_event_at", () => {
   it("is the earliest user event by external id or id, before the customer existed too, on every read and write", async () => {
     const eventsToken = await createOrganizationToken(ctx.deps, orgId, ["events:write"]);
     const ingest = async (event: Record<string, unknown>) => {
-      const response = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: eventsToken, payload: { events: [{ name: "api_call", ...event }] } });
+      const response = await ctx.request({
+        method: "POST",
+        url: "/v1/events/ingest",
+        token: eventsToken,
+        payload: { events: [{ name: "api_call", ...event }] },
+      });
       expect(response.statusCode, response.body).toBe(200);
     };
     await ingest({ external_customer_id: "early-bird", timestamp: "2026-01-02T03:04:05.123Z" });
     await ingest({ external_customer_id: "early-bird", timestamp: "2026-03-01T00:00:00.000Z" });
 
-    const created = await ctx.request({ method: "POST", url: "/v1/customers/", token: await createOrganizationToken(ctx.deps, orgId, ["customers:write"]), payload: { email: "early@example.com", external_id: "early-bird" } });
+    const created = await ctx.request({
+      method: "POST",
+      url: "/v1/customers/",
+      token: await createOrganizationToken(ctx.deps, orgId, ["customers:write"]),
+      payload: { email: "early@example.com", external_id: "early-bird" },
+    });
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().id as string;
     expect(created.json().first_user_event_at).toBe("2026-01-02T03:04:05.123Z");

@@ -45,11 +45,13 @@ beforeAll(async () => {
   await ingest(otherWriteToken, [{ name: "foreign-root", external_customer_id: "c", external_id: "root", timestamp: at(0) }]);
   const read = async (name: string) => {
     const response = await ctx.request({ method: "GET", url: `/v1/events/?name=${name}`, token: readToken });
-    ids.set(name, (response.json<ListBody>()).items[0]!.id);
+    ids.set(name, response.json<ListBody>().items[0]!.id);
   };
   await read("child");
   // The grandchild names its parent by event id, the great-grandchild by external id.
-  await ingest(writeToken, [{ name: "grandchild", external_customer_id: "c", external_id: "grandchild", parent_id: ids.get("child"), timestamp: at(6) }]);
+  await ingest(writeToken, [
+    { name: "grandchild", external_customer_id: "c", external_id: "grandchild", parent_id: ids.get("child"), timestamp: at(6) },
+  ]);
   await ingest(writeToken, [{ name: "great-grandchild", external_customer_id: "c", parent_id: "grandchild", timestamp: at(7) }]);
   for (const name of ["root", "lone-root", "grandchild", "great-grandchild", "loop-a"]) await read(name);
 });
@@ -124,7 +126,8 @@ describe("a parent named by an id that is also another event's external id, or i
     const org = await createOrganization(ctx.deps);
     token = await createOrganizationToken(ctx.deps, org.id, ["events:read"]);
     const writeToken = await createOrganizationToken(ctx.deps, org.id, ["events:write"]);
-    const ingest = (events: Record<string, unknown>[]) => ctx.request({ method: "POST", url: "/v1/events/ingest", token: writeToken, payload: { events } });
+    const ingest = (events: Record<string, unknown>[]) =>
+      ctx.request({ method: "POST", url: "/v1/events/ingest", token: writeToken, payload: { events } });
     await ingest([{ name: "x", external_customer_id: "c", timestamp: at(0) }]);
     x = (await read("?name=x")).items[0]!.id;
     await ingest([
@@ -181,12 +184,15 @@ describe("GET /v1/events/?parent_id=&depth=", () => {
 
   describe("refuses", () => {
     const get = (query: string) => () => ({ method: "GET" as const, url: `/v1/events/${query}`, token: readToken });
-    badInputTable(() => ctx.request, [
-      { name: "a depth above 5", request: get("?depth=6"), status: 422, loc: ["query", "depth"] },
-      { name: "a negative depth", request: get("?depth=-1"), status: 422, loc: ["query", "depth"] },
-      { name: "a fractional depth", request: get("?depth=1.5"), status: 422, loc: ["query", "depth"] },
-      { name: "a non-numeric depth", request: get("?depth=all"), status: 422, loc: ["query", "depth"] },
-      { name: "a non-UUID parent_id with a depth", request: get("?parent_id=root&depth=1"), status: 422, loc: ["query", "parent_id"] },
-    ]);
+    badInputTable(
+      () => ctx.request,
+      [
+        { name: "a depth above 5", request: get("?depth=6"), status: 422, loc: ["query", "depth"] },
+        { name: "a negative depth", request: get("?depth=-1"), status: 422, loc: ["query", "depth"] },
+        { name: "a fractional depth", request: get("?depth=1.5"), status: 422, loc: ["query", "depth"] },
+        { name: "a non-numeric depth", request: get("?depth=all"), status: 422, loc: ["query", "depth"] },
+        { name: "a non-UUID parent_id with a depth", request: get("?parent_id=root&depth=1"), status: 422, loc: ["query", "parent_id"] },
+      ],
+    );
   });
 });

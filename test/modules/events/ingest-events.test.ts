@@ -29,7 +29,13 @@ describe("POST /v1/events/ingest", () => {
     const a = uniqueId("a");
     const b = uniqueId("b");
     const response = await ingest([
-      { name: "api.call", customer_id: customerId, external_id: a, timestamp: past, metadata: { route: "/x", units: 3, ratio: 0.5, ok: true, _cost: { amount: 12.5, currency: "usd" } } },
+      {
+        name: "api.call",
+        customer_id: customerId,
+        external_id: a,
+        timestamp: past,
+        metadata: { route: "/x", units: 3, ratio: 0.5, ok: true, _cost: { amount: 12.5, currency: "usd" } },
+      },
       { name: "", external_customer_id: "user_42", external_member_id: "m_1", external_id: b, parent_id: a },
     ]);
     expect(response.statusCode, response.body).toBe(200);
@@ -51,7 +57,14 @@ describe("POST /v1/events/ingest", () => {
     expect(first!.root_id).toBe(first!.id);
 
     const [second] = await storedByExternalId(b);
-    expect(second).toMatchObject({ customer_id: null, external_customer_id: "user_42", external_member_id: "m_1", name: "", parent_id: a, root_id: null });
+    expect(second).toMatchObject({
+      customer_id: null,
+      external_customer_id: "user_42",
+      external_member_id: "m_1",
+      name: "",
+      parent_id: a,
+      root_id: null,
+    });
     // Without a timestamp, the event happened when it was received.
     expect(second!.timestamp.toISOString()).toBe(ctx.clock.now().toISOString());
   });
@@ -60,7 +73,14 @@ describe("POST /v1/events/ingest", () => {
     const tricky = 'q"uote \\back,slash {brace} new\nline\ttab é 🙂';
     const externalId = `NULL-${uniqueId("x")}`;
     const response = await ingest([
-      { name: tricky, external_customer_id: "NULL", external_member_id: tricky, external_id: externalId, parent_id: "{}", metadata: { text: tricky, "ke\"y": "NULL" } },
+      {
+        name: tricky,
+        external_customer_id: "NULL",
+        external_member_id: tricky,
+        external_id: externalId,
+        parent_id: "{}",
+        metadata: { text: tricky, 'ke"y': "NULL" },
+      },
     ]);
     expect(response.json()).toEqual({ inserted: 1, duplicates: 0 });
     expect((await storedByExternalId(externalId))[0]).toMatchObject({
@@ -103,7 +123,10 @@ describe("POST /v1/events/ingest", () => {
     const shared = uniqueId("shared");
     const otherToken = await createOrganizationToken(ctx.deps, otherOrgId, ["events:write"]);
     expect((await ingest([{ name: "x", external_customer_id: "u", external_id: shared }])).json()).toEqual({ inserted: 1, duplicates: 0 });
-    expect((await ingest([{ name: "x", external_customer_id: "u", external_id: shared }], otherToken)).json()).toEqual({ inserted: 1, duplicates: 0 });
+    expect((await ingest([{ name: "x", external_customer_id: "u", external_id: shared }], otherToken)).json()).toEqual({
+      inserted: 1,
+      duplicates: 0,
+    });
     expect((await storedByExternalId(shared)).map((e) => e.organization_id).sort()).toEqual([orgId, otherOrgId].sort());
   });
 
@@ -126,21 +149,26 @@ describe("POST /v1/events/ingest", () => {
     const backward = [...forward].reverse();
     const responses = await Promise.all([ingest(forward), ingest(backward), ingest(forward), ingest(backward)]);
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
-    expect(responses.reduce((sum, r) => sum + (r.json<{ inserted: number }>()).inserted, 0)).toBe(300);
+    expect(responses.reduce((sum, r) => sum + r.json<{ inserted: number }>().inserted, 0)).toBe(300);
   });
 
   it("validates and stores a batch larger than one validation slice", async () => {
     const count = SLICE_SIZE * 2 + 321;
     const events = Array.from({ length: count }, (_, i) => ({ name: "bulk", external_customer_id: `u${i % 7}`, external_id: `bulk-${i}` }));
     expect((await ingest(events)).json()).toEqual({ inserted: count, duplicates: 0 });
-    const bad = events.map((e, i) => (i === SLICE_SIZE + 5 ? { ...e, external_id: `fresh-${i}`, timestamp: "2025-01-01T00:00:00" } : { ...e, external_id: `fresh-${i}` }));
+    const bad = events.map((e, i) =>
+      i === SLICE_SIZE + 5 ? { ...e, external_id: `fresh-${i}`, timestamp: "2025-01-01T00:00:00" } : { ...e, external_id: `fresh-${i}` },
+    );
     const before = await eventCount();
     const response = await ingest(bad);
     expect(response.statusCode).toBe(422);
     expect(response.json().detail).toEqual([
       expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateCustomer", "customer_id"], type: "missing" }),
       expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateCustomer", "timestamp"], type: "timezone_aware" }),
-      expect.objectContaining({ loc: ["body", "events", SLICE_SIZE + 5, "EventCreateExternalCustomer", "timestamp"], type: "timezone_aware" }),
+      expect.objectContaining({
+        loc: ["body", "events", SLICE_SIZE + 5, "EventCreateExternalCustomer", "timestamp"],
+        type: "timezone_aware",
+      }),
     ]);
     expect(await eventCount()).toBe(before);
   });
@@ -153,14 +181,19 @@ describe("POST /v1/events/ingest", () => {
 
   it("takes an event carrying both customer keys as the customer_id shape, as the reference's union does", async () => {
     const id = uniqueId("both");
-    expect((await ingest([{ name: "both", customer_id: customerId, external_customer_id: "ignored", external_id: id }])).statusCode).toBe(200);
+    expect((await ingest([{ name: "both", customer_id: customerId, external_customer_id: "ignored", external_id: id }])).statusCode).toBe(
+      200,
+    );
     expect((await storedByExternalId(id))[0]).toMatchObject({ customer_id: customerId, external_customer_id: null });
   });
 
   describe("with the instance owner's personal token", () => {
     it("requires organization_id and stores the event there", async () => {
       const id = uniqueId("owner");
-      const response = await ingest([{ name: "owner", customer_id: otherOrgCustomerId, organization_id: otherOrgId, external_id: id }], ctx.ownerToken);
+      const response = await ingest(
+        [{ name: "owner", customer_id: otherOrgCustomerId, organization_id: otherOrgId, external_id: id }],
+        ctx.ownerToken,
+      );
       expect(response.json()).toEqual({ inserted: 1, duplicates: 0 });
       expect((await storedByExternalId(id))[0]!.organization_id).toBe(otherOrgId);
     });

@@ -31,7 +31,10 @@ export const postEvents = (ctx: TestContext, events: unknown, token: string | nu
   ctx.request({ method: "POST", url: "/v1/events/ingest", token, payload: { events } });
 
 export const countEvents = async (db: Kysely<Database>): Promise<number> => {
-  const row = await db.selectFrom("events").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 };
 

@@ -92,7 +92,11 @@ describe("POST /v1/events/ingest refusals", () => {
       ctx: { error: {} },
     });
     expect(detail).toContainEqual(
-      expect.objectContaining({ loc: ["body", "events", 1, "EventCreateExternalCustomer", "timestamp"], type: "timezone_aware", msg: "Input should have timezone info" }),
+      expect.objectContaining({
+        loc: ["body", "events", 1, "EventCreateExternalCustomer", "timestamp"],
+        type: "timezone_aware",
+        msg: "Input should have timezone info",
+      }),
     );
   });
 
@@ -138,12 +142,14 @@ describe("POST /v1/events/ingest refusals", () => {
       rowsBefore = await eventCount();
     });
     // Payloads and tokens are built when each case runs: their ids are created after the table is declared.
-    const post = (payload: () => unknown, token: () => string | null = () => writeToken) => () => ({
-      method: "POST" as const,
-      url: "/v1/events/ingest",
-      token: token(),
-      payload: payload() as object,
-    });
+    const post =
+      (payload: () => unknown, token: () => string | null = () => writeToken) =>
+      () => ({
+        method: "POST" as const,
+        url: "/v1/events/ingest",
+        token: token(),
+        payload: payload() as object,
+      });
     const event = (extra: Record<string, unknown> = {}) => ({ name: "x", customer_id: customerId, ...extra });
 
     badInputTable(
@@ -152,28 +158,155 @@ describe("POST /v1/events/ingest refusals", () => {
         { name: "a body that is not an object", request: post(() => [1, 2]), status: 422, loc: ["body"] },
         { name: "no events key", request: post(() => ({})), status: 422, loc: ["body", "events"] },
         { name: "events that are not a list", request: post(() => ({ events: "nope" })), status: 422, loc: ["body", "events"] },
-        { name: "an event that is not an object", request: post(() => ({ events: [event(), 7] })), status: 422, loc: ["body", "events", 1, "EventCreateCustomer"] },
-        { name: "a missing name", request: post(() => ({ events: [{ customer_id: customerId }] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "name"] },
-        { name: "a name of the wrong type", request: post(() => ({ events: [event({ name: 5 })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "name"] },
-        { name: "neither customer key", request: post(() => ({ events: [{ name: "x" }] })), status: 422, loc: ["body", "events", 0, "EventCreateExternalCustomer", "external_customer_id"] },
-        { name: "a non-UUID customer_id", request: post(() => ({ events: [event({ customer_id: "c-1" })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "customer_id"] },
-        { name: "a non-UUID organization_id", request: post(() => ({ events: [event({ organization_id: "org" })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "organization_id"] },
-        { name: "an overlong name", request: post(() => ({ events: [event({ name: "x".repeat(129) })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "name"] },
-        { name: "an overlong metadata string", request: post(() => ({ events: [event({ metadata: { k: "v".repeat(501) } })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"] },
-        { name: "an empty metadata string", request: post(() => ({ events: [event({ metadata: { k: "" } })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"] },
-        { name: "a nested metadata value", request: post(() => ({ events: [event({ metadata: { k: { nested: 1 } } })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"] },
-        { name: "a cost in another currency", request: post(() => ({ events: [event({ metadata: { _cost: { amount: 1, currency: "eur" } } })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "_cost", "currency"] },
-        { name: "an LLM record without tokens", request: post(() => ({ events: [event({ metadata: { _llm: { vendor: "v", model: "m" } } })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "_llm", "input_tokens"] },
-        { name: "a malformed timestamp", request: post(() => ({ events: [event({ timestamp: "yesterday" })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "timestamp"] },
-        { name: "an external id of the wrong type", request: post(() => ({ events: [event({ external_id: 12 })] })), status: 422, loc: ["body", "events", 0, "EventCreateCustomer", "external_id"] },
-        { name: "organization_id with an organization token", request: post(() => ({ events: [event({ organization_id: orgId })] })), status: 422, loc: ["body", "events", 0, "organization_id"] },
-        { name: "another organization's customer", request: post(() => ({ events: [event({ customer_id: otherOrgCustomerId })] })), status: 422, loc: ["body", "events", 0, "customer_id"] },
-        { name: "a member id (no member exists)", request: post(() => ({ events: [event({ member_id: "3f2b1c4d-1111-4222-8333-123456789abc" })] })), status: 422, loc: ["body", "events", 0, "member_id"] },
-        { name: "malformed JSON", request: () => ({ method: "POST", url: "/v1/events/ingest", token: writeToken, headers: { "content-type": "application/json" }, payload: "{\"events\": [" }), status: 422 },
-        { name: "no token", request: post(() => ({ events: [event()] }), () => null), status: 401, error: "Unauthorized" },
-        { name: "an unknown token", request: post(() => ({ events: [event()] }), () => "polar_oat_nope"), status: 401, error: "invalid_token" },
-        { name: "a token without events:write", request: post(() => ({ events: [event()] }), () => noScopeToken), status: 403, error: "insufficient_scope" },
-        { name: "a read-only events token", request: post(() => ({ events: [event()] }), () => readOnlyToken), status: 403, error: "insufficient_scope" },
+        {
+          name: "an event that is not an object",
+          request: post(() => ({ events: [event(), 7] })),
+          status: 422,
+          loc: ["body", "events", 1, "EventCreateCustomer"],
+        },
+        {
+          name: "a missing name",
+          request: post(() => ({ events: [{ customer_id: customerId }] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "name"],
+        },
+        {
+          name: "a name of the wrong type",
+          request: post(() => ({ events: [event({ name: 5 })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "name"],
+        },
+        {
+          name: "neither customer key",
+          request: post(() => ({ events: [{ name: "x" }] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateExternalCustomer", "external_customer_id"],
+        },
+        {
+          name: "a non-UUID customer_id",
+          request: post(() => ({ events: [event({ customer_id: "c-1" })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "customer_id"],
+        },
+        {
+          name: "a non-UUID organization_id",
+          request: post(() => ({ events: [event({ organization_id: "org" })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "organization_id"],
+        },
+        {
+          name: "an overlong name",
+          request: post(() => ({ events: [event({ name: "x".repeat(129) })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "name"],
+        },
+        {
+          name: "an overlong metadata string",
+          request: post(() => ({ events: [event({ metadata: { k: "v".repeat(501) } })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"],
+        },
+        {
+          name: "an empty metadata string",
+          request: post(() => ({ events: [event({ metadata: { k: "" } })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"],
+        },
+        {
+          name: "a nested metadata value",
+          request: post(() => ({ events: [event({ metadata: { k: { nested: 1 } } })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "k"],
+        },
+        {
+          name: "a cost in another currency",
+          request: post(() => ({ events: [event({ metadata: { _cost: { amount: 1, currency: "eur" } } })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "_cost", "currency"],
+        },
+        {
+          name: "an LLM record without tokens",
+          request: post(() => ({ events: [event({ metadata: { _llm: { vendor: "v", model: "m" } } })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "metadata", "_llm", "input_tokens"],
+        },
+        {
+          name: "a malformed timestamp",
+          request: post(() => ({ events: [event({ timestamp: "yesterday" })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "timestamp"],
+        },
+        {
+          name: "an external id of the wrong type",
+          request: post(() => ({ events: [event({ external_id: 12 })] })),
+          status: 422,
+          loc: ["body", "events", 0, "EventCreateCustomer", "external_id"],
+        },
+        {
+          name: "organization_id with an organization token",
+          request: post(() => ({ events: [event({ organization_id: orgId })] })),
+          status: 422,
+          loc: ["body", "events", 0, "organization_id"],
+        },
+        {
+          name: "another organization's customer",
+          request: post(() => ({ events: [event({ customer_id: otherOrgCustomerId })] })),
+          status: 422,
+          loc: ["body", "events", 0, "customer_id"],
+        },
+        {
+          name: "a member id (no member exists)",
+          request: post(() => ({ events: [event({ member_id: "3f2b1c4d-1111-4222-8333-123456789abc" })] })),
+          status: 422,
+          loc: ["body", "events", 0, "member_id"],
+        },
+        {
+          name: "malformed JSON",
+          request: () => ({
+            method: "POST",
+            url: "/v1/events/ingest",
+            token: writeToken,
+            headers: { "content-type": "application/json" },
+            payload: '{"events": [',
+          }),
+          status: 422,
+        },
+        {
+          name: "no token",
+          request: post(
+            () => ({ events: [event()] }),
+            () => null,
+          ),
+          status: 401,
+          error: "Unauthorized",
+        },
+        {
+          name: "an unknown token",
+          request: post(
+            () => ({ events: [event()] }),
+            () => "polar_oat_nope",
+          ),
+          status: 401,
+          error: "invalid_token",
+        },
+        {
+          name: "a token without events:write",
+          request: post(
+            () => ({ events: [event()] }),
+            () => noScopeToken,
+          ),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "a read-only events token",
+          request: post(
+            () => ({ events: [event()] }),
+            () => readOnlyToken,
+          ),
+          status: 403,
+          error: "insufficient_scope",
+        },
       ],
       async () => expect(await eventCount()).toBe(rowsBefore),
     );

@@ -40,13 +40,30 @@ beforeAll(async () => {
   const events = [
     { name: "root", customer_id: customer.id, external_id: "root-1", timestamp: at(0), metadata: { plan: "pro", seats: 3, trial: true } },
     { name: "child", customer_id: customer.id, external_id: "child-1", parent_id: "root-1", timestamp: at(1), metadata: { plan: "basic" } },
-    { name: "child", customer_id: customer.id, external_id: "child-2", parent_id: "root-1", timestamp: at(2), metadata: { plan: "pro", _cost: { amount: 0.25, currency: "usd" } } },
-    ...Array.from({ length: 6 }, (_, i) => ({ name: "api.call", external_customer_id: "ext-7", timestamp: at(10 + i), metadata: { n: i } })),
+    {
+      name: "child",
+      customer_id: customer.id,
+      external_id: "child-2",
+      parent_id: "root-1",
+      timestamp: at(2),
+      metadata: { plan: "pro", _cost: { amount: 0.25, currency: "usd" } },
+    },
+    ...Array.from({ length: 6 }, (_, i) => ({
+      name: "api.call",
+      external_customer_id: "ext-7",
+      timestamp: at(10 + i),
+      metadata: { n: i },
+    })),
     { name: "orphan", external_customer_id: "nobody", timestamp: at(30) },
   ];
   const response = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: writeToken, payload: { events } });
   expect(response.json()).toEqual({ inserted: 10, duplicates: 0 });
-  await ctx.request({ method: "POST", url: "/v1/events/ingest", token: otherToken, payload: { events: [{ name: "foreign", external_customer_id: "ext-7", timestamp: at(5) }] } });
+  await ctx.request({
+    method: "POST",
+    url: "/v1/events/ingest",
+    token: otherToken,
+    payload: { events: [{ name: "foreign", external_customer_id: "ext-7", timestamp: at(5) }] },
+  });
 });
 afterAll(() => ctx.close());
 
@@ -74,7 +91,17 @@ describe("GET /v1/events/", () => {
       timestamp: at(0),
       organization_id: orgId,
       customer_id: customer.id,
-      customer: expect.objectContaining({ id: customer.id, type: "individual", email: customer.email, name: "Ada", billing_name: "Ada", metadata: { tier: "gold" }, first_user_event_at: at(0), deleted_at: null, tax_id: null }),
+      customer: expect.objectContaining({
+        id: customer.id,
+        type: "individual",
+        email: customer.email,
+        name: "Ada",
+        billing_name: "Ada",
+        metadata: { tier: "gold" },
+        first_user_event_at: at(0),
+        deleted_at: null,
+        tax_id: null,
+      }),
       external_customer_id: null,
       member_id: null,
       external_member_id: null,
@@ -91,7 +118,13 @@ describe("GET /v1/events/", () => {
 
   it("embeds the customer matched by external id, and none when nobody has it", async () => {
     const body = await list("?external_customer_id=ext-7&limit=1");
-    expect(body.items[0]!.customer).toMatchObject({ id: externalCustomer.id, type: "team", external_id: "ext-7", billing_name: "Ada Ltd", first_user_event_at: at(10) });
+    expect(body.items[0]!.customer).toMatchObject({
+      id: externalCustomer.id,
+      type: "team",
+      external_id: "ext-7",
+      billing_name: "Ada Ltd",
+      first_user_event_at: at(10),
+    });
     expect((await list("?name=orphan")).items[0]!.customer).toBeNull();
   });
 
@@ -100,7 +133,9 @@ describe("GET /v1/events/", () => {
     expect(names(await list("?name=root&name=orphan&sorting=timestamp"))).toEqual(["root", "orphan"]);
     expect((await list("?source=user")).pagination.total_count).toBe(10);
     expect((await list("?source=system")).pagination.total_count).toBe(0);
-    const range = await list(`?start_timestamp=${encodeURIComponent(at(10))}&end_timestamp=${encodeURIComponent(at(13))}&sorting=timestamp`);
+    const range = await list(
+      `?start_timestamp=${encodeURIComponent(at(10))}&end_timestamp=${encodeURIComponent(at(13))}&sorting=timestamp`,
+    );
     expect(range.items.map((e) => e.timestamp)).toEqual([at(11), at(12)]);
   });
 
@@ -166,21 +201,26 @@ describe("GET /v1/events/", () => {
     beforeAll(async () => {
       noScopeToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
     });
-    const get = (query: string, token: () => string | null = () => readToken) => () => ({ method: "GET" as const, url: `/v1/events/${query}`, token: token() });
-    badInputTable(() => ctx.request, [
-      { name: "limit 0", request: get("?limit=0"), status: 422, loc: ["query", "limit"] },
-      { name: "a negative limit", request: get("?limit=-5"), status: 422, loc: ["query", "limit"] },
-      { name: "page 0", request: get("?page=0"), status: 422, loc: ["query", "page"] },
-      { name: "a non-integer page", request: get("?page=two"), status: 422, loc: ["query", "page"] },
-      { name: "an unknown sorting key", request: get("?sorting=name"), status: 422, loc: ["query", "sorting", 0] },
-      { name: "a non-UUID customer_id", request: get("?customer_id=abc"), status: 422, loc: ["query", "customer_id", 0] },
-      { name: "a non-UUID parent_id", request: get("?parent_id=abc"), status: 422, loc: ["query", "parent_id"] },
-      { name: "an overlong query", request: get(`?query=${"q".repeat(257)}`), status: 422, loc: ["query", "query"] },
-      { name: "a malformed start_timestamp", request: get("?start_timestamp=yesterday"), status: 422, loc: ["query", "start_timestamp"] },
-      { name: "an unknown source", request: get("?source=robot"), status: 422, loc: ["query", "source", 0] },
-      { name: "no token", request: get("", () => null), status: 401, error: "Unauthorized" },
-      { name: "a token without an events scope", request: get("", () => noScopeToken), status: 403, error: "insufficient_scope" },
-    ]);
+    const get =
+      (query: string, token: () => string | null = () => readToken) =>
+      () => ({ method: "GET" as const, url: `/v1/events/${query}`, token: token() });
+    badInputTable(
+      () => ctx.request,
+      [
+        { name: "limit 0", request: get("?limit=0"), status: 422, loc: ["query", "limit"] },
+        { name: "a negative limit", request: get("?limit=-5"), status: 422, loc: ["query", "limit"] },
+        { name: "page 0", request: get("?page=0"), status: 422, loc: ["query", "page"] },
+        { name: "a non-integer page", request: get("?page=two"), status: 422, loc: ["query", "page"] },
+        { name: "an unknown sorting key", request: get("?sorting=name"), status: 422, loc: ["query", "sorting", 0] },
+        { name: "a non-UUID customer_id", request: get("?customer_id=abc"), status: 422, loc: ["query", "customer_id", 0] },
+        { name: "a non-UUID parent_id", request: get("?parent_id=abc"), status: 422, loc: ["query", "parent_id"] },
+        { name: "an overlong query", request: get(`?query=${"q".repeat(257)}`), status: 422, loc: ["query", "query"] },
+        { name: "a malformed start_timestamp", request: get("?start_timestamp=yesterday"), status: 422, loc: ["query", "start_timestamp"] },
+        { name: "an unknown source", request: get("?source=robot"), status: 422, loc: ["query", "source", 0] },
+        { name: "no token", request: get("", () => null), status: 401, error: "Unauthorized" },
+        { name: "a token without an events scope", request: get("", () => noScopeToken), status: 403, error: "insufficient_scope" },
+      ],
+    );
   });
 });
 
@@ -216,13 +256,41 @@ describe("GET /v1/events/{id}", () => {
     beforeAll(async () => {
       noScopeToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
     });
-    badInputTable(() => ctx.request, [
-      { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/events/not-a-uuid", token: readToken }), status: 422, loc: ["path", "id"] },
-      { name: "an overlong id", request: () => ({ method: "GET", url: `/v1/events/${"a".repeat(5000)}`, token: readToken }), status: 422, loc: ["path", "id"] },
-      { name: "another organization's event", request: () => ({ method: "GET", url: `/v1/events/${foreignId}`, token: readToken }), status: 404, error: "ResourceNotFound" },
-      { name: "no token", request: () => ({ method: "GET", url: `/v1/events/${eventId}` }), status: 401, error: "Unauthorized" },
-      { name: "a malformed token", request: () => ({ method: "GET", url: `/v1/events/${eventId}`, token: "polar_oat_nope" }), status: 401, error: "invalid_token" },
-      { name: "a token without an events scope", request: () => ({ method: "GET", url: `/v1/events/${eventId}`, token: noScopeToken }), status: 403, error: "insufficient_scope" },
-    ]);
+    badInputTable(
+      () => ctx.request,
+      [
+        {
+          name: "a non-UUID id",
+          request: () => ({ method: "GET", url: "/v1/events/not-a-uuid", token: readToken }),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        {
+          name: "an overlong id",
+          request: () => ({ method: "GET", url: `/v1/events/${"a".repeat(5000)}`, token: readToken }),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        {
+          name: "another organization's event",
+          request: () => ({ method: "GET", url: `/v1/events/${foreignId}`, token: readToken }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        { name: "no token", request: () => ({ method: "GET", url: `/v1/events/${eventId}` }), status: 401, error: "Unauthorized" },
+        {
+          name: "a malformed token",
+          request: () => ({ method: "GET", url: `/v1/events/${eventId}`, token: "polar_oat_nope" }),
+          status: 401,
+          error: "invalid_token",
+        },
+        {
+          name: "a token without an events scope",
+          request: () => ({ method: "GET", url: `/v1/events/${eventId}`, token: noScopeToken }),
+          status: 403,
+          error: "insufficient_scope",
+        },
+      ],
+    );
   });
 });

@@ -29,22 +29,47 @@ afterAll(() => ctx.close());
 
 const PUBLIC = "/v1/customer-portal/license-keys";
 const SERVER = "/v1/license-keys";
-const post = (url: string, payload: Record<string, unknown>, token: string | null = null) => ctx.request({ method: "POST", url, payload, token });
+const post = (url: string, payload: Record<string, unknown>, token: string | null = null) =>
+  ctx.request({ method: "POST", url, payload, token });
 const newKey = (overrides: Parameters<typeof createLicenseKey>[3] = {}) => createLicenseKey(ctx.deps, orgId, customerId, overrides);
 const activationCount = async (keyId: string) =>
-  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM license_key_activations WHERE license_key_id = ${keyId} AND deleted_at IS NULL`.execute(ctx.deps.db)).rows[0]!.n);
+  Number(
+    (
+      await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM license_key_activations WHERE license_key_id = ${keyId} AND deleted_at IS NULL`.execute(ctx.deps.db)
+    ).rows[0]!.n,
+  );
 const keyRow = (id: string) => ctx.deps.db.selectFrom("license_keys").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
 describe("POST .../license-keys/activate", () => {
   it("activates a key publicly and answers the activation with its key", async () => {
     const key = await newKey();
-    const response = await post(`${PUBLIC}/activate`, { key: key.key, organization_id: orgId, label: "laptop", conditions: { major: 2 }, meta: { os: "linux", cores: 8, ratio: 1.5, beta: true } });
+    const response = await post(`${PUBLIC}/activate`, {
+      key: key.key,
+      organization_id: orgId,
+      label: "laptop",
+      conditions: { major: 2 },
+      meta: { os: "linux", cores: 8, ratio: 1.5, beta: true },
+    });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     expectReferenceResponse("customer_portal:license_keys:activate", 200, body);
-    expect(body).toMatchObject({ license_key_id: key.id, label: "laptop", meta: { os: "linux", cores: 8, ratio: 1.5, beta: true }, modified_at: null });
+    expect(body).toMatchObject({
+      license_key_id: key.id,
+      label: "laptop",
+      meta: { os: "linux", cores: 8, ratio: 1.5, beta: true },
+      modified_at: null,
+    });
     expect(body.conditions).toBeUndefined();
-    expect(body.license_key).toMatchObject({ id: key.id, key: key.key, display_key: `****-${key.key.slice(-6)}`, status: "granted", limit_activations: 5, customer: { id: customerId } });
+    expect(body.license_key).toMatchObject({
+      id: key.id,
+      key: key.key,
+      display_key: `****-${key.key.slice(-6)}`,
+      status: "granted",
+      limit_activations: 5,
+      customer: { id: customerId },
+    });
     const stored = await ctx.deps.db.selectFrom("license_key_activations").selectAll().where("id", "=", body.id).executeTakeFirstOrThrow();
     expect(stored.conditions).toEqual({ major: 2 });
   });
@@ -59,11 +84,27 @@ describe("POST .../license-keys/activate", () => {
 
   const refusals: [string, Parameters<typeof createLicenseKey>[3], string][] = [
     ["a revoked key", { status: "revoked" }, "License key is no longer active. This license key can not be activated."],
-    ["a disabled key, even expired", { status: "disabled", expires_at: new Date(Date.now() - 60_000) }, "License key is no longer active. This license key can not be activated."],
+    [
+      "a disabled key, even expired",
+      { status: "disabled", expires_at: new Date(Date.now() - 60_000) },
+      "License key is no longer active. This license key can not be activated.",
+    ],
     ["an expired key", { expires_at: new Date(Date.now() - 1000) }, "License key has expired."],
-    ["an expired key without an activation limit", { expires_at: new Date(Date.now() - 1000), limit_activations: null }, "License key has expired."],
-    ["a key without activations", { limit_activations: null }, "This license key does not support activations. Use the /validate endpoint instead to check license validity."],
-    ["a key with a limit of 0", { limit_activations: 0 }, "This license key does not support activations. Use the /validate endpoint instead to check license validity."],
+    [
+      "an expired key without an activation limit",
+      { expires_at: new Date(Date.now() - 1000), limit_activations: null },
+      "License key has expired.",
+    ],
+    [
+      "a key without activations",
+      { limit_activations: null },
+      "This license key does not support activations. Use the /validate endpoint instead to check license validity.",
+    ],
+    [
+      "a key with a limit of 0",
+      { limit_activations: 0 },
+      "This license key does not support activations. Use the /validate endpoint instead to check license validity.",
+    ],
   ];
   for (const [name, overrides, detail] of refusals) {
     it(`refuses ${name} with 403 in the anchor's order`, async () => {
@@ -98,7 +139,11 @@ describe("POST .../license-keys/activate", () => {
   it("deactivates whatever the key's status and expiry", async () => {
     const key = await newKey();
     const activation = (await post(`${SERVER}/activate`, { key: key.key, organization_id: orgId, label: "a" }, writeToken)).json();
-    await ctx.deps.db.updateTable("license_keys").set({ status: "revoked", expires_at: new Date(Date.now() - 1000) }).where("id", "=", key.id).execute();
+    await ctx.deps.db
+      .updateTable("license_keys")
+      .set({ status: "revoked", expires_at: new Date(Date.now() - 1000) })
+      .where("id", "=", key.id)
+      .execute();
     const response = await post(`${SERVER}/deactivate`, { key: key.key, organization_id: orgId, activation_id: activation.id }, writeToken);
     expect(response.statusCode).toBe(204);
     expect(await activationCount(key.id)).toBe(0);
@@ -115,7 +160,11 @@ describe("POST .../license-keys/activate", () => {
       post(`${PUBLIC}/activate`, { key: foreign.key.toLowerCase(), organization_id: otherOrgId, label: "x" }),
       post(`${SERVER}/activate`, { key: foreign.key, organization_id: otherOrgId, label: "x" }, writeToken),
       post(`${SERVER}/validate`, { key: foreign.key, organization_id: otherOrgId }, writeToken),
-      post(`${SERVER}/deactivate`, { key: foreign.key, organization_id: otherOrgId, activation_id: "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" }, writeToken),
+      post(
+        `${SERVER}/deactivate`,
+        { key: foreign.key, organization_id: otherOrgId, activation_id: "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" },
+        writeToken,
+      ),
     ];
     for (const response of await Promise.all(attempts)) {
       expect(response.statusCode).toBe(404);
@@ -139,11 +188,24 @@ describe("POST .../license-keys/activate", () => {
 describe("POST .../license-keys/validate", () => {
   it("validates, counts validations, stamps last_validated_at and increments usage", async () => {
     const key = await newKey({ limit_usage: 10 });
-    const response = await post(`${PUBLIC}/validate`, { key: key.key, organization_id: orgId, increment_usage: 3, benefit_id: key.benefit_id, customer_id: customerId });
+    const response = await post(`${PUBLIC}/validate`, {
+      key: key.key,
+      organization_id: orgId,
+      increment_usage: 3,
+      benefit_id: key.benefit_id,
+      customer_id: customerId,
+    });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     expectReferenceResponse("customer_portal:license_keys:validate", 200, body);
-    expect(body).toMatchObject({ id: key.id, usage: 3, limit_usage: 10, validations: 1, activation: null, last_validated_at: ctx.clock.now().toISOString() });
+    expect(body).toMatchObject({
+      id: key.id,
+      usage: 3,
+      limit_usage: 10,
+      validations: 1,
+      activation: null,
+      last_validated_at: ctx.clock.now().toISOString(),
+    });
     const server = await post(`${SERVER}/validate`, { key: key.key, organization_id: orgId }, writeToken);
     expectReferenceResponse("license_keys:validate", 200, server.json());
     expect(server.json()).toMatchObject({ usage: 3, validations: 2 });
@@ -151,8 +213,15 @@ describe("POST .../license-keys/validate", () => {
 
   it("checks the activation and its conditions", async () => {
     const key = await newKey();
-    const activation = (await post(`${PUBLIC}/activate`, { key: key.key, organization_id: orgId, label: "a", conditions: { major: 2, host: "box" } })).json();
-    const ok = await post(`${PUBLIC}/validate`, { key: key.key, organization_id: orgId, activation_id: activation.id, conditions: { host: "box", major: 2 } });
+    const activation = (
+      await post(`${PUBLIC}/activate`, { key: key.key, organization_id: orgId, label: "a", conditions: { major: 2, host: "box" } })
+    ).json();
+    const ok = await post(`${PUBLIC}/validate`, {
+      key: key.key,
+      organization_id: orgId,
+      activation_id: activation.id,
+      conditions: { host: "box", major: 2 },
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json().activation).toMatchObject({ id: activation.id, label: "a", license_key_id: key.id });
     const cases: [Record<string, unknown>, string][] = [
@@ -196,7 +265,9 @@ describe("POST .../license-keys/validate", () => {
     expect((await keyRow(key.id)).usage).toBe(8);
 
     await ctx.deps.db.updateTable("license_keys").set({ usage: 0 }).where("id", "=", key.id).execute();
-    const responses = await Promise.all(Array.from({ length: 30 }, () => post(`${PUBLIC}/validate`, { key: key.key, organization_id: orgId, increment_usage: 1 })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => post(`${PUBLIC}/validate`, { key: key.key, organization_id: orgId, increment_usage: 1 })),
+    );
     const statuses = responses.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 400)).toHaveLength(20);
@@ -209,32 +280,82 @@ describe("bad input", () => {
   beforeAll(async () => {
     key = await newKey();
   });
-  const activate = (payload: Record<string, unknown>, url = `${PUBLIC}/activate`, token: () => string | null = () => null) => () => ({
-    method: "POST" as const,
-    url,
-    token: token(),
-    payload: { key: key.key, organization_id: orgId, label: "x", ...payload },
-  });
+  const activate =
+    (payload: Record<string, unknown>, url = `${PUBLIC}/activate`, token: () => string | null = () => null) =>
+    () => ({
+      method: "POST" as const,
+      url,
+      token: token(),
+      payload: { key: key.key, organization_id: orgId, label: "x", ...payload },
+    });
   const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
   badInputTable(
     () => ctx.request,
     [
-      { name: "a missing label", request: () => ({ method: "POST", url: `${PUBLIC}/activate`, payload: { key: key.key, organization_id: orgId } }), status: 422, loc: ["body", "label"] },
+      {
+        name: "a missing label",
+        request: () => ({ method: "POST", url: `${PUBLIC}/activate`, payload: { key: key.key, organization_id: orgId } }),
+        status: 422,
+        loc: ["body", "label"],
+      },
       { name: "a numeric key", request: activate({ key: 42 }), status: 422, loc: ["body", "key"] },
       { name: "a non-UUID organization_id", request: activate({ organization_id: "nope" }), status: 422, loc: ["body", "organization_id"] },
       { name: "an overlong key", request: activate({ key: "K".repeat(1000) }), status: 422, loc: ["body", "key"] },
       { name: "an overlong label", request: activate({ label: "L".repeat(1000) }), status: 422, loc: ["body", "label"] },
-      { name: "a meta value that is an object", request: activate({ meta: { nested: { a: 1 } } }), status: 422, loc: ["body", "meta", "nested"] },
-      { name: "an empty condition value", request: activate({ conditions: { host: "" } }), status: 422, loc: ["body", "conditions", "host"] },
+      {
+        name: "a meta value that is an object",
+        request: activate({ meta: { nested: { a: 1 } } }),
+        status: 422,
+        loc: ["body", "meta", "nested"],
+      },
+      {
+        name: "an empty condition value",
+        request: activate({ conditions: { host: "" } }),
+        status: 422,
+        loc: ["body", "conditions", "host"],
+      },
       { name: "an overlong meta value", request: activate({ meta: { v: "x".repeat(501) } }), status: 422, loc: ["body", "meta", "v"] },
       { name: "an overlong meta key", request: activate({ meta: { ["k".repeat(41)]: 1 } }), status: 422 },
       { name: "51 conditions", request: activate({ conditions: many }), status: 422, loc: ["body", "conditions"] },
-      { name: "a negative increment_usage", request: () => ({ method: "POST", url: `${PUBLIC}/validate`, payload: { key: key.key, organization_id: orgId, increment_usage: -1 } }), status: 422, loc: ["body", "increment_usage"] },
-      { name: "a non-UUID activation_id", request: () => ({ method: "POST", url: `${PUBLIC}/deactivate`, payload: { key: key.key, organization_id: orgId, activation_id: "x" } }), status: 422, loc: ["body", "activation_id"] },
+      {
+        name: "a negative increment_usage",
+        request: () => ({
+          method: "POST",
+          url: `${PUBLIC}/validate`,
+          payload: { key: key.key, organization_id: orgId, increment_usage: -1 },
+        }),
+        status: 422,
+        loc: ["body", "increment_usage"],
+      },
+      {
+        name: "a non-UUID activation_id",
+        request: () => ({
+          method: "POST",
+          url: `${PUBLIC}/deactivate`,
+          payload: { key: key.key, organization_id: orgId, activation_id: "x" },
+        }),
+        status: 422,
+        loc: ["body", "activation_id"],
+      },
       { name: "no token on the server route", request: activate({}, `${SERVER}/activate`), status: 401, error: "Unauthorized" },
-      { name: "a wrong token on the server route", request: activate({}, `${SERVER}/activate`, () => "polar_oat_doesnotexist0000000000000000000000"), status: 401, error: "invalid_token" },
-      { name: "a read-only token on the server route", request: activate({}, `${SERVER}/activate`, () => readToken), status: 403, error: "insufficient_scope" },
-      { name: "another organization's token", request: activate({}, `${SERVER}/activate`, () => otherToken), status: 404, error: "ResourceNotFound" },
+      {
+        name: "a wrong token on the server route",
+        request: activate({}, `${SERVER}/activate`, () => "polar_oat_doesnotexist0000000000000000000000"),
+        status: 401,
+        error: "invalid_token",
+      },
+      {
+        name: "a read-only token on the server route",
+        request: activate({}, `${SERVER}/activate`, () => readToken),
+        status: 403,
+        error: "insufficient_scope",
+      },
+      {
+        name: "another organization's token",
+        request: activate({}, `${SERVER}/activate`, () => otherToken),
+        status: 404,
+        error: "ResourceNotFound",
+      },
     ],
     async () => expect(await activationCount(key.id)).toBe(0),
   );

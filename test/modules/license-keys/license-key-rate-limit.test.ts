@@ -7,7 +7,9 @@ let orgId: string;
 let foreignKey: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ env: { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "5", LICENSE_KEY_RATE_LIMIT_PER_KEY: "3", LICENSE_KEY_RATE_LIMIT_WINDOW_MS: "60000" } });
+  ctx = await createTestContext({
+    env: { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "5", LICENSE_KEY_RATE_LIMIT_PER_KEY: "3", LICENSE_KEY_RATE_LIMIT_WINDOW_MS: "60000" },
+  });
   orgId = (await createOrganization(ctx.deps)).id;
   const otherOrgId = (await createOrganization(ctx.deps)).id;
   foreignKey = (await createLicenseKey(ctx.deps, otherOrgId, (await createCustomer(ctx.deps, otherOrgId)).id)).key;
@@ -15,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const validate = (key: string, remoteAddress: string) =>
-  ctx.request({ method: "POST", url: "/v1/customer-portal/license-keys/validate", payload: { key, organization_id: orgId }, remoteAddress });
+  ctx.request({
+    method: "POST",
+    url: "/v1/customer-portal/license-keys/validate",
+    payload: { key, organization_id: orgId },
+    remoteAddress,
+  });
 const trace = async (key: string, address: string, times: number) => {
   const out: { status: number; body: string; retryAfter: unknown }[] = [];
   for (let i = 0; i < times; i += 1) {

@@ -58,7 +58,10 @@ describe("GET /v1/license-keys/", () => {
     const revoked = (await get("/v1/license-keys/?status=revoked", readToken)).json();
     expect(ids(revoked)).toEqual([keys[1]!.id]);
     const byBenefit = (await get(`/v1/license-keys/?benefit_id=${keys[2]!.benefit_id}&limit=1`, readToken)).json();
-    expect(byBenefit).toMatchObject({ items: [{ id: keys[2]!.id, customer_id: otherCustomerId }], pagination: { total_count: 1, max_page: 1 } });
+    expect(byBenefit).toMatchObject({
+      items: [{ id: keys[2]!.id, customer_id: otherCustomerId }],
+      pagination: { total_count: 1, max_page: 1 },
+    });
     const owner = (await get(`/v1/license-keys/?organization_id=${otherOrgId}`, ctx.ownerToken)).json();
     expect(ids(owner)).toEqual([foreignKey.id]);
   });
@@ -66,12 +69,28 @@ describe("GET /v1/license-keys/", () => {
   it("gets one key with its live activations", async () => {
     const activation = await ctx.deps.db
       .insertInto("license_key_activations")
-      .values({ organization_id: orgId, license_key_id: keys[0]!.id, label: "desk", conditions: "{}", meta: JSON.stringify({ os: "mac" }), modified_at: null, deleted_at: null })
+      .values({
+        organization_id: orgId,
+        license_key_id: keys[0]!.id,
+        label: "desk",
+        conditions: "{}",
+        meta: JSON.stringify({ os: "mac" }),
+        modified_at: null,
+        deleted_at: null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.deps.db
       .insertInto("license_key_activations")
-      .values({ organization_id: orgId, license_key_id: keys[0]!.id, label: "gone", conditions: "{}", meta: "{}", modified_at: null, deleted_at: new Date() })
+      .values({
+        organization_id: orgId,
+        license_key_id: keys[0]!.id,
+        label: "gone",
+        conditions: "{}",
+        meta: "{}",
+        modified_at: null,
+        deleted_at: new Date(),
+      })
       .execute();
     const response = await get(`/v1/license-keys/${keys[0]!.id}`, readToken);
     expect(response.statusCode).toBe(200);
@@ -84,13 +103,43 @@ describe("GET /v1/license-keys/", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/license-keys/nope", token: readToken }), status: 422, loc: ["path", "id"] },
-      { name: "another organization's key", request: () => ({ method: "GET", url: `/v1/license-keys/${foreignKey.id}`, token: readToken }), status: 404, error: "ResourceNotFound" },
-      { name: "an unknown key", request: () => ({ method: "GET", url: "/v1/license-keys/3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a", token: otherToken }), status: 404, error: "ResourceNotFound" },
-      { name: "a bad status filter", request: () => ({ method: "GET", url: "/v1/license-keys/?status=lost", token: readToken }), status: 422, loc: ["query", "status"] },
+      {
+        name: "a non-UUID id",
+        request: () => ({ method: "GET", url: "/v1/license-keys/nope", token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "another organization's key",
+        request: () => ({ method: "GET", url: `/v1/license-keys/${foreignKey.id}`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "an unknown key",
+        request: () => ({ method: "GET", url: "/v1/license-keys/3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a", token: otherToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "a bad status filter",
+        request: () => ({ method: "GET", url: "/v1/license-keys/?status=lost", token: readToken }),
+        status: 422,
+        loc: ["query", "status"],
+      },
       { name: "no token", request: () => ({ method: "GET", url: "/v1/license-keys/" }), status: 401, error: "Unauthorized" },
-      { name: "a customer session", request: () => ({ method: "GET", url: "/v1/license-keys/", token: sessionToken }), status: 401, error: "Unauthorized" },
-      { name: "a token without the scope", request: () => ({ method: "GET", url: "/v1/license-keys/", token: eventsToken }), status: 403, error: "insufficient_scope" },
+      {
+        name: "a customer session",
+        request: () => ({ method: "GET", url: "/v1/license-keys/", token: sessionToken }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "a token without the scope",
+        request: () => ({ method: "GET", url: "/v1/license-keys/", token: eventsToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
     ],
   );
 });
@@ -114,11 +163,36 @@ describe("GET /v1/customer-portal/license-keys/", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "another customer's key", request: () => ({ method: "GET", url: `/v1/customer-portal/license-keys/${keys[2]!.id}`, token: sessionToken }), status: 404, error: "ResourceNotFound" },
-      { name: "another organization's key", request: () => ({ method: "GET", url: `/v1/customer-portal/license-keys/${foreignKey.id}`, token: sessionToken }), status: 404, error: "ResourceNotFound" },
-      { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/x", token: sessionToken }), status: 422, loc: ["path", "id"] },
-      { name: "an organization token", request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/", token: readToken }), status: 401, error: "Unauthorized" },
-      { name: "no token", request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/" }), status: 401, error: "Unauthorized" },
+      {
+        name: "another customer's key",
+        request: () => ({ method: "GET", url: `/v1/customer-portal/license-keys/${keys[2]!.id}`, token: sessionToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's key",
+        request: () => ({ method: "GET", url: `/v1/customer-portal/license-keys/${foreignKey.id}`, token: sessionToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "a non-UUID id",
+        request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/x", token: sessionToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "an organization token",
+        request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/", token: readToken }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "no token",
+        request: () => ({ method: "GET", url: "/v1/customer-portal/license-keys/" }),
+        status: 401,
+        error: "Unauthorized",
+      },
     ],
   );
 
@@ -139,20 +213,35 @@ describe("a key bought through a checkout", () => {
   it("activates the moment the confirmation answers", async () => {
     const token = await createOrganizationToken(ctx.deps, orgId, ["checkouts:write"]);
     const product = await createProduct(ctx.deps, orgId, {
-      benefits: [{ type: "license_keys", description: "Key", properties: { prefix: "app", activations: { limit: 2, enable_customer_admin: false } } }],
+      benefits: [
+        {
+          type: "license_keys",
+          description: "Key",
+          properties: { prefix: "app", activations: { limit: 2, enable_customer_admin: false } },
+        },
+      ],
     });
     const opened = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [product.product.id] } });
     expect(opened.statusCode, opened.body).toBe(201);
     const confirmed = await ctx.request({
       method: "POST",
       url: `/v1/checkouts/client/${opened.json().client_secret}/confirm`,
-      payload: { customer_email: "buyer@example.com", customer_name: "Buyer", customer_billing_address: { country: "FR" }, confirmation_token_id: "tok_visa" },
+      payload: {
+        customer_email: "buyer@example.com",
+        customer_name: "Buyer",
+        customer_billing_address: { country: "FR" },
+        confirmation_token_id: "tok_visa",
+      },
     });
     expect(confirmed.statusCode, confirmed.body).toBe(200);
     const session = confirmed.json().customer_session_token as string;
     const [bought] = (await get("/v1/customer-portal/license-keys/", session)).json().items;
     expect(bought.key).toMatch(/^APP-/);
-    const activated = await ctx.request({ method: "POST", url: "/v1/customer-portal/license-keys/activate", payload: { key: bought.key, organization_id: orgId, label: "first" } });
+    const activated = await ctx.request({
+      method: "POST",
+      url: "/v1/customer-portal/license-keys/activate",
+      payload: { key: bought.key, organization_id: orgId, label: "first" },
+    });
     expect(activated.statusCode, activated.body).toBe(200);
     expect(activated.json().license_key).toMatchObject({ id: bought.id, limit_activations: 2 });
   });

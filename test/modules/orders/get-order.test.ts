@@ -50,14 +50,24 @@ describe("GET /v1/orders/{id}", () => {
       // Subscriptions are not modelled here: the id is kept, the embedded object is null.
       subscription: null,
     });
-    expect(body.items).toEqual(items.map((item) => expect.objectContaining({ id: item.id, label: item.label, amount: item.amount, tax_amount: item.tax_amount })));
+    expect(body.items).toEqual(
+      items.map((item) => expect.objectContaining({ id: item.id, label: item.label, amount: item.amount, tax_amount: item.tax_amount })),
+    );
     expect(body.created_at).toBe(row.created_at.toISOString());
   });
 
   it("embeds null product and discount for an order without them, and keeps a deleted customer", async () => {
     const pending = (await get(w.orders[3]!.id)).json();
     expectReferenceResponse("orders:get", 200, pending);
-    expect(pending).toMatchObject({ product_id: null, product: null, discount_id: null, discount: null, status: "pending", paid: false, checkout_id: w.checkoutIds[1] });
+    expect(pending).toMatchObject({
+      product_id: null,
+      product: null,
+      discount_id: null,
+      discount: null,
+      status: "pending",
+      paid: false,
+      checkout_id: w.checkoutIds[1],
+    });
     const refunded = (await get(w.orders[2]!.id)).json();
     expectReferenceResponse("orders:get", 200, refunded);
     expect(refunded.customer).toMatchObject({ id: w.customers.carol.id, email: "carol@orders.example" });
@@ -73,21 +83,40 @@ describe("GET /v1/orders/{id}", () => {
   it("embeds the customer and discount exactly as their own routes show them, through the list too", async () => {
     // Values the JSON aggregation carries differently from a plain read: a tax id pair, a first
     // usage event, timestamps with microseconds.
-    await ctx.deps.db.updateTable("customers").set({ tax_id: JSON.stringify(["FR40303265045", "eu_vat"]) as never }).where("id", "=", w.customers.bob.id).execute();
-    await ctx.deps.db.updateTable("discounts").set({ starts_at: sql<Date>`now() - interval '1 day'`, ends_at: sql<Date>`now() + interval '1 day'` }).where("id", "=", w.discounts.zeta.id).execute();
+    await ctx.deps.db
+      .updateTable("customers")
+      .set({ tax_id: JSON.stringify(["FR40303265045", "eu_vat"]) as never })
+      .where("id", "=", w.customers.bob.id)
+      .execute();
+    await ctx.deps.db
+      .updateTable("discounts")
+      .set({ starts_at: sql<Date>`now() - interval '1 day'`, ends_at: sql<Date>`now() + interval '1 day'` })
+      .where("id", "=", w.discounts.zeta.id)
+      .execute();
     const eventsToken = await createOrganizationToken(ctx.deps, w.orgId, ["events:write"]);
-    const ingest = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: eventsToken, payload: { events: [{ name: "api_call", customer_id: w.customers.bob.id }] } });
+    const ingest = await ctx.request({
+      method: "POST",
+      url: "/v1/events/ingest",
+      token: eventsToken,
+      payload: { events: [{ name: "api_call", customer_id: w.customers.bob.id }] },
+    });
     expect(ingest.statusCode, ingest.body).toBe(200);
     const readToken = await createOrganizationToken(ctx.deps, w.orgId, ["customers:read", "discounts:read"]);
     const customer = (await ctx.request({ method: "GET", url: `/v1/customers/${w.customers.bob.id}`, token: readToken })).json();
-    const { products: _products, ...discount } = (await ctx.request({ method: "GET", url: `/v1/discounts/${w.discounts.zeta.id}`, token: readToken })).json();
+    const { products: _products, ...discount } = (
+      await ctx.request({ method: "GET", url: `/v1/discounts/${w.discounts.zeta.id}`, token: readToken })
+    ).json();
     expect(customer.tax_id).toEqual(["FR40303265045", "eu_vat"]);
     expect(customer.first_user_event_at).not.toBeNull();
     expect(discount.starts_at).not.toBeNull();
 
     const row = w.orders[1]!;
     const single = (await get(row.id)).json();
-    const listed = (await ctx.request({ method: "GET", url: `/v1/orders/?customer_id=${w.customers.bob.id}&limit=100`, token: w.readToken })).json().items.find((item: { id: string }) => item.id === row.id);
+    const listed = (
+      await ctx.request({ method: "GET", url: `/v1/orders/?customer_id=${w.customers.bob.id}&limit=100`, token: w.readToken })
+    )
+      .json()
+      .items.find((item: { id: string }) => item.id === row.id);
     for (const order of [single, listed]) {
       expect(order.customer).toEqual(customer);
       expect(order.discount).toEqual(discount);
@@ -101,19 +130,36 @@ describe("GET /v1/orders/{id}", () => {
       sessionToken = await createCustomerSessionToken(ctx.deps, w.customers.alice.id);
       writeOnly = await createOrganizationToken(ctx.deps, w.orgId, ["products:read"]);
     });
-    const request = (id: () => string, token?: () => string | null) => () => ({ method: "GET" as const, url: `/v1/orders/${id()}`, token: token ? token() : w.readToken });
+    const request = (id: () => string, token?: () => string | null) => () => ({
+      method: "GET" as const,
+      url: `/v1/orders/${id()}`,
+      token: token ? token() : w.readToken,
+    });
     const own = () => w.orders[0]!.id;
 
-    badInputTable(() => ctx.request, [
-      { name: "an unknown id", request: request(() => "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a"), status: 404, error: "ResourceNotFound" },
-      { name: "another organization's order", request: request(() => w.foreign.id), status: 404, error: "ResourceNotFound" },
-      { name: "an order seen with the other organization's token", request: request(own, () => w.otherToken), status: 404, error: "ResourceNotFound" },
-      { name: "a non-UUID id", request: request(() => "order-1"), status: 422, loc: ["path", "id"] },
-      { name: "a UUID of another version", request: request(() => "3f9c4a2e-8b1d-1c6f-9a7e-2d5b8c1f0e3a"), status: 422, loc: ["path", "id"] },
-      { name: "no token", request: request(own, () => null), status: 401, error: "Unauthorized" },
-      { name: "a malformed token", request: request(own, () => "polar_oat_nope"), status: 401, error: "invalid_token" },
-      { name: "a customer session", request: request(own, () => sessionToken), status: 401, error: "Unauthorized" },
-      { name: "a token without orders:read", request: request(own, () => writeOnly), status: 403, error: "insufficient_scope" },
-    ]);
+    badInputTable(
+      () => ctx.request,
+      [
+        { name: "an unknown id", request: request(() => "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a"), status: 404, error: "ResourceNotFound" },
+        { name: "another organization's order", request: request(() => w.foreign.id), status: 404, error: "ResourceNotFound" },
+        {
+          name: "an order seen with the other organization's token",
+          request: request(own, () => w.otherToken),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        { name: "a non-UUID id", request: request(() => "order-1"), status: 422, loc: ["path", "id"] },
+        {
+          name: "a UUID of another version",
+          request: request(() => "3f9c4a2e-8b1d-1c6f-9a7e-2d5b8c1f0e3a"),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        { name: "no token", request: request(own, () => null), status: 401, error: "Unauthorized" },
+        { name: "a malformed token", request: request(own, () => "polar_oat_nope"), status: 401, error: "invalid_token" },
+        { name: "a customer session", request: request(own, () => sessionToken), status: 401, error: "Unauthorized" },
+        { name: "a token without orders:read", request: request(own, () => writeOnly), status: 403, error: "insufficient_scope" },
+      ],
+    );
   });
 });

@@ -23,7 +23,11 @@ beforeAll(async () => {
   const customers = await Promise.all(Array.from({ length: 10 }, () => createCustomer(ctx.deps, orgId)));
   orders = [];
   for (let i = 0; i < ORDERS; i += 20) {
-    orders.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => createOrder(ctx.deps, orgId, { customer: customers[(i + j) % 10]!, product: null })))));
+    orders.push(
+      ...(await Promise.all(
+        Array.from({ length: 20 }, (_, j) => createOrder(ctx.deps, orgId, { customer: customers[(i + j) % 10]!, product: null })),
+      )),
+    );
   }
 }, 60_000);
 afterAll(() => ctx.close());
@@ -59,7 +63,11 @@ describe("invoice generation across a crash", () => {
   it("generates each invoice exactly once, with its number, when the process is killed mid-way and restarted", async () => {
     const first = await startServer();
     for (let i = 0; i < ORDERS; i += 25) {
-      const batch = orders.slice(i, i + 25).map((order) => fetch(`${first.url}/v1/orders/${order.id}/invoice`, { method: "POST", headers: { authorization: `Bearer ${token}` } }));
+      const batch = orders
+        .slice(i, i + 25)
+        .map((order) =>
+          fetch(`${first.url}/v1/orders/${order.id}/invoice`, { method: "POST", headers: { authorization: `Bearer ${token}` } }),
+        );
       expect((await Promise.all(batch)).map((response) => response.status)).toEqual(Array(Math.min(25, ORDERS - i)).fill(202));
     }
     await until(async () => (await generatedCount()) >= 5, 30_000);
@@ -68,7 +76,10 @@ describe("invoice generation across a crash", () => {
     const atKill = await generatedCount();
     // The kill must land mid-way, or this test would prove nothing about recovery.
     expect(atKill).toBeLessThan(ORDERS);
-    const lockedAtKill = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL`.execute(ctx.deps.db)).rows[0]!.n);
+    const lockedAtKill = Number(
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL`.execute(ctx.deps.db))
+        .rows[0]!.n,
+    );
 
     const second = await startServer();
     try {
@@ -80,7 +91,15 @@ describe("invoice generation across a crash", () => {
       await second.server.exited;
     }
 
-    const rows = await ctx.deps.db.selectFrom("orders").selectAll().where("id", "in", orders.map((order) => order.id)).execute();
+    const rows = await ctx.deps.db
+      .selectFrom("orders")
+      .selectAll()
+      .where(
+        "id",
+        "in",
+        orders.map((order) => order.id),
+      )
+      .execute();
     const before = new Map(orders.map((order) => [order.id, order.invoice_number]));
     for (const row of rows) {
       expect(row.invoice_number).toBe(before.get(row.id));
@@ -91,7 +110,11 @@ describe("invoice generation across a crash", () => {
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ is_invoice_generated: true, invoice_number: row.invoice_number });
     }
-    const leftover = await sql<{ n: string }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'orders.invoice'`.execute(ctx.deps.db);
+    const leftover = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'orders.invoice'`.execute(
+      ctx.deps.db,
+    );
     expect(Number(leftover.rows[0]!.n)).toBe(0);
   }, 120_000);
 });

@@ -13,29 +13,52 @@ afterAll(() => ctx.close());
 
 const N = 20;
 const sequence = (format: (n: string) => string) => Array.from({ length: N }, (_, i) => format(String(i + 1).padStart(4, "0"))).sort();
-const createOrganizationThroughApi = (payload: Record<string, unknown>) => ctx.request({ method: "POST", url: "/v1/organizations/", token: ctx.ownerToken, payload });
+const createOrganizationThroughApi = (payload: Record<string, unknown>) =>
+  ctx.request({ method: "POST", url: "/v1/organizations/", token: ctx.ownerToken, payload });
 const storedNumbering = async (slug: string) =>
-  (await ctx.deps.db.selectFrom("organizations").select("invoice_numbering").where("slug", "=", slug).executeTakeFirst())?.invoice_numbering;
+  (await ctx.deps.db.selectFrom("organizations").select("invoice_numbering").where("slug", "=", slug).executeTakeFirst())
+    ?.invoice_numbering;
 
 describe("order_settings.invoice_numbering on POST /v1/organizations/", () => {
   it("sets per-organization numbering, and customer numbering stays the default", async () => {
-    const response = await createOrganizationThroughApi({ name: "Counted Org", slug: "counted-org", order_settings: { invoice_numbering: "organization" } });
+    const response = await createOrganizationThroughApi({
+      name: "Counted Org",
+      slug: "counted-org",
+      order_settings: { invoice_numbering: "organization" },
+    });
     expect(response.statusCode, response.body).toBe(201);
     expectReferenceResponse("organizations:create", 201, response.json());
     expect(await storedNumbering("counted-org")).toBe("organization");
     expect((await createOrganizationThroughApi({ name: "Plain Org", slug: "plain-org" })).statusCode).toBe(201);
     expect(await storedNumbering("plain-org")).toBe("customer");
-    expect((await createOrganizationThroughApi({ name: "Null Org", slug: "null-settings-org", order_settings: null })).statusCode).toBe(201);
+    expect((await createOrganizationThroughApi({ name: "Null Org", slug: "null-settings-org", order_settings: null })).statusCode).toBe(
+      201,
+    );
     expect(await storedNumbering("null-settings-org")).toBe("customer");
   });
 
   describe("bad input", () => {
-    const post = (order_settings: unknown) => () => ({ method: "POST" as const, url: "/v1/organizations/", token: ctx.ownerToken, payload: { name: "Bad Settings", slug: "bad-settings", order_settings } });
+    const post = (order_settings: unknown) => () => ({
+      method: "POST" as const,
+      url: "/v1/organizations/",
+      token: ctx.ownerToken,
+      payload: { name: "Bad Settings", slug: "bad-settings", order_settings },
+    });
     badInputTable(
       () => ctx.request,
       [
-        { name: "an unknown numbering", request: post({ invoice_numbering: "weekly" }), status: 422, loc: ["body", "order_settings", "invoice_numbering"] },
-        { name: "a numeric numbering", request: post({ invoice_numbering: 1 }), status: 422, loc: ["body", "order_settings", "invoice_numbering"] },
+        {
+          name: "an unknown numbering",
+          request: post({ invoice_numbering: "weekly" }),
+          status: 422,
+          loc: ["body", "order_settings", "invoice_numbering"],
+        },
+        {
+          name: "a numeric numbering",
+          request: post({ invoice_numbering: 1 }),
+          status: 422,
+          loc: ["body", "order_settings", "invoice_numbering"],
+        },
         { name: "settings without the numbering", request: post({}), status: 422, loc: ["body", "order_settings", "invoice_numbering"] },
         { name: "settings as a string", request: post("organization"), status: 422, loc: ["body", "order_settings"] },
       ],
@@ -55,10 +78,16 @@ describe("invoice and receipt numbers under concurrent order creation", () => {
   });
 
   it("numbers an organization-numbered organization's orders 1..N across customers", async () => {
-    const created = await createOrganizationThroughApi({ name: "Org Counted", slug: "org-counted", order_settings: { invoice_numbering: "organization" } });
-    const orgId = (created.json<{ id: string }>()).id;
+    const created = await createOrganizationThroughApi({
+      name: "Org Counted",
+      slug: "org-counted",
+      order_settings: { invoice_numbering: "organization" },
+    });
+    const orgId = created.json<{ id: string }>().id;
     const customers = await Promise.all(Array.from({ length: 4 }, () => createCustomer(ctx.deps, orgId)));
-    const orders = await Promise.all(Array.from({ length: N }, (_, i) => createOrder(ctx.deps, orgId, { customer: customers[i % customers.length]!, product: null })));
+    const orders = await Promise.all(
+      Array.from({ length: N }, (_, i) => createOrder(ctx.deps, orgId, { customer: customers[i % customers.length]!, product: null })),
+    );
     expect(orders.map((order) => order.invoice_number).sort()).toEqual(sequence((n) => `ORG-COUNTED-${n}`));
   });
 });

@@ -20,7 +20,14 @@ beforeAll(async () => {
   const orders: OrderRow[] = [];
   for (let i = 0; i < 101; i += 1) {
     const created_at = new Date(w.start.getTime() + (i % 3) * 60_000);
-    orders.push(await createOrder(ctx.deps, orgId, { customer, product, amounts: { subtotal: 100 * (i % 2) }, values: { created_at, status: i % 2 ? "paid" : "refunded" } }));
+    orders.push(
+      await createOrder(ctx.deps, orgId, {
+        customer,
+        product,
+        amounts: { subtotal: 100 * (i % 2) },
+        values: { created_at, status: i % 2 ? "paid" : "refunded" },
+      }),
+    );
   }
   bulk = { token: await createOrganizationToken(ctx.deps, orgId, ["orders:read"]), orders };
 });
@@ -76,7 +83,8 @@ function expected(rows: readonly OrderRow[], sorting: string[]): string[] {
     })
     .map((o) => o.id);
 }
-const sortQuery = (sorting: string[], extra: [string, string][] = []) => qs([...sorting.map((s): [string, string] => ["sorting", s]), ...extra]);
+const sortQuery = (sorting: string[], extra: [string, string][] = []) =>
+  qs([...sorting.map((s): [string, string] => ["sorting", s]), ...extra]);
 
 describe("GET /v1/orders/ sorting", () => {
   const KEYS = ["created_at", "status", "invoice_number", "amount", "net_amount", "customer", "product", "discount", "subscription"];
@@ -90,9 +98,17 @@ describe("GET /v1/orders/ sorting", () => {
   }
 
   it("applies several keys in order", async () => {
-    for (const sorting of [["status", "-amount"], ["customer", "-created_at"], ["-product", "discount", "invoice_number"], ["amount", "customer"]]) {
+    for (const sorting of [
+      ["status", "-amount"],
+      ["customer", "-created_at"],
+      ["-product", "discount", "invoice_number"],
+      ["amount", "customer"],
+    ]) {
       const body = await list(sortQuery(sorting, [["limit", "100"]]));
-      expect(body.items.map((o) => o.id), sorting.join(",")).toEqual(expected(w.orders, sorting));
+      expect(
+        body.items.map((o) => o.id),
+        sorting.join(","),
+      ).toEqual(expected(w.orders, sorting));
     }
   });
 
@@ -106,7 +122,13 @@ describe("GET /v1/orders/ pages over ties", () => {
   const walk = async (sorting: string[]) => {
     const seen: string[] = [];
     for (let page = 1; ; page += 1) {
-      const body = await list(sortQuery(sorting, [["limit", "3"], ["page", String(page)]]), bulk.token);
+      const body = await list(
+        sortQuery(sorting, [
+          ["limit", "3"],
+          ["page", String(page)],
+        ]),
+        bulk.token,
+      );
       expect(body.pagination).toEqual({ total_count: 101, max_page: 34 });
       if (body.items.length === 0) return { seen, pages: page - 1 };
       seen.push(...body.items.map((o) => o.id));

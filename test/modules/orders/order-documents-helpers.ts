@@ -31,7 +31,12 @@ const silentLogger = new Logger(() => () => undefined);
 
 /** Runs every pending invoice and receipt job through graphile-worker, as the server's worker would. */
 export async function runDocumentJobs(ctx: TestContext): Promise<void> {
-  await runOnce({ pgPool: ctx.database.pool, taskList: orderDocumentTasks(ctx.deps, ctx.services.blobs), noHandleSignals: true, logger: silentLogger });
+  await runOnce({
+    pgPool: ctx.database.pool,
+    taskList: orderDocumentTasks(ctx.deps, ctx.services.blobs),
+    noHandleSignals: true,
+    logger: silentLogger,
+  });
 }
 
 /** Downloads a local-store link through the app itself. */
@@ -77,13 +82,41 @@ export function documentRouteBadInputs(
   const unknown = "4b0c0c25-7a0f-4c35-9d2a-1f5c3c1d2e3f";
   return [
     { name: "a non-UUID id", request: () => ({ method, url: url("not-a-uuid"), token: tokens().read }), status: 422, loc: ["path", "id"] },
-    { name: "an overlong id", request: () => ({ method, url: url("a".repeat(5000)), token: tokens().read }), status: 422, loc: ["path", "id"] },
-    { name: "an unknown order", request: () => ({ method, url: url(unknown), token: tokens().read }), status: 404, error: "ResourceNotFound" },
-    { name: "another organization's order", request: () => ({ method, url: url(orderOf().foreign), token: tokens().read }), status: 404, error: "ResourceNotFound" },
-    { name: "the order under another organization's or customer's credentials", request: () => ({ method, url: url(orderOf().own), token: tokens().other }), status: 404, error: "ResourceNotFound" },
+    {
+      name: "an overlong id",
+      request: () => ({ method, url: url("a".repeat(5000)), token: tokens().read }),
+      status: 422,
+      loc: ["path", "id"],
+    },
+    {
+      name: "an unknown order",
+      request: () => ({ method, url: url(unknown), token: tokens().read }),
+      status: 404,
+      error: "ResourceNotFound",
+    },
+    {
+      name: "another organization's order",
+      request: () => ({ method, url: url(orderOf().foreign), token: tokens().read }),
+      status: 404,
+      error: "ResourceNotFound",
+    },
+    {
+      name: "the order under another organization's or customer's credentials",
+      request: () => ({ method, url: url(orderOf().own), token: tokens().other }),
+      status: 404,
+      error: "ResourceNotFound",
+    },
     { name: "no token", request: () => ({ method, url: url(orderOf().own), token: null }), status: 401 },
-    { name: "a wrong token", request: () => ({ method, url: url(orderOf().own), token: "polar_oat_nottherealtokenatall000000000000000" }), status: 401 },
-    { name: "a token without the scope", request: () => ({ method, url: url(orderOf().own), token: tokens().noScope }), status: noScopeStatus },
+    {
+      name: "a wrong token",
+      request: () => ({ method, url: url(orderOf().own), token: "polar_oat_nottherealtokenatall000000000000000" }),
+      status: 401,
+    },
+    {
+      name: "a token without the scope",
+      request: () => ({ method, url: url(orderOf().own), token: tokens().noScope }),
+      status: noScopeStatus,
+    },
   ];
 }
 

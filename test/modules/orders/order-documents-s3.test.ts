@@ -41,7 +41,7 @@ describe("invoices stored in S3", () => {
     const link = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}/invoice`, token });
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("orders:invoice", 200, link.json());
-    const url = new URL((link.json<{ url: string }>()).url);
+    const url = new URL(link.json<{ url: string }>().url);
     expect(url.origin + url.pathname).toBe(`${s3.endpoint}/${s3.bucket}/invoices/${orgId}/${order.id}.pdf`);
     expect(url.searchParams.get("X-Amz-Expires")).toBe("120");
 
@@ -69,12 +69,23 @@ const statusVia = (url: URL, server: string) =>
 describe("S3_PUBLIC_ENDPOINT", () => {
   const port = () => new URL(s3.endpoint).port;
   const storeWith = (publicEndpoint: string) =>
-    new S3BlobStore({ bucket: s3.bucket, region: "us-east-1", endpoint: s3.endpoint, publicEndpoint, forcePathStyle: true, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
+    new S3BlobStore({
+      bucket: s3.bucket,
+      region: "us-east-1",
+      endpoint: s3.endpoint,
+      publicEndpoint,
+      forcePathStyle: true,
+      accessKeyId: "S3RVER",
+      secretAccessKey: "S3RVER",
+    });
 
   it("stores through S3_ENDPOINT even when the public name does not resolve here", async () => {
     const store = storeWith(`http://storage.invalid:${port()}`);
     try {
-      await store.put("checks/internal.pdf", Buffer.from("%PDF-1.4 internal"), { contentType: "application/pdf", filename: "internal.pdf" });
+      await store.put("checks/internal.pdf", Buffer.from("%PDF-1.4 internal"), {
+        contentType: "application/pdf",
+        filename: "internal.pdf",
+      });
       expect(await store.exists("checks/internal.pdf")).toBe(true);
       const url = new URL(await store.downloadUrl("checks/internal.pdf", { filename: "internal.pdf", expiresInSeconds: 60 }));
       expect(url.origin).toBe(`http://storage.invalid:${port()}`);

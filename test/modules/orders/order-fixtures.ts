@@ -1,7 +1,15 @@
 import { sql } from "kysely";
 import { randomUUID } from "node:crypto";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCheckout, createCustomer, createDiscount, createOrder, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import {
+  createCheckout,
+  createCustomer,
+  createDiscount,
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+} from "../../helpers/factories.ts";
 import type { OrderRow, OrderStatus } from "../../../src/modules/orders/orders.table.ts";
 
 /**
@@ -39,7 +47,15 @@ interface Spec {
 const SPECS: Spec[] = [
   { customer: "alice", product: "book", status: "paid", net: 1000, metadata: { tier: "gold", seats: 5 } },
   { customer: "bob", product: "plan", discount: "zeta", status: "paid", net: 3000, metadata: { tier: "silver" }, subscription: 0 },
-  { customer: "carol", product: "book", discount: "eta", status: "refunded", net: 2000, metadata: { tier: "gold", vip: true }, checkout: 0 },
+  {
+    customer: "carol",
+    product: "book",
+    discount: "eta",
+    status: "refunded",
+    net: 2000,
+    metadata: { tier: "gold", vip: true },
+    checkout: 0,
+  },
   { customer: "alice", product: null, status: "pending", net: 500, checkout: 1 },
   { customer: "bob", product: "plan", status: "partially_refunded", net: 3000, metadata: { tier: "bronze" }, subscription: 1 },
   { customer: "alice", product: "book", discount: "zeta", status: "draft", net: 1500, subscription: 0 },
@@ -56,10 +72,15 @@ export async function createOrderWorld(ctx: TestContext): Promise<OrderWorld> {
     carol: await createCustomer(deps, orgId, { email: "carol@orders.example", external_id: "ext-carol" }),
   };
   const book = await createProduct(deps, orgId, { product: { name: "Book" } });
-  const plan = await createProduct(deps, orgId, { product: { name: "Annual plan", recurring_interval: "month", recurring_interval_count: 1 } });
+  const plan = await createProduct(deps, orgId, {
+    product: { name: "Annual plan", recurring_interval: "month", recurring_interval_count: 1 },
+  });
   const products = { book: book.product, plan: plan.product };
   const discounts = { zeta: await createDiscount(deps, orgId, { name: "Zeta" }), eta: await createDiscount(deps, orgId, { name: "Eta" }) };
-  const checkoutIds: [string, string] = [(await createCheckout(deps, orgId, { products: [book] })).id, (await createCheckout(deps, orgId, { products: [book] })).id];
+  const checkoutIds: [string, string] = [
+    (await createCheckout(deps, orgId, { products: [book] })).id,
+    (await createCheckout(deps, orgId, { products: [book] })).id,
+  ];
   const subscriptionIds: [string, string] = [randomUUID(), randomUUID()];
   const start = new Date("2026-03-01T12:00:00.000Z");
   const orders: OrderRow[] = [];
@@ -105,7 +126,8 @@ export async function createOrderWorld(ctx: TestContext): Promise<OrderWorld> {
 export const at = (world: OrderWorld, seconds: number) => new Date(world.start.getTime() + seconds * 1000).toISOString();
 
 /** Query string from pairs; repeated names are how the API takes several values of one filter. */
-export const qs = (pairs: [string, string][]) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : "");
+export const qs = (pairs: [string, string][]) =>
+  pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : "";
 
 /** The `order.updated` events recorded for one order, with their payload's data. */
 export async function orderUpdatedEvents(ctx: TestContext, orderId: string): Promise<{ data: Record<string, unknown> }[]> {

@@ -10,7 +10,17 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createDiscount, createOrder, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { documentRouteBadInputs, documentsContext, organizationFixture, type OrganizationFixture, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
+import {
+  documentRouteBadInputs,
+  documentsContext,
+  organizationFixture,
+  type OrganizationFixture,
+  download,
+  jobsWithKey,
+  orderRow,
+  orderUpdatedEvents,
+  runDocumentJobs,
+} from "./order-documents-helpers.ts";
 
 let ctx: TestContext & { dataDir: string };
 let fx: OrganizationFixture;
@@ -33,7 +43,10 @@ async function invoiceableOrder(values: NonNullable<Parameters<typeof createOrde
     customer,
     discount,
     amounts: { subtotal: 10_000, discount: 2_000, tax: 1_600 },
-    billing: { name: "Lovelace Analytical Ltd", address: { line1: "12 Analytical Row", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" } },
+    billing: {
+      name: "Lovelace Analytical Ltd",
+      address: { line1: "12 Analytical Row", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
+    },
     values: { currency: "eur", tax_id: JSON.stringify(["FR61954506077", "eu_vat"]), ...values },
   });
 }
@@ -47,19 +60,27 @@ describe("POST /v1/orders/{id}/invoice", () => {
     const writeToken = await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]);
     const patch = await ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: writeToken, headers: json, payload: "" });
     expect(patch.statusCode).toBe(422);
-    expect(patch.json()).toEqual({ error: "RequestValidationError", detail: [{ loc: ["body"], msg: "Field required", type: "missing", input: null }] });
+    expect(patch.json()).toEqual({
+      error: "RequestValidationError",
+      detail: [{ loc: ["body"], msg: "Field required", type: "missing", input: null }],
+    });
   });
 
   it("answers 202 with null, schedules one job and, once it ran, the invoice is stored, linked and announced", async () => {
     const order = await invoiceableOrder();
-    expect((await getInvoice(order.id)).json()).toEqual({ error: "InvoiceDoesNotExist", detail: `No invoice exists for order ${order.id}.` });
+    expect((await getInvoice(order.id)).json()).toEqual({
+      error: "InvoiceDoesNotExist",
+      detail: `No invoice exists for order ${order.id}.`,
+    });
 
     const response = await requestInvoice(order.id);
     expect(response.statusCode, response.body).toBe(202);
     expect(response.body).toBe("null");
     expectReferenceResponse("orders:generate_invoice", 202, response.json());
     expect((await orderRow(ctx.deps, order.id)).invoice_requested_at).not.toBeNull();
-    expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([{ task_identifier: TaskName.orderInvoice, revision: 0, payload: { orderId: order.id } }]);
+    expect(await jobsWithKey(ctx.deps, `${TaskName.orderInvoice}:${order.id}`)).toEqual([
+      { task_identifier: TaskName.orderInvoice, revision: 0, payload: { orderId: order.id } },
+    ]);
     expect((await getInvoice(order.id)).statusCode).toBe(404);
 
     await runDocumentJobs(ctx);
@@ -78,13 +99,25 @@ describe("POST /v1/orders/{id}/invoice", () => {
     const link = await getInvoice(order.id);
     expect(link.statusCode, link.body).toBe(200);
     expectReferenceResponse("orders:invoice", 200, link.json());
-    const pdf = await download(ctx, (link.json<{ url: string }>()).url);
+    const pdf = await download(ctx, link.json<{ url: string }>().url);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     expect(pdf.headers["content-disposition"]).toBe(`attachment; filename="Invoice-${order.invoice_number}.pdf"`);
     expect(pdf.rawPayload.equals(file)).toBe(true);
     const text = await pdfText(pdf.rawPayload);
-    for (const expected of [order.invoice_number!, "Acme Invoices", "Lovelace Analytical Ltd", "12 Analytical Row", "FR61954506077", "€100.00", "Discount (LAUNCH20)", "-€20.00", "Tax (20%)", "€16.00", "€96.00"]) {
+    for (const expected of [
+      order.invoice_number!,
+      "Acme Invoices",
+      "Lovelace Analytical Ltd",
+      "12 Analytical Row",
+      "FR61954506077",
+      "€100.00",
+      "Discount (LAUNCH20)",
+      "-€20.00",
+      "Tax (20%)",
+      "€16.00",
+      "€96.00",
+    ]) {
       expect(text).toContain(expected);
     }
   });
@@ -123,7 +156,12 @@ describe("POST /v1/orders/{id}/invoice", () => {
   it("freezes the billing details once requested: a PATCH then answers 409", async () => {
     const order = await invoiceableOrder();
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
-    const patch = await ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]), payload: { billing_name: "Someone Else" } });
+    const patch = await ctx.request({
+      method: "PATCH",
+      url: `/v1/orders/${order.id}`,
+      token: await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]),
+      payload: { billing_name: "Someone Else" },
+    });
     expect(patch.statusCode).toBe(409);
     expect(patch.json()).toMatchObject({ error: "OrderInvoiceAlreadyRequested" });
     expect((await orderRow(ctx.deps, order.id)).billing_name).toBe("Lovelace Analytical Ltd");
@@ -135,16 +173,47 @@ describe("POST /v1/orders/{id}/invoice", () => {
   });
 
   it("accepts an empty billing name: only a missing one refuses", async () => {
-    const order = await createOrder(ctx.deps, fx.orgId, { billing: { name: "", address: { line1: null, line2: null, postal_code: null, city: null, state: null, country: "US" } } });
+    const order = await createOrder(ctx.deps, fx.orgId, {
+      billing: { name: "", address: { line1: null, line2: null, postal_code: null, city: null, state: null, country: "US" } },
+    });
     expect((await requestInvoice(order.id)).statusCode).toBe(202);
   });
 
   describe("refusals write nothing", () => {
     const refusals: [string, () => Promise<OrderRow>, number, object | ((id: string) => object)][] = [
-      ["a draft order", () => invoiceableOrder({ status: "draft" }), 409, (id: string) => ({ error: "OrderNotEligibleForInvoice", detail: `Order ${id} is not eligible for invoice generation (current status: draft).` })],
-      ["a void order", () => invoiceableOrder({ status: "void" }), 409, (id: string) => ({ error: "OrderNotEligibleForInvoice", detail: `Order ${id} is not eligible for invoice generation (current status: void).` })],
-      ["no billing name", () => createOrder(ctx.deps, fx.orgId, { billing: { name: null, address: { line1: "x", line2: null, postal_code: null, city: null, state: null, country: "FR" } } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
-      ["no billing address", () => createOrder(ctx.deps, fx.orgId, { billing: { name: "Ada", address: null } }), 422, { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." }],
+      [
+        "a draft order",
+        () => invoiceableOrder({ status: "draft" }),
+        409,
+        (id: string) => ({
+          error: "OrderNotEligibleForInvoice",
+          detail: `Order ${id} is not eligible for invoice generation (current status: draft).`,
+        }),
+      ],
+      [
+        "a void order",
+        () => invoiceableOrder({ status: "void" }),
+        409,
+        (id: string) => ({
+          error: "OrderNotEligibleForInvoice",
+          detail: `Order ${id} is not eligible for invoice generation (current status: void).`,
+        }),
+      ],
+      [
+        "no billing name",
+        () =>
+          createOrder(ctx.deps, fx.orgId, {
+            billing: { name: null, address: { line1: "x", line2: null, postal_code: null, city: null, state: null, country: "FR" } },
+          }),
+        422,
+        { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." },
+      ],
+      [
+        "no billing address",
+        () => createOrder(ctx.deps, fx.orgId, { billing: { name: "Ada", address: null } }),
+        422,
+        { error: "MissingInvoiceBillingDetails", detail: "Billing name and address are required to generate an invoice for this order." },
+      ],
     ];
     it.each(refusals)("refuses %s", async (_name, make, status, body) => {
       const order = await make();

@@ -24,7 +24,8 @@ describe("addInterval", () => {
 });
 
 describe("sandbox payment processor", () => {
-  const charge = (token: string) => sandboxProcessor.charge({ checkoutId: "c1", amount: 100, currency: "usd", confirmationToken: token, setupOnly: false });
+  const charge = (token: string) =>
+    sandboxProcessor.charge({ checkoutId: "c1", amount: 100, currency: "usd", confirmationToken: token, setupOnly: false });
   it("follows Stripe's test token names", async () => {
     expect(await charge("tok_visa")).toEqual({ status: "succeeded", reference: expect.stringMatching(/^ch_sandbox_[0-9a-f]{24}$/) });
     expect((await charge("tok_amex")).status).toBe("succeeded");

@@ -6,7 +6,17 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createCustomerSessionToken, createOrder } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { documentRouteBadInputs, documentsContext, organizationFixture, type OrganizationFixture, download, jobsWithKey, orderRow, orderUpdatedEvents, runDocumentJobs } from "./order-documents-helpers.ts";
+import {
+  documentRouteBadInputs,
+  documentsContext,
+  organizationFixture,
+  type OrganizationFixture,
+  download,
+  jobsWithKey,
+  orderRow,
+  orderUpdatedEvents,
+  runDocumentJobs,
+} from "./order-documents-helpers.ts";
 
 let ctx: TestContext;
 let fx: OrganizationFixture;
@@ -36,7 +46,11 @@ describe.each([
 
   it("answers 202 with an empty body while rendering, then 200 with a link to the receipt PDF", async () => {
     const customer = await createCustomer(ctx.deps, fx.orgId, { name: "Grace Hopper" });
-    const order = await createOrder(ctx.deps, fx.orgId, { customer, amounts: { subtotal: 4_200, tax: 840 }, billing: { name: null, address: null } });
+    const order = await createOrder(ctx.deps, fx.orgId, {
+      customer,
+      amounts: { subtotal: 4_200, tax: 840 },
+      billing: { name: null, address: null },
+    });
     const token = await tokenFor(order.customer_id);
     const pending = await ctx.request({ method: "GET", url: url(order.id), token });
     expect(pending.statusCode).toBe(202);
@@ -50,13 +64,22 @@ describe.each([
     const ready = await ctx.request({ method: "GET", url: url(order.id), token });
     expect(ready.statusCode, ready.body).toBe(200);
     expectReferenceResponse(operationId, 200, ready.json());
-    const pdf = await download(ctx, (ready.json<{ url: string }>()).url);
+    const pdf = await download(ctx, ready.json<{ url: string }>().url);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers["content-type"]).toBe("application/pdf");
     expect(pdf.headers["cache-control"]).toBe("private, max-age=31536000, immutable");
     expect(pdf.headers["content-disposition"]).toBe(`attachment; filename="Receipt-${order.receipt_number}.pdf"`);
     const text = await pdfText(pdf.rawPayload);
-    for (const expected of [`Receipt number: ${order.receipt_number}`, "Date paid", "Grace Hopper", "$42.00", "Tax (20%)", "$8.40", "Amount paid", "$50.40"]) {
+    for (const expected of [
+      `Receipt number: ${order.receipt_number}`,
+      "Date paid",
+      "Grace Hopper",
+      "$42.00",
+      "Tax (20%)",
+      "$8.40",
+      "Amount paid",
+      "$50.40",
+    ]) {
       expect(text).toContain(expected);
     }
     // A receipt is not part of the Order: rendering one announces nothing.
@@ -82,7 +105,12 @@ describe("GET /v1/orders/{id}/receipt bad input", () => {
   });
   badInputTable(
     () => ctx.request,
-    documentRouteBadInputs("GET", serverUrl, () => ({ read: fx.readToken, other: fx.otherToken, noScope: fx.noScopeToken }), () => ({ own: own.id, foreign: fx.otherOrder.id })),
+    documentRouteBadInputs(
+      "GET",
+      serverUrl,
+      () => ({ read: fx.readToken, other: fx.otherToken, noScope: fx.noScopeToken }),
+      () => ({ own: own.id, foreign: fx.otherOrder.id }),
+    ),
     async () => {
       for (const id of [own.id, fx.otherOrder.id]) {
         expect((await orderRow(ctx.deps, id)).receipt_requested_at).toBeNull();

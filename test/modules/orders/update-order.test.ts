@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createOrder, createOrganization, createOrganizationToken, type OrderOptions, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  type OrderOptions,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { orderUpdatedEvents } from "./order-fixtures.ts";
@@ -11,13 +17,18 @@ let orgId: string;
 let writeToken: string;
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [writeToken] } = await openOrganizationContext(["orders:write"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [writeToken],
+  } = await openOrganizationContext(["orders:write"]));
 });
 afterAll(() => ctx.close());
 
 const US_NY = { line1: "1 Main St", line2: null, postal_code: "10001", city: "New York", state: "US-NY", country: "US" as const };
 const newOrder = (options: OrderOptions = {}) => createOrder(ctx.deps, orgId, options);
-const patch = (id: string, payload: unknown, token = writeToken) => ctx.request({ method: "PATCH", url: `/v1/orders/${id}`, token, payload: payload as Record<string, unknown> });
+const patch = (id: string, payload: unknown, token = writeToken) =>
+  ctx.request({ method: "PATCH", url: `/v1/orders/${id}`, token, payload: payload as Record<string, unknown> });
 
 /** PATCH that must succeed: the response is the full order and exactly one `order.updated` carries it. */
 async function accepted(id: string, payload: unknown) {
@@ -41,12 +52,18 @@ describe("PATCH /v1/orders/{id}", () => {
     expect(body).toMatchObject({ id: order.id, billing_name: "Grace Hopper", billing_address: order.billing_address });
     expect(body.modified_at).toBe(ctx.clock.now().toISOString());
     const row = await ctx.deps.db.selectFrom("orders").selectAll().where("id", "=", order.id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ billing_name: "Grace Hopper", billing_address: order.billing_address, invoice_number: order.invoice_number });
+    expect(row).toMatchObject({
+      billing_name: "Grace Hopper",
+      billing_address: order.billing_address,
+      invoice_number: order.invoice_number,
+    });
   });
 
   it("sets an address on an order without one, normalizing a US state", async () => {
     const order = await newOrder({ billing: { name: "Ada", address: null } });
-    const body = await accepted(order.id, { billing_address: { country: "US", state: "ny", line1: "1 Main St", city: "New York", postal_code: "10001" } });
+    const body = await accepted(order.id, {
+      billing_address: { country: "US", state: "ny", line1: "1 Main St", city: "New York", postal_code: "10001" },
+    });
     expect(body.billing_address).toEqual(US_NY);
     expect(body.billing_name).toBe("Ada");
   });
@@ -83,13 +100,27 @@ describe("PATCH /v1/orders/{id}", () => {
     expect(response.json()).toEqual({
       error: "RequestValidationError",
       detail: [
-        { loc: ["body", "billing_address", "country"], msg: "Value error, Country cannot be changed", type: "value_error", input: "CA", ctx: { error: {} } },
-        { loc: ["body", "billing_address", "state"], msg: "Value error, State cannot be changed", type: "value_error", input: "ON", ctx: { error: {} } },
+        {
+          loc: ["body", "billing_address", "country"],
+          msg: "Value error, Country cannot be changed",
+          type: "value_error",
+          input: "CA",
+          ctx: { error: {} },
+        },
+        {
+          loc: ["body", "billing_address", "state"],
+          msg: "Value error, State cannot be changed",
+          type: "value_error",
+          input: "ON",
+          ctx: { error: {} },
+        },
       ],
     });
     const sameCountry = await patch(order.id, { billing_address: { ...US_NY, state: "US-CA" } });
     expect(sameCountry.statusCode).toBe(422);
-    expect(sameCountry.json().detail).toEqual([expect.objectContaining({ loc: ["body", "billing_address", "state"], msg: "Value error, State cannot be changed" })]);
+    expect(sameCountry.json().detail).toEqual([
+      expect.objectContaining({ loc: ["body", "billing_address", "state"], msg: "Value error, State cannot be changed" }),
+    ]);
     const row = await ctx.deps.db.selectFrom("orders").selectAll().where("id", "=", order.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ billing_name: "Ada", billing_address: US_NY, modified_at: null });
     expect(await orderUpdatedEvents(ctx, order.id)).toEqual([]);
@@ -104,7 +135,11 @@ describe("PATCH /v1/orders/{id}", () => {
         error: "OrderInvoiceAlreadyRequested",
         detail: `The invoice of order ${order.id} has been generated or requested; its billing details can no longer change.`,
       });
-      const row = await ctx.deps.db.selectFrom("orders").select(["billing_name", "modified_at"]).where("id", "=", order.id).executeTakeFirstOrThrow();
+      const row = await ctx.deps.db
+        .selectFrom("orders")
+        .select(["billing_name", "modified_at"])
+        .where("id", "=", order.id)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ billing_name: "Ada Buyer", modified_at: null });
       expect(await orderUpdatedEvents(ctx, order.id)).toEqual([]);
     }
@@ -133,12 +168,14 @@ describe("PATCH /v1/orders/{id} refusals", () => {
     foreign = await createOrder(ctx.deps, otherOrgId);
     readToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
   });
-  const send = (payload: unknown, options: { id?: () => string; token?: () => string | null } = {}) => () => ({
-    method: "PATCH" as const,
-    url: `/v1/orders/${options.id ? options.id() : target.id}`,
-    token: options.token ? options.token() : writeToken,
-    payload: payload as Record<string, unknown>,
-  });
+  const send =
+    (payload: unknown, options: { id?: () => string; token?: () => string | null } = {}) =>
+    () => ({
+      method: "PATCH" as const,
+      url: `/v1/orders/${options.id ? options.id() : target.id}`,
+      token: options.token ? options.token() : writeToken,
+      payload: payload as Record<string, unknown>,
+    });
   const named = { billing_name: "Changed" };
 
   badInputTable(
@@ -146,14 +183,44 @@ describe("PATCH /v1/orders/{id} refusals", () => {
     [
       { name: "an overlong billing_name", request: send({ billing_name: "n".repeat(257) }), status: 422, loc: ["body", "billing_name"] },
       { name: "a numeric billing_name", request: send({ billing_name: 42 }), status: 422, loc: ["body", "billing_name"] },
-      { name: "a billing_address that is a string", request: send({ billing_address: "1 Main St" }), status: 422, loc: ["body", "billing_address"] },
-      { name: "a billing_address without country", request: send({ billing_address: { city: "Paris" } }), status: 422, loc: ["body", "billing_address", "country"] },
-      { name: "an unknown country", request: send({ billing_address: { country: "ZZ" } }), status: 422, loc: ["body", "billing_address", "country"] },
-      { name: "an overlong address line", request: send({ billing_address: { country: "FR", line1: "l".repeat(257) } }), status: 422, loc: ["body", "billing_address", "line1"] },
-      { name: "an invalid US state", request: send({ billing_address: { country: "US", state: "Narnia" } }), status: 422, loc: ["body", "billing_address", "state"] },
+      {
+        name: "a billing_address that is a string",
+        request: send({ billing_address: "1 Main St" }),
+        status: 422,
+        loc: ["body", "billing_address"],
+      },
+      {
+        name: "a billing_address without country",
+        request: send({ billing_address: { city: "Paris" } }),
+        status: 422,
+        loc: ["body", "billing_address", "country"],
+      },
+      {
+        name: "an unknown country",
+        request: send({ billing_address: { country: "ZZ" } }),
+        status: 422,
+        loc: ["body", "billing_address", "country"],
+      },
+      {
+        name: "an overlong address line",
+        request: send({ billing_address: { country: "FR", line1: "l".repeat(257) } }),
+        status: 422,
+        loc: ["body", "billing_address", "line1"],
+      },
+      {
+        name: "an invalid US state",
+        request: send({ billing_address: { country: "US", state: "Narnia" } }),
+        status: 422,
+        loc: ["body", "billing_address", "state"],
+      },
       { name: "a body that is a list", request: send([named]), status: 422, loc: ["body"] },
       { name: "a non-UUID id", request: send(named, { id: () => "not-an-id" }), status: 422, loc: ["path", "id"] },
-      { name: "an unknown id", request: send(named, { id: () => "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" }), status: 404, error: "ResourceNotFound" },
+      {
+        name: "an unknown id",
+        request: send(named, { id: () => "3f9c4a2e-8b1d-4c6f-9a7e-2d5b8c1f0e3a" }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
       { name: "another organization's order", request: send(named, { id: () => foreign.id }), status: 404, error: "ResourceNotFound" },
       { name: "a token with orders:read only", request: send(named, { token: () => readToken }), status: 403, error: "insufficient_scope" },
       { name: "no token", request: send(named, { token: () => null }), status: 401, error: "Unauthorized" },

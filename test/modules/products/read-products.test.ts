@@ -13,13 +13,29 @@ let otherScopeToken: string;
 const UNKNOWN = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [token, otherScopeToken] } = await openOrganizationContext(["products:read"], ["benefits:read"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [token, otherScopeToken],
+  } = await openOrganizationContext(["products:read"], ["benefits:read"]));
   foreignProductId = (await createProduct(ctx.deps, (await createOrganization(ctx.deps)).id)).product.id;
   const at = (i: number) => new Date(Date.parse("2026-05-01T00:00:00Z") + i * 1000);
-  await createProduct(ctx.deps, orgId, { product: { name: "Alpha", created_at: at(0) }, prices: [{ amount_type: "fixed", price_amount: 3000 }] });
-  await createProduct(ctx.deps, orgId, { product: { name: "Bravo", created_at: at(1), recurring_interval: "month", recurring_interval_count: 1 }, prices: [{ amount_type: "custom", minimum_amount: 100 }] });
-  await createProduct(ctx.deps, orgId, { product: { name: "Charlie", created_at: at(2), is_archived: true }, prices: [{ amount_type: "free" }] });
-  await createProduct(ctx.deps, orgId, { product: { name: "Delta", created_at: at(3), visibility: "draft" }, prices: [{ amount_type: "fixed", price_amount: 1000 }] });
+  await createProduct(ctx.deps, orgId, {
+    product: { name: "Alpha", created_at: at(0) },
+    prices: [{ amount_type: "fixed", price_amount: 3000 }],
+  });
+  await createProduct(ctx.deps, orgId, {
+    product: { name: "Bravo", created_at: at(1), recurring_interval: "month", recurring_interval_count: 1 },
+    prices: [{ amount_type: "custom", minimum_amount: 100 }],
+  });
+  await createProduct(ctx.deps, orgId, {
+    product: { name: "Charlie", created_at: at(2), is_archived: true },
+    prices: [{ amount_type: "free" }],
+  });
+  await createProduct(ctx.deps, orgId, {
+    product: { name: "Delta", created_at: at(3), visibility: "draft" },
+    prices: [{ amount_type: "fixed", price_amount: 1000 }],
+  });
   licensedProductId = (
     await createProduct(ctx.deps, orgId, {
       product: { name: "Echo", created_at: at(3) },
@@ -40,17 +56,39 @@ describe("GET /v1/products/{id}", () => {
     expectReferenceResponse("products:get", 200, response.json());
     expect(response.json()).toMatchObject({ id: licensedProductId, name: "Echo", attached_custom_fields: [], medias: [] });
     expect(response.json().benefits).toEqual([
-      expect.objectContaining({ type: "license_keys", visibility: "public", properties: { prefix: "E", expires: null, activations: null, limit_usage: null } }),
+      expect.objectContaining({
+        type: "license_keys",
+        visibility: "public",
+        properties: { prefix: "E", expires: null, activations: null, limit_usage: null },
+      }),
     ]);
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/products/abc", token }), status: 422, loc: ["path", "id"] },
-    { name: "an unknown id", request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}`, token }), status: 404, error: "ResourceNotFound" },
-    { name: "another organization's product", request: () => ({ method: "GET", url: `/v1/products/${foreignProductId}`, token }), status: 404, error: "ResourceNotFound" },
-    { name: "no token", request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
-    { name: "a token without a products scope", request: () => ({ method: "GET", url: `/v1/products/${licensedProductId}`, token: otherScopeToken }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/products/abc", token }), status: 422, loc: ["path", "id"] },
+      {
+        name: "an unknown id",
+        request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}`, token }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's product",
+        request: () => ({ method: "GET", url: `/v1/products/${foreignProductId}`, token }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      { name: "no token", request: () => ({ method: "GET", url: `/v1/products/${UNKNOWN}` }), status: 401, error: "Unauthorized" },
+      {
+        name: "a token without a products scope",
+        request: () => ({ method: "GET", url: `/v1/products/${licensedProductId}`, token: otherScopeToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
 });
 
 describe("GET /v1/products/", () => {
@@ -60,7 +98,10 @@ describe("GET /v1/products/", () => {
     expectReferenceResponse("products:list", 200, response.json());
     expect(response.json().pagination).toEqual({ total_count: 5, max_page: 1 });
     expect(names(response.json()).slice(2)).toEqual(["Charlie", "Bravo", "Alpha"]);
-    const pages = [...names((await get("/v1/products/?limit=2&page=1")).json()), ...names((await get("/v1/products/?limit=2&page=2")).json())];
+    const pages = [
+      ...names((await get("/v1/products/?limit=2&page=1")).json()),
+      ...names((await get("/v1/products/?limit=2&page=2")).json()),
+    ];
     expect(new Set(pages).size).toBe(4);
   });
 
@@ -97,18 +138,57 @@ describe("GET /v1/products/", () => {
   });
 
   it("sorts by price amount type and by price amount", async () => {
-    expect(names((await get("/v1/products/?sorting=price_amount_type&sorting=name")).json())).toEqual(["Charlie", "Bravo", "Alpha", "Delta", "Echo"]);
+    expect(names((await get("/v1/products/?sorting=price_amount_type&sorting=name")).json())).toEqual([
+      "Charlie",
+      "Bravo",
+      "Alpha",
+      "Delta",
+      "Echo",
+    ]);
     expect(names((await get("/v1/products/?sorting=-price_amount")).json())).toEqual(["Alpha", "Echo", "Delta", "Bravo", "Charlie"]);
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "limit 0", request: () => ({ method: "GET", url: "/v1/products/?limit=0", token }), status: 422, loc: ["query", "limit"] },
-    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/products/?query=${"q".repeat(257)}`, token }), status: 422, loc: ["query", "query"] },
-    { name: "an unknown sorting key", request: () => ({ method: "GET", url: "/v1/products/?sorting=price", token }), status: 422, loc: ["query", "sorting", 0] },
-    { name: "a non-boolean is_archived", request: () => ({ method: "GET", url: "/v1/products/?is_archived=maybe", token }), status: 422, loc: ["query", "is_archived"] },
-    { name: "an unknown visibility", request: () => ({ method: "GET", url: "/v1/products/?visibility=hidden", token }), status: 422, loc: ["query", "visibility", 0] },
-    { name: "a non-UUID benefit_id", request: () => ({ method: "GET", url: "/v1/products/?benefit_id=1", token }), status: 422, loc: ["query", "benefit_id", 0] },
-    { name: "no token", request: () => ({ method: "GET", url: "/v1/products/" }), status: 401, error: "Unauthorized" },
-    { name: "a list without a products scope", request: () => ({ method: "GET", url: "/v1/products/", token: otherScopeToken }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      { name: "limit 0", request: () => ({ method: "GET", url: "/v1/products/?limit=0", token }), status: 422, loc: ["query", "limit"] },
+      {
+        name: "an overlong query",
+        request: () => ({ method: "GET", url: `/v1/products/?query=${"q".repeat(257)}`, token }),
+        status: 422,
+        loc: ["query", "query"],
+      },
+      {
+        name: "an unknown sorting key",
+        request: () => ({ method: "GET", url: "/v1/products/?sorting=price", token }),
+        status: 422,
+        loc: ["query", "sorting", 0],
+      },
+      {
+        name: "a non-boolean is_archived",
+        request: () => ({ method: "GET", url: "/v1/products/?is_archived=maybe", token }),
+        status: 422,
+        loc: ["query", "is_archived"],
+      },
+      {
+        name: "an unknown visibility",
+        request: () => ({ method: "GET", url: "/v1/products/?visibility=hidden", token }),
+        status: 422,
+        loc: ["query", "visibility", 0],
+      },
+      {
+        name: "a non-UUID benefit_id",
+        request: () => ({ method: "GET", url: "/v1/products/?benefit_id=1", token }),
+        status: 422,
+        loc: ["query", "benefit_id", 0],
+      },
+      { name: "no token", request: () => ({ method: "GET", url: "/v1/products/" }), status: 401, error: "Unauthorized" },
+      {
+        name: "a list without a products scope",
+        request: () => ({ method: "GET", url: "/v1/products/", token: otherScopeToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
 });

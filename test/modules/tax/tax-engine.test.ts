@@ -19,7 +19,11 @@ describe("rate table tax engine", () => {
 
   it("reverse-charges only EU businesses whose VAT number validates for their country", () => {
     const business = { ...query, country: "FR" as const, isBusiness: true };
-    expect(rateTableTaxEngine.calculate({ ...business, taxId: "FR61954506077" })).toEqual({ amount: 0, basisPoints: 0, reverseCharge: true });
+    expect(rateTableTaxEngine.calculate({ ...business, taxId: "FR61954506077" })).toEqual({
+      amount: 0,
+      basisPoints: 0,
+      reverseCharge: true,
+    });
     expect(rateTableTaxEngine.calculate({ ...business, taxId: "FR00000000000" }).amount).toBe(2000);
     expect(rateTableTaxEngine.calculate({ ...business, taxId: null }).amount).toBe(2000);
     expect(rateTableTaxEngine.calculate({ ...business, isBusiness: false, taxId: "FR61954506077" }).amount).toBe(2000);

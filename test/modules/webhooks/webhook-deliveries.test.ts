@@ -24,12 +24,17 @@ const UNKNOWN_ID = "3f2b1c4d-1111-4222-8333-123456789abc";
  * events: three deliveries at three distinct times.
  */
 beforeAll(async () => {
-  ({ ctx, org: { id: orgId }, tokens: [readToken, writeToken] } = await openOrganizationContext(["webhooks:read"], ["webhooks:write"]));
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [readToken, writeToken],
+  } = await openOrganizationContext(["webhooks:read"], ["webhooks:write"]));
   const other = await createOrganization(ctx.deps);
   otherToken = await createOrganizationToken(ctx.deps, other.id, ["webhooks:write", "webhooks:read"]);
   noScopeToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
   hook = await startReceiver(() => ({ status: 200, body: "thanks" }));
-  okEndpointId = (await createWebhookEndpoint(ctx.deps, orgId, { url: `${hook.url}?ok`, events: ["order.created", "checkout.created"] })).id;
+  okEndpointId = (await createWebhookEndpoint(ctx.deps, orgId, { url: `${hook.url}?ok`, events: ["order.created", "checkout.created"] }))
+    .id;
   failingEndpointId = (await createWebhookEndpoint(ctx.deps, orgId, { url: `http://127.0.0.1:1/refused`, events: ["order.created"] })).id;
   const delivery = createWebhookDeliveryService(ctx.deps, { random: () => 0.5 });
   start = ctx.clock.now();
@@ -42,14 +47,21 @@ beforeAll(async () => {
   await recordEvent(ctx.deps, orgId, "checkout.created", { id: "co_1" });
   await fanOutPending(ctx.deps, delivery);
   await delivery.deliverEndpoint(okEndpointId);
-  failingEventId = (await ctx.deps.db.selectFrom("webhook_endpoint_events").select("id").where("endpoint_id", "=", failingEndpointId).executeTakeFirstOrThrow()).id;
+  failingEventId = (
+    await ctx.deps.db
+      .selectFrom("webhook_endpoint_events")
+      .select("id")
+      .where("endpoint_id", "=", failingEndpointId)
+      .executeTakeFirstOrThrow()
+  ).id;
 });
 afterAll(async () => {
   await hook.close();
   await ctx.close();
 });
 
-const list = (query: string, token: string | null = readToken) => ctx.request({ method: "GET", url: `/v1/webhooks/deliveries${query}`, token });
+const list = (query: string, token: string | null = readToken) =>
+  ctx.request({ method: "GET", url: `/v1/webhooks/deliveries${query}`, token });
 const kinds = (body: { items: { succeeded: boolean; http_code: number | null; webhook_event: { type: string } }[] }) =>
   body.items.map((d) => `${d.webhook_event.type}:${d.succeeded ? "ok" : "failed"}:${d.http_code}`);
 
@@ -63,14 +75,26 @@ describe("GET /v1/webhooks/deliveries", () => {
     expect(body.pagination).toEqual({ total_count: 3, max_page: 1 });
     const [latest] = body.items;
     expect(latest).toMatchObject({ modified_at: null, succeeded: true, http_code: 200, response: "thanks" });
-    expect(latest.webhook_event).toMatchObject({ type: "checkout.created", succeeded: true, skipped: false, is_archived: false, last_http_code: 200 });
-    expect(JSON.parse(latest.webhook_event.payload)).toEqual({ type: "checkout.created", timestamp: expect.any(String), data: { id: "co_1" } });
+    expect(latest.webhook_event).toMatchObject({
+      type: "checkout.created",
+      succeeded: true,
+      skipped: false,
+      is_archived: false,
+      last_http_code: 200,
+    });
+    expect(JSON.parse(latest.webhook_event.payload)).toEqual({
+      type: "checkout.created",
+      timestamp: expect.any(String),
+      data: { id: "co_1" },
+    });
     expect(body.items[1].response).toMatch(/ECONNREFUSED/);
   });
 
   it("filters by endpoint, success, time, code class, event type and text", async () => {
     expect(kinds((await list(`?endpoint_id=${failingEndpointId}`)).json())).toEqual(["order.created:failed:null"]);
-    expect(kinds((await list(`?endpoint_id=${failingEndpointId}&endpoint_id=${okEndpointId}&limit=1`)).json())).toEqual(["checkout.created:ok:200"]);
+    expect(kinds((await list(`?endpoint_id=${failingEndpointId}&endpoint_id=${okEndpointId}&limit=1`)).json())).toEqual([
+      "checkout.created:ok:200",
+    ]);
     expect(kinds((await list("?succeeded=false")).json())).toEqual(["order.created:failed:null"]);
     expect(kinds((await list("?succeeded=true&http_code_class=2xx")).json())).toEqual(["checkout.created:ok:200", "order.created:ok:200"]);
     expect(kinds((await list("?http_code_class=5xx")).json())).toEqual([]);
@@ -79,7 +103,10 @@ describe("GET /v1/webhooks/deliveries", () => {
     expect(kinds((await list("?query=100%25_")).json())).toEqual([]);
     const later = new Date(start.getTime() + 30_000).toISOString();
     expect(kinds((await list(`?start_timestamp=${encodeURIComponent(later)}`)).json())).toEqual(["checkout.created:ok:200"]);
-    expect(kinds((await list(`?end_timestamp=${encodeURIComponent(later)}`)).json())).toEqual(["order.created:failed:null", "order.created:ok:200"]);
+    expect(kinds((await list(`?end_timestamp=${encodeURIComponent(later)}`)).json())).toEqual([
+      "order.created:failed:null",
+      "order.created:ok:200",
+    ]);
   });
 
   it("paginates with a stable order", async () => {
@@ -90,26 +117,76 @@ describe("GET /v1/webhooks/deliveries", () => {
   });
 
   it("shows nothing of another organization", async () => {
-    expect((await list(`?endpoint_id=${okEndpointId}`, otherToken)).json()).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
+    expect((await list(`?endpoint_id=${okEndpointId}`, otherToken)).json()).toEqual({
+      items: [],
+      pagination: { total_count: 0, max_page: 0 },
+    });
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "a non-UUID endpoint_id", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?endpoint_id=x", token: readToken }), status: 422 },
-    { name: "a bad start_timestamp", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?start_timestamp=yesterday", token: readToken }), status: 422, loc: ["query", "start_timestamp"] },
-    { name: "a non-boolean succeeded", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?succeeded=maybe", token: readToken }), status: 422, loc: ["query", "succeeded"] },
-    { name: "an unknown code class", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?http_code_class=6xx", token: readToken }), status: 422, loc: ["query", "http_code_class"] },
-    { name: "an unknown event type", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?event_type=order.exploded", token: readToken }), status: 422 },
-    { name: "an overlong query", request: () => ({ method: "GET", url: `/v1/webhooks/deliveries?query=${"q".repeat(300)}`, token: readToken }), status: 422, loc: ["query", "query"] },
-    { name: "a negative limit", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?limit=-1", token: readToken }), status: 422, loc: ["query", "limit"] },
-    { name: "no token", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries" }), status: 401, error: "Unauthorized" },
-    { name: "a token without the scope", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries", token: noScopeToken }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a non-UUID endpoint_id",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?endpoint_id=x", token: readToken }),
+        status: 422,
+      },
+      {
+        name: "a bad start_timestamp",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?start_timestamp=yesterday", token: readToken }),
+        status: 422,
+        loc: ["query", "start_timestamp"],
+      },
+      {
+        name: "a non-boolean succeeded",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?succeeded=maybe", token: readToken }),
+        status: 422,
+        loc: ["query", "succeeded"],
+      },
+      {
+        name: "an unknown code class",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?http_code_class=6xx", token: readToken }),
+        status: 422,
+        loc: ["query", "http_code_class"],
+      },
+      {
+        name: "an unknown event type",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?event_type=order.exploded", token: readToken }),
+        status: 422,
+      },
+      {
+        name: "an overlong query",
+        request: () => ({ method: "GET", url: `/v1/webhooks/deliveries?query=${"q".repeat(300)}`, token: readToken }),
+        status: 422,
+        loc: ["query", "query"],
+      },
+      {
+        name: "a negative limit",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries?limit=-1", token: readToken }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      { name: "no token", request: () => ({ method: "GET", url: "/v1/webhooks/deliveries" }), status: 401, error: "Unauthorized" },
+      {
+        name: "a token without the scope",
+        request: () => ({ method: "GET", url: "/v1/webhooks/deliveries", token: noScopeToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
 });
 
 describe("POST /v1/webhooks/events/{id}/redeliver", () => {
-  const redeliver = (id: string, token: string | null = writeToken) => ctx.request({ method: "POST", url: `/v1/webhooks/events/${id}/redeliver`, token });
+  const redeliver = (id: string, token: string | null = writeToken) =>
+    ctx.request({ method: "POST", url: `/v1/webhooks/events/${id}/redeliver`, token });
   const eventRows = (endpointId: string) =>
-    ctx.deps.db.selectFrom("webhook_endpoint_events").select(["id", "status", "sequence", "attempts"]).where("endpoint_id", "=", endpointId).orderBy("sequence").execute();
+    ctx.deps.db
+      .selectFrom("webhook_endpoint_events")
+      .select(["id", "status", "sequence", "attempts"])
+      .where("endpoint_id", "=", endpointId)
+      .orderBy("sequence")
+      .execute();
 
   it("queues a delivered event again at the end of its endpoint's queue, and sends it", async () => {
     const [first] = await eventRows(okEndpointId);
@@ -150,11 +227,36 @@ describe("POST /v1/webhooks/events/{id}/redeliver", () => {
     badInputTable(
       () => ctx.request,
       [
-        { name: "a non-UUID id", request: () => ({ method: "POST", url: "/v1/webhooks/events/abc/redeliver", token: writeToken }), status: 422, loc: ["path", "id"] },
-        { name: "an unknown id", request: () => ({ method: "POST", url: `/v1/webhooks/events/${UNKNOWN_ID}/redeliver`, token: writeToken }), status: 404, error: "ResourceNotFound" },
-        { name: "another organization's event", request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver`, token: otherToken }), status: 404, error: "ResourceNotFound" },
-        { name: "no token", request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver` }), status: 401, error: "Unauthorized" },
-        { name: "a read-only token", request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver`, token: readToken }), status: 403, error: "insufficient_scope" },
+        {
+          name: "a non-UUID id",
+          request: () => ({ method: "POST", url: "/v1/webhooks/events/abc/redeliver", token: writeToken }),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        {
+          name: "an unknown id",
+          request: () => ({ method: "POST", url: `/v1/webhooks/events/${UNKNOWN_ID}/redeliver`, token: writeToken }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "another organization's event",
+          request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver`, token: otherToken }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "no token",
+          request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver` }),
+          status: 401,
+          error: "Unauthorized",
+        },
+        {
+          name: "a read-only token",
+          request: () => ({ method: "POST", url: `/v1/webhooks/events/${failingEventId}/redeliver`, token: readToken }),
+          status: 403,
+          error: "insufficient_scope",
+        },
       ],
       async () => expect(await read()).toEqual(snapshot),
     );

@@ -74,19 +74,28 @@ describe("delivery with retries", () => {
     const ids = new Set(hook.received.map((r) => r.headers["webhook-id"]));
     const [row] = await endpointEvents(endpoint.id);
     expect([...ids]).toEqual([row!.id]);
-    expect(hook.received.map((r) => Number(r.headers["webhook-timestamp"]))).toEqual(attemptTimes.map((t) => Math.floor(t.getTime() / 1000)));
+    expect(hook.received.map((r) => Number(r.headers["webhook-timestamp"]))).toEqual(
+      attemptTimes.map((t) => Math.floor(t.getTime() / 1000)),
+    );
     for (const [i, request] of hook.received.entries()) {
       expect(request.headers).toMatchObject({ "content-type": "application/json", "user-agent": "polar.sh webhooks" });
       const event = await verifyWithSdk(request, endpoint.secret, attemptTimes[i]!);
       expect(event).toEqual({ type: "order.updated", timestamp: t0.toISOString(), data: { id: "ord_1", is_invoice_generated: true } });
     }
-    expect(hook.received[3]!.body).toBe(`{"type":"order.updated","timestamp":"${t0.toISOString()}","data":{"id":"ord_1","is_invoice_generated":true}}`);
+    expect(hook.received[3]!.body).toBe(
+      `{"type":"order.updated","timestamp":"${t0.toISOString()}","data":{"id":"ord_1","is_invoice_generated":true}}`,
+    );
     // A signature made with another secret is refused: the verification above is meaningful.
     await expect(verifyWithSdk(hook.received[3]!, `whsec_${"A".repeat(43)}`, attemptTimes[3]!)).rejects.toThrow();
 
     const log = await ctx.request({ method: "GET", url: `/v1/webhooks/deliveries?endpoint_id=${endpoint.id}`, token: ctx.ownerToken });
     expectReferenceResponse("webhooks:list_webhook_deliveries", 200, log.json());
-    const items = log.json().items as { succeeded: boolean; http_code: number; response: string; webhook_event: { id: string; succeeded: boolean } }[];
+    const items = log.json().items as {
+      succeeded: boolean;
+      http_code: number;
+      response: string;
+      webhook_event: { id: string; succeeded: boolean };
+    }[];
     expect(items.map((d) => [d.succeeded, d.http_code, d.response])).toEqual([
       [true, 204, ""],
       [false, 500, "boom 2"],
@@ -141,8 +150,16 @@ describe("delivery with retries", () => {
     // The tenth failure gave the first event up; the second had its single attempt at once.
     expect(hook.received).toHaveLength(11);
     const rows = await endpointEvents(endpoint.id);
-    expect(rows.map((r) => [r.status, r.attempts])).toEqual([["failed", 10], ["failed", 1], ["skipped", 0]]);
-    const stored = await ctx.deps.db.selectFrom("webhook_endpoints").select(["enabled", "failed_events_streak"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ["failed", 10],
+      ["failed", 1],
+      ["skipped", 0],
+    ]);
+    const stored = await ctx.deps.db
+      .selectFrom("webhook_endpoints")
+      .select(["enabled", "failed_events_streak"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ enabled: false, failed_events_streak: 2 });
   });
 
@@ -166,7 +183,12 @@ describe("delivery with retries", () => {
     expect(await endpointEvents(endpoint.id)).toHaveLength(2);
 
     gone = false;
-    const patched = await ctx.request({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken, payload: { enabled: true } });
+    const patched = await ctx.request({
+      method: "PATCH",
+      url: `/v1/webhooks/endpoints/${endpoint.id}`,
+      token: ctx.ownerToken,
+      payload: { enabled: true },
+    });
     expect(patched.json().enabled).toBe(true);
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 4 });
     await fanOutPending(ctx.deps, delivery);
@@ -185,7 +207,11 @@ describe("delivery with retries", () => {
       ),
     );
     expect(outcomes.filter(Boolean)).toHaveLength(1);
-    const stored = await ctx.deps.db.selectFrom("webhook_endpoints").select(["enabled", "failed_events_streak"]).where("id", "=", endpoint.id).executeTakeFirstOrThrow();
+    const stored = await ctx.deps.db
+      .selectFrom("webhook_endpoints")
+      .select(["enabled", "failed_events_streak"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ enabled: false, failed_events_streak: 10 });
   });
 });
@@ -198,7 +224,10 @@ describe("fan-out", () => {
     const delivery = engine();
     await delivery.fanOutEvent(eventId);
     // The worker died after the commit: the wake-up never happened.
-    await ctx.deps.db.deleteFrom("graphile_worker._private_jobs" as never).where("key" as never, "=", `webhooks.deliver:${endpoint.id}` as never).execute();
+    await ctx.deps.db
+      .deleteFrom("graphile_worker._private_jobs" as never)
+      .where("key" as never, "=", `webhooks.deliver:${endpoint.id}` as never)
+      .execute();
     await delivery.fanOutEvent(eventId, 1);
     expect(await deliveryJob(endpoint.id)).toBeUndefined();
     await delivery.fanOutEvent(eventId, 2);

@@ -25,13 +25,27 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const endpointCount = async () => Number((await ctx.deps.db.selectFrom("webhook_endpoints").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
-const create = (payload: unknown, token: string | null = writeToken) => ctx.request({ method: "POST", url: "/v1/webhooks/endpoints", token, payload: payload as object });
+const endpointCount = async () =>
+  Number(
+    (
+      await ctx.deps.db
+        .selectFrom("webhook_endpoints")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const create = (payload: unknown, token: string | null = writeToken) =>
+  ctx.request({ method: "POST", url: "/v1/webhooks/endpoints", token, payload: payload as object });
 const UNKNOWN_ID = "3f2b1c4d-1111-4222-8333-123456789abc";
 
 describe("POST /v1/webhooks/endpoints", () => {
   it("creates an endpoint for the token's organization and shows its whsec_ secret", async () => {
-    const response = await create({ url: "https://hooks.example.com/a", name: "Orders", format: "raw", events: ["order.paid", "order.updated", "order.paid"] });
+    const response = await create({
+      url: "https://hooks.example.com/a",
+      name: "Orders",
+      format: "raw",
+      events: ["order.paid", "order.updated", "order.paid"],
+    });
     expect(response.statusCode, response.body).toBe(201);
     const body = response.json();
     expectReferenceResponse("webhooks:create_webhook_endpoint", 201, body);
@@ -48,14 +62,23 @@ describe("POST /v1/webhooks/endpoints", () => {
       enabled: true,
     });
     expect(hasValidChecksum(body.secret, "whsec_")).toBe(true);
-    const stored = await ctx.deps.db.selectFrom("webhook_endpoints").select("secret_sealed").where("id", "=", body.id).executeTakeFirstOrThrow();
+    const stored = await ctx.deps.db
+      .selectFrom("webhook_endpoints")
+      .select("secret_sealed")
+      .where("id", "=", body.id)
+      .executeTakeFirstOrThrow();
     expect(stored.secret_sealed).not.toContain(body.secret.slice(6));
     // The same secret is shown on later reads: the reference always carries it.
-    expect((await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${body.id}`, token: readToken })).json().secret).toBe(body.secret);
+    expect((await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${body.id}`, token: readToken })).json().secret).toBe(
+      body.secret,
+    );
   });
 
   it("lets the owner create for a named organization, and requires the name", async () => {
-    const created = await create({ url: "https://hooks.example.com/owner", format: "raw", events: [], organization_id: otherOrgId }, ctx.ownerToken);
+    const created = await create(
+      { url: "https://hooks.example.com/owner", format: "raw", events: [], organization_id: otherOrgId },
+      ctx.ownerToken,
+    );
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ organization_id: otherOrgId, name: null, events: [] });
     const missing = await create({ url: "https://hooks.example.com/owner", format: "raw", events: [] }, ctx.ownerToken);
@@ -91,29 +114,204 @@ describe("POST /v1/webhooks/endpoints", () => {
       () => ctx.request,
       [
         { name: "no body", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken }), status: 422 },
-        { name: "a missing url", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { format: "raw", events: [] } }), status: 422, loc: ["body", "url"] },
-        { name: "a missing format", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { url: valid.url, events: [] } }), status: 422, loc: ["body", "format"] },
-        { name: "missing events", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { url: valid.url, format: "raw" } }), status: 422, loc: ["body", "events"] },
-        { name: "a url that is not a string", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: 42 } }), status: 422, loc: ["body", "url"] },
-        { name: "a url that is not a URL", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "not a url" } }), status: 422, loc: ["body", "url"] },
-        { name: "an overlong url", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: `https://a.example.com/${"x".repeat(2100)}` } }), status: 422, loc: ["body", "url"] },
-        { name: "an ftp url", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "ftp://files.example.com/" } }), status: 422, loc: ["body", "url"] },
-        { name: "a private address", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "https://10.1.2.3/hook" } }), status: 422, loc: ["body", "url"] },
-        { name: "the link-local metadata address", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "https://169.254.169.254/latest" } }), status: 422, loc: ["body", "url"] },
-        { name: "an IPv6 unique-local address", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "https://[fd00::1]/hook" } }), status: 422, loc: ["body", "url"] },
-        { name: "an unknown format", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, format: "xml" } }), status: 422, loc: ["body", "format"] },
-        { name: "the slack format (not rendered here)", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, format: "slack" } }), status: 422, loc: ["body", "format"] },
-        { name: "an unknown event type", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, events: ["order.created", "order.exploded"] } }), status: 422, loc: ["body", "events", 1] },
-        { name: "events that are not a list", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, events: "order.created" } }), status: 422, loc: ["body", "events"] },
-        { name: "an overlong name", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, name: "n".repeat(257) } }), status: 422, loc: ["body", "name"] },
-        { name: "an unknown field", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, secret: "whsec_mine" } }), status: 422, loc: ["body", "secret"] },
-        { name: "organization_id with an organization token", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, organization_id: orgId } }), status: 422, loc: ["body", "organization_id"] },
-        { name: "a non-UUID organization_id", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: ctx.ownerToken, payload: { ...valid, organization_id: "acme" } }), status: 422, loc: ["body", "organization_id"] },
-        { name: "an unknown organization_id", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: ctx.ownerToken, payload: { ...valid, organization_id: UNKNOWN_ID } }), status: 422, loc: ["body", "organization_id"] },
-        { name: "no token", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", payload: valid }), status: 401, error: "Unauthorized" },
-        { name: "a malformed token", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: "polar_oat_nope", payload: valid }), status: 401, error: "invalid_token" },
-        { name: "a read-only token", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: readToken, payload: valid }), status: 403, error: "insufficient_scope" },
-        { name: "a token without webhook scopes", request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: noScopeToken, payload: valid }), status: 403, error: "insufficient_scope" },
+        {
+          name: "a missing url",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { format: "raw", events: [] } }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "a missing format",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { url: valid.url, events: [] } }),
+          status: 422,
+          loc: ["body", "format"],
+        },
+        {
+          name: "missing events",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { url: valid.url, format: "raw" } }),
+          status: 422,
+          loc: ["body", "events"],
+        },
+        {
+          name: "a url that is not a string",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: 42 } }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "a url that is not a URL",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, url: "not a url" } }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "an overlong url",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, url: `https://a.example.com/${"x".repeat(2100)}` },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "an ftp url",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, url: "ftp://files.example.com/" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "a private address",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, url: "https://10.1.2.3/hook" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "the link-local metadata address",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, url: "https://169.254.169.254/latest" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "an IPv6 unique-local address",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, url: "https://[fd00::1]/hook" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "an unknown format",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, format: "xml" } }),
+          status: 422,
+          loc: ["body", "format"],
+        },
+        {
+          name: "the slack format (not rendered here)",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: writeToken, payload: { ...valid, format: "slack" } }),
+          status: 422,
+          loc: ["body", "format"],
+        },
+        {
+          name: "an unknown event type",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, events: ["order.created", "order.exploded"] },
+          }),
+          status: 422,
+          loc: ["body", "events", 1],
+        },
+        {
+          name: "events that are not a list",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, events: "order.created" },
+          }),
+          status: 422,
+          loc: ["body", "events"],
+        },
+        {
+          name: "an overlong name",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, name: "n".repeat(257) },
+          }),
+          status: 422,
+          loc: ["body", "name"],
+        },
+        {
+          name: "an unknown field",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, secret: "whsec_mine" },
+          }),
+          status: 422,
+          loc: ["body", "secret"],
+        },
+        {
+          name: "organization_id with an organization token",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: writeToken,
+            payload: { ...valid, organization_id: orgId },
+          }),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "a non-UUID organization_id",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: ctx.ownerToken,
+            payload: { ...valid, organization_id: "acme" },
+          }),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "an unknown organization_id",
+          request: () => ({
+            method: "POST",
+            url: "/v1/webhooks/endpoints",
+            token: ctx.ownerToken,
+            payload: { ...valid, organization_id: UNKNOWN_ID },
+          }),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "no token",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", payload: valid }),
+          status: 401,
+          error: "Unauthorized",
+        },
+        {
+          name: "a malformed token",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: "polar_oat_nope", payload: valid }),
+          status: 401,
+          error: "invalid_token",
+        },
+        {
+          name: "a read-only token",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: readToken, payload: valid }),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "a token without webhook scopes",
+          request: () => ({ method: "POST", url: "/v1/webhooks/endpoints", token: noScopeToken, payload: valid }),
+          status: 403,
+          error: "insufficient_scope",
+        },
       ],
       async () => expect(await endpointCount()).toBe(before),
     );
@@ -123,7 +321,15 @@ describe("POST /v1/webhooks/endpoints", () => {
       expectReferenceResponse("webhooks:create_webhook_endpoint", 422, response.json());
       expect(response.json()).toEqual({
         error: "RequestValidationError",
-        detail: [{ loc: ["body", "url"], msg: "Value error, 10.1.2.3 is a private or link-local address", type: "value_error", input: "https://10.1.2.3/hook", ctx: { error: {} } }],
+        detail: [
+          {
+            loc: ["body", "url"],
+            msg: "Value error, 10.1.2.3 is a private or link-local address",
+            type: "value_error",
+            input: "https://10.1.2.3/hook",
+            ctx: { error: {} },
+          },
+        ],
       });
     });
   });
@@ -155,7 +361,11 @@ describe("GET /v1/webhooks/endpoints and /{id}", () => {
   });
 
   it("filters the owner's view by organization, and never shows another organization to a token", async () => {
-    const owner = await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints?organization_id=${listOrgId}&limit=100`, token: ctx.ownerToken });
+    const owner = await ctx.request({
+      method: "GET",
+      url: `/v1/webhooks/endpoints?organization_id=${listOrgId}&limit=100`,
+      token: ctx.ownerToken,
+    });
     expect(owner.json().pagination.total_count).toBe(3);
     const foreign = await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints?organization_id=${listOrgId}`, token: readToken });
     expect(foreign.json()).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
@@ -173,16 +383,58 @@ describe("GET /v1/webhooks/endpoints and /{id}", () => {
     expectReferenceResponse("webhooks:get_webhook_endpoint", 404, foreign.json());
   });
 
-  badInputTable(() => ctx.request, [
-    { name: "a non-UUID id", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints/nope", token: readToken }), status: 422, loc: ["path", "id"] },
-    { name: "an overlong id", request: () => ({ method: "GET", url: `/v1/webhooks/endpoints/${"a".repeat(3000)}`, token: readToken }), status: 422, loc: ["path", "id"] },
-    { name: "an unknown id", request: () => ({ method: "GET", url: `/v1/webhooks/endpoints/${UNKNOWN_ID}`, token: readToken }), status: 404, error: "ResourceNotFound" },
-    { name: "a page of zero", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?page=0", token: readToken }), status: 422, loc: ["query", "page"] },
-    { name: "a limit that is not a number", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?limit=ten", token: readToken }), status: 422, loc: ["query", "limit"] },
-    { name: "a non-UUID organization filter", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?organization_id=acme", token: readToken }), status: 422 },
-    { name: "no token on the list", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints" }), status: 401, error: "Unauthorized" },
-    { name: "a token without the scope", request: () => ({ method: "GET", url: "/v1/webhooks/endpoints", token: noScopeToken }), status: 403, error: "insufficient_scope" },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a non-UUID id",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints/nope", token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "an overlong id",
+        request: () => ({ method: "GET", url: `/v1/webhooks/endpoints/${"a".repeat(3000)}`, token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "an unknown id",
+        request: () => ({ method: "GET", url: `/v1/webhooks/endpoints/${UNKNOWN_ID}`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "a page of zero",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?page=0", token: readToken }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "a limit that is not a number",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?limit=ten", token: readToken }),
+        status: 422,
+        loc: ["query", "limit"],
+      },
+      {
+        name: "a non-UUID organization filter",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints?organization_id=acme", token: readToken }),
+        status: 422,
+      },
+      {
+        name: "no token on the list",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints" }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "a token without the scope",
+        request: () => ({ method: "GET", url: "/v1/webhooks/endpoints", token: noScopeToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
 
   it("clamps an oversized limit to 100 and answers an empty page past the end", async () => {
     const response = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2147483647", token: listToken });
@@ -198,7 +450,13 @@ describe("PATCH and DELETE /v1/webhooks/endpoints/{id}", () => {
   it("changes the given fields; null keeps a field, except the name which it clears", async () => {
     const endpoint = await createWebhookEndpoint(ctx.deps, orgId, { name: "Before" });
     ctx.clock.advance(5000);
-    const response = await patch(endpoint.id, { url: "https://hooks.example.com/after", events: ["checkout.created"], name: null, format: null, enabled: null });
+    const response = await patch(endpoint.id, {
+      url: "https://hooks.example.com/after",
+      events: ["checkout.created"],
+      name: null,
+      format: null,
+      enabled: null,
+    });
     expect(response.statusCode, response.body).toBe(200);
     expectReferenceResponse("webhooks:update_webhook_endpoint", 200, response.json());
     expect(response.json()).toEqual({
@@ -241,7 +499,8 @@ describe("PATCH and DELETE /v1/webhooks/endpoints/{id}", () => {
     let endpointId: string;
     let foreignId: string;
     let snapshot: unknown;
-    const read = () => ctx.deps.db.selectFrom("webhook_endpoints").selectAll().where("id", "in", [endpointId, foreignId]).orderBy("id").execute();
+    const read = () =>
+      ctx.deps.db.selectFrom("webhook_endpoints").selectAll().where("id", "in", [endpointId, foreignId]).orderBy("id").execute();
     beforeAll(async () => {
       endpointId = (await createWebhookEndpoint(ctx.deps, orgId)).id;
       foreignId = (await createWebhookEndpoint(ctx.deps, otherOrgId)).id;
@@ -250,22 +509,137 @@ describe("PATCH and DELETE /v1/webhooks/endpoints/{id}", () => {
     badInputTable(
       () => ctx.request,
       [
-        { name: "a url that is not a string", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { url: 1 } }), status: 422, loc: ["body", "url"] },
-        { name: "a plain-http remote url", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { url: "http://hooks.example.com/" } }), status: 422, loc: ["body", "url"] },
-        { name: "a private url", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { url: "https://192.168.1.10/" } }), status: 422, loc: ["body", "url"] },
-        { name: "enabled as a string", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { enabled: "false" } }), status: 422, loc: ["body", "enabled"] },
-        { name: "an unknown event", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { events: ["nope"] } }), status: 422, loc: ["body", "events", 0] },
-        { name: "the discord format", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { format: "discord" } }), status: 422, loc: ["body", "format"] },
-        { name: "an overlong name", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { name: "n".repeat(300) } }), status: 422, loc: ["body", "name"] },
-        { name: "an unknown field", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { organization_id: otherOrgId } }), status: 422, loc: ["body", "organization_id"] },
-        { name: "a non-UUID id", request: () => ({ method: "PATCH", url: "/v1/webhooks/endpoints/123", token: writeToken, payload: { name: "x" } }), status: 422, loc: ["path", "id"] },
-        { name: "another organization's endpoint", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${foreignId}`, token: writeToken, payload: { name: "mine" } }), status: 404, error: "ResourceNotFound" },
-        { name: "deleting another organization's endpoint", request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${foreignId}`, token: writeToken }), status: 404, error: "ResourceNotFound" },
-        { name: "deleting with a non-UUID id", request: () => ({ method: "DELETE", url: "/v1/webhooks/endpoints/zzz", token: writeToken }), status: 422, loc: ["path", "id"] },
-        { name: "no token", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, payload: { name: "x" } }), status: 401, error: "Unauthorized" },
-        { name: "a read-only token", request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: readToken, payload: { name: "x" } }), status: 403, error: "insufficient_scope" },
-        { name: "deleting with a read-only token", request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${endpointId}`, token: readToken }), status: 403, error: "insufficient_scope" },
-        { name: "deleting with another organization's token", request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${endpointId}`, token: otherToken }), status: 404, error: "ResourceNotFound" },
+        {
+          name: "a url that is not a string",
+          request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: writeToken, payload: { url: 1 } }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "a plain-http remote url",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { url: "http://hooks.example.com/" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "a private url",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { url: "https://192.168.1.10/" },
+          }),
+          status: 422,
+          loc: ["body", "url"],
+        },
+        {
+          name: "enabled as a string",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { enabled: "false" },
+          }),
+          status: 422,
+          loc: ["body", "enabled"],
+        },
+        {
+          name: "an unknown event",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { events: ["nope"] },
+          }),
+          status: 422,
+          loc: ["body", "events", 0],
+        },
+        {
+          name: "the discord format",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { format: "discord" },
+          }),
+          status: 422,
+          loc: ["body", "format"],
+        },
+        {
+          name: "an overlong name",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { name: "n".repeat(300) },
+          }),
+          status: 422,
+          loc: ["body", "name"],
+        },
+        {
+          name: "an unknown field",
+          request: () => ({
+            method: "PATCH",
+            url: `/v1/webhooks/endpoints/${endpointId}`,
+            token: writeToken,
+            payload: { organization_id: otherOrgId },
+          }),
+          status: 422,
+          loc: ["body", "organization_id"],
+        },
+        {
+          name: "a non-UUID id",
+          request: () => ({ method: "PATCH", url: "/v1/webhooks/endpoints/123", token: writeToken, payload: { name: "x" } }),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        {
+          name: "another organization's endpoint",
+          request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${foreignId}`, token: writeToken, payload: { name: "mine" } }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "deleting another organization's endpoint",
+          request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${foreignId}`, token: writeToken }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
+        {
+          name: "deleting with a non-UUID id",
+          request: () => ({ method: "DELETE", url: "/v1/webhooks/endpoints/zzz", token: writeToken }),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        {
+          name: "no token",
+          request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, payload: { name: "x" } }),
+          status: 401,
+          error: "Unauthorized",
+        },
+        {
+          name: "a read-only token",
+          request: () => ({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpointId}`, token: readToken, payload: { name: "x" } }),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "deleting with a read-only token",
+          request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${endpointId}`, token: readToken }),
+          status: 403,
+          error: "insufficient_scope",
+        },
+        {
+          name: "deleting with another organization's token",
+          request: () => ({ method: "DELETE", url: `/v1/webhooks/endpoints/${endpointId}`, token: otherToken }),
+          status: 404,
+          error: "ResourceNotFound",
+        },
       ],
       async () => expect(await read()).toEqual(snapshot),
     );
@@ -279,7 +653,10 @@ describe("OpenAPI document", () => {
     const paths = response.json().paths as Record<string, Record<string, { operationId: string; security: Record<string, string[]>[] }>>;
     expect(paths["/v1/webhooks/events/{id}/redeliver"]?.post?.operationId).toBe("webhooks:redeliver_webhook_event");
     expect(paths["/v1/webhooks/endpoints"]?.post?.security).toEqual([{ pat: ["webhooks:write"] }, { oat: ["webhooks:write"] }]);
-    expect(paths["/v1/webhooks/deliveries"]?.get?.security).toEqual([{ pat: ["webhooks:read", "webhooks:write"] }, { oat: ["webhooks:read", "webhooks:write"] }]);
+    expect(paths["/v1/webhooks/deliveries"]?.get?.security).toEqual([
+      { pat: ["webhooks:read", "webhooks:write"] },
+      { oat: ["webhooks:read", "webhooks:write"] },
+    ]);
     expect(Object.keys(paths["/v1/webhooks/endpoints/{id}"] ?? {}).sort()).toEqual(["delete", "get", "patch"]);
   });
 });

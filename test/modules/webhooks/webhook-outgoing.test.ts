@@ -98,7 +98,11 @@ describe("the outgoing request", () => {
       await fanOutPending(ctx.deps, engine(deps));
       await engine(deps).deliverEndpoint(endpoint.id);
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-      const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
+      const delivery = await ctx.deps.db
+        .selectFrom("webhook_deliveries")
+        .selectAll()
+        .where("endpoint_id", "=", endpoint.id)
+        .executeTakeFirstOrThrow();
       expect(delivery).toMatchObject({ succeeded: false, http_code: null, response: "Timed out after 300 ms" });
       expect(delivery.duration_ms).toBeGreaterThanOrEqual(300);
     } finally {
@@ -113,7 +117,11 @@ describe("the outgoing request", () => {
     await recordEvent(ctx.deps, organizationId);
     await fanOutPending(ctx.deps, engine());
     await engine().deliverEndpoint(endpoint.id);
-    const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
+    const delivery = await ctx.deps.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("endpoint_id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(Buffer.byteLength(delivery.response!, "utf8")).toBe(RESPONSE_EXCERPT_BYTES);
   });
 
@@ -125,7 +133,11 @@ describe("the outgoing request", () => {
     await fanOutPending(ctx.deps, engine(strict));
     await engine(strict).deliverEndpoint(endpoint.id);
     expect(hook.received).toHaveLength(0);
-    const delivery = await ctx.deps.db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpoint.id).executeTakeFirstOrThrow();
+    const delivery = await ctx.deps.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("endpoint_id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
     expect(delivery).toMatchObject({ succeeded: false, http_code: null, response: "Refused: The URL must use https." });
   });
 

@@ -39,7 +39,11 @@ describe("webhook URL policy", () => {
 
   it("checks resolved addresses too: a name resolving to loopback is refused unless allowed", async () => {
     const lookup = (policy: typeof production) =>
-      new Promise<string>((resolve) => guardedLookup(policy)("localhost", { all: false }, (error, address) => resolve(error ? error.message : typeof address === "string" ? address : address.map((a) => a.address).join(","))));
+      new Promise<string>((resolve) =>
+        guardedLookup(policy)("localhost", { all: false }, (error, address) =>
+          resolve(error ? error.message : typeof address === "string" ? address : address.map((a) => a.address).join(",")),
+        ),
+      );
     expect(await lookup(production)).toMatch(/^localhost resolves to a refused address: (127\.0\.0\.1|::1) is a loopback address$/);
     expect(await lookup(development)).toMatch(/^(127\.0\.0\.1|::1)$/);
   });
@@ -56,7 +60,9 @@ describe("retry schedule", () => {
     expect(MAX_ATTEMPTS).toBe(10);
     const total = RETRY_SCHEDULE_MS.reduce((sum, ms) => sum + ms, 0);
     expect(total / 3_600_000).toBeCloseTo(75.6, 1);
-    expect(RETRY_SCHEDULE_MS.map((_, i) => nextAttemptAt(i + 1, now, null, () => 0.5)!.getTime() - now.getTime())).toEqual([...RETRY_SCHEDULE_MS]);
+    expect(RETRY_SCHEDULE_MS.map((_, i) => nextAttemptAt(i + 1, now, null, () => 0.5)!.getTime() - now.getTime())).toEqual([
+      ...RETRY_SCHEDULE_MS,
+    ]);
     expect(nextAttemptAt(10, now, null)).toBeNull();
   });
 

@@ -99,7 +99,8 @@ describe("durable delivery", () => {
     const hooks = [await receiver(), await receiver()];
     const organizationId = (await createOrganization(ctx.deps)).id;
     const endpoints = [];
-    for (const hook of hooks) endpoints.push(await createWebhookEndpoint(ctx.deps, organizationId, { url: hook.url, events: ["checkout.updated"] }));
+    for (const hook of hooks)
+      endpoints.push(await createWebhookEndpoint(ctx.deps, organizationId, { url: hook.url, events: ["checkout.updated"] }));
 
     const second = connect(ctx.database.url, 10);
     cleanups.push(() => second.close());
