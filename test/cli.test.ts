@@ -1,9 +1,11 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "./helpers/context.ts";
-import { spawnProject } from "./helpers/process.ts";
+import { projectRoot, spawnProject } from "./helpers/process.ts";
 
 let ctx: TestContext;
 let dataDir: string;
@@ -65,5 +67,10 @@ describe("commerce-api CLI", () => {
     const unknown = await cli("frobnicate");
     expect(unknown.code).toBe(2);
     expect(unknown.output).toContain("Usage: commerce-api");
+  });
+
+  it("runs from its bin script on this Node (type stripping where Node has it, else tsx)", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["bin/commerce-api.js", "--help"], { cwd: projectRoot });
+    expect(stdout).toContain("Usage: commerce-api");
   });
 });

@@ -18,12 +18,17 @@ export interface SignedBlobRequest {
  * expiring URLs. Metadata sits beside each file as JSON.
  */
 export class LocalBlobStore implements BlobStore {
-  constructor(
-    private readonly root: string,
-    private readonly publicBaseUrl: string,
-    private readonly secret: string,
-    private readonly now: () => Date,
-  ) {}
+  private readonly root: string;
+  private readonly publicBaseUrl: string;
+  private readonly secret: string;
+  private readonly now: () => Date;
+
+  constructor(root: string, publicBaseUrl: string, secret: string, now: () => Date) {
+    this.root = root;
+    this.publicBaseUrl = publicBaseUrl;
+    this.secret = secret;
+    this.now = now;
+  }
 
   private file(key: string): string {
     assertSafeKey(key);

@@ -15,11 +15,13 @@ export interface S3Options {
 
 /** S3 or any S3-compatible service; downloads are presigned GETs. */
 export class S3BlobStore implements BlobStore {
+  private readonly options: S3Options;
   private readonly client: S3Client;
   /** Signs download links; it never sends a request. */
   private readonly signer: S3Client;
 
-  constructor(private readonly options: S3Options) {
+  constructor(options: S3Options) {
+    this.options = options;
     const clientFor = (endpoint: string | undefined) =>
       new S3Client({
         region: options.region,

@@ -11,7 +11,7 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/** Runs a project entry point through tsx, as `npm start` and `npx commerce-api` do. */
+/** Runs a project entry point through tsx, as `npm start` does (and `npx commerce-api` on a Node without type stripping). */
 export function spawnProject(args: string[], env: Record<string, string>): Spawned {
   const child = spawn(process.execPath, ["--import", "tsx", ...args], {
     cwd: projectRoot,
