@@ -37,4 +37,5 @@ export default tseslint.config(
   },
   { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable" } } },
+  { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
 );
