@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
 import { toStoredAddress, type AddressInput, type StoredAddress } from "../../kit/address.ts";
-import { RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue, missingIssue } from "../../kit/errors.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
 import type { TaxIdFormat } from "../../kit/tax-id.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
@@ -27,8 +27,6 @@ function cleanAddress(input: AddressInput): StoredAddress {
     state: clean(address.state) ?? null,
   };
 }
-
-const missing = (loc: (string | number)[], msg: string) => new RequestValidationError([{ loc, msg, type: "missing", input: null }]);
 
 export function toPortalCustomer(row: CustomerRow): CustomerPortalCustomer {
   return {
@@ -59,18 +57,15 @@ export function createPortalCustomerService(deps: Deps) {
 
     async update(session: PortalCustomer, input: CustomerPortalCustomerUpdate): Promise<CustomerPortalCustomer> {
       if (input.billing_address === null) {
-        throw missing(["body", "billing_address"], "Customer billing address cannot be reset to null once set.");
+        throw new RequestValidationError([
+          fieldIssue(["body", "billing_address"], "Customer billing address cannot be reset to null once set.", null, "missing"),
+        ]);
       }
-      if (input.default_payment_method_id === null) throw missing(["body", "default_payment_method_id"], "Field required");
+      if (input.default_payment_method_id === null) throw new RequestValidationError([missingIssue(["body", "default_payment_method_id"])]);
       if (input.default_payment_method_id !== undefined) {
         // No payment method is stored by this service, so none can belong to the customer.
         throw new RequestValidationError([
-          {
-            loc: ["body", "default_payment_method_id"],
-            msg: "Payment method not found.",
-            type: "invalid",
-            input: input.default_payment_method_id,
-          },
+          fieldIssue(["body", "default_payment_method_id"], "Payment method not found.", input.default_payment_method_id, "invalid"),
         ]);
       }
       const newAddress = input.billing_address

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueError, fieldIssue, missingIssue } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
@@ -39,12 +39,10 @@ async function assertUnique(
 /** Tax IDs are only meaningful against a country: they are checked against the billing address. */
 export function checkTaxId(raw: string, address: StoredAddress | null): TaxId {
   if (!address) {
-    throw new RequestValidationError([
-      { loc: ["body", "billing_address"], msg: "Country is required to validate tax ID.", type: "missing", input: null },
-    ]);
+    throw new RequestValidationError([fieldIssue(["body", "billing_address"], "Country is required to validate tax ID.", null, "missing")]);
   }
   const parsed = parseTaxId(raw, address.country);
-  if (!parsed) throw new RequestValidationError([{ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid", input: raw }]);
+  if (!parsed) throw new RequestValidationError([fieldIssue(["body", "tax_id"], "Invalid tax ID.", raw, "invalid")]);
   return parsed;
 }
 
@@ -64,8 +62,7 @@ export function createCustomerService(deps: Deps) {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
       const email = input.email ?? null;
       // Customers are reached by email (sessions, receipts), so this service requires one for teams too.
-      if (email === null)
-        throw new RequestValidationError([{ loc: ["body", "email"], msg: "Field required", type: "missing", input: null }]);
+      if (email === null) throw new RequestValidationError([missingIssue(["body", "email"])]);
       const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
       const taxId = input.tax_id ? checkTaxId(input.tax_id, address) : null;
       await assertUnique(deps.db, organization.id, input, null);

@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueError, valueIssue, type ValidationIssue, missingIssue } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
@@ -16,7 +16,7 @@ function fixedAmounts(input: Extract<DiscountCreate, { type: "fixed" }>): Record
   const amounts =
     input.amounts ?? (input.amount !== undefined && input.amount !== null ? { [input.currency ?? "usd"]: input.amount } : null);
   if (amounts === null) {
-    throw new RequestValidationError([{ loc: ["body", "amounts"], msg: "Field required", type: "missing", input: null }]);
+    throw new RequestValidationError([missingIssue(["body", "amounts"])]);
   }
   for (const [currency, amount] of Object.entries(amounts)) {
     if (amount <= 0) {
@@ -31,7 +31,7 @@ function checkShape(input: DiscountCreate): void {
   const issues: ValidationIssue[] = [];
   const months = input.duration_in_months ?? null;
   if (input.duration === "repeating" && months === null) {
-    issues.push({ loc: ["body", "duration_in_months"], msg: "Field required", type: "missing", input: null });
+    issues.push(missingIssue(["body", "duration_in_months"]));
   }
   if (input.duration !== "repeating" && months !== null) {
     issues.push(valueIssue(["body", "duration_in_months"], "Only repeating discounts take duration_in_months.", months));

@@ -1,6 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import type { ValidateFunction } from "ajv";
-import { RequestValidationError, type ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError, fieldIssue, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { SLICE_SIZE, mapInSlices } from "../../kit/slices.ts";
 import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
@@ -40,15 +40,7 @@ function timestampIssues(event: Record<string, unknown>, now: Date): ValidationI
   if (typeof value !== "string") return [];
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed) || parsed <= now.getTime()) return [];
-  return [
-    {
-      loc: ["body", "timestamp"],
-      msg: "Value error, Timestamp must be in the past.",
-      type: "value_error",
-      input: value,
-      ctx: { error: {} },
-    },
-  ];
+  return [valueIssue(["body", "timestamp"], "Timestamp must be in the past.", value)];
 }
 
 const isDateTime = bodyAjv.compile({ type: "string", format: "date-time" });
@@ -68,7 +60,7 @@ function refine(issue: ValidationIssue): ValidationIssue {
 }
 
 function branchIssues(target: Branch, event: unknown, now: Date): ValidationIssue[] {
-  if (!isObject(event)) return [{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: event }];
+  if (!isObject(event)) return [fieldIssue(["body"], NOT_AN_OBJECT, event, "model_attributes_type")];
   const schemaIssues = target.validate(event) ? [] : toValidationIssues("body", target.validate.errors ?? []).map(refine);
   const hasTimestampIssue = schemaIssues.some((issue) => issue.loc[1] === "timestamp");
   return hasTimestampIssue ? schemaIssues : [...schemaIssues, ...timestampIssues(event, now)];
@@ -112,14 +104,14 @@ function validateEvent(event: unknown, index: number, now: Date): { issues: Vali
 export function createIngestValidator(now: () => Date) {
   return (body: unknown): { value: EventsIngest } | { error: RequestValidationError } | Promise<true> => {
     if (!isObject(body)) {
-      return { error: new RequestValidationError([{ loc: ["body"], msg: NOT_AN_OBJECT, type: "model_attributes_type", input: body }]) };
+      return { error: new RequestValidationError([fieldIssue(["body"], NOT_AN_OBJECT, body, "model_attributes_type")]) };
     }
     const events = body.events;
     if (!Array.isArray(events)) {
       const issue: ValidationIssue =
         events === undefined
-          ? { loc: ["body", "events"], msg: "Field required", type: "missing", input: body }
-          : { loc: ["body", "events"], msg: "Input should be a valid list", type: "list_type", input: events };
+          ? fieldIssue(["body", "events"], "Field required", body, "missing")
+          : fieldIssue(["body", "events"], "Input should be a valid list", events, "list_type");
       return { error: new RequestValidationError([issue]) };
     }
     const at = now();

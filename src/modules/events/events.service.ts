@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../kit/errors.ts";
 import { mapInSlices } from "../../kit/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
@@ -10,12 +10,8 @@ import { countEvents, findCustomersOfEvents, listEvents, type EventFilter } from
 import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
 import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
 
-const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue => ({
-  loc: ["body", "events", index, field],
-  msg,
-  type,
-  input,
-});
+const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue =>
+  fieldIssue(["body", "events", index, field], msg, input, type);
 
 /** The organization each event belongs to, or the issue that prevents knowing it. */
 function owningOrganization(event: EventCreate, index: number, principal: Principal): string | ValidationIssue {

@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Principal, TokenAuthenticator } from "../../kit/auth.ts";
 import { durationToMilliseconds } from "../../kit/duration.ts";
-import { RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
 import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../kit/tokens.ts";
 import * as repo from "./organizations.repository.ts";
@@ -15,21 +15,15 @@ export function createAccessTokenService(deps: Deps) {
     async createOrganizationToken(input: OrganizationAccessTokenCreate): Promise<OrganizationAccessTokenCreateResponse> {
       if (!input.organization_id) {
         throw new RequestValidationError([
-          { loc: ["body", "organization_id"], msg: "organization_id is required.", type: "missing", input: input.organization_id ?? null },
+          fieldIssue(["body", "organization_id"], "organization_id is required.", input.organization_id ?? null, "missing"),
         ]);
       }
       let expiresAt: Date | null = null;
       if (input.expires_in) {
         const ms = durationToMilliseconds(input.expires_in);
         if (ms === null) {
-          throw new RequestValidationError([
-            {
-              loc: ["body", "expires_in"],
-              msg: "Input should be a positive duration in weeks, days, hours, minutes or seconds",
-              type: "time_delta_parsing",
-              input: input.expires_in,
-            },
-          ]);
+          const message = "Input should be a positive duration in weeks, days, hours, minutes or seconds";
+          throw new RequestValidationError([fieldIssue(["body", "expires_in"], message, input.expires_in, "time_delta_parsing")]);
         }
         expiresAt = new Date(deps.now().getTime() + ms);
       }

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import type { Principal } from "../../kit/auth.ts";
-import { RequestValidationError, valueError } from "../../kit/errors.ts";
+import { RequestValidationError, valueError, fieldIssue } from "../../kit/errors.ts";
 import { findOrganization } from "./organizations.repository.ts";
 
 /**
@@ -18,7 +18,7 @@ export async function targetOrganization(db: Executor, principal: Principal, org
     return own;
   }
   if (organizationId === undefined || organizationId === null) {
-    throw new RequestValidationError([{ loc, msg: "organization_id is required.", type: "missing", input: organizationId ?? null }]);
+    throw new RequestValidationError([fieldIssue(loc, "organization_id is required.", organizationId ?? null, "missing")]);
   }
   const organization = await findOrganization(db, organizationId, null);
   if (!organization) throw valueError(loc, "Organization not found.", organizationId);

@@ -1,5 +1,5 @@
 import type { Deps } from "../../context.ts";
-import { ResourceNotFound, RequestValidationError } from "../../kit/errors.ts";
+import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../kit/errors.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
@@ -26,9 +26,7 @@ export function createOrganizationService(deps: Deps) {
         invoice_prefix: null,
       });
       if (!row) {
-        throw new RequestValidationError([
-          { loc: ["body", "slug"], msg: "An organization with this slug already exists.", type: "value_error", input: input.slug },
-        ]);
+        throw new RequestValidationError([fieldIssue(["body", "slug"], "An organization with this slug already exists.", input.slug)]);
       }
       return toOrganization(row);
     },

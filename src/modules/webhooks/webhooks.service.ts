@@ -1,7 +1,7 @@
 import type { Updateable } from "kysely";
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../kit/errors.ts";
 import { asList, pageWindow, toPage } from "../../kit/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
@@ -54,7 +54,7 @@ export function createWebhookService(deps: Deps) {
       return principal.organizationId;
     }
     if (requested === undefined || requested === null) {
-      throw new RequestValidationError([{ loc: ["body", "organization_id"], msg: "Field required", type: "missing", input: null }]);
+      throw new RequestValidationError([missingIssue(["body", "organization_id"])]);
     }
     if (!(await findOrganization(deps.db, requested, null)))
       throw valueError(["body", "organization_id"], "Organization not found.", requested);
