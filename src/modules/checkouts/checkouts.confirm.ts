@@ -5,6 +5,7 @@ import { enqueueJob, removeJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { RequestValidationError, ResourceNotFound, missingIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
 import { TokenPrefix, generateToken, hashToken } from "../../kit/tokens.ts";
 import { grantBenefits } from "../benefits/benefit-grants.service.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
@@ -16,8 +17,6 @@ import { createPaidOrder } from "../orders/order-creation.ts";
 import { readOrder } from "../orders/orders.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
-import { checkTaxId } from "../tax/tax-id.ts";
-import { isEuMember } from "../tax/tax.rates.ts";
 import type { CheckoutConfirm } from "./checkout-inputs.schemas.ts";
 import { DiscountRedemptionLimitReached, NotOpenCheckout, PaymentError, assertOpenForBuyer } from "./checkouts.errors.ts";
 import { toCheckoutPublic } from "./checkouts.mapper.ts";
@@ -47,12 +46,9 @@ function missingForConfirm(checkout: Checkout): ValidationIssue[] {
 }
 
 /** The buyer's tax ID as customers and orders keep it: `[number, format]`, only when verified. */
-function storedTaxId(checkout: CheckoutWithRelations): [string, string] | null {
+function storedTaxId(checkout: CheckoutWithRelations): TaxId | null {
   const country = checkout.customer_billing_address?.country;
-  if (!checkout.customer_tax_id || !country) return null;
-  const checked = checkTaxId(checkout.customer_tax_id, country);
-  if (!checked?.verified) return null;
-  return [checked.value, isEuMember(country) ? "eu_vat" : `${country.toLowerCase()}_vat`];
+  return checkout.customer_tax_id && country ? parseTaxId(checkout.customer_tax_id, country) : null;
 }
 
 /**

@@ -2,10 +2,10 @@ import type { Deps } from "../../context.ts";
 import { toStoredAddress, type AddressInput, type StoredAddress } from "../../kit/address.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, missingIssue } from "../../kit/errors.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
-import type { TaxIdFormat } from "../../kit/tax-id.ts";
+import { requireTaxId, type TaxIdFormat } from "../../kit/tax-id.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import * as customers from "../customers/customers.repository.ts";
-import { checkTaxId } from "../customers/customers.service.ts";
+import { CUSTOMER_TAX_ID_FIELDS } from "../customers/customers.service.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./customers.schemas.ts";
@@ -80,9 +80,9 @@ export function createPortalCustomerService(deps: Deps) {
         // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
         const taxId =
           taxIdInput !== undefined
-            ? taxIdInput && checkTaxId(taxIdInput, address)
+            ? taxIdInput && requireTaxId(taxIdInput, address?.country, CUSTOMER_TAX_ID_FIELDS)
             : current.tax_id && newAddress
-              ? checkTaxId(current.tax_id[0], address)
+              ? requireTaxId(current.tax_id[0], address?.country, CUSTOMER_TAX_ID_FIELDS)
               : current.tax_id;
         const now = deps.now();
         const row = await customers.updateCustomer(trx, current.id, {

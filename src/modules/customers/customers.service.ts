@@ -5,7 +5,7 @@ import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError, fieldIssue, missingIssue } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
-import { parseTaxId, type TaxId } from "../../kit/tax-id.ts";
+import { requireTaxId, type TaxIdFields } from "../../kit/tax-id.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toCustomer } from "./customers.mapper.ts";
@@ -37,14 +37,7 @@ async function assertUnique(
 }
 
 /** Tax IDs are only meaningful against a country: they are checked against the billing address. */
-export function checkTaxId(raw: string, address: StoredAddress | null): TaxId {
-  if (!address) {
-    throw new RequestValidationError([fieldIssue(["body", "billing_address"], "Country is required to validate tax ID.", null, "missing")]);
-  }
-  const parsed = parseTaxId(raw, address.country);
-  if (!parsed) throw new RequestValidationError([fieldIssue(["body", "tax_id"], "Invalid tax ID.", raw, "invalid")]);
-  return parsed;
-}
+export const CUSTOMER_TAX_ID_FIELDS: TaxIdFields = { taxId: ["body", "tax_id"], country: ["body", "billing_address"] };
 
 async function guardUnique<T>(work: () => Promise<T>, input: { email?: string | null; external_id?: string | null }): Promise<T> {
   try {
@@ -64,7 +57,7 @@ export function createCustomerService(deps: Deps) {
       // Customers are reached by email (sessions, receipts), so this service requires one for teams too.
       if (email === null) throw new RequestValidationError([missingIssue(["body", "email"])]);
       const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
-      const taxId = input.tax_id ? checkTaxId(input.tax_id, address) : null;
+      const taxId = input.tax_id ? requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS) : null;
       await assertUnique(deps.db, organization.id, input, null);
       const now = deps.now();
       return guardUnique(
@@ -150,9 +143,9 @@ export function createCustomerService(deps: Deps) {
             // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
             const taxId =
               input.tax_id !== undefined
-                ? input.tax_id && checkTaxId(input.tax_id, address)
+                ? input.tax_id && requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS)
                 : current.tax_id && input.billing_address !== undefined
-                  ? checkTaxId(current.tax_id[0], address)
+                  ? requireTaxId(current.tax_id[0], address?.country, CUSTOMER_TAX_ID_FIELDS)
                   : current.tax_id;
             const now = deps.now();
             const row = await repo.updateCustomer(trx, current.id, {

@@ -73,6 +73,15 @@ describe("POST /v1/customers/", () => {
     expect(event.payload.data).toEqual(body);
   });
 
+  it("keeps tax IDs only under the reference's formats: a Serbian PIB as rs_pib, a US number refused", async () => {
+    const serbian = await create({ email: "rs@example.com", billing_address: { country: "RS" }, tax_id: "RS 101134702" });
+    expect(serbian.statusCode, serbian.body).toBe(201);
+    expect(serbian.json().tax_id).toEqual(["101134702", "rs_pib"]);
+    const american = await create({ email: "us@example.com", billing_address: { country: "US", state: "US-NY" }, tax_id: "12-3456789" });
+    expect(american.statusCode).toBe(422);
+    expect(american.json().detail).toEqual([{ loc: ["body", "tax_id"], msg: "Invalid tax ID.", type: "invalid", input: "12-3456789" }]);
+  });
+
   it("creates a team customer", async () => {
     const response = await create({ type: "team", email: "billing@team.example", name: "Team" });
     expect(response.statusCode).toBe(201);
