@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
+import { toStoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError, fieldIssue, missingIssue } from "../../kit/errors.ts";
+import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { requireTaxId, type TaxIdFields } from "../../kit/tax-id.ts";
