@@ -1,23 +1,39 @@
 import type { Migration } from "kysely";
 import * as foundation from "./2026-11-22T0001_foundation.ts";
 import * as webhookEvents from "./2026-11-22T0002_webhook_events.ts";
-import * as catalog from "./2026-11-22T0030_catalog.ts";
-import * as checkoutLifecycle from "./2026-11-22T0040_checkout_lifecycle.ts";
 import * as events from "./2026-11-22T0010_events.ts";
 import * as webhooks from "./2026-11-22T0020_webhooks.ts";
+import * as customerSessionsAndCatalogColumns from "./2026-11-22T0030_customer_sessions_and_catalog_columns.ts";
+import * as ordersGrantsAndLicenseKeys from "./2026-11-22T0040_orders_grants_and_license_keys.ts";
 import * as orderDocuments from "./2026-11-22T0050_order_documents.ts";
 import * as orderListIndexes from "./2026-11-22T0051_order_list_indexes.ts";
 import * as workerLeases from "./2026-11-22T0065_worker_leases.ts";
 
-/** Every migration, in order. Listed statically so they run the same under tsx, vitest and bundlers. */
+/**
+ * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
+ * (test/db/migrations.test.ts keeps the two the same). A new migration takes a name that sorts after
+ * the last one. Imported one by one rather than read from the folder, so that tsx, Node's own type
+ * stripping, vitest and bundlers all see the same list.
+ */
 export const migrations: Record<string, Migration> = {
   "2026-11-22T0001_foundation": foundation,
   "2026-11-22T0002_webhook_events": webhookEvents,
-  "2026-11-22T0030_catalog": catalog,
-  "2026-11-22T0040_checkout_lifecycle": checkoutLifecycle,
   "2026-11-22T0010_events": events,
   "2026-11-22T0020_webhooks": webhooks,
+  "2026-11-22T0030_customer_sessions_and_catalog_columns": customerSessionsAndCatalogColumns,
+  "2026-11-22T0040_orders_grants_and_license_keys": ordersGrantsAndLicenseKeys,
   "2026-11-22T0050_order_documents": orderDocuments,
   "2026-11-22T0051_order_list_indexes": orderListIndexes,
   "2026-11-22T0065_worker_leases": workerLeases,
+};
+
+/**
+ * Earlier names of renamed migrations, with their current ones. Kysely refuses to run against a
+ * database whose history names a migration it does not know, so the history of a database migrated
+ * before a rename is brought to the current names first (src/db/migrate.ts). A rename keeps the
+ * timestamp, hence the order; the entries stay for as long as such a database may exist.
+ */
+export const renamedMigrations: Readonly<Record<string, string>> = {
+  "2026-11-22T0030_catalog": "2026-11-22T0030_customer_sessions_and_catalog_columns",
+  "2026-11-22T0040_checkout_lifecycle": "2026-11-22T0040_orders_grants_and_license_keys",
 };

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * What a completed checkout writes (besides the customer session of the catalog migration): orders and their items,
- * invoice/receipt counters, benefit grants and license keys.
+ * What a completed checkout writes, besides its customer session (created by the 0030 migration):
+ * orders and their items, invoice/receipt counters, benefit grants and license keys.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * Catalog and customers: customer sessions (portal tokens, stored as HMAC hashes), benefit
- * visibility, the per-customer redemption limit of discounts, and the indexes the list
- * endpoints sort and filter by.
+ * Customer sessions (portal tokens, stored as HMAC hashes), and two catalog columns: benefit
+ * visibility and the per-customer redemption limit of discounts; with the name indexes the
+ * customer and product lists sort by.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
