@@ -5,6 +5,8 @@ import { StringEnum } from "./schema.ts";
 /** List endpoints: page/limit pagination, ordered sorting criteria and the metadata filter. */
 
 export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE = 1;
+const DEFAULT_LIMIT = 10;
 
 /**
  * `page` and `limit` query parameters; zero or negative values are refused (422). The page number
@@ -12,17 +14,22 @@ export const MAX_PAGE_SIZE = 100;
  * database error); see docs/decisions.md, "Input hygiene".
  */
 export const PaginationQuery = {
-  page: Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647, default: 1, description: "Page number, defaults to 1." }),
-  limit: Type.Integer({ exclusiveMinimum: 0, default: 10, description: "Size of a page, defaults to 10. Maximum is 100." }),
+  page: Type.Optional(
+    Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647, default: DEFAULT_PAGE, description: "Page number, defaults to 1." }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ exclusiveMinimum: 0, default: DEFAULT_LIMIT, description: "Size of a page, defaults to 10. Maximum is 100." }),
+  ),
 };
 
+/** A list request's page; the route schema fills in the defaults, which apply here too. */
 export interface PageRequest {
-  page: number;
-  limit: number;
+  page?: number;
+  limit?: number;
 }
 
 /** Oversized limits are capped, not refused, as the reference does. */
-export function pageWindow({ page, limit }: PageRequest): { limit: number; offset: number } {
+export function pageWindow({ page = DEFAULT_PAGE, limit = DEFAULT_LIMIT }: PageRequest): { limit: number; offset: number } {
   const effective = Math.min(limit, MAX_PAGE_SIZE);
   return { limit: effective, offset: (page - 1) * effective };
 }
@@ -69,11 +76,19 @@ export const SortingQuery = <const K extends readonly string[]>(
   options: SchemaOptions = {},
   item: SchemaOptions = {},
 ) =>
-  Type.Array(StringEnum(keys.flatMap((key) => [key, `-${key}`]) as readonly (K[number] | `-${K[number]}`)[], item), {
-    default: [...defaults],
-    description: "Sorting criteria, applied in order; a leading `-` sorts descending.",
-    ...options,
-  });
+  Type.Optional(
+    Type.Array(StringEnum(keys.flatMap((key) => [key, `-${key}`]) as readonly (K[number] | `-${K[number]}`)[], item), {
+      default: [...defaults],
+      description: "Sorting criteria, applied in order; a leading `-` sorts descending.",
+      ...options,
+    }),
+  );
+
+/** The sorting options the catalog lists (customers, products, discounts) share. */
+export const CATALOG_SORTING: SchemaOptions = {
+  maxItems: 10,
+  description: "Sorting criteria; prefix a key with `-` for descending order.",
+};
 
 export interface SortCriterion<K extends string> {
   key: K;
@@ -81,7 +96,7 @@ export interface SortCriterion<K extends string> {
 }
 
 /** Parses the criteria; a key repeated later is ignored since the first occurrence already orders by it. */
-export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[]): SortCriterion<K>[] {
+export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[] = []): SortCriterion<K>[] {
   const seen = new Set<string>();
   const criteria: SortCriterion<K>[] = [];
   for (const value of values) {

@@ -64,6 +64,21 @@ function pointerToLoc(pointer: string): (string | number)[] {
     .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
 }
 
+/** A list or dictionary with too many or too few entries, worded as the reference words it. */
+function lengthIssue(
+  fieldType: "List" | "Dictionary",
+  bound: "at most" | "at least",
+  limit: unknown,
+): Omit<ValidationIssue, "loc" | "input"> {
+  const most = bound === "at most";
+  const items = most || limit !== 1 ? "items" : "item";
+  return {
+    type: most ? "too_long" : "too_short",
+    msg: `${fieldType} should have ${bound} ${String(limit)} ${items} after validation`,
+    ctx: { field_type: fieldType, [most ? "max_length" : "min_length"]: limit },
+  };
+}
+
 function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -108,29 +123,13 @@ function describe(error: ErrorObject): Omit<ValidationIssue, "loc" | "input"> {
     case "pattern":
       return { type: "string_pattern_mismatch", msg: `String should match pattern '${String(p.pattern)}'`, ctx: { pattern: p.pattern } };
     case "maxItems":
-      return {
-        type: "too_long",
-        msg: `List should have at most ${String(p.limit)} items after validation`,
-        ctx: { field_type: "List", max_length: p.limit },
-      };
+      return lengthIssue("List", "at most", p.limit);
     case "minItems":
-      return {
-        type: "too_short",
-        msg: `List should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`,
-        ctx: { field_type: "List", min_length: p.limit },
-      };
+      return lengthIssue("List", "at least", p.limit);
     case "maxProperties":
-      return {
-        type: "too_long",
-        msg: `Dictionary should have at most ${String(p.limit)} items after validation`,
-        ctx: { field_type: "Dictionary", max_length: p.limit },
-      };
+      return lengthIssue("Dictionary", "at most", p.limit);
     case "minProperties":
-      return {
-        type: "too_short",
-        msg: `Dictionary should have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"} after validation`,
-        ctx: { field_type: "Dictionary", min_length: p.limit },
-      };
+      return lengthIssue("Dictionary", "at least", p.limit);
     case "additionalProperties":
       return { type: "extra_forbidden", msg: "Extra inputs are not permitted" };
     case "multipleOf":

@@ -269,7 +269,7 @@ const _customerOrderProduct: AssertAssignable<CPO.CustomerOrderProduct, SdkCusto
 const _customerOrder: AssertAssignable<CPO.CustomerOrder, SdkCustomerOrder> = true;
 const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { items: SdkCustomerOrder[]; pagination: models.Pagination }> =
   true;
-const _customerOrderSort: AssertEqual<CPO.CustomerOrderListQuery["sorting"][number], models.CustomerOrderSortProperty> = true;
+const _customerOrderSort: AssertEqual<NonNullable<CPO.CustomerOrderListQuery["sorting"]>[number], models.CustomerOrderSortProperty> = true;
 const _customerOrderUpdateIn: AssertAssignable<models.CustomerOrderUpdate, CPO.CustomerOrderUpdate> = true;
 
 // ---------------------------------------------------------------------------------------------

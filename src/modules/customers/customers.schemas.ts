@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
-import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
+import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxIdFormat } from "../../kit/tax-id.ts";
 
@@ -111,12 +111,7 @@ export const CustomerListQuery = Type.Object({
   ),
   metadata: MetadataQuery(),
   ...PaginationQuery,
-  sorting: SortingQuery(
-    CustomerSortKeys,
-    ["-created_at"],
-    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
-    { title: "CustomerSortProperty" },
-  ),
+  sorting: SortingQuery(CustomerSortKeys, ["-created_at"], CATALOG_SORTING, { title: "CustomerSortProperty" }),
 });
 export type CustomerListQuery = Static<typeof CustomerListQuery>;
 

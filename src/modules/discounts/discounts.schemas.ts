@@ -2,7 +2,7 @@ import { Type, type Static, type TProperties } from "@sinclair/typebox";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { ProductBaseFields } from "../products/products.schemas.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
-import { PaginationQuery, ListResource, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
+import { PaginationQuery, ListResource, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
 
 export const DiscountDurationValues = ["once", "forever", "repeating"] as const;
 export const DiscountDuration = StringEnum(DiscountDurationValues, { title: "DiscountDuration" });
@@ -188,12 +188,7 @@ export const DiscountListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
   query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by name or code." })),
   ...PaginationQuery,
-  sorting: SortingQuery(
-    DiscountSortKeys,
-    ["-created_at"],
-    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
-    { title: "DiscountSortProperty" },
-  ),
+  sorting: SortingQuery(DiscountSortKeys, ["-created_at"], CATALOG_SORTING, { title: "DiscountSortProperty" }),
 });
 export type DiscountListQuery = Static<typeof DiscountListQuery>;
 

@@ -46,51 +46,27 @@ export const licenseKeyActions =
       ...errors,
     });
 
+    const routeOptions = <B extends TSchema, S extends Record<number, TSchema>>(action: string, summary: string, body: B, success: S) => ({
+      config,
+      ...hooks,
+      schema: { operationId: `${operations}:${action}`, tags, summary, body, response: answers(success) },
+    });
+
     app.post(
       paths.activate,
-      {
-        config,
-        ...hooks,
-        schema: {
-          operationId: `${operations}:activate`,
-          tags,
-          summary: "Activate License Key",
-          body: LicenseKeyActivate,
-          response: answers({ 200: LicenseKeyActivationRead }),
-        },
-      },
+      routeOptions("activate", "Activate License Key", LicenseKeyActivate, { 200: LicenseKeyActivationRead }),
       async (request) => service.activate(request.body, scopeOf(request)),
     );
 
     app.post(
       paths.validate,
-      {
-        config,
-        ...hooks,
-        schema: {
-          operationId: `${operations}:validate`,
-          tags,
-          summary: "Validate License Key",
-          body: LicenseKeyValidate,
-          response: answers({ 200: ValidatedLicenseKey }),
-        },
-      },
+      routeOptions("validate", "Validate License Key", LicenseKeyValidate, { 200: ValidatedLicenseKey }),
       async (request) => service.validate(request.body, scopeOf(request)),
     );
 
     app.post(
       paths.deactivate,
-      {
-        config,
-        ...hooks,
-        schema: {
-          operationId: `${operations}:deactivate`,
-          tags,
-          summary: "Deactivate License Key",
-          body: LicenseKeyDeactivate,
-          response: answers({ 204: NoContent }),
-        },
-      },
+      routeOptions("deactivate", "Deactivate License Key", LicenseKeyDeactivate, { 204: NoContent }),
       async (request, reply) => {
         await service.deactivate(request.body, scopeOf(request));
         return reply.code(204).send();

@@ -3,7 +3,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
-import { asList, pageWindow, toPage, type Page } from "../../kit/pagination.ts";
+import { asList, pageWindow, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { LicenseKeyRow } from "./license-keys.table.ts";
 import { addInterval } from "../../kit/calendar.ts";
@@ -98,7 +98,7 @@ export async function issueLicenseKey(
 }
 
 export function createLicenseKeyService(deps: Deps) {
-  async function page(filter: repo.LicenseKeyFilter, request: { page: number; limit: number }): Promise<Page<LicenseKeyRead>> {
+  async function page(filter: repo.LicenseKeyFilter, request: PageRequest): Promise<Page<LicenseKeyRead>> {
     const [rows, total] = await Promise.all([repo.listKeys(deps.db, filter, pageWindow(request)), repo.countKeys(deps.db, filter)]);
     const customers = await customersByIds(
       deps.db,

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery } from "../../kit/pagination.ts";
+import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
 import { MetadataInput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxBehaviorOption, TrialInterval } from "../../kit/schema-extra.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
@@ -156,12 +156,7 @@ export const ProductListQuery = Type.Object({
   visibility: Type.Optional(Type.Array(StringEnum(ProductVisibilityValues), { maxItems: 3, description: "Filter by visibility." })),
   metadata: MetadataQuery(),
   ...PaginationQuery,
-  sorting: SortingQuery(
-    ProductSortKeys,
-    ["-created_at"],
-    { maxItems: 10, description: "Sorting criteria; prefix a key with `-` for descending order." },
-    { title: "ProductSortProperty" },
-  ),
+  sorting: SortingQuery(ProductSortKeys, ["-created_at"], CATALOG_SORTING, { title: "ProductSortProperty" }),
 });
 export type ProductListQuery = Static<typeof ProductListQuery>;
 
