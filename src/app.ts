@@ -28,8 +28,6 @@ import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.r
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
-import { orderDocumentRoutes } from "./modules/orders/order-documents.routes.ts";
-import { portalOrderDocumentRoutes } from "./modules/customer-portal/order-documents.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -112,9 +110,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers));
-  await app.register(orderRoutes(services.orders));
-  await app.register(portalOrderRoutes(services.portalOrders));
-  await app.register(orderDocumentRoutes(services.orderDocuments));
-  await app.register(portalOrderDocumentRoutes(services.orderDocuments));
+  await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));
   return app;
 }

@@ -8,6 +8,7 @@ import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { productRelations } from "../products/products.queries.ts";
 import type { CheckoutSortKeys } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export type CheckoutSortKey = (typeof CheckoutSortKeys)[number];
 
@@ -106,13 +107,8 @@ function filteredCheckouts(db: Executor, filters: CheckoutListFilters, allowed: 
   return query;
 }
 
-export async function countCheckouts(db: Executor, filters: CheckoutListFilters, allowed: OrganizationScope): Promise<number> {
-  const counted = filteredCheckouts(db, filters, allowed)
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number((await counted).count);
-}
+export const countCheckouts = (db: Executor, filters: CheckoutListFilters, allowed: OrganizationScope): Promise<number> =>
+  countRows(filteredCheckouts(db, filters, allowed));
 
 /** One page, ordered by the criteria and then by id, so pages never repeat or skip rows. */
 export async function listCheckouts(

@@ -6,13 +6,32 @@ import { IdParams } from "../../kit/schema.ts";
 import { CustomerOrder, CustomerOrderListQuery, CustomerOrderUpdate, ListResourceCustomerOrder } from "./orders.schemas.ts";
 import type { PortalOrderService } from "./orders.service.ts";
 import { portalCustomerOf } from "./session.ts";
+import type { FastifyRequest } from "fastify";
+import {
+  CustomerOrderInvoice,
+  CustomerOrderReceipt,
+  generateInvoiceResponses,
+  receiptResponses,
+} from "../orders/order-documents.schemas.ts";
+import type { OrderDocumentService } from "../orders/order-documents.service.ts";
+import type { OrderVisibility } from "../orders/orders.repository.ts";
 
+// Billing-read access is enough for the documents too, as the anchor's portal: an invoice of one's
+// own order changes nothing else.
 const READ = ["customer_portal:read", "customer_portal:write"];
 const WRITE = ["customer_portal:write"];
 const tags = ["customer_portal", "orders"];
+const documentTags = ["customer_portal"];
 
+/** A session sees its own customer's orders only; any other id is simply not found. */
+const ownOrders = (request: FastifyRequest): OrderVisibility => {
+  const session = portalCustomerOf(principalOf(request));
+  return { allowed: [session.organizationId], customerId: session.customerId };
+};
+
+/** Every `/v1/customer-portal/orders/*` route: the session customer's orders and their documents. */
 export const portalOrderRoutes =
-  (service: PortalOrderService): FastifyPluginAsyncTypebox =>
+  (orders: PortalOrderService, documents: OrderDocumentService): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/customer-portal/orders/",
@@ -27,7 +46,7 @@ export const portalOrderRoutes =
           response: responses({ 200: ListResourceCustomerOrder }),
         },
       },
-      async (request) => service.list(request.query, portalCustomerOf(principalOf(request))),
+      async (request) => orders.list(request.query, portalCustomerOf(principalOf(request))),
     );
 
     app.get(
@@ -43,7 +62,7 @@ export const portalOrderRoutes =
           response: responses({ 200: CustomerOrder }, { notFound: true }),
         },
       },
-      async (request) => service.get(request.params.id, portalCustomerOf(principalOf(request))),
+      async (request) => orders.get(request.params.id, portalCustomerOf(principalOf(request))),
     );
 
     app.patch(
@@ -60,6 +79,57 @@ export const portalOrderRoutes =
           response: responses({ 200: CustomerOrder, 409: ErrorBody }, { notFound: true }),
         },
       },
-      async (request) => service.update(request.params.id, request.body, portalCustomerOf(principalOf(request))),
+      async (request) => orders.update(request.params.id, request.body, portalCustomerOf(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/customer-portal/orders/:id/invoice",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:orders:generate_invoice",
+          tags: documentTags,
+          summary: "Generate Order Invoice",
+          params: IdParams,
+          response: generateInvoiceResponses(),
+        },
+      },
+      async (request, reply) => {
+        await documents.requestInvoice(request.params.id, ownOrders(request));
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.get(
+      "/v1/customer-portal/orders/:id/invoice",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:orders:invoice",
+          tags: documentTags,
+          summary: "Get Order Invoice",
+          params: IdParams,
+          response: responses({ 200: CustomerOrderInvoice }, { notFound: true }),
+        },
+      },
+      async (request) => documents.invoice(request.params.id, ownOrders(request)),
+    );
+
+    app.get(
+      "/v1/customer-portal/orders/:id/receipt",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:orders:receipt",
+          tags: documentTags,
+          summary: "Get Order Receipt",
+          params: IdParams,
+          response: receiptResponses(CustomerOrderReceipt),
+        },
+      },
+      async (request, reply) => {
+        const receipt = await documents.receipt(request.params.id, ownOrders(request));
+        return receipt ? receipt : reply.code(202).send();
+      },
     );
   };

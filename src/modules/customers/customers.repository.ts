@@ -5,6 +5,7 @@ import { containsPattern, metadataMatches, type MetadataFilter, type SortCriteri
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 /**
  * The `first_user_event_at` column of a statement over the customers table named `table`: the
@@ -79,12 +80,8 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
   return query;
 };
 
-export const countCustomers = async (db: Executor, allowed: OrganizationScope, filters: CustomerFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters)
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-};
+export const countCustomers = (db: Executor, allowed: OrganizationScope, filters: CustomerFilters): Promise<number> =>
+  countRows(filtered(db, allowed, filters));
 
 export const listCustomers = (
   db: Executor,

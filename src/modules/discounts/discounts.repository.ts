@@ -6,6 +6,7 @@ import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
 import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export const insertDiscount = (db: Executor, values: Insertable<DiscountsTable>) =>
   db.insertInto("discounts").values(values).returningAll().executeTakeFirstOrThrow();
@@ -70,12 +71,8 @@ export const findDiscount = async (db: Executor, id: string, allowed: Organizati
   return row;
 };
 
-export const countDiscounts = async (db: Executor, allowed: OrganizationScope, filters: DiscountFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters)
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-};
+export const countDiscounts = (db: Executor, allowed: OrganizationScope, filters: DiscountFilters): Promise<number> =>
+  countRows(filtered(db, allowed, filters));
 
 export const listDiscounts = async (
   db: Executor,

@@ -4,6 +4,7 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export interface EventFilter {
   allowed: OrganizationScope;
@@ -143,12 +144,7 @@ function filtered(db: Executor, filter: EventFilter) {
   });
 }
 
-export async function countEvents(db: Executor, filter: EventFilter): Promise<number> {
-  const row = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+export const countEvents = (db: Executor, filter: EventFilter): Promise<number> => countRows(filtered(db, filter));
 
 export async function listEvents(
   db: Executor,

@@ -6,6 +6,8 @@ import { IdParams } from "../../kit/schema.ts";
 import { plainJsonResponse } from "../../kit/serialization.ts";
 import { ListResourceOrder, Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderService } from "./orders.service.ts";
+import { OrderInvoice, OrderReceipt, generateInvoiceResponses, receiptResponses } from "./order-documents.schemas.ts";
+import type { OrderDocumentService } from "./order-documents.service.ts";
 
 const READ = ["orders:read"];
 const WRITE = ["orders:write"];
@@ -13,8 +15,9 @@ const tags = ["orders"];
 // An order embeds a discount (a union of four shapes) and a customer: fast-json-stringify would
 // resolve those unions by validation on every item; the mapper already builds the exact shape.
 
+/** Every `/v1/orders/*` route: the orders and their invoice and receipt documents. */
 export const orderRoutes =
-  (service: OrderService): FastifyPluginAsyncTypebox =>
+  (orders: OrderService, documents: OrderDocumentService): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/orders/",
@@ -30,7 +33,7 @@ export const orderRoutes =
           response: responses({ 200: ListResourceOrder }),
         },
       },
-      async (request) => service.list(request.query, organizationScope(principalOf(request))),
+      async (request) => orders.list(request.query, organizationScope(principalOf(request))),
     );
 
     app.get(
@@ -46,7 +49,7 @@ export const orderRoutes =
           response: responses({ 200: Order }, { notFound: true }),
         },
       },
-      async (request) => service.get(request.params.id, { allowed: organizationScope(principalOf(request)) }),
+      async (request) => orders.get(request.params.id, { allowed: organizationScope(principalOf(request)) }),
     );
 
     app.patch(
@@ -63,6 +66,58 @@ export const orderRoutes =
           response: responses({ 200: Order, 409: ErrorBody }, { notFound: true }),
         },
       },
-      async (request) => service.update(request.params.id, request.body, { allowed: organizationScope(principalOf(request)) }),
+      async (request) => orders.update(request.params.id, request.body, { allowed: organizationScope(principalOf(request)) }),
+    );
+
+    // The anchor lets a read-only token request an invoice: generating one changes no order data.
+    app.post(
+      "/v1/orders/:id/invoice",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "orders:generate_invoice",
+          tags,
+          summary: "Generate Order Invoice",
+          params: IdParams,
+          response: generateInvoiceResponses(),
+        },
+      },
+      async (request, reply) => {
+        await documents.requestInvoice(request.params.id, { allowed: organizationScope(principalOf(request)) });
+        return reply.code(202).send(null);
+      },
+    );
+
+    app.get(
+      "/v1/orders/:id/invoice",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "orders:invoice",
+          tags,
+          summary: "Get Order Invoice",
+          params: IdParams,
+          response: responses({ 200: OrderInvoice }, { notFound: true }),
+        },
+      },
+      async (request) => documents.invoice(request.params.id, { allowed: organizationScope(principalOf(request)) }),
+    );
+
+    app.get(
+      "/v1/orders/:id/receipt",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "orders:receipt",
+          tags,
+          summary: "Get Order Receipt",
+          params: IdParams,
+          response: receiptResponses(OrderReceipt),
+        },
+      },
+      async (request, reply) => {
+        const receipt = await documents.receipt(request.params.id, { allowed: organizationScope(principalOf(request)) });
+        return receipt ? receipt : reply.code(202).send();
+      },
     );
   };

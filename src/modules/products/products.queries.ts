@@ -7,6 +7,7 @@ import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
 import type { ProductVisibility } from "./products.schemas.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 type ProductScope = ExpressionBuilder<Database & { p: ProductsTable }, "p">;
 
@@ -93,12 +94,8 @@ export const findProductWithRelations = async (
   return row;
 };
 
-export const countProducts = async (db: Executor, allowed: OrganizationScope, filters: ProductFilters): Promise<number> => {
-  const row = await filtered(db, allowed, filters)
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-};
+export const countProducts = (db: Executor, allowed: OrganizationScope, filters: ProductFilters): Promise<number> =>
+  countRows(filtered(db, allowed, filters));
 
 export const listProducts = async (
   db: Executor,
