@@ -15,7 +15,7 @@ import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
 import * as BI from "../../src/modules/benefits/benefit-inputs.schemas.ts";
 import * as B from "../../src/modules/benefits/benefits.schemas.ts";
 import { Pagination } from "../../src/kit/pagination.ts";
-import { TaxIdFormat } from "../../src/kit/tax-id.ts";
+import { TaxIdFormat } from "../../src/modules/tax/tax-id.ts";
 import * as CI from "../../src/modules/checkouts/checkout-inputs.schemas.ts";
 import * as CF from "../../src/modules/custom-fields/custom-fields.schemas.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";

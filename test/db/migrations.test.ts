@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrations, renamedMigrations } from "../../migrations/index.ts";
 import type { Database } from "../../src/db/database.ts";
 import { isMigrated, migrateToLatest } from "../../src/db/migrate.ts";
+import { createTestContext } from "../helpers/context.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { createCustomer, createOrder, createOrganization } from "../helpers/factories.ts";
 
 const names = Object.keys(migrations);
 const timestampOf = (name: string) => name.slice(0, name.indexOf("_"));
@@ -43,5 +45,44 @@ describe("migrations", () => {
     expect(await isMigrated(database.db)).toBe(true);
     const executed = await history.selectFrom(DEFAULT_MIGRATION_TABLE).select("name").orderBy("timestamp").orderBy("name").execute();
     expect(executed.map((row) => row.name)).toEqual(names);
+  });
+});
+
+describe("migration 2026-11-24T0070: tax IDs under the reference's formats", () => {
+  const MIGRATION = "2026-11-24T0070_tax_id_formats_of_the_reference";
+
+  it("rewrites the non-enum formats kept before it on customers and orders, and back on the way down", async () => {
+    const context = await createTestContext();
+    try {
+      const { db } = context.deps;
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      const down = await migrator.migrateTo(names[names.indexOf(MIGRATION) - 1]!);
+      expect(down.error).toBeUndefined();
+
+      const organization = await createOrganization(context.deps);
+      const stored = { rs: ["RS101134702", "rs_vat"], fr: ["FR61954506077", "eu_vat"] };
+      const serbian = await createCustomer(context.deps, organization.id, { tax_id: JSON.stringify(stored.rs) });
+      const french = await createCustomer(context.deps, organization.id, { tax_id: JSON.stringify(stored.fr) });
+      const order = await createOrder(context.deps, organization.id, { customer: serbian });
+      await db
+        .updateTable("orders")
+        .set({ tax_id: JSON.stringify(stored.rs) })
+        .where("id", "=", order.id)
+        .execute();
+      const taxIds = async () => ({
+        serbian: (await db.selectFrom("customers").select("tax_id").where("id", "=", serbian.id).executeTakeFirstOrThrow()).tax_id,
+        french: (await db.selectFrom("customers").select("tax_id").where("id", "=", french.id).executeTakeFirstOrThrow()).tax_id,
+        order: (await db.selectFrom("orders").select("tax_id").where("id", "=", order.id).executeTakeFirstOrThrow()).tax_id,
+      });
+
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      expect(await taxIds()).toEqual({ serbian: ["101134702", "rs_pib"], french: stored.fr, order: ["101134702", "rs_pib"] });
+
+      expect((await migrator.migrateDown()).error).toBeUndefined();
+      expect(await taxIds()).toEqual({ serbian: stored.rs, french: stored.fr, order: stored.rs });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { checkTaxId, type TaxIdFields } from "../../kit/tax-id.ts";
+import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../tax/tax-id.ts";
 import type { TaxEngine } from "../tax/tax.engine.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import type { CheckoutChanges, CheckoutCreate } from "./checkout-inputs.schemas.ts";
@@ -103,8 +103,6 @@ export function blankDraft(organizationId: string, currency: string, input: Chec
     subscription_id: null,
   };
 }
-
-const CHECKOUT_TAX_ID_FIELDS: TaxIdFields = { taxId: ["body", "customer_tax_id"], country: ["body", "customer_billing_address"] };
 
 /** Why a discount cannot apply to this selection, or null when it can. */
 function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
@@ -264,13 +262,13 @@ export async function applyChanges(
   }
   if (changes.customer_tax_id !== undefined) draft.customer_tax_id = changes.customer_tax_id?.trim() || null;
   if (draft.customer_tax_id !== null && (changes.customer_tax_id !== undefined || changes.customer_billing_address !== undefined)) {
-    const checked = checkTaxId(
-      changes.customer_tax_id ?? draft.customer_tax_id,
-      draft.customer_billing_address?.country,
-      CHECKOUT_TAX_ID_FIELDS,
-    );
-    if (Array.isArray(checked)) draft.customer_tax_id = checked[0];
-    else issues.push(checked);
+    // An unverified number (no validator for the country) stays on the session as typed: it is
+    // never reverse-charged and never copied to the customer or the order.
+    const country = draft.customer_billing_address?.country;
+    const checked = country ? checkTaxId(draft.customer_tax_id, country) : null;
+    if (!country) issues.push(taxIdNeedsCountryIssue(["body", "customer_billing_address"]));
+    else if (checked) draft.customer_tax_id = checked.value;
+    else issues.push(invalidTaxIdIssue(["body", "customer_tax_id"], changes.customer_tax_id ?? draft.customer_tax_id));
   }
   if (issues.length) throw new RequestValidationError(issues);
 

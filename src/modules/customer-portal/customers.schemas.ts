@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
 import { DateTime, Nullable, Uuid4 } from "../../kit/schema.ts";
-import { TaxIdFormat } from "../../kit/tax-id.ts";
+import { TaxIdFormat } from "../tax/tax-id.ts";
 import { CustomerType } from "../customers/customers.schemas.ts";
 
 export const CustomerPortalOAuthAccount = Type.Object(

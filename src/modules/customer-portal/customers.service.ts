@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import { toStoredAddress, type AddressInput, type StoredAddress } from "../../kit/address.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, missingIssue } from "../../kit/errors.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
-import { requireTaxId, type TaxIdFormat } from "../../kit/tax-id.ts";
+import { requireTaxId, type TaxIdFormat } from "../tax/tax-id.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import * as customers from "../customers/customers.repository.ts";
 import { CUSTOMER_TAX_ID_FIELDS } from "../customers/customers.service.ts";

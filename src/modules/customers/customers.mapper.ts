@@ -1,5 +1,5 @@
 import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
-import type { TaxIdFormat } from "../../kit/tax-id.ts";
+import type { TaxIdFormat } from "../tax/tax-id.ts";
 import type { Customer } from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
 

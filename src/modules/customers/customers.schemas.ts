@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../kit/address.ts";
 import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
 import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TaxIdFormat } from "../../kit/tax-id.ts";
+import { TaxIdFormat } from "../tax/tax-id.ts";
 
 export const CustomerTypeValues = ["individual", "team"] as const;
 export const CustomerType = StringEnum(CustomerTypeValues, { title: "CustomerType" });

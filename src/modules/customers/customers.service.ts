@@ -5,7 +5,7 @@ import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
-import { requireTaxId, type TaxIdFields } from "../../kit/tax-id.ts";
+import { requireTaxId } from "../tax/tax-id.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toCustomer } from "./customers.mapper.ts";
@@ -37,7 +37,7 @@ async function assertUnique(
 }
 
 /** Tax IDs are only meaningful against a country: they are checked against the billing address. */
-export const CUSTOMER_TAX_ID_FIELDS: TaxIdFields = { taxId: ["body", "tax_id"], country: ["body", "billing_address"] };
+export const CUSTOMER_TAX_ID_FIELDS = { taxId: ["body", "tax_id"], country: ["body", "billing_address"] };
 
 async function guardUnique<T>(work: () => Promise<T>, input: { email?: string | null; external_id?: string | null }): Promise<T> {
   try {

@@ -1,6 +1,6 @@
 import type { CountryCode } from "../../kit/address.ts";
 import { applyBasisPoints, includedTax } from "../../kit/money.ts";
-import { isVerifiedEuVat } from "../../kit/tax-id.ts";
+import { parseTaxId } from "./tax-id.ts";
 import { STANDARD_RATE_BASIS_POINTS, isEuMember } from "./tax.rates.ts";
 
 export type TaxBehavior = "inclusive" | "exclusive";
@@ -33,7 +33,7 @@ export interface TaxEngine {
 export const rateTableTaxEngine: TaxEngine = {
   calculate(query) {
     const reverseCharge =
-      query.isBusiness && isEuMember(query.country) && query.taxId !== null && isVerifiedEuVat(query.taxId, query.country);
+      query.isBusiness && isEuMember(query.country) && query.taxId !== null && parseTaxId(query.taxId, query.country)?.[1] === "eu_vat";
     const basisPoints = reverseCharge ? 0 : (STANDARD_RATE_BASIS_POINTS[query.country] ?? 0);
     const amount = query.behavior === "inclusive" ? includedTax(query.amount, basisPoints) : applyBasisPoints(query.amount, basisPoints);
     return { amount, basisPoints, reverseCharge };

@@ -11,7 +11,7 @@ import {
   openOrganizationContext,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { FR_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
+import { FR_ADDRESS, US_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string; slug: string };
@@ -34,6 +34,46 @@ const ordersOf = (checkoutId: string) => ctx.deps.db.selectFrom("orders").select
 const buyer = { customer_email: "ada@example.com", customer_name: "Ada", customer_billing_address: FR_ADDRESS };
 
 describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
+  it("keeps a buyer's tax ID on the customer and the order only under a format of the reference's enum", async () => {
+    const product = await createProduct(ctx.deps, org.id, {
+      product: { name: "Tax IDs" },
+      prices: [{ amount_type: "fixed", price_amount: 1000 }],
+    });
+    const storedFor = async (address: Record<string, unknown>, taxId: string, email: string) => {
+      const session = await open({
+        products: [product.product.id],
+        customer_billing_address: address,
+        is_business_customer: true,
+        customer_billing_name: "Buyer Ltd",
+        customer_tax_id: taxId,
+      });
+      const response = await confirm(session.client_secret, {
+        customer_email: email,
+        customer_name: "Buyer",
+        confirmation_token_id: "tok_visa",
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const customerId = (await readBack(session.id)).customer_id as string;
+      const customer = await ctx.deps.db.selectFrom("customers").select("tax_id").where("id", "=", customerId).executeTakeFirstOrThrow();
+      const [order] = await ordersOf(session.id);
+      expect(order?.tax_id).toEqual(customer.tax_id);
+      return { onSession: session.customer_tax_id, stored: customer.tax_id };
+    };
+    // Serbia's number is a PIB (never `rs_vat`); a Norwegian organisation number without MVA and a US
+    // number have no verified format, so they stay on the session only.
+    expect(
+      await storedFor(
+        { country: "RS", line1: "Knez Mihailova 1", city: "Beograd", postal_code: "11000" },
+        "RS 101 134 702",
+        "pib@example.rs",
+      ),
+    ).toEqual({ onSession: "101134702", stored: ["101134702", "rs_pib"] });
+    expect(
+      await storedFor({ country: "NO", line1: "Karl Johans gate 1", city: "Oslo", postal_code: "0154" }, "974760673", "org@example.no"),
+    ).toEqual({ onSession: "974760673", stored: null });
+    expect(await storedFor(US_ADDRESS, "12-3456789", "ein@example.com")).toEqual({ onSession: "123456789", stored: null });
+  });
+
   it("charges, creates the customer, a paid order with its numbers, grants a license key and mints a session", async () => {
     const product = await createProduct(ctx.deps, org.id, {
       product: { name: "Pro" },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { allocate, includedTax } from "../../../src/kit/money.ts";
-import { TaxIdFormatValues, parseTaxId } from "../../../src/kit/tax-id.ts";
+import { checkTaxId } from "../../../src/modules/tax/tax-id.ts";
 import { rateTableTaxEngine } from "../../../src/modules/tax/tax.engine.ts";
 import { STANDARD_RATE_BASIS_POINTS } from "../../../src/modules/tax/tax.rates.ts";
 
@@ -44,30 +44,10 @@ describe("rate table tax engine", () => {
 
 describe("tax IDs", () => {
   it("normalizes, prefixes with the VAT country code and validates", () => {
-    expect(parseTaxId("fr 61-954.506.077", "FR")).toEqual(["FR61954506077", "eu_vat"]);
-    expect(parseTaxId("094259216", "GR")).toEqual(["EL094259216", "eu_vat"]);
-    expect(parseTaxId("123", "DE")).toBeNull();
-  });
-
-  it("stores every verified number under a format of the reference's enum, national identifiers bare", () => {
-    expect(parseTaxId("GB980780684", "GB")).toEqual(["GB980780684", "gb_vat"]);
-    expect(parseTaxId("CHE-116.281.710 MWST", "CH")).toEqual(["CHE116281710MWST", "ch_vat"]);
-    expect(parseTaxId("101134702", "RS")).toEqual(["101134702", "rs_pib"]);
-    expect(parseTaxId("RU7707083893", "RU")).toEqual(["7707083893", "ru_inn"]);
-    for (const [raw, country] of [
-      ["GB980780684", "GB"],
-      ["NO974760673MVA", "NO"],
-      ["RS101134702", "RS"],
-      ["7707083893", "RU"],
-      ["11222333000181", "BR"],
-    ]) {
-      expect(TaxIdFormatValues).toContain(parseTaxId(raw!, country!)?.[1]);
-    }
-  });
-
-  it("refuses numbers of countries it cannot verify rather than store them under a guessed format", () => {
-    expect(parseTaxId("12-3456789", "US")).toBeNull();
-    expect(parseTaxId("51824753556", "AU")).toBeNull();
+    expect(checkTaxId("fr 61-954.506.077", "FR")).toEqual({ value: "FR61954506077", verified: true });
+    expect(checkTaxId("094259216", "GR")).toEqual({ value: "EL094259216", verified: true });
+    expect(checkTaxId("123", "DE")).toBeNull();
+    expect(checkTaxId("12-3456789", "US")).toEqual({ value: "123456789", verified: false });
   });
 });
 
