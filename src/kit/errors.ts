@@ -130,12 +130,13 @@ export const valueIssue = (loc: (string | number)[], message: string, input?: un
 });
 
 /** One entry for a rule failure on a field, with the message as given (no `Value error, ` prefix). */
-export const fieldIssue = (loc: (string | number)[], message: string, input: unknown, type = "value_error"): ValidationIssue => ({
-  loc,
-  msg: message,
-  type,
-  input,
-});
+export const fieldIssue = (
+  loc: (string | number)[],
+  message: string,
+  input: unknown,
+  type = "value_error",
+  ctx?: Record<string, unknown>,
+): ValidationIssue => ({ loc, msg: message, type, input, ...(ctx ? { ctx } : {}) });
 
 /** A field the operation needs but the request (or the stored state) leaves empty. */
 export const missingIssue = (loc: (string | number)[]): ValidationIssue => ({ loc, msg: "Field required", type: "missing", input: null });

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, RequestBodyTooLarge, RequestValidationError } from "./errors.ts";
+import { AppError, RequestBodyTooLarge, RequestValidationError, fieldIssue, missingIssue } from "./errors.ts";
 import { toValidationIssues } from "./validation.ts";
 
 interface PgError {
@@ -14,19 +14,12 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
   }
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-      return new RequestValidationError([
-        { loc: ["body", 0], msg: "JSON decode error", type: "json_invalid", input: {}, ctx: { error: error.message } },
-      ]);
+      return new RequestValidationError([fieldIssue(["body", 0], "JSON decode error", {}, "json_invalid", { error: error.message })]);
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new RequestValidationError([{ loc: ["body"], msg: "Field required", type: "missing", input: null }]);
+      return new RequestValidationError([missingIssue(["body"])]);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new RequestValidationError([
-        {
-          loc: ["body"],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          type: "model_attributes_type",
-          input: null,
-        },
+        fieldIssue(["body"], "Input should be a valid dictionary or object to extract fields from", null, "model_attributes_type"),
       ]);
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new RequestBodyTooLarge(bodyLimit);
@@ -42,9 +35,7 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
     case "22008":
     case "22021":
     case "22P05":
-      return new RequestValidationError([
-        { loc: ["body"], msg: "Input value is out of range or malformed", type: "value_error", input: null },
-      ]);
+      return new RequestValidationError([fieldIssue(["body"], "Input value is out of range or malformed", null)]);
     default:
       return null;
   }
