@@ -38,6 +38,7 @@ export interface Adapters {
  */
 export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const adapters: Adapters = {
+    // A real processor (a Stripe adapter) replaces the sandbox on this line and nowhere else.
     payments: overrides.payments ?? sandboxProcessor,
     taxEngine: overrides.taxEngine ?? rateTableTaxEngine,
     blobs: overrides.blobs ?? createBlobStore(deps),
