@@ -95,7 +95,10 @@ export interface SortCriterion<K extends string> {
   direction: "asc" | "desc";
 }
 
-/** Parses the criteria; a key repeated later is ignored since the first occurrence already orders by it. */
+/**
+ * Parses the criteria; a key repeated later is ignored since the first occurrence already orders by it.
+ * The route schema fills in the default criteria, so an absent list only reaches here from code.
+ */
 export function parseSorting<K extends string>(values: readonly (K | `-${K}`)[] = []): SortCriterion<K>[] {
   const seen = new Set<string>();
   const criteria: SortCriterion<K>[] = [];

@@ -56,7 +56,7 @@ function storedTaxId(checkout: CheckoutWithRelations): TaxId | null {
  * its email, else a new one. A transaction-scoped advisory lock on the email keeps two sessions
  * of one buyer from both creating a customer.
  */
-async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, now: Date): Promise<CustomerRow> {
+async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, taxId: TaxId | null, now: Date): Promise<CustomerRow> {
   const org = checkout.organization_id;
   const email = checkout.customer_email ?? "";
   // Both identities are locked, in a fixed order, so sessions sharing either one queue up.
@@ -69,7 +69,6 @@ async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, now: 
     (checkout.customer_id ? await findLiveCustomer(db, org, { id: checkout.customer_id }) : undefined) ??
     (checkout.external_customer_id ? await findLiveCustomer(db, org, { externalId: checkout.external_customer_id }) : undefined) ??
     (await findLiveCustomer(db, org, { email }));
-  const taxId = storedTaxId(checkout);
   const billing = {
     billing_name: checkout.customer_billing_name,
     billing_address: checkout.customer_billing_address ? JSON.stringify(checkout.customer_billing_address) : null,
@@ -112,7 +111,8 @@ async function completeCheckout(
 ): Promise<string> {
   const now = deps.now();
   const { checkout, organization } = input;
-  const customer = await linkCustomer(db, checkout, now);
+  const taxId = storedTaxId(checkout);
+  const customer = await linkCustomer(db, checkout, taxId, now);
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
   const prices = pricesIn(product, checkout.currency).filter((p) => p.amount_type !== "metered_unit");
@@ -143,7 +143,7 @@ async function completeCheckout(
     billing: {
       name: checkout.customer_billing_name ?? checkout.customer_name,
       address: checkout.customer_billing_address,
-      taxId: storedTaxId(checkout),
+      taxId,
     },
     seats: checkout.seats,
     metadata: checkout.metadata,

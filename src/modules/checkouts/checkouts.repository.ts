@@ -124,12 +124,6 @@ export async function listCheckouts(
   return await query.orderBy("c.id").offset(offset).limit(limit).execute();
 }
 
-/** The organization a product belongs to, or undefined when there is no such product. */
-export async function findProductOrganization(db: Executor, productId: string): Promise<string | undefined> {
-  const row = await db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirst();
-  return row?.organization_id;
-}
-
 /** The session row locked for the rest of the transaction: every state change goes through here. */
 export async function findCheckoutForUpdate(
   db: Executor,

@@ -10,6 +10,7 @@ import { TokenPrefix, generateToken } from "../../kit/tokens.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findProductOrganization } from "../products/products.repository.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { TaxEngine } from "../tax/tax.engine.ts";
 import type { CheckoutChanges, CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkout-inputs.schemas.ts";
@@ -21,7 +22,6 @@ import {
   findCheckoutForUpdate,
   findCheckoutProducts,
   findCheckoutWithRelations,
-  findProductOrganization,
   findProductsWithRelations,
   insertCheckout,
   listCheckouts,
@@ -55,11 +55,13 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
     return organization;
   }
 
+  const view = (full: CheckoutWithRelations): Checkout => toCheckout(full, urls);
+
   return {
     urls,
     taxEngine,
     organizationOf,
-    view: (full: CheckoutWithRelations): Checkout => toCheckout(full, urls),
+    view,
 
     async lock(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): Promise<CheckoutRow> {
       const row = await findCheckoutForUpdate(db, where, allowed);
@@ -87,7 +89,7 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
     async publish(db: Executor, id: string, type: WebhookEventType): Promise<PublishedCheckout> {
       const full = await findCheckoutWithRelations(db, { id }, null);
       if (!full) throw new ResourceNotFound();
-      const checkout = toCheckout(full, urls);
+      const checkout = view(full);
       await recordWebhookEvent(db, { organizationId: full.organization_id, type, data: checkout, now: deps.now() });
       return { full, checkout };
     },

@@ -95,8 +95,9 @@ export function toOrganization(row: OrganizationRow): Organization {
  * The seller as a buyer sees it on a checkout: a subset of the full view, so the defaults of
  * unset settings are applied in one place for every view.
  */
-export function toCheckoutOrganization(row: OrganizationRow): CheckoutOrganization {
-  const organization = toOrganization(row);
+export const toCheckoutOrganization = (row: OrganizationRow): CheckoutOrganization => checkoutView(toOrganization(row));
+
+function checkoutView(organization: Organization): CheckoutOrganization {
   return {
     created_at: organization.created_at,
     modified_at: organization.modified_at,
@@ -113,7 +114,7 @@ export function toCheckoutOrganization(row: OrganizationRow): CheckoutOrganizati
 export function toCustomerOrganization(row: OrganizationRow): CustomerOrganization {
   const organization = toOrganization(row);
   return {
-    ...toCheckoutOrganization(row),
+    ...checkoutView(organization),
     customer_portal_settings: organization.customer_portal_settings,
     organization_features: {
       member_model_enabled: organization.feature_settings?.member_model_enabled ?? false,

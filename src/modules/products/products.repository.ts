@@ -76,3 +76,9 @@ export async function keepMedias(db: Executor, productId: string, ids: readonly 
 
 export const detachAllBenefits = (db: Executor, productId: string) =>
   db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();
+
+/** The organization a product belongs to, or undefined when there is no such product. */
+export async function findProductOrganization(db: Executor, productId: string): Promise<string | undefined> {
+  const row = await db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirst();
+  return row?.organization_id;
+}

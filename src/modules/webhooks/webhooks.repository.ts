@@ -4,6 +4,7 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern } from "../../kit/pagination.ts";
 import type { DeliveryView } from "./webhooks.mapper.ts";
 import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export const insertEndpoint = (db: Executor, values: Insertable<WebhookEndpointsTable>) =>
   db.insertInto("webhook_endpoints").values(values).returningAll().executeTakeFirstOrThrow();
@@ -29,11 +30,11 @@ export async function listEndpoints(
 ): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
   let query = liveEndpoints(db, allowed);
   if (filter.organizationIds !== undefined) query = query.where("organization_id", "in", filter.organizationIds);
-  const [rows, count] = await Promise.all([
+  const [rows, total] = await Promise.all([
     query.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+    countRows(query),
   ]);
-  return { rows, total: Number(count.count) };
+  return { rows, total };
 }
 
 export const updateEndpoint = (db: Executor, id: string, values: Updateable<WebhookEndpointsTable>) =>
@@ -99,7 +100,7 @@ export async function listDeliveries(
     const pattern = containsPattern(filter.text);
     query = query.where((eb) => eb.or([eb(eb.cast("ev.payload", "text"), "ilike", pattern), eb("d.response", "ilike", pattern)]));
   }
-  const [rows, count] = await Promise.all([
+  const [rows, total] = await Promise.all([
     query
       .select([
         "d.id",
@@ -121,7 +122,7 @@ export async function listDeliveries(
       .limit(page.limit)
       .offset(page.offset)
       .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+    countRows(query),
   ]);
   return {
     rows: rows.map((row) => ({
@@ -141,6 +142,6 @@ export async function listDeliveries(
         payload: row.payload,
       },
     })),
-    total: Number(count.count),
+    total,
   };
 }

@@ -111,6 +111,19 @@ describe("GET /v1/checkouts/", () => {
         loc: ["query", "page"],
       },
       {
+        // An offset past bigint would be a database error; the shared pagination refuses it first.
+        name: "a page beyond 2^31 - 1",
+        request: () => ({ method: "GET", url: "/v1/checkouts/?page=2147483648", token: readToken }),
+        status: 422,
+        loc: ["query", "page"],
+      },
+      {
+        name: "seven sort keys (at most six)",
+        request: () => ({ method: "GET", url: `/v1/checkouts/?${"sorting=status&".repeat(7)}`, token: readToken }),
+        status: 422,
+        loc: ["query", "sorting"],
+      },
+      {
         name: "an unknown sort key",
         request: () => ({ method: "GET", url: "/v1/checkouts/?sorting=amount", token: readToken }),
         status: 422,
