@@ -5,6 +5,7 @@ import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { LicenseKeyStatus } from "./license-keys.schemas.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export const insertLicenseKey = (db: Executor, values: Insertable<LicenseKeysTable>) =>
   db.insertInto("license_keys").values(values).returning(["id", "key"]).executeTakeFirstOrThrow();
@@ -29,15 +30,8 @@ export const findKey = (db: Executor, id: string, allowed: OrganizationScope, cu
   return query.executeTakeFirst();
 };
 
-export const countLiveActivations = async (db: Executor, licenseKeyId: string): Promise<number> => {
-  const row = await db
-    .selectFrom("license_key_activations")
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .where("license_key_id", "=", licenseKeyId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-};
+export const countLiveActivations = (db: Executor, licenseKeyId: string): Promise<number> =>
+  countRows(db.selectFrom("license_key_activations").where("license_key_id", "=", licenseKeyId).where("deleted_at", "is", null));
 
 export const insertActivation = (db: Executor, values: Insertable<LicenseKeyActivationsTable>) =>
   db.insertInto("license_key_activations").values(values).returningAll().executeTakeFirstOrThrow();

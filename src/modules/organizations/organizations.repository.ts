@@ -2,6 +2,7 @@ import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
+import { countRows } from "../../db/count-rows.ts";
 
 export const findOrganization = (db: Executor, id: string, allowed: OrganizationScope) => {
   let query = db.selectFrom("organizations").selectAll().where("id", "=", id);
@@ -41,14 +42,8 @@ export const findLivePersonalToken = (db: Executor, tokenHash: string) =>
     .where("revoked_at", "is", null)
     .executeTakeFirst();
 
-export const countPersonalTokens = async (db: Executor): Promise<number> => {
-  const row = await db
-    .selectFrom("personal_access_tokens")
-    .select((eb) => eb.fn.countAll<string>().as("count"))
-    .where("revoked_at", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-};
+export const countPersonalTokens = (db: Executor): Promise<number> =>
+  countRows(db.selectFrom("personal_access_tokens").where("revoked_at", "is", null));
 
 export const insertPersonalToken = (db: Executor, tokenHash: string, comment: string) =>
   db
