@@ -9,6 +9,7 @@ import * as orderDocuments from "./2026-11-22T0050_order_documents.ts";
 import * as orderListIndexes from "./2026-11-22T0051_order_list_indexes.ts";
 import * as workerLeases from "./2026-11-22T0065_worker_leases.ts";
 import * as taxIdFormatsOfTheReference from "./2026-11-24T0070_tax_id_formats_of_the_reference.ts";
+import * as subscriptions from "./2026-11-24T0080_subscriptions.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T0051_order_list_indexes": orderListIndexes,
   "2026-11-22T0065_worker_leases": workerLeases,
   "2026-11-24T0070_tax_id_formats_of_the_reference": taxIdFormatsOfTheReference,
+  "2026-11-24T0080_subscriptions": subscriptions,
 };
 
 /**

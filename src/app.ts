@@ -27,6 +27,7 @@ import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts"
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
+import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -111,6 +112,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(subscriptionRoutes(services.subscriptions));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));
   return app;
 }

@@ -14,6 +14,7 @@ import { createEventService } from "./modules/events/events.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
+import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
@@ -76,6 +77,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     orders,
     portalOrders: createPortalOrderService(orders),
     orderDocuments: createOrderDocumentService(deps, adapters.blobs),
+    subscriptions: createSubscriptionService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -14,6 +14,7 @@ import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.tabl
 import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
+import type { SubscriptionPricesTable, SubscriptionsTable } from "../modules/subscriptions/subscriptions.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
@@ -43,6 +44,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_endpoint_events: WebhookEndpointEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  subscriptions: SubscriptionsTable;
+  subscription_prices: SubscriptionPricesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -11,7 +11,15 @@ export type WebhookEventType =
   | "customer.updated"
   | "order.created"
   | "order.updated"
-  | "order.paid";
+  | "order.paid"
+  | "subscription.created"
+  | "subscription.active"
+  | "subscription.updated"
+  | "subscription.canceled"
+  | "subscription.uncanceled"
+  | "subscription.revoked"
+  | "subscription.past_due"
+  | "subscription.cycled";
 
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with

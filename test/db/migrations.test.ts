@@ -78,7 +78,7 @@ describe("migration 2026-11-24T0070: tax IDs under the reference's formats", () 
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expect(await taxIds()).toEqual({ serbian: ["101134702", "rs_pib"], french: stored.fr, order: ["101134702", "rs_pib"] });
 
-      expect((await migrator.migrateDown()).error).toBeUndefined();
+      expect((await migrator.migrateTo(names[names.indexOf(MIGRATION) - 1]!)).error).toBeUndefined();
       expect(await taxIds()).toEqual({ serbian: stored.rs, french: stored.fr, order: stored.rs });
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
     } finally {

@@ -19,6 +19,8 @@ import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../../
 import { licenseKeyValue } from "../../src/modules/license-keys/license-keys.service.ts";
 import type { LicenseKeysTable } from "../../src/modules/license-keys/license-keys.table.ts";
 import { createPaidOrder } from "../../src/modules/orders/order-creation.ts";
+import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
+import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
 import type { StoredAddress } from "../../src/kit/address.ts";
 import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
@@ -271,6 +273,8 @@ export interface OrderOptions {
   customer?: CustomerRow;
   product?: ProductRow | null;
   discount?: DiscountRow | null;
+  /** The subscription the order starts (`subscription_create`); none for a one-time purchase. */
+  subscriptionId?: string;
   /** Status and any other column, written after creation. */
   values?: Partial<Updateable<OrdersTable>>;
   /** Whether a payment was taken (a receipt number is allocated only then). */
@@ -300,9 +304,8 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
       organization,
       customer,
       checkoutId: null,
-      product: product
-        ? { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null }
-        : { id: null, name: "Custom order", isRecurring: false },
+      subscriptionId: options.subscriptionId ?? null,
+      product: product ? { id: product.id, name: product.name } : { id: null, name: "Custom order" },
       lines: [],
       amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
       discountId: options.discount?.id ?? null,
@@ -316,4 +319,48 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
   );
   if (!options.values) return order;
   return deps.db.updateTable("orders").set(options.values).where("id", "=", order.id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * A subscription of `customer` to a recurring product (a new monthly one by default), started
+ * through the service's own `startSubscription`, as a checkout's completion starts one.
+ */
+export async function createSubscription(
+  deps: Deps,
+  organizationId: string,
+  options: { customer?: CustomerRow; product?: ProductWithPrices; trialEnd?: Date | null; now?: Date } = {},
+): Promise<SubscriptionRow> {
+  const customer = options.customer ?? (await createCustomer(deps, organizationId));
+  const { product, prices } =
+    options.product ??
+    (await createProduct(deps, organizationId, {
+      product: { name: `Plan ${unique()}`, recurring_interval: "month", recurring_interval_count: 1 },
+    }));
+  if (!product.recurring_interval) throw new Error("createSubscription needs a recurring product");
+  const amounts = prices.map((price) =>
+    price.amount_type === "metered_unit" ? null : checkoutAmount([price], { customAmount: 0, seats: null }),
+  );
+  const amount = amounts.reduce<number>((sum, value) => sum + (value ?? 0), 0);
+  return deps.db.transaction().execute((trx) =>
+    startSubscription(trx, {
+      organizationId,
+      customerId: customer.id,
+      product: {
+        id: product.id,
+        recurringInterval: product.recurring_interval!,
+        recurringIntervalCount: product.recurring_interval_count ?? 1,
+      },
+      checkoutId: null,
+      prices: prices.map((price, index) => ({ id: price.id, amount: amounts[index] ?? null })),
+      currency: prices[0]?.price_currency ?? "usd",
+      taxBehavior: null,
+      amount,
+      discountId: null,
+      seats: null,
+      trialEnd: options.trialEnd ?? null,
+      metadata: {},
+      customFieldData: {},
+      now: options.now ?? deps.now(),
+    }),
+  );
 }

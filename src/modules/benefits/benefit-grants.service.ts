@@ -5,11 +5,12 @@ import { hasGrant, insertBenefitGrant } from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction. The
- * (order, benefit) unique index makes a replay a no-op instead of a second key.
+ * (order, benefit) unique index makes a replay a no-op instead of a second key. A subscription's
+ * license keys never expire on their own: they last as long as the subscription (the anchor's rule).
  */
 export async function grantBenefits(
   db: Executor,
-  input: { customerId: string; orderId: string; benefits: readonly BenefitJson[]; now: Date },
+  input: { customerId: string; orderId: string; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
 ): Promise<number> {
   let granted = 0;
   for (const benefit of input.benefits) {
@@ -20,7 +21,7 @@ export async function grantBenefits(
             organizationId: benefit.organization_id,
             benefitId: benefit.id,
             customerId: input.customerId,
-            terms: benefit.properties,
+            terms: input.subscriptionId ? { ...benefit.properties, expires: null } : benefit.properties,
             now: input.now,
           })
         : {};
@@ -31,6 +32,7 @@ export async function grantBenefits(
       customer_id: input.customerId,
       benefit_id: benefit.id,
       order_id: input.orderId,
+      subscription_id: input.subscriptionId,
       granted_at: input.now,
       revoked_at: null,
       properties: JSON.stringify(properties),

@@ -28,6 +28,8 @@ export interface BenefitGrantsTable {
   customer_id: string;
   benefit_id: string;
   order_id: string | null;
+  /** The subscription whose life the grant follows; null for a one-time purchase. */
+  subscription_id: string | null;
   granted_at: Date | null;
   revoked_at: Date | null;
   /** What the grant produced, e.g. `{license_key_id, display_key}`. */

@@ -14,6 +14,7 @@ import type { CustomerRow } from "../customers/customers.table.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/discount-redemptions.repository.ts";
 import { createPaidOrder } from "../orders/order-creation.ts";
 import { readOrder } from "../orders/orders.service.ts";
+import { publishSubscriptionEvents, startSubscription } from "../subscriptions/subscriptions.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
 import { parseTaxId, type TaxId } from "../tax/tax-id.ts";
@@ -115,18 +116,43 @@ async function completeCheckout(
   const customer = await linkCustomer(db, checkout, taxId, now);
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
-  const prices = pricesIn(product, checkout.currency).filter((p) => p.amount_type !== "metered_unit");
+  const productPrices = pricesIn(product, checkout.currency);
+  const prices = productPrices.filter((p) => p.amount_type !== "metered_unit");
+  const priceAmount = (price: (typeof prices)[number]) => checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats });
   // A trial starts with nothing charged: the first order of the subscription is for zero.
   const charged = checkout.trial_end === null;
   const taxAmount = charged ? (checkout.tax_amount ?? 0) : 0;
+  const subscription = product.recurring_interval
+    ? await startSubscription(db, {
+        organizationId: organization.id,
+        customerId: customer.id,
+        product: {
+          id: product.id,
+          recurringInterval: product.recurring_interval,
+          recurringIntervalCount: product.recurring_interval_count ?? 1,
+        },
+        checkoutId: checkout.id,
+        prices: productPrices.map((price) => ({ id: price.id, amount: price.amount_type === "metered_unit" ? null : priceAmount(price) })),
+        currency: checkout.currency,
+        taxBehavior: checkout.tax_behavior,
+        amount: checkout.net_amount,
+        discountId: checkout.discount_id,
+        seats: checkout.seats,
+        trialEnd: checkout.trial_end,
+        metadata: checkout.metadata,
+        customFieldData: checkout.custom_field_data,
+        now,
+      })
+    : null;
   const { order } = await createPaidOrder(db, {
     organization,
     customer,
     checkoutId: checkout.id,
-    product: { id: product.id, name: product.name, isRecurring: product.recurring_interval !== null },
+    subscriptionId: subscription?.id ?? null,
+    product: { id: product.id, name: product.name },
     lines: prices.map((price) => ({
       price,
-      amount: charged ? checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats }) : 0,
+      amount: charged ? priceAmount(price) : 0,
       label: price.amount_type === "seat_based" ? `${product.name} (${checkout.seats ?? 1} seats)` : product.name,
     })),
     amounts: charged
@@ -151,8 +177,19 @@ async function completeCheckout(
     paymentReference: input.paymentReference,
     now,
   });
-  await grantBenefits(db, { customerId: customer.id, orderId: order.id, benefits: product.benefits, now });
-  await updateCheckout(db, checkout.id, { status: "succeeded", customer_id: customer.id, modified_at: now });
+  await grantBenefits(db, {
+    customerId: customer.id,
+    orderId: order.id,
+    subscriptionId: subscription?.id ?? null,
+    benefits: product.benefits,
+    now,
+  });
+  await updateCheckout(db, checkout.id, {
+    status: "succeeded",
+    customer_id: customer.id,
+    subscription_id: subscription?.id ?? null,
+    modified_at: now,
+  });
 
   const token = generateToken(TokenPrefix.customerSession);
   await insertCustomerSession(db, {
@@ -164,6 +201,9 @@ async function completeCheckout(
     expires_at: new Date(now.getTime() + deps.config.customerSessionTtlSeconds * 1000),
     return_url: null,
   });
+  // The anchor's order: the subscription's events (`active` for a trial too), then the order's.
+  if (subscription)
+    await publishSubscriptionEvents(db, subscription, ["subscription.created", "subscription.active", "subscription.updated"], now);
   const payload = await readOrder(db, order);
   await recordWebhookEvent(db, { organizationId: organization.id, type: "order.created", data: payload, now });
   await recordWebhookEvent(db, { organizationId: organization.id, type: "order.paid", data: payload, now });

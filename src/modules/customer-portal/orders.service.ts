@@ -1,12 +1,13 @@
 import type { Executor } from "../../db/database.ts";
 import { asList, type Page } from "../../kit/pagination.ts";
-import { toOrderFields } from "../orders/orders.mapper.ts";
+import { toOrderFields, toSubscriptionFields } from "../orders/orders.mapper.ts";
 import type { OrderVisibility } from "../orders/orders.repository.ts";
 import { itemsByOrder, type OrderPresenter, type OrderService } from "../orders/orders.service.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCheckoutProduct } from "../products/products.mapper.ts";
 import { listProducts } from "../products/products.queries.ts";
+import { subscriptionsByIds } from "../subscriptions/subscriptions.repository.ts";
 import type { CustomerOrder, CustomerOrderListQuery, CustomerOrderUpdate } from "./orders.schemas.ts";
 import { toCustomerOrganization } from "../organizations/organizations.mapper.ts";
 import type { portalCustomerOf } from "./session.ts";
@@ -19,7 +20,10 @@ const distinct = (values: readonly (string | null)[]): string[] => [...new Set(v
 export const presentCustomerOrders: OrderPresenter<CustomerOrder> = async (db: Executor, rows) => {
   const productIds = distinct(rows.map((row) => row.product_id));
   const organizationIds = distinct(rows.map((row) => row.organization_id));
-  // The rows are already scoped to the session, so their products and sellers need no further scope.
+  // The rows are already scoped to the session, so their products, subscriptions and sellers need no further scope.
+  const subscriptions = new Map(
+    (await subscriptionsByIds(db, distinct(rows.map((row) => row.subscription_id)))).map((row) => [row.id, row]),
+  );
   const [items, products, organizations] = await Promise.all([
     itemsByOrder(db, rows),
     productIds.length
@@ -36,8 +40,7 @@ export const presentCustomerOrders: OrderPresenter<CustomerOrder> = async (db: E
   return rows.map((row) => ({
     ...toOrderFields(row, items.get(row.id) ?? []),
     product: row.product_id ? (productsById.get(row.product_id) ?? null) : null,
-    // Subscriptions are not modelled by this service yet.
-    subscription: null,
+    subscription: row.subscription_id ? toSubscriptionFields(subscriptions.get(row.subscription_id)!) : null,
   }));
 };
 

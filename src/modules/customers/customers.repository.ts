@@ -71,10 +71,20 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
     const pattern = containsPattern(filters.query);
     query = query.where((eb) => eb.or([eb("email", "ilike", pattern), eb("name", "ilike", pattern), eb("external_id", "ilike", pattern)]));
   }
-  // Active means a trialing, active or past_due subscription; this service has no subscriptions yet,
-  // so no customer is active. Answering that, rather than ignoring the filter, keeps `active=true`
-  // from returning every customer.
-  if (filters.active === true) query = query.where(sql<boolean>`false`);
+  // Active means a trialing, active or past_due subscription (the anchor's rule); `false` is the complement.
+  if (filters.active !== undefined) {
+    const active = filters.active;
+    query = query.where((eb) => {
+      const billable = eb.exists(
+        eb
+          .selectFrom("subscriptions as s")
+          .select("s.id")
+          .whereRef("s.customer_id", "=", "c.id")
+          .where("s.status", "in", ["trialing", "active", "past_due"]),
+      );
+      return active ? billable : eb.not(billable);
+    });
+  }
   const metadata = filters.metadata;
   if (metadata) query = query.where((eb) => metadataMatches(eb, "c.metadata", metadata));
   return query;

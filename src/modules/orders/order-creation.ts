@@ -12,8 +12,10 @@ export interface PaidOrderInput {
   organization: NumberingOrganization;
   customer: CustomerRow;
   checkoutId: string | null;
+  /** The subscription this order starts; null for a one-time purchase. */
+  subscriptionId: string | null;
   /** A custom order (no catalog product) has a null id. */
-  product: { id: string | null; name: string; isRecurring: boolean };
+  product: { id: string | null; name: string };
   /** The charged prices with the amount each contributed, in display order. */
   lines: { price: ProductPriceJson; amount: number; label: string }[];
   amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
@@ -33,7 +35,7 @@ export interface PaidOrderInput {
  * counters roll back with it.
  */
 export async function createPaidOrder(db: Executor, input: PaidOrderInput): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
-  const billingReason: OrderBillingReason = input.product.isRecurring ? "subscription_create" : "purchase";
+  const billingReason: OrderBillingReason = input.subscriptionId ? "subscription_create" : "purchase";
   const invoiceNumber = await allocateInvoiceNumber(db, input.organization, input.customer);
   const receiptNumber = input.paymentReference ? await allocateReceiptNumber(db, input.organization.id, input.customer) : null;
   const order = await insertOrder(db, {
@@ -43,7 +45,7 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
     customer_id: input.customer.id,
     product_id: input.product.id,
     discount_id: input.discountId,
-    subscription_id: null,
+    subscription_id: input.subscriptionId,
     checkout_id: input.checkoutId,
     status: "paid",
     billing_reason: billingReason,

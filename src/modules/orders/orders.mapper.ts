@@ -9,6 +9,48 @@ import type { ProductRow } from "../products/products.table.ts";
 import type { Order, OrderItem } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
+import type { Database } from "../../db/database.ts";
+import type { Selectable } from "kysely";
+
+/** A subscriptions row, read here through the database schema: orders only embed a summary of it. */
+type SubscriptionRecord = Selectable<Database["subscriptions"]>;
+
+/**
+ * A subscription's own fields: the portal's order summary of it; with metadata, the organization's;
+ * and the base of the full `Subscription`. Meter periods arrive with usage billing.
+ */
+export const toSubscriptionFields = (row: EitherTimestamps<SubscriptionRecord>) => ({
+  created_at: isoFrom(row.created_at),
+  modified_at: isoFromOrNull(row.modified_at),
+  id: row.id,
+  amount: row.amount,
+  currency: row.currency,
+  recurring_interval: row.recurring_interval,
+  recurring_interval_count: row.recurring_interval_count,
+  status: row.status,
+  current_period_start: isoFrom(row.current_period_start),
+  current_period_end: isoFrom(row.current_period_end),
+  current_meter_period_start: null,
+  current_meter_period_end: null,
+  trial_start: isoFromOrNull(row.trial_start),
+  trial_end: isoFromOrNull(row.trial_end),
+  cancel_at_period_end: row.cancel_at_period_end,
+  canceled_at: isoFromOrNull(row.canceled_at),
+  started_at: isoFromOrNull(row.started_at),
+  ends_at: isoFromOrNull(row.ends_at),
+  ended_at: isoFromOrNull(row.ended_at),
+  past_due_at: isoFromOrNull(row.past_due_at),
+  pause_at_period_end: row.pause_at_period_end,
+  paused_at: isoFromOrNull(row.paused_at),
+  resumes_at: isoFromOrNull(row.resumes_at),
+  customer_id: row.customer_id,
+  product_id: row.product_id,
+  discount_id: row.discount_id,
+  checkout_id: row.checkout_id,
+  seats: row.seats,
+  customer_cancellation_reason: row.customer_cancellation_reason,
+  customer_cancellation_comment: row.customer_cancellation_comment,
+});
 
 export const toOrderItem = (item: EitherTimestamps<OrderItemRow>): OrderItem => ({
   created_at: isoFrom(item.created_at),
@@ -69,6 +111,7 @@ export interface OrderRelations {
   customer: Parameters<typeof toCustomer>[0];
   product: EitherTimestamps<ProductRow> | null;
   discount: EitherTimestamps<DiscountRow> | null;
+  subscription: EitherTimestamps<SubscriptionRecord> | null;
 }
 
 export function toOrder(order: OrderRow, related: OrderRelations): Order {
@@ -82,15 +125,20 @@ export function toOrder(order: OrderRow, related: OrderRelations): Order {
     customer: { ...customer, email: customer.email ?? null },
     product: related.product ? toProductSummary(related.product) : null,
     discount: related.discount ? toDiscountBase(related.discount) : null,
-    // Subscriptions are not modelled by this service yet.
-    subscription: null,
+    subscription: related.subscription ? { metadata: related.subscription.metadata, ...toSubscriptionFields(related.subscription) } : null,
   };
 }
 
 /** An order read with its relations aggregated as JSON (`pageOrdersEmbedded`, `findOrderEmbedded`). */
-export function toEmbeddedOrder({ items, customer, product, discount, ...order }: OrderEmbeddedRow): Order {
+export function toEmbeddedOrder({ items, customer, product, discount, subscription, ...order }: OrderEmbeddedRow): Order {
   // The customer is a foreign key of the order: it is always there.
   if (!customer) throw new Error(`order ${order.id} without its customer`);
   // JSON aggregation widens the stored `[number, format]` tax id pair to a list.
-  return toOrder(order, { items, customer: { ...customer, tax_id: customer.tax_id as CustomerRow["tax_id"] }, product, discount });
+  return toOrder(order, {
+    items,
+    customer: { ...customer, tax_id: customer.tax_id as CustomerRow["tax_id"] },
+    product,
+    discount,
+    subscription,
+  });
 }

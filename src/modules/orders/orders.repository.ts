@@ -179,6 +179,7 @@ const embedded = (eb: OrdersScope) => [
   ),
   jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
   jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
+  jsonObjectFrom(eb.selectFrom("subscriptions as s").selectAll("s").whereRef("s.id", "=", "o.subscription_id")).as("subscription"),
 ];
 
 /**

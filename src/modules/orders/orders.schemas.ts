@@ -21,13 +21,13 @@ export const OrderBillingReason = StringEnum(OrderBillingReasonValues, { title: 
 export const ProductBillingType = StringEnum(["one_time", "recurring"] as const, { title: "ProductBillingType" });
 export type ProductBillingType = Static<typeof ProductBillingType>;
 
-const SubscriptionStatus = StringEnum(
+export const SubscriptionStatus = StringEnum(
   ["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"] as const,
   {
     title: "SubscriptionStatus",
   },
 );
-const CustomerCancellationReason = StringEnum(
+export const CustomerCancellationReason = StringEnum(
   ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"] as const,
   { title: "CustomerCancellationReason" },
 );
@@ -53,11 +53,8 @@ export const OrderCustomer = Type.Object({ ...CustomerTeam.properties, type: Cus
 /** The product summary embedded in an order: the discount view's product (base fields and metadata). */
 export const OrderProduct = Type.Object({ ...DiscountProduct.properties }, { title: "OrderProduct" });
 
-/**
- * This service has no subscriptions yet, so `subscription` is always null; the shape is declared
- * so the schema (and the OpenAPI document) matches the reference.
- */
-const subscriptionFields = {
+/** A subscription's own scalar fields: the order's summary of it, and the base of the full `Subscription`. */
+export const subscriptionFields = {
   created_at: DateTime(),
   modified_at: Nullable(DateTime()),
   id: Uuid4(),

@@ -11,6 +11,7 @@ import {
   createOrganization,
   createOrganizationToken,
   createProduct,
+  createSubscription,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
@@ -21,7 +22,7 @@ let orgToken: string;
 let outsider: string;
 let oneTime: ProductRow;
 let recurring: ProductRow;
-const subscriptionId = randomUUID();
+let subscriptionId: string;
 /** The session customer's orders, oldest first. */
 const mine: OrderRow[] = [];
 const foreign: string[] = [];
@@ -42,16 +43,18 @@ beforeAll(async () => {
   session = await createCustomerSessionToken(ctx.deps, customer.id);
   orgToken = await createOrganizationToken(ctx.deps, orgId, ["orders:read", "orders:write"]);
   oneTime = (await createProduct(ctx.deps, orgId, { product: { name: "Alpha Widget" } })).product;
-  recurring = (
-    await createProduct(ctx.deps, orgId, { product: { name: "Beta Plan", recurring_interval: "month", recurring_interval_count: 1 } })
-  ).product;
+  const plan = await createProduct(ctx.deps, orgId, {
+    product: { name: "Beta Plan", recurring_interval: "month", recurring_interval_count: 1 },
+  });
+  recurring = plan.product;
+  subscriptionId = (await createSubscription(ctx.deps, orgId, { customer, product: plan })).id;
   mine.push(await order({ customer, product: oneTime, amounts: { subtotal: 3000 } }));
   mine.push(
     await order({
       customer,
       product: recurring,
       amounts: { subtotal: 1000 },
-      values: { subscription_id: subscriptionId, billing_reason: "subscription_create" },
+      subscriptionId,
     }),
   );
   mine.push(await order({ customer, product: oneTime, amounts: { subtotal: 2000 } }));

@@ -47,8 +47,14 @@ describe("GET /v1/orders/{id}", () => {
       customer: { id: w.customers.bob.id, email: "bob@orders.example", external_id: "ext-bob", type: "individual" },
       product: { id: w.products.plan.id, name: "Annual plan", recurring_interval: "month", is_recurring: true },
       discount: { id: w.discounts.zeta.id, name: "Zeta", type: "percentage" },
-      // Subscriptions are not modelled here: the id is kept, the embedded object is null.
-      subscription: null,
+      // The subscription as it is now: its own fields and metadata, no customer or product.
+      subscription: {
+        id: w.subscriptionIds[0],
+        status: "active",
+        customer_id: w.customers.bob.id,
+        product_id: w.products.plan.id,
+        metadata: {},
+      },
     });
     expect(body.items).toEqual(
       items.map((item) => expect.objectContaining({ id: item.id, label: item.label, amount: item.amount, tax_amount: item.tax_amount })),

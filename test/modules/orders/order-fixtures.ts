@@ -1,5 +1,4 @@
 import { sql } from "kysely";
-import { randomUUID } from "node:crypto";
 import type { TestContext } from "../../helpers/context.ts";
 import {
   createCheckout,
@@ -9,6 +8,7 @@ import {
   createOrganization,
   createOrganizationToken,
   createProduct,
+  createSubscription,
 } from "../../helpers/factories.ts";
 import type { OrderRow, OrderStatus } from "../../../src/modules/orders/orders.table.ts";
 
@@ -81,7 +81,10 @@ export async function createOrderWorld(ctx: TestContext): Promise<OrderWorld> {
     (await createCheckout(deps, orgId, { products: [book] })).id,
     (await createCheckout(deps, orgId, { products: [book] })).id,
   ];
-  const subscriptionIds: [string, string] = [randomUUID(), randomUUID()];
+  const subscriptionIds: [string, string] = [
+    (await createSubscription(deps, orgId, { customer: customers.bob, product: plan })).id,
+    (await createSubscription(deps, orgId, { customer: customers.bob, product: plan })).id,
+  ];
   const start = new Date("2026-03-01T12:00:00.000Z");
   const orders: OrderRow[] = [];
   for (const [i, spec] of SPECS.entries()) {
@@ -91,12 +94,12 @@ export async function createOrderWorld(ctx: TestContext): Promise<OrderWorld> {
         product: spec.product === null ? null : products[spec.product],
         discount: spec.discount ? discounts[spec.discount] : null,
         amounts: { subtotal: spec.net },
+        ...(spec.subscription === undefined ? {} : { subscriptionId: subscriptionIds[spec.subscription] }),
         values: {
           status: spec.status,
           created_at: new Date(start.getTime() + (i + 1) * 1000),
           metadata: JSON.stringify(spec.metadata ?? {}),
           checkout_id: spec.checkout === undefined ? null : checkoutIds[spec.checkout],
-          subscription_id: spec.subscription === undefined ? null : subscriptionIds[spec.subscription],
           // A draft has no invoice number yet: it sorts with the nulls.
           ...(spec.status === "draft" ? { invoice_number: null } : {}),
         },

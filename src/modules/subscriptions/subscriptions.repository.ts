@@ -1,0 +1,190 @@
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import type { Database, Executor } from "../../db/database.ts";
+import { countRows } from "../../db/count-rows.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import { firstUserEventAt } from "../customers/customers.repository.ts";
+import { productRelations } from "../products/products.queries.ts";
+import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
+import type {
+  CancellationReason,
+  SubscriptionPricesTable,
+  SubscriptionRow,
+  SubscriptionsTable,
+  SubscriptionStatus,
+} from "./subscriptions.table.ts";
+
+export const insertSubscription = (db: Executor, values: Insertable<SubscriptionsTable>): Promise<SubscriptionRow> =>
+  db.insertInto("subscriptions").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const insertSubscriptionPrices = async (db: Executor, values: Insertable<SubscriptionPricesTable>[]): Promise<void> => {
+  if (values.length) await db.insertInto("subscription_prices").values(values).execute();
+};
+
+export const updateSubscription = (db: Executor, id: string, values: Updateable<SubscriptionsTable>): Promise<SubscriptionRow> =>
+  db.updateTable("subscriptions").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+/** Which subscriptions a caller may see: organizations (null = all) and, for a portal session, one customer. */
+export interface SubscriptionVisibility {
+  allowed: OrganizationScope;
+  customerId?: string;
+}
+
+export interface SubscriptionFilter extends SubscriptionVisibility {
+  organizationIds?: readonly string[];
+  productIds?: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  discountIds?: readonly string[];
+  /** The deprecated `active` filter: true = trialing or active, false = canceled or unpaid. */
+  active?: boolean;
+  statuses?: readonly SubscriptionStatus[];
+  cancelAtPeriodEnd?: boolean;
+  cancellationReasons?: readonly CancellationReason[];
+  canceledAtOrAfter?: Date;
+  canceledAtOrBefore?: Date;
+  startedAfter?: Date;
+  startedBefore?: Date;
+  metadata?: MetadataFilter;
+}
+
+type SubscriptionsScope = ExpressionBuilder<Database & { s: SubscriptionsTable }, "s">;
+
+const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+/** A row that never started (the anchor's incomplete rows) is hidden from every read. */
+function visible(eb: SubscriptionsScope, visibility: SubscriptionVisibility): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [eb("s.started_at", "is not", null)];
+  if (visibility.allowed !== null) conditions.push(eb("s.organization_id", "in", visibility.allowed));
+  if (visibility.customerId !== undefined) conditions.push(eb("s.customer_id", "=", visibility.customerId));
+  return conditions;
+}
+
+function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression<SqlBool> {
+  const conditions = visible(eb, filter);
+  if (given(filter.organizationIds)) conditions.push(eb("s.organization_id", "in", filter.organizationIds));
+  if (given(filter.productIds)) conditions.push(eb("s.product_id", "in", filter.productIds));
+  if (given(filter.customerIds)) conditions.push(eb("s.customer_id", "in", filter.customerIds));
+  if (given(filter.discountIds)) conditions.push(eb("s.discount_id", "in", filter.discountIds));
+  if (given(filter.statuses)) conditions.push(eb("s.status", "in", filter.statuses));
+  if (filter.active !== undefined) conditions.push(eb("s.status", "in", filter.active ? ["trialing", "active"] : ["canceled", "unpaid"]));
+  if (filter.cancelAtPeriodEnd !== undefined) conditions.push(eb("s.cancel_at_period_end", "=", filter.cancelAtPeriodEnd));
+  if (given(filter.cancellationReasons)) conditions.push(eb("s.customer_cancellation_reason", "in", filter.cancellationReasons));
+  // The anchor's bounds: cancellation dates inclusive, start dates strict.
+  if (filter.canceledAtOrAfter) conditions.push(eb("s.canceled_at", ">=", filter.canceledAtOrAfter));
+  if (filter.canceledAtOrBefore) conditions.push(eb("s.canceled_at", "<=", filter.canceledAtOrBefore));
+  if (filter.startedAfter) conditions.push(eb("s.started_at", ">", filter.startedAfter));
+  if (filter.startedBefore) conditions.push(eb("s.started_at", "<", filter.startedBefore));
+  if (filter.metadata) conditions.push(metadataMatches(eb, "s.metadata", filter.metadata));
+  if (given(filter.externalCustomerIds)) {
+    const ids = filter.externalCustomerIds;
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom("customers as c")
+          .select("c.id")
+          .whereRef("c.id", "=", "s.customer_id")
+          .where("c.external_id", "in", ids)
+          .where("c.deleted_at", "is", null),
+      ),
+    );
+  }
+  return eb.and(conditions);
+}
+
+/** The anchor's status order: the lifecycle, not the alphabet. */
+const STATUS_RANK = sql<number>`array_position(ARRAY['incomplete','incomplete_expired','trialing','active','past_due','canceled','unpaid','paused'], s.status)`;
+
+const sortExpression = (key: SubscriptionSortKey) => {
+  switch (key) {
+    case "customer":
+      return sql`(SELECT c.email FROM customers c WHERE c.id = s.customer_id)`;
+    case "status":
+      return STATUS_RANK;
+    case "started_at":
+    case "current_period_end":
+    case "ended_at":
+    case "ends_at":
+    case "amount":
+      return sql.ref(`s.${key}`);
+    case "product":
+      return sql`(SELECT p.name FROM products p WHERE p.id = s.product_id)`;
+    case "discount":
+      return sql`(SELECT d.name FROM discounts d WHERE d.id = s.discount_id)`;
+  }
+};
+
+/** Everything the `Subscription` read schema embeds, as JSON columns of a query over `subscriptions as s`. */
+const embedded = (eb: SubscriptionsScope) => [
+  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "s.customer_id")).as(
+    "customer",
+  ),
+  jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").select(productRelations).whereRef("p.id", "=", "s.product_id")).as(
+    "product",
+  ),
+  jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "s.discount_id")).as("discount"),
+  jsonArrayFrom(
+    eb
+      .selectFrom("subscription_prices as sp")
+      .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
+      .selectAll("pp")
+      .whereRef("sp.subscription_id", "=", "s.id")
+      .orderBy("sp.position"),
+  ).as("prices"),
+];
+
+type Sorting = readonly SortCriterion<SubscriptionSortKey>[];
+
+export const countSubscriptions = (db: Executor, filter: SubscriptionFilter): Promise<number> =>
+  countRows(db.selectFrom("subscriptions as s").where((eb) => matches(eb, filter)));
+
+/** One page, with the embedded relations; the id breaks ties in the direction of the last criterion. */
+export function pageSubscriptionsEmbedded(
+  db: Executor,
+  filter: SubscriptionFilter,
+  sorting: Sorting,
+  window: { limit: number; offset: number },
+) {
+  let query = db
+    .selectFrom("subscriptions as s")
+    .selectAll("s")
+    .select(embedded)
+    .where((eb) => matches(eb, filter));
+  // PostgreSQL's null placement, as the anchor's: last ascending, first descending.
+  for (const { key, direction } of sorting) query = query.orderBy(sortExpression(key), direction);
+  return query
+    .orderBy("s.id", sorting.at(-1)?.direction ?? "desc")
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+}
+
+export const findSubscriptionEmbedded = (db: Executor, id: string, visibility: SubscriptionVisibility) =>
+  db
+    .selectFrom("subscriptions as s")
+    .selectAll("s")
+    .select(embedded)
+    .where("s.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .executeTakeFirst();
+
+export type SubscriptionEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionEmbedded>>>;
+
+/** The row locked: every change to one subscription (renewal, update, cancel) runs one at a time. */
+export const findSubscriptionForUpdate = (
+  db: Executor,
+  id: string,
+  visibility: SubscriptionVisibility,
+): Promise<SubscriptionRow | undefined> =>
+  db
+    .selectFrom("subscriptions as s")
+    .selectAll("s")
+    .where("s.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .forUpdate()
+    .executeTakeFirst();
+
+/** Rows by id, unscoped: the caller already holds ids it may see (the portal's orders). */
+export const subscriptionsByIds = (db: Executor, ids: readonly string[]): Promise<SubscriptionRow[]> =>
+  ids.length ? db.selectFrom("subscriptions").selectAll().where("id", "in", ids).execute() : Promise.resolve([]);

@@ -1,0 +1,147 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { addInterval } from "../../kit/calendar.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
+import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
+import { toSubscription } from "./subscriptions.mapper.ts";
+import * as repo from "./subscriptions.repository.ts";
+import type { Subscription, SubscriptionListQuery } from "./subscriptions.schemas.ts";
+import type { SubscriptionRow } from "./subscriptions.table.ts";
+
+/** The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it. */
+export async function readSubscription(db: Executor, row: SubscriptionRow): Promise<Subscription> {
+  const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
+  if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
+  return toSubscription(embedded);
+}
+
+/** Records each event, in the order given, with the subscription as it is now; in the caller's transaction. */
+export async function publishSubscriptionEvents(
+  db: Executor,
+  row: SubscriptionRow,
+  types: readonly Extract<WebhookEventType, `subscription.${string}`>[],
+  now: Date,
+): Promise<Subscription> {
+  const subscription = await readSubscription(db, row);
+  for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
+  return subscription;
+}
+
+export interface NewSubscription {
+  organizationId: string;
+  customerId: string;
+  product: { id: string; recurringInterval: RecurringInterval; recurringIntervalCount: number };
+  checkoutId: string | null;
+  /** Every price the subscription bills, in display order, with what it bills per period (null: metered). */
+  prices: { id: string; amount: number | null }[];
+  currency: string;
+  taxBehavior: "inclusive" | "exclusive" | null;
+  /** What a period bills before tax: the prices less the discount. */
+  amount: number;
+  discountId: string | null;
+  seats: number | null;
+  /** A trial's end; the first period runs until then and nothing is charged before it. */
+  trialEnd: Date | null;
+  metadata: Metadata;
+  customFieldData: Record<string, string | number | boolean | null>;
+  now: Date;
+}
+
+/**
+ * Starts a subscription: `trialing` until `trialEnd`, else `active` for a first period of the
+ * product's interval, anchored to today's day of month. Runs in the caller's transaction (a
+ * checkout's completion), which also writes the first order.
+ */
+export async function startSubscription(db: Executor, input: NewSubscription): Promise<SubscriptionRow> {
+  const { now, trialEnd } = input;
+  const row = await repo.insertSubscription(db, {
+    created_at: now,
+    modified_at: null,
+    organization_id: input.organizationId,
+    customer_id: input.customerId,
+    product_id: input.product.id,
+    checkout_id: input.checkoutId,
+    discount_id: input.discountId,
+    // A discount's duration counts from the first billed period: after the trial, when there is one.
+    discount_applied_at: input.discountId && !trialEnd ? now : null,
+    status: trialEnd ? "trialing" : "active",
+    amount: input.amount,
+    currency: input.currency,
+    tax_behavior: input.taxBehavior,
+    recurring_interval: input.product.recurringInterval,
+    recurring_interval_count: input.product.recurringIntervalCount,
+    anchor_day: now.getUTCDate(),
+    current_period_start: now,
+    current_period_end: trialEnd ?? addInterval(now, input.product.recurringInterval, input.product.recurringIntervalCount),
+    trial_start: trialEnd ? now : null,
+    trial_end: trialEnd,
+    canceled_at: null,
+    started_at: now,
+    ends_at: null,
+    ended_at: null,
+    past_due_at: null,
+    paused_at: null,
+    resumes_at: null,
+    seats: input.seats,
+    customer_cancellation_reason: null,
+    customer_cancellation_comment: null,
+    metadata: JSON.stringify(input.metadata),
+    custom_field_data: JSON.stringify(input.customFieldData),
+  });
+  await repo.insertSubscriptionPrices(
+    db,
+    input.prices.map((price, position) => ({
+      subscription_id: row.id,
+      product_price_id: price.id,
+      organization_id: input.organizationId,
+      amount: price.amount,
+      position,
+    })),
+  );
+  return row;
+}
+
+/** The merchant's reads of subscriptions. */
+export function createSubscriptionService(deps: Deps) {
+  const { db } = deps;
+  return {
+    async list(query: SubscriptionListQuery, allowed: OrganizationScope): Promise<Page<Subscription>> {
+      const filter: repo.SubscriptionFilter = {
+        allowed,
+        organizationIds: asList(query.organization_id),
+        productIds: asList(query.product_id),
+        customerIds: asList(query.customer_id),
+        externalCustomerIds: asList(query.external_customer_id),
+        discountIds: asList(query.discount_id),
+        active: query.active,
+        statuses: asList(query.status),
+        cancelAtPeriodEnd: query.cancel_at_period_end,
+        cancellationReasons: asList(query.customer_cancellation_reason),
+        canceledAtOrAfter: query.canceled_at_after === undefined ? undefined : new Date(query.canceled_at_after),
+        canceledAtOrBefore: query.canceled_at_before === undefined ? undefined : new Date(query.canceled_at_before),
+        startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
+        startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
+        metadata: query.metadata,
+      };
+      // One snapshot for the page and its count, so the two agree.
+      return db
+        .transaction()
+        .setIsolationLevel("repeatable read")
+        .execute(async (trx) => {
+          const total = await repo.countSubscriptions(trx, filter);
+          const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
+          return toPage(rows.map(toSubscription), total, query);
+        });
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<Subscription> {
+      const row = await repo.findSubscriptionEmbedded(db, id, { allowed });
+      if (!row) throw new ResourceNotFound();
+      return toSubscription(row);
+    },
+  };
+}
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
