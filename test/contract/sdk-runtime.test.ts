@@ -11,6 +11,7 @@ import {
   createOrganization,
   createOrganizationToken,
   createProduct,
+  createSubscription,
 } from "../helpers/factories.ts";
 
 /** The official client, unchanged, pointed at a listening server. */
@@ -157,5 +158,37 @@ describe("official SDK: customer-portal orders", () => {
     const updated = await polar.customerPortal.orders.update(cheap.id, { billing_name: "SDK Buyer" });
     expect(updated.billing_name).toBe("SDK Buyer");
     await expect(polar.customerPortal.orders.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
+
+describe("official SDK: subscriptions", () => {
+  it("lists with filters and sorting, and gets one with its customer, product and prices", async () => {
+    const org = await createOrganization(ctx.deps);
+    const plan = await createProduct(ctx.deps, org.id, {
+      product: { name: "SDK plan", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "fixed", price_amount: 1200 }],
+    });
+    const customer = await createCustomer(ctx.deps, org.id, { external_id: "sdk-sub" });
+    const first = await createSubscription(ctx.deps, org.id, { customer, product: plan });
+    ctx.clock.advance(1000);
+    const second = await createSubscription(ctx.deps, org.id, { product: plan });
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["subscriptions:read"]), baseUrl });
+
+    const page = await polar.subscriptions.list({ status: ["active"], sorting: ["started_at"], limit: 10 });
+    expect(page.items.map((item) => item.id)).toEqual([first.id, second.id]);
+    const mine = await polar.subscriptions.list({ external_customer_id: "sdk-sub" });
+    expect(mine.items.map((item) => item.id)).toEqual([first.id]);
+
+    const read = await polar.subscriptions.get(first.id);
+    expect(read).toMatchObject({
+      id: first.id,
+      status: "active",
+      amount: 1200,
+      customer: { id: customer.id },
+      product: { name: "SDK plan" },
+    });
+    expect(read.prices[0]).toMatchObject({ amount_type: "fixed", price_amount: 1200 });
+    expect(read.current_period_end).toBe(first.current_period_end.toISOString());
+    await expect(polar.subscriptions.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
   });
 });

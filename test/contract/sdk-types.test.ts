@@ -25,6 +25,7 @@ import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
 import * as OR from "../../src/modules/orders/orders.schemas.ts";
 import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
 import * as OV from "../../src/modules/organizations/organization-views.schemas.ts";
+import * as SU from "../../src/modules/subscriptions/subscriptions.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -248,6 +249,17 @@ const _orderProduct: AssertAssignable<S<typeof OR.OrderProduct>, models.OrderPro
 const _orderSubscription: AssertAssignable<S<typeof OR.OrderSubscription>, SdkOrderSubscription> = true;
 const _order: AssertAssignable<OR.Order, SdkOrder> = true;
 const _listOrders: AssertAssignable<OR.ListResourceOrder, { items: SdkOrder[]; pagination: models.Pagination }> = true;
+// Subscriptions. The SDK's subscription and its pending update add `units` (as orders do), its product `is_deletable`.
+const _waiverSubscription: AssertAssignable<"units", keyof models.Subscription> = true;
+const _waiverPendingUpdate: AssertAssignable<"units", keyof models.PendingSubscriptionUpdate> = true;
+type SdkSubscription = Omit<models.Subscription, "units" | "product" | "pending_update"> & {
+  product: SdkProduct;
+  pending_update: Omit<models.PendingSubscriptionUpdate, "units"> | null;
+};
+const _subscription: AssertAssignable<SU.Subscription, SdkSubscription> = true;
+const _listSubscriptions: AssertAssignable<SU.ListResourceSubscription, { items: SdkSubscription[]; pagination: models.Pagination }> = true;
+const _subscriptionSort: AssertEqual<NonNullable<SU.SubscriptionListQuery["sorting"]>[number], models.SubscriptionSortProperty> = true;
+const _subscriptionStatus: AssertEqual<S<typeof OR.SubscriptionStatus>, models.SubscriptionStatus> = true;
 const _orderUpdateIn: AssertAssignable<models.OrderUpdate, OR.OrderUpdate> = true;
 const _orderInvoice: AssertAssignable<S<typeof OR.OrderInvoice>, models.OrderInvoice> = true;
 // Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).
@@ -295,7 +307,8 @@ interface OpenApiDocument {
   components: { schemas: Record<string, JsonSchema> };
 }
 
-const referenceUrl = new URL("../../../shared/reference/openapi-2026-04-subset.json", import.meta.url);
+// The whole interface: its schemas are the subset's, plus those of the operations served since the subset was cut.
+const referenceUrl = new URL("../../../shared/reference/openapi-2026-04.json", import.meta.url);
 
 let cachedReference: OpenApiDocument | undefined;
 const reference = (): OpenApiDocument => (cachedReference ??= JSON.parse(readFileSync(referenceUrl, "utf8")) as OpenApiDocument);
@@ -501,6 +514,9 @@ const mirrored: Record<string, TSchema> = {
   CustomerOrganization: OV.CustomerOrganization,
   CustomerOrganizationFeatureSettings: OV.CustomerOrganizationFeatureSettings,
   CustomerOrderUpdate: CPO.CustomerOrderUpdate,
+  SubscriptionStatus: OR.SubscriptionStatus,
+  CustomerCancellationReason: OR.CustomerCancellationReason,
+  PendingSubscriptionUpdate: SU.PendingSubscriptionUpdate,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

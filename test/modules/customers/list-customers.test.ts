@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createOrganization, createOrganizationToken, tamperLastCharacter } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createOrganization,
+  createOrganizationToken,
+  createSubscription,
+  tamperLastCharacter,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 
 let ctx: TestContext;
@@ -53,9 +59,33 @@ describe("GET /v1/customers/", () => {
     expect(byEmail.items.map((c: { email: string }) => c.email)).toEqual(["c05@list.example"]);
   });
 
-  it("filters by active: without subscriptions in this service, no customer is active", async () => {
-    expect((await list("?active=true")).json().pagination).toEqual({ total_count: 0, max_page: 0 });
-    expect((await list("?active=false")).json().pagination).toEqual({ total_count: 12, max_page: 2 });
+  it("filters by active: a trialing, active or past_due subscription; false is every other customer", async () => {
+    const emails = async (query: string) =>
+      (await list(`${query}&limit=100`))
+        .json()
+        .items.map((c: { email: string }) => c.email)
+        .sort() as string[];
+    expect(await emails("?active=true")).toEqual([]);
+    const customers = await ctx.deps.db.selectFrom("customers").selectAll().where("organization_id", "=", orgId).orderBy("email").execute();
+    const statuses = ["active", "trialing", "past_due", "canceled", "paused", "unpaid", "incomplete"] as const;
+    for (const [i, status] of statuses.entries()) {
+      const subscription = await createSubscription(ctx.deps, orgId, { customer: customers[i]! });
+      await ctx.deps.db.updateTable("subscriptions").set({ status }).where("id", "=", subscription.id).execute();
+    }
+    // A second, ended subscription does not make an active customer inactive.
+    const ended = await createSubscription(ctx.deps, orgId, { customer: customers[0]! });
+    await ctx.deps.db.updateTable("subscriptions").set({ status: "canceled" }).where("id", "=", ended.id).execute();
+    const stranger = await ctx.deps.db
+      .selectFrom("customers")
+      .selectAll()
+      .where("organization_id", "=", otherOrgId)
+      .executeTakeFirstOrThrow();
+    await createSubscription(ctx.deps, otherOrgId, { customer: stranger });
+    expect(await emails("?active=true")).toEqual(["c00@list.example", "c01@list.example", "c02@list.example"]);
+    const inactive = await emails("?active=false");
+    expect(inactive).toHaveLength(9);
+    expect(inactive).not.toContain("c00@list.example");
+    expect(inactive).toContain("c03@list.example");
   });
 
   it("caps the page size at 100 and treats a percent sign in the query literally", async () => {

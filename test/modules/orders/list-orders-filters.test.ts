@@ -3,7 +3,8 @@ import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomerSessionToken, createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { at, createOrderWorld, qs, type OrderWorld } from "./order-fixtures.ts";
+import { qs } from "../../helpers/query-string.ts";
+import { at, createOrderWorld, type OrderWorld } from "./order-fixtures.ts";
 
 let ctx: TestContext;
 let w: OrderWorld;

@@ -3,7 +3,8 @@ import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrder, createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
-import { createOrderWorld, qs, type OrderWorld } from "./order-fixtures.ts";
+import { qs } from "../../helpers/query-string.ts";
+import { createOrderWorld, type OrderWorld } from "./order-fixtures.ts";
 
 let ctx: TestContext;
 let w: OrderWorld;

@@ -128,10 +128,6 @@ export async function createOrderWorld(ctx: TestContext): Promise<OrderWorld> {
 /** Sets `created_at` seconds after the world's start, as an ISO string for query parameters. */
 export const at = (world: OrderWorld, seconds: number) => new Date(world.start.getTime() + seconds * 1000).toISOString();
 
-/** Query string from pairs; repeated names are how the API takes several values of one filter. */
-export const qs = (pairs: [string, string][]) =>
-  pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : "";
-
 /** The `order.updated` events recorded for one order, with their payload's data. */
 export async function orderUpdatedEvents(ctx: TestContext, orderId: string): Promise<{ data: Record<string, unknown> }[]> {
   const rows = await ctx.deps.db
