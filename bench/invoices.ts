@@ -20,7 +20,7 @@ import { freePort } from "../src/db/embedded.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { insertCustomer } from "../src/modules/customers/customers.repository.ts";
 import type { CustomerRow } from "../src/modules/customers/customers.table.ts";
-import { createPaidOrder } from "../src/modules/orders/order-creation.ts";
+import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 
@@ -65,11 +65,13 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
   const orderIds: string[] = [];
   for (let i = 0; i < ORDERS; i += 1) {
     const { order } = await connection.db.transaction().execute((trx) =>
-      createPaidOrder(trx, {
+      writeOrder(trx, {
         organization,
         customer: customers[i % CUSTOMERS]!,
         checkoutId: null,
         subscriptionId: null,
+        billingReason: "purchase",
+        status: "paid",
         product: { id: null, name: `Bench product ${i % 7}` },
         lines: [],
         amounts: { subtotal: 10_000, discount: 1_000, net: 9_000, tax: 1_800, total: 10_800, currency: "eur" },

@@ -9,7 +9,7 @@ import { loggerOptions } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
-import { taskList } from "./tasks.ts";
+import { crontab, taskList } from "./tasks.ts";
 
 /** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
 async function main(): Promise<void> {
@@ -59,7 +59,13 @@ async function main(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   if (config.workerEnabled && !stopping) {
-    worker = startWorker({ pool: runtime.pool, tasks: taskList(runtime.deps, services), concurrency: config.workerConcurrency, logger });
+    worker = startWorker({
+      pool: runtime.pool,
+      tasks: taskList(runtime.deps, services),
+      crontab,
+      concurrency: config.workerConcurrency,
+      logger,
+    });
     await worker;
   }
   logger.info({ ms: Math.round(performance.now() - startedAt), embeddedDatabase: runtime.embedded }, "ready");

@@ -15,6 +15,7 @@ import { createLicenseKeyService } from "./modules/license-keys/license-keys.ser
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
+import { createSubscriptionRenewals } from "./modules/subscriptions/subscription-renewals.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
@@ -78,6 +79,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalOrders: createPortalOrderService(orders),
     orderDocuments: createOrderDocumentService(deps, adapters.blobs),
     subscriptions: createSubscriptionService(deps),
+    subscriptionRenewals: createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -3,6 +3,7 @@ import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
+import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
 import type { Services } from "./services.ts";
 
@@ -16,5 +17,10 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.checkoutSettle]: settleCheckoutTask(services.checkoutConfirmation),
     ...webhookTasks(services.webhookDelivery),
     ...orderDocumentTasks(deps, services.blobs),
+    [TaskName.subscriptionsSweep]: sweepSubscriptionsTask(services.subscriptionRenewals),
+    [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
   };
 }
+
+/** Recurring tasks, in graphile-worker's crontab syntax: one process enqueues each tick, whatever runs. */
+export const crontab = `* * * * * ${TaskName.subscriptionsSweep} ?max=1`;

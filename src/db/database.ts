@@ -14,6 +14,7 @@ import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.tabl
 import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
+import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { SubscriptionPricesTable, SubscriptionsTable } from "../modules/subscriptions/subscriptions.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
@@ -46,6 +47,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   subscriptions: SubscriptionsTable;
   subscription_prices: SubscriptionPricesTable;
+  payment_methods: PaymentMethodsTable;
+  payments: PaymentsTable;
 }
 
 export type Db = Kysely<Database>;

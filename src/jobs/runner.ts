@@ -9,6 +9,8 @@ export interface WorkerOptions {
   tasks: TaskList;
   concurrency: number;
   logger: Logger;
+  /** Recurring tasks, in graphile-worker's crontab syntax. */
+  crontab?: string;
 }
 
 /** How often a running process looks for jobs that a crashed sibling process left locked. */
@@ -43,6 +45,7 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
   const runner = await run({
     pgPool: options.pool,
     taskList: options.tasks,
+    ...(options.crontab ? { crontab: options.crontab } : {}),
     concurrency: options.concurrency,
     noHandleSignals: true,
     pollInterval: 1000,

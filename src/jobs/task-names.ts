@@ -10,5 +10,9 @@ export const TaskName = {
   webhookDeliver: "webhooks.deliver",
   orderInvoice: "orders.invoice",
   orderReceipt: "orders.receipt",
+  /** Renews the subscriptions whose period ended and retries due dunning charges (every minute). */
+  subscriptionsSweep: "subscriptions.sweep",
+  /** Recovery of a subscription order's charge that died before settling. */
+  subscriptionCollect: "subscriptions.collect",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

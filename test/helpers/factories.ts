@@ -2,7 +2,8 @@ import type { Insertable, Updateable } from "kysely";
 import { randomBytes } from "node:crypto";
 import type { Deps } from "../../src/context.ts";
 import { createTestContext } from "./context.ts";
-import { checkoutAmount, discountAmount } from "../../src/modules/checkouts/checkouts.pricing.ts";
+import { checkoutAmount } from "../../src/modules/checkouts/checkouts.pricing.ts";
+import { discountAmount } from "../../src/modules/discounts/discount-amount.ts";
 import { insertCheckout } from "../../src/modules/checkouts/checkouts.repository.ts";
 import { TokenPrefix, generateToken } from "../../src/kit/tokens.ts";
 import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
@@ -18,7 +19,7 @@ import { insertBenefit } from "../../src/modules/benefits/benefits.repository.ts
 import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../../src/modules/products/products.repository.ts";
 import { licenseKeyValue } from "../../src/modules/license-keys/license-keys.service.ts";
 import type { LicenseKeysTable } from "../../src/modules/license-keys/license-keys.table.ts";
-import { createPaidOrder } from "../../src/modules/orders/order-creation.ts";
+import { writeOrder } from "../../src/modules/orders/order-creation.ts";
 import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
 import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
@@ -300,11 +301,13 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
     address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
   };
   const { order } = await deps.db.transaction().execute((trx) =>
-    createPaidOrder(trx, {
+    writeOrder(trx, {
       organization,
       customer,
       checkoutId: null,
       subscriptionId: options.subscriptionId ?? null,
+      billingReason: options.subscriptionId ? "subscription_create" : "purchase",
+      status: "paid",
       product: product ? { id: product.id, name: product.name } : { id: null, name: "Custom order" },
       lines: [],
       amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
@@ -360,6 +363,7 @@ export async function createSubscription(
       trialEnd: options.trialEnd ?? null,
       metadata: {},
       customFieldData: {},
+      paymentMethodId: null,
       now: options.now ?? deps.now(),
     }),
   );

@@ -1,7 +1,8 @@
 import type { Executor } from "../../db/database.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
-import { hasGrant, insertBenefitGrant } from "./benefits.repository.ts";
+import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
+import { hasGrant, insertBenefitGrant, setSubscriptionGrants } from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction. The
@@ -40,4 +41,16 @@ export async function grantBenefits(
     granted += 1;
   }
   return granted;
+}
+
+/**
+ * A subscription's grants follow its life: revoked when it ends or falls past due, restored when it
+ * recovers. The license keys they issued are revoked and restored with them (the same key, as the
+ * anchor re-grants it). Returns how many grants changed.
+ */
+export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
+  const changed = await setSubscriptionGrants(db, subscriptionId, granted, now);
+  const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
+  await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
+  return changed.length;
 }

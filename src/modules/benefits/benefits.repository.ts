@@ -36,3 +36,16 @@ export const hasGrant = async (db: Executor, orderId: string, benefitId: string)
 
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
   db.insertInto("benefit_grants").values(values).execute();
+
+/**
+ * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in
+ * the other state; returns the changed grants' properties (the license keys they issued).
+ */
+export const setSubscriptionGrants = (db: Executor, subscriptionId: string, granted: boolean, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
+    .where("subscription_id", "=", subscriptionId)
+    .where("granted_at", granted ? "is" : "is not", null)
+    .returning("properties")
+    .execute();

@@ -12,11 +12,12 @@ import { insertCustomerSession } from "../customers/customer-sessions.repository
 import { insertCustomer, updateCustomer } from "../customers/customers.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/discount-redemptions.repository.ts";
-import { createPaidOrder } from "../orders/order-creation.ts";
+import { writeOrder } from "../orders/order-creation.ts";
 import { readOrder } from "../orders/orders.service.ts";
 import { publishSubscriptionEvents, startSubscription } from "../subscriptions/subscriptions.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
-import type { PaymentProcessor } from "../payments/payment-processor.ts";
+import type { PaymentProcessor, SavedPaymentMethod } from "../payments/payment-processor.ts";
+import { insertPayment, insertPaymentMethod } from "../payments/payments.repository.ts";
 import { parseTaxId, type TaxId } from "../tax/tax-id.ts";
 import type { CheckoutConfirm } from "./checkout-inputs.schemas.ts";
 import { DiscountRedemptionLimitReached, NotOpenCheckout, PaymentError, assertOpenForBuyer } from "./checkouts.errors.ts";
@@ -108,7 +109,13 @@ async function completeCheckout(
   db: Executor,
   deps: Deps,
   sessions: CheckoutSessions,
-  input: { checkout: CheckoutWithRelations; organization: OrganizationRow; paymentReference: string | null },
+  input: {
+    checkout: CheckoutWithRelations;
+    organization: OrganizationRow;
+    paymentReference: string | null;
+    /** The method the processor saved for a subscription's later charges. */
+    savedMethod: SavedPaymentMethod | null;
+  },
 ): Promise<string> {
   const now = deps.now();
   const { checkout, organization } = input;
@@ -116,6 +123,24 @@ async function completeCheckout(
   const customer = await linkCustomer(db, checkout, taxId, now);
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
+  const method = input.savedMethod
+    ? await insertPaymentMethod(db, {
+        created_at: now,
+        modified_at: null,
+        organization_id: organization.id,
+        customer_id: customer.id,
+        processor_reference: input.savedMethod.reference,
+        type: input.savedMethod.type,
+        brand: input.savedMethod.brand,
+        last4: input.savedMethod.last4,
+        exp_month: input.savedMethod.expMonth,
+        exp_year: input.savedMethod.expYear,
+        deleted_at: null,
+      })
+    : null;
+  // The first saved method becomes the customer's default, as the processor's customer would have it.
+  if (method && customer.default_payment_method_id === null)
+    await updateCustomer(db, customer.id, { default_payment_method_id: method.id });
   const productPrices = pricesIn(product, checkout.currency);
   const prices = productPrices.filter((p) => p.amount_type !== "metered_unit");
   const priceAmount = (price: (typeof prices)[number]) => checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats });
@@ -135,23 +160,27 @@ async function completeCheckout(
         prices: productPrices.map((price) => ({ id: price.id, amount: price.amount_type === "metered_unit" ? null : priceAmount(price) })),
         currency: checkout.currency,
         taxBehavior: checkout.tax_behavior,
-        amount: checkout.net_amount,
+        // Before tax, whether the prices include it or not: the prices less the discount.
+        amount: checkout.amount - checkout.discount_amount,
         discountId: checkout.discount_id,
         seats: checkout.seats,
         trialEnd: checkout.trial_end,
         metadata: checkout.metadata,
         customFieldData: checkout.custom_field_data,
+        paymentMethodId: method?.id ?? null,
         now,
       })
     : null;
-  const { order } = await createPaidOrder(db, {
+  const { order } = await writeOrder(db, {
     organization,
     customer,
     checkoutId: checkout.id,
     subscriptionId: subscription?.id ?? null,
+    billingReason: subscription ? "subscription_create" : "purchase",
+    status: "paid",
     product: { id: product.id, name: product.name },
     lines: prices.map((price) => ({
-      price,
+      priceId: price.id,
       amount: charged ? priceAmount(price) : 0,
       label: price.amount_type === "seat_based" ? `${product.name} (${checkout.seats ?? 1} seats)` : product.name,
     })),
@@ -177,6 +206,22 @@ async function completeCheckout(
     paymentReference: input.paymentReference,
     now,
   });
+  if (input.paymentReference) {
+    await insertPayment(db, {
+      created_at: now,
+      modified_at: null,
+      organization_id: organization.id,
+      customer_id: customer.id,
+      order_id: order.id,
+      payment_method_id: method?.id ?? null,
+      status: "succeeded",
+      trigger: "purchase",
+      amount: order.total_amount,
+      currency: order.currency,
+      processor_reference: input.paymentReference,
+      decline_message: null,
+    });
+  }
   await grantBenefits(db, {
     customerId: customer.id,
     orderId: order.id,
@@ -237,6 +282,7 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
   /** Returns the buyer's new customer session token. */
   async function settle(checkout: Checkout, confirmationToken: string | null): Promise<string> {
     let paymentReference: string | null = null;
+    let savedMethod: SavedPaymentMethod | null = null;
     if (checkout.is_payment_form_required && confirmationToken) {
       const outcome = await payments.charge({
         checkoutId: checkout.id,
@@ -244,12 +290,15 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
         currency: checkout.currency,
         confirmationToken,
         setupOnly: !checkout.is_payment_required,
+        // A subscription charges the same method at each renewal.
+        saveMethod: checkout.product?.is_recurring === true,
       });
       if (outcome.status !== "succeeded") {
         await settleFailure(checkout.id, outcome.status);
         throw new PaymentError(outcome.message);
       }
       if (checkout.is_payment_required) paymentReference = outcome.reference;
+      savedMethod = outcome.method;
     }
     return deps.db.transaction().execute(async (trx) => {
       const row = await sessions.lock(trx, { id: checkout.id }, null);
@@ -258,7 +307,7 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
       if (!full) throw new ResourceNotFound();
       const organization = await sessions.organizationOf(trx, row.organization_id);
       await removeJob(trx, settleJobKey(row.id));
-      return completeCheckout(trx, deps, sessions, { checkout: full, organization, paymentReference });
+      return completeCheckout(trx, deps, sessions, { checkout: full, organization, paymentReference, savedMethod });
     });
   }
 

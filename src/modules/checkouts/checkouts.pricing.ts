@@ -1,7 +1,7 @@
 import type { StoredAddress } from "../../kit/address.ts";
 import { addInterval } from "../../kit/calendar.ts";
-import { applyBasisPoints } from "../../kit/money.ts";
 import type { RecurringInterval } from "../../kit/schema.ts";
+import { discountAmount } from "../discounts/discount-amount.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
 import type { TaxBehavior, TaxEngine } from "../tax/tax.engine.ts";
@@ -100,12 +100,6 @@ export interface PricedPrice extends PriceFacts {
   preset_amount: number | null;
 }
 
-export interface PricingDiscount {
-  type: "fixed" | "percentage";
-  basis_points: number | null;
-  amounts: Record<string, number> | null;
-}
-
 /** Seat price: the tier containing `seats` prices every seat (volume tiers). */
 function seatAmount(tiers: { min_seats: number; max_seats?: number | null; price_per_seat: number }[], seats: number): number {
   const tier = tiers.find((t) => seats >= t.min_seats && (t.max_seats == null || seats <= t.max_seats)) ?? tiers[tiers.length - 1];
@@ -137,13 +131,6 @@ export function checkoutAmount(
     }
   }
   return total;
-}
-
-/** Percentage: rounded half away from zero; fixed: its amount in the currency, never above the amount. */
-export function discountAmount(discount: PricingDiscount | null, amount: number, currency: string): number {
-  if (!discount) return 0;
-  if (discount.type === "percentage") return applyBasisPoints(amount, discount.basis_points ?? 0);
-  return Math.min(discount.amounts?.[currency] ?? 0, amount);
 }
 
 /** The session facts every stored amount derives from. */

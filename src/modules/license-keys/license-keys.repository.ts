@@ -107,3 +107,8 @@ export const countKeys = async (db: Executor, filter: LicenseKeyFilter): Promise
 
 export const listKeys = (db: Executor, filter: LicenseKeyFilter, window: { limit: number; offset: number }) =>
   filtered(db, filter).selectAll().orderBy("created_at", "desc").orderBy("id").limit(window.limit).offset(window.offset).execute();
+
+/** Sets the status of the keys a benefit grant issued (a subscription's grants revoked or restored). */
+export async function setKeyStatus(db: Executor, ids: readonly string[], status: "granted" | "revoked", now: Date): Promise<void> {
+  if (ids.length) await db.updateTable("license_keys").set({ status, modified_at: now }).where("id", "in", ids).execute();
+}

@@ -1,23 +1,25 @@
 import type { Executor } from "../../db/database.ts";
 import { allocate } from "../../kit/money.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import type { ProductPriceJson } from "../products/products.mapper.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
 import { insertOrder, insertOrderItems } from "./orders.repository.ts";
 import type { OrderBillingReason, OrderItemRow, OrderRow } from "./orders.table.ts";
 import type { StoredAddress } from "../../kit/address.ts";
 import type { Metadata } from "../../kit/schema.ts";
 
-export interface PaidOrderInput {
+export interface NewOrder {
   organization: NumberingOrganization;
   customer: CustomerRow;
   checkoutId: string | null;
-  /** The subscription this order starts; null for a one-time purchase. */
+  /** The subscription this order bills; null for a one-time purchase. */
   subscriptionId: string | null;
+  billingReason: OrderBillingReason;
+  /** `pending` until its payment is taken (a renewal), `paid` when written after it (a checkout). */
+  status: "paid" | "pending";
   /** A custom order (no catalog product) has a null id. */
   product: { id: string | null; name: string };
   /** The charged prices with the amount each contributed, in display order. */
-  lines: { price: ProductPriceJson; amount: number; label: string }[];
+  lines: { priceId: string | null; amount: number; label: string }[];
   amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
   discountId: string | null;
   billing: { name: string | null; address: StoredAddress | null; taxId: [string, string] | null };
@@ -30,12 +32,11 @@ export interface PaidOrderInput {
 }
 
 /**
- * Writes a paid order with its items, invoice number and (when a payment was taken) receipt
- * number. Runs inside the checkout-success transaction; the numbers are gap-free because their
- * counters roll back with it.
+ * Writes an order with its items, invoice number and (when a payment was taken) receipt number.
+ * Runs inside the transaction that causes the order (a checkout's success, a renewal); the numbers
+ * are gap-free because their counters roll back with it.
  */
-export async function createPaidOrder(db: Executor, input: PaidOrderInput): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
-  const billingReason: OrderBillingReason = input.subscriptionId ? "subscription_create" : "purchase";
+export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
   const invoiceNumber = await allocateInvoiceNumber(db, input.organization, input.customer);
   const receiptNumber = input.paymentReference ? await allocateReceiptNumber(db, input.organization.id, input.customer) : null;
   const order = await insertOrder(db, {
@@ -47,8 +48,8 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
     discount_id: input.discountId,
     subscription_id: input.subscriptionId,
     checkout_id: input.checkoutId,
-    status: "paid",
-    billing_reason: billingReason,
+    status: input.status,
+    billing_reason: input.billingReason,
     subtotal_amount: input.amounts.subtotal,
     discount_amount: input.amounts.discount,
     net_amount: input.amounts.net,
@@ -74,7 +75,7 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
     custom_field_data: JSON.stringify(input.customFieldData),
   });
   // An order always has a line: without priced lines, one line carries the whole subtotal.
-  const lines = input.lines.length ? input.lines : [{ price: null, amount: input.amounts.subtotal, label: input.product.name }];
+  const lines = input.lines.length ? input.lines : [{ priceId: null, amount: input.amounts.subtotal, label: input.product.name }];
   const taxes = allocate(
     input.amounts.tax,
     lines.map((line) => line.amount),
@@ -89,7 +90,7 @@ export async function createPaidOrder(db: Executor, input: PaidOrderInput): Prom
       label: line.label,
       amount: line.amount,
       tax_amount: taxes[position] ?? 0,
-      product_price_id: line.price?.id ?? null,
+      product_price_id: line.priceId,
       position,
     })),
   );

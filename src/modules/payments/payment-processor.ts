@@ -1,3 +1,13 @@
+/** A payment method the processor keeps for later charges; only its handle and display facts are stored here. */
+export interface SavedPaymentMethod {
+  reference: string;
+  type: "card";
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
 /** One attempt to take the session's money (or, for trials and metered plans, to save a payment method). */
 export interface ChargeRequest {
   /** Idempotency key: a retried request for the same session must not charge twice. */
@@ -7,16 +17,35 @@ export interface ChargeRequest {
   confirmationToken: string;
   /** Nothing is due now; the method is saved for later charges. */
   setupOnly: boolean;
+  /** Keep the method for later off-session charges (a subscription's renewals). */
+  saveMethod: boolean;
 }
 
 export type ChargeOutcome =
-  | { status: "succeeded"; reference: string }
+  /** `method` is the saved method when the request asked to save it. */
+  | { status: "succeeded"; reference: string; method: SavedPaymentMethod | null }
   /** Refused by the issuer: the buyer may try another method. */
   | { status: "declined"; message: string }
   /** A technical failure that cannot be retried on this session. */
   | { status: "failed"; message: string };
 
-/** The seam a real processor adapter (Stripe) plugs into. */
+/** A charge without the customer present, on a method saved earlier (a renewal, a dunning retry). */
+export interface OffSessionChargeRequest {
+  /** Idempotency key: the same attempt asked twice charges once. */
+  attemptId: string;
+  methodReference: string;
+  amount: number;
+  currency: string;
+}
+
+export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | { status: "declined" | "failed"; message: string };
+
+/**
+ * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
+ * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
+ * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`.
+ */
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
+  chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
 }

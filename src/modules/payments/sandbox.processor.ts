@@ -1,11 +1,42 @@
 import { createHash } from "node:crypto";
-import type { ChargeOutcome, ChargeRequest, PaymentProcessor } from "./payment-processor.ts";
+import type {
+  ChargeOutcome,
+  ChargeRequest,
+  OffSessionChargeOutcome,
+  OffSessionChargeRequest,
+  PaymentProcessor,
+  SavedPaymentMethod,
+} from "./payment-processor.ts";
 
 const PROCESSING_ERROR = "tok_chargeDeclinedProcessingError";
+/** Attaches fine, then declines every later charge (Stripe's test token of the same name). */
+const CUSTOMER_FAIL = "tok_chargeCustomerFail";
+const METHOD_PREFIX = "pm_sandbox_";
+
+/** Display facts of Stripe's test cards, by token. */
+const CARDS: Record<string, { brand: string; last4: string }> = {
+  tok_visa: { brand: "visa", last4: "4242" },
+  tok_visa_debit: { brand: "visa", last4: "5556" },
+  tok_mastercard: { brand: "mastercard", last4: "4444" },
+  tok_amex: { brand: "amex", last4: "8431" },
+  [CUSTOMER_FAIL]: { brand: "visa", last4: "0341" },
+};
+
+const digest = (value: string) => createHash("sha256").update(value).digest("hex").slice(0, 24);
+
+/** The saved method's handle carries the token it came from, so later charges behave as that token does. */
+function saveMethod(token: string, checkoutId: string): SavedPaymentMethod {
+  const card = CARDS[token] ?? { brand: "visa", last4: "4242" };
+  return { reference: `${METHOD_PREFIX}${token}_${digest(checkoutId)}`, type: "card", ...card, expMonth: 12, expYear: 2034 };
+}
+
+const tokenOfMethod = (reference: string): string | null =>
+  reference.startsWith(METHOD_PREFIX) ? reference.slice(METHOD_PREFIX.length, reference.lastIndexOf("_")) : null;
 
 /**
  * Settles payments without leaving the process, driven by Stripe's test token names: every `tok_`
- * card succeeds, `tok_chargeDeclined…` tokens are declined, and the processing-error token fails.
+ * card succeeds, `tok_chargeDeclined…` tokens are declined, the processing-error token fails, and
+ * `tok_chargeCustomerFail` is accepted at checkout but declines every later off-session charge.
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -15,7 +46,17 @@ export const sandboxProcessor: PaymentProcessor = {
     if (token.startsWith("tok_chargeDeclined")) return { status: "declined", message: "Your card was declined." };
     if (!token.startsWith("tok_")) return { status: "declined", message: "The confirmation token is invalid." };
     // Deterministic per session, like an idempotent processor call.
-    const digest = createHash("sha256").update(request.checkoutId).digest("hex").slice(0, 24);
-    return { status: "succeeded", reference: `${request.setupOnly ? "seti" : "ch"}_sandbox_${digest}` };
+    return {
+      status: "succeeded",
+      reference: `${request.setupOnly ? "seti" : "ch"}_sandbox_${digest(request.checkoutId)}`,
+      method: request.saveMethod ? saveMethod(token, request.checkoutId) : null,
+    };
+  },
+
+  async chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome> {
+    const token = tokenOfMethod(request.methodReference);
+    if (token === null) return { status: "failed", message: "No such payment method." };
+    if (token === CUSTOMER_FAIL) return { status: "declined", message: "Your card was declined." };
+    return { status: "succeeded", reference: `ch_sandbox_${digest(request.attemptId)}` };
   },
 };

@@ -188,3 +188,54 @@ export const findSubscriptionForUpdate = (
 /** Rows by id, unscoped: the caller already holds ids it may see (the portal's orders). */
 export const subscriptionsByIds = (db: Executor, ids: readonly string[]): Promise<SubscriptionRow[]> =>
   ids.length ? db.selectFrom("subscriptions").selectAll().where("id", "in", ids).execute() : Promise.resolve([]);
+
+/** What a renewal cycles into: billable rows at or past their period end. */
+const BILLABLE: readonly SubscriptionStatus[] = ["trialing", "active", "past_due"];
+
+/**
+ * The next subscription due for renewal, locked; rows another process holds are skipped, so
+ * several processes sweep side by side and each renews a given period once.
+ */
+export const claimDueSubscription = (db: Executor, now: Date, organizationId?: string): Promise<SubscriptionRow | undefined> => {
+  let query = db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("status", "in", BILLABLE)
+    .where("started_at", "is not", null)
+    .where("current_period_end", "<=", now);
+  if (organizationId) query = query.where("organization_id", "=", organizationId);
+  return query.orderBy("current_period_end").limit(1).forUpdate().skipLocked().executeTakeFirst();
+};
+
+/** The subscription's billed prices with their frozen amounts, in display order. */
+export const frozenPrices = (db: Executor, subscriptionId: string) =>
+  db
+    .selectFrom("subscription_prices as sp")
+    .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
+    .select(["sp.product_price_id", "sp.amount", "pp.amount_type"])
+    .where("sp.subscription_id", "=", subscriptionId)
+    .orderBy("sp.position")
+    .execute();
+
+/** The next pending order whose dunning retry is due, locked (skipping rows another process holds). */
+export const claimDueRetry = (db: Executor, now: Date, organizationId?: string) => {
+  let query = db
+    .selectFrom("orders")
+    .selectAll()
+    .where("status", "=", "pending")
+    .where("subscription_id", "is not", null)
+    .where("next_payment_attempt_at", "<=", now);
+  if (organizationId) query = query.where("organization_id", "=", organizationId);
+  return query.orderBy("next_payment_attempt_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
+};
+
+/** Whether another order of the subscription still waits for a dunning retry. */
+export const hasOtherDunningOrder = async (db: Executor, subscriptionId: string, exceptOrderId: string): Promise<boolean> =>
+  (await db
+    .selectFrom("orders")
+    .select("id")
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "=", "pending")
+    .where("next_payment_attempt_at", "is not", null)
+    .where("id", "<>", exceptOrderId)
+    .executeTakeFirst()) !== undefined;

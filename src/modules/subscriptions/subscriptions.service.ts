@@ -47,6 +47,8 @@ export interface NewSubscription {
   trialEnd: Date | null;
   metadata: Metadata;
   customFieldData: Record<string, string | number | boolean | null>;
+  /** The saved method renewals charge. */
+  paymentMethodId: string | null;
   now: Date;
 }
 
@@ -86,6 +88,7 @@ export async function startSubscription(db: Executor, input: NewSubscription): P
     paused_at: null,
     resumes_at: null,
     seats: input.seats,
+    payment_method_id: input.paymentMethodId,
     customer_cancellation_reason: null,
     customer_cancellation_comment: null,
     metadata: JSON.stringify(input.metadata),

@@ -43,6 +43,8 @@ export interface SubscriptionsTable {
   paused_at: Date | null;
   resumes_at: Date | null;
   seats: number | null;
+  /** The saved method renewals charge; the customer's default when null. */
+  payment_method_id: Generated<string | null>;
   customer_cancellation_reason: CancellationReason | null;
   customer_cancellation_comment: string | null;
   metadata: Json<Metadata>;

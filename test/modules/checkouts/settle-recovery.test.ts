@@ -1,6 +1,7 @@
 import type { JobHelpers } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
+import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
 import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
 import { buildServices } from "../../../src/services.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -54,7 +55,7 @@ describe("checkout.settle recovery job", () => {
 
   it("completes a session whose confirm request died after confirming, exactly once", async () => {
     const session = await open();
-    const crashing: PaymentProcessor = { charge: async () => Promise.reject(new Error("connection reset")) };
+    const crashing: PaymentProcessor = { ...sandboxProcessor, charge: async () => Promise.reject(new Error("connection reset")) };
     await expect(
       buildServices(ctx.deps, { payments: crashing }).checkoutClient.confirm(session.client_secret, { confirmation_token_id: "tok_visa" }),
     ).rejects.toThrow("connection reset");
@@ -77,7 +78,7 @@ describe("checkout.settle recovery job", () => {
 
   it("reopens the session when the recovered payment turns out declined", async () => {
     const session = await open();
-    const crashing: PaymentProcessor = { charge: async () => Promise.reject(new Error("timeout")) };
+    const crashing: PaymentProcessor = { ...sandboxProcessor, charge: async () => Promise.reject(new Error("timeout")) };
     await expect(
       buildServices(ctx.deps, { payments: crashing }).checkoutClient.confirm(session.client_secret, {
         confirmation_token_id: "tok_chargeDeclined",

@@ -12,7 +12,8 @@ import {
 } from "../../helpers/factories.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { FR_ADDRESS, eventsFor, openCheckoutThroughApi, writeCounts } from "../checkouts/checkout-helpers.ts";
+import { eventsFor, openCheckoutThroughApi, writeCounts } from "../checkouts/checkout-helpers.ts";
+import { BUYER, buyThroughCheckout } from "./subscription-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string; slug: string };
@@ -33,20 +34,8 @@ afterEach(async () => {
   await closeReceivers();
 });
 
-const buyer = { customer_email: "sub@example.com", customer_name: "Sub Scriber", customer_billing_address: FR_ADDRESS };
-
-/** Opens a checkout of `productId` through the API and pays it with the sandbox's `tok_visa`. */
-async function buy(productId: string, extra: Record<string, unknown> = {}) {
-  const session = await openCheckoutThroughApi(ctx, token, { products: [productId], ...extra });
-  const response = await ctx.request({
-    method: "POST",
-    url: `/v1/checkouts/client/${session.client_secret}/confirm`,
-    payload: { ...buyer, confirmation_token_id: "tok_visa" },
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  const checkout = (await ctx.request({ method: "GET", url: `/v1/checkouts/${session.id}`, token: ctx.ownerToken })).json();
-  return { session, checkout };
-}
+const buyer = BUYER;
+const buy = (productId: string, extra: Record<string, unknown> = {}) => buyThroughCheckout(ctx, token, productId, { checkout: extra });
 
 const getSubscription = (id: string) => ctx.request({ method: "GET", url: `/v1/subscriptions/${id}`, token: readToken });
 

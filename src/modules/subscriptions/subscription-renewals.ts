@@ -1,0 +1,320 @@
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import { enqueueJob, removeJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
+import { addInterval } from "../../kit/calendar.ts";
+import { setSubscriptionBenefits } from "../benefits/benefit-grants.service.ts";
+import { discountAmount } from "../discounts/discount-amount.ts";
+import { allocateReceiptNumber } from "../orders/order-numbers.ts";
+import { writeOrder } from "../orders/order-creation.ts";
+import { findOrderForUpdate, updateOrder } from "../orders/orders.repository.ts";
+import { publishOrderUpdated, readOrder } from "../orders/orders.service.ts";
+import type { OrderRow } from "../orders/orders.table.ts";
+import { findOrganization } from "../organizations/organizations.repository.ts";
+import type { PaymentProcessor } from "../payments/payment-processor.ts";
+import { countFailedPayments, findPaymentMethod, insertPayment, updatePayment } from "../payments/payments.repository.ts";
+import type { PaymentRow, PaymentTrigger } from "../payments/payments.table.ts";
+import type { TaxEngine } from "../tax/tax.engine.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { discountExpired, dunningStep } from "./subscription-billing.ts";
+import * as repo from "./subscriptions.repository.ts";
+import { publishSubscriptionEvents } from "./subscriptions.service.ts";
+import type { SubscriptionRow } from "./subscriptions.table.ts";
+
+/** How long an inline charge has to settle before the recovery job takes over (as a checkout's settle). */
+const COLLECT_RECOVERY_DELAY_MS = 5 * 60 * 1000;
+const collectJobKey = (orderId: string) => `${TaskName.subscriptionCollect}:${orderId}`;
+
+/**
+ * Renewals and failed payments: at `current_period_end` a subscription moves to its next period
+ * with a `subscription_cycle` order, charged off-session on its saved method; a failed charge makes
+ * it `past_due` and is retried on the dunning schedule until it succeeds or the subscription is
+ * revoked. Every step reads the injected clock.
+ */
+export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcessor, taxEngine: TaxEngine) {
+  const { db } = deps;
+
+  /** Ends a subscription now: `canceled`, grants revoked, its pending orders voided. */
+  async function revoke(trx: Executor, row: SubscriptionRow, now: Date, reason: "period_end" | "dunning"): Promise<void> {
+    const ended = await repo.updateSubscription(trx, row.id, {
+      status: "canceled",
+      canceled_at: row.canceled_at ?? now,
+      ends_at: row.ends_at ?? now,
+      ended_at: now,
+      modified_at: now,
+    });
+    await setSubscriptionBenefits(trx, row.id, false, now);
+    if (reason === "dunning") {
+      const pending = await trx
+        .selectFrom("orders")
+        .selectAll()
+        .where("subscription_id", "=", row.id)
+        .where("status", "=", "pending")
+        .execute();
+      for (const order of pending) {
+        const voided = await updateOrder(trx, order.id, { status: "void", next_payment_attempt_at: null, modified_at: now });
+        await publishOrderUpdated(trx, voided, now);
+      }
+    }
+    await publishSubscriptionEvents(trx, ended, ["subscription.updated", "subscription.canceled", "subscription.revoked"], now);
+  }
+
+  /**
+   * Moves a locked, due subscription to its next period and writes that period's order (billed in
+   * advance). Returns the order when it waits for a payment.
+   */
+  async function cycle(trx: Executor, row: SubscriptionRow, now: Date): Promise<OrderRow | null> {
+    if (row.cancel_at_period_end || (row.ends_at !== null && row.ends_at <= now)) {
+      await revoke(trx, row, now, "period_end");
+      return null;
+    }
+    const [organization, customer, product] = await Promise.all([
+      findOrganization(trx, row.organization_id, null),
+      trx.selectFrom("customers").selectAll().where("id", "=", row.customer_id).executeTakeFirstOrThrow(),
+      trx.selectFrom("products").select(["name", "is_tax_applicable"]).where("id", "=", row.product_id).executeTakeFirstOrThrow(),
+    ]);
+    if (!organization) throw new Error(`subscription ${row.id} without its organization`);
+    // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
+    const leavingTrial = row.status === "trialing";
+    const anchorDay = leavingTrial ? row.current_period_end.getUTCDate() : row.anchor_day;
+    const start = row.current_period_end;
+    const end = addInterval(start, row.recurring_interval, row.recurring_interval_count, anchorDay);
+
+    const discount = row.discount_id
+      ? await trx.selectFrom("discounts").selectAll().where("id", "=", row.discount_id).executeTakeFirst()
+      : undefined;
+    const appliedAt = row.discount_applied_at ?? start;
+    const keepsDiscount = discount !== undefined && !discountExpired(discount, appliedAt, start);
+    const prices = (await repo.frozenPrices(trx, row.id)).filter((price) => price.amount !== null);
+    const lines = prices.map((price) => ({
+      priceId: price.product_price_id,
+      amount: price.amount ?? 0,
+      label: price.amount_type === "seat_based" ? `${product.name} (${row.seats ?? 1} seats)` : product.name,
+    }));
+    const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
+    const discounted = keepsDiscount ? discountAmount(discount, subtotal, row.currency) : 0;
+    const taxable = subtotal - discounted;
+    const behavior = row.tax_behavior ?? "exclusive";
+    const address = customer.billing_address;
+    const tax =
+      product.is_tax_applicable && address && taxable > 0
+        ? taxEngine.calculate({
+            amount: taxable,
+            currency: row.currency,
+            behavior,
+            country: address.country,
+            isBusiness: customer.tax_id !== null,
+            taxId: customer.tax_id?.[0] ?? null,
+          }).amount
+        : 0;
+    const net = behavior === "inclusive" ? taxable - tax : taxable;
+
+    const cycled = await repo.updateSubscription(trx, row.id, {
+      status: leavingTrial ? "active" : row.status,
+      anchor_day: anchorDay,
+      current_period_start: start,
+      current_period_end: end,
+      discount_id: keepsDiscount ? row.discount_id : null,
+      discount_applied_at: keepsDiscount ? appliedAt : null,
+      amount: taxable,
+      modified_at: now,
+    });
+    const { order } = await writeOrder(trx, {
+      organization,
+      customer,
+      checkoutId: null,
+      subscriptionId: row.id,
+      billingReason: "subscription_cycle",
+      status: net + tax > 0 ? "pending" : "paid",
+      product: { id: row.product_id, name: product.name },
+      lines,
+      amounts: { subtotal, discount: discounted, net, tax, total: net + tax, currency: row.currency },
+      discountId: keepsDiscount ? row.discount_id : null,
+      billing: { name: customer.billing_name ?? customer.name, address, taxId: customer.tax_id },
+      seats: row.seats,
+      metadata: {},
+      customFieldData: {},
+      paymentReference: null,
+      now,
+    });
+    await publishSubscriptionEvents(trx, cycled, ["subscription.cycled", "subscription.updated"], now);
+    const created = await readOrder(trx, order);
+    await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.created", data: created, now });
+    if (order.status === "paid") {
+      await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
+      return null;
+    }
+    // Should the inline charge below never settle (a crash), the job collects the order.
+    await enqueueJob(
+      trx,
+      TaskName.subscriptionCollect,
+      { orderId: order.id },
+      {
+        runAt: new Date(now.getTime() + COLLECT_RECOVERY_DELAY_MS),
+        jobKey: collectJobKey(order.id),
+      },
+    );
+    return order;
+  }
+
+  /** The attempt to charge: the pending one a crashed run left (same idempotency key), or a new one. */
+  async function openAttempt(
+    orderId: string,
+    trigger: PaymentTrigger,
+  ): Promise<{ payment: PaymentRow; method: string } | "settled" | "no_method"> {
+    return db.transaction().execute(async (trx) => {
+      const order = await findOrderForUpdate(trx, orderId, { allowed: null });
+      if (!order || order.status !== "pending" || !order.subscription_id) return "settled";
+      const existing = await trx
+        .selectFrom("payments")
+        .selectAll()
+        .where("order_id", "=", order.id)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      const subscription = await trx
+        .selectFrom("subscriptions")
+        .selectAll()
+        .where("id", "=", order.subscription_id)
+        .executeTakeFirstOrThrow();
+      const customer = await trx
+        .selectFrom("customers")
+        .select("default_payment_method_id")
+        .where("id", "=", order.customer_id)
+        .executeTakeFirstOrThrow();
+      const methodId = existing?.payment_method_id ?? subscription.payment_method_id ?? customer.default_payment_method_id;
+      const method = methodId ? await findPaymentMethod(trx, methodId, order.customer_id) : undefined;
+      if (!method) return "no_method";
+      const payment =
+        existing ??
+        (await insertPayment(trx, {
+          created_at: deps.now(),
+          modified_at: null,
+          organization_id: order.organization_id,
+          customer_id: order.customer_id,
+          order_id: order.id,
+          payment_method_id: method.id,
+          status: "pending",
+          trigger,
+          amount: order.total_amount,
+          currency: order.currency,
+          processor_reference: null,
+          decline_message: null,
+        }));
+      return { payment, method: method.processor_reference };
+    });
+  }
+
+  /** Records a charge's outcome on the order and its subscription, under the order's lock. */
+  async function settle(orderId: string, payment: PaymentRow | null, outcome: { reference: string } | { message: string }): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const now = deps.now();
+      const order = await findOrderForUpdate(trx, orderId, { allowed: null });
+      if (!order || order.status !== "pending" || !order.subscription_id) return;
+      const row = await repo.findSubscriptionForUpdate(trx, order.subscription_id, { allowed: null });
+      if (!row) return;
+      await removeJob(trx, collectJobKey(order.id));
+      if ("reference" in outcome) {
+        if (payment)
+          await updatePayment(trx, payment.id, { status: "succeeded", processor_reference: outcome.reference, modified_at: now });
+        const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
+        const paid = await updateOrder(trx, order.id, {
+          status: "paid",
+          payment_reference: outcome.reference,
+          receipt_number: await allocateReceiptNumber(trx, order.organization_id, customer),
+          next_payment_attempt_at: null,
+          modified_at: now,
+        });
+        const published = await publishOrderUpdated(trx, paid, now);
+        await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.paid", data: published, now });
+        if (row.status === "past_due" && !(await repo.hasOtherDunningOrder(trx, row.id, order.id))) {
+          const recovered = await repo.updateSubscription(trx, row.id, { status: "active", past_due_at: null, modified_at: now });
+          await setSubscriptionBenefits(trx, row.id, true, now);
+          await publishSubscriptionEvents(trx, recovered, ["subscription.updated", "subscription.active"], now);
+        }
+        return;
+      }
+      if (payment) await updatePayment(trx, payment.id, { status: "failed", decline_message: outcome.message, modified_at: now });
+      const pastDueAt = row.past_due_at ?? now;
+      const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
+      const step = dunningStep({ failures, pastDueAt, now, hasMethod: payment !== null });
+      if (step.revoke) {
+        await revoke(trx, row, now, "dunning");
+        return;
+      }
+      const failed = await updateOrder(trx, order.id, { next_payment_attempt_at: step.nextAttemptAt, modified_at: now });
+      await publishOrderUpdated(trx, failed, now);
+      if (row.status !== "past_due") {
+        const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
+        // The anchor's default grace period is none: benefits go at the first failure.
+        await setSubscriptionBenefits(trx, row.id, false, now);
+        await publishSubscriptionEvents(trx, pastDue, ["subscription.updated", "subscription.past_due"], now);
+      }
+    });
+  }
+
+  /** Charges a pending subscription order off-session and records the outcome; idempotent. */
+  async function collect(orderId: string, trigger: PaymentTrigger): Promise<void> {
+    const attempt = await openAttempt(orderId, trigger);
+    if (attempt === "settled") return;
+    if (attempt === "no_method") {
+      await settle(orderId, null, { message: "No payment method on file." });
+      return;
+    }
+    const order = await db.selectFrom("orders").select(["total_amount", "currency"]).where("id", "=", orderId).executeTakeFirstOrThrow();
+    const outcome = await payments.chargeOffSession({
+      attemptId: attempt.payment.id,
+      methodReference: attempt.method,
+      amount: order.total_amount,
+      currency: order.currency,
+    });
+    await settle(
+      orderId,
+      attempt.payment,
+      outcome.status === "succeeded" ? { reference: outcome.reference } : { message: outcome.message },
+    );
+  }
+
+  /**
+   * Renews every subscription whose period has ended and retries every dunning charge that is due,
+   * oldest first, until none is left; a subscription several periods behind (the server was down)
+   * catches up one period at a time. `organizationId` limits it to one organization.
+   */
+  async function sweep(options: { organizationId?: string } = {}): Promise<{ renewed: number; retried: number }> {
+    let renewed = 0;
+    let retried = 0;
+    for (;;) {
+      const order = await db.transaction().execute(async (trx) => {
+        const row = await repo.claimDueSubscription(trx, deps.now(), options.organizationId);
+        return row ? { pending: await cycle(trx, row, deps.now()) } : null;
+      });
+      if (!order) break;
+      renewed += 1;
+      if (order.pending) await collect(order.pending.id, "subscription_cycle");
+    }
+    for (;;) {
+      const claimed = await db.transaction().execute(async (trx) => {
+        const order = await repo.claimDueRetry(trx, deps.now(), options.organizationId);
+        if (!order) return null;
+        // Claimed: no other sweep picks it; the job collects it should this run die before settling.
+        await updateOrder(trx, order.id, { next_payment_attempt_at: null });
+        await enqueueJob(
+          trx,
+          TaskName.subscriptionCollect,
+          { orderId: order.id, trigger: "retry_dunning" },
+          {
+            runAt: new Date(deps.now().getTime() + COLLECT_RECOVERY_DELAY_MS),
+            jobKey: collectJobKey(order.id),
+          },
+        );
+        return order;
+      });
+      if (!claimed) break;
+      retried += 1;
+      await collect(claimed.id, "retry_dunning");
+    }
+    return { renewed, retried };
+  }
+
+  return { sweep, collect };
+}
+export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

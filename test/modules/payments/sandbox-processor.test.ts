@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
+
+const charge = (token: string, options: { saveMethod?: boolean; setupOnly?: boolean } = {}) =>
+  sandboxProcessor.charge({
+    checkoutId: "c1",
+    amount: 100,
+    currency: "usd",
+    confirmationToken: token,
+    setupOnly: options.setupOnly ?? false,
+    saveMethod: options.saveMethod ?? false,
+  });
+
+describe("sandbox payment processor", () => {
+  it("follows Stripe's test token names at checkout", async () => {
+    expect(await charge("tok_visa")).toEqual({
+      status: "succeeded",
+      reference: expect.stringMatching(/^ch_sandbox_[0-9a-f]{24}$/),
+      method: null,
+    });
+    expect((await charge("tok_amex")).status).toBe("succeeded");
+    expect(await charge("tok_chargeDeclined")).toEqual({ status: "declined", message: "Your card was declined." });
+    expect((await charge("tok_chargeDeclinedExpiredCard")).status).toBe("declined");
+    expect((await charge("tok_chargeDeclinedProcessingError")).status).toBe("failed");
+    expect((await charge("pm_card_visa")).status).toBe("declined");
+    // tok_chargeCustomerFail attaches fine: only later charges decline.
+    expect((await charge("tok_chargeCustomerFail")).status).toBe("succeeded");
+  });
+
+  it("saves the method when asked, deterministically per session, with the test card's display facts", async () => {
+    const saved = await charge("tok_mastercard", { saveMethod: true, setupOnly: true });
+    expect(saved).toEqual({
+      status: "succeeded",
+      reference: expect.stringMatching(/^seti_sandbox_/),
+      method: {
+        reference: expect.stringMatching(/^pm_sandbox_tok_mastercard_[0-9a-f]{24}$/),
+        type: "card",
+        brand: "mastercard",
+        last4: "4444",
+        expMonth: 12,
+        expYear: 2034,
+      },
+    });
+    expect(await charge("tok_mastercard", { saveMethod: true, setupOnly: true })).toEqual(saved);
+  });
+
+  it("charges a saved method off-session: declines every charge of tok_chargeCustomerFail, idempotent per attempt", async () => {
+    const method = async (token: string) => {
+      const outcome = await charge(token, { saveMethod: true });
+      if (outcome.status !== "succeeded" || !outcome.method) throw new Error("not saved");
+      return outcome.method.reference;
+    };
+    const offSession = async (reference: string, attemptId: string) =>
+      sandboxProcessor.chargeOffSession({ attemptId, methodReference: reference, amount: 500, currency: "usd" });
+    const visa = await method("tok_visa");
+    const first = await offSession(visa, "a1");
+    expect(first).toEqual({ status: "succeeded", reference: expect.stringMatching(/^ch_sandbox_/) });
+    expect(await offSession(visa, "a1")).toEqual(first);
+    expect(await offSession(visa, "a2")).not.toEqual(first);
+    const failing = await method("tok_chargeCustomerFail");
+    expect(await offSession(failing, "a3")).toEqual({ status: "declined", message: "Your card was declined." });
+    expect(await offSession(failing, "a4")).toEqual({ status: "declined", message: "Your card was declined." });
+    expect((await offSession("pm_unknown", "a5")).status).toBe("failed");
+  });
+});
