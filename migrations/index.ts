@@ -11,6 +11,7 @@ import * as workerLeases from "./2026-11-22T0065_worker_leases.ts";
 import * as taxIdFormatsOfTheReference from "./2026-11-24T0070_tax_id_formats_of_the_reference.ts";
 import * as subscriptions from "./2026-11-24T0080_subscriptions.ts";
 import * as paymentMethodsAndPayments from "./2026-11-24T0090_payment_methods_and_payments.ts";
+import * as subscriptionUpdates from "./2026-11-24T0100_subscription_updates.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0070_tax_id_formats_of_the_reference": taxIdFormatsOfTheReference,
   "2026-11-24T0080_subscriptions": subscriptions,
   "2026-11-24T0090_payment_methods_and_payments": paymentMethodsAndPayments,
+  "2026-11-24T0100_subscription_updates": subscriptionUpdates,
 };
 
 /**

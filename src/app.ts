@@ -112,7 +112,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
-  await app.register(subscriptionRoutes(services.subscriptions));
+  await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));
   return app;
 }

@@ -16,6 +16,7 @@ import { createOrderDocumentService } from "./modules/orders/order-documents.ser
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
 import { createSubscriptionRenewals } from "./modules/subscriptions/subscription-renewals.ts";
+import { createSubscriptionUpdates } from "./modules/subscriptions/subscription-updates.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
@@ -54,6 +55,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   }
 
   const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine);
+  const subscriptionRenewals = createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine);
   const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
   const orders = createOrderService(deps);
   return {
@@ -79,7 +81,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalOrders: createPortalOrderService(orders),
     orderDocuments: createOrderDocumentService(deps, adapters.blobs),
     subscriptions: createSubscriptionService(deps),
-    subscriptionRenewals: createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine),
+    subscriptionRenewals,
+    subscriptionUpdates: createSubscriptionUpdates(deps, subscriptionRenewals),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

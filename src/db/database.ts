@@ -15,7 +15,11 @@ import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modu
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
-import type { SubscriptionPricesTable, SubscriptionsTable } from "../modules/subscriptions/subscriptions.table.ts";
+import type {
+  SubscriptionBillingEntriesTable,
+  SubscriptionPricesTable,
+  SubscriptionsTable,
+} from "../modules/subscriptions/subscriptions.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
@@ -47,6 +51,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   subscriptions: SubscriptionsTable;
   subscription_prices: SubscriptionPricesTable;
+  subscription_billing_entries: SubscriptionBillingEntriesTable;
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
 }

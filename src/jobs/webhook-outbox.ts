@@ -19,7 +19,9 @@ export type WebhookEventType =
   | "subscription.uncanceled"
   | "subscription.revoked"
   | "subscription.past_due"
-  | "subscription.cycled";
+  | "subscription.cycled"
+  | "subscription.paused"
+  | "subscription.resumed";
 
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with

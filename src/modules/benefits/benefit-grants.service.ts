@@ -11,11 +11,11 @@ import { hasGrant, insertBenefitGrant, setSubscriptionGrants } from "./benefits.
  */
 export async function grantBenefits(
   db: Executor,
-  input: { customerId: string; orderId: string; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
+  input: { customerId: string; orderId: string | null; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
 ): Promise<number> {
   let granted = 0;
   for (const benefit of input.benefits) {
-    if (await hasGrant(db, input.orderId, benefit.id)) continue;
+    if (await hasGrant(db, input, benefit.id)) continue;
     const properties =
       benefit.type === "license_keys"
         ? await issueLicenseKey(db, {

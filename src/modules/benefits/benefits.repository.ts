@@ -25,14 +25,23 @@ export const existingBenefitIds = async (db: Executor, organizationId: string, i
   return new Set(rows.map((row) => row.id));
 };
 
-/** Whether this order already granted this benefit (a replayed completion grants nothing twice). */
-export const hasGrant = async (db: Executor, orderId: string, benefitId: string): Promise<boolean> =>
-  (await db
+/** Whether this order (or, without one, this subscription) already granted this benefit: a replay grants nothing twice. */
+export async function hasGrant(
+  db: Executor,
+  source: { orderId: string | null; subscriptionId: string | null },
+  benefitId: string,
+): Promise<boolean> {
+  const [column, id] =
+    source.orderId !== null ? (["order_id", source.orderId] as const) : (["subscription_id", source.subscriptionId] as const);
+  if (id === null) return false;
+  const row = await db
     .selectFrom("benefit_grants")
     .select("id")
-    .where("order_id", "=", orderId)
+    .where(column, "=", id)
     .where("benefit_id", "=", benefitId)
-    .executeTakeFirst()) !== undefined;
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
   db.insertInto("benefit_grants").values(values).execute();

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from "kysely";
+import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { PaymentMethodRow, PaymentMethodsTable, PaymentRow, PaymentsTable, PaymentTrigger } from "./payments.table.ts";
 
@@ -18,8 +18,15 @@ export const findPaymentMethod = (db: Executor, id: string, customerId: string):
 export const insertPayment = (db: Executor, values: Insertable<PaymentsTable>): Promise<PaymentRow> =>
   db.insertInto("payments").values(values).returningAll().executeTakeFirstOrThrow();
 
-export const updatePayment = (db: Executor, id: string, values: Updateable<PaymentsTable>): Promise<PaymentRow> =>
-  db.updateTable("payments").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+/** Every attempt recorded for an order: the next attempt's number, hence its idempotency key. */
+export async function countPayments(db: Executor, orderId: string): Promise<number> {
+  const row = await db
+    .selectFrom("payments")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where("order_id", "=", orderId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
 
 /** Failed attempts of an order started by the given triggers: what dunning counts. */
 export async function countFailedPayments(db: Executor, orderId: string, triggers: readonly PaymentTrigger[]): Promise<number> {

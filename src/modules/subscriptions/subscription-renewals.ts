@@ -12,11 +12,12 @@ import { publishOrderUpdated, readOrder } from "../orders/orders.service.ts";
 import type { OrderRow } from "../orders/orders.table.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
-import { countFailedPayments, findPaymentMethod, insertPayment, updatePayment } from "../payments/payments.repository.ts";
-import type { PaymentRow, PaymentTrigger } from "../payments/payments.table.ts";
+import { countFailedPayments, countPayments, findPaymentMethod, insertPayment } from "../payments/payments.repository.ts";
+import type { PaymentTrigger } from "../payments/payments.table.ts";
 import type { TaxEngine } from "../tax/tax.engine.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
+import { endSubscription } from "./subscription-lifecycle.ts";
 import * as repo from "./subscriptions.repository.ts";
 import { publishSubscriptionEvents } from "./subscriptions.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
@@ -34,38 +35,25 @@ const collectJobKey = (orderId: string) => `${TaskName.subscriptionCollect}:${or
 export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcessor, taxEngine: TaxEngine) {
   const { db } = deps;
 
-  /** Ends a subscription now: `canceled`, grants revoked, its pending orders voided. */
-  async function revoke(trx: Executor, row: SubscriptionRow, now: Date, reason: "period_end" | "dunning"): Promise<void> {
-    const ended = await repo.updateSubscription(trx, row.id, {
-      status: "canceled",
-      canceled_at: row.canceled_at ?? now,
-      ends_at: row.ends_at ?? now,
-      ended_at: now,
-      modified_at: now,
-    });
-    await setSubscriptionBenefits(trx, row.id, false, now);
-    if (reason === "dunning") {
-      const pending = await trx
-        .selectFrom("orders")
-        .selectAll()
-        .where("subscription_id", "=", row.id)
-        .where("status", "=", "pending")
-        .execute();
-      for (const order of pending) {
-        const voided = await updateOrder(trx, order.id, { status: "void", next_payment_attempt_at: null, modified_at: now });
-        await publishOrderUpdated(trx, voided, now);
-      }
-    }
-    await publishSubscriptionEvents(trx, ended, ["subscription.updated", "subscription.canceled", "subscription.revoked"], now);
-  }
-
   /**
    * Moves a locked, due subscription to its next period and writes that period's order (billed in
    * advance). Returns the order when it waits for a payment.
    */
   async function cycle(trx: Executor, row: SubscriptionRow, now: Date): Promise<OrderRow | null> {
     if (row.cancel_at_period_end || (row.ends_at !== null && row.ends_at <= now)) {
-      await revoke(trx, row, now, "period_end");
+      await endSubscription(trx, row, now);
+      return null;
+    }
+    if (row.pause_at_period_end) {
+      // Paused at the period end: no order, benefits revoked until it resumes.
+      const paused = await repo.updateSubscription(trx, row.id, {
+        status: "paused",
+        paused_at: now,
+        pause_at_period_end: false,
+        modified_at: now,
+      });
+      await setSubscriptionBenefits(trx, row.id, false, now);
+      await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
       return null;
     }
     const [organization, customer, product] = await Promise.all([
@@ -157,121 +145,121 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return order;
   }
 
-  /** The attempt to charge: the pending one a crashed run left (same idempotency key), or a new one. */
-  async function openAttempt(
-    orderId: string,
-    trigger: PaymentTrigger,
-  ): Promise<{ payment: PaymentRow; method: string } | "settled" | "no_method"> {
-    return db.transaction().execute(async (trx) => {
+  /** Records a charge's outcome on the locked order and subscription, with the anchor's events. */
+  async function settle(
+    trx: Executor,
+    order: OrderRow,
+    row: SubscriptionRow,
+    outcome: { reference: string } | { message: string; attempted: boolean },
+    now: Date,
+  ): Promise<void> {
+    await removeJob(trx, collectJobKey(order.id));
+    if ("reference" in outcome) {
+      const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
+      const paid = await updateOrder(trx, order.id, {
+        status: "paid",
+        payment_reference: outcome.reference,
+        receipt_number: await allocateReceiptNumber(trx, order.organization_id, customer),
+        next_payment_attempt_at: null,
+        modified_at: now,
+      });
+      const published = await publishOrderUpdated(trx, paid, now);
+      await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.paid", data: published, now });
+      if (row.status === "past_due" && !(await repo.hasOtherDunningOrder(trx, row.id, order.id))) {
+        const recovered = await repo.updateSubscription(trx, row.id, { status: "active", past_due_at: null, modified_at: now });
+        await setSubscriptionBenefits(trx, row.id, true, now);
+        await publishSubscriptionEvents(trx, recovered, ["subscription.updated", "subscription.active"], now);
+      }
+      return;
+    }
+    const pastDueAt = row.past_due_at ?? now;
+    const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
+    const step = dunningStep({ failures, pastDueAt, now, hasMethod: outcome.attempted });
+    if (step.revoke) {
+      await endSubscription(trx, row, now);
+      return;
+    }
+    const failed = await updateOrder(trx, order.id, { next_payment_attempt_at: step.nextAttemptAt, modified_at: now });
+    await publishOrderUpdated(trx, failed, now);
+    if (row.status !== "past_due") {
+      const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
+      // The anchor's default grace period is none: benefits go at the first failure.
+      await setSubscriptionBenefits(trx, row.id, false, now);
+      await publishSubscriptionEvents(trx, pastDue, ["subscription.updated", "subscription.past_due"], now);
+    }
+  }
+
+  /**
+   * Charges a pending subscription order off-session and records the outcome, in one transaction
+   * holding the subscription's lock then the order's, as every change of a subscription does: a
+   * revoke either waits for the charge or voids the order first (then nothing is charged). The
+   * processor's idempotency key is the order and the attempt's number, so a run that died before
+   * committing repeats the same attempt rather than charging twice. Idempotent.
+   */
+  async function collect(orderId: string, trigger: PaymentTrigger): Promise<void> {
+    const head = await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst();
+    if (!head?.subscription_id) return;
+    const subscriptionId = head.subscription_id;
+    await db.transaction().execute(async (trx) => {
+      const row = await repo.findSubscriptionForUpdate(trx, subscriptionId, { allowed: null });
       const order = await findOrderForUpdate(trx, orderId, { allowed: null });
-      if (!order || order.status !== "pending" || !order.subscription_id) return "settled";
-      const existing = await trx
-        .selectFrom("payments")
-        .selectAll()
-        .where("order_id", "=", order.id)
-        .where("status", "=", "pending")
-        .executeTakeFirst();
-      const subscription = await trx
-        .selectFrom("subscriptions")
-        .selectAll()
-        .where("id", "=", order.subscription_id)
-        .executeTakeFirstOrThrow();
+      if (!row || !order || order.status !== "pending") return;
+      const now = deps.now();
       const customer = await trx
         .selectFrom("customers")
         .select("default_payment_method_id")
         .where("id", "=", order.customer_id)
         .executeTakeFirstOrThrow();
-      const methodId = existing?.payment_method_id ?? subscription.payment_method_id ?? customer.default_payment_method_id;
+      const methodId = row.payment_method_id ?? customer.default_payment_method_id;
       const method = methodId ? await findPaymentMethod(trx, methodId, order.customer_id) : undefined;
-      if (!method) return "no_method";
-      const payment =
-        existing ??
-        (await insertPayment(trx, {
-          created_at: deps.now(),
-          modified_at: null,
-          organization_id: order.organization_id,
-          customer_id: order.customer_id,
-          order_id: order.id,
-          payment_method_id: method.id,
-          status: "pending",
-          trigger,
-          amount: order.total_amount,
-          currency: order.currency,
-          processor_reference: null,
-          decline_message: null,
-        }));
-      return { payment, method: method.processor_reference };
+      if (!method) {
+        await settle(trx, order, row, { message: "No payment method on file.", attempted: false }, now);
+        return;
+      }
+      const attempt = (await countPayments(trx, order.id)) + 1;
+      const outcome = await payments.chargeOffSession({
+        attemptId: `${order.id}:${attempt}`,
+        methodReference: method.processor_reference,
+        amount: order.total_amount,
+        currency: order.currency,
+      });
+      await insertPayment(trx, {
+        created_at: now,
+        modified_at: null,
+        organization_id: order.organization_id,
+        customer_id: order.customer_id,
+        order_id: order.id,
+        payment_method_id: method.id,
+        status: outcome.status === "succeeded" ? "succeeded" : "failed",
+        trigger,
+        amount: order.total_amount,
+        currency: order.currency,
+        processor_reference: outcome.status === "succeeded" ? outcome.reference : null,
+        decline_message: outcome.status === "succeeded" ? null : outcome.message,
+      });
+      await settle(
+        trx,
+        order,
+        row,
+        outcome.status === "succeeded" ? { reference: outcome.reference } : { message: outcome.message, attempted: true },
+        now,
+      );
     });
   }
 
-  /** Records a charge's outcome on the order and its subscription, under the order's lock. */
-  async function settle(orderId: string, payment: PaymentRow | null, outcome: { reference: string } | { message: string }): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      const now = deps.now();
-      const order = await findOrderForUpdate(trx, orderId, { allowed: null });
-      if (!order || order.status !== "pending" || !order.subscription_id) return;
-      const row = await repo.findSubscriptionForUpdate(trx, order.subscription_id, { allowed: null });
-      if (!row) return;
-      await removeJob(trx, collectJobKey(order.id));
-      if ("reference" in outcome) {
-        if (payment)
-          await updatePayment(trx, payment.id, { status: "succeeded", processor_reference: outcome.reference, modified_at: now });
-        const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
-        const paid = await updateOrder(trx, order.id, {
-          status: "paid",
-          payment_reference: outcome.reference,
-          receipt_number: await allocateReceiptNumber(trx, order.organization_id, customer),
-          next_payment_attempt_at: null,
-          modified_at: now,
-        });
-        const published = await publishOrderUpdated(trx, paid, now);
-        await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.paid", data: published, now });
-        if (row.status === "past_due" && !(await repo.hasOtherDunningOrder(trx, row.id, order.id))) {
-          const recovered = await repo.updateSubscription(trx, row.id, { status: "active", past_due_at: null, modified_at: now });
-          await setSubscriptionBenefits(trx, row.id, true, now);
-          await publishSubscriptionEvents(trx, recovered, ["subscription.updated", "subscription.active"], now);
-        }
-        return;
-      }
-      if (payment) await updatePayment(trx, payment.id, { status: "failed", decline_message: outcome.message, modified_at: now });
-      const pastDueAt = row.past_due_at ?? now;
-      const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
-      const step = dunningStep({ failures, pastDueAt, now, hasMethod: payment !== null });
-      if (step.revoke) {
-        await revoke(trx, row, now, "dunning");
-        return;
-      }
-      const failed = await updateOrder(trx, order.id, { next_payment_attempt_at: step.nextAttemptAt, modified_at: now });
-      await publishOrderUpdated(trx, failed, now);
-      if (row.status !== "past_due") {
-        const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
-        // The anchor's default grace period is none: benefits go at the first failure.
-        await setSubscriptionBenefits(trx, row.id, false, now);
-        await publishSubscriptionEvents(trx, pastDue, ["subscription.updated", "subscription.past_due"], now);
-      }
+  /** Resumes a locked, paused subscription: a fresh period from now, charged at once (the anchor's resume). */
+  async function resume(trx: Executor, row: SubscriptionRow, now: Date): Promise<OrderRow | null> {
+    const resumed = await repo.updateSubscription(trx, row.id, {
+      status: "active",
+      paused_at: null,
+      resumes_at: null,
+      anchor_day: now.getUTCDate(),
+      current_period_end: now,
+      modified_at: now,
     });
-  }
-
-  /** Charges a pending subscription order off-session and records the outcome; idempotent. */
-  async function collect(orderId: string, trigger: PaymentTrigger): Promise<void> {
-    const attempt = await openAttempt(orderId, trigger);
-    if (attempt === "settled") return;
-    if (attempt === "no_method") {
-      await settle(orderId, null, { message: "No payment method on file." });
-      return;
-    }
-    const order = await db.selectFrom("orders").select(["total_amount", "currency"]).where("id", "=", orderId).executeTakeFirstOrThrow();
-    const outcome = await payments.chargeOffSession({
-      attemptId: attempt.payment.id,
-      methodReference: attempt.method,
-      amount: order.total_amount,
-      currency: order.currency,
-    });
-    await settle(
-      orderId,
-      attempt.payment,
-      outcome.status === "succeeded" ? { reference: outcome.reference } : { message: outcome.message },
-    );
+    await setSubscriptionBenefits(trx, row.id, true, now);
+    await publishSubscriptionEvents(trx, resumed, ["subscription.updated", "subscription.resumed"], now);
+    return cycle(trx, resumed, now);
   }
 
   /**
@@ -286,6 +274,15 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       const order = await db.transaction().execute(async (trx) => {
         const row = await repo.claimDueSubscription(trx, deps.now(), options.organizationId);
         return row ? { pending: await cycle(trx, row, deps.now()) } : null;
+      });
+      if (!order) break;
+      renewed += 1;
+      if (order.pending) await collect(order.pending.id, "subscription_cycle");
+    }
+    for (;;) {
+      const order = await db.transaction().execute(async (trx) => {
+        const row = await repo.claimDueResume(trx, deps.now(), options.organizationId);
+        return row ? { pending: await resume(trx, row, deps.now()) } : null;
       });
       if (!order) break;
       renewed += 1;
@@ -315,6 +312,6 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return { renewed, retried };
   }
 
-  return { sweep, collect };
+  return { sweep, collect, cycle, resume };
 }
 export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

@@ -21,6 +21,15 @@ export function toSubscription({ customer, product, discount, prices, ...row }: 
     discount: discount ? toDiscountBase(discount) : null,
     prices: prices.map(toProductPrice),
     meters: [],
-    pending_update: null,
+    pending_update: row.pending_update
+      ? {
+          id: row.pending_update.id,
+          created_at: row.pending_update.created_at,
+          modified_at: null,
+          applies_at: row.pending_update.applies_at,
+          product_id: row.pending_update.product_id,
+          seats: row.pending_update.seats,
+        }
+      : null,
   };
 }

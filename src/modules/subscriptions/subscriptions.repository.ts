@@ -239,3 +239,31 @@ export const hasOtherDunningOrder = async (db: Executor, subscriptionId: string,
     .where("next_payment_attempt_at", "is not", null)
     .where("id", "<>", exceptOrderId)
     .executeTakeFirst()) !== undefined;
+
+/** The next paused subscription whose `resumes_at` has come, locked. */
+export const claimDueResume = (db: Executor, now: Date, organizationId?: string): Promise<SubscriptionRow | undefined> => {
+  let query = db.selectFrom("subscriptions").selectAll().where("status", "=", "paused").where("resumes_at", "<=", now);
+  if (organizationId) query = query.where("organization_id", "=", organizationId);
+  return query.orderBy("resumes_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
+};
+
+/** Every matching subscription with the names an export prints, newest start first (no page: exports are whole). */
+export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
+  db
+    .selectFrom("subscriptions as s")
+    .innerJoin("customers as c", "c.id", "s.customer_id")
+    .innerJoin("products as p", "p.id", "s.product_id")
+    .leftJoin("discounts as d", "d.id", "s.discount_id")
+    .selectAll("s")
+    .select([
+      "c.email",
+      "c.name as customer_name",
+      "c.billing_name",
+      "c.billing_address",
+      "p.name as product_name",
+      "d.name as discount_name",
+    ])
+    .where((eb) => matches(eb, filter))
+    .orderBy("s.started_at", "desc")
+    .orderBy("s.id", "desc")
+    .execute();

@@ -3,12 +3,17 @@ import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { addInterval } from "../../kit/calendar.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
 import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import * as repo from "./subscriptions.repository.ts";
 import type { Subscription, SubscriptionListQuery } from "./subscriptions.schemas.ts";
+import type { SubscriptionCreate, SubscriptionExportQuery } from "./subscription-inputs.schemas.ts";
+import { DEFAULT_EXPORT_COLUMNS, subscriptionsCsv } from "./subscriptions.export.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import { findProductWithRelations } from "../products/products.queries.ts";
+import { findLiveCustomer } from "../customers/customer-links.repository.ts";
+import { grantBenefits } from "../benefits/benefit-grants.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
 
 /** The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it. */
@@ -138,6 +143,76 @@ export function createSubscriptionService(deps: Deps) {
           const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
           return toPage(rows.map(toSubscription), total, query);
         });
+    },
+
+    /** The CSV export: the list's filters, every matching row, the chosen columns in order. */
+    async export(query: SubscriptionExportQuery, allowed: OrganizationScope): Promise<string> {
+      const rows = await repo.exportRows(db, {
+        allowed,
+        organizationIds: asList(query.organization_id),
+        productIds: asList(query.product_id),
+        statuses: asList(query.status),
+        cancelAtPeriodEnd: query.cancel_at_period_end,
+        startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
+        startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
+      });
+      return subscriptionsCsv(rows, asList(query.columns) ?? DEFAULT_EXPORT_COLUMNS, query.timezone ?? "UTC");
+    },
+
+    /**
+     * `POST /v1/subscriptions/`: a subscription to a free recurring product, `active` at once, without
+     * an order (the anchor's rule: a paid one goes through a checkout).
+     */
+    async create(input: SubscriptionCreate, allowed: OrganizationScope): Promise<Subscription> {
+      return db.transaction().execute(async (trx) => {
+        const now = deps.now();
+        const productLoc = ["body", "product_id"];
+        const product = await findProductWithRelations(trx, input.product_id, allowed);
+        if (!product) throw new RequestValidationError([fieldIssue(productLoc, "Product does not exist.", input.product_id)]);
+        if (!product.recurring_interval)
+          throw new RequestValidationError([fieldIssue(productLoc, "Product is not a recurring product.", input.product_id)]);
+        if (product.prices.some((price) => price.amount_type !== "free"))
+          throw new RequestValidationError([
+            fieldIssue(
+              productLoc,
+              "Product is not free. The customer should go through a checkout to create a paid subscription.",
+              input.product_id,
+            ),
+          ]);
+        const customer =
+          "customer_id" in input
+            ? await findLiveCustomer(trx, product.organization_id, { id: input.customer_id })
+            : await findLiveCustomer(trx, product.organization_id, { externalId: input.external_customer_id });
+        if (!customer) {
+          const [field, value] =
+            "customer_id" in input ? ["customer_id", input.customer_id] : ["external_customer_id", input.external_customer_id];
+          throw new RequestValidationError([fieldIssue(["body", field], "Customer does not exist.", value)]);
+        }
+        const currency = product.prices[0]?.price_currency ?? "usd";
+        const row = await startSubscription(trx, {
+          organizationId: product.organization_id,
+          customerId: customer.id,
+          product: {
+            id: product.id,
+            recurringInterval: product.recurring_interval,
+            recurringIntervalCount: product.recurring_interval_count ?? 1,
+          },
+          checkoutId: null,
+          prices: product.prices.filter((price) => price.price_currency === currency).map((price) => ({ id: price.id, amount: 0 })),
+          currency,
+          taxBehavior: null,
+          amount: 0,
+          discountId: null,
+          seats: null,
+          trialEnd: null,
+          metadata: input.metadata ?? {},
+          customFieldData: {},
+          paymentMethodId: null,
+          now,
+        });
+        await grantBenefits(trx, { customerId: customer.id, orderId: null, subscriptionId: row.id, benefits: product.benefits, now });
+        return publishSubscriptionEvents(trx, row, ["subscription.created", "subscription.active", "subscription.updated"], now);
+      });
     },
 
     async get(id: string, allowed: OrganizationScope): Promise<Subscription> {

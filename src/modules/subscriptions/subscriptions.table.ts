@@ -49,8 +49,18 @@ export interface SubscriptionsTable {
   customer_cancellation_comment: string | null;
   metadata: Json<Metadata>;
   custom_field_data: Json<Record<string, string | number | boolean | null>>;
+  /** A product or seat change scheduled for the period end. */
+  pending_update: ColumnType<PendingUpdate | null, string | null | undefined, string | null>;
 }
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
+
+export interface PendingUpdate {
+  id: string;
+  created_at: string;
+  applies_at: string;
+  product_id: string | null;
+  seats: number | null;
+}
 
 export interface SubscriptionPricesTable {
   subscription_id: string;
@@ -61,3 +71,16 @@ export interface SubscriptionPricesTable {
   position: number;
 }
 export type SubscriptionPriceRow = Selectable<SubscriptionPricesTable>;
+
+export interface SubscriptionBillingEntriesTable {
+  id: Generated<string>;
+  created_at: Generated<Date>;
+  organization_id: string;
+  subscription_id: string;
+  product_price_id: string | null;
+  label: string;
+  /** Positive: a debit; negative: a credit. */
+  amount: number;
+  /** The order that billed it; null while it waits. */
+  order_id: string | null;
+}

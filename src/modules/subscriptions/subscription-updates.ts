@@ -1,0 +1,237 @@
+import type { Updateable } from "kysely";
+import type { Deps } from "../../context.ts";
+import type { Executor } from "../../db/database.ts";
+import type { WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { BadRequest, RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
+import { discountAmount } from "../discounts/discount-amount.ts";
+import type { OrderRow } from "../orders/orders.table.ts";
+import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
+import type { SubscriptionRenewals } from "./subscription-renewals.ts";
+import { endSubscription } from "./subscription-lifecycle.ts";
+import {
+  AlreadyCanceledSubscription,
+  CannotPauseSubscription,
+  InactiveSubscription,
+  NoScheduledPause,
+  NotPausedSubscription,
+  ResourceUnavailable,
+} from "./subscriptions.errors.ts";
+import * as repo from "./subscriptions.repository.ts";
+import { publishSubscriptionEvents, readSubscription } from "./subscriptions.service.ts";
+import type { Subscription } from "./subscriptions.schemas.ts";
+import type { SubscriptionRow, SubscriptionsTable } from "./subscriptions.table.ts";
+
+type SubscriptionEvent = Extract<WebhookEventType, `subscription.${string}`>;
+
+const BILLABLE = new Set(["trialing", "active", "past_due"]);
+const isBillable = (row: SubscriptionRow) => BILLABLE.has(row.status);
+/** Canceling: set to end at the period end, or already ended. */
+const isCanceling = (row: SubscriptionRow) => row.cancel_at_period_end || row.ends_at !== null || row.ended_at !== null;
+
+type Base = Extract<SubscriptionUpdate, { trial_end?: unknown }>;
+
+/** What one accepted change does: the columns it writes and the events beyond `subscription.updated`. */
+interface Change {
+  values: Updateable<SubscriptionsTable>;
+  events: SubscriptionEvent[];
+  /** A trial ended `now`: the period closes and renews at once, with its charge. */
+  renewNow?: boolean;
+}
+
+/**
+ * The merchant's changes to a subscription (`PATCH`, `DELETE`), each under the row's lock, in one
+ * transaction with its events: the anchor's rules and errors, change by change.
+ */
+export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRenewals) {
+  const { db } = deps;
+
+  /** The amount a period bills: the frozen prices less the discount. */
+  async function periodAmount(trx: Executor, row: SubscriptionRow, discountId: string | null): Promise<number> {
+    const prices = await repo.frozenPrices(trx, row.id);
+    const subtotal = prices.reduce((sum, price) => sum + (price.amount ?? 0), 0);
+    if (!discountId) return subtotal;
+    const discount = await findLiveDiscount(trx, row.organization_id, { id: discountId });
+    return subtotal - discountAmount(discount ?? null, subtotal, row.currency);
+  }
+
+  async function cancel(
+    row: SubscriptionRow,
+    input: Extract<SubscriptionUpdate, { cancel_at_period_end: boolean }>,
+    now: Date,
+  ): Promise<Change> {
+    if (input.cancel_at_period_end) {
+      if (!isBillable(row) || isCanceling(row)) throw new AlreadyCanceledSubscription();
+      return {
+        values: {
+          cancel_at_period_end: true,
+          canceled_at: now,
+          ends_at: row.current_period_end,
+          pause_at_period_end: false,
+          resumes_at: null,
+          ...(input.customer_cancellation_reason ? { customer_cancellation_reason: input.customer_cancellation_reason } : {}),
+          ...(input.customer_cancellation_comment ? { customer_cancellation_comment: input.customer_cancellation_comment } : {}),
+        },
+        events: ["subscription.canceled"],
+      };
+    }
+    if (row.ended_at !== null) throw new ResourceUnavailable();
+    if (!(isCanceling(row) && isBillable(row))) throw new BadRequest("Bad request");
+    return {
+      values: {
+        cancel_at_period_end: false,
+        canceled_at: null,
+        ends_at: null,
+        customer_cancellation_reason: null,
+        customer_cancellation_comment: null,
+      },
+      events: ["subscription.uncanceled"],
+    };
+  }
+
+  async function changeDiscount(
+    trx: Executor,
+    row: SubscriptionRow,
+    discountId: string | null,
+    now: Date,
+  ): Promise<Updateable<SubscriptionsTable>> {
+    if (discountId === null) return { discount_id: null, discount_applied_at: null, amount: await periodAmount(trx, row, null) };
+    const loc = ["body", "discount_id"];
+    if (discountId === row.discount_id)
+      throw new RequestValidationError([
+        fieldIssue(loc, "This discount is already applied to the subscription.", discountId, "value_error"),
+      ]);
+    const discount = await findLiveDiscount(trx, row.organization_id, { id: discountId });
+    const applicable =
+      discount !== undefined &&
+      (discount.product_ids.length === 0 || discount.product_ids.includes(row.product_id)) &&
+      (discount.starts_at === null || discount.starts_at <= now) &&
+      (discount.ends_at === null || discount.ends_at > now) &&
+      (discount.type === "percentage" || (discount.amounts ?? {})[row.currency] !== undefined);
+    if (!applicable || !(await redeemDiscount(trx, discount.id)))
+      throw new RequestValidationError([
+        fieldIssue(loc, "Discount does not exist, is not applicable to this product or is not redeemable.", discountId, "value_error"),
+      ]);
+    // Stored now, first billed at the next renewal: its duration counts from then.
+    return { discount_id: discount.id, discount_applied_at: null, amount: await periodAmount(trx, row, discount.id) };
+  }
+
+  /** `trialEnd` is a date-time, or `now` to end the trial at once. */
+  function changeTrial(row: SubscriptionRow, trialEnd: string, now: Date): Change {
+    if (row.status !== "trialing" && row.status !== "active") throw new InactiveSubscription(row.id);
+    const loc = ["body", "trial_end"];
+    if (row.status === "trialing") {
+      if (trialEnd === "now") return { values: { trial_end: now, current_period_end: now }, events: [], renewNow: true };
+      const end = new Date(trialEnd);
+      if (end <= now) throw new RequestValidationError([fieldIssue(loc, "Trial end must be in the future.", trialEnd)]);
+      return { values: { trial_end: end, current_period_end: end }, events: [] };
+    }
+    if (trialEnd === "now") throw new RequestValidationError([fieldIssue(loc, "The subscription is not currently trialing.", trialEnd)]);
+    const end = new Date(trialEnd);
+    if (end <= row.current_period_end)
+      throw new RequestValidationError([fieldIssue(loc, "Trial end must be after the current period end.", trialEnd)]);
+    return { values: { status: "trialing", trial_end: end, current_period_end: end }, events: [] };
+  }
+
+  async function base(trx: Executor, row: SubscriptionRow, input: Base, now: Date): Promise<Change> {
+    const change: Change = { values: {}, events: [] };
+    if (input.product_id !== undefined && input.product_id !== null && input.product_id !== row.product_id) {
+      // Product changes (and their proration) are the next slice of this work; refused rather than ignored.
+      throw new RequestValidationError([
+        fieldIssue(["body", "product_id"], "Changing the product of a subscription is not supported yet.", input.product_id, "value_error"),
+      ]);
+    }
+    if (input.discount_id !== undefined) {
+      if (!isBillable(row) || isCanceling(row)) throw new AlreadyCanceledSubscription();
+      Object.assign(change.values, await changeDiscount(trx, row, input.discount_id, now));
+    }
+    if (input.trial_end !== undefined && input.trial_end !== null) {
+      const trial = changeTrial(row, input.trial_end, now);
+      Object.assign(change.values, trial.values);
+      change.renewNow = trial.renewNow;
+    }
+    if (input.metadata !== undefined) change.values.metadata = JSON.stringify(input.metadata);
+    return change;
+  }
+
+  function billingPeriod(row: SubscriptionRow, end: string, now: Date): Change {
+    if (row.status === "canceled" || row.status === "unpaid" || isCanceling(row)) throw new AlreadyCanceledSubscription();
+    if (row.status !== "trialing" && row.status !== "active") throw new InactiveSubscription(row.id);
+    const date = new Date(end);
+    if (date <= now)
+      throw new RequestValidationError([
+        fieldIssue(["body", "current_billing_period_end"], "The new period end must be in the future.", end),
+      ]);
+    return {
+      values: { current_period_end: date, anchor_day: date.getUTCDate(), ...(row.status === "trialing" ? { trial_end: date } : {}) },
+      events: [],
+    };
+  }
+
+  function pause(row: SubscriptionRow, input: Extract<SubscriptionUpdate, { pause_at_period_end: boolean }>): Change {
+    if (!input.pause_at_period_end) {
+      if (!row.pause_at_period_end) throw new NoScheduledPause();
+      return { values: { pause_at_period_end: false, resumes_at: null }, events: [] };
+    }
+    if (row.status !== "active" || isCanceling(row) || row.pause_at_period_end) throw new CannotPauseSubscription();
+    if (input.resumes_at && new Date(input.resumes_at) <= row.current_period_end)
+      throw new RequestValidationError([
+        fieldIssue(["body", "resumes_at"], "resumes_at must be after the current period end.", input.resumes_at),
+      ]);
+    return { values: { pause_at_period_end: true, resumes_at: input.resumes_at ? new Date(input.resumes_at) : null }, events: [] };
+  }
+
+  /** Applies one update body to a locked row; returns the order to charge when the change renews at once. */
+  async function apply(trx: Executor, row: SubscriptionRow, input: SubscriptionUpdate, now: Date): Promise<OrderRow | null> {
+    if ("revoke" in input) {
+      if (row.ended_at !== null || !(isBillable(row) || row.status === "paused")) throw new AlreadyCanceledSubscription();
+      await endSubscription(trx, row, now, { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment });
+      return null;
+    }
+    let change: Change;
+    if ("cancel_at_period_end" in input) change = await cancel(row, input, now);
+    else if ("current_billing_period_end" in input) change = billingPeriod(row, input.current_billing_period_end, now);
+    else if ("pause_at_period_end" in input) change = pause(row, input);
+    else if ("resume" in input) {
+      if (row.status !== "paused") throw new NotPausedSubscription();
+      return renewals.resume(trx, row, now);
+    } else if ("pending_update" in input) {
+      if (row.pending_update === null)
+        throw new RequestValidationError([
+          fieldIssue(["body", "pending_update"], "This subscription has no pending update to clear.", null),
+        ]);
+      change = { values: { pending_update: null }, events: [] };
+    } else if ("seats" in input) {
+      // Seat changes (and their proration) are the next slice of this work; refused rather than ignored.
+      throw new RequestValidationError([
+        fieldIssue(["body", "seats"], "Changing the seats of a subscription is not supported yet.", input.seats, "value_error"),
+      ]);
+    } else change = await base(trx, row, input, now);
+
+    const updated = await repo.updateSubscription(trx, row.id, { ...change.values, modified_at: now });
+    const events: SubscriptionEvent[] = ["subscription.updated"];
+    if (!["trialing", "active"].includes(row.status) && updated.status === "active") events.push("subscription.active");
+    await publishSubscriptionEvents(trx, updated, [...events, ...change.events], now);
+    // Ending a trial renews right away, in this transaction; the charge follows it.
+    return change.renewNow ? renewals.cycle(trx, updated, now) : null;
+  }
+
+  return {
+    async update(id: string, input: SubscriptionUpdate, allowed: OrganizationScope): Promise<Subscription> {
+      const { row, pending } = await db.transaction().execute(async (trx) => {
+        const locked = await repo.findSubscriptionForUpdate(trx, id, { allowed });
+        if (!locked) throw new ResourceNotFound();
+        return { row: locked, pending: await apply(trx, locked, input, deps.now()) };
+      });
+      if (pending) await renewals.collect(pending.id, "subscription_cycle");
+      return readSubscription(db, row);
+    },
+
+    /** `DELETE /v1/subscriptions/{id}`: revoke now. */
+    revoke(id: string, allowed: OrganizationScope): Promise<Subscription> {
+      return this.update(id, { revoke: true }, allowed);
+    },
+  };
+}
+export type SubscriptionUpdates = ReturnType<typeof createSubscriptionUpdates>;

@@ -1,0 +1,102 @@
+import { stringify } from "csv-stringify/sync";
+import { RequestValidationError, fieldIssue } from "../../kit/errors.ts";
+import type { SubscriptionExportColumn } from "./subscription-inputs.schemas.ts";
+import type { exportRows } from "./subscriptions.repository.ts";
+
+type ExportRow = Awaited<ReturnType<typeof exportRows>>[number];
+
+export const DEFAULT_EXPORT_COLUMNS: readonly SubscriptionExportColumn[] = [
+  "email",
+  "started_at",
+  "product",
+  "amount",
+  "currency",
+  "status",
+  "recurring_interval",
+];
+
+/** A timestamp as `YYYY-MM-DD HH:MM:SS` in the export's time zone; empty when absent. */
+function dateIn(format: Intl.DateTimeFormat) {
+  return (value: Date | null): string => {
+    if (value === null) return "";
+    const parts = Object.fromEntries(format.formatToParts(value).map((part) => [part.type, part.value]));
+    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+  };
+}
+
+/** The formatter of an IANA zone; an unknown zone is the caller's mistake (422), not a crash. */
+function zoneFormat(timezone: string): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat("en-CA", {
+      timeZone: timezone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    });
+  } catch {
+    throw new RequestValidationError([fieldIssue(["query", "timezone"], "Invalid time zone.", timezone)]);
+  }
+}
+
+/**
+ * A CSV of the subscriptions: a header row of the column names, then a row each. Amounts are in
+ * minor units, as everywhere in this API. A cell starting with `=`, `+`, `-` or `@` is prefixed
+ * with `'` so a spreadsheet never runs a customer-typed name as a formula.
+ */
+export function subscriptionsCsv(rows: readonly ExportRow[], columns: readonly SubscriptionExportColumn[], timezone: string): string {
+  const date = dateIn(zoneFormat(timezone));
+  const cell = (row: ExportRow, column: SubscriptionExportColumn): string | number | boolean => {
+    switch (column) {
+      case "email":
+        return row.email;
+      case "started_at":
+        return date(row.started_at);
+      case "product":
+        return row.product_name;
+      // The amount a period bills before tax (docs/decisions.md, "Subscription export").
+      case "amount":
+      case "net_amount":
+        return row.amount;
+      case "currency":
+        return row.currency;
+      case "status":
+        return row.status;
+      case "recurring_interval":
+        return row.recurring_interval;
+      case "customer_name":
+        return row.customer_name ?? "";
+      case "billing_name":
+        return row.billing_name ?? row.customer_name ?? "";
+      case "billing_country":
+        return row.billing_address?.country ?? "";
+      case "discount":
+        return row.discount_name ?? "";
+      case "seats":
+        return row.seats ?? "";
+      case "current_period_start":
+        return date(row.current_period_start);
+      case "current_period_end":
+        return date(row.current_period_end);
+      case "cancel_at_period_end":
+        return row.cancel_at_period_end;
+      case "canceled_at":
+        return date(row.canceled_at);
+      case "ends_at":
+        return date(row.ends_at);
+      case "ended_at":
+        return date(row.ended_at);
+      case "cancellation_reason":
+        return row.customer_cancellation_reason ?? "";
+      case "trial_start":
+        return date(row.trial_start);
+      case "trial_end":
+        return date(row.trial_end);
+    }
+  };
+  const safe = (value: string | number | boolean) => (typeof value === "string" && /^[=+\-@]/.test(value) ? `'${value}` : value);
+  return stringify([columns, ...rows.map((row) => columns.map((column) => safe(cell(row, column))))]);
+}
