@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { Deps } from "./context.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
+import { registerRequestClock } from "./kit/clock.ts";
 import { registerErrorHandling } from "./kit/http-errors.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
@@ -28,6 +29,7 @@ import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.r
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes.ts";
+import { testClockRoutes } from "./modules/test-clock/test-clock.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -84,6 +86,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   const services = options.services ?? buildServices(deps);
+  registerRequestClock(app);
   registerAuth(app, services.authenticators);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
@@ -113,6 +116,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
+  // Only a sandbox deployment has a test clock; in production the paths do not exist.
+  if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));
   return app;
 }

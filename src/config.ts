@@ -11,6 +11,7 @@ const Bool = Type.Union([Type.Literal("true"), Type.Literal("false"), Type.Liter
 
 const EnvSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal("development"), Type.Literal("production"), Type.Literal("test")], { default: "development" }),
+  ENVIRONMENT: Type.Union([Type.Literal("sandbox"), Type.Literal("production")], { default: "sandbox" }),
   HOST: Type.String({ minLength: 1, default: "127.0.0.1" }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
@@ -54,6 +55,11 @@ type Env = Static<typeof EnvSchema>;
 
 export interface Config {
   readonly env: Env["NODE_ENV"];
+  /**
+   * What this deployment is, as the interface's two base addresses imply: `sandbox` settles
+   * payments with the sandbox processor and offers the test clock; `production` does neither.
+   */
+  readonly environment: Env["ENVIRONMENT"];
   readonly host: string;
   readonly port: number;
   readonly publicBaseUrl: string;
@@ -139,6 +145,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://${env.HOST === "0.0.0.0" ? "127.0.0.1" : env.HOST}:${env.PORT}`;
   return Object.freeze({
     env: env.NODE_ENV,
+    environment: env.ENVIRONMENT,
     host: env.HOST,
     port: env.PORT,
     publicBaseUrl,

@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { connect } from "./db/connection.ts";
+import { organizationClock } from "./kit/clock.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { provisionDatabase, readOrCreateSecretFile } from "./db/provision.ts";
 
@@ -44,7 +45,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     throw error;
   }
   return {
-    deps: { db: connection.db, config, secret, now: () => new Date() },
+    deps: { db: connection.db, config, secret, now: organizationClock(() => new Date()) },
     pool: connection.pool,
     embedded: database.embedded,
     close: async () => {

@@ -17,9 +17,11 @@ import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
 import { createSubscriptionRenewals } from "./modules/subscriptions/subscription-renewals.ts";
 import { createSubscriptionUpdates } from "./modules/subscriptions/subscription-updates.ts";
+import { createTestClock } from "./modules/test-clock/test-clock.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
+import { unconfiguredProcessor } from "./modules/payments/unconfigured.processor.ts";
 import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./modules/tax/tax.engine.ts";
@@ -41,8 +43,9 @@ export interface Adapters {
  */
 export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const adapters: Adapters = {
-    // A real processor (a Stripe adapter) replaces the sandbox on this line and nowhere else.
-    payments: overrides.payments ?? sandboxProcessor,
+    // A real processor (a Stripe adapter) replaces these on this line and nowhere else; the sandbox's
+    // test tokens only ever settle a sandbox deployment's orders.
+    payments: overrides.payments ?? (deps.config.environment === "sandbox" ? sandboxProcessor : unconfiguredProcessor),
     taxEngine: overrides.taxEngine ?? rateTableTaxEngine,
     blobs: overrides.blobs ?? createBlobStore(deps),
   };
@@ -83,6 +86,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     subscriptions: createSubscriptionService(deps),
     subscriptionRenewals,
     subscriptionUpdates: createSubscriptionUpdates(deps, subscriptionRenewals),
+    testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { setRequestClockOffset } from "./clock.ts";
 import { InsufficientScope, InvalidToken, Unauthorized } from "./errors.ts";
 
 /** Who is calling. Every authenticated request resolves to exactly one of these. */
 export type Principal =
   | { kind: "user"; tokenId: string; scopes: ReadonlySet<string> | "all" }
-  | { kind: "organization"; tokenId: string; organizationId: string; scopes: ReadonlySet<string> }
-  | { kind: "customer"; sessionId: string; organizationId: string; customerId: string }
-  | { kind: "member"; sessionId: string; organizationId: string; customerId: string; memberId: string };
+  | { kind: "organization"; tokenId: string; organizationId: string; scopes: ReadonlySet<string>; clockOffsetMs?: number }
+  | { kind: "customer"; sessionId: string; organizationId: string; customerId: string; clockOffsetMs?: number }
+  | { kind: "member"; sessionId: string; organizationId: string; customerId: string; memberId: string; clockOffsetMs?: number };
 
 export type PrincipalKind = Principal["kind"];
 
@@ -70,6 +71,8 @@ export function registerAuth(app: FastifyInstance, authenticators: ReadonlyMap<s
     const principal = prefix ? await authenticators.get(prefix)!(token) : null;
     if (principal === null) throw new InvalidToken();
     request.principal = principal;
+    // An organization's caller works at the organization's time (the sandbox test clock).
+    if (principal.kind !== "user" && principal.clockOffsetMs) setRequestClockOffset(principal.clockOffsetMs);
   });
 
   app.addHook("onRequest", async (request) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { randomBytes } from "node:crypto";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
+import { organizationClock } from "../../src/kit/clock.ts";
 import type { Deps } from "../../src/context.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
 import { buildServices, type Services } from "../../src/services.ts";
@@ -47,7 +48,12 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function createTestContext(options: { env?: Record<string, string> } = {}): Promise<TestContext> {
   const database = await createTestDatabase();
   const clock = testClock();
-  const deps: Deps = { db: database.db, config: testConfig(options.env), secret: randomBytes(32).toString("hex"), now: clock.now };
+  const deps: Deps = {
+    db: database.db,
+    config: testConfig(options.env),
+    secret: randomBytes(32).toString("hex"),
+    now: organizationClock(clock.now),
+  };
   const owner = await createAccessTokenService(deps).ensureOwnerToken(undefined);
   if (!owner.generated) throw new Error("a fresh database has no owner token yet");
   const services = buildServices(deps);

@@ -13,17 +13,21 @@ const isPayload = (value: unknown): value is { checkoutId: string } =>
  */
 export function expireCheckoutTask(deps: Deps, sessions: CheckoutSessions): Task {
   return async (payload) => {
-    if (!isPayload(payload)) return;
-    await deps.db.transaction().execute(async (trx) => {
-      const row = await findCheckoutForUpdate(trx, { id: payload.checkoutId }, null);
-      if (!row || row.status !== "open") return;
-      if (row.expires_at > deps.now()) {
-        await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
-        return;
-      }
-      if (await expireCheckout(trx, row.id, deps.now())) await sessions.publish(trx, row.id, "checkout.expired");
-    });
+    if (isPayload(payload)) await expireCheckoutWhenDue(deps, sessions, payload.checkoutId);
   };
+}
+
+/** The expiry itself, also run by the sandbox test clock at an organization's time. */
+export async function expireCheckoutWhenDue(deps: Deps, sessions: CheckoutSessions, checkoutId: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const row = await findCheckoutForUpdate(trx, { id: checkoutId }, null);
+    if (!row || row.status !== "open") return;
+    if (row.expires_at > deps.now()) {
+      await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
+      return;
+    }
+    if (await expireCheckout(trx, row.id, deps.now())) await sessions.publish(trx, row.id, "checkout.expired");
+  });
 }
 
 const isSettlePayload = (value: unknown): value is { checkoutId: string; confirmationToken: string | null } =>

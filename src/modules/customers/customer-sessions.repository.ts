@@ -10,7 +10,8 @@ export const findLiveCustomerSession = (db: Executor, tokenHash: string, now: Da
   db
     .selectFrom("customer_sessions as s")
     .innerJoin("customers as c", "c.id", "s.customer_id")
-    .select(["s.id", "s.organization_id", "s.customer_id"])
+    .innerJoin("organizations as o", "o.id", "s.organization_id")
+    .select(["s.id", "s.organization_id", "s.customer_id", "o.clock_offset_ms"])
     .where("s.token_hash", "=", tokenHash)
     .where("s.expires_at", ">", now)
     .where("c.deleted_at", "is", null)

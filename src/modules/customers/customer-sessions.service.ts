@@ -58,7 +58,15 @@ export function createCustomerSessionService(deps: Deps) {
       const customerSession = async (token: string): Promise<Principal | null> => {
         if (!hasValidChecksum(token, TokenPrefix.customerSession)) return null;
         const row = await findLiveCustomerSession(deps.db, hash(token), deps.now());
-        return row ? { kind: "customer", sessionId: row.id, organizationId: row.organization_id, customerId: row.customer_id } : null;
+        return row
+          ? {
+              kind: "customer",
+              sessionId: row.id,
+              organizationId: row.organization_id,
+              customerId: row.customer_id,
+              clockOffsetMs: row.clock_offset_ms,
+            }
+          : null;
       };
       return new Map([[TokenPrefix.customerSession, customerSession]]);
     },

@@ -57,7 +57,15 @@ export function createAccessTokenService(deps: Deps) {
       const organizationToken = async (token: string): Promise<Principal | null> => {
         if (!hasValidChecksum(token, TokenPrefix.organizationAccess)) return null;
         const row = await repo.findLiveOrganizationToken(deps.db, hash(token), deps.now());
-        return row ? { kind: "organization", tokenId: row.id, organizationId: row.organization_id, scopes: new Set(row.scopes) } : null;
+        return row
+          ? {
+              kind: "organization",
+              tokenId: row.id,
+              organizationId: row.organization_id,
+              scopes: new Set(row.scopes),
+              clockOffsetMs: row.clock_offset_ms,
+            }
+          : null;
       };
       const personalToken = async (token: string): Promise<Principal | null> => {
         const row = await repo.findLivePersonalToken(deps.db, hash(token));

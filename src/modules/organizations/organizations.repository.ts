@@ -27,11 +27,12 @@ export const insertOrganizationAccessToken = (db: Executor, values: Insertable<O
 /** A live organization token by hash: not revoked, not expired at `now`. */
 export const findLiveOrganizationToken = (db: Executor, tokenHash: string, now: Date) =>
   db
-    .selectFrom("organization_access_tokens")
-    .select(["id", "organization_id", "scopes"])
-    .where("token_hash", "=", tokenHash)
-    .where("revoked_at", "is", null)
-    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+    .selectFrom("organization_access_tokens as t")
+    .innerJoin("organizations as o", "o.id", "t.organization_id")
+    .select(["t.id", "t.organization_id", "t.scopes", "o.clock_offset_ms"])
+    .where("t.token_hash", "=", tokenHash)
+    .where("t.revoked_at", "is", null)
+    .where((eb) => eb.or([eb("t.expires_at", "is", null), eb("t.expires_at", ">", now)]))
     .executeTakeFirst();
 
 export const findLivePersonalToken = (db: Executor, tokenHash: string) =>

@@ -20,6 +20,8 @@ export interface OrganizationsTable {
   customer_portal_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
   invoice_numbering: Generated<"customer" | "organization">;
   invoice_prefix: string | null;
+  /** How far the organization's test clock is ahead of real time (sandbox only; 0 otherwise). */
+  clock_offset_ms: Generated<number>;
 }
 export type OrganizationRow = Selectable<OrganizationsTable>;
 

@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { enqueueJob, removeJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { addInterval } from "../../kit/calendar.ts";
+import { atClockOffset } from "../../kit/clock.ts";
 import { setSubscriptionBenefits } from "../benefits/benefit-grants.service.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import { allocateReceiptNumber } from "../orders/order-numbers.ts";
@@ -263,11 +264,13 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
   }
 
   /**
-   * Renews every subscription whose period has ended and retries every dunning charge that is due,
-   * oldest first, until none is left; a subscription several periods behind (the server was down)
-   * catches up one period at a time. `organizationId` limits it to one organization.
+   * Renews every subscription whose period has ended, resumes the paused ones whose time has come
+   * and retries every dunning charge that is due, oldest first, until none is left, at the clock of
+   * the calling context; a subscription several periods behind (the server was down) catches up one
+   * period at a time. `organizationId` limits it to one organization.
    */
-  async function sweep(options: { organizationId?: string } = {}): Promise<{ renewed: number; retried: number }> {
+  async function sweepDue(organizationId: string | undefined): Promise<{ renewed: number; retried: number }> {
+    const options = { organizationId };
     let renewed = 0;
     let retried = 0;
     for (;;) {
@@ -310,6 +313,21 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       await collect(claimed.id, "retry_dunning");
     }
     return { renewed, retried };
+  }
+
+  /**
+   * The sweep: one organization at the caller's clock, or every organization with work due at its
+   * own clock (an organization whose sandbox test clock is ahead renews at its time).
+   */
+  async function sweep(options: { organizationId?: string } = {}): Promise<{ renewed: number; retried: number }> {
+    if (options.organizationId) return sweepDue(options.organizationId);
+    const totals = { renewed: 0, retried: 0 };
+    for (const organization of await repo.organizationsWithDueWork(db, deps.now())) {
+      const done = await atClockOffset(organization.clock_offset_ms, () => sweepDue(organization.id));
+      totals.renewed += done.renewed;
+      totals.retried += done.retried;
+    }
+    return totals;
   }
 
   return { sweep, collect, cycle, resume };

@@ -267,3 +267,44 @@ export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
     .orderBy("s.started_at", "desc")
     .orderBy("s.id", "desc")
     .execute();
+
+/**
+ * Organizations with renewals, resumes or dunning retries due at their own time (real time plus
+ * their sandbox test clock's offset), with that offset.
+ */
+export const organizationsWithDueWork = (db: Executor, now: Date) =>
+  db
+    .selectFrom("organizations as o")
+    .select(["o.id", "o.clock_offset_ms"])
+    .where((eb) => {
+      const organizationNow = sql<Date>`${now}::timestamptz + o.clock_offset_ms * interval '1 millisecond'`;
+      return eb.or([
+        eb.exists(
+          eb
+            .selectFrom("subscriptions as s")
+            .select("s.id")
+            .whereRef("s.organization_id", "=", "o.id")
+            .where("s.status", "in", BILLABLE)
+            .where("s.started_at", "is not", null)
+            .where("s.current_period_end", "<=", organizationNow),
+        ),
+        eb.exists(
+          eb
+            .selectFrom("subscriptions as s")
+            .select("s.id")
+            .whereRef("s.organization_id", "=", "o.id")
+            .where("s.status", "=", "paused")
+            .where("s.resumes_at", "<=", organizationNow),
+        ),
+        eb.exists(
+          eb
+            .selectFrom("orders as r")
+            .select("r.id")
+            .whereRef("r.organization_id", "=", "o.id")
+            .where("r.status", "=", "pending")
+            .where("r.subscription_id", "is not", null)
+            .where("r.next_payment_attempt_at", "<=", organizationNow),
+        ),
+      ]);
+    })
+    .execute();

@@ -1,0 +1,17 @@
+import type { ChargeOutcome, OffSessionChargeOutcome, PaymentProcessor } from "./payment-processor.ts";
+
+const MESSAGE = "No payment processor is configured for this production deployment.";
+
+/**
+ * The processor of a `production` deployment until a real adapter (Stripe) is wired in
+ * `services.ts`: the sandbox's test tokens must never settle real orders, so every charge fails
+ * with a message saying why, and nothing is recorded as paid.
+ */
+export const unconfiguredProcessor: PaymentProcessor = {
+  async charge(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async chargeOffSession(): Promise<OffSessionChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+};

@@ -1,0 +1,91 @@
+import { sql } from "kysely";
+import type { Deps } from "../../context.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { atClockOffset, realTime } from "../../kit/clock.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import { expireCheckoutWhenDue } from "../checkouts/checkouts.tasks.ts";
+import type { CheckoutSessions } from "../checkouts/checkouts.service.ts";
+import type { SubscriptionRenewals } from "../subscriptions/subscription-renewals.ts";
+import * as repo from "./test-clock.repository.ts";
+import type { TestClock, TestClockAdvanced } from "./test-clock.schemas.ts";
+
+/** More steps than ten years of daily renewals of a busy sandbox: past it, something loops. */
+const MAX_STEPS = 100_000;
+
+/**
+ * The sandbox test clock: an organization moves its own time forward, and everything that came due
+ * on the way runs at the moment it came due, in time order, as it would have in real time.
+ */
+export function createTestClock(deps: Deps, renewals: SubscriptionRenewals, checkouts: CheckoutSessions) {
+  const { db } = deps;
+  // The deployment's clock without any organization's offset: offsets are measured from it.
+  const baseNow = () => realTime(deps.now);
+
+  async function offsetOf(organizationId: string, allowed: OrganizationScope): Promise<number> {
+    const offset = await repo.findClockOffset(db, organizationId, allowed);
+    if (offset === undefined) throw new ResourceNotFound();
+    return offset;
+  }
+
+  const view = (organizationId: string, offsetMs: number): TestClock => ({
+    organization_id: organizationId,
+    now: new Date(baseNow().getTime() + offsetMs).toISOString(),
+    offset_seconds: offsetMs / 1000,
+  });
+
+  return {
+    async get(organizationId: string, allowed: OrganizationScope): Promise<TestClock> {
+      return view(organizationId, await offsetOf(organizationId, allowed));
+    },
+
+    /** Moves the organization's time to `target` (forward only); answers once all that came due has run. */
+    async advance(
+      organizationId: string,
+      target: { to: Date } | { seconds: number },
+      allowed: OrganizationScope,
+    ): Promise<TestClockAdvanced> {
+      await offsetOf(organizationId, allowed);
+      // One advance of an organization at a time, across processes: a session advisory lock on a connection of its own.
+      return db.connection().execute(async (connection) => {
+        await sql`SELECT pg_advisory_lock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+        try {
+          const start = await offsetOf(organizationId, allowed);
+          const current = baseNow().getTime() + start;
+          const to = "to" in target ? target.to.getTime() : current + target.seconds * 1000;
+          if (to <= current)
+            throw new RequestValidationError([
+              fieldIssue(
+                ["body", "to"],
+                "The test clock only moves forward: give a time after the organization's current time.",
+                new Date(to).toISOString(),
+              ),
+            ]);
+          const totals = { renewals: 0, payment_retries: 0, expired_checkouts: 0 };
+          for (let step = 0; ; step += 1) {
+            if (step >= MAX_STEPS) throw new Error(`test clock of ${organizationId} did not settle in ${MAX_STEPS} steps`);
+            const due = await repo.nextDueAt(db, organizationId);
+            if (due === null || due.getTime() > to) break;
+            // Step to the moment it came due (never backwards), and run what is due then at that time.
+            const offset = Math.max(due.getTime() - baseNow().getTime(), await offsetOf(organizationId, null));
+            await repo.setClockOffset(db, organizationId, offset);
+            await atClockOffset(offset, async () => {
+              const done = await renewals.sweep({ organizationId });
+              totals.renewals += done.renewed;
+              totals.payment_retries += done.retried;
+              for (const checkoutId of await repo.dueCheckoutIds(db, organizationId, deps.now())) {
+                await expireCheckoutWhenDue(deps, checkouts, checkoutId);
+                totals.expired_checkouts += 1;
+              }
+            });
+          }
+          const offset = Math.max(to - baseNow().getTime(), await offsetOf(organizationId, null));
+          await repo.setClockOffset(db, organizationId, offset);
+          return { ...view(organizationId, offset), ...totals };
+        } finally {
+          await sql`SELECT pg_advisory_unlock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+        }
+      });
+    },
+  };
+}
+export type TestClockService = ReturnType<typeof createTestClock>;
