@@ -29,6 +29,7 @@ import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.r
 import { portalCustomerRoutes } from "./modules/customer-portal/customers.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes.ts";
+import { portalSubscriptionRoutes } from "./modules/customer-portal/subscriptions.routes.ts";
 import { testClockRoutes } from "./modules/test-clock/test-clock.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
 
@@ -116,6 +117,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalCustomerRoutes(services.portalCustomers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
+  await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));

@@ -7,6 +7,7 @@ import { createCheckoutConfirmation } from "./modules/checkouts/checkouts.confir
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
+import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
@@ -59,6 +60,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
 
   const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine);
   const subscriptionRenewals = createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine);
+  const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
   const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
   const orders = createOrderService(deps);
   return {
@@ -85,7 +87,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     orderDocuments: createOrderDocumentService(deps, adapters.blobs),
     subscriptions: createSubscriptionService(deps),
     subscriptionRenewals,
-    subscriptionUpdates: createSubscriptionUpdates(deps, subscriptionRenewals),
+    subscriptionUpdates,
+    portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
   };
 }

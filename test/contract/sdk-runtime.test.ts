@@ -192,3 +192,32 @@ describe("official SDK: subscriptions", () => {
     await expect(polar.subscriptions.get("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
   });
 });
+
+describe("official SDK: subscriptions, merchant changes and the customer portal", () => {
+  it("updates and revokes as the merchant; lists, reads, cancels and uncancels as the customer", async () => {
+    const org = await createOrganization(ctx.deps);
+    const plan = await createProduct(ctx.deps, org.id, {
+      product: { name: "SDK portal plan", recurring_interval: "month", recurring_interval_count: 1 },
+    });
+    const customer = await createCustomer(ctx.deps, org.id);
+    const first = await createSubscription(ctx.deps, org.id, { customer, product: plan });
+    const second = await createSubscription(ctx.deps, org.id, { customer, product: plan });
+    const merchant = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["subscriptions:write"]), baseUrl });
+    const updated = await merchant.subscriptions.update(first.id, { metadata: { plan: "sdk" } });
+    expect(updated.metadata).toEqual({ plan: "sdk" });
+    const revoked = await merchant.subscriptions.revoke(second.id);
+    expect(revoked).toMatchObject({ id: second.id, status: "canceled" });
+
+    const portal = createPolar({ accessToken: await createCustomerSessionToken(ctx.deps, customer.id), baseUrl });
+    const page = await portal.customerPortal.subscriptions.list({ sorting: ["-started_at"] });
+    expect(page.items.map((item) => item.id).sort()).toEqual([first.id, second.id].sort());
+    const read = await portal.customerPortal.subscriptions.get(first.id);
+    expect(read.product.organization.id).toBe(org.id);
+    const canceled = await portal.customerPortal.subscriptions.update(first.id, {
+      cancel_at_period_end: true,
+      cancellation_reason: "unused",
+    });
+    expect(canceled).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: "unused" });
+    await expect(portal.customerPortal.subscriptions.cancel(first.id)).rejects.toMatchObject({ statusCode: 403 });
+  });
+});

@@ -26,6 +26,8 @@ import * as OR from "../../src/modules/orders/orders.schemas.ts";
 import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
 import * as OV from "../../src/modules/organizations/organization-views.schemas.ts";
 import * as SU from "../../src/modules/subscriptions/subscriptions.schemas.ts";
+import * as SI from "../../src/modules/subscriptions/subscription-inputs.schemas.ts";
+import * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -260,6 +262,25 @@ const _subscription: AssertAssignable<SU.Subscription, SdkSubscription> = true;
 const _listSubscriptions: AssertAssignable<SU.ListResourceSubscription, { items: SdkSubscription[]; pagination: models.Pagination }> = true;
 const _subscriptionSort: AssertEqual<NonNullable<SU.SubscriptionListQuery["sorting"]>[number], models.SubscriptionSortProperty> = true;
 const _subscriptionStatus: AssertEqual<S<typeof OR.SubscriptionStatus>, models.SubscriptionStatus> = true;
+const _subscriptionUpdateIn: AssertAssignable<models.SubscriptionUpdate, SI.SubscriptionUpdate> = true;
+const _subscriptionCreateIn: AssertAssignable<
+  models.SubscriptionCreateCustomer | models.SubscriptionCreateExternalCustomer,
+  SI.SubscriptionCreate
+> = true;
+type SdkCustomerSubscription = Omit<models.CustomerSubscription, "units" | "pending_update" | "product"> & {
+  pending_update: Omit<models.PendingSubscriptionUpdate, "units"> | null;
+  product: SdkCustomerOrderProduct;
+};
+const _customerSubscription: AssertAssignable<CPS.CustomerSubscription, SdkCustomerSubscription> = true;
+// The SDK's portal update adds a `units` member, as its other shapes do.
+const _customerSubscriptionUpdateIn: AssertAssignable<
+  Exclude<models.CustomerSubscriptionUpdate, models.CustomerSubscriptionUpdateUnits>,
+  CPS.CustomerSubscriptionUpdate
+> = true;
+const _customerSubscriptionSort: AssertEqual<
+  NonNullable<CPS.CustomerSubscriptionListQuery["sorting"]>[number],
+  models.CustomerSubscriptionSortProperty
+> = true;
 const _orderUpdateIn: AssertAssignable<models.OrderUpdate, OR.OrderUpdate> = true;
 const _orderInvoice: AssertAssignable<S<typeof OR.OrderInvoice>, models.OrderInvoice> = true;
 // Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).

@@ -217,20 +217,27 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     return change.renewNow ? renewals.cycle(trx, updated, now) : null;
   }
 
+  /** Applies a change to a subscription the caller may see (404 otherwise); returns it as it is after. */
+  async function updateRow(id: string, input: SubscriptionUpdate, visibility: repo.SubscriptionVisibility): Promise<SubscriptionRow> {
+    const { row, pending } = await db.transaction().execute(async (trx) => {
+      const locked = await repo.findSubscriptionForUpdate(trx, id, visibility);
+      if (!locked) throw new ResourceNotFound();
+      return { row: locked, pending: await apply(trx, locked, input, deps.now()) };
+    });
+    if (pending) await renewals.collect(pending.id, "subscription_cycle");
+    return db.selectFrom("subscriptions").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+  }
+
   return {
+    updateRow,
+
     async update(id: string, input: SubscriptionUpdate, allowed: OrganizationScope): Promise<Subscription> {
-      const { row, pending } = await db.transaction().execute(async (trx) => {
-        const locked = await repo.findSubscriptionForUpdate(trx, id, { allowed });
-        if (!locked) throw new ResourceNotFound();
-        return { row: locked, pending: await apply(trx, locked, input, deps.now()) };
-      });
-      if (pending) await renewals.collect(pending.id, "subscription_cycle");
-      return readSubscription(db, row);
+      return readSubscription(db, await updateRow(id, input, { allowed }));
     },
 
     /** `DELETE /v1/subscriptions/{id}`: revoke now. */
-    revoke(id: string, allowed: OrganizationScope): Promise<Subscription> {
-      return this.update(id, { revoke: true }, allowed);
+    async revoke(id: string, allowed: OrganizationScope): Promise<Subscription> {
+      return readSubscription(db, await updateRow(id, { revoke: true }, { allowed }));
     },
   };
 }

@@ -3,7 +3,7 @@ import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 import { productRelations } from "../products/products.queries.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
@@ -47,6 +47,8 @@ export interface SubscriptionFilter extends SubscriptionVisibility {
   startedAfter?: Date;
   startedBefore?: Date;
   metadata?: MetadataFilter;
+  /** Portal search: the product's or the organization's name contains the text. */
+  query?: string;
 }
 
 type SubscriptionsScope = ExpressionBuilder<Database & { s: SubscriptionsTable }, "s">;
@@ -77,6 +79,17 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
   if (filter.startedAfter) conditions.push(eb("s.started_at", ">", filter.startedAfter));
   if (filter.startedBefore) conditions.push(eb("s.started_at", "<", filter.startedBefore));
   if (filter.metadata) conditions.push(metadataMatches(eb, "s.metadata", filter.metadata));
+  if (filter.query !== undefined && filter.query !== "") {
+    const pattern = containsPattern(filter.query);
+    conditions.push(
+      eb.or([
+        eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "s.product_id").where("p.name", "ilike", pattern)),
+        eb.exists(
+          eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "s.organization_id").where("g.name", "ilike", pattern),
+        ),
+      ]),
+    );
+  }
   if (given(filter.externalCustomerIds)) {
     const ids = filter.externalCustomerIds;
     conditions.push(
@@ -96,8 +109,13 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
 /** The anchor's status order: the lifecycle, not the alphabet. */
 const STATUS_RANK = sql<number>`array_position(ARRAY['incomplete','incomplete_expired','trialing','active','past_due','canceled','unpaid','paused'], s.status)`;
 
-const sortExpression = (key: SubscriptionSortKey) => {
+/** The merchant's sort keys, and the portal's `organization` (its name). */
+export type SubscriptionOrdering = SubscriptionSortKey | "organization";
+
+const sortExpression = (key: SubscriptionOrdering) => {
   switch (key) {
+    case "organization":
+      return sql`(SELECT g.name FROM organizations g WHERE g.id = s.organization_id)`;
     case "customer":
       return sql`(SELECT c.email FROM customers c WHERE c.id = s.customer_id)`;
     case "status":
@@ -134,7 +152,7 @@ const embedded = (eb: SubscriptionsScope) => [
   ).as("prices"),
 ];
 
-type Sorting = readonly SortCriterion<SubscriptionSortKey>[];
+type Sorting = readonly SortCriterion<SubscriptionOrdering>[];
 
 export const countSubscriptions = (db: Executor, filter: SubscriptionFilter): Promise<number> =>
   countRows(db.selectFrom("subscriptions as s").where((eb) => matches(eb, filter)));
