@@ -26,8 +26,8 @@ import * as OR from "../../src/modules/orders/orders.schemas.ts";
 import * as CPO from "../../src/modules/customer-portal/orders.schemas.ts";
 import * as OV from "../../src/modules/organizations/organization-views.schemas.ts";
 import * as SU from "../../src/modules/subscriptions/subscriptions.schemas.ts";
-import * as SI from "../../src/modules/subscriptions/subscription-inputs.schemas.ts";
-import * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
+import type * as SI from "../../src/modules/subscriptions/subscription-inputs.schemas.ts";
+import type * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
