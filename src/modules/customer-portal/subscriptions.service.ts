@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { AppError, Conflict, ResourceNotFound } from "../../kit/errors.ts";
-import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import { asList, type Page } from "../../kit/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
@@ -9,6 +9,7 @@ import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.t
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
 import type { SubscriptionUpdates } from "../subscriptions/subscription-updates.ts";
 import * as repo from "../subscriptions/subscriptions.repository.ts";
+import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";
 import type { portalCustomerOf } from "./session.ts";
 import type { CustomerSubscription, CustomerSubscriptionListQuery, CustomerSubscriptionUpdate } from "./subscriptions.schemas.ts";
 
@@ -112,14 +113,7 @@ export function createPortalSubscriptionService(deps: Deps, updates: Subscriptio
         active: query.active,
         query: query.query,
       };
-      return db
-        .transaction()
-        .setIsolationLevel("repeatable read")
-        .execute(async (trx) => {
-          const total = await repo.countSubscriptions(trx, filter);
-          const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
-          return toPage(await present(trx, rows), total, query);
-        });
+      return pageSubscriptions(db, filter, query, present);
     },
 
     get: read,

@@ -1,9 +1,9 @@
 import type { Deps } from "../../context.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Db, Executor } from "../../db/database.ts";
 import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { addInterval } from "../../kit/calendar.ts";
-import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
 import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -112,6 +112,26 @@ export async function startSubscription(db: Executor, input: NewSubscription): P
   return row;
 }
 
+/**
+ * One page of subscriptions in a read schema of the caller's (`present`), with the count of every
+ * match, both read in one snapshot so they agree. The merchant's list and the portal's share it.
+ */
+export async function pageSubscriptions<T>(
+  db: Db,
+  filter: repo.SubscriptionFilter,
+  query: PageRequest & { sorting?: readonly (repo.SubscriptionOrdering | `-${repo.SubscriptionOrdering}`)[] },
+  present: (db: Executor, rows: repo.SubscriptionEmbeddedRow[]) => Promise<T[]>,
+): Promise<Page<T>> {
+  return db
+    .transaction()
+    .setIsolationLevel("repeatable read")
+    .execute(async (trx) => {
+      const total = await repo.countSubscriptions(trx, filter);
+      const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
+      return toPage(await present(trx, rows), total, query);
+    });
+}
+
 /** The merchant's reads of subscriptions. */
 export function createSubscriptionService(deps: Deps) {
   const { db } = deps;
@@ -134,15 +154,7 @@ export function createSubscriptionService(deps: Deps) {
         startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
         metadata: query.metadata,
       };
-      // One snapshot for the page and its count, so the two agree.
-      return db
-        .transaction()
-        .setIsolationLevel("repeatable read")
-        .execute(async (trx) => {
-          const total = await repo.countSubscriptions(trx, filter);
-          const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
-          return toPage(rows.map(toSubscription), total, query);
-        });
+      return pageSubscriptions(db, filter, query, async (_trx, rows) => rows.map(toSubscription));
     },
 
     /** The CSV export: the list's filters, every matching row, the chosen columns in order. */
