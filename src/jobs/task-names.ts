@@ -10,8 +10,11 @@ export const TaskName = {
   webhookDeliver: "webhooks.deliver",
   orderInvoice: "orders.invoice",
   orderReceipt: "orders.receipt",
-  /** Renews the subscriptions whose period ended and retries due dunning charges (every minute). */
-  subscriptionsSweep: "subscriptions.sweep",
+  /**
+   * Renews the subscriptions whose period ended and retries due dunning charges (every minute). A
+   * crontab task: graphile-worker's crontab takes no `.` in a task name, hence the `:`.
+   */
+  subscriptionsSweep: "subscriptions:sweep",
   /** Recovery of a subscription order's charge that died before settling. */
   subscriptionCollect: "subscriptions.collect",
 } as const;
