@@ -9,6 +9,7 @@ import { createPortalCustomerService } from "./modules/customer-portal/customers
 import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
+import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
@@ -63,6 +64,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     organizations: createOrganizationService(deps),
     customers: createCustomerService(deps),
     customerSessions,
+    customerStates: createCustomerStateService(deps),
     discounts: createDiscountService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
