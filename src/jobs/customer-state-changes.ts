@@ -15,15 +15,17 @@ export const customerStateJobKey = (customerId: string): string => `${TaskName.c
 /**
  * Schedules the `customer.state_changed` event of a customer, in the caller's transaction (so it
  * exists exactly when the change commits). Lives in jobs/ so that the lower features that change a
- * state (benefits, subscriptions) need not import the customer-state feature above them. Changes
- * within the delay fold into the pending job, which keeps its time (`preserve_run_at`): a customer
- * changing continuously still gets an event every delay, not never.
+ * state (benefits, subscriptions, customers) need not import the customer-state feature above them.
+ * Changes within the delay fold into the pending job, which keeps its time (`preserve_run_at`): a
+ * customer changing continuously still gets an event every delay, not never. The delay is counted
+ * on the wall clock the queue runs on, not on the caller's `now`, which may be an organization's
+ * test clock months ahead.
  */
-export async function enqueueCustomerStateChanged(db: Executor, customerId: string, now: Date): Promise<void> {
+export async function enqueueCustomerStateChanged(db: Executor, customerId: string): Promise<void> {
   await enqueueJob(
     db,
     TaskName.customerStateChanged,
     { customerId },
-    { jobKey: customerStateJobKey(customerId), jobKeyMode: "preserve_run_at", runAt: new Date(now.getTime() + STATE_CHANGED_DELAY_MS) },
+    { jobKey: customerStateJobKey(customerId), jobKeyMode: "preserve_run_at", runAt: new Date(Date.now() + STATE_CHANGED_DELAY_MS) },
   );
 }

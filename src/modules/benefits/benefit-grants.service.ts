@@ -42,7 +42,7 @@ export async function grantBenefits(
     });
     granted += 1;
   }
-  if (granted > 0) await enqueueCustomerStateChanged(db, input.customerId, input.now);
+  if (granted > 0) await enqueueCustomerStateChanged(db, input.customerId);
   return granted;
 }
 
@@ -55,6 +55,6 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
   const changed = await setSubscriptionGrants(db, subscriptionId, granted, now);
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
-  for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId, now);
+  for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
   return changed.length;
 }

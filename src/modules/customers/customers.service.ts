@@ -84,7 +84,7 @@ export function createCustomerService(deps: Deps) {
             const customer = toCustomer(row);
             await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
             // The state carries the customer's own fields: the anchor follows customer.* with a state event.
-            await enqueueCustomerStateChanged(trx, customer.id, now);
+            await enqueueCustomerStateChanged(trx, customer.id);
             return customer;
           }),
         input,
@@ -164,7 +164,7 @@ export function createCustomerService(deps: Deps) {
             });
             const customer = toCustomer(row);
             await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: customer, now });
-            await enqueueCustomerStateChanged(trx, customer.id, now);
+            await enqueueCustomerStateChanged(trx, customer.id);
             return customer;
           }),
         input,

@@ -31,7 +31,7 @@ export async function publishSubscriptionEvents(
 ): Promise<Subscription> {
   const subscription = await readSubscription(db, row);
   for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
-  await enqueueCustomerStateChanged(db, row.customer_id, now);
+  await enqueueCustomerStateChanged(db, row.customer_id);
   return subscription;
 }
 
