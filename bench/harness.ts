@@ -56,7 +56,13 @@ type Round = { bare: autocannon.Result; app: autocannon.Result };
 export async function compareWithBare(
   load: (port: number, seconds: number) => Promise<autocannon.Result>,
   ports: { app: number; bare: number },
-  settings: { rounds: number; seconds: number; connections: number; poolSize: number },
+  settings: {
+    rounds: number;
+    seconds: number;
+    connections: number;
+    poolSize: number;
+    /** The target share, in percent (default 75). */ floor?: number;
+  },
 ): Promise<void> {
   await load(ports.bare, 2);
   await load(ports.app, 2);
@@ -79,6 +85,6 @@ export async function compareWithBare(
   for (const [i, r] of rounds.entries())
     console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
   console.log(
-    `app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor 75%)`,
+    `app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor ${settings.floor ?? 75}%)`,
   );
 }

@@ -19,6 +19,7 @@ import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
+import { customerStateRoutes } from "./modules/customer-state/customer-state.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
 import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
@@ -107,6 +108,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
   await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));
   await app.register(productRoutes(services.products));
   await app.register(benefitRoutes(services.benefits));

@@ -10,6 +10,7 @@ import { createPortalOrderService } from "./modules/customer-portal/orders.servi
 import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
+import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
@@ -70,6 +71,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     organizations: createOrganizationService(deps),
     customers: createCustomerService(deps),
     customerSessions,
+    customerStates: createCustomerStateService(deps),
     discounts: createDiscountService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),

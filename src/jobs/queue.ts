@@ -4,6 +4,11 @@ import type { Executor } from "../db/database.ts";
 export interface EnqueueOptions {
   /** Replaces a pending job with the same key instead of adding a second one. */
   jobKey?: string;
+  /**
+   * `replace` (graphile-worker's default) moves a pending job to the new `runAt`;
+   * `preserve_run_at` keeps its time, so repeated enqueues fold into one run that still happens on time.
+   */
+  jobKeyMode?: "replace" | "preserve_run_at";
   /** Jobs sharing a queue name run one at a time, in order. */
   queueName?: string;
   runAt?: Date;
@@ -24,6 +29,7 @@ export async function enqueueJob(db: Executor, task: string, payload: unknown, o
     run_at => ${options.runAt ?? null},
     max_attempts => ${options.maxAttempts ?? null},
     job_key => ${options.jobKey ?? null},
+    job_key_mode => ${options.jobKeyMode ?? null},
     priority => ${options.priority ?? null}
   )`.execute(db);
 }

@@ -17,5 +17,7 @@ export const TaskName = {
   subscriptionsSweep: "subscriptions:sweep",
   /** Recovery of a subscription order's charge that died before settling. */
   subscriptionCollect: "subscriptions.collect",
+  /** Records `customer.state_changed` for a customer whose subscriptions or benefit grants changed (debounced). */
+  customerStateChanged: "customers.state_changed",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -9,6 +9,7 @@ export type WebhookEventType =
   | "checkout.expired"
   | "customer.created"
   | "customer.updated"
+  | "customer.state_changed"
   | "order.created"
   | "order.updated"
   | "order.paid"

@@ -221,3 +221,24 @@ describe("official SDK: subscriptions, merchant changes and the customer portal"
     await expect(portal.customerPortal.subscriptions.cancel(first.id)).rejects.toMatchObject({ statusCode: 403 });
   });
 });
+
+describe("official SDK: customer state", () => {
+  it("reads a customer's state by ID and by external ID", async () => {
+    const org = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, org.id, { external_id: "sdk-state" });
+    const active = await createSubscription(ctx.deps, org.id, { customer });
+    ctx.clock.advance(1000);
+    const trialing = await createSubscription(ctx.deps, org.id, { customer, trialEnd: new Date(ctx.clock.now().getTime() + 86_400_000) });
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["customers:read"]), baseUrl });
+
+    const state = await polar.customers.getState(customer.id);
+    expect(state).toMatchObject({ id: customer.id, type: "individual", granted_benefits: [], active_meters: [] });
+    expect(state.active_subscriptions.map((s) => [s.id, s.status])).toEqual([
+      [active.id, "active"],
+      [trialing.id, "trialing"],
+    ]);
+    expect(state.active_subscriptions[1]?.trial_end).toBe(trialing.trial_end?.toISOString());
+    expect(await polar.customers.getStateExternal("sdk-state")).toEqual(state);
+    await expect(polar.customers.getState("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
+  });
+});

@@ -28,6 +28,8 @@ import * as OV from "../../src/modules/organizations/organization-views.schemas.
 import * as SU from "../../src/modules/subscriptions/subscriptions.schemas.ts";
 import type * as SI from "../../src/modules/subscriptions/subscription-inputs.schemas.ts";
 import type * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
+import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts";
+import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -283,6 +285,23 @@ const _customerSubscriptionSort: AssertEqual<
 > = true;
 const _orderUpdateIn: AssertAssignable<models.OrderUpdate, OR.OrderUpdate> = true;
 const _orderInvoice: AssertAssignable<S<typeof OR.OrderInvoice>, models.OrderInvoice> = true;
+// Customer state. The SDK's state subscription adds `seats` and `units`, which the reference lacks (the reference wins),
+// and types its `status` with the license keys' `Status` ("granted" | "disabled", a name clash in its generator) where
+// the reference says "active" | "trialing" (checked against the reference below).
+type SdkOnlyStateSubscriptionKeys = "seats" | "units";
+const _waiverStateSubscription: AssertAssignable<SdkOnlyStateSubscriptionKeys, keyof models.CustomerStateSubscription> = true;
+const _waiverStateStatus: AssertEqual<models.CustomerStateSubscription["status"], "granted" | "disabled"> = true;
+type SdkCustomerStateSubscription = Omit<models.CustomerStateSubscription, SdkOnlyStateSubscriptionKeys | "status"> & {
+  status: "active" | "trialing";
+};
+type SdkCustomerState = DistributiveOmit<models.CustomerState, "active_subscriptions"> & {
+  active_subscriptions: SdkCustomerStateSubscription[];
+};
+const _customerStateSubscription: AssertAssignable<CST.CustomerStateSubscription, SdkCustomerStateSubscription> = true;
+const _customerStateBenefitGrant: AssertAssignable<CST.CustomerStateBenefitGrant, models.CustomerStateBenefitGrant> = true;
+const _customerStateMeter: AssertAssignable<S<typeof CST.CustomerStateMeter>, models.CustomerStateMeter> = true;
+const _customerState: AssertAssignable<CST.CustomerState, SdkCustomerState> = true;
+
 // Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).
 // Public benefits follow the benefit waiver.
 const _waiverCustomerOrder: AssertAssignable<"units", keyof models.CustomerOrder> = true;
@@ -538,6 +557,20 @@ const mirrored: Record<string, TSchema> = {
   SubscriptionStatus: OR.SubscriptionStatus,
   CustomerCancellationReason: OR.CustomerCancellationReason,
   PendingSubscriptionUpdate: SU.PendingSubscriptionUpdate,
+  BenefitGrantDiscordProperties: BG.BenefitGrantDiscordProperties,
+  BenefitGrantGitHubRepositoryProperties: BG.BenefitGrantGitHubRepositoryProperties,
+  BenefitGrantDownloadablesProperties: BG.BenefitGrantDownloadablesProperties,
+  BenefitGrantLicenseKeysProperties: BG.BenefitGrantLicenseKeysProperties,
+  BenefitGrantCustomProperties: BG.BenefitGrantCustomProperties,
+  BenefitGrantFeatureFlagProperties: BG.BenefitGrantFeatureFlagProperties,
+  BenefitGrantSlackSharedChannelProperties: BG.BenefitGrantSlackSharedChannelProperties,
+  CustomerStateSubscriptionMeter: CST.CustomerStateSubscriptionMeter,
+  CustomerStateSubscription: CST.CustomerStateSubscription,
+  CustomerStateBenefitGrant: CST.CustomerStateBenefitGrant,
+  CustomerStateMeter: CST.CustomerStateMeter,
+  CustomerStateIndividual: CST.CustomerStateIndividual,
+  CustomerStateTeam: CST.CustomerStateTeam,
+  CustomerState: CST.CustomerState,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

@@ -1,11 +1,13 @@
 import type { Executor } from "../../db/database.ts";
+import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
 import { hasGrant, insertBenefitGrant, setSubscriptionGrants } from "./benefits.repository.ts";
 
 /**
- * Grants every benefit of a purchased product to the buyer, in the order's transaction. The
+ * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
+ * buyer's `customer.state_changed`, as every grant change schedules it). The
  * (order, benefit) unique index makes a replay a no-op instead of a second key. A subscription's
  * license keys never expire on their own: they last as long as the subscription (the anchor's rule).
  */
@@ -40,6 +42,7 @@ export async function grantBenefits(
     });
     granted += 1;
   }
+  if (granted > 0) await enqueueCustomerStateChanged(db, input.customerId);
   return granted;
 }
 
@@ -52,5 +55,6 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
   const changed = await setSubscriptionGrants(db, subscriptionId, granted, now);
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
+  for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
   return changed.length;
 }

@@ -48,7 +48,7 @@ export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrant
 
 /**
  * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in
- * the other state; returns the changed grants' properties (the license keys they issued).
+ * the other state; returns the changed grants' customer and properties (the license keys they issued).
  */
 export const setSubscriptionGrants = (db: Executor, subscriptionId: string, granted: boolean, now: Date) =>
   db
@@ -56,5 +56,5 @@ export const setSubscriptionGrants = (db: Executor, subscriptionId: string, gran
     .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", granted ? "is" : "is not", null)
-    .returning("properties")
+    .returning(["customer_id", "properties"])
     .execute();

@@ -14,7 +14,8 @@ export const EXTERNAL_ID_MAX = 256;
 const LOCALE_MAX = 64;
 const TAX_ID_MAX = 64;
 
-const customerFields = <E extends TSchema>(email: E) => ({
+/** The fields every customer shape shares (the customer itself, its state), given its `email` schema. */
+export const customerFields = <E extends TSchema>(email: E) => ({
   id: Uuid4({ description: "The ID of the customer." }),
   created_at: DateTime({ description: "Creation timestamp of the object." }),
   modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),

@@ -6,6 +6,7 @@ import { RequestValidationError, ResourceNotFound, valueError, missingIssue } fr
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { requireTaxId } from "../tax/tax-id.ts";
+import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toCustomer } from "./customers.mapper.ts";
@@ -82,6 +83,8 @@ export function createCustomerService(deps: Deps) {
             });
             const customer = toCustomer(row);
             await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
+            // The state carries the customer's own fields: the anchor follows customer.* with a state event.
+            await enqueueCustomerStateChanged(trx, customer.id);
             return customer;
           }),
         input,
@@ -161,6 +164,7 @@ export function createCustomerService(deps: Deps) {
             });
             const customer = toCustomer(row);
             await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: customer, now });
+            await enqueueCustomerStateChanged(trx, customer.id);
             return customer;
           }),
         input,

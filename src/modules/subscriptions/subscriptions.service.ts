@@ -1,6 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Db, Executor } from "../../db/database.ts";
 import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { addInterval } from "../../kit/calendar.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
@@ -23,7 +24,10 @@ export async function readSubscription(db: Executor, row: SubscriptionRow): Prom
   return toSubscription(embedded);
 }
 
-/** Records each event, in the order given, with the subscription as it is now; in the caller's transaction. */
+/**
+ * Records each event, in the order given, with the subscription as it is now; in the caller's transaction.
+ * Every subscription change comes through here, so the customer's state event is scheduled here too.
+ */
 export async function publishSubscriptionEvents(
   db: Executor,
   row: SubscriptionRow,
@@ -32,6 +36,7 @@ export async function publishSubscriptionEvents(
 ): Promise<Subscription> {
   const subscription = await readSubscription(db, row);
   for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
+  await enqueueCustomerStateChanged(db, row.customer_id);
   return subscription;
 }
 

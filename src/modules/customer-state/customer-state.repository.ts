@@ -1,0 +1,119 @@
+import type { CompiledQuery, NotNull } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { firstUserEventAt } from "../customers/customers.repository.ts";
+
+export type CustomerLocator = { id: string } | { externalId: string };
+
+/** The subscriptions that give access: cancel-pending ones still do, past_due ones no longer (the anchor's rule). */
+const GIVING_ACCESS = ["active", "trialing"] as const;
+
+/**
+ * A live customer with its active subscriptions and granted benefits, in one statement: the
+ * customer by primary key (or external id), the subscriptions through `subscriptions_customer_idx`
+ * (customer_id, status), the grants through `benefit_grants_org_customer_idx` (organization_id,
+ * customer_id, …) joined to their benefit's type and metadata.
+ */
+function stateQuery(db: Executor, where: CustomerLocator, allowed: OrganizationScope) {
+  let query = db
+    .selectFrom("customers as c")
+    .selectAll("c")
+    .select(firstUserEventAt())
+    .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom("subscriptions as s")
+          .select([
+            "s.id",
+            "s.created_at",
+            "s.modified_at",
+            "s.custom_field_data",
+            "s.metadata",
+            "s.status",
+            "s.amount",
+            "s.currency",
+            "s.recurring_interval",
+            "s.current_period_start",
+            "s.current_period_end",
+            "s.trial_start",
+            "s.trial_end",
+            "s.cancel_at_period_end",
+            "s.canceled_at",
+            "s.started_at",
+            "s.ends_at",
+            "s.product_id",
+            "s.discount_id",
+          ])
+          .whereRef("s.customer_id", "=", "c.id")
+          .where("s.status", "in", GIVING_ACCESS)
+          .$narrowType<{ status: (typeof GIVING_ACCESS)[number] }>()
+          .orderBy("s.created_at")
+          .orderBy("s.id"),
+      ).as("active_subscriptions"),
+      jsonArrayFrom(
+        eb
+          .selectFrom("benefit_grants as g")
+          .innerJoin("benefits as b", "b.id", "g.benefit_id")
+          .select([
+            "g.id",
+            "g.created_at",
+            "g.modified_at",
+            "g.granted_at",
+            "g.benefit_id",
+            "b.type as benefit_type",
+            "b.metadata as benefit_metadata",
+            "g.properties",
+          ])
+          .whereRef("g.organization_id", "=", "c.organization_id")
+          .whereRef("g.customer_id", "=", "c.id")
+          .where("g.granted_at", "is not", null)
+          .$narrowType<{ granted_at: NotNull }>()
+          .orderBy("g.granted_at")
+          .orderBy("g.id"),
+      ).as("granted_benefits"),
+    ])
+    .where("c.deleted_at", "is", null);
+  // Live external ids are unique per organization; an owner token spans organizations, where the oldest wins (as the customer read).
+  query = "id" in where ? query.where("c.id", "=", where.id) : query.where("c.external_id", "=", where.externalId).orderBy("c.created_at");
+  return (allowed === null ? query : query.where("c.organization_id", "in", allowed)).limit(1);
+}
+
+export type CustomerStateRow = NonNullable<Awaited<ReturnType<ReturnType<typeof stateQuery>["executeTakeFirst"]>>>;
+
+// The state is read on every request of an integrator's app, and building and compiling the nested
+// query costs more than running it: it is compiled once per shape with placeholder values, which
+// are swapped for the real ones on every call (as the checkout read does).
+const KEY_PLACEHOLDER = "\u0000customer-state-key";
+const SCOPE_PLACEHOLDER = "\u0000customer-state-scope-";
+const compiledStates = new Map<string, CompiledQuery>();
+
+function compiledState(db: Executor, where: CustomerLocator, allowed: OrganizationScope): CompiledQuery {
+  const byId = "id" in where;
+  const shape = `${byId ? "id" : "external"}:${allowed?.length ?? "all"}`;
+  let compiled = compiledStates.get(shape);
+  if (!compiled) {
+    const placeholderScope = allowed === null ? null : (allowed.map((_, i) => `${SCOPE_PLACEHOLDER}${i}`) as [string, ...string[]]);
+    compiled = stateQuery(db, byId ? { id: KEY_PLACEHOLDER } : { externalId: KEY_PLACEHOLDER }, placeholderScope).compile();
+    compiledStates.set(shape, compiled);
+  }
+  const key = byId ? where.id : where.externalId;
+  const parameters = compiled.parameters.map((p) =>
+    p === KEY_PLACEHOLDER
+      ? key
+      : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER)
+        ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))]
+        : p,
+  );
+  return { ...compiled, parameters };
+}
+
+/** The customer's state as of this statement's snapshot; undefined when no live customer matches. */
+export async function findCustomerState(
+  db: Executor,
+  where: CustomerLocator,
+  allowed: OrganizationScope,
+): Promise<CustomerStateRow | undefined> {
+  const result = await db.executeQuery<CustomerStateRow>(compiledState(db, where, allowed));
+  return result.rows[0];
+}
