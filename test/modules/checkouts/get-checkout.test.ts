@@ -143,7 +143,9 @@ describe("GET /v1/checkouts/{id}", () => {
   it("computes the flags of a free product: nothing to pay, nothing to discount", async () => {
     const free = await createProduct(ctx.deps, orgId, { prices: [{ amount_type: "fixed", price_amount: 0 }] });
     const checkout = await createCheckout(ctx.deps, orgId, { products: [free] });
-    const body = (await get(checkout.id)).json();
+    const response = await get(checkout.id);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
     expectReferenceResponse("checkouts:get", 200, body);
     expect(body).toMatchObject({
       amount: 0,
@@ -197,7 +199,9 @@ describe("GET /v1/checkouts/{id}", () => {
       duration_in_months: 3,
     });
     const checkout = await createCheckout(ctx.deps, orgId, { products: [product], discount });
-    const body = (await get(checkout.id)).json();
+    const response = await get(checkout.id);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
     expectReferenceResponse("checkouts:get", 200, body);
     // The fixed discount never exceeds the amount.
     expect(body).toMatchObject({ currency: "eur", amount: 300, discount_amount: 300, net_amount: 0, is_payment_required: false });
@@ -352,6 +356,8 @@ describe("GET /v1/checkouts/{id}", () => {
     it("answers 404 for another organization's id with exactly the body of an unknown id", async () => {
       const foreign = await get(otherOrgCheckoutId);
       const unknown = await get("3f2b1c4d-1111-4222-8333-123456789abc");
+      expect(foreign.statusCode).toBe(404);
+      expect(unknown.statusCode).toBe(404);
       expect(foreign.json()).toEqual(unknown.json());
       expectReferenceResponse("checkouts:get", 404, foreign.json());
       expect(foreign.json()).toEqual({ error: "ResourceNotFound", detail: "Not found" });
@@ -359,6 +365,7 @@ describe("GET /v1/checkouts/{id}", () => {
 
     it("answers 422 in the reference's validation shape", async () => {
       const response = await get("not-a-uuid");
+      expect(response.statusCode).toBe(422);
       expectReferenceResponse("checkouts:get", 422, response.json());
       expect(response.json()).toEqual({
         error: "RequestValidationError",

@@ -158,6 +158,7 @@ describe("POST /v1/customer-sessions/", () => {
 
     it("answers an unknown customer in the reference's 422 shape", async () => {
       const response = await open({ customer_id: UNKNOWN });
+      expect(response.statusCode, response.body).toBe(422);
       expectReferenceResponse("customer-sessions:create", 422, response.json());
       expect(response.json().detail).toEqual([
         {

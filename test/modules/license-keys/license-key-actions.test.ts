@@ -207,6 +207,7 @@ describe("POST .../license-keys/validate", () => {
       last_validated_at: ctx.clock.now().toISOString(),
     });
     const server = await post(`${SERVER}/validate`, { key: key.key, organization_id: orgId }, writeToken);
+    expect(server.statusCode, server.body).toBe(200);
     expectReferenceResponse("license_keys:validate", 200, server.json());
     expect(server.json()).toMatchObject({ usage: 3, validations: 2 });
   });

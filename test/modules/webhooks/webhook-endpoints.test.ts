@@ -318,6 +318,7 @@ describe("POST /v1/webhooks/endpoints", () => {
 
     it("answers 422 in the reference's validation shape", async () => {
       const response = await create({ url: "https://10.1.2.3/hook", format: "raw", events: [] });
+      expect(response.statusCode, response.body).toBe(422);
       expectReferenceResponse("webhooks:create_webhook_endpoint", 422, response.json());
       expect(response.json()).toEqual({
         error: "RequestValidationError",
