@@ -437,7 +437,19 @@ describe("GET /v1/webhooks/endpoints and /{id}", () => {
     ],
   );
 
-  it("clamps an oversized limit to 100 and answers an empty page past the end", async () => {
+  it("clamps an oversized limit to 100: 101 endpoints take two pages", async () => {
+    const org = await createOrganization(ctx.deps);
+    const token = await createOrganizationToken(ctx.deps, org.id, ["webhooks:read"]);
+    for (let i = 0; i < 101; i += 1) await createWebhookEndpoint(ctx.deps, org.id, { url: `https://hooks.example.com/cap${i}` });
+    const first = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000", token });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().items).toHaveLength(100);
+    expect(first.json().pagination).toEqual({ total_count: 101, max_page: 2 });
+    const second = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2", token });
+    expect(second.json().items).toHaveLength(1);
+  });
+
+  it("answers an empty page past the end", async () => {
     const response = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2147483647", token: listToken });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ items: [], pagination: { total_count: 3, max_page: 1 } });
