@@ -261,9 +261,12 @@ describe("GET /v1/checkouts/{id}", () => {
 
   it("does not change the status of an expired-by-time session when read", async () => {
     const product = await createProduct(ctx.deps, orgId);
-    const checkout = await createCheckout(ctx.deps, orgId, { products: [product], values: { expires_at: new Date(Date.now() - 60_000) } });
-    const body = (await get(checkout.id)).json();
-    expect(body.status).toBe("open");
+    // Expired by the app's clock (frozen at the context's start), whatever the wall clock says now.
+    const expiresAt = new Date(ctx.clock.now().getTime() - 60_000);
+    const checkout = await createCheckout(ctx.deps, orgId, { products: [product], values: { expires_at: expiresAt } });
+    const response = await get(checkout.id);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ status: "open", expires_at: expiresAt.toISOString() });
   });
 
   describe("bad input", () => {
