@@ -277,6 +277,8 @@ export interface OrderOptions {
   paid?: boolean;
   amounts?: { subtotal: number; discount?: number; tax?: number };
   billing?: { name: string | null; address: StoredAddress | null };
+  /** Runs in the creation's transaction once the order is written; throwing rolls the creation back. */
+  beforeCommit?: (order: OrderRow) => Promise<void>;
 }
 
 /**
@@ -295,8 +297,8 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
     name: "Ada Buyer",
     address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
   };
-  const { order } = await deps.db.transaction().execute((trx) =>
-    createPaidOrder(trx, {
+  const { order } = await deps.db.transaction().execute(async (trx) => {
+    const created = await createPaidOrder(trx, {
       organization,
       customer,
       checkoutId: null,
@@ -312,8 +314,10 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
       customFieldData: {},
       paymentReference: options.paid === false ? null : `pay_${unique()}`,
       now: deps.now(),
-    }),
-  );
+    });
+    await options.beforeCommit?.(created.order);
+    return created;
+  });
   if (!options.values) return order;
   return deps.db.updateTable("orders").set(options.values).where("id", "=", order.id).returningAll().executeTakeFirstOrThrow();
 }
