@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     globalSetup: ["./test/global-setup.ts"],
     include: ["test/**/*.test.ts"],
+    // The default output, plus one line when reference checks could not run (../shared missing).
+    reporters: ["default", "./test/helpers/reference-reporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "./helpers/context.ts";
-import { projectRoot, spawnProject } from "./helpers/process.ts";
+import { perProcessStart, projectRoot, spawnProject, stopSpawned } from "./helpers/process.ts";
 
 let ctx: TestContext;
 let dataDir: string;
@@ -13,6 +13,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-cli-"));
 });
+afterEach(stopSpawned);
 afterAll(async () => {
   await ctx.close();
   await rm(dataDir, { recursive: true, force: true });
@@ -24,7 +25,8 @@ async function cli(...args: string[]) {
   return { code, output: run.output() };
 }
 
-describe("commerce-api CLI", () => {
+// Each test runs the CLI at most twice.
+describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
   it("creates an organization and a token that the API accepts", async () => {
     const org = await cli("organization", "create", "--name", "Cli Shop", "--json");
     expect(org.code).toBe(0);

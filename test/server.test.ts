@@ -2,9 +2,9 @@ import { existsSync, statSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
-import { spawnProject } from "./helpers/process.ts";
+import { perProcessStart, spawnProject, stopSpawned } from "./helpers/process.ts";
 
 let database: TestDatabase;
 let dataDir: string;
@@ -12,6 +12,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-server-"));
 });
+afterEach(stopSpawned);
 afterAll(async () => {
   await database.drop();
   await rm(dataDir, { recursive: true, force: true });
@@ -23,7 +24,8 @@ const readyUrl = async (server: ReturnType<typeof spawnProject>) => {
   return url!;
 };
 
-describe("the server process", () => {
+// Each test starts the server at most twice (the embedded one starts its own PostgreSQL too).
+describe("the server process", { timeout: perProcessStart(2) }, () => {
   it("starts on DATABASE_URL, prints the owner token once, logs without secrets and stops cleanly on SIGTERM", async () => {
     const env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", WORKER_ENABLED: "true" };
     const server = spawnProject(["src/server.ts"], env);
@@ -120,5 +122,5 @@ describe("the server process", () => {
     } finally {
       await rm(embeddedDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

@@ -31,3 +31,17 @@ export function allocate(total: number, weights: readonly number[]): number[] {
   for (let k = 0; remainder > 0; k = (k + 1) % order.length, remainder -= 1) shares[order[k]![1]]! += 1;
   return shares;
 }
+
+/**
+ * `amount × part / whole` (a share of a period, in milliseconds), rounded by the one rule; computed
+ * on BigInt so that a large amount over a year's milliseconds stays exact.
+ */
+export function prorate(amount: number, part: number, whole: number): number {
+  if (whole <= 0) throw new RangeError("whole must be positive");
+  const share = Math.min(Math.max(part, 0), whole);
+  const numerator = BigInt(Math.abs(amount)) * BigInt(Math.round(share));
+  const denominator = BigInt(Math.round(whole));
+  const quotient = numerator / denominator;
+  const rounded = (numerator % denominator) * 2n >= denominator ? quotient + 1n : quotient;
+  return amount < 0 && rounded > 0n ? -Number(rounded) : Number(rounded);
+}

@@ -282,6 +282,8 @@ export interface OrderOptions {
   paid?: boolean;
   amounts?: { subtotal: number; discount?: number; tax?: number };
   billing?: { name: string | null; address: StoredAddress | null };
+  /** Runs in the creation's transaction once the order is written; throwing rolls the creation back. */
+  beforeCommit?: (order: OrderRow) => Promise<void>;
 }
 
 /**
@@ -300,8 +302,8 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
     name: "Ada Buyer",
     address: { line1: "1 Main St", line2: null, postal_code: "75001", city: "Paris", state: null, country: "FR" },
   };
-  const { order } = await deps.db.transaction().execute((trx) =>
-    writeOrder(trx, {
+  const { order } = await deps.db.transaction().execute(async (trx) => {
+    const created = await writeOrder(trx, {
       organization,
       customer,
       checkoutId: null,
@@ -318,8 +320,10 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
       customFieldData: {},
       paymentReference: options.paid === false ? null : `pay_${unique()}`,
       now: deps.now(),
-    }),
-  );
+    });
+    await options.beforeCommit?.(created.order);
+    return created;
+  });
   if (!options.values) return order;
   return deps.db.updateTable("orders").set(options.values).where("id", "=", order.id).returningAll().executeTakeFirstOrThrow();
 }

@@ -3,6 +3,35 @@ import { fileURLToPath } from "node:url";
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
 
+/**
+ * Time budgets for the tests that spawn processes, sized from whole-suite runs on two cores.
+ * Measured (normal full run / full run with a second full run in parallel): server.test's first
+ * test, two server starts, 9.6 s / 18.1 s (it had 30 s); its SIGTERM drain 4.5 s / 9.2 s; the
+ * embedded PostgreSQL start 10.0 s / 12.1 s (90 s); cli.test's two-command tests 3.5 s / 6.9 s
+ * (30 s); invoice-durability, two server starts and 40 PDFs, 8.0 s / 19.5 s (120 s). A wait for
+ * output gets 60 s, and a test gets 120 s per process it starts: over six times the worst seen.
+ */
+export const PROCESS_WAIT_MS = 60_000;
+export const perProcessStart = (starts: number) => starts * 120_000;
+
+const running = new Set<ChildProcess>();
+
+/** Kills what a test left running (a failed or timed-out test), so it does not load the next ones. */
+export async function stopSpawned(): Promise<void> {
+  const left = [...running];
+  running.clear();
+  await Promise.all(
+    left.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once("exit", () => resolve());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
+}
+
 export interface Spawned {
   child: ChildProcess;
   output(): string;
@@ -18,6 +47,7 @@ export function spawnProject(args: string[], env: Record<string, string>): Spawn
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "test", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
   let text = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
@@ -26,12 +56,17 @@ export function spawnProject(args: string[], env: Record<string, string>): Spawn
   };
   child.stdout?.on("data", append);
   child.stderr?.on("data", append);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   return {
     child,
     output: () => text,
     exited,
-    waitFor: (pattern, timeoutMs = 30_000) =>
+    waitFor: (pattern, timeoutMs = PROCESS_WAIT_MS) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const match = text.match(pattern);

@@ -263,12 +263,14 @@ describe("PATCH /v1/checkouts/client/{client_secret}", () => {
 
     it("answers a closed session's 403 in the reference's shape", async () => {
       const response = await ctx.request({ method: "PATCH", url: `/v1/checkouts/client/${confirmedSecret}`, payload: {} });
+      expect(response.statusCode, response.body).toBe(403);
       expectReferenceResponse("checkouts:client_update", 403, response.json());
       const discountResponse = await ctx.request({
         method: "PATCH",
         url: `/v1/checkouts/client/${secret}`,
         payload: { discount_code: "NOPE" },
       });
+      expect(discountResponse.statusCode, discountResponse.body).toBe(422);
       expectReferenceResponse("checkouts:client_update", 422, discountResponse.json());
       expect(discountResponse.json().detail).toEqual([
         { loc: ["body", "discount_code"], msg: "Discount code is invalid.", type: "value_error", input: "NOPE" },

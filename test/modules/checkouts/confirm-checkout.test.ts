@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -158,7 +159,8 @@ describe("POST /v1/checkouts/client/{client_secret}/confirm", () => {
     ]);
     const sessions = await ctx.deps.db.selectFrom("customer_sessions").selectAll().where("customer_id", "=", customer.id).execute();
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.token_hash).not.toContain(body.customer_session_token.slice(10));
+    // Stored only as its keyed hash (HMAC-SHA256 under the server secret).
+    expect(sessions[0]!.token_hash).toBe(createHmac("sha256", ctx.deps.secret).update(body.customer_session_token).digest("hex"));
     expect(await eventsFor(ctx, session.id)).toEqual([
       "checkout.created",
       "checkout.updated",

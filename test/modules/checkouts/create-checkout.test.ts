@@ -129,7 +129,9 @@ describe("POST /v1/checkouts/", () => {
       billing_address: JSON.stringify({ country: "GB", line1: "1 Lane", line2: null, city: "London", postal_code: "E1", state: null }),
     });
     const product = await createProduct(ctx.deps, orgId);
-    const body = (await create({ products: [product.product.id], customer_id: customer.id })).json();
+    const response = await create({ products: [product.product.id], customer_id: customer.id });
+    expect(response.statusCode, response.body).toBe(201);
+    const body = response.json();
     expectReferenceResponse("checkouts:create", 201, body);
     expect(body).toMatchObject({
       customer_id: customer.id,

@@ -143,7 +143,9 @@ describe("GET /v1/checkouts/{id}", () => {
   it("computes the flags of a free product: nothing to pay, nothing to discount", async () => {
     const free = await createProduct(ctx.deps, orgId, { prices: [{ amount_type: "fixed", price_amount: 0 }] });
     const checkout = await createCheckout(ctx.deps, orgId, { products: [free] });
-    const body = (await get(checkout.id)).json();
+    const response = await get(checkout.id);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
     expectReferenceResponse("checkouts:get", 200, body);
     expect(body).toMatchObject({
       amount: 0,
@@ -197,7 +199,9 @@ describe("GET /v1/checkouts/{id}", () => {
       duration_in_months: 3,
     });
     const checkout = await createCheckout(ctx.deps, orgId, { products: [product], discount });
-    const body = (await get(checkout.id)).json();
+    const response = await get(checkout.id);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
     expectReferenceResponse("checkouts:get", 200, body);
     // The fixed discount never exceeds the amount.
     expect(body).toMatchObject({ currency: "eur", amount: 300, discount_amount: 300, net_amount: 0, is_payment_required: false });
@@ -257,9 +261,12 @@ describe("GET /v1/checkouts/{id}", () => {
 
   it("does not change the status of an expired-by-time session when read", async () => {
     const product = await createProduct(ctx.deps, orgId);
-    const checkout = await createCheckout(ctx.deps, orgId, { products: [product], values: { expires_at: new Date(Date.now() - 60_000) } });
-    const body = (await get(checkout.id)).json();
-    expect(body.status).toBe("open");
+    // Expired by the app's clock (frozen at the context's start), whatever the wall clock says now.
+    const expiresAt = new Date(ctx.clock.now().getTime() - 60_000);
+    const checkout = await createCheckout(ctx.deps, orgId, { products: [product], values: { expires_at: expiresAt } });
+    const response = await get(checkout.id);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ status: "open", expires_at: expiresAt.toISOString() });
   });
 
   describe("bad input", () => {
@@ -352,6 +359,8 @@ describe("GET /v1/checkouts/{id}", () => {
     it("answers 404 for another organization's id with exactly the body of an unknown id", async () => {
       const foreign = await get(otherOrgCheckoutId);
       const unknown = await get("3f2b1c4d-1111-4222-8333-123456789abc");
+      expect(foreign.statusCode).toBe(404);
+      expect(unknown.statusCode).toBe(404);
       expect(foreign.json()).toEqual(unknown.json());
       expectReferenceResponse("checkouts:get", 404, foreign.json());
       expect(foreign.json()).toEqual({ error: "ResourceNotFound", detail: "Not found" });
@@ -359,6 +368,7 @@ describe("GET /v1/checkouts/{id}", () => {
 
     it("answers 422 in the reference's validation shape", async () => {
       const response = await get("not-a-uuid");
+      expect(response.statusCode).toBe(422);
       expectReferenceResponse("checkouts:get", 422, response.json());
       expect(response.json()).toEqual({
         error: "RequestValidationError",

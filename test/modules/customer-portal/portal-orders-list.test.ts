@@ -141,7 +141,20 @@ describe("GET /v1/customer-portal/orders/", () => {
     expect(first.pagination).toEqual({ total_count: 4, max_page: 2 });
     expect([...ids(first), ...ids(second)]).toEqual(byIndex(3, 1, 2, 0));
     expect((await list({ page: "3", limit: "3" })).items).toEqual([]);
-    expect((await list({ limit: "1000" })).pagination).toEqual({ total_count: 4, max_page: 1 });
+  });
+
+  it("caps the page size at 100: a customer's 101 orders asked for 1,000 a page take two pages", async () => {
+    const customer = await createCustomer(ctx.deps, orgId);
+    const token = await createCustomerSessionToken(ctx.deps, customer.id);
+    for (let i = 0; i < 101; i += 20) {
+      await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, () => createOrder(ctx.deps, orgId, { customer, product: oneTime })));
+    }
+    const first = await list({ limit: "1000" }, token);
+    expect(first.items).toHaveLength(100);
+    expect(first.pagination).toEqual({ total_count: 101, max_page: 2 });
+    const second = await list({ limit: "1000", page: "2" }, token);
+    expect(second.items).toHaveLength(1);
+    expect(new Set([...ids(first), ...ids(second)]).size).toBe(101);
   });
 
   it("embeds each product with its seller, and no customer, discount or metadata", async () => {

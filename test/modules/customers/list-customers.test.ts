@@ -14,6 +14,10 @@ let ctx: TestContext;
 let orgId: string;
 let otherOrgId: string;
 let token: string;
+let capToken: string;
+
+/** More customers than a page may hold, in an organization of their own. */
+const CAPPED = 101;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -31,6 +35,9 @@ beforeAll(async () => {
   }
   await createCustomer(ctx.deps, orgId, { email: "deleted@list.example", deleted_at: new Date() });
   await createCustomer(ctx.deps, otherOrgId, { email: "other@list.example" });
+  const capOrgId = (await createOrganization(ctx.deps)).id;
+  capToken = await createOrganizationToken(ctx.deps, capOrgId, ["customers:read"]);
+  await Promise.all(Array.from({ length: CAPPED }, (_, i) => createCustomer(ctx.deps, capOrgId, { email: `cap${i}@list.example` })));
 });
 afterAll(() => ctx.close());
 
@@ -88,15 +95,26 @@ describe("GET /v1/customers/", () => {
     expect(inactive).toContain("c03@list.example");
   });
 
-  it("caps the page size at 100 and treats a percent sign in the query literally", async () => {
-    const capped = (await list("?limit=1000")).json();
-    expect(capped.items).toHaveLength(12);
-    expect(capped.pagination).toEqual({ total_count: 12, max_page: 1 });
-    expect((await list("?query=%25")).json().pagination.total_count).toBe(0);
+  it("caps the page size at 100: 101 customers asked for 1,000 a page take two pages", async () => {
+    const first = await list("?limit=1000", capToken);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().items).toHaveLength(100);
+    expect(first.json().pagination).toEqual({ total_count: CAPPED, max_page: 2 });
+    const second = (await list("?limit=1000&page=2", capToken)).json();
+    expect(second.items).toHaveLength(1);
+    const emails = [...first.json().items, ...second.items].map((c: { email: string }) => c.email);
+    expect(new Set(emails).size).toBe(CAPPED);
+  });
+
+  it("treats a percent sign in the query literally", async () => {
+    const response = await list("?query=%25");
+    expect(response.statusCode).toBe(200);
+    expect(response.json().pagination.total_count).toBe(0);
   });
 
   it("lets the owner see every organization, or filter by organization_id", async () => {
-    expect((await list("?limit=100", ctx.ownerToken)).json().pagination.total_count).toBe(13);
+    // This organization's twelve, the other organization's one and the page-cap organization's 101.
+    expect((await list("?limit=100", ctx.ownerToken)).json().pagination.total_count).toBe(12 + 1 + CAPPED);
     expect((await list(`?organization_id=${otherOrgId}`, ctx.ownerToken)).json().items.map((c: { email: string }) => c.email)).toEqual([
       "other@list.example",
     ]);

@@ -86,13 +86,27 @@ describe("GET /v1/discounts/{id}", () => {
 
 describe("GET /v1/discounts/", () => {
   it("lists live discounts of the organization, newest first", async () => {
-    const response = await get("/v1/discounts/?limit=3");
+    // Promo 0 to Promo 4 were created a second apart, in that order; "Deleted" is deleted.
+    const response = await get("/v1/discounts/?query=promo&limit=3");
     expect(response.statusCode).toBe(200);
     expectReferenceResponse("discounts:list", 200, response.json());
     const body = response.json();
-    expect(body.pagination).toEqual({ total_count: 6, max_page: 2 });
-    expect(body.items.map((d: { name: string }) => d.name)).toHaveLength(3);
-    expect(body.items.map((d: { name: string }) => d.name)).not.toContain("Deleted");
+    expect(body.pagination).toEqual({ total_count: 5, max_page: 2 });
+    const second = (await get("/v1/discounts/?query=promo&limit=3&page=2")).json();
+    expect([...body.items, ...second.items].map((d: { name: string }) => d.name)).toEqual([
+      "Promo 4",
+      "Promo 3",
+      "Promo 2",
+      "Promo 1",
+      "Promo 0",
+    ]);
+    const all = (await get("/v1/discounts/?limit=100")).json();
+    const names = all.items.map((d: { name: string }) => d.name);
+    expect(names).not.toContain("Deleted");
+    expect(names).not.toContain("Foreign");
+    expect(names.filter((name: string) => name.startsWith("Promo"))).toEqual(["Promo 4", "Promo 3", "Promo 2", "Promo 1", "Promo 0"]);
+    const createdAt = all.items.map((d: { created_at: string }) => Date.parse(d.created_at));
+    expect(createdAt).toEqual([...createdAt].sort((a, b) => b - a));
   });
 
   it("sorts by redemptions_count then name, and filters by query on name or code", async () => {

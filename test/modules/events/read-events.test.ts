@@ -181,10 +181,19 @@ describe("GET /v1/events/", () => {
     expect((await list("?limit=4&page=9")).items).toEqual([]);
   });
 
-  it("caps an oversized limit at 100 instead of refusing it", async () => {
-    const body = await list("?limit=500");
-    expect(body.items).toHaveLength(10);
-    expect(body.pagination).toEqual({ total_count: 10, max_page: 1 });
+  it("caps an oversized limit at 100 instead of refusing it: 101 events take two pages", async () => {
+    const org = await createOrganization(ctx.deps);
+    const write = await createOrganizationToken(ctx.deps, org.id, ["events:write"]);
+    const read = await createOrganizationToken(ctx.deps, org.id, ["events:read"]);
+    const events = Array.from({ length: 101 }, (_, i) => ({ name: "capped", external_customer_id: "cap", timestamp: at(i) }));
+    const ingested = await ctx.request({ method: "POST", url: "/v1/events/ingest", token: write, payload: { events } });
+    expect(ingested.json()).toEqual({ inserted: 101, duplicates: 0 });
+    const first = await list("?limit=500", read);
+    expect(first.items).toHaveLength(100);
+    expect(first.pagination).toEqual({ total_count: 101, max_page: 2 });
+    const second = await list("?limit=500&page=2", read);
+    expect(second.items).toHaveLength(1);
+    expect(new Set([...first.items, ...second.items].map((e) => e.id)).size).toBe(101);
   });
 
   it("shows the owner every organization, narrowed by organization_id", async () => {

@@ -63,7 +63,9 @@ describe("GET /v1/orders/{id}", () => {
   });
 
   it("embeds null product and discount for an order without them, and keeps a deleted customer", async () => {
-    const pending = (await get(w.orders[3]!.id)).json();
+    const pendingResponse = await get(w.orders[3]!.id);
+    expect(pendingResponse.statusCode, pendingResponse.body).toBe(200);
+    const pending = pendingResponse.json();
     expectReferenceResponse("orders:get", 200, pending);
     expect(pending).toMatchObject({
       product_id: null,
@@ -74,7 +76,9 @@ describe("GET /v1/orders/{id}", () => {
       paid: false,
       checkout_id: w.checkoutIds[1],
     });
-    const refunded = (await get(w.orders[2]!.id)).json();
+    const refundedResponse = await get(w.orders[2]!.id);
+    expect(refundedResponse.statusCode, refundedResponse.body).toBe(200);
+    const refunded = refundedResponse.json();
     expectReferenceResponse("orders:get", 200, refunded);
     expect(refunded.customer).toMatchObject({ id: w.customers.carol.id, email: "carol@orders.example" });
     expect(refunded.customer.deleted_at).not.toBeNull();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shortIdCode } from "../../../src/modules/orders/order-numbers.ts";
+import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrder, createOrganization } from "../../helpers/factories.ts";
@@ -89,5 +90,34 @@ describe("invoice and receipt numbers under concurrent order creation", () => {
       Array.from({ length: N }, (_, i) => createOrder(ctx.deps, orgId, { customer: customers[i % customers.length]!, product: null })),
     );
     expect(orders.map((order) => order.invoice_number).sort()).toEqual(sequence((n) => `ORG-COUNTED-${n}`));
+  });
+
+  it("gives a rolled-back order creation's numbers back: the next order takes them, leaving no gap", async () => {
+    const org = await createOrganization(ctx.deps, "Rolled Back");
+    const customer = await createCustomer(ctx.deps, org.id);
+    const code = shortIdCode(customer.short_id);
+    const first = await createOrder(ctx.deps, org.id, { customer, product: null });
+    const written: OrderRow[] = [];
+    const failure = new Error("the completion failed after the order was written");
+    await expect(
+      createOrder(ctx.deps, org.id, {
+        customer,
+        product: null,
+        beforeCommit: async (order) => {
+          written.push(order);
+          throw failure;
+        },
+      }),
+    ).rejects.toBe(failure);
+    // The failed creation had taken the next numbers, and left no row.
+    expect(written.map((order) => [order.invoice_number, order.receipt_number])).toEqual([
+      [`ROLLED-BACK-${code}-0002`, `RCPT-${code}-0002`],
+    ]);
+    expect(await ctx.deps.db.selectFrom("orders").select("id").where("id", "=", written[0]!.id).executeTakeFirst()).toBeUndefined();
+    const next = await createOrder(ctx.deps, org.id, { customer, product: null });
+    expect([first, next].map((order) => [order.invoice_number, order.receipt_number])).toEqual([
+      [`ROLLED-BACK-${code}-0001`, `RCPT-${code}-0001`],
+      [`ROLLED-BACK-${code}-0002`, `RCPT-${code}-0002`],
+    ]);
   });
 });

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.tasks.ts";
@@ -165,6 +167,79 @@ describe("POST /v1/orders/{id}/invoice", () => {
     expect(patch.statusCode).toBe(409);
     expect(patch.json()).toMatchObject({ error: "OrderInvoiceAlreadyRequested" });
     expect((await orderRow(ctx.deps, order.id)).billing_name).toBe("Lovelace Analytical Ltd");
+  });
+
+  describe("a PATCH racing the invoice request lands before it (and is printed) or is refused after it", () => {
+    /** Backends of this database waiting on a lock: the requests queued behind the test's row lock. */
+    const lockWaiters = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(
+            ctx.deps.db,
+          )
+        ).rows[0]!.n,
+      );
+    const until = async (condition: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 20_000; !(await condition()); await new Promise((resolve) => setTimeout(resolve, 10))) {
+        if (Date.now() > deadline) throw new Error("the requests did not queue behind the row lock in time");
+      }
+    };
+    const printedName = async (id: string) =>
+      pdfText(await readFile(path.join(ctx.dataDir, "blobs", (await orderRow(ctx.deps, id)).invoice_path!)));
+
+    /**
+     * Sends the two requests in the given order while the test holds the order's row lock, each
+     * queued behind it before the next is sent, then lets them through in that order.
+     */
+    async function race(order: OrderRow, first: "patch" | "invoice") {
+      const writeToken = await createOrganizationToken(ctx.deps, fx.orgId, ["orders:write"]);
+      const send = {
+        patch: () =>
+          ctx.request({ method: "PATCH", url: `/v1/orders/${order.id}`, token: writeToken, payload: { billing_name: "Renamed Ltd" } }),
+        invoice: () => requestInvoice(order.id),
+      };
+      const holder = new pg.Client({ connectionString: ctx.database.url });
+      await holder.connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query("SELECT id FROM orders WHERE id = $1 FOR UPDATE", [order.id]);
+        const sent = new Map<"patch" | "invoice", ReturnType<typeof send.patch>>();
+        for (const name of first === "patch" ? (["patch", "invoice"] as const) : (["invoice", "patch"] as const)) {
+          sent.set(name, send[name]());
+          await until(async () => (await lockWaiters()) === sent.size);
+        }
+        await holder.query("ROLLBACK");
+        const [patch, invoice] = await Promise.all([sent.get("patch")!, sent.get("invoice")!]);
+        return { patch, invoice };
+      } finally {
+        await holder.end();
+      }
+    }
+
+    it("a PATCH queued first is applied, and the invoice prints it", async () => {
+      const order = await invoiceableOrder();
+      const { patch, invoice } = await race(order, "patch");
+      expect(patch.statusCode, patch.body).toBe(200);
+      expect(invoice.statusCode, invoice.body).toBe(202);
+      await runDocumentJobs(ctx);
+      expect((await orderRow(ctx.deps, order.id)).billing_name).toBe("Renamed Ltd");
+      expect(await printedName(order.id)).toContain("Renamed Ltd");
+    });
+
+    it("a PATCH queued after the invoice request is refused, and the invoice prints the details it froze", async () => {
+      const order = await invoiceableOrder();
+      const { patch, invoice } = await race(order, "invoice");
+      expect(invoice.statusCode, invoice.body).toBe(202);
+      expect(patch.statusCode, patch.body).toBe(409);
+      expect(patch.json()).toMatchObject({ error: "OrderInvoiceAlreadyRequested" });
+      await runDocumentJobs(ctx);
+      expect((await orderRow(ctx.deps, order.id)).billing_name).toBe("Lovelace Analytical Ltd");
+      const printed = await printedName(order.id);
+      expect(printed).toContain("Lovelace Analytical Ltd");
+      expect(printed).not.toContain("Renamed Ltd");
+    });
   });
 
   it.each(["pending", "refunded", "partially_refunded"] as const)("accepts a %s order", async (status) => {

@@ -133,6 +133,7 @@ describe("GET /v1/products/", () => {
     expect(await found("?metadata[tier]=platinum")).toEqual([]);
     // `query=gold` alone matches two products; the metadata leaves one.
     const response = await get("/v1/products/?metadata[vip]=true&query=gold", reader);
+    expect(response.statusCode, response.body).toBe(200);
     expectReferenceResponse("products:list", 200, response.json());
     expect(response.json().pagination).toEqual({ total_count: 1, max_page: 1 });
   });

@@ -80,27 +80,27 @@ describe("PATCH /v1/products/{id}", () => {
   });
 
   it("applies concurrent price replacements one after another: the live prices are exactly one request's list", async () => {
-    const { product } = await monthly();
-    const amounts = [100, 200, 300, 400, 500, 600];
-    const responses = await Promise.all(
-      amounts.map((amount) =>
-        patch(product.id, {
-          prices: [
-            { amount_type: "fixed", price_amount: amount },
-            { amount_type: "free", price_currency: "eur" },
-          ],
-        }),
-      ),
-    );
-    expect(responses.map((r) => r.statusCode)).toEqual(amounts.map(() => 200));
-    const live = await ctx.deps.db
-      .selectFrom("product_prices")
-      .selectAll()
-      .where("product_id", "=", product.id)
-      .where("is_archived", "=", false)
-      .execute();
-    expect(live).toHaveLength(2);
-    expect(amounts).toContain(live.find((p) => p.amount_type === "fixed")?.price_amount);
+    // Each request's list is its own in both prices, so a list mixed from two requests shows.
+    const lists = [100, 200, 300, 400, 500, 600].map((amount) => [
+      { amount_type: "fixed", price_amount: amount + 1, price_currency: "eur" },
+      { amount_type: "fixed", price_amount: amount, price_currency: "usd" },
+    ]);
+    // Several rounds, so that an interleaving that mixes or loses a list has many chances to show.
+    for (let round = 0; round < 5; round += 1) {
+      const { product } = await monthly();
+      const responses = await Promise.all(lists.map((prices) => patch(product.id, { prices })));
+      expect(responses.map((r) => r.statusCode)).toEqual(lists.map(() => 200));
+      const rows = await ctx.deps.db.selectFrom("product_prices").selectAll().where("product_id", "=", product.id).execute();
+      const live = rows
+        .filter((price) => !price.is_archived)
+        .map((price) => ({ amount_type: price.amount_type, price_amount: price.price_amount, price_currency: price.price_currency }))
+        .sort((a, b) => a.price_currency.localeCompare(b.price_currency));
+      expect(lists).toContainEqual(live);
+      // One after another, each replacement archived the two prices live before it: the product's
+      // first two and five lists of two, none left live beside the last list.
+      expect(rows.filter((price) => price.is_archived)).toHaveLength(2 + 5 * 2);
+      expect(rows).toHaveLength(2 + 6 * 2);
+    }
   });
 
   it("attaches benefits in order through POST /v1/products/{id}/benefits, and replaces them", async () => {

@@ -89,6 +89,7 @@ describe("delivery with retries", () => {
     await expect(verifyWithSdk(hook.received[3]!, `whsec_${"A".repeat(43)}`, attemptTimes[3]!)).rejects.toThrow();
 
     const log = await ctx.request({ method: "GET", url: `/v1/webhooks/deliveries?endpoint_id=${endpoint.id}`, token: ctx.ownerToken });
+    expect(log.statusCode, log.body).toBe(200);
     expectReferenceResponse("webhooks:list_webhook_deliveries", 200, log.json());
     const items = log.json().items as {
       succeeded: boolean;

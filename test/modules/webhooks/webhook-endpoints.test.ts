@@ -318,6 +318,7 @@ describe("POST /v1/webhooks/endpoints", () => {
 
     it("answers 422 in the reference's validation shape", async () => {
       const response = await create({ url: "https://10.1.2.3/hook", format: "raw", events: [] });
+      expect(response.statusCode, response.body).toBe(422);
       expectReferenceResponse("webhooks:create_webhook_endpoint", 422, response.json());
       expect(response.json()).toEqual({
         error: "RequestValidationError",
@@ -436,7 +437,19 @@ describe("GET /v1/webhooks/endpoints and /{id}", () => {
     ],
   );
 
-  it("clamps an oversized limit to 100 and answers an empty page past the end", async () => {
+  it("clamps an oversized limit to 100: 101 endpoints take two pages", async () => {
+    const org = await createOrganization(ctx.deps);
+    const token = await createOrganizationToken(ctx.deps, org.id, ["webhooks:read"]);
+    for (let i = 0; i < 101; i += 1) await createWebhookEndpoint(ctx.deps, org.id, { url: `https://hooks.example.com/cap${i}` });
+    const first = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000", token });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().items).toHaveLength(100);
+    expect(first.json().pagination).toEqual({ total_count: 101, max_page: 2 });
+    const second = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2", token });
+    expect(second.json().items).toHaveLength(1);
+  });
+
+  it("answers an empty page past the end", async () => {
     const response = await ctx.request({ method: "GET", url: "/v1/webhooks/endpoints?limit=1000&page=2147483647", token: listToken });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ items: [], pagination: { total_count: 3, max_page: 1 } });
@@ -474,13 +487,42 @@ describe("PATCH and DELETE /v1/webhooks/endpoints/{id}", () => {
     expect((await patch(endpoint.id, { enabled: true })).json().enabled).toBe(true);
   });
 
-  it("applies concurrent updates one after the other", async () => {
-    const endpoint = await createWebhookEndpoint(ctx.deps, orgId);
-    const names = Array.from({ length: 10 }, (_, i) => `name-${i}`);
-    const responses = await Promise.all(names.map((name) => patch(endpoint.id, { name })));
-    expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
-    const final = (await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: readToken })).json();
-    expect(names).toContain(final.name);
+  describe("applies concurrent updates one after the other", () => {
+    const read = async (id: string) => (await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${id}`, token: readToken })).json();
+
+    it("never mixes two requests: each answers and the endpoint keeps one request's name and URL together", async () => {
+      const endpoint = await createWebhookEndpoint(ctx.deps, orgId);
+      const requests = Array.from({ length: 10 }, (_, i) => ({ name: `name-${i}`, url: `https://hooks.example.com/race-${i}` }));
+      const responses = await Promise.all(requests.map((body) => patch(endpoint.id, body)));
+      expect(responses.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+      // Each request saw its own change whole.
+      expect(responses.map((r) => ({ name: r.json().name, url: r.json().url }))).toEqual(requests);
+      const final = await read(endpoint.id);
+      expect(requests).toContainEqual({ name: final.name, url: final.url });
+    });
+
+    it("loses no update: requests changing different fields all land, each answer seeing the ones before it", async () => {
+      // Several rounds, so that an unlocked read-modify-write has many chances to show.
+      for (let round = 0; round < 5; round += 1) {
+        const endpoint = await createWebhookEndpoint(ctx.deps, orgId, { name: "Before", events: ["order.created"] });
+        const changes = [
+          { name: "After" },
+          { url: `https://hooks.example.com/moved-${round}` },
+          { events: ["checkout.created", "order.paid"] },
+          { enabled: false },
+        ];
+        const responses = await Promise.all(changes.map((body) => patch(endpoint.id, body)));
+        expect(responses.map((r) => r.statusCode)).toEqual(changes.map(() => 200));
+        const final = await read(endpoint.id);
+        const applied = (body: Record<string, unknown>) =>
+          changes.filter((change) => Object.entries(change).every(([key, value]) => JSON.stringify(body[key]) === JSON.stringify(value)));
+        expect(applied(final)).toEqual(changes);
+        // Applied one after the other, the answers saw 1, 2, 3 and 4 of the changes, each including the one before.
+        const seen = responses.map((r) => applied(r.json())).sort((a, b) => a.length - b.length);
+        expect(seen.map((list) => list.length)).toEqual([1, 2, 3, 4]);
+        for (let i = 1; i < seen.length; i += 1) expect(seen[i]).toEqual(expect.arrayContaining(seen[i - 1]!));
+      }
+    });
   });
 
   it("deletes: 204, then 404 everywhere, and gone from the list", async () => {
