@@ -146,10 +146,12 @@ async function measure(): Promise<void> {
     const loads: autocannon.Result[] = [];
     let done: Swept | null = null;
     void swept.then((result) => (done = result));
+    // BENCH_QUIET_SWEEP=1: the sweep alone, for its throughput without readers.
+    if (process.env.BENCH_QUIET_SWEEP) await swept;
     while (done === null) loads.push(await load(ready, 5));
     const result = done as Swept;
-    const busyP99 = Math.max(...loads.map((r) => r.latency.p99));
-    const busyMean = loads.reduce((sum, r) => sum + r.requests.average, 0) / loads.length;
+    const busyP99 = loads.length ? Math.max(...loads.map((r) => r.latency.p99)) : Number.NaN;
+    const busyMean = loads.reduce((sum, r) => sum + r.requests.average, 0) / Math.max(loads.length, 1);
     console.log(`${SUBSCRIPTIONS} subscriptions due at once, ${CONNECTIONS} connections reading one subscription, pool ${POOL_SIZE}`);
     console.log(
       `sweep: ${result.renewed} renewals in ${(result.ms / 1000).toFixed(1)} s = ${((result.renewed / result.ms) * 1000).toFixed(0)} renewals/s`,

@@ -23,6 +23,22 @@ import * as repo from "./subscriptions.repository.ts";
 import { publishSubscriptionEvents } from "./subscriptions.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
 
+/**
+ * How many renewals one sweep runs side by side. Claims skip locked rows, so they never collide;
+ * several at once keep a sweep moving while the API's requests share the pool.
+ */
+const SWEEP_CONCURRENCY = 4;
+
+/** Runs `step` on SWEEP_CONCURRENCY loops until it reports nothing left; returns how many steps did something. */
+async function drain(step: () => Promise<boolean>): Promise<number> {
+  let done = 0;
+  const loop = async () => {
+    while (await step()) done += 1;
+  };
+  await Promise.all(Array.from({ length: SWEEP_CONCURRENCY }, loop));
+  return done;
+}
+
 /** How long an inline charge has to settle before the recovery job takes over (as a checkout's settle). */
 const COLLECT_RECOVERY_DELAY_MS = 5 * 60 * 1000;
 const collectJobKey = (orderId: string) => `${TaskName.subscriptionCollect}:${orderId}`;
@@ -270,30 +286,25 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
    * period at a time. `organizationId` limits it to one organization.
    */
   async function sweepDue(organizationId: string | undefined): Promise<{ renewed: number; retried: number }> {
-    const options = { organizationId };
-    let renewed = 0;
-    let retried = 0;
-    for (;;) {
+    const renewed = await drain(async () => {
       const order = await db.transaction().execute(async (trx) => {
-        const row = await repo.claimDueSubscription(trx, deps.now(), options.organizationId);
+        const row = await repo.claimDueSubscription(trx, deps.now(), organizationId);
         return row ? { pending: await cycle(trx, row, deps.now()) } : null;
       });
-      if (!order) break;
-      renewed += 1;
-      if (order.pending) await collect(order.pending.id, "subscription_cycle");
-    }
-    for (;;) {
+      if (order?.pending) await collect(order.pending.id, "subscription_cycle");
+      return order !== null;
+    });
+    const resumed = await drain(async () => {
       const order = await db.transaction().execute(async (trx) => {
-        const row = await repo.claimDueResume(trx, deps.now(), options.organizationId);
+        const row = await repo.claimDueResume(trx, deps.now(), organizationId);
         return row ? { pending: await resume(trx, row, deps.now()) } : null;
       });
-      if (!order) break;
-      renewed += 1;
-      if (order.pending) await collect(order.pending.id, "subscription_cycle");
-    }
-    for (;;) {
+      if (order?.pending) await collect(order.pending.id, "subscription_cycle");
+      return order !== null;
+    });
+    const retried = await drain(async () => {
       const claimed = await db.transaction().execute(async (trx) => {
-        const order = await repo.claimDueRetry(trx, deps.now(), options.organizationId);
+        const order = await repo.claimDueRetry(trx, deps.now(), organizationId);
         if (!order) return null;
         // Claimed: no other sweep picks it; the job collects it should this run die before settling.
         await updateOrder(trx, order.id, { next_payment_attempt_at: null });
@@ -308,11 +319,10 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
         );
         return order;
       });
-      if (!claimed) break;
-      retried += 1;
-      await collect(claimed.id, "retry_dunning");
-    }
-    return { renewed, retried };
+      if (claimed) await collect(claimed.id, "retry_dunning");
+      return claimed !== null;
+    });
+    return { renewed: renewed + resumed, retried };
   }
 
   /**
