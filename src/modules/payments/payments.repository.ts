@@ -82,6 +82,10 @@ export async function countPayments(
   return Number((await query.executeTakeFirstOrThrow()).count);
 }
 
+/** The processor's idempotency key of an order's next attempt: the order and the attempt's number. */
+export const nextAttemptKey = async (db: Executor, orderId: string): Promise<string> =>
+  `${orderId}:${(await countPayments(db, orderId)) + 1}`;
+
 /** Failed attempts of an order started by the given triggers: what dunning counts. */
 export const countFailedPayments = (db: Executor, orderId: string, triggers: readonly PaymentTrigger[]): Promise<number> =>
   countPayments(db, orderId, { triggers, status: "failed" });
