@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { SavedPaymentMethod } from "./payment-processor.ts";
 import type { PaymentMethodRow, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
@@ -100,3 +100,14 @@ export const latestPayment = (db: Executor, orderId: string): Promise<PaymentRow
     .orderBy("id", "desc")
     .limit(1)
     .executeTakeFirst();
+
+/**
+ * Takes the lock a customer's payment of an order holds until its transaction ends, without
+ * waiting: false when another request holds it (a retry already in progress).
+ */
+export const tryLockOrderPayment = async (trx: Executor, orderId: string): Promise<boolean> =>
+  (
+    await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`order-payment:${orderId}`}, 0)) AS locked`.execute(
+      trx,
+    )
+  ).rows[0]?.locked === true;
