@@ -339,6 +339,9 @@ const _listPaymentMethods: AssertAssignable<PM.ListResourcePaymentMethod, models
 const _pmCreateResponse: AssertAssignable<PM.CustomerPaymentMethodCreateResponse, models.CustomerPaymentMethodCreateResponse> = true;
 const _pmCreateIn: AssertAssignable<models.CustomerPaymentMethodCreate, PM.CustomerPaymentMethodCreate> = true;
 const _pmConfirmIn: AssertAssignable<models.CustomerPaymentMethodConfirm, PM.CustomerPaymentMethodConfirm> = true;
+const _orderPaymentStatus: AssertAssignable<CPO.CustomerOrderPaymentStatus, models.CustomerOrderPaymentStatus> = true;
+const _orderPaymentConfirmation: AssertAssignable<CPO.CustomerOrderPaymentConfirmation, models.CustomerOrderPaymentConfirmation> = true;
+const _orderConfirmPaymentIn: AssertAssignable<models.CustomerOrderConfirmPayment, CPO.CustomerOrderConfirmPayment> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -596,6 +599,9 @@ const mirrored: Record<string, TSchema> = {
   CustomerPaymentMethodCreateSucceededResponse: PM.CustomerPaymentMethodCreateSucceededResponse,
   CustomerPaymentMethodCreateRequiresActionResponse: PM.CustomerPaymentMethodCreateRequiresActionResponse,
   CustomerPaymentMethodCreateResponse: PM.CustomerPaymentMethodCreateResponse,
+  CustomerOrderPaymentStatus: CPO.CustomerOrderPaymentStatus,
+  CustomerOrderConfirmPayment: CPO.CustomerOrderConfirmPayment,
+  CustomerOrderPaymentConfirmation: CPO.CustomerOrderPaymentConfirmation,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */
