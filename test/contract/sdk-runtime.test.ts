@@ -219,6 +219,8 @@ describe("official SDK: subscriptions, merchant changes and the customer portal"
     });
     expect(canceled).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: "unused" });
     await expect(portal.customerPortal.subscriptions.cancel(first.id)).rejects.toMatchObject({ statusCode: 403 });
+  });
+});
 
 describe("official SDK: saved payment methods and customer retries", () => {
   it("adds, lists, sets the default, deletes, and the organization lists them with is_default", async () => {

@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
 import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
+import { tryLockOrderPayment } from "../../../src/modules/payments/payments.repository.ts";
 import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
 import { buildServices } from "../../../src/services.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
@@ -149,20 +150,34 @@ describe("POST /v1/customer-portal/orders/{id}/confirm-payment", () => {
     expect(await orderOf(ctx, bought.orderId)).toMatchObject({ status: "pending" });
   });
 
-  it("answers 409 PaymentAlreadyInProgress while another attempt on the order is pending", async () => {
+  it("answers 409 PaymentAlreadyInProgress, at once, while another request holds the order's payment lock", async () => {
     const bought = await renewedSubscription(ctx, org, checkoutToken, "retry-busy@example.com");
-    const order = await orderOf(ctx, bought.orderId);
-    await ctx.deps.db.transaction().execute((trx) => ctx.services.subscriptionRenewals.openCustomerAttempt(trx, order, null));
-    const refused = await confirm(bought.session, bought.orderId, { confirmation_token_id: "tok_visa" });
-    expect(refused.statusCode).toBe(409);
-    expectReferenceResponse("customer_portal:orders:confirm_retry_payment", 409, refused.json());
-    expect(refused.json()).toEqual({
-      error: "PaymentAlreadyInProgress",
-      detail: `Payment for order ${bought.orderId} is already in progress`,
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let taken = () => {};
+    const held = new Promise<void>((resolve) => (taken = resolve));
+    const holder = ctx.deps.db.transaction().execute(async (trx) => {
+      expect(await tryLockOrderPayment(trx, bought.orderId)).toBe(true);
+      taken();
+      await released;
     });
+    await held;
+    try {
+      const refused = await confirm(bought.session, bought.orderId, { confirmation_token_id: "tok_visa" });
+      expect(refused.statusCode).toBe(409);
+      expectReferenceResponse("customer_portal:orders:confirm_retry_payment", 409, refused.json());
+      expect(refused.json()).toEqual({
+        error: "PaymentAlreadyInProgress",
+        detail: `Payment for order ${bought.orderId} is already in progress`,
+      });
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await paymentsOf(ctx, bought.orderId)).filter((payment) => payment.trigger === "retry_customer")).toEqual([]);
   });
 
-  it("charges once when two retries arrive at the same time: the second finds the first's attempt pending (409)", async () => {
+  it("charges once when two retries arrive at the same time: the second finds the first holding the order (409)", async () => {
     const bought = await renewedSubscription(ctx, org, checkoutToken, "retry-race@example.com");
     ctx.clock.advance(SECOND);
     const card = await saveCard(bought.session, "tok_visa");
