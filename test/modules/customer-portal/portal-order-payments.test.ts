@@ -1,4 +1,3 @@
-import { setTimeout } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
 import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
@@ -181,17 +180,22 @@ describe("POST /v1/customer-portal/orders/{id}/confirm-payment", () => {
     const bought = await renewedSubscription(ctx, org, checkoutToken, "retry-race@example.com");
     ctx.clock.advance(SECOND);
     const card = await saveCard(bought.session, "tok_visa");
-    // A processor slow to answer keeps the first attempt open while the second arrives.
+    // A processor that answers only when told keeps the first attempt open while the second arrives.
     let charges = 0;
-    const slow: PaymentProcessor = {
+    let charging = () => {};
+    const charged = new Promise<void>((resolve) => (charging = resolve));
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const held: PaymentProcessor = {
       ...sandboxProcessor,
       chargeOffSession: async (request) => {
         charges += 1;
-        await setTimeout(200);
+        charging();
+        await answered;
         return sandboxProcessor.chargeOffSession(request);
       },
     };
-    const app = await buildApp(ctx.deps, { logger: false, services: buildServices(ctx.deps, { payments: slow }) });
+    const app = await buildApp(ctx.deps, { logger: false, services: buildServices(ctx.deps, { payments: held }) });
     try {
       const send = () =>
         app.inject({
@@ -201,12 +205,16 @@ describe("POST /v1/customer-portal/orders/{id}/confirm-payment", () => {
           payload: { payment_method_id: card },
         });
       const first = send();
-      await setTimeout(50);
+      await charged;
       const second = await send();
       expect(second.statusCode, second.body).toBe(409);
       expect(second.json().error).toBe("PaymentAlreadyInProgress");
-      expect((await first).json()).toMatchObject({ status: "succeeded" });
+      answer();
+      const firstResponse = await first;
+      expect(firstResponse.statusCode).toBe(200);
+      expect(firstResponse.json()).toMatchObject({ status: "succeeded" });
     } finally {
+      answer();
       await app.close();
     }
     expect(charges).toBe(1);
