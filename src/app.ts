@@ -116,12 +116,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
-  await app.register(portalCustomerRoutes(services.portalCustomers));
+  await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
-  await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments));
+  await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));
   return app;
 }

@@ -8,6 +8,8 @@ import { createCheckoutService, createCheckoutSessions } from "./modules/checkou
 import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
 import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
+import { createPortalOrderPayments } from "./modules/customer-portal/order-payments.service.ts";
+import { createPortalPaymentMethodService } from "./modules/customer-portal/payment-methods.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
@@ -64,6 +66,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
   const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
   const orders = createOrderService(deps);
+  const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
   return {
     ...adapters,
     authenticators,
@@ -92,6 +95,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     subscriptionUpdates,
     portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
+    portalOrderPayments,
+    portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -10,6 +10,9 @@ export const requireAuth = (kinds: readonly PrincipalKind[], scopes: readonly st
   auth: { kinds, scopes },
 });
 
+/** The body schema of a 204 answer. */
+export const NoContent = Type.Unsafe<undefined>({ type: "null", description: "No content." });
+
 const AuthErrorBody = Type.Object(
   { error: Type.String(), detail: Type.Optional(Type.String()), error_description: Type.Optional(Type.String()) },
   { title: "AuthError" },

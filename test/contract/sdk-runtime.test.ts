@@ -222,6 +222,77 @@ describe("official SDK: subscriptions, merchant changes and the customer portal"
   });
 });
 
+describe("official SDK: saved payment methods and customer retries", () => {
+  it("adds, lists, sets the default, deletes, and the organization lists them with is_default", async () => {
+    const org = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, org.id, { external_id: "sdk-pm" });
+    const portal = createPolar({ accessToken: await createCustomerSessionToken(ctx.deps, customer.id), baseUrl });
+
+    const added = await portal.customerPortal.customers.addPaymentMethod({
+      confirmation_token_id: "tok_visa",
+      set_default: true,
+      return_url: "https://shop.test",
+    });
+    if (added.status !== "succeeded") throw new Error("the sandbox never asks for a further step");
+    expect(added.payment_method).toMatchObject({ type: "card", method_metadata: { brand: "visa", last4: "4242" } });
+    ctx.clock.advance(1000);
+    const second = await portal.customerPortal.customers.addPaymentMethod({
+      confirmation_token_id: "tok_mastercard",
+      set_default: false,
+      return_url: "https://shop.test",
+    });
+    if (second.status !== "succeeded") throw new Error("the sandbox never asks for a further step");
+    const page = await portal.customerPortal.customers.listPaymentMethods({ limit: 10 });
+    expect(page.items.map((item) => item.id)).toEqual([second.payment_method.id, added.payment_method.id]);
+
+    const merchant = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["customers:read"]), baseUrl });
+    const listed = await merchant.customers.listPaymentMethods(customer.id);
+    expect(listed.items.map((item) => [item.id, item.is_default])).toEqual([
+      [second.payment_method.id, false],
+      [added.payment_method.id, true],
+    ]);
+    expect((await merchant.customers.listPaymentMethodsExternal("sdk-pm")).pagination.total_count).toBe(2);
+
+    await portal.customerPortal.customers.deletePaymentMethod(second.payment_method.id);
+    expect((await portal.customerPortal.customers.listPaymentMethods()).items).toHaveLength(1);
+    await expect(
+      portal.customerPortal.customers.addPaymentMethod({
+        confirmation_token_id: "tok_chargeDeclined",
+        set_default: false,
+        return_url: "https://x",
+      }),
+    ).rejects.toMatchObject({ statusCode: 400 });
+    await expect(
+      portal.customerPortal.customers.confirmPaymentMethod({ setup_intent_id: "seti_1", set_default: false }),
+    ).rejects.toMatchObject({
+      statusCode: 422,
+    });
+  });
+
+  it("reads an order's payment status and retries it", async () => {
+    const org = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, org.id);
+    const subscription = await createSubscription(ctx.deps, org.id, { customer });
+    const order = await createOrder(ctx.deps, org.id, {
+      customer,
+      values: {
+        status: "pending",
+        subscription_id: subscription.id,
+        next_payment_attempt_at: new Date(ctx.clock.now().getTime() + 86_400_000),
+      },
+    });
+    const portal = createPolar({ accessToken: await createCustomerSessionToken(ctx.deps, customer.id), baseUrl });
+
+    expect(await portal.customerPortal.orders.getPaymentStatus(order.id)).toEqual({ status: "no_payment", error: null });
+    const declined = await portal.customerPortal.orders.confirmRetryPayment(order.id, { confirmation_token_id: "tok_chargeDeclined" });
+    expect(declined).toEqual({ status: "failed", client_secret: null, error: "Your card was declined." });
+    ctx.clock.advance(1000);
+    const paid = await portal.customerPortal.orders.confirmRetryPayment(order.id, { confirmation_token_id: "tok_visa" });
+    expect(paid.status).toBe("succeeded");
+    expect((await portal.customerPortal.orders.getPaymentStatus(order.id)).status).toBe("succeeded");
+  });
+});
+
 describe("official SDK: customer state", () => {
   it("reads a customer's state by ID and by external ID", async () => {
     const org = await createOrganization(ctx.deps);

@@ -31,6 +31,7 @@ import type * as CPS from "../../src/modules/customer-portal/subscriptions.schem
 import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts";
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
+import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -125,7 +126,7 @@ const _discount: AssertAssignable<S<typeof D.Discount>, models.Discount> = true;
 // Checkouts and custom fields.
 const _checkoutStatus: AssertEqual<C.CheckoutStatus, models.CheckoutStatus> = true;
 const _taxBehavior: AssertEqual<C.TaxBehavior, models.TaxBehavior> = true;
-const _paymentProcessor: AssertEqual<C.PaymentProcessor, models.PaymentProcessor> = true;
+const _paymentProcessor: AssertEqual<PM.PaymentProcessor, models.PaymentProcessor> = true;
 const _fieldMode: AssertEqual<C.BillingAddressFieldMode, models.BillingAddressFieldMode> = true;
 const _billingFields: AssertAssignable<S<typeof C.CheckoutBillingAddressFields>, models.CheckoutBillingAddressFields> = true;
 const _cfText: AssertAssignable<S<typeof CF.CustomFieldText>, models.CustomFieldText> = true;
@@ -324,6 +325,23 @@ const _listCustomerOrders: AssertAssignable<CPO.ListResourceCustomerOrder, { ite
   true;
 const _customerOrderSort: AssertEqual<NonNullable<CPO.CustomerOrderListQuery["sorting"]>[number], models.CustomerOrderSortProperty> = true;
 const _customerOrderUpdateIn: AssertAssignable<models.CustomerOrderUpdate, CPO.CustomerOrderUpdate> = true;
+// Saved payment methods. The SDK adds Korean cards (`kr_card`), which the reference does not have
+// and this service never saves, to both unions.
+const _pmCardMetadata: AssertAssignable<S<typeof PM.PaymentMethodCardMetadata>, models.PaymentMethodCardMetadata> = true;
+const _pmCard: AssertAssignable<S<typeof PM.PaymentMethodCard>, models.PaymentMethodCard> = true;
+const _pmGeneric: AssertAssignable<S<typeof PM.PaymentMethodGeneric>, models.PaymentMethodGeneric> = true;
+const _customerPaymentMethod: AssertAssignable<PM.CustomerPaymentMethod, models.CustomerPaymentMethod> = true;
+const _listCustomerPaymentMethods: AssertAssignable<PM.ListResourceCustomerPaymentMethod, models.ListResourceCustomerPaymentMethod> = true;
+const _customerPmCard: AssertAssignable<S<typeof PM.CustomerPaymentMethodCard>, models.CustomerPaymentMethodCard> = true;
+const _customerPmGeneric: AssertAssignable<S<typeof PM.CustomerPaymentMethodGeneric>, models.CustomerPaymentMethodGeneric> = true;
+const _paymentMethod: AssertAssignable<PM.PaymentMethod, models.PaymentMethod> = true;
+const _listPaymentMethods: AssertAssignable<PM.ListResourcePaymentMethod, models.ListResourcePaymentMethod> = true;
+const _pmCreateResponse: AssertAssignable<PM.CustomerPaymentMethodCreateResponse, models.CustomerPaymentMethodCreateResponse> = true;
+const _pmCreateIn: AssertAssignable<models.CustomerPaymentMethodCreate, PM.CustomerPaymentMethodCreate> = true;
+const _pmConfirmIn: AssertAssignable<models.CustomerPaymentMethodConfirm, PM.CustomerPaymentMethodConfirm> = true;
+const _orderPaymentStatus: AssertAssignable<CPO.CustomerOrderPaymentStatus, models.CustomerOrderPaymentStatus> = true;
+const _orderPaymentConfirmation: AssertAssignable<CPO.CustomerOrderPaymentConfirmation, models.CustomerOrderPaymentConfirmation> = true;
+const _orderConfirmPaymentIn: AssertAssignable<models.CustomerOrderConfirmPayment, CPO.CustomerOrderConfirmPayment> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -433,7 +451,7 @@ const mirrored: Record<string, TSchema> = {
   Discount: D.Discount,
   CheckoutStatus: C.CheckoutStatus,
   TaxBehavior: C.TaxBehavior,
-  PaymentProcessor: C.PaymentProcessor,
+  PaymentProcessor: PM.PaymentProcessor,
   BillingAddressFieldMode: C.BillingAddressFieldMode,
   CheckoutBillingAddressFields: C.CheckoutBillingAddressFields,
   CustomFieldTextProperties: CF.CustomFieldTextProperties,
@@ -569,6 +587,21 @@ const mirrored: Record<string, TSchema> = {
   CustomerStateIndividual: CST.CustomerStateIndividual,
   CustomerStateTeam: CST.CustomerStateTeam,
   CustomerState: CST.CustomerState,
+  PaymentMethodCardMetadata: PM.PaymentMethodCardMetadata,
+  PaymentMethodCard: PM.PaymentMethodCard,
+  PaymentMethodGeneric: PM.PaymentMethodGeneric,
+  CustomerPaymentMethod: PM.CustomerPaymentMethod,
+  CustomerPaymentMethodCard: PM.CustomerPaymentMethodCard,
+  CustomerPaymentMethodGeneric: PM.CustomerPaymentMethodGeneric,
+  PaymentMethod: PM.PaymentMethod,
+  CustomerPaymentMethodCreate: PM.CustomerPaymentMethodCreate,
+  CustomerPaymentMethodConfirm: PM.CustomerPaymentMethodConfirm,
+  CustomerPaymentMethodCreateSucceededResponse: PM.CustomerPaymentMethodCreateSucceededResponse,
+  CustomerPaymentMethodCreateRequiresActionResponse: PM.CustomerPaymentMethodCreateRequiresActionResponse,
+  CustomerPaymentMethodCreateResponse: PM.CustomerPaymentMethodCreateResponse,
+  CustomerOrderPaymentStatus: CPO.CustomerOrderPaymentStatus,
+  CustomerOrderConfirmPayment: CPO.CustomerOrderConfirmPayment,
+  CustomerOrderPaymentConfirmation: CPO.CustomerOrderPaymentConfirmation,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

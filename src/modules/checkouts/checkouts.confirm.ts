@@ -17,7 +17,7 @@ import { readOrder } from "../orders/orders.service.ts";
 import { publishSubscriptionEvents, startSubscription } from "../subscriptions/subscriptions.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "../payments/payment-processor.ts";
-import { insertPayment, insertPaymentMethod } from "../payments/payments.repository.ts";
+import { insertPayment, savePaymentMethod } from "../payments/payments.repository.ts";
 import { parseTaxId, type TaxId } from "../tax/tax-id.ts";
 import type { CheckoutConfirm } from "./checkout-inputs.schemas.ts";
 import { DiscountRedemptionLimitReached, NotOpenCheckout, PaymentError, assertOpenForBuyer } from "./checkouts.errors.ts";
@@ -124,19 +124,7 @@ async function completeCheckout(
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
   const method = input.savedMethod
-    ? await insertPaymentMethod(db, {
-        created_at: now,
-        modified_at: null,
-        organization_id: organization.id,
-        customer_id: customer.id,
-        processor_reference: input.savedMethod.reference,
-        type: input.savedMethod.type,
-        brand: input.savedMethod.brand,
-        last4: input.savedMethod.last4,
-        exp_month: input.savedMethod.expMonth,
-        exp_year: input.savedMethod.expYear,
-        deleted_at: null,
-      })
+    ? await savePaymentMethod(db, { organizationId: organization.id, customerId: customer.id, method: input.savedMethod, now })
     : null;
   // The first saved method becomes the customer's default, as the processor's customer would have it.
   if (method && customer.default_payment_method_id === null)

@@ -6,6 +6,7 @@ import { AnyProductPrice, CheckoutProduct } from "../products/products.schemas.t
 import { CheckoutDiscount } from "../discounts/discounts.schemas.ts";
 import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
 import { CheckoutOrganization } from "../organizations/organization-views.schemas.ts";
+import { PaymentProcessor } from "../payments/payment-methods.schemas.ts";
 
 export const CheckoutStatusValues = ["open", "expired", "confirmed", "succeeded", "failed"] as const;
 export const CheckoutStatus = StringEnum(CheckoutStatusValues, { title: "CheckoutStatus" });
@@ -14,10 +15,6 @@ export type CheckoutStatus = Static<typeof CheckoutStatus>;
 export const TaxBehaviorValues = ["inclusive", "exclusive"] as const;
 export const TaxBehavior = StringEnum(TaxBehaviorValues, { title: "TaxBehavior" });
 export type TaxBehavior = Static<typeof TaxBehavior>;
-
-export const PaymentProcessorValues = ["stripe"] as const;
-export const PaymentProcessor = StringEnum(PaymentProcessorValues, { title: "PaymentProcessor" });
-export type PaymentProcessor = Static<typeof PaymentProcessor>;
 
 export const BillingAddressFieldModeValues = ["required", "optional", "disabled"] as const;
 export const BillingAddressFieldMode = StringEnum(BillingAddressFieldModeValues, { title: "BillingAddressFieldMode" });

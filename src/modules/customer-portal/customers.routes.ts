@@ -1,19 +1,32 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { principalOf } from "../../kit/auth.ts";
-import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { ErrorBody } from "../../kit/errors.ts";
+import { NoContent, PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { IdParams } from "../../kit/schema.ts";
+import {
+  CustomerPaymentMethodConfirm,
+  CustomerPaymentMethodCreate,
+  CustomerPaymentMethodCreateResponse,
+  ListResourceCustomerPaymentMethod,
+  PaymentMethodListQuery,
+} from "../payments/payment-methods.schemas.ts";
 import { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./customers.schemas.ts";
 import { portalCustomerOf } from "./session.ts";
 import type { PortalCustomerService } from "./customers.service.ts";
+import type { PortalPaymentMethodService } from "./payment-methods.service.ts";
 
+const READ = ["customer_portal:read", "customer_portal:write"];
+const WRITE = ["customer_portal:write"];
 const tags = ["customer_portal"];
+const paymentMethodTags = ["customer_portal", "customers"];
 
 export const portalCustomerRoutes =
-  (service: PortalCustomerService): FastifyPluginAsyncTypebox =>
+  (service: PortalCustomerService, paymentMethods: PortalPaymentMethodService): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/customer-portal/customers/me",
       {
-        config: requireAuth(PORTAL_SIDE, ["customer_portal:read", "customer_portal:write"]),
+        config: requireAuth(PORTAL_SIDE, READ),
         schema: {
           operationId: "customer_portal:customers:get",
           tags,
@@ -27,7 +40,7 @@ export const portalCustomerRoutes =
     app.patch(
       "/v1/customer-portal/customers/me",
       {
-        config: requireAuth(PORTAL_SIDE, ["customer_portal:write"]),
+        config: requireAuth(PORTAL_SIDE, WRITE),
         schema: {
           operationId: "customer_portal:customers:update",
           tags,
@@ -37,5 +50,72 @@ export const portalCustomerRoutes =
         },
       },
       async (request) => service.update(portalCustomerOf(principalOf(request)), request.body),
+    );
+
+    app.get(
+      "/v1/customer-portal/customers/me/payment-methods",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:customers:list_payment_methods",
+          tags: paymentMethodTags,
+          summary: "List Customer Payment Methods",
+          description: "Get saved payment methods of the authenticated customer.",
+          querystring: PaymentMethodListQuery,
+          response: responses({ 200: ListResourceCustomerPaymentMethod }),
+        },
+      },
+      async (request) => paymentMethods.list(request.query, portalCustomerOf(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/customer-portal/customers/me/payment-methods",
+      {
+        config: requireAuth(PORTAL_SIDE, WRITE),
+        schema: {
+          operationId: "customer_portal:customers:add_payment_method",
+          tags: paymentMethodTags,
+          summary: "Add Customer Payment Method",
+          description: "Add a payment method to the authenticated customer.",
+          body: CustomerPaymentMethodCreate,
+          response: responses({ 201: CustomerPaymentMethodCreateResponse, 400: ErrorBody }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await paymentMethods.add(request.body, portalCustomerOf(principalOf(request)))),
+    );
+
+    app.post(
+      "/v1/customer-portal/customers/me/payment-methods/confirm",
+      {
+        config: requireAuth(PORTAL_SIDE, WRITE),
+        schema: {
+          operationId: "customer_portal:customers:confirm_payment_method",
+          tags: paymentMethodTags,
+          summary: "Confirm Customer Payment Method",
+          description: "Confirm a payment method for the authenticated customer.",
+          body: CustomerPaymentMethodConfirm,
+          response: responses({ 201: CustomerPaymentMethodCreateResponse }),
+        },
+      },
+      async (request) => paymentMethods.confirm(request.body),
+    );
+
+    app.delete(
+      "/v1/customer-portal/customers/me/payment-methods/:id",
+      {
+        config: requireAuth(PORTAL_SIDE, WRITE),
+        schema: {
+          operationId: "customer_portal:customers:delete_payment_method",
+          tags: paymentMethodTags,
+          summary: "Delete Customer Payment Method",
+          description: "Delete a payment method from the authenticated customer.",
+          params: IdParams,
+          response: responses({ 204: NoContent, 400: ErrorBody }, { notFound: true }),
+        },
+      },
+      async (request, reply) => {
+        await paymentMethods.remove(request.params.id, portalCustomerOf(principalOf(request)));
+        return reply.code(204).send();
+      },
     );
   };

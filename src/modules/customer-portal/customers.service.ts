@@ -8,6 +8,7 @@ import * as customers from "../customers/customers.repository.ts";
 import { CUSTOMER_TAX_ID_FIELDS } from "../customers/customers.service.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { findPaymentMethod } from "../payments/payments.repository.ts";
 import type { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./customers.schemas.ts";
 import type { portalCustomerOf } from "./session.ts";
 
@@ -62,12 +63,6 @@ export function createPortalCustomerService(deps: Deps) {
         ]);
       }
       if (input.default_payment_method_id === null) throw new RequestValidationError([missingIssue(["body", "default_payment_method_id"])]);
-      if (input.default_payment_method_id !== undefined) {
-        // No payment method is stored by this service, so none can belong to the customer.
-        throw new RequestValidationError([
-          fieldIssue(["body", "default_payment_method_id"], "Payment method not found.", input.default_payment_method_id, "invalid"),
-        ]);
-      }
       const newAddress = input.billing_address
         ? normalizeState(cleanAddress(input.billing_address), ["body", "billing_address"])
         : undefined;
@@ -76,6 +71,13 @@ export function createPortalCustomerService(deps: Deps) {
       return deps.db.transaction().execute(async (trx) => {
         const current = await customers.findCustomerForUpdate(trx, session.customerId, [session.organizationId]);
         if (!current) throw new ResourceNotFound();
+        // A null default was refused above: a customer keeps a default once it has one.
+        const defaultMethodId = input.default_payment_method_id ?? undefined;
+        if (defaultMethodId !== undefined && !(await findPaymentMethod(trx, defaultMethodId, current.id))) {
+          throw new RequestValidationError([
+            fieldIssue(["body", "default_payment_method_id"], "Payment method not found.", defaultMethodId, "invalid"),
+          ]);
+        }
         const address = newAddress ?? current.billing_address;
         // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
         const taxId =
@@ -88,6 +90,7 @@ export function createPortalCustomerService(deps: Deps) {
         const row = await customers.updateCustomer(trx, current.id, {
           modified_at: now,
           ...(billingName ? { billing_name: billingName } : {}),
+          ...(defaultMethodId !== undefined ? { default_payment_method_id: defaultMethodId } : {}),
           billing_address: address ? JSON.stringify(address) : null,
           tax_id: taxId ? JSON.stringify(taxId) : null,
         });

@@ -3,8 +3,17 @@ import { principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
-import { CustomerOrder, CustomerOrderListQuery, CustomerOrderUpdate, ListResourceCustomerOrder } from "./orders.schemas.ts";
+import {
+  CustomerOrder,
+  CustomerOrderConfirmPayment,
+  CustomerOrderListQuery,
+  CustomerOrderPaymentConfirmation,
+  CustomerOrderPaymentStatus,
+  CustomerOrderUpdate,
+  ListResourceCustomerOrder,
+} from "./orders.schemas.ts";
 import type { PortalOrderService } from "./orders.service.ts";
+import type { PortalOrderPayments } from "./order-payments.service.ts";
 import { portalCustomerOf } from "./session.ts";
 import type { FastifyRequest } from "fastify";
 import {
@@ -31,7 +40,7 @@ const ownOrders = (request: FastifyRequest): OrderVisibility => {
 
 /** Every `/v1/customer-portal/orders/*` route: the session customer's orders and their documents. */
 export const portalOrderRoutes =
-  (orders: PortalOrderService, documents: OrderDocumentService): FastifyPluginAsyncTypebox =>
+  (orders: PortalOrderService, documents: OrderDocumentService, payments: PortalOrderPayments): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/customer-portal/orders/",
@@ -131,5 +140,38 @@ export const portalOrderRoutes =
         const receipt = await documents.receipt(request.params.id, ownOrders(request));
         return receipt ? receipt : reply.code(202).send();
       },
+    );
+
+    app.get(
+      "/v1/customer-portal/orders/:id/payment-status",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:orders:get_payment_status",
+          tags,
+          summary: "Get Order Payment Status",
+          description: "Get the current payment status for an order.",
+          params: IdParams,
+          response: responses({ 200: CustomerOrderPaymentStatus }, { notFound: true }),
+        },
+      },
+      async (request) => payments.status(request.params.id, portalCustomerOf(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/customer-portal/orders/:id/confirm-payment",
+      {
+        config: requireAuth(PORTAL_SIDE, WRITE),
+        schema: {
+          operationId: "customer_portal:orders:confirm_retry_payment",
+          tags,
+          summary: "Confirm Retry Payment",
+          description: "Confirm a retry payment using a Stripe confirmation token.",
+          params: IdParams,
+          body: CustomerOrderConfirmPayment,
+          response: responses({ 200: CustomerOrderPaymentConfirmation, 409: ErrorBody, 429: ErrorBody }, { notFound: true }),
+        },
+      },
+      async (request) => payments.confirm(request.params.id, request.body, portalCustomerOf(principalOf(request))),
     );
   };

@@ -11,6 +11,7 @@ import {
   ListResourceCustomer,
 } from "./customers.schemas.ts";
 import type { CustomerService } from "./customers.service.ts";
+import { ListResourcePaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
 import { CustomerSession, CustomerSessionCreate } from "./customer-sessions.schemas.ts";
 import type { CustomerSessionService } from "./customer-sessions.service.ts";
 
@@ -64,6 +65,41 @@ export const customerRoutes =
         },
       },
       async (request) => customers.getByExternalId(request.params.external_id, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/customers/external/:external_id/payment-methods",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "customers:list_payment_methods_external",
+          tags,
+          summary: "List Customer Payment Methods by External ID",
+          description: "Get saved payment methods of a customer by external ID.",
+          params: ExternalIdParams,
+          querystring: PaymentMethodListQuery,
+          response: responses({ 200: ListResourcePaymentMethod }, { notFound: true }),
+        },
+      },
+      async (request) =>
+        customers.listPaymentMethods({ externalId: request.params.external_id }, request.query, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/customers/:id/payment-methods",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "customers:list_payment_methods",
+          tags,
+          summary: "List Customer Payment Methods",
+          description: "Get saved payment methods of a customer.",
+          params: IdParams,
+          querystring: PaymentMethodListQuery,
+          response: responses({ 200: ListResourcePaymentMethod }, { notFound: true }),
+        },
+      },
+      async (request) => customers.listPaymentMethods({ id: request.params.id }, request.query, organizationScope(principalOf(request))),
     );
 
     app.get(

@@ -9,6 +9,9 @@ import { requireTaxId } from "../tax/tax-id.ts";
 import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
+import { toPaymentMethod } from "../payments/payment-methods.mapper.ts";
+import type { PaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
+import { countPaymentMethods, listPaymentMethods } from "../payments/payments.repository.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import * as repo from "./customers.repository.ts";
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from "./customers.schemas.ts";
@@ -101,6 +104,27 @@ export function createCustomerService(deps: Deps) {
       const row = await repo.findCustomerByExternalId(deps.db, externalId, allowed);
       if (!row) throw new ResourceNotFound();
       return toCustomer(row);
+    },
+
+    /** The customer's live saved methods, newest first, each saying whether it is the default. */
+    async listPaymentMethods(
+      customer: { id: string } | { externalId: string },
+      query: PaymentMethodListQuery,
+      allowed: OrganizationScope,
+    ): Promise<Page<PaymentMethod>> {
+      const row =
+        "id" in customer
+          ? await repo.findCustomer(deps.db, customer.id, allowed)
+          : await repo.findCustomerByExternalId(deps.db, customer.externalId, allowed);
+      if (!row) throw new ResourceNotFound();
+      return paginate(
+        query,
+        () => countPaymentMethods(deps.db, row.id),
+        async (offset, limit) =>
+          (await listPaymentMethods(deps.db, row.id, { offset, limit })).map((method) =>
+            toPaymentMethod(method, row.default_payment_method_id),
+          ),
+      );
     },
 
     async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {

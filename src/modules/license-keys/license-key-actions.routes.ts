@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { onRequestHookHandler, preHandlerAsyncHookHandler } from "fastify";
-import { Type, type TSchema } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
 import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
-import { responses } from "../../kit/routes.ts";
+import { responses, NoContent } from "../../kit/routes.ts";
 import {
   LicenseKeyActivate,
   LicenseKeyActivationRead,
@@ -24,7 +24,6 @@ export interface KeyActionsOptions {
   preHandler?: preHandlerAsyncHookHandler;
 }
 
-const NoContent = Type.Unsafe<undefined>({ type: "null", description: "No content." });
 // With a token, 403 may also be a missing scope: `responses` documents that broader body.
 const errors = { 400: ErrorBody, 404: ErrorBody };
 

@@ -63,6 +63,10 @@ export const toOrderItem = (item: EitherTimestamps<OrderItemRow>): OrderItem => 
   product_price_id: item.product_price_id,
 });
 
+/** What a pending order still asks of the customer: its total less the balance already applied. */
+export const dueAmount = (order: Pick<OrderRow, "total_amount" | "applied_balance_amount">): number =>
+  Math.max(order.total_amount + order.applied_balance_amount, 0);
+
 const REFUNDABLE: ReadonlySet<OrderRow["status"]> = new Set(["paid", "partially_refunded"]);
 
 /** The order's own fields, shared by the organization's and the customer's view. */
@@ -81,7 +85,7 @@ export function toOrderFields(order: OrderRow, items: readonly EitherTimestamps<
     total_amount: order.total_amount,
     applied_balance_amount: order.applied_balance_amount,
     // Only an order still waiting for its payment owes anything.
-    due_amount: order.status === "pending" ? Math.max(order.total_amount + order.applied_balance_amount, 0) : 0,
+    due_amount: order.status === "pending" ? dueAmount(order) : 0,
     refunded_amount: order.refunded_amount,
     refunded_tax_amount: order.refunded_tax_amount,
     currency: order.currency,

@@ -40,12 +40,25 @@ export interface OffSessionChargeRequest {
 
 export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | { status: "declined" | "failed"; message: string };
 
+/** Saving a method for later charges without charging it (the customer adds a card outside a checkout). */
+export interface MethodSetupRequest {
+  /** Idempotency key: the same setup asked twice saves one method. */
+  attemptId: string;
+  /** The processor's customer the method is attached to. */
+  customerId: string;
+  confirmationToken: string;
+}
+
+export type MethodSetupOutcome = { status: "succeeded"; method: SavedPaymentMethod } | { status: "declined" | "failed"; message: string };
+
 /**
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
- * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`.
+ * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
+ * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer.
  */
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
+  setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
 }

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type {
   ChargeOutcome,
   ChargeRequest,
+  MethodSetupOutcome,
+  MethodSetupRequest,
   OffSessionChargeOutcome,
   OffSessionChargeRequest,
   PaymentProcessor,
@@ -24,10 +26,22 @@ const CARDS: Record<string, { brand: string; last4: string }> = {
 
 const digest = (value: string) => createHash("sha256").update(value).digest("hex").slice(0, 24);
 
-/** The saved method's handle carries the token it came from, so later charges behave as that token does. */
-function saveMethod(token: string, checkoutId: string): SavedPaymentMethod {
+/**
+ * The saved method's handle carries the token it came from, so later charges behave as that token
+ * does; `key` (the session or the setup attempt) makes it deterministic per request.
+ */
+function saveMethod(token: string, key: string): SavedPaymentMethod {
   const card = CARDS[token] ?? { brand: "visa", last4: "4242" };
-  return { reference: `${METHOD_PREFIX}${token}_${digest(checkoutId)}`, type: "card", ...card, expMonth: 12, expYear: 2034 };
+  return { reference: `${METHOD_PREFIX}${token}_${digest(key)}`, type: "card", ...card, expMonth: 12, expYear: 2034 };
+}
+
+/** How the issuer answers a confirmation token, whether it is charged or only set up. */
+function refusal(token: string): { status: "declined" | "failed"; message: string } | null {
+  if (token === PROCESSING_ERROR)
+    return { status: "failed", message: "An error occurred while processing your card. Try again in a little bit." };
+  if (token.startsWith("tok_chargeDeclined")) return { status: "declined", message: "Your card was declined." };
+  if (!token.startsWith("tok_")) return { status: "declined", message: "The confirmation token is invalid." };
+  return null;
 }
 
 const tokenOfMethod = (reference: string): string | null =>
@@ -36,15 +50,14 @@ const tokenOfMethod = (reference: string): string | null =>
 /**
  * Settles payments without leaving the process, driven by Stripe's test token names: every `tok_`
  * card succeeds, `tok_chargeDeclined…` tokens are declined, the processing-error token fails, and
- * `tok_chargeCustomerFail` is accepted at checkout but declines every later off-session charge.
+ * `tok_chargeCustomerFail` is accepted at checkout (or set up) but declines every later off-session
+ * charge. Setting a method up never needs a further step (no 3-D Secure).
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
     const token = request.confirmationToken;
-    if (token === PROCESSING_ERROR)
-      return { status: "failed", message: "An error occurred while processing your card. Try again in a little bit." };
-    if (token.startsWith("tok_chargeDeclined")) return { status: "declined", message: "Your card was declined." };
-    if (!token.startsWith("tok_")) return { status: "declined", message: "The confirmation token is invalid." };
+    const refused = refusal(token);
+    if (refused) return refused;
     // Deterministic per session, like an idempotent processor call.
     return {
       status: "succeeded",
@@ -58,5 +71,12 @@ export const sandboxProcessor: PaymentProcessor = {
     if (token === null) return { status: "failed", message: "No such payment method." };
     if (token === CUSTOMER_FAIL) return { status: "declined", message: "Your card was declined." };
     return { status: "succeeded", reference: `ch_sandbox_${digest(request.attemptId)}` };
+  },
+
+  // tok_chargeCustomerFail is set up fine, as at checkout: only its charges decline.
+  async setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome> {
+    const refused = refusal(request.confirmationToken);
+    if (refused) return refused;
+    return { status: "succeeded", method: saveMethod(request.confirmationToken, `${request.customerId}:${request.attemptId}`) };
   },
 };

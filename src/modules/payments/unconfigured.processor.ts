@@ -1,4 +1,4 @@
-import type { ChargeOutcome, OffSessionChargeOutcome, PaymentProcessor } from "./payment-processor.ts";
+import type { ChargeOutcome, MethodSetupOutcome, OffSessionChargeOutcome, PaymentProcessor } from "./payment-processor.ts";
 
 const MESSAGE = "No payment processor is configured for this production deployment.";
 
@@ -12,6 +12,9 @@ export const unconfiguredProcessor: PaymentProcessor = {
     return { status: "failed", message: MESSAGE };
   },
   async chargeOffSession(): Promise<OffSessionChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async setupMethod(): Promise<MethodSetupOutcome> {
     return { status: "failed", message: MESSAGE };
   },
 };

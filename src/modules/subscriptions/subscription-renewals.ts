@@ -9,12 +9,13 @@ import { discountAmount } from "../discounts/discount-amount.ts";
 import { allocateReceiptNumber } from "../orders/order-numbers.ts";
 import { writeOrder } from "../orders/order-creation.ts";
 import { findOrderForUpdate, updateOrder } from "../orders/orders.repository.ts";
+import { dueAmount } from "../orders/orders.mapper.ts";
 import { publishOrderUpdated, readOrder } from "../orders/orders.service.ts";
 import type { OrderRow } from "../orders/orders.table.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
-import type { PaymentProcessor } from "../payments/payment-processor.ts";
-import { countFailedPayments, countPayments, findPaymentMethod, insertPayment } from "../payments/payments.repository.ts";
-import type { PaymentTrigger } from "../payments/payments.table.ts";
+import type { OffSessionChargeOutcome, PaymentProcessor } from "../payments/payment-processor.ts";
+import { countFailedPayments, findPaymentMethod, insertPayment, nextAttemptKey } from "../payments/payments.repository.ts";
+import type { PaymentMethodRow, PaymentTrigger } from "../payments/payments.table.ts";
 import type { TaxEngine } from "../tax/tax.engine.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
@@ -207,21 +208,69 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
   }
 
   /**
-   * Charges a pending subscription order off-session and records the outcome, in one transaction
-   * holding the subscription's lock then the order's, as every change of a subscription does: a
-   * revoke either waits for the charge or voids the order first (then nothing is charged). The
-   * processor's idempotency key is the order and the attempt's number, so a run that died before
-   * committing repeats the same attempt rather than charging twice. Idempotent.
+   * Locks a subscription order for a charge as every change of a subscription does, the
+   * subscription first and then the order, so a revoke either waits for the charge or voids the
+   * order first (then nothing is charged). Null when either is gone.
    */
+  async function lockForCharge(trx: Executor, orderId: string): Promise<{ row: SubscriptionRow; order: OrderRow } | null> {
+    const head = await trx.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst();
+    if (!head?.subscription_id) return null;
+    const row = await repo.findSubscriptionForUpdate(trx, head.subscription_id, { allowed: null });
+    const order = await findOrderForUpdate(trx, orderId, { allowed: null });
+    return row && order ? { row, order } : null;
+  }
+
+  /**
+   * Charges a locked pending order on `method`, records the attempt and settles the order. The
+   * processor's idempotency key is the order and the attempt's number, so a run that died before
+   * committing repeats the same attempt rather than charging twice. A customer's own attempt
+   * (`retry_customer`) settles the order only when it succeeds: a failed one is recorded but neither
+   * counted toward dunning nor moves its schedule. A method refused before any charge (a new card
+   * declined at setup) is a failed attempt as it is.
+   */
+  async function chargeLocked(
+    trx: Executor,
+    locked: { row: SubscriptionRow; order: OrderRow },
+    method: PaymentMethodRow | { refused: string },
+    trigger: PaymentTrigger,
+  ): Promise<OffSessionChargeOutcome> {
+    const { row, order } = locked;
+    const now = deps.now();
+    const amount = dueAmount(order);
+    const outcome: OffSessionChargeOutcome =
+      "refused" in method
+        ? { status: "declined", message: method.refused }
+        : await payments.chargeOffSession({
+            attemptId: await nextAttemptKey(trx, order.id),
+            methodReference: method.processor_reference,
+            amount,
+            currency: order.currency,
+          });
+    await insertPayment(trx, {
+      created_at: now,
+      modified_at: null,
+      organization_id: order.organization_id,
+      customer_id: order.customer_id,
+      order_id: order.id,
+      payment_method_id: "refused" in method ? null : method.id,
+      status: outcome.status === "succeeded" ? "succeeded" : "failed",
+      trigger,
+      amount,
+      currency: order.currency,
+      processor_reference: outcome.status === "succeeded" ? outcome.reference : null,
+      decline_message: outcome.status === "succeeded" ? null : outcome.message,
+    });
+    if (outcome.status === "succeeded") await settle(trx, order, row, { reference: outcome.reference }, now);
+    else if (trigger !== "retry_customer") await settle(trx, order, row, { message: outcome.message, attempted: true }, now);
+    return outcome;
+  }
+
+  /** Charges a pending subscription order off-session on its saved method and records the outcome. Idempotent. */
   async function collect(orderId: string, trigger: PaymentTrigger): Promise<void> {
-    const head = await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst();
-    if (!head?.subscription_id) return;
-    const subscriptionId = head.subscription_id;
     await db.transaction().execute(async (trx) => {
-      const row = await repo.findSubscriptionForUpdate(trx, subscriptionId, { allowed: null });
-      const order = await findOrderForUpdate(trx, orderId, { allowed: null });
-      if (!row || !order || order.status !== "pending") return;
-      const now = deps.now();
+      const locked = await lockForCharge(trx, orderId);
+      if (!locked || locked.order.status !== "pending") return;
+      const { row, order } = locked;
       const customer = await trx
         .selectFrom("customers")
         .select("default_payment_method_id")
@@ -230,37 +279,10 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       const methodId = row.payment_method_id ?? customer.default_payment_method_id;
       const method = methodId ? await findPaymentMethod(trx, methodId, order.customer_id) : undefined;
       if (!method) {
-        await settle(trx, order, row, { message: "No payment method on file.", attempted: false }, now);
+        await settle(trx, order, row, { message: "No payment method on file.", attempted: false }, deps.now());
         return;
       }
-      const attempt = (await countPayments(trx, order.id)) + 1;
-      const outcome = await payments.chargeOffSession({
-        attemptId: `${order.id}:${attempt}`,
-        methodReference: method.processor_reference,
-        amount: order.total_amount,
-        currency: order.currency,
-      });
-      await insertPayment(trx, {
-        created_at: now,
-        modified_at: null,
-        organization_id: order.organization_id,
-        customer_id: order.customer_id,
-        order_id: order.id,
-        payment_method_id: method.id,
-        status: outcome.status === "succeeded" ? "succeeded" : "failed",
-        trigger,
-        amount: order.total_amount,
-        currency: order.currency,
-        processor_reference: outcome.status === "succeeded" ? outcome.reference : null,
-        decline_message: outcome.status === "succeeded" ? null : outcome.message,
-      });
-      await settle(
-        trx,
-        order,
-        row,
-        outcome.status === "succeeded" ? { reference: outcome.reference } : { message: outcome.message, attempted: true },
-        now,
-      );
+      await chargeLocked(trx, locked, method, trigger);
     });
   }
 
@@ -340,6 +362,6 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return totals;
   }
 
-  return { sweep, collect, cycle, resume };
+  return { sweep, collect, cycle, resume, lockForCharge, chargeLocked };
 }
 export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

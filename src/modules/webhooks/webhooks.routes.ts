@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { Type } from "@sinclair/typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses, NoContent } from "../../kit/routes.ts";
 import {
   ListResourceWebhookDelivery,
   ListResourceWebhookEndpoint,
@@ -19,7 +18,6 @@ const READ = requireAuth(ORGANIZATION_SIDE, ["webhooks:read", "webhooks:write"])
 const WRITE = requireAuth(ORGANIZATION_SIDE, ["webhooks:write"]);
 const tags = ["webhooks"];
 /** An empty body: typed `undefined` so that the route sends nothing rather than `null`. */
-const Empty = Type.Unsafe<undefined>({ type: "null", description: "No content." });
 
 export const webhookRoutes =
   (webhooks: WebhookService): FastifyPluginAsyncTypebox =>
@@ -94,7 +92,7 @@ export const webhookRoutes =
           tags,
           summary: "Delete Webhook Endpoint",
           params: WebhookEndpointIdParams,
-          response: responses({ 204: Empty }, { notFound: true }),
+          response: responses({ 204: NoContent }, { notFound: true }),
         },
       },
       async (request, reply) => {
@@ -128,7 +126,7 @@ export const webhookRoutes =
           summary: "Redeliver Webhook Event",
           description: "Schedules the event to be sent again to its endpoint.",
           params: WebhookEventIdParams,
-          response: responses({ 202: Empty }, { notFound: true }),
+          response: responses({ 202: NoContent }, { notFound: true }),
         },
       },
       async (request, reply) => {

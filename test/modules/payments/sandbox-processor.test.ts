@@ -62,4 +62,36 @@ describe("sandbox payment processor", () => {
     expect(await offSession(failing, "a4")).toEqual({ status: "declined", message: "Your card was declined." });
     expect((await offSession("pm_unknown", "a5")).status).toBe("failed");
   });
+
+  it("sets a method up without charging: the checkout's token rules, tok_chargeCustomerFail attaching and declining later", async () => {
+    const setup = (token: string, attemptId = "s1") =>
+      sandboxProcessor.setupMethod({ attemptId, customerId: "cus1", confirmationToken: token });
+    const saved = await setup("tok_amex");
+    expect(saved).toEqual({
+      status: "succeeded",
+      method: {
+        reference: expect.stringMatching(/^pm_sandbox_tok_amex_[0-9a-f]{24}$/),
+        type: "card",
+        brand: "amex",
+        last4: "8431",
+        expMonth: 12,
+        expYear: 2034,
+      },
+    });
+    expect(await setup("tok_amex")).toEqual(saved);
+    expect(await setup("tok_amex", "s2")).not.toEqual(saved);
+    expect(await setup("tok_chargeDeclinedInsufficientFunds")).toEqual({ status: "declined", message: "Your card was declined." });
+    expect((await setup("tok_chargeDeclinedProcessingError")).status).toBe("failed");
+    expect((await setup("pm_card_visa")).status).toBe("declined");
+    const failing = await setup("tok_chargeCustomerFail");
+    if (failing.status !== "succeeded") throw new Error("tok_chargeCustomerFail must attach");
+    expect(failing.method).toMatchObject({ brand: "visa", last4: "0341" });
+    const charged = await sandboxProcessor.chargeOffSession({
+      attemptId: "a1",
+      methodReference: failing.method.reference,
+      amount: 500,
+      currency: "usd",
+    });
+    expect(charged).toEqual({ status: "declined", message: "Your card was declined." });
+  });
 });
