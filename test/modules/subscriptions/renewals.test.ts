@@ -277,7 +277,7 @@ describe("failed renewals and dunning", () => {
     ctx.clock.set(t0);
     await sweep();
     expect((await subscriptionRow(checkout.subscription_id)).status).toBe("past_due");
-    // The customer saves a working card (the portal's payment-method routes come with the portal slice).
+    // A working card saved straight into the table (recovery through the portal's routes: portal-payment-methods.test.ts).
     const card = await ctx.deps.db
       .insertInto("payment_methods")
       .values({
