@@ -26,9 +26,10 @@ import type { SubscriptionRow } from "./subscriptions.table.ts";
 
 /**
  * How many renewals one sweep runs side by side. Claims skip locked rows, so they never collide;
- * several at once keep a sweep moving while the API's requests share the pool.
+ * several at once keep a sweep moving while the API's requests share the pool, and three leave
+ * most of a pool of ten to the requests (bench/README.md, subscription renewals).
  */
-const SWEEP_CONCURRENCY = 4;
+const SWEEP_CONCURRENCY = 3;
 
 /** Runs `step` on SWEEP_CONCURRENCY loops until it reports nothing left; returns how many steps did something. */
 async function drain(step: () => Promise<boolean>): Promise<number> {
