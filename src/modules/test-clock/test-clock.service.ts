@@ -78,7 +78,9 @@ export function createTestClock(deps: Deps, renewals: SubscriptionRenewals, chec
               }
             });
           }
-          const offset = Math.max(to - baseNow().getTime(), await offsetOf(organizationId, null));
+          // `seconds` moves the clock by exactly that much; `to` lands on that instant as of now.
+          const finalOffset = "seconds" in target ? start + target.seconds * 1000 : to - baseNow().getTime();
+          const offset = Math.max(finalOffset, await offsetOf(organizationId, null));
           await repo.setClockOffset(db, organizationId, offset);
           return { ...view(organizationId, offset), ...totals };
         } finally {
