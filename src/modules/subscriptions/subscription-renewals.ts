@@ -75,11 +75,14 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
       return null;
     }
-    const [organization, customer, product] = await Promise.all([
-      findOrganization(trx, row.organization_id, null),
-      trx.selectFrom("customers").selectAll().where("id", "=", row.customer_id).executeTakeFirstOrThrow(),
-      trx.selectFrom("products").select(["name", "is_tax_applicable"]).where("id", "=", row.product_id).executeTakeFirstOrThrow(),
-    ]);
+    // One after another: a transaction is one connection, which runs one statement at a time.
+    const organization = await findOrganization(trx, row.organization_id, null);
+    const customer = await trx.selectFrom("customers").selectAll().where("id", "=", row.customer_id).executeTakeFirstOrThrow();
+    const product = await trx
+      .selectFrom("products")
+      .select(["name", "is_tax_applicable"])
+      .where("id", "=", row.product_id)
+      .executeTakeFirstOrThrow();
     if (!organization) throw new Error(`subscription ${row.id} without its organization`);
     // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
     const leavingTrial = row.status === "trialing";

@@ -217,15 +217,19 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     return change.renewNow ? renewals.cycle(trx, updated, now) : null;
   }
 
-  /** Applies a change to a subscription the caller may see (404 otherwise); returns it as it is after. */
-  async function updateRow(id: string, input: SubscriptionUpdate, visibility: repo.SubscriptionVisibility): Promise<SubscriptionRow> {
+  /** Applies a change to a subscription the caller may see (404 otherwise); returns which one, for the caller to read it back. */
+  async function updateRow(
+    id: string,
+    input: SubscriptionUpdate,
+    visibility: repo.SubscriptionVisibility,
+  ): Promise<Pick<SubscriptionRow, "id" | "organization_id">> {
     const { row, pending } = await db.transaction().execute(async (trx) => {
       const locked = await repo.findSubscriptionForUpdate(trx, id, visibility);
       if (!locked) throw new ResourceNotFound();
       return { row: locked, pending: await apply(trx, locked, input, deps.now()) };
     });
     if (pending) await renewals.collect(pending.id, "subscription_cycle");
-    return db.selectFrom("subscriptions").selectAll().where("id", "=", row.id).executeTakeFirstOrThrow();
+    return row;
   }
 
   return {

@@ -18,7 +18,7 @@ import { grantBenefits } from "../benefits/benefit-grants.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
 
 /** The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it. */
-export async function readSubscription(db: Executor, row: SubscriptionRow): Promise<Subscription> {
+export async function readSubscription(db: Executor, row: Pick<SubscriptionRow, "id" | "organization_id">): Promise<Subscription> {
   const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
   if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
   return toSubscription(embedded);
