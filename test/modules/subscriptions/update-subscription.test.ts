@@ -452,7 +452,14 @@ describe("GET /v1/subscriptions/export", () => {
     expect(badZone.statusCode).toBe(422);
     expect(badZone.json().detail[0].loc).toEqual(["query", "timezone"]);
     expect((await get("?columns=favourite_color")).statusCode).toBe(422);
+    expect((await get("?status=frozen")).statusCode).toBe(422);
+    expect((await get("?started_after=yesterday")).statusCode).toBe(422);
+    expect((await get("?product_id=plan")).statusCode).toBe(422);
     expect((await ctx.request({ method: "GET", url: "/v1/subscriptions/export", token: null })).statusCode).toBe(401);
+    const productsOnly = await createOrganizationToken(ctx.deps, exportOrg.id, ["products:read"]);
+    expect((await ctx.request({ method: "GET", url: "/v1/subscriptions/export", token: productsOnly })).statusCode).toBe(403);
+    // Another organization's token sees none of these rows.
+    expect((await ctx.request({ method: "GET", url: "/v1/subscriptions/export", token: readToken })).body).not.toContain("csv@example.com");
   });
 });
 

@@ -175,6 +175,23 @@ describe("the sandbox test clock over HTTP", () => {
           status: 404,
         },
         { name: "no token", request: post({ seconds: 60 }, () => null), status: 401 },
+        {
+          name: "GET with a personal token without organization_id",
+          request: () => ({ method: "GET" as const, url: "/v1/test-clock", token: ctx.ownerToken }),
+          status: 422,
+          loc: ["query", "organization_id"],
+        },
+        {
+          name: "GET of another organization",
+          request: () => ({ method: "GET" as const, url: `/v1/test-clock?organization_id=${otherOrganization}`, token }),
+          status: 404,
+        },
+        {
+          name: "GET with a non-UUID organization_id",
+          request: () => ({ method: "GET" as const, url: "/v1/test-clock?organization_id=acme", token }),
+          status: 422,
+        },
+        { name: "GET without a token", request: () => ({ method: "GET" as const, url: "/v1/test-clock", token: null }), status: 401 },
         { name: "a token without subscriptions:write", request: post({ seconds: 60 }, () => readOnly), status: 403 },
       ],
     );
