@@ -3,7 +3,7 @@ import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.t
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
-import { hasGrant, insertBenefitGrant, setSubscriptionGrants } from "./benefits.repository.ts";
+import { hasGrant, insertBenefitGrant, revokeGrantsOutsideProduct, setSubscriptionGrants } from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
@@ -52,9 +52,38 @@ export async function grantBenefits(
  * anchor re-grants it). Returns how many grants changed.
  */
 export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
-  const changed = await setSubscriptionGrants(db, subscriptionId, granted, now);
+  return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
+}
+
+/** Revokes or restores the license keys of changed grants, and tells their customers' state. */
+async function afterGrantChanges(
+  db: Executor,
+  changed: readonly { customer_id: string; properties: Record<string, unknown> }[],
+  granted: boolean,
+  now: Date,
+): Promise<number> {
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
   for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
   return changed.length;
+}
+
+/**
+ * After a subscription's product changed: the grants of benefits the new product lacks are revoked,
+ * and its benefits granted (restored when granted before). A subscription whose grants are off
+ * (past due) gets the new grants revoked too, to be restored with the rest when it recovers.
+ */
+export async function switchSubscriptionBenefits(
+  db: Executor,
+  input: { customerId: string; subscriptionId: string; benefits: readonly BenefitJson[]; granted: boolean; now: Date },
+): Promise<void> {
+  await afterGrantChanges(db, await revokeGrantsOutsideProduct(db, input.subscriptionId, input.now), false, input.now);
+  await grantBenefits(db, {
+    customerId: input.customerId,
+    orderId: null,
+    subscriptionId: input.subscriptionId,
+    benefits: input.benefits,
+    now: input.now,
+  });
+  await setSubscriptionBenefits(db, input.subscriptionId, input.granted, input.now);
 }

@@ -46,15 +46,36 @@ export async function hasGrant(
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
   db.insertInto("benefit_grants").values(values).execute();
 
+/** The benefits the subscription's product carries now. */
+const productBenefitIds = (db: Executor, subscriptionId: string) =>
+  db
+    .selectFrom("product_benefits as pb")
+    .innerJoin("subscriptions as s", "s.product_id", "pb.product_id")
+    .select("pb.benefit_id")
+    .where("s.id", "=", subscriptionId);
+
 /**
  * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in
  * the other state; returns the changed grants' customer and properties (the license keys they issued).
+ * Only the benefits its product carries now are restored: a product change leaves the old ones revoked.
  */
-export const setSubscriptionGrants = (db: Executor, subscriptionId: string, granted: boolean, now: Date) =>
-  db
+export const setSubscriptionGrants = (db: Executor, subscriptionId: string, granted: boolean, now: Date) => {
+  let query = db
     .updateTable("benefit_grants")
     .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
-    .where("granted_at", granted ? "is" : "is not", null)
+    .where("granted_at", granted ? "is" : "is not", null);
+  if (granted) query = query.where("benefit_id", "in", productBenefitIds(db, subscriptionId));
+  return query.returning(["customer_id", "properties"]).execute();
+};
+
+/** Revokes the subscription's grants of benefits its product no longer carries (after a product change). */
+export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ granted_at: null, revoked_at: now, modified_at: now })
+    .where("subscription_id", "=", subscriptionId)
+    .where("granted_at", "is not", null)
+    .where("benefit_id", "not in", productBenefitIds(db, subscriptionId))
     .returning(["customer_id", "properties"])
     .execute();

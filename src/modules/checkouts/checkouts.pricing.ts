@@ -3,6 +3,7 @@ import { addInterval } from "../../kit/calendar.ts";
 import type { RecurringInterval } from "../../kit/schema.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
+import { seatAmount } from "../products/seat-pricing.ts";
 import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
 import type { TaxBehavior, TaxEngine } from "../tax/tax.engine.ts";
 import type { CheckoutBillingAddressFields } from "./checkouts.schemas.ts";
@@ -98,12 +99,6 @@ export function billingAddressFields(input: {
 export interface PricedPrice extends PriceFacts {
   minimum_amount: number | null;
   preset_amount: number | null;
-}
-
-/** Seat price: the tier containing `seats` prices every seat (volume tiers). */
-function seatAmount(tiers: { min_seats: number; max_seats?: number | null; price_per_seat: number }[], seats: number): number {
-  const tier = tiers.find((t) => seats >= t.min_seats && (t.max_seats == null || seats <= t.max_seats)) ?? tiers[tiers.length - 1];
-  return tier ? tier.price_per_seat * seats : 0;
 }
 
 /**

@@ -18,8 +18,8 @@ export interface NewOrder {
   status: "paid" | "pending";
   /** A custom order (no catalog product) has a null id. */
   product: { id: string | null; name: string };
-  /** The charged prices with the amount each contributed, in display order. */
-  lines: { priceId: string | null; amount: number; label: string }[];
+  /** The charged prices with the amount each contributed, in display order; `proration` marks a change's credit or debit. */
+  lines: { priceId: string | null; amount: number; label: string; proration?: boolean }[];
   amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
   discountId: string | null;
   billing: { name: string | null; address: StoredAddress | null; taxId: [string, string] | null };
@@ -91,6 +91,7 @@ export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order
       amount: line.amount,
       tax_amount: taxes[position] ?? 0,
       product_price_id: line.priceId,
+      proration: line.proration ?? false,
       position,
     })),
   );

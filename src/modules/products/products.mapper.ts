@@ -1,3 +1,4 @@
+import { seatRange } from "./seat-pricing.ts";
 import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import type { ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
 import { toBenefit, toBenefitPublic, type BenefitJson } from "../benefits/benefits.mapper.ts";
@@ -49,15 +50,11 @@ export function toProductPrice(row: ProductPriceJson): ProductPrice {
       };
     case "seat_based": {
       const tiers = row.seat_tiers ?? [];
+      const range = seatRange(tiers);
       return {
         ...head,
         amount_type: "seat_based",
-        seat_tiers: {
-          seat_tier_type: "volume",
-          tiers,
-          minimum_seats: tiers[0]?.min_seats ?? 1,
-          maximum_seats: tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null,
-        },
+        seat_tiers: { seat_tier_type: "volume", tiers, minimum_seats: range.minimum, maximum_seats: range.maximum },
       };
     }
     case "metered_unit":

@@ -20,6 +20,9 @@ import type { TaxEngine } from "../tax/tax.engine.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { endSubscription } from "./subscription-lifecycle.ts";
+import { applyPendingUpdate, subscriptionLines } from "./subscription-plan-changes.ts";
+import { billableEntries, type PriceLine } from "./subscription-proration.ts";
+import { PaymentFailed } from "./subscriptions.errors.ts";
 import * as repo from "./subscriptions.repository.ts";
 import { publishSubscriptionEvents } from "./subscriptions.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
@@ -56,34 +59,28 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
 
   /**
    * Moves a locked, due subscription to its next period and writes that period's order (billed in
-   * advance). Returns the order when it waits for a payment.
+   * advance, with the changes' waiting credits and debits). Its scheduled change applies first.
+   * `restart` starts a period now whatever was scheduled for the end of the old one (a change that
+   * restarts the cycle), billed as `subscription_update`. Returns the order when it waits for a payment.
    */
-  async function cycle(trx: Executor, row: SubscriptionRow, now: Date): Promise<OrderRow | null> {
-    if (row.cancel_at_period_end || (row.ends_at !== null && row.ends_at <= now)) {
-      await endSubscription(trx, row, now);
+  async function cycle(trx: Executor, due: SubscriptionRow, now: Date, options: { restart?: boolean } = {}): Promise<OrderRow | null> {
+    if (!options.restart && (due.cancel_at_period_end || (due.ends_at !== null && due.ends_at <= now))) {
+      await endSubscription(trx, due, now);
       return null;
     }
-    if (row.pause_at_period_end) {
+    if (!options.restart && due.pause_at_period_end) {
       // Paused at the period end: no order, benefits revoked until it resumes.
-      const paused = await repo.updateSubscription(trx, row.id, {
+      const paused = await repo.updateSubscription(trx, due.id, {
         status: "paused",
         paused_at: now,
         pause_at_period_end: false,
         modified_at: now,
       });
-      await setSubscriptionBenefits(trx, row.id, false, now);
+      await setSubscriptionBenefits(trx, due.id, false, now);
       await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
       return null;
     }
-    // One after another: a transaction is one connection, which runs one statement at a time.
-    const organization = await findOrganization(trx, row.organization_id, null);
-    const customer = await trx.selectFrom("customers").selectAll().where("id", "=", row.customer_id).executeTakeFirstOrThrow();
-    const product = await trx
-      .selectFrom("products")
-      .select(["name", "is_tax_applicable"])
-      .where("id", "=", row.product_id)
-      .executeTakeFirstOrThrow();
-    if (!organization) throw new Error(`subscription ${row.id} without its organization`);
+    const row = await applyPendingUpdate(trx, due, now);
     // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
     const leavingTrial = row.status === "trialing";
     const anchorDay = leavingTrial ? row.current_period_end.getUTCDate() : row.anchor_day;
@@ -95,19 +92,71 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       : undefined;
     const appliedAt = row.discount_applied_at ?? start;
     const keepsDiscount = discount !== undefined && !discountExpired(discount, appliedAt, start);
-    const prices = (await repo.frozenPrices(trx, row.id)).filter((price) => price.amount !== null);
-    const lines = prices.map((price) => ({
-      priceId: price.product_price_id,
-      amount: price.amount ?? 0,
-      label: price.amount_type === "seat_based" ? `${product.name} (${row.seats ?? 1} seats)` : product.name,
-    }));
+    const product = await productFacts(trx, row.product_id);
+    const lines = await subscriptionLines(trx, row, product.name);
     const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
     const discounted = keepsDiscount ? discountAmount(discount, subtotal, row.currency) : 0;
-    const taxable = subtotal - discounted;
+
+    const cycled = await repo.updateSubscription(trx, row.id, {
+      status: leavingTrial ? "active" : row.status,
+      anchor_day: anchorDay,
+      current_period_start: start,
+      current_period_end: end,
+      discount_id: keepsDiscount ? row.discount_id : null,
+      discount_applied_at: keepsDiscount ? appliedAt : null,
+      amount: subtotal - discounted,
+      modified_at: now,
+    });
+    await publishSubscriptionEvents(trx, cycled, ["subscription.cycled", "subscription.updated"], now);
+    return billOrder(trx, cycled, {
+      billingReason: options.restart ? "subscription_update" : "subscription_cycle",
+      product,
+      lines,
+      discount: discounted,
+      discountId: keepsDiscount ? row.discount_id : null,
+      now,
+    });
+  }
+
+  const productFacts = (trx: Executor, productId: string) =>
+    trx.selectFrom("products").select(["name", "is_tax_applicable"]).where("id", "=", productId).executeTakeFirstOrThrow();
+
+  /**
+   * Writes a subscription's order: the period's lines less the discount, then the waiting credits
+   * and debits of its changes (as `proration` items, not discounted again; credits only as far as
+   * the order stays at or above zero, the rest waits), then tax. Nothing to bill writes nothing.
+   * Returns the order when it waits for a payment.
+   */
+  async function billOrder(
+    trx: Executor,
+    row: SubscriptionRow,
+    input: {
+      billingReason: "subscription_cycle" | "subscription_update";
+      product: { name: string; is_tax_applicable: boolean };
+      lines: PriceLine[];
+      discount: number;
+      discountId: string | null;
+      now: Date;
+    },
+  ): Promise<OrderRow | null> {
+    const { now } = input;
+    // One after another: a transaction is one connection, which runs one statement at a time.
+    const organization = await findOrganization(trx, row.organization_id, null);
+    if (!organization) throw new Error(`subscription ${row.id} without its organization`);
+    const customer = await trx.selectFrom("customers").selectAll().where("id", "=", row.customer_id).executeTakeFirstOrThrow();
+    const staticSubtotal = input.lines.reduce((sum, line) => sum + line.amount, 0);
+    const entries = billableEntries(staticSubtotal - input.discount, await repo.unbilledEntries(trx, row.id));
+    if (input.lines.length === 0 && entries.billed.length === 0) return null;
+    const lines = [
+      ...input.lines,
+      ...entries.billed.map((entry) => ({ priceId: entry.product_price_id, amount: entry.amount, label: entry.label, proration: true })),
+    ];
+    const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
+    const taxable = subtotal - input.discount;
     const behavior = row.tax_behavior ?? "exclusive";
     const address = customer.billing_address;
     const tax =
-      product.is_tax_applicable && address && taxable > 0
+      input.product.is_tax_applicable && address && taxable > 0
         ? taxEngine.calculate({
             amount: taxable,
             currency: row.currency,
@@ -118,28 +167,17 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
           }).amount
         : 0;
     const net = behavior === "inclusive" ? taxable - tax : taxable;
-
-    const cycled = await repo.updateSubscription(trx, row.id, {
-      status: leavingTrial ? "active" : row.status,
-      anchor_day: anchorDay,
-      current_period_start: start,
-      current_period_end: end,
-      discount_id: keepsDiscount ? row.discount_id : null,
-      discount_applied_at: keepsDiscount ? appliedAt : null,
-      amount: taxable,
-      modified_at: now,
-    });
     const { order } = await writeOrder(trx, {
       organization,
       customer,
       checkoutId: null,
       subscriptionId: row.id,
-      billingReason: "subscription_cycle",
+      billingReason: input.billingReason,
       status: net + tax > 0 ? "pending" : "paid",
-      product: { id: row.product_id, name: product.name },
+      product: { id: row.product_id, name: input.product.name },
       lines,
-      amounts: { subtotal, discount: discounted, net, tax, total: net + tax, currency: row.currency },
-      discountId: keepsDiscount ? row.discount_id : null,
+      amounts: { subtotal, discount: input.discount, net, tax, total: net + tax, currency: row.currency },
+      discountId: input.discountId,
       billing: { name: customer.billing_name ?? customer.name, address, taxId: customer.tax_id },
       seats: row.seats,
       metadata: {},
@@ -147,14 +185,19 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       paymentReference: null,
       now,
     });
-    await publishSubscriptionEvents(trx, cycled, ["subscription.cycled", "subscription.updated"], now);
+    await repo.markEntriesBilled(
+      trx,
+      order.id,
+      entries.billed.map((entry) => entry.id),
+      entries.split,
+    );
     const created = await readOrder(trx, order);
     await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.created", data: created, now });
     if (order.status === "paid") {
       await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
       return null;
     }
-    // Should the inline charge below never settle (a crash), the job collects the order.
+    // Should the inline charge never settle (a crash), the job collects the order.
     await enqueueJob(
       trx,
       TaskName.subscriptionCollect,
@@ -165,6 +208,18 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       },
     );
     return order;
+  }
+
+  /**
+   * Bills a locked subscription's waiting credits and debits now (`proration_behavior: invoice`) in a
+   * `subscription_update` order; returns it when it waits for a payment. When the credits outweigh
+   * the debits there is nothing to charge: everything waits for the next renewal, which it lowers.
+   */
+  async function invoiceChanges(trx: Executor, row: SubscriptionRow, now: Date): Promise<OrderRow | null> {
+    const waiting = await repo.unbilledEntries(trx, row.id);
+    if (waiting.reduce((sum, entry) => sum + entry.amount, 0) <= 0) return null;
+    const product = await productFacts(trx, row.product_id);
+    return billOrder(trx, row, { billingReason: "subscription_update", product, lines: [], discount: 0, discountId: null, now });
   }
 
   /** Records a charge's outcome on the locked order and subscription, with the anchor's events. */
@@ -269,25 +324,42 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return outcome;
   }
 
+  /** The method a subscription's orders are charged on: its own, else the customer's default. */
+  async function methodToCharge(trx: Executor, row: SubscriptionRow): Promise<PaymentMethodRow | undefined> {
+    const customer = await trx
+      .selectFrom("customers")
+      .select("default_payment_method_id")
+      .where("id", "=", row.customer_id)
+      .executeTakeFirstOrThrow();
+    const methodId = row.payment_method_id ?? customer.default_payment_method_id;
+    return methodId ? findPaymentMethod(trx, methodId, row.customer_id) : undefined;
+  }
+
   /** Charges a pending subscription order off-session on its saved method and records the outcome. Idempotent. */
   async function collect(orderId: string, trigger: PaymentTrigger): Promise<void> {
     await db.transaction().execute(async (trx) => {
       const locked = await lockForCharge(trx, orderId);
       if (!locked || locked.order.status !== "pending") return;
       const { row, order } = locked;
-      const customer = await trx
-        .selectFrom("customers")
-        .select("default_payment_method_id")
-        .where("id", "=", order.customer_id)
-        .executeTakeFirstOrThrow();
-      const methodId = row.payment_method_id ?? customer.default_payment_method_id;
-      const method = methodId ? await findPaymentMethod(trx, methodId, order.customer_id) : undefined;
+      const method = await methodToCharge(trx, row);
       if (!method) {
         await settle(trx, order, row, { message: "No payment method on file.", attempted: false }, deps.now());
         return;
       }
       await chargeLocked(trx, locked, method, trigger);
     });
+  }
+
+  /**
+   * Charges the order of a change that bills at once (`invoice`, `reset`, an interval change) inside
+   * the change's transaction: a charge that fails throws 402 `PaymentFailed`, and the whole change
+   * rolls back with it, as the anchor does. Both rows are locked by the caller.
+   */
+  async function chargeBeforeCommit(trx: Executor, row: SubscriptionRow, order: OrderRow): Promise<void> {
+    const method = await methodToCharge(trx, row);
+    if (!method) throw new PaymentFailed("missing_payment_method");
+    const outcome = await chargeLocked(trx, { row, order }, method, "purchase");
+    if (outcome.status !== "succeeded") throw new PaymentFailed("card_error");
   }
 
   /** Resumes a locked, paused subscription: a fresh period from now, charged at once (the anchor's resume). */
@@ -366,6 +438,6 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return totals;
   }
 
-  return { sweep, collect, cycle, resume, lockForCharge, chargeLocked };
+  return { sweep, collect, cycle, resume, invoiceChanges, chargeBeforeCommit, lockForCharge, chargeLocked };
 }
 export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

@@ -1,15 +1,15 @@
 import type { Updateable } from "kysely";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import type { WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { BadRequest, RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
 import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
-import { discountAmount } from "../discounts/discount-amount.ts";
 import type { OrderRow } from "../orders/orders.table.ts";
 import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
 import type { SubscriptionRenewals } from "./subscription-renewals.ts";
-import { endSubscription } from "./subscription-lifecycle.ts";
+import { endSubscription, isBillable, isCanceling, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
+import { changeProduct, changeSeats } from "./subscription-plan-updates.ts";
+import { periodAmount } from "./subscription-plan-changes.ts";
 import {
   AlreadyCanceledSubscription,
   CannotPauseSubscription,
@@ -23,22 +23,7 @@ import { publishSubscriptionEvents, readSubscription } from "./subscriptions.ser
 import type { Subscription } from "./subscriptions.schemas.ts";
 import type { SubscriptionRow, SubscriptionsTable } from "./subscriptions.table.ts";
 
-type SubscriptionEvent = Extract<WebhookEventType, `subscription.${string}`>;
-
-const BILLABLE = new Set(["trialing", "active", "past_due"]);
-const isBillable = (row: SubscriptionRow) => BILLABLE.has(row.status);
-/** Canceling: set to end at the period end, or already ended. */
-const isCanceling = (row: SubscriptionRow) => row.cancel_at_period_end || row.ends_at !== null || row.ended_at !== null;
-
 type Base = Extract<SubscriptionUpdate, { trial_end?: unknown }>;
-
-/** What one accepted change does: the columns it writes and the events beyond `subscription.updated`. */
-interface Change {
-  values: Updateable<SubscriptionsTable>;
-  events: SubscriptionEvent[];
-  /** A trial ended `now`: the period closes and renews at once, with its charge. */
-  renewNow?: boolean;
-}
 
 /**
  * The merchant's changes to a subscription (`PATCH`, `DELETE`), each under the row's lock, in one
@@ -46,15 +31,6 @@ interface Change {
  */
 export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRenewals) {
   const { db } = deps;
-
-  /** The amount a period bills: the frozen prices less the discount. */
-  async function periodAmount(trx: Executor, row: SubscriptionRow, discountId: string | null): Promise<number> {
-    const prices = await repo.frozenPrices(trx, row.id);
-    const subtotal = prices.reduce((sum, price) => sum + (price.amount ?? 0), 0);
-    if (!discountId) return subtotal;
-    const discount = await findLiveDiscount(trx, row.organization_id, { id: discountId });
-    return subtotal - discountAmount(discount ?? null, subtotal, row.currency);
-  }
 
   async function cancel(
     row: SubscriptionRow,
@@ -122,7 +98,7 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     if (row.status !== "trialing" && row.status !== "active") throw new InactiveSubscription(row.id);
     const loc = ["body", "trial_end"];
     if (row.status === "trialing") {
-      if (trialEnd === "now") return { values: { trial_end: now, current_period_end: now }, events: [], renewNow: true };
+      if (trialEnd === "now") return { values: { trial_end: now, current_period_end: now }, events: [], then: "renew" };
       const end = new Date(trialEnd);
       if (end <= now) throw new RequestValidationError([fieldIssue(loc, "Trial end must be in the future.", trialEnd)]);
       return { values: { trial_end: end, current_period_end: end }, events: [] };
@@ -134,14 +110,11 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     return { values: { status: "trialing", trial_end: end, current_period_end: end }, events: [] };
   }
 
-  async function base(trx: Executor, row: SubscriptionRow, input: Base, now: Date): Promise<Change> {
-    const change: Change = { values: {}, events: [] };
-    if (input.product_id !== undefined && input.product_id !== null && input.product_id !== row.product_id) {
-      // Product changes (and their proration) are the next slice of this work; refused rather than ignored.
-      throw new RequestValidationError([
-        fieldIssue(["body", "product_id"], "Changing the product of a subscription is not supported yet.", input.product_id, "value_error"),
-      ]);
-    }
+  async function base(trx: Executor, row: SubscriptionRow, input: Base, now: Date, actor: Actor): Promise<Change> {
+    const change: Change =
+      input.product_id !== undefined && input.product_id !== null && input.product_id !== row.product_id
+        ? await changeProduct(trx, row, { productId: input.product_id, behavior: input.proration_behavior, actor }, now)
+        : { values: {}, events: [] };
     if (input.discount_id !== undefined) {
       if (!isBillable(row) || isCanceling(row)) throw new AlreadyCanceledSubscription();
       Object.assign(change.values, await changeDiscount(trx, row, input.discount_id, now));
@@ -149,7 +122,7 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     if (input.trial_end !== undefined && input.trial_end !== null) {
       const trial = changeTrial(row, input.trial_end, now);
       Object.assign(change.values, trial.values);
-      change.renewNow = trial.renewNow;
+      change.then = trial.then ?? change.then;
     }
     if (input.metadata !== undefined) change.values.metadata = JSON.stringify(input.metadata);
     return change;
@@ -183,7 +156,7 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
   }
 
   /** Applies one update body to a locked row; returns the order to charge when the change renews at once. */
-  async function apply(trx: Executor, row: SubscriptionRow, input: SubscriptionUpdate, now: Date): Promise<OrderRow | null> {
+  async function apply(trx: Executor, row: SubscriptionRow, input: SubscriptionUpdate, now: Date, actor: Actor): Promise<OrderRow | null> {
     if ("revoke" in input) {
       if (row.ended_at !== null || !(isBillable(row) || row.status === "paused")) throw new AlreadyCanceledSubscription();
       await endSubscription(trx, row, now, { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment });
@@ -202,19 +175,33 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
           fieldIssue(["body", "pending_update"], "This subscription has no pending update to clear.", null),
         ]);
       change = { values: { pending_update: null }, events: [] };
-    } else if ("seats" in input) {
-      // Seat changes (and their proration) are the next slice of this work; refused rather than ignored.
-      throw new RequestValidationError([
-        fieldIssue(["body", "seats"], "Changing the seats of a subscription is not supported yet.", input.seats, "value_error"),
-      ]);
-    } else change = await base(trx, row, input, now);
+    } else if ("seats" in input) change = await changeSeats(trx, row, { seats: input.seats, behavior: input.proration_behavior }, now);
+    else change = await base(trx, row, input, now, actor);
 
     const updated = await repo.updateSubscription(trx, row.id, { ...change.values, modified_at: now });
     const events: SubscriptionEvent[] = ["subscription.updated"];
     if (!["trialing", "active"].includes(row.status) && updated.status === "active") events.push("subscription.active");
     await publishSubscriptionEvents(trx, updated, [...events, ...change.events], now);
-    // Ending a trial renews right away, in this transaction; the charge follows it.
-    return change.renewNow ? renewals.cycle(trx, updated, now) : null;
+    switch (change.then) {
+      case "renew":
+        // Ending a trial renews right away, in this transaction; the charge follows it.
+        return renewals.cycle(trx, updated, now);
+      case "restart":
+        await chargeNow(trx, updated.id, await renewals.cycle(trx, updated, now, { restart: true }));
+        return null;
+      case "invoice":
+        await chargeNow(trx, updated.id, await renewals.invoiceChanges(trx, updated, now));
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** Charges a change's order before the change commits; a failure (402) rolls the change back. */
+  async function chargeNow(trx: Executor, subscriptionId: string, order: OrderRow | null): Promise<void> {
+    if (!order) return;
+    const row = await repo.findSubscriptionForUpdate(trx, subscriptionId, { allowed: null });
+    if (row) await renewals.chargeBeforeCommit(trx, row, order);
   }
 
   /** Applies a change to a subscription the caller may see (404 otherwise); returns which one, for the caller to read it back. */
@@ -226,7 +213,9 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     const { row, pending } = await db.transaction().execute(async (trx) => {
       const locked = await repo.findSubscriptionForUpdate(trx, id, visibility);
       if (!locked) throw new ResourceNotFound();
-      return { row: locked, pending: await apply(trx, locked, input, deps.now()) };
+      // A scope narrowed to one customer is that customer acting, through the portal.
+      const actor: Actor = visibility.customerId === undefined ? "merchant" : "customer";
+      return { row: locked, pending: await apply(trx, locked, input, deps.now(), actor) };
     });
     if (pending) await renewals.collect(pending.id, "subscription_cycle");
     return row;

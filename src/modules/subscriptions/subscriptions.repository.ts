@@ -9,6 +9,7 @@ import { productRelations } from "../products/products.queries.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,
+  SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
   SubscriptionRow,
   SubscriptionsTable,
@@ -230,10 +231,72 @@ export const frozenPrices = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("subscription_prices as sp")
     .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
-    .select(["sp.product_price_id", "sp.amount", "pp.amount_type"])
+    .select(["sp.product_price_id", "sp.amount", "pp.amount_type", "pp.seat_tiers"])
     .where("sp.subscription_id", "=", subscriptionId)
     .orderBy("sp.position")
     .execute();
+
+/** Replaces the subscription's billed prices (a product change). */
+export async function replaceSubscriptionPrices(db: Executor, subscriptionId: string, values: Insertable<SubscriptionPricesTable>[]) {
+  await db.deleteFrom("subscription_prices").where("subscription_id", "=", subscriptionId).execute();
+  await insertSubscriptionPrices(db, values);
+}
+
+/** Sets what one of the subscription's prices bills per period (a seat change). */
+export const setSubscriptionPriceAmount = (db: Executor, subscriptionId: string, priceId: string, amount: number) =>
+  db
+    .updateTable("subscription_prices")
+    .set({ amount })
+    .where("subscription_id", "=", subscriptionId)
+    .where("product_price_id", "=", priceId)
+    .execute();
+
+export const insertBillingEntries = async (db: Executor, values: Insertable<SubscriptionBillingEntriesTable>[]): Promise<void> => {
+  if (values.length) await db.insertInto("subscription_billing_entries").values(values).execute();
+};
+
+/** The entries no order has billed yet, oldest first (the subscription's lock guards them). */
+export const unbilledEntries = (db: Executor, subscriptionId: string) =>
+  db
+    .selectFrom("subscription_billing_entries")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .where("order_id", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+
+/**
+ * Marks entries as billed by an order. A split entry keeps the part the order billed and leaves
+ * its rest waiting as a new entry with the same price and label.
+ */
+export async function markEntriesBilled(
+  db: Executor,
+  orderId: string,
+  ids: readonly string[],
+  split: { id: string; billed: number; carried: number } | null,
+): Promise<void> {
+  if (split) {
+    const entry = await db
+      .updateTable("subscription_billing_entries")
+      .set({ amount: split.billed })
+      .where("id", "=", split.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await insertBillingEntries(db, [
+      {
+        created_at: entry.created_at,
+        organization_id: entry.organization_id,
+        subscription_id: entry.subscription_id,
+        product_price_id: entry.product_price_id,
+        label: entry.label,
+        amount: split.carried,
+        order_id: null,
+      },
+    ]);
+  }
+  if (ids.length) await db.updateTable("subscription_billing_entries").set({ order_id: orderId }).where("id", "in", ids).execute();
+}
 
 /** The next pending order whose dunning retry is due, locked (skipping rows another process holds). */
 export const claimDueRetry = (db: Executor, now: Date, organizationId?: string) => {

@@ -306,11 +306,16 @@ describe("customer.state_changed", () => {
   it("follows a subscription's grants being revoked, folding repeated changes into the pending job without delaying it", async () => {
     const customer = await createCustomer(ctx.deps, orgId);
     const subscription = await createSubscription(ctx.deps, orgId, { customer });
-    await grant(customer, "custom");
+    const benefitId = await grant(customer, "custom");
     await ctx.deps.db
       .updateTable("benefit_grants")
       .set({ subscription_id: subscription.id })
       .where("customer_id", "=", customer.id)
+      .execute();
+    // A subscription's grants are restored for the benefits its product carries.
+    await ctx.deps.db
+      .insertInto("product_benefits")
+      .values({ organization_id: orgId, product_id: subscription.product_id, benefit_id: benefitId })
       .execute();
     expect(await stateJob(customer.id)).toEqual([]);
 

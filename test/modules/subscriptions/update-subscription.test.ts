@@ -291,6 +291,9 @@ describe("PATCH and DELETE: bad inputs", () => {
       { name: "a non-UUID discount_id", request: send({ payload: { discount_id: "ten-off" } }), status: 422 },
       { name: "a trial_end that is not a date", request: send({ payload: { trial_end: "tomorrow" } }), status: 422 },
       { name: "zero seats", request: send({ payload: { seats: 0 } }), status: 422 },
+      { name: "seats as a string", request: send({ payload: { seats: "3" } }), status: 422 },
+      { name: "seats with a product", request: send({ payload: { seats: 3, product_id: randomUUID() } }), status: 422 },
+      { name: "a non-UUID product_id", request: send({ payload: { product_id: "pro-plan" } }), status: 422 },
       { name: "an unknown proration behavior", request: send({ payload: { seats: 2, proration_behavior: "later" } }), status: 422 },
       { name: "a non-UUID id", request: send({ id: () => "sub_1" }), status: 422, loc: ["path", "id"] },
       {
