@@ -1,15 +1,14 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { readFileSync } from "node:fs";
-import { expect } from "vitest";
-import { getCurrentSuite, getCurrentTest } from "vitest/suite";
+import { TestRunner, expect } from "vitest";
 import { fullReferencePath, referenceAvailable, referencePath } from "./reference-path.ts";
 
 export { REFERENCE_MISSING, referenceAvailable, referencePath } from "./reference-path.ts";
 
 /** Counts a check that did not run on the running test (or, from a hook, on its file). */
 function recordCheckNotRun(): void {
-  const task = getCurrentTest() ?? getCurrentSuite().file;
+  const task = TestRunner.getCurrentTest() ?? TestRunner.getCurrentSuite().file;
   task.meta.referenceChecksNotRun = (task.meta.referenceChecksNotRun ?? 0) + 1;
 }
 

@@ -315,6 +315,37 @@ describe("product changes", () => {
   });
 });
 
+describe("a change racing a renewal", () => {
+  it("is applied before or after the renewal, never half: one renewal order, and the new product billed either way", async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const [cheap, dear] = [await plan(1000), await plan(3000)];
+      const { id } = await subscribe(cheap.product.id);
+      ctx.clock.set(MAY_1);
+      const [, response] = await Promise.all([
+        ctx.services.subscriptionRenewals.sweep(),
+        patch(id, { product_id: dear.product.id, proration_behavior: "prorate" }),
+      ]);
+      expect(response.statusCode, response.body).toBe(200);
+      // A sweep skips a row the change holds locked; the next sweep (a minute later) renews it.
+      await ctx.services.subscriptionRenewals.sweep();
+      const renewals = (await orders(id)).filter((order) => order.billing_reason === "subscription_cycle");
+      expect(renewals).toHaveLength(1);
+      const renewed = await items(renewals[0]!.id);
+      const waiting = (await entries(id)).map((entry) => entry.amount);
+      expect(await row(id)).toMatchObject({ product_id: dear.product.id, amount: 3000, current_period_start: MAY_1 });
+      if (renewed[0]!.label === dear.product.name) {
+        // The change came first, with nothing of April left to prorate; May billed the new product.
+        expect(waiting).toEqual([]);
+        expect(renewed.map((item) => item.amount)).toEqual([3000]);
+      } else {
+        // The renewal came first; the change prorates the whole of May, waiting for June.
+        expect(renewed.map((item) => item.amount)).toEqual([1000]);
+        expect(waiting).toEqual([-1000, 3000]);
+      }
+    }
+  });
+});
+
 describe("product changes: refusals write nothing", () => {
   let id: string;
   let snapshot: unknown;
