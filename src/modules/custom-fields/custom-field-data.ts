@@ -94,7 +94,8 @@ function checkSelect(field: Extract<CustomField, { type: "select" }>, value: unk
   return problem("literal_error", `Input should be ${expected}`, { expected });
 }
 
-function checkValue(attached: AttachedCustomField, value: unknown): Checked {
+/** `complete`: the value is final (confirm), so a required checkbox must be ticked. */
+function checkValue(attached: AttachedCustomField, value: unknown, complete: boolean): Checked {
   const field = attached.custom_field;
   switch (field.type) {
     case "text":
@@ -104,7 +105,7 @@ function checkValue(attached: AttachedCustomField, value: unknown): Checked {
     case "date":
       return checkDate(field, value);
     case "checkbox":
-      return checkCheckbox(attached.required, value);
+      return checkCheckbox(attached.required && complete, value);
     case "select":
       return checkSelect(field, value);
   }
@@ -139,7 +140,7 @@ export function checkCustomFieldData(
       else if (given === null) data[slug] = null;
       continue;
     }
-    const checked = checkValue(field, given);
+    const checked = checkValue(field, given, options.complete);
     if ("value" in checked) data[slug] = checked.value;
     else issues.push(fieldIssue(loc, checked.problem.msg, given, checked.problem.type, checked.problem.ctx));
   }
