@@ -20,6 +20,8 @@ import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { customerStateRoutes } from "./modules/customer-state/customer-state.routes.ts";
+import { checkoutLinkRoutes } from "./modules/checkout-links/checkout-links.routes.ts";
+import { customFieldRoutes } from "./modules/custom-fields/custom-fields.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
 import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
@@ -110,6 +112,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));
+  await app.register(customFieldRoutes(services.customFields));
+  await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
   await app.register(productRoutes(services.products));
   await app.register(benefitRoutes(services.benefits));
   await app.register(eventRoutes(services.events, deps.now));

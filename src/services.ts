@@ -10,6 +10,9 @@ import { createPortalOrderService } from "./modules/customer-portal/orders.servi
 import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/order-payments.service.ts";
 import { createPortalPaymentMethodService } from "./modules/customer-portal/payment-methods.service.ts";
+import { createCheckoutLinkRedirect } from "./modules/checkout-links/checkout-links.redirect.ts";
+import { createCheckoutLinkService } from "./modules/checkout-links/checkout-links.service.ts";
+import { createCustomFieldService } from "./modules/custom-fields/custom-fields.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
@@ -66,6 +69,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
   const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
   const orders = createOrderService(deps);
+  const checkouts = createCheckoutService(deps, checkoutSessions);
   const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
   return {
     ...adapters,
@@ -76,11 +80,14 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerSessions,
     customerStates: createCustomerStateService(deps),
     discounts: createDiscountService(deps),
+    customFields: createCustomFieldService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
     checkoutSessions,
     checkoutConfirmation,
-    checkouts: createCheckoutService(deps, checkoutSessions),
+    checkouts,
+    checkoutLinks: createCheckoutLinkService(deps),
+    checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),
     checkoutClient: createCheckoutClientService(deps, checkoutSessions, checkoutConfirmation),
     events: createEventService(deps),
     webhooks: createWebhookService(deps),

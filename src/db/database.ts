@@ -1,5 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts/checkouts.table.ts";
+import type { CustomFieldsTable, ProductCustomFieldsTable } from "../modules/custom-fields/custom-fields.table.ts";
+import type { CheckoutLinkProductsTable, CheckoutLinksTable } from "../modules/checkout-links/checkout-links.table.ts";
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
@@ -54,6 +56,10 @@ export interface Database {
   subscription_billing_entries: SubscriptionBillingEntriesTable;
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
+  custom_fields: CustomFieldsTable;
+  product_custom_fields: ProductCustomFieldsTable;
+  checkout_links: CheckoutLinksTable;
+  checkout_link_products: CheckoutLinkProductsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -11,6 +11,7 @@ export const TokenPrefix = {
   customerSession: "polar_cst_",
   memberSession: "polar_mst_",
   checkoutClientSecret: "polar_c_",
+  checkoutLinkClientSecret: "polar_cl_",
 } as const;
 
 function base62(value: number): string {

@@ -50,7 +50,8 @@ const FORMAT_MESSAGES: Record<string, [type: string, msg: string]> = {
   ipv4: ["ip_any_address", "value is not a valid IPv4 or IPv6 address"],
 };
 
-const quoteList = (values: readonly unknown[]): string => {
+/** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: the expected values of a literal, worded as the reference words them. */
+export const quoteList = (values: readonly unknown[]): string => {
   const quoted = values.map((v) => `'${String(v)}'`);
   return quoted.length <= 1 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
 };

@@ -313,3 +313,52 @@ describe("official SDK: customer state", () => {
     await expect(polar.customers.getState("3f2b1c4d-1111-4222-8333-123456789abc")).rejects.toMatchObject({ statusCode: 404 });
   });
 });
+
+describe("official SDK: custom fields and checkout links", () => {
+  it("creates, lists, gets, updates and deletes custom fields", async () => {
+    const org = await createOrganization(ctx.deps);
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["custom_fields:write"]), baseUrl });
+
+    const select = await polar.customFields.create({
+      type: "select",
+      slug: "plan",
+      name: "Plan",
+      properties: { options: [{ value: "a", label: "A" }] },
+    });
+    expect(select.type).toBe("select");
+    const number = await polar.customFields.create({ type: "number", slug: "seats", name: "Seats", properties: { ge: 1, le: 9 } });
+    expect(number.type === "number" && number.properties.le).toBe(9);
+
+    const page = await polar.customFields.list({ type: ["number", "select"], sorting: ["-slug"] });
+    expect(page.items.map((field) => field.slug)).toEqual(["seats", "plan"]);
+    expect((await polar.customFields.get(select.id)).slug).toBe("plan");
+    const renamed = await polar.customFields.update(number.id, { type: "number", slug: "team-size", properties: { ge: 2 } });
+    expect(renamed).toMatchObject({ slug: "team-size", properties: { ge: 2 } });
+    await polar.customFields.delete(number.id);
+    await expect(polar.customFields.get(number.id)).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it("creates, lists, gets, updates and deletes checkout links", async () => {
+    const org = await createOrganization(ctx.deps);
+    const { product, prices } = await createProduct(ctx.deps, org.id, { product: { name: "Linked" } });
+    const discount = await createDiscount(ctx.deps, org.id);
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["checkout_links:write"]), baseUrl });
+
+    const link = await polar.checkoutLinks.create({
+      payment_processor: "stripe",
+      product_price_id: prices[0]!.id,
+      discount_id: discount.id,
+    });
+    expect(link.products.map((p) => p.id)).toEqual([product.id]);
+    expect(link.discount?.id).toBe(discount.id);
+    expect(link.url).toContain(`/v1/checkout-links/${link.client_secret}/redirect`);
+
+    const page = await polar.checkoutLinks.list({ product_id: [product.id] });
+    expect(page.items.map((item) => item.id)).toEqual([link.id]);
+    expect((await polar.checkoutLinks.get(link.id)).id).toBe(link.id);
+    const updated = await polar.checkoutLinks.update(link.id, { label: "Shared", discount_id: null });
+    expect(updated).toMatchObject({ label: "Shared", discount: null });
+    await polar.checkoutLinks.delete(link.id);
+    await expect(polar.checkoutLinks.get(link.id)).rejects.toMatchObject({ statusCode: 404 });
+  });
+});

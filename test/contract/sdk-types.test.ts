@@ -18,6 +18,8 @@ import { Pagination } from "../../src/kit/pagination.ts";
 import { TaxIdFormat } from "../../src/modules/tax/tax-id.ts";
 import * as CI from "../../src/modules/checkouts/checkout-inputs.schemas.ts";
 import * as CF from "../../src/modules/custom-fields/custom-fields.schemas.ts";
+import type * as CFI from "../../src/modules/custom-fields/custom-field-inputs.schemas.ts";
+import * as CL from "../../src/modules/checkout-links/checkout-links.schemas.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
@@ -136,6 +138,19 @@ const _cfCheckbox: AssertAssignable<S<typeof CF.CustomFieldCheckbox>, models.Cus
 const _cfSelect: AssertAssignable<S<typeof CF.CustomFieldSelect>, models.CustomFieldSelect> = true;
 const _customField: AssertAssignable<S<typeof CF.CustomField>, models.CustomField> = true;
 const _attachedField: AssertAssignable<S<typeof CF.AttachedCustomField>, models.AttachedCustomField> = true;
+const _customFieldType: AssertEqual<S<typeof CF.CustomFieldType>, models.CustomFieldType> = true;
+const _customFieldList: AssertAssignable<S<typeof CFI.ListResourceCustomField>, models.ListResourceCustomField> = true;
+const _customFieldCreateIn: AssertAssignable<models.CustomFieldCreate, CFI.CustomFieldCreate> = true;
+const _customFieldUpdateIn: AssertAssignable<models.CustomFieldUpdate, CFI.CustomFieldUpdate> = true;
+const _checkoutLinkProduct: AssertAssignable<
+  S<typeof CL.CheckoutLinkProduct>,
+  Omit<models.CheckoutLinkProduct, "benefits"> & { benefits: SdkBenefitPublic[] }
+> = true;
+// The anchor notes the link's `units` as absent from the reference: the reference wins.
+const _waiverCheckoutLink: AssertAssignable<"units", keyof models.CheckoutLink> = true;
+const _checkoutLink: AssertAssignable<Omit<S<typeof CL.CheckoutLink>, "products">, Omit<models.CheckoutLink, "products" | "units">> = true;
+const _checkoutLinkCreateIn: AssertAssignable<models.CheckoutLinkCreate, CL.CheckoutLinkCreate> = true;
+const _checkoutLinkUpdateIn: AssertAssignable<models.CheckoutLinkUpdate, CL.CheckoutLinkUpdate> = true;
 const _checkout: AssertAssignable<S<typeof C.Checkout>, SdkCheckout> = true;
 type SdkPublicWaived<T> = Omit<T, SdkOnlyCheckoutKeys | "products" | "product"> & {
   products: SdkCheckoutProduct[];
@@ -467,6 +482,9 @@ const mirrored: Record<string, TSchema> = {
   CustomFieldSelect: CF.CustomFieldSelect,
   CustomField: CF.CustomField,
   AttachedCustomField: CF.AttachedCustomField,
+  CustomFieldType: CF.CustomFieldType,
+  CheckoutLink: CL.CheckoutLink,
+  CheckoutLinkProduct: CL.CheckoutLinkProduct,
   Checkout: C.Checkout,
   CheckoutOrganization: OV.CheckoutOrganization,
   CheckoutPublic: C.CheckoutPublic,

@@ -77,9 +77,15 @@ export function expectReferenceResponse(operationId: string, status: number, bod
   throw new Error(`reference has no operation ${operationId}`);
 }
 
-/** Every operation of the reference: method, path, operationId and parameters as `in:name`. */
-export function referenceOperations(): { method: string; path: string; operationId: string | undefined; parameters: string[] }[] {
-  return Object.entries(load().document.paths).flatMap(([path, operations]) =>
+/**
+ * Every operation of the reference (the subset served when it was cut, or the whole interface):
+ * method, path, operationId and parameters as `in:name`.
+ */
+export function referenceOperations(
+  source: "subset" | "full" = "subset",
+): { method: string; path: string; operationId: string | undefined; parameters: string[] }[] {
+  const { document, full } = load();
+  return Object.entries((source === "subset" ? document : full).paths).flatMap(([path, operations]) =>
     Object.entries(operations).map(([method, operation]) => ({
       method,
       path,

@@ -10,17 +10,19 @@ import { CheckoutStatus } from "./checkouts.schemas.ts";
 // (docs/decisions.md, "Input caps").
 const text = (maxLength: number, description?: string) => Nullable(Type.String({ maxLength }), description ? { description } : {});
 // A pattern rather than `format: uri`: `{CHECKOUT_ID}` placeholders are not valid URI characters.
-const HttpUrl = (description: string) =>
+export const HttpUrl = (description: string) =>
   Nullable(Type.String({ pattern: "^https?://\\S+$", minLength: 1, maxLength: 2083 }), { description });
 const Metadata = () => MetadataInput({ propertyNames: { minLength: 1, maxLength: 40 } });
 const SeatCount = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: 10_000 }), { description });
 
+// Numbers are taken whole or not: a fraction for a number field is refused at its slug
+// (`int_from_float`) by the field's own check, not by the body's schema.
 const CustomFieldData = Type.Record(
   Type.String({ maxLength: 100 }),
-  Type.Union([Type.String({ maxLength: 2000 }), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]),
+  Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), DateTime(), Type.Null()]),
   {
     maxProperties: 50,
-    description: "Values of the custom fields, keyed by field slug.",
+    description: "Values of the custom fields, keyed by field slug; checked against the fields attached to the selected product.",
   },
 );
 

@@ -322,7 +322,7 @@ export function createCheckoutConfirmation(deps: Deps, sessions: CheckoutSession
       const confirmed = await deps.db.transaction().execute(async (trx) => {
         const row = await sessions.lock(trx, { clientSecret }, null);
         assertOpenForBuyer(row, deps.now());
-        await sessions.edit(trx, row, changes, "buyer");
+        await sessions.edit(trx, row, changes, "buyer", { confirming: true });
         const edited = await findCheckoutWithRelations(trx, { id: row.id }, null);
         if (!edited) throw new ResourceNotFound();
         const preview = sessions.view(edited);

@@ -3,6 +3,8 @@ import { isIP } from "node:net";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
 import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { checkCustomFieldData } from "../custom-fields/custom-field-data.ts";
+import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../tax/tax-id.ts";
@@ -41,6 +43,10 @@ export interface EditContext {
   side: "merchant" | "buyer";
   /** The draft is new: a preset address may force the full address. */
   creating: boolean;
+  /** Confirming: every required custom field must be answered, and the values given replace the stored ones. */
+  confirming?: boolean;
+  /** Values a checkout link's visitor put in its URL: an amount or a discount that does not apply is dropped, not refused. */
+  prefill?: boolean;
 }
 
 type DraftColumns = Omit<Insertable<CheckoutsTable>, "organization_id" | "client_secret" | "expires_at" | "currency">;
@@ -98,7 +104,7 @@ export function blankDraft(organizationId: string, currency: string, input: Chec
     embed_origin: null,
     metadata: {},
     customer_metadata: {},
-    // No custom fields are attached to products yet, so no value has a field to belong to.
+    // Filled by the edit that creates the session, against the selected product's fields.
     custom_field_data: {},
     subscription_id: null,
   };
@@ -167,6 +173,7 @@ async function resolveDiscount(
   if (ctx.side === "merchant" && changes.discount_id !== undefined) {
     const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;
     const problem = chosen ? problemOf(chosen) : changes.discount_id ? "Discount does not exist." : null;
+    if (problem && ctx.prefill) return null;
     if (problem) issues.push(fieldIssue(["body", "discount_id"], problem, changes.discount_id));
     return chosen;
   }
@@ -233,7 +240,8 @@ export async function applyChanges(
     const min = customPrice.minimum_amount ?? 0;
     const max = customPrice.maximum_amount;
     if (changes.amount < min || (max !== null && changes.amount > max)) {
-      issues.push(fieldIssue(["body", "amount"], `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
+      if (!ctx.prefill)
+        issues.push(fieldIssue(["body", "amount"], `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
     } else customAmount = changes.amount;
   }
 
@@ -251,6 +259,16 @@ export async function applyChanges(
       issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
     else draft.seats = seats;
   } else draft.seats = null;
+
+  if (changes.custom_field_data !== undefined || ctx.confirming) {
+    const attached = (product?.attached_custom_fields ?? []).map(toAttachedCustomField);
+    const checked = checkCustomFieldData(attached, changes.custom_field_data ?? {}, {
+      complete: ctx.confirming === true,
+      loc: ["body", "custom_field_data"],
+    });
+    issues.push(...checked.issues);
+    draft.custom_field_data = ctx.confirming ? checked.data : { ...draft.custom_field_data, ...checked.data };
+  }
 
   const discount = await resolveDiscount(draft, changes, ctx, previousProductId !== draft.product_id || Boolean(changes.currency), issues);
   draft.discount_id = discount?.id ?? null;

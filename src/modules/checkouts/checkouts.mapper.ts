@@ -1,4 +1,5 @@
 import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
 import { toCheckoutDiscount } from "../discounts/discounts.mapper.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { ProductPrice } from "../products/products.schemas.ts";
@@ -114,7 +115,7 @@ export function toCheckout(row: CheckoutWithRelations, urls: CheckoutUrls): Chec
     prices,
     discount: row.discount ? toCheckoutDiscount(row.discount, row.currency) : null,
     subscription_id: row.subscription_id,
-    attached_custom_fields: [],
+    attached_custom_fields: selected ? selected.attached_custom_fields.map(toAttachedCustomField) : [],
     customer_metadata: row.customer_metadata,
   };
 }

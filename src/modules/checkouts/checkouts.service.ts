@@ -70,7 +70,13 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
     },
 
     /** Applies an edit to a locked session and stores it; the caller publishes. */
-    async edit(db: Executor, row: CheckoutRow, changes: CheckoutChanges, side: "merchant" | "buyer"): Promise<CheckoutRow> {
+    async edit(
+      db: Executor,
+      row: CheckoutRow,
+      changes: CheckoutChanges,
+      side: "merchant" | "buyer",
+      options: { confirming?: boolean } = {},
+    ): Promise<CheckoutRow> {
       const organization = await organizationOf(db, row.organization_id);
       const now = deps.now();
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
@@ -81,6 +87,7 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
         now,
         side,
         creating: false,
+        confirming: options.confirming,
       });
       return updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
     },
@@ -132,8 +139,11 @@ export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
       );
     },
 
-    /** Opens a session: validated, priced and taxed, its expiry scheduled and `checkout.created` recorded. */
-    async create(input: CheckoutCreate, allowed: OrganizationScope): Promise<Checkout> {
+    /**
+     * Opens a session: validated, priced and taxed, its expiry scheduled and `checkout.created`
+     * recorded. A checkout link opens one with `prefill`: the visitor's invalid values are dropped.
+     */
+    async create(input: CheckoutCreate, allowed: OrganizationScope, options: { prefill?: boolean } = {}): Promise<Checkout> {
       return deps.db.transaction().execute(async (trx) => {
         const organizationId = await owningOrganization(trx, input.products, allowed);
         const organization = await sessions.organizationOf(trx, organizationId);
@@ -183,6 +193,7 @@ export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
           now,
           side: "merchant",
           creating: true,
+          prefill: options.prefill,
         });
         const row = await insertCheckout(
           trx,

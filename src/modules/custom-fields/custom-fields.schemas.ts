@@ -1,5 +1,8 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+
+export const CustomFieldTypeValues = ["text", "number", "date", "checkbox", "select"] as const;
+export const CustomFieldType = StringEnum(CustomFieldTypeValues, { title: "CustomFieldType" });
 
 const int32 = { minimum: -2147483648, maximum: 2147483647 };
 const label = Type.String({ minLength: 1 });

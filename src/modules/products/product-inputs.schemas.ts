@@ -74,11 +74,17 @@ export const ExistingProductPrice = Type.Object(
 );
 export type ExistingProductPrice = Static<typeof ExistingProductPrice>;
 
-// No custom-field or file-upload endpoints exist here, so these lists can only name unknown IDs.
+// No file-upload endpoints exist here, so this list can only name unknown IDs.
 const medias = Type.Optional(Nullable(Type.Array(Uuid4(), { maxItems: 50 }), { description: "IDs of the product's media files." }));
 const attachedCustomFields = Type.Array(
-  Type.Object({ custom_field_id: Uuid4(), required: Type.Boolean() }, { title: "AttachedCustomFieldCreate" }),
-  { maxItems: 50 },
+  Type.Object(
+    {
+      custom_field_id: Uuid4({ description: "ID of the custom field to attach." }),
+      required: Type.Boolean({ description: "Whether the value is required for this custom field." }),
+    },
+    { title: "AttachedCustomFieldCreate" },
+  ),
+  { maxItems: 50, description: "Custom fields to attach, in display order; an update replaces the list." },
 );
 
 const Name = Type.String({ minLength: 3, maxLength: 64, description: "Name of the product." });

@@ -2,6 +2,7 @@ import { seatRange } from "./seat-pricing.ts";
 import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import type { ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
 import { toBenefit, toBenefitPublic, type BenefitJson } from "../benefits/benefits.mapper.ts";
+import { toAttachedCustomField, type AttachedCustomFieldJson } from "../custom-fields/custom-fields.mapper.ts";
 import type { CheckoutProduct, Product, ProductMediaFileRead, ProductPrice } from "./products.schemas.ts";
 
 export type ProductPriceJson = Jsonified<ProductPriceRow>;
@@ -10,6 +11,7 @@ export type ProductWithRelationsJson = Jsonified<ProductRow> & {
   prices: ProductPriceJson[];
   benefits: BenefitJson[];
   medias: ProductMediaJson[];
+  attached_custom_fields: AttachedCustomFieldJson[];
 };
 
 const sizeReadable = (bytes: number): string => {
@@ -119,7 +121,8 @@ export const toCheckoutProduct = (row: ProductWithRelations): CheckoutProduct =>
 });
 
 /** A product read at the top level of a query, with its relations aggregated as JSON. */
-export type ProductWithRelations = EitherTimestamps<ProductRow> & Pick<ProductWithRelationsJson, "prices" | "benefits" | "medias">;
+export type ProductWithRelations = EitherTimestamps<ProductRow> &
+  Pick<ProductWithRelationsJson, "prices" | "benefits" | "medias" | "attached_custom_fields">;
 
 export const toProduct = (row: ProductWithRelations): Product => ({
   ...toProductBase(row),
@@ -127,6 +130,5 @@ export const toProduct = (row: ProductWithRelations): Product => ({
   prices: row.prices.map(toProductPrice),
   benefits: row.benefits.map(toBenefit),
   medias: row.medias.map(toProductMedia),
-  // Custom fields have no endpoints in this service, so none can be attached.
-  attached_custom_fields: [],
+  attached_custom_fields: row.attached_custom_fields.map(toAttachedCustomField),
 });

@@ -11,7 +11,7 @@ import { countRows } from "../../db/count-rows.ts";
 
 type ProductScope = ExpressionBuilder<Database & { p: ProductsTable }, "p">;
 
-/** A product's live prices, live benefits and medias, each in position order, as JSON arrays. */
+/** A product's live prices, live benefits, medias and attached custom fields, each in position order, as JSON arrays. */
 export const productRelations = (eb: ProductScope) => [
   jsonArrayFrom(
     eb
@@ -34,6 +34,16 @@ export const productRelations = (eb: ProductScope) => [
   jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
     "medias",
   ),
+  jsonArrayFrom(
+    eb
+      .selectFrom("product_custom_fields as pcf")
+      .innerJoin("custom_fields as cf", "cf.id", "pcf.custom_field_id")
+      .whereRef("pcf.product_id", "=", "p.id")
+      .where("cf.deleted_at", "is", null)
+      .orderBy("pcf.position")
+      .selectAll("cf")
+      .select(["pcf.position", "pcf.required"]),
+  ).as("attached_custom_fields"),
 ];
 
 export interface ProductFilters {

@@ -7,6 +7,8 @@ import { toProduct } from "./products.mapper.ts";
 import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
 import * as queries from "./products.queries.ts";
 import { existingBenefitIds } from "../benefits/benefits.repository.ts";
+import { attachCustomFields, existingCustomFieldIds } from "../custom-fields/custom-fields.repository.ts";
+import type { Executor } from "../../db/database.ts";
 import * as repo from "./products.repository.ts";
 import type { ProductBenefitsUpdate, ProductCreate, ProductListQuery, ProductUpdate } from "./product-inputs.schemas.ts";
 import type { Product } from "./products.schemas.ts";
@@ -20,19 +22,28 @@ const fail = (issues: ValidationIssue[]): void => {
 const pairIssue = (interval: unknown, count: unknown, loc: Loc): ValidationIssue[] =>
   (interval === null) === (count === null) ? [] : [valueIssue(loc, "The interval and its count must be set together.", count)];
 
-// No file uploads or custom fields exist in this service, so new products can reference none.
-function unknownReferences(
-  input: { medias?: string[] | null; attached_custom_fields?: { custom_field_id: string }[] | null },
-  knownMedias: Set<string>,
-): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  (input.medias ?? []).forEach((id, i) => {
-    if (!knownMedias.has(id)) issues.push(valueIssue(["body", "medias", i], "Media file not found.", id));
-  });
-  (input.attached_custom_fields ?? []).forEach((field, i) =>
-    issues.push(valueIssue(["body", "attached_custom_fields", i, "custom_field_id"], "Custom field not found.", field.custom_field_id)),
+// No file uploads exist in this service, so new products can reference no media.
+function unknownMedias(medias: string[] | null | undefined, known: Set<string>): ValidationIssue[] {
+  return (medias ?? []).flatMap((id, i) => (known.has(id) ? [] : [valueIssue(["body", "medias", i], "Media file not found.", id)]));
+}
+
+type AttachedFieldsInput = { custom_field_id: string; required: boolean }[] | null | undefined;
+
+/** Each attached field must be a live field of the product's organization, attached once. */
+async function customFieldIssues(db: Executor, organizationId: string, fields: AttachedFieldsInput): Promise<ValidationIssue[]> {
+  if (!fields?.length) return [];
+  const known = await existingCustomFieldIds(
+    db,
+    organizationId,
+    fields.map((field) => field.custom_field_id),
   );
-  return issues;
+  const seen = new Set<string>();
+  return fields.flatMap(({ custom_field_id: id }, i) => {
+    const loc = ["body", "attached_custom_fields", i];
+    const problem = !known.has(id) ? "Custom field does not exist." : seen.has(id) ? "Custom field is attached twice." : null;
+    seen.add(id);
+    return problem ? [valueIssue(loc, problem, id)] : [];
+  });
 }
 
 const newPriceRows = (plan: PricePlan, owner: { organization_id: string; product_id: string; created_at: Date }) =>
@@ -59,9 +70,10 @@ export function createProductService(deps: Deps) {
         ...(recurring
           ? pairIssue(recurring.meter_interval ?? null, recurring.meter_interval_count ?? null, ["body", "meter_interval_count"])
           : []),
-        ...unknownReferences(input, new Set()),
+        ...unknownMedias(input.medias, new Set()),
       ]);
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
+      fail(await customFieldIssues(deps.db, organization.id, input.attached_custom_fields));
       const now = deps.now();
       const id = await deps.db.transaction().execute(async (trx) => {
         const product = await repo.insertProduct(trx, {
@@ -80,6 +92,7 @@ export function createProductService(deps: Deps) {
           metadata: JSON.stringify(input.metadata ?? {}),
         });
         await repo.insertPrices(trx, newPriceRows(prices, { organization_id: organization.id, product_id: product.id, created_at: now }));
+        await attachCustomFields(trx, organization.id, product.id, input.attached_custom_fields ?? []);
         return product.id;
       });
       return get(id, [organization.id]);
@@ -132,7 +145,8 @@ export function createProductService(deps: Deps) {
         const trialInterval = input.trial_interval === undefined ? current.trial_interval : input.trial_interval;
         const trialCount = input.trial_interval_count === undefined ? current.trial_interval_count : input.trial_interval_count;
         issues.push(...pairIssue(trialInterval, trialCount, ["body", "trial_interval_count"]));
-        issues.push(...unknownReferences(input, input.medias ? await repo.productMediaIds(trx, current.id) : new Set()));
+        issues.push(...unknownMedias(input.medias, input.medias ? await repo.productMediaIds(trx, current.id) : new Set()));
+        issues.push(...(await customFieldIssues(trx, current.organization_id, input.attached_custom_fields)));
 
         const prices = input.prices ? planPrices(input.prices, await repo.livePrices(trx, current.id), recurring) : null;
         issues.push(...(prices?.issues ?? []));
@@ -159,6 +173,7 @@ export function createProductService(deps: Deps) {
           );
         }
         if (input.medias) await repo.keepMedias(trx, current.id, input.medias);
+        if (input.attached_custom_fields) await attachCustomFields(trx, current.organization_id, current.id, input.attached_custom_fields);
         return current.organization_id;
       });
       return get(id, [organizationId]);

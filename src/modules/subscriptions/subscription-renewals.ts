@@ -181,7 +181,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       billing: { name: customer.billing_name ?? customer.name, address, taxId: customer.tax_id },
       seats: row.seats,
       metadata: {},
-      customFieldData: {},
+      customFieldData: row.custom_field_data,
       paymentReference: null,
       now,
     });

@@ -319,7 +319,7 @@ describe("POST /v1/products/", () => {
           name: "an unknown custom field",
           request: post({ ...base, attached_custom_fields: [{ custom_field_id: METER, required: true }] }),
           status: 422,
-          loc: ["body", "attached_custom_fields", 0, "custom_field_id"],
+          loc: ["body", "attached_custom_fields", 0],
         },
         { name: "an unknown visibility", request: post({ ...base, visibility: "hidden" }), status: 422, loc: ["body", "visibility"] },
         {

@@ -1,0 +1,131 @@
+import { sql, type Insertable, type Updateable } from "kysely";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { countRows } from "../../db/count-rows.ts";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { SortCriterion } from "../../kit/pagination.ts";
+import type { DiscountJson } from "../discounts/discounts.mapper.ts";
+import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
+import { productRelations } from "../products/products.queries.ts";
+import type { CheckoutLinkSortKeys } from "./checkout-links.schemas.ts";
+import type { CheckoutLinkRow, CheckoutLinksTable } from "./checkout-links.table.ts";
+
+export type CheckoutLinkWithRelations = CheckoutLinkRow & { products: ProductWithRelationsJson[]; discount: DiscountJson | null };
+
+export interface CheckoutLinkFilters {
+  organizationIds: readonly string[] | null;
+  productIds: readonly string[] | null;
+}
+
+const live = (db: Executor, allowed: OrganizationScope) => {
+  let query = db.selectFrom("checkout_links as cl").where("cl.deleted_at", "is", null);
+  if (allowed !== null) query = query.where("cl.organization_id", "in", allowed);
+  return query;
+};
+
+/** Links with their products (each with its live relations) in display order, and their discount. */
+const withRelations = (links: ReturnType<typeof live>) =>
+  links.selectAll("cl").select((eb) => [
+    jsonArrayFrom(
+      eb
+        .selectFrom("checkout_link_products as clp")
+        .innerJoin("products as p", "p.id", "clp.product_id")
+        .whereRef("clp.checkout_link_id", "=", "cl.id")
+        .orderBy("clp.position")
+        .selectAll("p")
+        .select((inner) => productRelations(inner)),
+    ).as("products"),
+    jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "cl.discount_id").selectAll("d")).as("discount"),
+  ]);
+
+export const findCheckoutLink = async (
+  db: Executor,
+  where: { id: string } | { clientSecret: string },
+  allowed: OrganizationScope,
+): Promise<CheckoutLinkWithRelations | undefined> => {
+  const query = withRelations(live(db, allowed));
+  // JSON aggregation returns the relations' timestamps as text; the Jsonified types say so.
+  return "id" in where
+    ? query.where("cl.id", "=", where.id).executeTakeFirst()
+    : query.where("cl.client_secret", "=", where.clientSecret).executeTakeFirst();
+};
+
+export const findCheckoutLinkForUpdate = (db: Executor, id: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll("cl").where("cl.id", "=", id).forUpdate().executeTakeFirst();
+
+export const insertCheckoutLink = (db: Executor, values: Insertable<CheckoutLinksTable>) =>
+  db.insertInto("checkout_links").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateCheckoutLink = (db: Executor, id: string, values: Updateable<CheckoutLinksTable>) =>
+  db.updateTable("checkout_links").set(values).where("id", "=", id).execute();
+
+/** Replaces the products a link offers, in this order. */
+export async function setCheckoutLinkProducts(
+  db: Executor,
+  organizationId: string,
+  linkId: string,
+  productIds: readonly string[],
+): Promise<void> {
+  await db.deleteFrom("checkout_link_products").where("checkout_link_id", "=", linkId).execute();
+  await db
+    .insertInto("checkout_link_products")
+    .values(productIds.map((product_id, position) => ({ organization_id: organizationId, checkout_link_id: linkId, product_id, position })))
+    .execute();
+}
+
+const filtered = (db: Executor, allowed: OrganizationScope, filters: CheckoutLinkFilters) => {
+  let query = live(db, allowed);
+  if (filters.organizationIds !== null) query = query.where("cl.organization_id", "in", filters.organizationIds);
+  const productIds = filters.productIds;
+  if (productIds !== null) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("checkout_link_products as fp")
+          .whereRef("fp.checkout_link_id", "=", "cl.id")
+          .where("fp.product_id", "in", productIds)
+          .select("fp.product_id"),
+      ),
+    );
+  }
+  return query;
+};
+
+export const countCheckoutLinks = (db: Executor, allowed: OrganizationScope, filters: CheckoutLinkFilters): Promise<number> =>
+  countRows(filtered(db, allowed, filters));
+
+export async function listCheckoutLinks(
+  db: Executor,
+  allowed: OrganizationScope,
+  filters: CheckoutLinkFilters,
+  sorting: SortCriterion<(typeof CheckoutLinkSortKeys)[number]>[],
+  offset: number,
+  limit: number,
+): Promise<CheckoutLinkWithRelations[]> {
+  let query = withRelations(filtered(db, allowed, filters));
+  for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`cl.${key}`), direction);
+  return await query.orderBy("cl.id").offset(offset).limit(limit).execute();
+}
+
+/** Which of these IDs are products of the organization a link may offer (not archived). */
+export async function offerableProductIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom("products")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .where("is_archived", "=", false)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The product and organization of a live catalog price, within the caller's organizations. */
+export function findPriceProduct(db: Executor, priceId: string, allowed: OrganizationScope) {
+  let query = db
+    .selectFrom("product_prices")
+    .select(["product_id", "organization_id"])
+    .where("id", "=", priceId)
+    .where("is_archived", "=", false);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.executeTakeFirst();
+}
