@@ -33,8 +33,15 @@ const ADDRESS_LABELS: Record<AddressKey, [string, string]> = {
   state: ["State / Province", "address-level1"],
 };
 
-const money = (cents: number, currency: string): string =>
-  new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
+const formats = new Map<string, Intl.NumberFormat>();
+const money = (cents: number, currency: string): string => {
+  let format = formats.get(currency);
+  if (!format) {
+    format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });
+    formats.set(currency, format);
+  }
+  return format.format(cents / 100);
+};
 
 const interval = (product: Product): string | null => {
   if (!product.recurring_interval) return null;
@@ -245,9 +252,10 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
 
   function countryOptions(): HTMLOptionElement[] {
     const names = new Intl.DisplayNames(["en"], { type: "region" });
+    const collator = new Intl.Collator("en");
     return (data.view === "form" ? data.countries : [])
       .map((code) => ({ code, label: names.of(code) ?? code }))
-      .sort((a, b) => a.label.localeCompare(b.label))
+      .sort((a, b) => collator.compare(a.label, b.label))
       .map(({ code, label }) => h("option", { value: code }, label));
   }
 

@@ -7,6 +7,7 @@ import { taskList } from "../../src/tasks.ts";
 import { expectAccessible, launchBrowser, screenshotAll, startListeningContext, startStorefront } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
 import type { TestContext } from "../helpers/context.ts";
+import { expireCheckoutNow } from "../modules/checkouts/checkout-helpers.ts";
 import { createDiscount, createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 import { createWebhookEndpoint, startReceiver, waitFor, type Receiver } from "../helpers/webhooks.ts";
 
@@ -229,11 +230,7 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     await screenshotAll(page, `${apiOrigin}/checkout/polar_c_unknown0000000000000000000000`, "checkout-not-found");
     await page.getByRole("heading", { name: "Checkout not found" }).waitFor();
     const checkout = await openCheckout();
-    await ctx.deps.db
-      .updateTable("checkouts")
-      .set({ expires_at: new Date(ctx.deps.now().getTime() - 1000) })
-      .where("id", "=", checkout.id)
-      .execute();
+    await expireCheckoutNow(ctx, checkout.id);
     await screenshotAll(page, checkout.url, "checkout-expired");
     await page.getByRole("heading", { name: "Checkout expired" }).waitFor();
     await page.close();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
+import { expireCheckoutNow } from "../checkouts/checkout-helpers.ts";
 
 /** The page routes over HTTP (no browser): statuses, headers, escaping, assets. */
 let ctx: TestContext;
@@ -88,11 +89,7 @@ describe("GET /checkout/{client_secret}", () => {
       expect(response.body).not.toContain("<script>");
     }
     const checkout = await openCheckout();
-    await ctx.deps.db
-      .updateTable("checkouts")
-      .set({ expires_at: new Date(ctx.deps.now().getTime() - 1000) })
-      .where("id", "=", checkout.id)
-      .execute();
+    await expireCheckoutNow(ctx, checkout.id);
     const expired = await ctx.request({ method: "GET", url: pathOf(checkout.url) });
     expect(expired.statusCode).toBe(410);
     expect(expired.body).toContain("<h1>Checkout expired</h1>");
