@@ -12,7 +12,6 @@
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
-import os from "node:os";
 import { chromium } from "playwright-core";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -113,9 +112,6 @@ async function throughput(url: string): Promise<number> {
 async function main(): Promise<void> {
   await withServerProcess<Ready>(import.meta.url, SECONDS * ROUNDS * 2 + LOADS * 2 + 240, async ({ port, secret }) => {
     const base = `http://127.0.0.1:${port}`;
-    console.log(
-      `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
-    );
     const size = await scriptSize(base, secret);
     console.log(`script: ${size} bytes gzipped (budget ${SCRIPT_BUDGET}, ${size < SCRIPT_BUDGET ? "within" : "OVER"})`);
 
