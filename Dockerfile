@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
 COPY src ./src
+COPY web ./web
 COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node

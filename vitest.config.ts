@@ -5,7 +5,7 @@ export default defineConfig({
     globalSetup: ["./test/global-setup.ts"],
     include: ["test/**/*.test.ts"],
     // The default output, plus one line when reference checks could not run (../shared missing).
-    reporters: ["default", "./test/helpers/reference-reporter.ts"],
+    reporters: ["default", "./test/helpers/reference-reporter.ts", "./test/helpers/browser-reporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -16,6 +16,7 @@ import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
+import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
@@ -109,6 +110,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
+  await app.register(
+    checkoutPageRoutes(services.checkoutClient, { checkoutBaseUrl: config.checkoutBaseUrl, paymentForm: services.checkoutPaymentForm }),
+  );
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));

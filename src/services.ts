@@ -28,6 +28,7 @@ import { createTestClock } from "./modules/test-clock/test-clock.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
+import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data.ts";
 import { unconfiguredProcessor } from "./modules/payments/unconfigured.processor.ts";
 import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
@@ -71,8 +72,11 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const orders = createOrderService(deps);
   const checkouts = createCheckoutService(deps, checkoutSessions);
   const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
+  // The checkout page's payment step follows the processor: the sandbox's test cards, else none it can drive.
+  const checkoutPaymentForm: PaymentFormKind = adapters.payments === sandboxProcessor ? "sandbox_card" : "none";
   return {
     ...adapters,
+    checkoutPaymentForm,
     authenticators,
     accessTokens,
     organizations: createOrganizationService(deps),

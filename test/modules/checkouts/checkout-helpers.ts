@@ -47,3 +47,12 @@ export async function openCheckoutContext() {
   } = await openOrganizationContext(["checkouts:write"]);
   return { ctx, token, productId: (await createProduct(ctx.deps, org.id)).product.id };
 }
+
+/** Moves a session's expiry just behind the test clock. */
+export async function expireCheckoutNow(ctx: TestContext, checkoutId: string): Promise<void> {
+  await ctx.deps.db
+    .updateTable("checkouts")
+    .set({ expires_at: new Date(ctx.deps.now().getTime() - 1000) })
+    .where("id", "=", checkoutId)
+    .execute();
+}

@@ -1,0 +1,24 @@
+import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
+
+/**
+ * Which payment form the page shows: the sandbox's test-card form, or none (no processor the page
+ * can drive). A processor's own form (Stripe's Payment Element) becomes one more kind here and one
+ * more implementation of the browser's `PaymentForm`.
+ */
+export type PaymentFormKind = "sandbox_card" | "none";
+
+/** What the server hands the page's script, as JSON inside the page. */
+export type CheckoutPageData =
+  | {
+      view: "form";
+      checkout: CheckoutPublic;
+      paymentForm: PaymentFormKind;
+      /** The parent window's origin when the page is embedded and allowed to talk to it. */
+      embedOrigin: string | null;
+      /** Countries a billing address may name. */
+      countries: readonly string[];
+    }
+  | { view: "status"; embedOrigin: string | null };
+
+/** The event type every message to the embedding window carries (`@polar-sh/checkout`'s EmbedCheckout). */
+export const EMBED_MESSAGE_TYPE = "POLAR_CHECKOUT";

@@ -1,0 +1,187 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { InputCountryCodes } from "../../kit/address.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
+import { TokenPrefix } from "../../kit/tokens.ts";
+import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
+import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
+import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
+import { checkoutPageAssets, type Asset } from "./checkout-page.assets.ts";
+import type { PaymentFormKind } from "./checkout-page.data.ts";
+import { checkoutFormPage, statusPage, type Theme } from "./checkout-page.render.ts";
+
+export interface CheckoutPageOptions {
+  /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
+  checkoutBaseUrl: string;
+  paymentForm: PaymentFormKind;
+}
+
+interface PageQuery {
+  theme: Theme;
+  /** The parent window's origin, as `?embed=true&embed_origin=…` names it. */
+  embedOrigin: string | null;
+}
+
+const MAX_SECRET_LENGTH = 256;
+const YEAR_SECONDS = 31_536_000;
+
+/** A well-formed http(s) origin, exactly as `window.location.origin` writes it, else null. */
+function originOf(value: unknown): string | null {
+  if (typeof value !== "string" || value.length > 2083) return null;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function pageQuery(query: unknown): PageQuery {
+  const params = typeof query === "object" && query !== null ? (query as Record<string, unknown>) : {};
+  const theme = params.theme === "light" || params.theme === "dark" ? params.theme : null;
+  return { theme, embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
+}
+
+/**
+ * The page may be framed by, and talk to, the origin the query names — only when it is the one the
+ * session was created for, if the merchant set one.
+ */
+const embedOriginFor = (query: PageQuery, checkout: CheckoutPublic | null): string | null =>
+  query.embedOrigin !== null && (checkout?.embed_origin == null || checkout.embed_origin === query.embedOrigin) ? query.embedOrigin : null;
+
+/** Headers of every page: nothing but this origin's own files, framed only by the allowed origin. */
+function sendPage(reply: FastifyReply, status: number, html: string, frameAncestor: string | null): FastifyReply {
+  return reply
+    .code(status)
+    .headers({
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "form-action 'self'",
+        "base-uri 'none'",
+        `frame-ancestors ${frameAncestor ?? "'none'"}`,
+      ].join("; "),
+      ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
+      "x-content-type-options": "nosniff",
+      // The address carries the client secret: no other site may learn it from a Referer.
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+      "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    })
+    .send(html);
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string, crossOrigin: boolean): FastifyReply {
+  const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
+  return reply
+    .headers({
+      "content-type": asset.contentType,
+      "cache-control": cacheControl,
+      vary: "accept-encoding",
+      "x-content-type-options": "nosniff",
+      "cross-origin-resource-policy": crossOrigin ? "cross-origin" : "same-origin",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    })
+    .send(gzip ? asset.gzip : asset.body);
+}
+
+/**
+ * The hosted checkout page at the session's `url`, its confirmation page (the default
+ * `success_url`), their script and styles, and the embed script storefronts load. The page
+ * reads and changes the session only through the public client routes.
+ */
+export const checkoutPageRoutes =
+  (client: CheckoutClientService, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const assets = checkoutPageAssets(options.checkoutBaseUrl);
+
+    /** The session for a page, or the status page to answer instead. */
+    async function sessionOrProblem(
+      secret: string,
+      query: PageQuery,
+    ): Promise<{ checkout: CheckoutPublic } | { status: number; html: string; embedOrigin: string | null }> {
+      const problem = (status: number, heading: string, message: string) => {
+        const embedOrigin = embedOriginFor(query, null);
+        return { status, html: statusPage({ heading, message, link: null, theme: query.theme, assets, embedOrigin }), embedOrigin };
+      };
+      const notFound = () =>
+        problem(404, "Checkout not found", "This checkout link is not valid. Check the address, or ask the seller for a new link.");
+      if (secret.length > MAX_SECRET_LENGTH || !secret.startsWith(TokenPrefix.checkoutClientSecret)) return notFound();
+      try {
+        return { checkout: await client.get(secret) };
+      } catch (error) {
+        if (error instanceof ResourceNotFound) return notFound();
+        if (error instanceof ExpiredCheckoutError)
+          return problem(410, "Checkout expired", "This checkout has expired. Ask the seller for a new checkout link.");
+        throw error;
+      }
+    }
+
+    /** A session past its open state: what became of it, and where to go next. */
+    function closedPage(checkout: CheckoutPublic, query: PageQuery, embedOrigin: string | null): string {
+      const seller = checkout.organization.name;
+      const back = checkout.return_url ? { href: checkout.return_url, label: `Back to ${seller}` } : null;
+      const common = { theme: query.theme, assets, embedOrigin };
+      if (checkout.status === "succeeded")
+        return statusPage({ ...common, heading: "Thank you!", message: `Your purchase from ${seller} is complete.`, link: back });
+      if (checkout.status === "confirmed")
+        return statusPage({
+          ...common,
+          heading: "Payment in progress",
+          message: "Your payment is being processed. Reload this page in a moment.",
+          link: null,
+        });
+      return statusPage({
+        ...common,
+        heading: "Payment failed",
+        message: `This checkout could not be completed and is closed. Ask ${seller} for a new checkout link.`,
+        link: back,
+      });
+    }
+
+    app.get<{ Params: { client_secret: string } }>("/checkout/:client_secret", { schema: { hide: true } }, async (request, reply) => {
+      const query = pageQuery(request.query);
+      const found = await sessionOrProblem(request.params.client_secret, query);
+      if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+      const { checkout } = found;
+      const embedOrigin = embedOriginFor(query, checkout);
+      if (checkout.status !== "open") return sendPage(reply, 200, closedPage(checkout, query, embedOrigin), embedOrigin);
+      const html = checkoutFormPage({
+        organizationName: checkout.organization.name,
+        theme: query.theme,
+        assets,
+        data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: InputCountryCodes },
+      });
+      return sendPage(reply, 200, html, embedOrigin);
+    });
+
+    app.get<{ Params: { client_secret: string } }>(
+      "/checkout/:client_secret/confirmation",
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const query = pageQuery(request.query);
+        const found = await sessionOrProblem(request.params.client_secret, query);
+        if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+        // Not paid yet: back to the form.
+        if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
+        const embedOrigin = embedOriginFor(query, found.checkout);
+        return sendPage(reply, 200, closedPage(found.checkout, query, embedOrigin), embedOrigin);
+      },
+    );
+
+    const immutable = `public, max-age=${YEAR_SECONDS}, immutable`;
+    app.get(assets.scriptPath, { schema: { hide: true } }, async (request, reply) =>
+      sendAsset(request, reply, await assets.script(), immutable, false),
+    );
+    app.get(assets.stylePath, { schema: { hide: true } }, async (request, reply) =>
+      sendAsset(request, reply, assets.style, immutable, false),
+    );
+    // Storefronts load it by a fixed address, so it is cached briefly rather than forever.
+    app.get("/checkout/embed.js", { schema: { hide: true } }, async (request, reply) =>
+      sendAsset(request, reply, assets.embedScript, "public, max-age=3600", true),
+    );
+  };
