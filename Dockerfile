@@ -5,7 +5,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 COPY package.json package-lock.json ./
 # The font packages ship every weight; documents print with the regular one only (src/documents/fonts.ts).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
-  && find node_modules/@embedpdf -path '*/fonts/*' \( -name '*.otf' -o -name '*.ttf' \) ! -name '*-Regular.*' -delete
+  && find node_modules/@embedpdf -path '*/fonts/*' -name '*.ttf' ! -name '*-Regular.ttf' -delete \
+  && find node_modules/@expo-google-fonts/*/ -mindepth 1 -maxdepth 1 -type d ! -name 400Regular -exec rm -rf {} +
 COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations

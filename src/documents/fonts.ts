@@ -17,16 +17,19 @@ declare global {
 
 /**
  * The faces the documents print with, one Noto face per writing system, each shipped by an npm
- * package: the regular weight only (a document uses one weight; sizes carry the hierarchy).
+ * package (the file's path is relative to the package's entry module): the regular weight only,
+ * sizes carry the hierarchy. The Chinese, Japanese and Korean faces are TrueType: pdfkit subsets
+ * glyf outlines in a few milliseconds, where the CFF faces of the same fonts cost a full index of
+ * their tens of thousands of subroutines in every document (three times the time, four times the bytes).
  */
 const FACES = {
   // Latin with its diacritics, Greek and Cyrillic, and the currency signs.
-  sans: { pkg: "@embedpdf/fonts-latin", file: "NotoSans-Regular.ttf" },
-  arabic: { pkg: "@embedpdf/fonts-arabic", file: "NotoNaskhArabic-Regular.ttf" },
-  hebrew: { pkg: "@embedpdf/fonts-hebrew", file: "NotoSansHebrew-Regular.ttf" },
-  japanese: { pkg: "@embedpdf/fonts-jp", file: "NotoSansJP-Regular.otf" },
-  korean: { pkg: "@embedpdf/fonts-kr", file: "NotoSansKR-Regular.otf" },
-  chinese: { pkg: "@embedpdf/fonts-sc", file: "NotoSansHans-Regular.otf" },
+  sans: { pkg: "@embedpdf/fonts-latin", file: "../fonts/NotoSans-Regular.ttf" },
+  arabic: { pkg: "@embedpdf/fonts-arabic", file: "../fonts/NotoNaskhArabic-Regular.ttf" },
+  hebrew: { pkg: "@embedpdf/fonts-hebrew", file: "../fonts/NotoSansHebrew-Regular.ttf" },
+  japanese: { pkg: "@expo-google-fonts/noto-sans-jp", file: "400Regular/NotoSansJP_400Regular.ttf" },
+  korean: { pkg: "@expo-google-fonts/noto-sans-kr", file: "400Regular/NotoSansKR_400Regular.ttf" },
+  chinese: { pkg: "@expo-google-fonts/noto-sans-sc", file: "400Regular/NotoSansSC_400Regular.ttf" },
 } as const;
 export type FontKey = keyof typeof FACES;
 export const FONT_KEYS = Object.keys(FACES) as FontKey[];
@@ -36,14 +39,14 @@ const loaded = new Map<FontKey, Font>();
 
 /**
  * The face, parsed once per process and shared by every document (a CJK face is megabytes: read
- * per document, it would dominate the render time). The packages export only their metadata
- * module, so the file is found beside it.
+ * per document, it would dominate the render time). Some packages export only their entry
+ * module, so the file is found from it.
  */
 export function fontFace(key: FontKey): Font {
   const cached = loaded.get(key);
   if (cached) return cached;
   const { pkg, file } = FACES[key];
-  const font = openSync(join(dirname(require.resolve(pkg)), "..", "fonts", file));
+  const font = openSync(join(dirname(require.resolve(pkg)), file));
   if (!("hasGlyphForCodePoint" in font)) throw new Error(`${file} is a font collection, not a font`);
   loaded.set(key, font);
   return font;
