@@ -3,7 +3,10 @@ FROM node:lts-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The font packages ship every weight; documents print with the regular one only (src/documents/fonts.ts).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force \
+  && find node_modules/@embedpdf -path '*/fonts/*' -name '*.ttf' ! -name '*-Regular.ttf' -delete \
+  && find node_modules/@expo-google-fonts/*/ -mindepth 1 -maxdepth 1 -type d ! -name 400Regular -exec rm -rf {} +
 COPY bin ./bin
 COPY src ./src
 COPY web ./web

@@ -1,37 +1,242 @@
 import PDFDocument from "pdfkit";
-import { formatMoney, formatRate } from "./money-format.ts";
+import type { StoredAddress } from "../kit/address.ts";
+import { registerFaces } from "./fonts.ts";
+import { documentLanguage, type DocumentLanguage } from "./language.ts";
+import { Typesetter, type Align } from "./typeset.ts";
+
+/** A party to the sale as the document names it. */
+export interface DocumentParty {
+  name: string;
+  address: StoredAddress | null;
+  /** Tax registration numbers, printed as they are. */
+  taxIds: string[];
+  /** Email, website: how to reach the party. */
+  contact: string[];
+}
+
+export interface DocumentLine {
+  description: string;
+  quantity: number;
+  unitAmount: number;
+  amount: number;
+  /** Null where no tax applies to the line. */
+  taxRateBasisPoints: number | null;
+  taxAmount: number;
+}
 
 /** Everything printed on an invoice or a receipt; amounts in minor units of `currency`. */
 export interface BillingDocument {
   kind: "invoice" | "receipt";
   number: string;
   issuedAt: Date;
-  /** Receipts: when the payment was made. */
-  paidAt?: Date | null;
+  suppliedAt: Date;
+  /** When the payment was taken; null while the order is unpaid (an invoice then says what is due). */
+  paidAt: Date | null;
   currency: string;
-  seller: { name: string; lines: string[] };
-  buyer: { name: string; lines: string[]; taxId: string | null };
-  items: { label: string; amount: number }[];
+  /** The buyer's locale (BCP 47): numbers, dates and countries follow it; null for the default. */
+  locale: string | null;
+  seller: DocumentParty;
+  buyer: DocumentParty & { isBusiness: boolean };
+  lines: DocumentLine[];
   subtotal: number;
-  discount: { label: string; amount: number } | null;
-  tax: { amount: number; rateBasisPoints: number | null };
+  /** The discount off the subtotal, 0 when there is none. */
+  discount: number;
+  /** The tax by rate: the taxed amount (after discount) and the tax on it. */
+  taxes: { rateBasisPoints: number; base: number; amount: number }[];
   total: number;
+  /** Set when the buyer accounts for the VAT: the document then carries the statement and both numbers. */
+  reverseCharge: { sellerVatNumber: string | null; buyerVatNumber: string } | null;
 }
 
-const dateText = (date: Date) => date.toISOString().slice(0, 10);
+const PAGE = { width: 595.28, height: 841.89, margin: 50 };
+const CONTENT = PAGE.width - 2 * PAGE.margin;
+const SIZE = { title: 20, name: 11, body: 9, small: 8 };
+const LEADING = 1.45;
+
+/** The item table's columns: x, width and alignment. */
+const COLUMNS = {
+  description: { x: 50, width: 185, align: "left" },
+  quantity: { x: 235, width: 40, align: "right" },
+  unitPrice: { x: 275, width: 75, align: "right" },
+  taxRate: { x: 350, width: 50, align: "right" },
+  tax: { x: 400, width: 65, align: "right" },
+  amount: { x: 465, width: 80, align: "right" },
+} as const satisfies Record<string, { x: number; width: number; align: Align }>;
+
+/** Lays the document out top to bottom, starting a new page when the next block does not fit. */
+class Layout {
+  readonly type: Typesetter;
+  private readonly pdf: PDFKit.PDFDocument;
+  y = PAGE.margin;
+
+  constructor(pdf: PDFKit.PDFDocument) {
+    this.pdf = pdf;
+    this.type = new Typesetter(pdf);
+  }
+
+  private room(height: number): void {
+    if (this.y + height <= PAGE.height - PAGE.margin) return;
+    this.pdf.addPage();
+    this.y = PAGE.margin;
+  }
+
+  /** Lines of text in one column, wrapped to its width; returns where the column ends. */
+  column(lines: { text: string; size: number }[], x: number, width: number, top = this.y): number {
+    let y = top;
+    for (const { text, size } of lines) {
+      for (const wrapped of this.type.wrap(text, size, width)) {
+        this.type.line(wrapped, x, y + size, size);
+        y += size * LEADING;
+      }
+    }
+    return y;
+  }
+
+  /** One row of cells, each wrapped within its column; the row is as tall as its tallest cell. */
+  row(cells: { text: string; x: number; width: number; align: Align }[], size: number): void {
+    const wrapped = cells.map((cell) => this.type.wrap(cell.text, size, cell.width));
+    const height = Math.max(...wrapped.map((lines) => lines.length)) * size * LEADING;
+    this.room(height);
+    cells.forEach((cell, i) =>
+      (wrapped[i] ?? []).forEach((line, n) =>
+        this.type.line(line, cell.x, this.y + size + n * size * LEADING, size, cell.align, cell.width),
+      ),
+    );
+    this.y += height;
+  }
+
+  /** A label and an amount, right-aligned in the totals column. */
+  total(label: string, amount: string, size = SIZE.body): void {
+    this.row(
+      [
+        { text: label, x: 250, width: 210, align: "right" },
+        { text: amount, x: COLUMNS.amount.x, width: COLUMNS.amount.width, align: "right" },
+      ],
+      size,
+    );
+  }
+
+  rule(): void {
+    this.pdf
+      .moveTo(PAGE.margin, this.y)
+      .lineTo(PAGE.width - PAGE.margin, this.y)
+      .lineWidth(0.5)
+      .strokeColor("#cccccc")
+      .stroke();
+    this.y += 4;
+  }
+
+  gap(points: number): void {
+    this.y += points;
+  }
+}
+
+const partyLines = (party: DocumentParty, language: DocumentLanguage): { text: string; size: number }[] => [
+  { text: party.name, size: SIZE.name },
+  ...language.addressLines(party.address).map((text) => ({ text, size: SIZE.body })),
+  ...party.taxIds.map((id) => ({ text: `${language.words.taxId}: ${id}`, size: SIZE.body })),
+  ...party.contact.map((text) => ({ text, size: SIZE.body })),
+];
+
+function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage): void {
+  const { words } = language;
+  const money = (amount: number) => language.money(amount, doc.currency);
+
+  layout.y = layout.column([{ text: doc.kind === "invoice" ? words.invoice : words.receipt, size: SIZE.title }], PAGE.margin, CONTENT);
+  layout.gap(SIZE.title * 0.6);
+  layout.y = layout.column(
+    [
+      [doc.kind === "invoice" ? words.invoiceNumber : words.receiptNumber, doc.number],
+      [words.dateOfIssue, language.date(doc.issuedAt)],
+      [words.dateOfSupply, language.date(doc.suppliedAt)],
+      ...(doc.paidAt ? [[words.datePaid, language.date(doc.paidAt)]] : []),
+    ].map(([label, value]) => ({ text: `${label}: ${value}`, size: SIZE.body })),
+    PAGE.margin,
+    CONTENT,
+  );
+  layout.gap(SIZE.body * 2);
+
+  const half = CONTENT / 2 - 10;
+  const sellerEnd = layout.column(partyLines(doc.seller, language), PAGE.margin, half);
+  const buyerEnd = layout.column(
+    [
+      { text: words.billTo, size: SIZE.small },
+      ...partyLines(doc.buyer, language),
+      ...(doc.buyer.isBusiness ? [{ text: words.businessCustomer, size: SIZE.small }] : []),
+    ],
+    PAGE.width / 2 + 10,
+    half,
+  );
+  layout.y = Math.max(sellerEnd, buyerEnd);
+  layout.gap(SIZE.body * 2);
+
+  const cell = (column: keyof typeof COLUMNS, text: string) => ({ text, ...COLUMNS[column] });
+  layout.row(
+    [
+      cell("description", words.description),
+      cell("quantity", words.quantity),
+      cell("unitPrice", words.unitPrice),
+      cell("taxRate", words.taxRate),
+      cell("tax", words.tax),
+      cell("amount", words.amount),
+    ],
+    SIZE.small,
+  );
+  layout.rule();
+  for (const line of doc.lines) {
+    layout.row(
+      [
+        cell("description", line.description),
+        cell("quantity", language.number(line.quantity)),
+        cell("unitPrice", money(line.unitAmount)),
+        cell("taxRate", line.taxRateBasisPoints === null ? "–" : language.rate(line.taxRateBasisPoints)),
+        cell("tax", money(line.taxAmount)),
+        cell("amount", money(line.amount)),
+      ],
+      SIZE.body,
+    );
+  }
+  layout.rule();
+  layout.gap(SIZE.body * 0.5);
+
+  layout.total(words.subtotal, money(doc.subtotal));
+  // As the anchor prints it: one row, the amount negative, only when there is a discount.
+  if (doc.discount > 0) layout.total(words.discount, money(-doc.discount));
+  for (const tax of doc.taxes) layout.total(words.taxOn(language.rate(tax.rateBasisPoints), money(tax.base)), money(tax.amount));
+  layout.total(words.total, money(doc.total), SIZE.name);
+  // Only an unpaid order's invoice asks for money; everything paid says so.
+  layout.total(doc.paidAt ? words.amountPaid : words.amountDue, money(doc.total), SIZE.name);
+
+  if (doc.reverseCharge) {
+    layout.gap(SIZE.body * 2);
+    layout.y = layout.column(
+      [
+        { text: `${words.reverseCharge}: ${words.reverseChargeStatement}`, size: SIZE.body },
+        ...(doc.reverseCharge.sellerVatNumber
+          ? [{ text: `${words.sellerVatNumber}: ${doc.reverseCharge.sellerVatNumber}`, size: SIZE.body }]
+          : []),
+        { text: `${words.buyerVatNumber}: ${doc.reverseCharge.buyerVatNumber}`, size: SIZE.body },
+      ],
+      PAGE.margin,
+      CONTENT,
+    );
+  }
+}
 
 /**
- * Renders the document as a PDF. The layout is deliberately plain: one column, the numbers right
- * aligned, every figure printed as text so it can be read back and checked. The same document
- * always renders to the same bytes.
+ * Renders the document as a PDF. The layout is deliberately plain, every figure printed as text
+ * so it can be read back and checked; each run of text is drawn in the face of its script, and
+ * only the glyphs used are embedded. The same document always renders to the same bytes.
  */
 export function renderBillingPdf(doc: BillingDocument): Promise<Buffer> {
+  const language = documentLanguage(doc.locale);
+  const title = `${doc.kind === "invoice" ? language.words.invoice : language.words.receipt} ${doc.number}`;
   const pdf = new PDFDocument({
     size: "A4",
-    margin: 50,
+    margin: PAGE.margin,
     // A fixed creation date (the file id derives from it) makes the bytes a function of the
     // document alone: a job that renders twice stores the same file.
-    info: { Title: `${doc.kind === "invoice" ? "Invoice" : "Receipt"} ${doc.number}`, CreationDate: doc.issuedAt },
+    info: { Title: title, CreationDate: doc.issuedAt },
   });
   const chunks: Buffer[] = [];
   pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -39,36 +244,8 @@ export function renderBillingPdf(doc: BillingDocument): Promise<Buffer> {
     pdf.on("end", () => resolve(Buffer.concat(chunks)));
     pdf.on("error", reject);
   });
-  const money = (amount: number) => formatMoney(amount, doc.currency);
-  const right = { align: "right" as const, width: 495 };
-
-  pdf.fontSize(20).text(doc.kind === "invoice" ? "Invoice" : "Receipt");
-  pdf.moveDown(0.5).fontSize(10);
-  pdf.text(`${doc.kind === "invoice" ? "Invoice number" : "Receipt number"}: ${doc.number}`);
-  pdf.text(`Date of issue: ${dateText(doc.issuedAt)}`);
-  if (doc.paidAt) pdf.text(`Date paid: ${dateText(doc.paidAt)}`);
-
-  pdf.moveDown().fontSize(11).text(doc.seller.name);
-  pdf.fontSize(10);
-  for (const line of doc.seller.lines) pdf.text(line);
-
-  pdf.moveDown().text("Bill to").fontSize(11).text(doc.buyer.name).fontSize(10);
-  for (const line of doc.buyer.lines) pdf.text(line);
-  if (doc.buyer.taxId) pdf.text(`Tax ID: ${doc.buyer.taxId}`);
-
-  pdf.moveDown();
-  const row = (label: string, amount: string) => {
-    const y = pdf.y;
-    pdf.text(label, 50, y, { width: 380 });
-    pdf.text(amount, 50, y, right);
-  };
-  for (const item of doc.items) row(item.label, money(item.amount));
-  pdf.moveDown();
-  row("Subtotal", money(doc.subtotal));
-  if (doc.discount) row(`Discount (${doc.discount.label})`, `-${money(doc.discount.amount)}`);
-  row(doc.tax.rateBasisPoints === null ? "Tax" : `Tax (${formatRate(doc.tax.rateBasisPoints)})`, money(doc.tax.amount));
-  pdf.fontSize(12);
-  row(doc.kind === "invoice" ? "Total due" : "Amount paid", money(doc.total));
+  registerFaces(pdf);
+  draw(new Layout(pdf), doc, language);
   pdf.end();
   return done;
 }

@@ -16,4 +16,33 @@ export async function markReceiptRequested(db: Executor, orderId: string, now: D
 }
 
 export const organizationForDocument = (db: Executor, id: string) =>
-  db.selectFrom("organizations").select(["id", "name", "email", "website"]).where("id", "=", id).executeTakeFirstOrThrow();
+  db
+    .selectFrom("organizations")
+    .select(["id", "name", "email", "website", "legal_name", "legal_address", "tax_registrations"])
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+
+/**
+ * What an order's documents need beyond the order: the checkout it came from (a renewal's is its
+ * subscription's) for the buyer's locale and business flag, the customer's locale as the fallback,
+ * and when the order was paid (its last succeeded payment).
+ */
+export const orderDocumentContext = (db: Executor, orderId: string) =>
+  db
+    .selectFrom("orders as o")
+    .innerJoin("customers as cu", "cu.id", "o.customer_id")
+    .leftJoin("subscriptions as s", "s.id", "o.subscription_id")
+    .leftJoin("checkouts as ch", (join) => join.on((eb) => eb("ch.id", "=", eb.fn.coalesce("o.checkout_id", "s.checkout_id"))))
+    .select((eb) => [
+      "ch.locale as checkout_locale",
+      "ch.is_business_customer",
+      "cu.locale as customer_locale",
+      eb
+        .selectFrom("payments as p")
+        .select((sub) => sub.fn.max("p.created_at").as("paid_at"))
+        .whereRef("p.order_id", "=", "o.id")
+        .where("p.status", "=", "succeeded")
+        .as("paid_at"),
+    ])
+    .where("o.id", "=", orderId)
+    .executeTakeFirstOrThrow();

@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
@@ -8,6 +8,12 @@ export const findOrganization = (db: Executor, id: string, allowed: Organization
   let query = db.selectFrom("organizations").selectAll().where("id", "=", id);
   if (allowed !== null) query = query.where("id", "in", allowed);
   return query.executeTakeFirst();
+};
+
+export const updateOrganization = (db: Executor, id: string, allowed: OrganizationScope, values: Updateable<OrganizationsTable>) => {
+  let query = db.updateTable("organizations").set(values).where("id", "=", id);
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  return query.returningAll().executeTakeFirst();
 };
 
 export const findOrganizationBySlug = (db: Executor, slug: string) =>

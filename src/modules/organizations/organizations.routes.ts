@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { IdParams } from "../../kit/schema.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
+import { Organization, OrganizationCreateBody, OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organizations.schemas.ts";
 import { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
 import type { OrganizationService } from "./organizations.service.ts";
 import type { AccessTokenService } from "./access-tokens.service.ts";
@@ -38,6 +38,40 @@ export const organizationRoutes =
         },
       },
       async (request) => organizations.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/organizations/:id/legal-details",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["organizations:read", "organizations:write"]),
+        schema: {
+          operationId: "organizations:get_legal_details",
+          tags: ["organizations"],
+          summary: "Get Organization Legal Details",
+          description: "An extension of this service: what the organization's invoices and receipts print about the seller.",
+          params: IdParams,
+          response: responses({ 200: OrganizationLegalDetails }, { notFound: true }),
+        },
+      },
+      async (request) => organizations.legalDetails(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.patch(
+      "/v1/organizations/:id/legal-details",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["organizations:write"]),
+        schema: {
+          operationId: "organizations:update_legal_details",
+          tags: ["organizations"],
+          summary: "Update Organization Legal Details",
+          description:
+            "An extension of this service: the registered name, address and tax registrations printed on documents rendered from now on (a generated invoice never changes).",
+          params: IdParams,
+          body: OrganizationLegalDetailsUpdate,
+          response: responses({ 200: OrganizationLegalDetails }, { notFound: true }),
+        },
+      },
+      async (request) => organizations.updateLegalDetails(request.params.id, organizationScope(principalOf(request)), request.body),
     );
 
     app.post(

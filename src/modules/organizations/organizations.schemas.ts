@@ -1,5 +1,5 @@
 import { Type, type Static, type TBoolean } from "@sinclair/typebox";
-import { CountryAlpha2 } from "../../kit/address.ts";
+import { Address, AddressInput, CountryAlpha2 } from "../../kit/address.ts";
 import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { TaxBehaviorOption } from "../../kit/schema-extra.ts";
 import { CountryAlpha2Input } from "../../kit/address.ts";
@@ -288,3 +288,48 @@ export const OrganizationCreateBody = Type.Object(
   { title: "OrganizationCreate" },
 );
 export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
+
+const TaxRegistrationFields = {
+  country: CountryAlpha2Input,
+  state: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 10 }), {
+      description: "The state or province (ISO 3166-2, `CA-QC`) for a registration of one; null for a country-wide one.",
+    }),
+  ),
+  number: Type.String({ minLength: 1, maxLength: 64, description: "The registration number, as the documents print it." }),
+};
+
+/** One place the organization is registered to collect tax. */
+export const OrganizationTaxRegistration = Type.Object(
+  { ...TaxRegistrationFields, state: Nullable(TaxRegistrationFields.state), country: CountryAlpha2 },
+  { title: "OrganizationTaxRegistration" },
+);
+
+/**
+ * GET and PATCH /v1/organizations/{id}/legal-details, an extension of this service (the reference
+ * has no place for them): what the organization's invoices and receipts print about the seller.
+ */
+export const OrganizationLegalDetails = Type.Object(
+  {
+    registered_name: Nullable(Type.String(), {
+      description: "The registered name printed on documents (set at creation from `legal_entity.registered_name`); null prints `name`.",
+    }),
+    address: Nullable(Address, { description: "The seller's postal address printed on documents." }),
+    tax_registrations: Type.Array(OrganizationTaxRegistration, { description: "Tax registrations, their numbers printed on documents." }),
+  },
+  { title: "OrganizationLegalDetails" },
+);
+export type OrganizationLegalDetails = Static<typeof OrganizationLegalDetails>;
+
+/** Body of PATCH /v1/organizations/{id}/legal-details: only the fields sent change; null clears. */
+export const OrganizationLegalDetailsUpdate = Type.Object(
+  {
+    registered_name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
+    address: Type.Optional(Nullable(AddressInput)),
+    tax_registrations: Type.Optional(
+      Type.Array(Type.Object(TaxRegistrationFields, { title: "OrganizationTaxRegistrationInput" }), { maxItems: 50 }),
+    ),
+  },
+  { title: "OrganizationLegalDetailsUpdate" },
+);
+export type OrganizationLegalDetailsUpdate = Static<typeof OrganizationLegalDetailsUpdate>;

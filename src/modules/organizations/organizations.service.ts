@@ -3,7 +3,21 @@ import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../kit/
 import type { OrganizationScope } from "../../kit/auth.ts";
 import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
-import type { Organization, OrganizationCreateBody } from "./organizations.schemas.ts";
+import type {
+  Organization,
+  OrganizationCreateBody,
+  OrganizationLegalDetails,
+  OrganizationLegalDetailsUpdate,
+} from "./organizations.schemas.ts";
+import type { OrganizationRow } from "./organizations.table.ts";
+import { toStoredAddress } from "../../kit/address.ts";
+import { normalizeState } from "../../kit/subdivisions.ts";
+
+const toLegalDetails = (row: OrganizationRow): OrganizationLegalDetails => ({
+  registered_name: row.legal_name,
+  address: row.legal_address,
+  tax_registrations: row.tax_registrations,
+});
 
 export function createOrganizationService(deps: Deps) {
   return {
@@ -24,6 +38,7 @@ export function createOrganizationService(deps: Deps) {
         customer_portal_settings: JSON.stringify(input.customer_portal_settings ?? {}),
         invoice_numbering: input.order_settings?.invoice_numbering ?? "customer",
         invoice_prefix: null,
+        ...(input.legal_entity?.type === "company" ? { legal_name: input.legal_entity.registered_name } : {}),
       });
       if (!row) {
         throw new RequestValidationError([fieldIssue(["body", "slug"], "An organization with this slug already exists.", input.slug)]);
@@ -35,6 +50,39 @@ export function createOrganizationService(deps: Deps) {
       const row = await repo.findOrganization(deps.db, id, allowed);
       if (!row) throw new ResourceNotFound();
       return toOrganization(row);
+    },
+
+    async legalDetails(id: string, allowed: OrganizationScope): Promise<OrganizationLegalDetails> {
+      const row = await repo.findOrganization(deps.db, id, allowed);
+      if (!row) throw new ResourceNotFound();
+      return toLegalDetails(row);
+    },
+
+    /** Writes the fields sent; an address of a country whose states are checked needs a valid one. */
+    async updateLegalDetails(
+      id: string,
+      allowed: OrganizationScope,
+      input: OrganizationLegalDetailsUpdate,
+    ): Promise<OrganizationLegalDetails> {
+      const address = input.address ? normalizeState(toStoredAddress(input.address), ["body", "address"]) : input.address;
+      const row = await repo.updateOrganization(deps.db, id, allowed, {
+        modified_at: deps.now(),
+        ...(input.registered_name !== undefined ? { legal_name: input.registered_name } : {}),
+        ...(address !== undefined ? { legal_address: address === null ? null : JSON.stringify(address) } : {}),
+        ...(input.tax_registrations
+          ? {
+              tax_registrations: JSON.stringify(
+                input.tax_registrations.map((entry) => ({
+                  country: entry.country,
+                  state: entry.state ?? null,
+                  number: entry.number.trim(),
+                })),
+              ),
+            }
+          : {}),
+      });
+      if (!row) throw new ResourceNotFound();
+      return toLegalDetails(row);
     },
   };
 }

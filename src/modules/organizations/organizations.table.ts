@@ -1,5 +1,14 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
+import type { CountryCode, StoredAddress } from "../../kit/address.ts";
+
+/** Where the organization is registered for tax, with the number it was given. */
+export interface TaxRegistration {
+  country: CountryCode;
+  /** The state or province, for a registration that is one (ISO 3166-2); null for a country-wide one. */
+  state: string | null;
+  number: string;
+}
 
 export interface OrganizationsTable {
   id: Generated<string>;
@@ -20,6 +29,10 @@ export interface OrganizationsTable {
   customer_portal_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
   invoice_numbering: Generated<"customer" | "organization">;
   invoice_prefix: string | null;
+  /** The registered name printed on its documents (`legal_entity.registered_name`); null: `name`. */
+  legal_name: string | null;
+  legal_address: ColumnType<StoredAddress | null, string | null | undefined, string | null>;
+  tax_registrations: ColumnType<TaxRegistration[], string | undefined, string>;
   /** How far the organization's test clock is ahead of real time (sandbox only; 0 otherwise). */
   clock_offset_ms: Generated<number>;
 }

@@ -26,14 +26,28 @@ export interface TaxEngine {
   calculate(query: TaxQuery): TaxResult;
 }
 
+/** An EU business buyer with a VAT number that validates for its country accounts for the VAT itself. */
+export const reverseChargeApplies = (buyer: Pick<TaxQuery, "country" | "isBusiness" | "taxId">): boolean =>
+  buyer.isBusiness && isEuMember(buyer.country) && buyer.taxId !== null && parseTaxId(buyer.taxId, buyer.country)?.[1] === "eu_vat";
+
+/**
+ * The rate that produced `tax` on `net` in the buyer's country: the table's standard rate when it
+ * gives that tax (prices with or without tax), else (no country, another rate) the effective rate
+ * in whole basis points.
+ */
+export function rateOfTax(country: CountryCode | null, net: number, tax: number): number {
+  const standard = country === null ? undefined : STANDARD_RATE_BASIS_POINTS[country];
+  if (standard !== undefined && (applyBasisPoints(net, standard) === tax || includedTax(net + tax, standard) === tax)) return standard;
+  return net > 0 ? Math.round((tax * 10_000) / net) : 0;
+}
+
 /**
  * The standard rate of the buyer's country; EU businesses with a tax ID that validates for their
  * country are reverse-charged (no tax).
  */
 export const rateTableTaxEngine: TaxEngine = {
   calculate(query) {
-    const reverseCharge =
-      query.isBusiness && isEuMember(query.country) && query.taxId !== null && parseTaxId(query.taxId, query.country)?.[1] === "eu_vat";
+    const reverseCharge = reverseChargeApplies(query);
     const basisPoints = reverseCharge ? 0 : (STANDARD_RATE_BASIS_POINTS[query.country] ?? 0);
     const amount = query.behavior === "inclusive" ? includedTax(query.amount, basisPoints) : applyBasisPoints(query.amount, basisPoints);
     return { amount, basisPoints, reverseCharge };

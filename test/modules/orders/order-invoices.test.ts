@@ -114,11 +114,10 @@ describe("POST /v1/orders/{id}/invoice", () => {
       "12 Analytical Row",
       "FR61954506077",
       "€100.00",
-      "Discount (LAUNCH20)",
-      "-€20.00",
-      "Tax (20%)",
-      "€16.00",
-      "€96.00",
+      "Discount -€20.00",
+      "Tax 20% on €80.00 €16.00",
+      " 1 €100.00 20% €16.00 €100.00",
+      "Amount paid €96.00",
     ]) {
       expect(text).toContain(expected);
     }

@@ -1,0 +1,31 @@
+import type { BillingDocument } from "../../src/documents/pdf.ts";
+
+/** A paid one-line invoice in euros from a French seller to a German business; tests vary it. */
+export const invoice: BillingDocument = {
+  kind: "invoice",
+  number: "ACME-AAAAAAAB-0042",
+  issuedAt: new Date("2026-11-01T10:00:00Z"),
+  suppliedAt: new Date("2026-11-01T10:00:00Z"),
+  paidAt: new Date("2026-11-01T10:00:00Z"),
+  currency: "eur",
+  locale: null,
+  seller: {
+    name: "Acme Tools SAS",
+    address: { line1: "1 rue de la Paix", line2: null, postal_code: "75002", city: "Paris", state: null, country: "FR" },
+    taxIds: ["FR40303265045"],
+    contact: ["support@acme.test", "https://acme.test"],
+  },
+  buyer: {
+    name: "Ada Lovelace GmbH",
+    address: { line1: "Unter den Linden 1", line2: null, postal_code: "10117", city: "Berlin", state: null, country: "DE" },
+    taxIds: ["DE136695976"],
+    contact: [],
+    isBusiness: true,
+  },
+  lines: [{ description: "Pro license", quantity: 1, unitAmount: 10_000, amount: 10_000, taxRateBasisPoints: 2_000, taxAmount: 1_600 }],
+  subtotal: 10_000,
+  discount: 2_000,
+  taxes: [{ rateBasisPoints: 2_000, base: 8_000, amount: 1_600 }],
+  total: 9_600,
+  reverseCharge: null,
+};
