@@ -99,6 +99,30 @@ describe("official SDK: event trees", () => {
     const found = await polar.events.list({ query: "STE" });
     expect(found.items.map((event) => event.name)).toEqual(["step"]);
   });
+
+  it("lists event names with their occurrences, sorted and filtered", async () => {
+    const org = await createOrganization(ctx.deps);
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["events:write"]), baseUrl });
+    const at = (minute: number) => `2026-03-01T12:0${minute}:00.000Z`;
+    await polar.events.ingest({
+      events: [
+        { name: "build", external_customer_id: "c", timestamp: at(1) },
+        { name: "build", external_customer_id: "c", timestamp: at(3) },
+        { name: "deploy", external_customer_id: "d", timestamp: at(2) },
+      ],
+    });
+
+    const page = await polar.events.listNames({ sorting: ["-occurrences"] });
+    expect(page.items.map(({ name, occurrences, source }) => ({ name, occurrences, source }))).toEqual([
+      { name: "build", occurrences: 2, source: "user" },
+      { name: "deploy", occurrences: 1, source: "user" },
+    ]);
+    expect(page.items[0]?.first_seen).toBe(at(1));
+    expect(page.items[0]?.last_seen).toBe(at(3));
+    expect(page.pagination).toEqual({ total_count: 2, max_page: 1 });
+    const filtered = await polar.events.listNames({ external_customer_id: "d", query: "DEP", limit: 1 });
+    expect(filtered.items.map((item) => item.name)).toEqual(["deploy"]);
+  });
 });
 
 describe("official SDK: orders", () => {

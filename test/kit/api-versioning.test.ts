@@ -86,7 +86,7 @@ describe("the Polar-Version header", () => {
   });
 
   it("is described in the OpenAPI document, served under each version's path too", async () => {
-    const document = await (await send("/openapi.json")).json();
+    const document = (await (await send("/openapi.json")).json()) as { info: Record<string, unknown> };
     expect(document.info["x-api-versions"]).toEqual({ header: "Polar-Version", supported: ["2026-04", "2026-10"], default: "2026-04" });
     for (const value of ["2026-04", "2026-10"]) expect(await (await send(`/${value}/openapi.json`)).json()).toEqual(document);
     expect((await send("/2025-01/openapi.json")).status).toBe(404);
