@@ -1,8 +1,7 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
-import type { AddressInfo } from "node:net";
 import { Polar as LegacyPolar } from "polar-sdk-legacy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "../helpers/context.ts";
+import { createTestContext, listen, type TestContext } from "../helpers/context.ts";
 import { createCustomer, createLicenseKey, createOrder, createOrganization, createOrganizationToken } from "../helpers/factories.ts";
 
 /**
@@ -22,8 +21,7 @@ const AVATAR = "https://www.gravatar.com/avatar/a460d7fa831915bb17b55b9151a5278e
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  await ctx.app.listen({ host: "127.0.0.1", port: 0 });
-  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  baseUrl = await listen(ctx);
   organizationId = (await createOrganization(ctx.deps)).id;
   const customer = await createCustomer(ctx.deps, organizationId, { email: "Grace.Hopper@Example.COM" });
   orderId = (await createOrder(ctx.deps, organizationId, { customer })).id;

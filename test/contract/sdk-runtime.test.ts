@@ -1,7 +1,6 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "../helpers/context.ts";
+import { createTestContext, listen, type TestContext } from "../helpers/context.ts";
 import {
   createCheckout,
   createCustomer,
@@ -20,8 +19,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  await ctx.app.listen({ host: "127.0.0.1", port: 0 });
-  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  baseUrl = await listen(ctx);
 });
 afterAll(() => ctx.close());
 
