@@ -55,7 +55,6 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
         name: `Customer ${i}`,
         billing_name: null,
         locale: null,
-        avatar_url: null,
         default_payment_method_id: null,
         modified_at: null,
         deleted_at: null,

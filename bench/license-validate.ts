@@ -79,7 +79,6 @@ async function serve(): Promise<void> {
       name: `C ${i}`,
       billing_name: null,
       locale: null,
-      avatar_url: null,
       default_payment_method_id: null,
       modified_at: null,
       deleted_at: null,

@@ -15,6 +15,7 @@ import * as subscriptionUpdates from "./2026-11-24T0100_subscription_updates.ts"
 import * as organizationTestClocks from "./2026-11-24T0110_organization_test_clocks.ts";
 import * as customFieldsAndCheckoutLinks from "./2026-11-24T0130_custom_fields_and_checkout_links.ts";
 import * as organizationLegalDetails from "./2026-11-24T0140_organization_legal_details.ts";
+import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_avatars.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0110_organization_test_clocks": organizationTestClocks,
   "2026-11-24T0130_custom_fields_and_checkout_links": customFieldsAndCheckoutLinks,
   "2026-11-24T0140_organization_legal_details": organizationLegalDetails,
+  "2026-11-24T0150_computed_customer_avatars": computedCustomerAvatars,
 };
 
 /**

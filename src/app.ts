@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -13,6 +14,7 @@ import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
 import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
+import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./kit/versioning.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
@@ -39,6 +41,14 @@ import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/** The document's `info`; `x-api-versions` (an OpenAPI extension, absent from the plugin's type) lists the versions served. */
+const DOCUMENT_INFO = {
+  title: "commerce-api",
+  version: DEFAULT_API_VERSION,
+  description: `Payments and billing API (2026-04 interface). The \`${API_VERSION_HEADER}\` header chooses the version: ${API_VERSIONS.join(" or ")}; none or an empty value means ${DEFAULT_API_VERSION}, any other value answers 404. Every other response names its version in that header.`,
+  "x-api-versions": { header: API_VERSION_HEADER, supported: [...API_VERSIONS], default: DEFAULT_API_VERSION },
+};
+
 export interface BuildOptions {
   /** Log output: stdout by default, `false` for none (most tests), or a stream of its own. */
   logger?: false | { stream: NodeJS.WritableStream };
@@ -63,6 +73,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First: a bad version is refused before CORS, authentication and routing see the request.
+  registerApiVersioning(app);
+  // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
+  await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : paramsAjv).compile(schema));
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -75,7 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       "openapiObject" in document ? markDeepObjectParameters(document.openapiObject) : document.swaggerObject,
     openapi: {
       openapi: "3.1.0",
-      info: { title: "commerce-api", version: "2026-04", description: "Payments and billing API (2026-04 interface)." },
+      info: DOCUMENT_INFO,
       servers: [{ url: config.publicBaseUrl }],
       components: {
         securitySchemes: {
@@ -89,6 +103,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  // As the anchor, each version's document at /{version}/openapi.json (one document: they do not differ).
+  for (const version of API_VERSIONS) app.get(`/${version}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
   const services = options.services ?? buildServices(deps);
   registerRequestClock(app);

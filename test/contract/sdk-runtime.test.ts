@@ -1,7 +1,6 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "../helpers/context.ts";
+import { createTestContext, listen, type TestContext } from "../helpers/context.ts";
 import {
   createCheckout,
   createCustomer,
@@ -20,8 +19,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  await ctx.app.listen({ host: "127.0.0.1", port: 0 });
-  baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  baseUrl = await listen(ctx);
 });
 afterAll(() => ctx.close());
 
@@ -98,6 +96,30 @@ describe("official SDK: event trees", () => {
     expect(below.items.map((event) => event.name)).toEqual(["step"]);
     const found = await polar.events.list({ query: "STE" });
     expect(found.items.map((event) => event.name)).toEqual(["step"]);
+  });
+
+  it("lists event names with their occurrences, sorted and filtered", async () => {
+    const org = await createOrganization(ctx.deps);
+    const polar = createPolar({ accessToken: await createOrganizationToken(ctx.deps, org.id, ["events:write"]), baseUrl });
+    const at = (minute: number) => `2026-03-01T12:0${minute}:00.000Z`;
+    await polar.events.ingest({
+      events: [
+        { name: "build", external_customer_id: "c", timestamp: at(1) },
+        { name: "build", external_customer_id: "c", timestamp: at(3) },
+        { name: "deploy", external_customer_id: "d", timestamp: at(2) },
+      ],
+    });
+
+    const page = await polar.events.listNames({ sorting: ["-occurrences"] });
+    expect(page.items.map(({ name, occurrences, source }) => ({ name, occurrences, source }))).toEqual([
+      { name: "build", occurrences: 2, source: "user" },
+      { name: "deploy", occurrences: 1, source: "user" },
+    ]);
+    expect(page.items[0]?.first_seen).toBe(at(1));
+    expect(page.items[0]?.last_seen).toBe(at(3));
+    expect(page.pagination).toEqual({ total_count: 2, max_page: 1 });
+    const filtered = await polar.events.listNames({ external_customer_id: "d", query: "DEP", limit: 1 });
+    expect(filtered.items.map((item) => item.name)).toEqual(["deploy"]);
   });
 });
 

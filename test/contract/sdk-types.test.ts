@@ -207,6 +207,9 @@ const _userEvent: AssertAssignable<S<typeof E.UserEvent>, models.UserEvent> = tr
 const _event: AssertAssignable<S<typeof E.Event>, models.Event> = true;
 const _listEvent: AssertAssignable<S<typeof E.ListResourceEvent>, models.ListResourceEvent> = true;
 const _ingestResponse: AssertAssignable<S<typeof E.EventsIngestResponse>, models.EventsIngestResponse> = true;
+const _eventName: AssertAssignable<E.EventName, models.EventName> = true;
+const _listEventNames: AssertAssignable<E.ListResourceEventName, models.ListResourceEventName> = true;
+const _eventNamesSort: AssertEqual<NonNullable<E.EventNameListQuery["sorting"]>[number], models.EventNamesSortProperty> = true;
 // Inputs the other way round: every body the SDK can send is one we accept.
 const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
 // Webhooks. SDK 1.0.1 adds `api_version` (and `uses_standard_webhook_signature`) that the
@@ -549,6 +552,7 @@ const mirrored: Record<string, TSchema> = {
   EventsIngest: E.EventsIngest,
   EventsIngestResponse: E.EventsIngestResponse,
   UserEvent: E.UserEvent,
+  EventName: E.EventName,
   WebhookFormat: W.WebhookFormat,
   WebhookEventType: W.WebhookEventType,
   WebhookEndpoint: W.WebhookEndpoint,

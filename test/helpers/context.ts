@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { organizationClock } from "../../src/kit/clock.ts";
@@ -77,4 +78,10 @@ export async function createTestContext(options: { env?: Record<string, string> 
       await database.drop();
     },
   };
+}
+
+/** The app listening on a free local port, for real HTTP clients (SDKs, fetch); its base URL. */
+export async function listen(ctx: TestContext): Promise<string> {
+  await ctx.app.listen({ host: "127.0.0.1", port: 0 });
+  return `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
 }

@@ -154,7 +154,6 @@ export async function createCustomer(deps: Deps, organizationId: string, overrid
     name: "Ada Customer",
     billing_name: null,
     locale: null,
-    avatar_url: null,
     default_payment_method_id: null,
     modified_at: null,
     deleted_at: null,

@@ -94,7 +94,6 @@ async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, taxId
     name: checkout.customer_name,
     ...billing,
     locale: checkout.locale,
-    avatar_url: null,
     default_payment_method_id: null,
     metadata: JSON.stringify(checkout.customer_metadata),
     deleted_at: null,

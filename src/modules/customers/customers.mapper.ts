@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
 import type { TaxIdFormat } from "../tax/tax-id.ts";
 import type { Customer } from "./customers.schemas.ts";
@@ -5,6 +6,15 @@ import type { CustomerRow } from "./customers.table.ts";
 
 /** A customer row, with the time of its first usage event when the read query computed it. */
 export type CustomerReadRow = CustomerRow & { first_user_event_at?: Date | null };
+
+/**
+ * The avatar the anchor computes for an instance without a logo service: the Gravatar image of the
+ * email's SHA-256 (lowercased, trimmed), `d=404` so that no picture answers 404; none without email.
+ */
+export function customerAvatarUrl(email: string | null): string | null {
+  if (email === null) return null;
+  return `https://www.gravatar.com/avatar/${createHash("sha256").update(email.trim().toLowerCase()).digest("hex")}?d=404`;
+}
 
 /** Read directly or through JSON aggregation (timestamps as text). */
 export function toCustomer(row: EitherTimestamps<CustomerRow> & { first_user_event_at?: Date | string | null }): Customer {
@@ -26,7 +36,7 @@ export function toCustomer(row: EitherTimestamps<CustomerRow> & { first_user_eve
     default_payment_method_id: row.default_payment_method_id,
     deleted_at: isoFromOrNull(row.deleted_at),
     first_user_event_at: isoFromOrNull(row.first_user_event_at ?? null),
-    avatar_url: row.avatar_url,
+    avatar_url: customerAvatarUrl(row.email),
   };
   return row.type === "team" ? { ...fields, type: "team" } : { ...fields, type: "individual" };
 }

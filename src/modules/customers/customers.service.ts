@@ -79,7 +79,6 @@ export function createCustomerService(deps: Deps) {
               billing_address: address ? JSON.stringify(address) : null,
               tax_id: taxId ? JSON.stringify(taxId) : null,
               locale: input.locale ?? null,
-              avatar_url: null,
               default_payment_method_id: null,
               metadata: JSON.stringify(input.metadata ?? {}),
               deleted_at: null,

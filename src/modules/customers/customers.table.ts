@@ -18,7 +18,6 @@ export interface CustomersTable {
   /** `[normalized number, format]`, as the reference returns it. */
   tax_id: ColumnType<[string, string] | null, string | null | undefined, string | null>;
   locale: string | null;
-  avatar_url: string | null;
   default_payment_method_id: string | null;
   metadata: ColumnType<Metadata, string | undefined, string>;
   deleted_at: Date | null;

@@ -1,7 +1,10 @@
 import { toIso } from "../../kit/schema.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
-import type { EventReadRow } from "./events.repository.ts";
-import type { Event } from "./events.schemas.ts";
+import type { EventNameRow, EventReadRow } from "./events.repository.ts";
+import type { Event, EventName } from "./events.schemas.ts";
+
+/** Event types are labelled with their name until an organization renames them. */
+const labelOf = (name: string): string => name;
 
 export function toEvent(row: EventReadRow, customer: CustomerReadRow | null): Event {
   return {
@@ -15,8 +18,7 @@ export function toEvent(row: EventReadRow, customer: CustomerReadRow | null): Ev
     external_member_id: row.external_member_id,
     child_count: row.child_count,
     parent_id: row.resolved_parent_id,
-    // Event types are labelled with their name until an organization renames them.
-    label: row.name,
+    label: labelOf(row.name),
     name: row.name,
     source: "user",
     // Stored from validated input, whose shape the output schema mirrors.
@@ -36,4 +38,15 @@ export function customerMatcher(customers: readonly CustomerReadRow[]) {
       : row.external_customer_id !== null
         ? (byExternal.get(`${row.organization_id}\u0000${row.external_customer_id}`) ?? null)
         : null;
+}
+
+export function toEventName(row: EventNameRow): EventName {
+  return {
+    name: row.name,
+    label: labelOf(row.name),
+    source: row.source,
+    occurrences: row.occurrences,
+    first_seen: toIso(row.first_seen),
+    last_seen: toIso(row.last_seen),
+  };
 }

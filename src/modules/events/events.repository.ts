@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import type { EventNameSortKey } from "./events.schemas.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 import { countRows } from "../../db/count-rows.ts";
 
@@ -21,6 +22,8 @@ export interface EventFilter {
   depth?: number | undefined;
   /** The list's `query`: text to look for (see `matchesText`). */
   text?: string | undefined;
+  /** Text the event's name contains, case-insensitive (the names list's `query`). */
+  nameContains?: string | undefined;
   metadata?: MetadataFilter | undefined;
   id?: string | undefined;
 }
@@ -139,6 +142,7 @@ function filtered(db: Executor, filter: EventFilter) {
       conditions.push(withinDepthOfARoot(filter.depth, rootMatches));
     }
     if (filter.text !== undefined) conditions.push(matchesText(filter.text));
+    if (filter.nameContains !== undefined) conditions.push(eb("e.name", "ilike", containsPattern(filter.nameContains)));
     if (filter.metadata) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
     return eb.and(conditions);
   });
@@ -191,4 +195,39 @@ export async function findCustomersOfEvents(db: Executor, events: readonly Event
       ]),
     )
     .execute();
+}
+
+export interface EventNameRow {
+  name: string;
+  source: EventSourceValue;
+  occurrences: number;
+  first_seen: Date;
+  last_seen: Date;
+}
+
+/** The filtered events grouped by name and source, with their count and first and last times. */
+const eventNames = (db: Executor, filter: EventFilter) =>
+  filtered(db, filter)
+    .select((eb) => [
+      "e.name",
+      "e.source",
+      sql<number>`count(*)::int`.as("occurrences"),
+      eb.fn.min("e.timestamp").as("first_seen"),
+      eb.fn.max("e.timestamp").as("last_seen"),
+    ])
+    .groupBy(["e.name", "e.source"]);
+
+export const countEventNames = (db: Executor, filter: EventFilter): Promise<number> =>
+  countRows(db.selectFrom(eventNames(db, filter).as("n")));
+
+export function listEventNames(
+  db: Executor,
+  filter: EventFilter,
+  sorting: readonly SortCriterion<EventNameSortKey>[],
+  window: { limit: number; offset: number },
+): Promise<EventNameRow[]> {
+  let query = db.selectFrom(eventNames(db, filter).as("n")).selectAll("n");
+  for (const { key, direction } of sorting) query = query.orderBy(`n.${key}`, direction);
+  // Name and source identify a row: pages never repeat or skip one.
+  return query.orderBy("n.name").orderBy("n.source").limit(window.limit).offset(window.offset).execute();
 }

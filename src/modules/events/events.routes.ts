@@ -7,7 +7,15 @@ import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { Uuid4 } from "../../kit/schema.ts";
 import { paramsAjv } from "../../kit/validation.ts";
 import { createIngestValidator } from "./events.ingest-validation.ts";
-import { Event, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
+import {
+  Event,
+  EventListQuery,
+  EventNameListQuery,
+  EventsIngest,
+  EventsIngestResponse,
+  ListResourceEvent,
+  ListResourceEventName,
+} from "./events.schemas.ts";
 import type { EventService } from "./events.service.ts";
 
 const EventIdParams = Type.Object({ id: Uuid4({ description: "The event ID." }) });
@@ -59,6 +67,22 @@ export const eventRoutes =
         },
       },
       async (request) => events.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/events/names",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ_SCOPES),
+        schema: {
+          operationId: "events:list_names",
+          tags: ["events"],
+          summary: "List Event Names",
+          description: "List the names of the events, per source, with their occurrences and first and last times.",
+          querystring: EventNameListQuery,
+          response: responses({ 200: ListResourceEventName }),
+        },
+      },
+      async (request) => events.listNames(request.query, organizationScope(principalOf(request))),
     );
 
     app.get(

@@ -149,17 +149,25 @@ const MAX_EVENT_DEPTH = 5;
 // The list form only: a bad value is reported at its index (`["query", "customer_id", 0]`).
 const repeatable = { listOnly: true, maxItems: false } as const;
 
-export const EventListQuery = Type.Object({
-  start_timestamp: Type.Optional(DateTime({ description: "Only events after this timestamp." })),
-  end_timestamp: Type.Optional(DateTime({ description: "Only events before this timestamp." })),
+/** The filters the event list and the event names share: whose events, of which source. */
+const eventOwnerFilters = {
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID. Repeat the parameter for several values.", repeatable),
   customer_id: OneOrMany(Uuid4(), "Filter by customer ID. Repeat the parameter for several values.", repeatable),
   external_customer_id: OneOrMany(Type.String(), "Filter by external customer ID. Repeat the parameter for several values.", repeatable),
-  name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   source: OneOrMany(EventSource, "Filter by event source. Repeat the parameter for several values.", repeatable),
+};
+
+// Bounds the reference leaves open; see docs/decisions.md ("String bounds").
+const QUERY_MAX = 256;
+
+export const EventListQuery = Type.Object({
+  start_timestamp: Type.Optional(DateTime({ description: "Only events after this timestamp." })),
+  end_timestamp: Type.Optional(DateTime({ description: "Only events before this timestamp." })),
+  ...eventOwnerFilters,
+  name: OneOrMany(Type.String(), "Filter by event name. Repeat the parameter for several values.", repeatable),
   query: Type.Optional(
     Type.String({
-      maxLength: 256,
+      maxLength: QUERY_MAX,
       description: "Text in the event's name or source, its customer's id, external ID, name or email, or words of its metadata.",
     }),
   ),
@@ -179,3 +187,33 @@ export const EventListQuery = Type.Object({
   sorting: SortingQuery(EventSortKeys, ["-timestamp"]),
 });
 export type EventListQuery = Static<typeof EventListQuery>;
+
+/** One event name of a source, with how often and when it occurred. */
+export const EventName = Type.Object(
+  {
+    name: Type.String({ description: "The name of the event." }),
+    label: Type.String({ description: "Human readable label of the event." }),
+    source: EventSource,
+    occurrences: Type.Integer({ description: "Number of times the event has occurred." }),
+    first_seen: DateTime({ description: "The first time the event occurred." }),
+    last_seen: DateTime({ description: "The last time the event occurred." }),
+  },
+  { title: "EventName" },
+);
+export type EventName = Static<typeof EventName>;
+
+export const ListResourceEventName = ListResource(EventName, { title: "ListResource[EventName]" });
+export type ListResourceEventName = Static<typeof ListResourceEventName>;
+
+export const EventNameSortKeys = ["name", "occurrences", "first_seen", "last_seen"] as const;
+export type EventNameSortKey = (typeof EventNameSortKeys)[number];
+
+export const EventNameListQuery = Type.Object({
+  ...eventOwnerFilters,
+  query: Type.Optional(
+    Type.String({ maxLength: QUERY_MAX, description: "Text in the event name (case-insensitive) to filter event names." }),
+  ),
+  ...PaginationQuery,
+  sorting: SortingQuery(EventNameSortKeys, ["-last_seen"], {}, { title: "EventNamesSortProperty" }),
+});
+export type EventNameListQuery = Static<typeof EventNameListQuery>;

@@ -5,10 +5,28 @@ import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIs
 import { mapInSlices } from "../../kit/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
-import { customerMatcher, toEvent } from "./events.mapper.ts";
-import { countEvents, findCustomersOfEvents, listEvents, type EventFilter } from "./events.repository.ts";
+import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
+import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
 import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
-import type { Event, EventCreate, EventListQuery, EventsIngest, EventsIngestResponse, ListResourceEvent } from "./events.schemas.ts";
+import type {
+  Event,
+  EventCreate,
+  EventListQuery,
+  EventNameListQuery,
+  EventsIngest,
+  EventsIngestResponse,
+  ListResourceEvent,
+  ListResourceEventName,
+} from "./events.schemas.ts";
+
+/** The filters on whose events, and of which source, that the list and the names share. */
+const ownerFilter = (query: EventListQuery | EventNameListQuery, allowed: OrganizationScope): EventFilter => ({
+  allowed,
+  organizationIds: query.organization_id,
+  customerIds: query.customer_id,
+  externalCustomerIds: query.external_customer_id,
+  sources: query.source,
+});
 
 const issue = (index: number, field: string, type: string, msg: string, input: unknown): ValidationIssue =>
   fieldIssue(["body", "events", index, field], msg, input, type);
@@ -116,12 +134,8 @@ export function createEventService(deps: Deps) {
 
     async list(query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
       const filter: EventFilter = {
-        allowed,
-        organizationIds: query.organization_id,
-        customerIds: query.customer_id,
-        externalCustomerIds: query.external_customer_id,
+        ...ownerFilter(query, allowed),
         names: query.name,
-        sources: query.source,
         after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
         before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
         parentId: query.parent_id,
@@ -139,6 +153,16 @@ export function createEventService(deps: Deps) {
         total,
         query,
       );
+    },
+
+    /** Each name (and source) of the caller's events, with its occurrences and first and last times. */
+    async listNames(query: EventNameListQuery, allowed: OrganizationScope): Promise<ListResourceEventName> {
+      const filter: EventFilter = { ...ownerFilter(query, allowed), nameContains: query.query };
+      const [total, rows] = await Promise.all([
+        countEventNames(db, filter),
+        listEventNames(db, filter, parseSorting(query.sorting), pageWindow(query)),
+      ]);
+      return toPage(rows.map(toEventName), total, query);
     },
 
     async get(id: string, allowed: OrganizationScope): Promise<Event> {

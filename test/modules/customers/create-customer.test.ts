@@ -62,7 +62,8 @@ describe("POST /v1/customers/", () => {
       default_payment_method_id: null,
       deleted_at: null,
       first_user_event_at: null,
-      avatar_url: null,
+      // SHA-256 of "ada.lovelace@example.com": the email lowercased, as the anchor hashes it.
+      avatar_url: "https://www.gravatar.com/avatar/e814ff3dc480a94c7ce9334062ec4733c75a002f4bcec0197f62ffea64059e2f?d=404",
     });
     const event = await ctx.deps.db
       .selectFrom("webhook_events")
