@@ -3,11 +3,20 @@ import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.t
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
-import { hasGrant, insertBenefitGrant, revokeGrantsOutsideProduct, setSubscriptionGrants } from "./benefits.repository.ts";
+import { publishGrantEvents } from "./benefit-grant-events.ts";
+import {
+  grantedSubscriptionGrantIds,
+  hasGrant,
+  insertBenefitGrant,
+  revokeGrantsOutsideProduct,
+  revokeOrderGrantRows,
+  setSubscriptionGrants,
+} from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
- * buyer's `customer.state_changed`, as every grant change schedules it). The
+ * buyer's `customer.state_changed`, as every grant change schedules it, and a
+ * `benefit_grant.created` per grant, as every change records its `benefit_grant.*` events). The
  * (order, benefit) unique index makes a replay a no-op instead of a second key. A subscription's
  * license keys never expire on their own: they last as long as the subscription (the anchor's rule).
  */
@@ -15,7 +24,7 @@ export async function grantBenefits(
   db: Executor,
   input: { customerId: string; orderId: string | null; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
 ): Promise<number> {
-  let granted = 0;
+  const granted: string[] = [];
   for (const benefit of input.benefits) {
     if (await hasGrant(db, input, benefit.id)) continue;
     const properties =
@@ -28,7 +37,7 @@ export async function grantBenefits(
             now: input.now,
           })
         : {};
-    await insertBenefitGrant(db, {
+    const { id } = await insertBenefitGrant(db, {
       created_at: input.now,
       modified_at: null,
       organization_id: benefit.organization_id,
@@ -40,10 +49,11 @@ export async function grantBenefits(
       revoked_at: null,
       properties: JSON.stringify(properties),
     });
-    granted += 1;
+    granted.push(id);
   }
-  if (granted > 0) await enqueueCustomerStateChanged(db, input.customerId);
-  return granted;
+  if (granted.length > 0) await enqueueCustomerStateChanged(db, input.customerId);
+  await publishGrantEvents(db, "benefit_grant.created", granted, input.now);
+  return granted.length;
 }
 
 /**
@@ -55,17 +65,38 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
   return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
 }
 
-/** Revokes or restores the license keys of changed grants, and tells their customers' state. */
+/**
+ * Revokes or restores the license keys of changed grants, tells their customers' state, and records
+ * the grants' events: a restored grant is granted again, so it is `created` (as the anchor sends it).
+ */
 async function afterGrantChanges(
   db: Executor,
-  changed: readonly { customer_id: string; properties: Record<string, unknown> }[],
+  changed: readonly { id: string; customer_id: string; properties: Record<string, unknown> }[],
   granted: boolean,
   now: Date,
 ): Promise<number> {
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
   for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
+  const ids = changed.map((grant) => grant.id).sort();
+  await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
   return changed.length;
+}
+
+/**
+ * Takes back what an order granted (a refund with `revoke_benefits`): its grants still granted are
+ * revoked, with their license keys, in the caller's transaction. Returns how many were revoked; a
+ * second call revokes nothing. A subscription's grants follow the subscription instead: revoke it.
+ */
+export async function revokeOrderGrants(db: Executor, orderId: string, now: Date): Promise<number> {
+  return afterGrantChanges(db, await revokeOrderGrantRows(db, orderId, now), false, now);
+}
+
+/** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */
+export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: string, now: Date): Promise<number> {
+  const ids = await grantedSubscriptionGrantIds(db, subscriptionId);
+  await publishGrantEvents(db, "benefit_grant.cycled", ids, now);
+  return ids.length;
 }
 
 /**
