@@ -169,7 +169,7 @@ describe("/v1/customer-portal/benefit-grants/", () => {
       .where("type", "=", "benefit_grant.updated")
       .where("organization_id", "=", org.id)
       .execute();
-    expect(events.map((event) => (event.payload as { data: { id: string; previous_properties: unknown } }).data)).toEqual([
+    expect(events.map((event) => event.payload.data)).toEqual([
       expect.objectContaining({ id: grantIds.discord, previous_properties: {}, properties: { account_id: null } }),
     ]);
   });
