@@ -1,8 +1,8 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
 import { Customer } from "../customers/customers.schemas.ts";
-import { Benefit } from "./benefits.schemas.ts";
+import * as B from "./benefits.schemas.ts";
 
 // What a grant produced, per benefit type. Every key is optional in the reference: a grant that is
 // still being set up (or failed) carries none. Only license keys produce properties here today.
@@ -40,6 +40,15 @@ export const BenefitGrantLicenseKeysProperties = Type.Object(
     display_key: Type.Optional(Type.String()),
   },
   { title: "BenefitGrantLicenseKeysProperties" },
+);
+
+export const BenefitGrantMeterCreditProperties = Type.Object(
+  {
+    last_credited_meter_id: Type.Optional(Type.String()),
+    last_credited_units: Type.Optional(Type.Integer()),
+    last_credited_at: Type.Optional(Type.String()),
+  },
+  { title: "BenefitGrantMeterCreditProperties" },
 );
 
 export const BenefitGrantCustomProperties = Type.Object({}, { title: "BenefitGrantCustomProperties" });
@@ -94,16 +103,46 @@ export const benefitGrantFields = {
   error: Type.Optional(Nullable(BenefitGrantError, { description: "Why the grant failed, when it did." })),
 };
 
-/** A grant as the organization sees it, with its customer and benefit. */
+/**
+ * A grant as the organization sees it, with its customer and benefit. The reference leaves its two
+ * timestamps optional here (the customer's view requires them); this service always sends both.
+ */
 export const BenefitGrant = Type.Object(
-  { ...benefitGrantFields, customer: Customer, benefit: Benefit, properties: BenefitGrantProperties },
+  {
+    ...benefitGrantFields,
+    granted_at: Type.Optional(benefitGrantFields.granted_at),
+    revoked_at: Type.Optional(benefitGrantFields.revoked_at),
+    customer: Customer,
+    benefit: B.Benefit,
+    properties: BenefitGrantProperties,
+  },
   { title: "BenefitGrant" },
 );
 export type BenefitGrant = Static<typeof BenefitGrant>;
 
-/** The `data` of a `benefit_grant.*` webhook: the grant, and its properties before the change. */
-export const BenefitGrantWebhook = Type.Object(
-  { ...BenefitGrant.properties, previous_properties: Type.Optional(Nullable(BenefitGrantProperties)) },
+const webhookVariant = <B extends TObject, P extends TObject>(name: string, benefit: B, properties: P) =>
+  Type.Object(
+    {
+      ...BenefitGrant.properties,
+      benefit,
+      properties,
+      previous_properties: Type.Optional(Nullable(properties, { description: "The grant's properties before the change." })),
+    },
+    { title: `BenefitGrant${name}Webhook` },
+  );
+
+/** The `data` of a `benefit_grant.*` webhook: the grant, and its properties before the change; one shape per benefit type. */
+export const BenefitGrantWebhook = Type.Union(
+  [
+    webhookVariant("Discord", B.BenefitDiscord, BenefitGrantDiscordProperties),
+    webhookVariant("Custom", B.BenefitCustom, BenefitGrantCustomProperties),
+    webhookVariant("GitHubRepository", B.BenefitGitHubRepository, BenefitGrantGitHubRepositoryProperties),
+    webhookVariant("Downloadables", B.BenefitDownloadables, BenefitGrantDownloadablesProperties),
+    webhookVariant("LicenseKeys", B.BenefitLicenseKeys, BenefitGrantLicenseKeysProperties),
+    webhookVariant("MeterCredit", B.BenefitMeterCredit, BenefitGrantMeterCreditProperties),
+    webhookVariant("FeatureFlag", B.BenefitFeatureFlag, BenefitGrantFeatureFlagProperties),
+    webhookVariant("SlackSharedChannel", B.BenefitSlackSharedChannel, BenefitGrantSlackSharedChannelProperties),
+  ],
   { title: "BenefitGrantWebhook" },
 );
 export type BenefitGrantWebhook = Static<typeof BenefitGrantWebhook>;
@@ -125,11 +164,3 @@ export const BenefitGrantListQuery = Type.Object({
 });
 export type BenefitGrantListQuery = Static<typeof BenefitGrantListQuery>;
 
-export const BenefitGrantMeterCreditProperties = Type.Object(
-  {
-    last_credited_meter_id: Type.Optional(Type.String()),
-    last_credited_units: Type.Optional(Type.Integer()),
-    last_credited_at: Type.Optional(Type.String()),
-  },
-  { title: "BenefitGrantMeterCreditProperties" },
-);
