@@ -2,12 +2,9 @@ import { isoFrom, isoFromOrNull } from "../../db/jsonified.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import type { GrantEmbeddedRow } from "./benefit-grants.repository.ts";
-import type { BenefitGrant, BenefitGrantProperties } from "./benefit-grants.schemas.ts";
+import type { BenefitGrant } from "./benefit-grants.schemas.ts";
 import { toBenefit } from "./benefits.mapper.ts";
 import type { BenefitGrantRow } from "./benefits.table.ts";
-
-/** What a grant produced, as the wire shows it: only the keys its benefit type defines were ever stored. */
-export const toGrantProperties = (stored: BenefitGrantRow["properties"]): BenefitGrantProperties => stored as BenefitGrantProperties;
 
 /** The fields every view of a grant shares (no failed grants here: a grant is made or not, so `error` is null). */
 export const toBenefitGrantFields = (row: BenefitGrantRow) => ({
@@ -24,11 +21,16 @@ export const toBenefitGrantFields = (row: BenefitGrantRow) => ({
   member_id: null,
   benefit_id: row.benefit_id,
   error: null,
-  properties: toGrantProperties(row.properties),
+  // What the grant produced: only the keys its benefit type defines were ever stored.
+  properties: row.properties,
 });
 
 export function toBenefitGrant(row: GrantEmbeddedRow): BenefitGrant {
   const { customer, benefit, ...grant } = row;
   if (!customer || !benefit) throw new Error(`benefit grant ${row.id} without its customer or benefit`);
-  return { ...toBenefitGrantFields(grant), customer: toCustomer({ ...customer, tax_id: customer.tax_id as CustomerRow["tax_id"] }), benefit: toBenefit(benefit) };
+  return {
+    ...toBenefitGrantFields(grant),
+    customer: toCustomer({ ...customer, tax_id: customer.tax_id as CustomerRow["tax_id"] }),
+    benefit: toBenefit(benefit),
+  };
 }

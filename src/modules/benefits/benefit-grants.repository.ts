@@ -147,4 +147,8 @@ export const findGrantForUpdate = (db: Executor, id: string) =>
   db.selectFrom("benefit_grants").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 
 export const updateGrantProperties = (db: Executor, id: string, properties: Record<string, unknown>, now: Date) =>
-  db.updateTable("benefit_grants").set({ properties: JSON.stringify(properties), modified_at: now }).where("id", "=", id).execute();
+  db
+    .updateTable("benefit_grants")
+    .set({ properties: JSON.stringify(properties), modified_at: now })
+    .where("id", "=", id)
+    .execute();

@@ -156,11 +156,8 @@ export const BenefitGrantListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
   customer_id: OneOrMany(Uuid4(), "Filter by customer ID."),
   external_customer_id: OneOrMany(Type.String({ maxLength: 256 }), "Filter by customer external ID."),
-  is_granted: Type.Optional(
-    Type.Boolean({ description: "`true`: granted grants only; `false`: the others (revoked, or never granted)." }),
-  ),
+  is_granted: Type.Optional(Type.Boolean({ description: "`true`: granted grants only; `false`: the others (revoked, or never granted)." })),
   ...PaginationQuery,
   sorting: SortingQuery(BenefitGrantSortKeys, ["-created_at"], { maxItems: 20 }, { title: "BenefitGrantSortProperty" }),
 });
 export type BenefitGrantListQuery = Static<typeof BenefitGrantListQuery>;
-

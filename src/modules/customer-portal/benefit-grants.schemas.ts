@@ -2,7 +2,12 @@ import { Type, type Static, type TObject, type TProperties } from "@sinclair/typ
 import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
 import { Nullable, Uuid4 } from "../../kit/schema.ts";
 import * as G from "../benefits/benefit-grants.schemas.ts";
-import { BenefitLicenseKeysProperties, BenefitPublic, BenefitType, type BenefitType as BenefitTypeName } from "../benefits/benefits.schemas.ts";
+import {
+  BenefitLicenseKeysProperties,
+  BenefitPublic,
+  BenefitType,
+  type BenefitType as BenefitTypeName,
+} from "../benefits/benefits.schemas.ts";
 import { CheckoutOrganization } from "../organizations/organization-views.schemas.ts";
 import { CustomerPortalCustomer } from "./customers.schemas.ts";
 
@@ -15,7 +20,8 @@ const subscriber = <K extends BenefitTypeName, P extends TProperties>(name: stri
     { title: `Benefit${name}Subscriber` },
   );
 
-const props = <P extends TProperties>(name: string, properties: P) => Type.Object(properties, { title: `Benefit${name}SubscriberProperties` });
+const props = <P extends TProperties>(name: string, properties: P) =>
+  Type.Object(properties, { title: `Benefit${name}SubscriberProperties` });
 
 /** What a customer may see of each type's configuration. */
 const subscribers = {
@@ -38,10 +44,7 @@ const subscribers = {
 };
 
 const grant = <B extends TObject, P extends TObject>(name: string, benefit: B, properties: P) =>
-  Type.Object(
-    { ...G.benefitGrantFields, customer: CustomerPortalCustomer, benefit, properties },
-    { title: `CustomerBenefitGrant${name}` },
-  );
+  Type.Object({ ...G.benefitGrantFields, customer: CustomerPortalCustomer, benefit, properties }, { title: `CustomerBenefitGrant${name}` });
 
 /** A grant as its customer sees it: one shape per benefit type. */
 export const CustomerBenefitGrant = Type.Union(

@@ -5,7 +5,6 @@ import { NotPermitted, RequestValidationError, ResourceNotFound, fieldIssue } fr
 import { asList, type Page } from "../../kit/pagination.ts";
 import { publishGrantEvents } from "../benefits/benefit-grant-events.ts";
 import { pageGrants } from "../benefits/benefit-grant-reads.service.ts";
-import { toGrantProperties } from "../benefits/benefit-grants.mapper.ts";
 import * as grants from "../benefits/benefit-grants.repository.ts";
 import { findCustomer } from "../customers/customers.repository.ts";
 import { toCheckoutOrganization } from "../organizations/organizations.mapper.ts";
@@ -32,7 +31,10 @@ function visibleTo(principal: Principal): grants.GrantFilter {
 async function present(db: Executor, principal: Principal, rows: readonly grants.GrantEmbeddedRow[]): Promise<CustomerBenefitGrant[]> {
   if (rows.length === 0) return [];
   const { organizationId, customerId } = portalCustomerOf(principal);
-  const [customer, organization] = await Promise.all([findCustomer(db, customerId, [organizationId]), findOrganization(db, organizationId, null)]);
+  const [customer, organization] = await Promise.all([
+    findCustomer(db, customerId, [organizationId]),
+    findOrganization(db, organizationId, null),
+  ]);
   if (!customer || !organization) throw new ResourceNotFound();
   const portalCustomer = toPortalCustomer(customer);
   const seller = toCheckoutOrganization(organization);
@@ -105,7 +107,7 @@ export function createPortalBenefitGrantService(deps: Deps) {
         if (properties !== null) {
           const now = deps.now();
           await grants.updateGrantProperties(trx, id, properties, now);
-          await publishGrantEvents(trx, "benefit_grant.updated", [id], now, new Map([[id, toGrantProperties(locked.properties)]]));
+          await publishGrantEvents(trx, "benefit_grant.updated", [id], now, new Map([[id, locked.properties]]));
         }
         return (await present(trx, principal, [await read(trx, id, principal)]))[0]!;
       });
