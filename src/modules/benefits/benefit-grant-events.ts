@@ -1,4 +1,5 @@
 import type { Executor } from "../../db/database.ts";
+import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
@@ -8,8 +9,9 @@ export type BenefitGrantEventType = "benefit_grant.created" | "benefit_grant.upd
 
 /**
  * Records one `benefit_grant.*` event per grant, on the transaction of the change, each carrying
- * the grant as it is now (read back on that transaction). `previous` gives the properties before
- * an update, by grant id; the other events carry none.
+ * the grant as it is now (read back on that transaction), and schedules each grant's customer's
+ * `customer.state_changed`, as every grant event does at the anchor. `previous` gives the
+ * properties before an update, by grant id; the other events carry none.
  */
 export async function publishGrantEvents(
   db: Executor,
@@ -27,4 +29,5 @@ export async function publishGrantEvents(
     const data = { ...toBenefitGrant(row), previous_properties: previous.get(id) ?? null };
     await recordWebhookEvent(db, { organizationId: row.organization_id, type, data, now });
   }
+  for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
 }

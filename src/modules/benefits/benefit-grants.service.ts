@@ -1,5 +1,4 @@
 import type { Executor } from "../../db/database.ts";
-import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
@@ -51,7 +50,6 @@ export async function grantBenefits(
     });
     granted.push(id);
   }
-  if (granted.length > 0) await enqueueCustomerStateChanged(db, input.customerId);
   await publishGrantEvents(db, "benefit_grant.created", granted, input.now);
   return granted.length;
 }
@@ -66,18 +64,17 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
 }
 
 /**
- * Revokes or restores the license keys of changed grants, tells their customers' state, and records
- * the grants' events: a restored grant is granted again, so it is `created` (as the anchor sends it).
+ * Revokes or restores the license keys of changed grants and records the grants' events (which tell
+ * their customers' state): a restored grant is granted again, so it is `created` (as the anchor sends it).
  */
 async function afterGrantChanges(
   db: Executor,
-  changed: readonly { id: string; customer_id: string; properties: Record<string, unknown> }[],
+  changed: readonly { id: string; properties: Record<string, unknown> }[],
   granted: boolean,
   now: Date,
 ): Promise<number> {
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
-  for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
   const ids = changed.map((grant) => grant.id).sort();
   await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
   return changed.length;

@@ -46,8 +46,8 @@ export async function hasGrant(
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
   db.insertInto("benefit_grants").values(values).returning("id").executeTakeFirstOrThrow();
 
-/** What a grant change returns: which grants, whose, and the license keys they issued. */
-const CHANGED = ["id", "customer_id", "properties"] as const;
+/** What a grant change returns: which grants, and the license keys they issued. */
+const CHANGED = ["id", "properties"] as const;
 
 /** The benefits the subscription's product carries now. */
 const productBenefitIds = (db: Executor, subscriptionId: string) =>
