@@ -83,7 +83,9 @@ async function afterGrantChanges(
 /**
  * Takes back what an order granted (a refund with `revoke_benefits`): its grants still granted are
  * revoked, with their license keys, in the caller's transaction. Returns how many were revoked; a
- * second call revokes nothing. A subscription's grants follow the subscription instead: revoke it.
+ * second call (or a racing one) revokes nothing. A subscription's grants carry the order of its
+ * checkout, so refunding that order revokes them too, until the subscription restores them
+ * (recovery, resume); ending the subscription is what takes them for good.
  */
 export async function revokeOrderGrants(db: Executor, orderId: string, now: Date): Promise<number> {
   return afterGrantChanges(db, await revokeOrderGrantRows(db, orderId, now), false, now);

@@ -181,4 +181,41 @@ describe("benefit_grant.* webhooks", () => {
       if (event.type === "benefit_grant.cycled") expect(event.data.is_granted).toBe(true);
     }
   });
+
+  it("revoke a subscription's grants when it ends at its period end and when a renewal charge fails", async () => {
+    ctx.clock.set(new Date("2028-01-10T00:00:00.000Z"));
+    const plan = await createProduct(ctx.deps, org.id, {
+      product: { name: "Ending plan", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "fixed", price_amount: 1200 }],
+      benefits: [LICENSE],
+    });
+    const ending = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "ending@example.com" } });
+    const declining = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, {
+      buyer: { customer_email: "declining@example.com" },
+      card: "tok_chargeCustomerFail",
+    });
+    await patch(ending.checkout.subscription_id, { cancel_at_period_end: true });
+    await newGrantEvents();
+    ctx.clock.set(new Date("2028-02-10T00:00:00.000Z"));
+    await ctx.services.subscriptionRenewals.sweep({ organizationId: org.id });
+    const statusOf = async (customerId: string) => {
+      const grant = await ctx.deps.db
+        .selectFrom("benefit_grants")
+        .select("granted_at")
+        .where("customer_id", "=", customerId)
+        .executeTakeFirstOrThrow();
+      const key = await ctx.deps.db
+        .selectFrom("license_keys")
+        .select("status")
+        .where("customer_id", "=", customerId)
+        .executeTakeFirstOrThrow();
+      return { granted: grant.granted_at !== null, key: key.status };
+    };
+    expect(await statusOf(ending.checkout.customer_id)).toEqual({ granted: false, key: "revoked" });
+    expect(await statusOf(declining.checkout.customer_id)).toEqual({ granted: false, key: "revoked" });
+    expect(await newGrantEvents()).toEqual([
+      ["benefit_grant.revoked", "Pro license", false],
+      ["benefit_grant.revoked", "Pro license", false],
+    ]);
+  });
 });
