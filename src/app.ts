@@ -137,7 +137,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(customFieldRoutes(services.customFields));
   await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
   await app.register(productRoutes(services.products));
-  await app.register(benefitRoutes(services.benefits));
+  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
   await app.register(benefitGrantRoutes(services.benefitGrants));
   await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));

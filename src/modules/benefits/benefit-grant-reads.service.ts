@@ -4,7 +4,9 @@ import type { OrganizationScope } from "../../kit/auth.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import * as repo from "./benefit-grants.repository.ts";
-import type { BenefitGrant, BenefitGrantListQuery } from "./benefit-grants.schemas.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
+import type { BenefitGrant, BenefitGrantListQuery, BenefitGrantsOfBenefitQuery } from "./benefit-grants.schemas.ts";
+import { findBenefit } from "./benefits.repository.ts";
 
 /** One page of grants, its count and rows read in one snapshot, each row presented by the caller's view. */
 export async function pageGrants<T>(
@@ -35,6 +37,19 @@ export function createBenefitGrantService(deps: Deps) {
         isGranted: query.is_granted,
       };
       return pageGrants(deps.db, filter, query, async (_db, rows) => rows.map(toBenefitGrant));
+    },
+
+    /** One benefit's grants, newest first; an unknown benefit, or another organization's, answers 404. */
+    async ofBenefit(benefitId: string, query: BenefitGrantsOfBenefitQuery, allowed: OrganizationScope): Promise<Page<BenefitGrant>> {
+      if (!(await findBenefit(deps.db, benefitId, allowed))) throw new ResourceNotFound();
+      const filter: repo.GrantFilter = {
+        allowed,
+        benefitId,
+        customerIds: asList(query.customer_id),
+        memberIds: asList(query.member_id),
+        isGranted: query.is_granted,
+      };
+      return pageGrants(deps.db, filter, { ...query, sorting: ["-created_at"] }, async (_db, rows) => rows.map(toBenefitGrant));
     },
   };
 }

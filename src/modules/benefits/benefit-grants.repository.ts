@@ -17,6 +17,8 @@ export interface GrantFilter {
   allowed: OrganizationScope;
   organizationIds?: readonly string[];
   customerIds?: readonly string[];
+  /** The grants of one benefit (its own route). */
+  benefitId?: string;
   externalCustomerIds?: readonly string[];
   isGranted?: boolean;
   /** The portal: the session's customer, and only grants of public benefits. */
@@ -43,6 +45,7 @@ function matches(eb: GrantsScope, filter: GrantFilter): Expression<SqlBool> {
   if (filter.allowed !== null) conditions.push(eb("g.organization_id", "in", filter.allowed));
   if (given(filter.organizationIds)) conditions.push(eb("g.organization_id", "in", filter.organizationIds));
   if (given(filter.customerIds)) conditions.push(eb("g.customer_id", "in", filter.customerIds));
+  if (filter.benefitId !== undefined) conditions.push(eb("g.benefit_id", "=", filter.benefitId));
   if (given(filter.externalCustomerIds)) {
     const customers = eb.selectFrom("customers as c").select("c.id").whereRef("c.id", "=", "g.customer_id");
     conditions.push(eb.exists(customers.where("c.external_id", "in", filter.externalCustomerIds).where("c.deleted_at", "is", null)));

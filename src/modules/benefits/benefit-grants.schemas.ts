@@ -161,3 +161,12 @@ export const BenefitGrantListQuery = Type.Object({
   sorting: SortingQuery(BenefitGrantSortKeys, ["-created_at"], { maxItems: 20 }, { title: "BenefitGrantSortProperty" }),
 });
 export type BenefitGrantListQuery = Static<typeof BenefitGrantListQuery>;
+
+/** The grants of one benefit: newest first, no sorting parameter. */
+export const BenefitGrantsOfBenefitQuery = Type.Object({
+  is_granted: BenefitGrantListQuery.properties.is_granted,
+  customer_id: OneOrMany(Uuid4(), "Filter by customer."),
+  member_id: OneOrMany(Uuid4(), "Filter by member."),
+  ...PaginationQuery,
+});
+export type BenefitGrantsOfBenefitQuery = Static<typeof BenefitGrantsOfBenefitQuery>;

@@ -12,6 +12,7 @@ let writeToken: string;
 let productsToken: string;
 let bought: Awaited<ReturnType<typeof buyGrants>>;
 let foreignCustomerId: string;
+let foreignBenefitId: string;
 
 interface Grant {
   id: string;
@@ -45,6 +46,9 @@ beforeAll(async () => {
   const other = await createOrganization(ctx.deps);
   const otherCheckouts = await createOrganizationToken(ctx.deps, other.id, ["checkouts:write"]);
   foreignCustomerId = (await buyGrants(ctx, other.id, otherCheckouts, "foreign")).order.customer_id;
+  foreignBenefitId = (
+    await ctx.deps.db.selectFrom("benefits").select("id").where("organization_id", "=", other.id).executeTakeFirstOrThrow()
+  ).id;
 });
 afterAll(() => ctx.close());
 
@@ -171,6 +175,75 @@ describe("GET /v1/benefit-grants/", () => {
         status: 403,
       },
       { name: "a malformed token", request: () => ({ method: "GET", url: "/v1/benefit-grants/", token: "polar_oat_nope" }), status: 401 },
+    ],
+  );
+});
+
+describe("GET /v1/benefits/{id}/grants", () => {
+  const grantsOf = (id: string, query = "", token: string | null = readToken) =>
+    ctx.request({ method: "GET", url: `/v1/benefits/${id}/grants${query}`, token });
+  const benefitIdOf = async (description: string) =>
+    (
+      await ctx.deps.db
+        .selectFrom("benefits")
+        .select("id")
+        .where("organization_id", "=", orgId)
+        .where("description", "=", description)
+        .executeTakeFirstOrThrow()
+    ).id;
+
+  it("lists one benefit's grants, filtered by granted state, customer and member", async () => {
+    const club = await benefitIdOf("Club perks");
+    const response = await grantsOf(club);
+    expect(response.statusCode, response.body).toBe(200);
+    expectReferenceResponse("benefits:grants", 200, response.json());
+    expect(response.json().items.map((grant: Grant) => [grant.customer_id, grant.is_granted])).toEqual([
+      [bought.subscription.customer_id, false],
+    ]);
+    expect((await grantsOf(club, "?is_granted=true")).json().items).toEqual([]);
+    expect((await grantsOf(club, `?customer_id=${bought.order.customer_id}`)).json().items).toEqual([]);
+    expect((await grantsOf(club, `?member_id=${bought.order.customer_id}`)).json().items).toEqual([]);
+    const license = await grantsOf(await benefitIdOf("Pro license"), "", writeToken);
+    expect(license.json().items.map((grant: Grant) => grant.customer_id)).toEqual([bought.order.customer_id]);
+  });
+
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a non-UUID benefit id",
+        request: () => ({ method: "GET", url: "/v1/benefits/nope/grants", token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "an unknown benefit",
+        request: () => ({ method: "GET", url: `/v1/benefits/${crypto.randomUUID()}/grants`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's benefit",
+        request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}/grants`, token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "a non-boolean is_granted",
+        request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}/grants?is_granted=2`, token: readToken }),
+        status: 422,
+      },
+      {
+        name: "a non-UUID customer_id",
+        request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}/grants?customer_id=x`, token: readToken }),
+        status: 422,
+      },
+      { name: "no token", request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}/grants`, token: null }), status: 401 },
+      {
+        name: "a token without a benefits scope",
+        request: () => ({ method: "GET", url: `/v1/benefits/${foreignBenefitId}/grants`, token: productsToken }),
+        status: 403,
+      },
     ],
   );
 });
