@@ -13,7 +13,7 @@ export async function paidOrder(
   ctx: TestContext,
   organizationId: string,
   checkoutToken: string,
-  options: { price?: number; email?: string; country?: "FR" | "US"; benefits?: Parameters<typeof createProduct>[2]["benefits"] } = {},
+  options: { price?: number; email?: string; country?: "FR" | "US"; benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"] } = {},
 ): Promise<OrderRow> {
   const { product } = await createProduct(ctx.deps, organizationId, {
     prices: [{ amount_type: "fixed", price_amount: options.price ?? 2500 }],
