@@ -24,7 +24,7 @@ const paymentFields = {
   organization_id: Uuid4(),
   checkout_id: Nullable(Uuid4()),
   order_id: Nullable(Uuid4()),
-  processor_metadata: Type.Record(Type.String(), Type.Unknown(), { description: "The processor's own references." }),
+  processor_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The processor's own references." })),
 };
 
 export const CardPaymentMetadata = Type.Object({ brand: Type.String(), last4: Type.String() }, { title: "CardPaymentMetadata" });
