@@ -3,7 +3,13 @@ import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.t
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
-import { hasGrant, insertBenefitGrant, revokeGrantsOutsideProduct, revokeOrderGrants, setSubscriptionGrants } from "./benefits.repository.ts";
+import {
+  hasGrant,
+  insertBenefitGrant,
+  revokeGrantsOutsideProduct,
+  revokeOrderGrants,
+  setSubscriptionGrants,
+} from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the

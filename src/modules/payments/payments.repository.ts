@@ -159,7 +159,9 @@ function paymentMatches(eb: PaymentScope, filter: PaymentFilter): Expression<Sql
   if (given(filter.methods)) conditions.push(eb(METHOD, "in", filter.methods));
   if (given(filter.checkoutIds)) {
     const ids = filter.checkoutIds;
-    conditions.push(eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "p.order_id").where("o.checkout_id", "in", ids)));
+    conditions.push(
+      eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "p.order_id").where("o.checkout_id", "in", ids)),
+    );
   }
   if (given(filter.customerEmails)) {
     const emails = filter.customerEmails.map((email) => email.toLowerCase());

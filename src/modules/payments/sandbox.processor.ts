@@ -86,7 +86,8 @@ export const sandboxProcessor: PaymentProcessor = {
   },
 
   async refund(request: RefundRequest): Promise<RefundOutcome> {
-    if (!request.chargeReference.startsWith(CHARGE_PREFIX)) return { status: "failed", message: `No such charge: '${request.chargeReference}'` };
+    if (!request.chargeReference.startsWith(CHARGE_PREFIX))
+      return { status: "failed", message: `No such charge: '${request.chargeReference}'` };
     return { status: "succeeded", reference: `re_sandbox_${digest(request.refundId)}` };
   },
 };

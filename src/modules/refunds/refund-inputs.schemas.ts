@@ -12,7 +12,11 @@ export const RefundCreate = Type.Object(
     order_id: Uuid4(),
     reason: StringEnum(RefundCreateReasons, { description: "Reason for the refund." }),
     // The cap is the project's bound on amounts (docs/decisions.md, "String bounds").
-    amount: Type.Integer({ exclusiveMinimum: 0, maximum: 999_999_999_999, description: "Amount to refund in cents, before tax. Minimum is 1." }),
+    amount: Type.Integer({
+      exclusiveMinimum: 0,
+      maximum: 999_999_999_999,
+      description: "Amount to refund in cents, before tax. Minimum is 1.",
+    }),
     comment: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }), { description: "An internal comment about the refund." })),
     revoke_benefits: Type.Optional(
       Type.Boolean({ default: false, description: "Revoke the benefits the order granted (one-time purchases only)." }),

@@ -21,7 +21,8 @@ export class RefundUnknownPayment extends AppError {
 }
 
 /** The order is not one the caller may refund (another organization's, or none): a 422 on the field, as the anchor answers. */
-export const orderNotFound = (orderId: string) => new RequestValidationError([fieldIssue(["body", "order_id"], "Order not found", orderId)]);
+export const orderNotFound = (orderId: string) =>
+  new RequestValidationError([fieldIssue(["body", "order_id"], "Order not found", orderId)]);
 
 export const amountAboveRefundable = (amount: number) =>
   new RequestValidationError([fieldIssue(["body", "amount"], "Refund amount exceeds refundable amount", amount)]);

@@ -13,7 +13,13 @@ import type { PaymentProcessor } from "../payments/payment-processor.ts";
 import { succeededPayment } from "../payments/payments.repository.ts";
 import { refundTaxShare, statusAfterRefund } from "./refund-amounts.ts";
 import type { RefundCreate, RefundListQuery } from "./refund-inputs.schemas.ts";
-import { RefundedAlready, RefundUnknownPayment, RevokeSubscriptionBenefitsProhibited, amountAboveRefundable, orderNotFound } from "./refunds.errors.ts";
+import {
+  RefundedAlready,
+  RefundUnknownPayment,
+  RevokeSubscriptionBenefitsProhibited,
+  amountAboveRefundable,
+  orderNotFound,
+} from "./refunds.errors.ts";
 import { toRefund } from "./refunds.mapper.ts";
 import { countRefunds, insertRefund, listRefunds, updateRefund } from "./refunds.repository.ts";
 import type { Refund } from "./refunds.schemas.ts";
@@ -81,7 +87,11 @@ export function createRefundService(deps: Deps, processor: PaymentProcessor) {
           return toRefund(failed);
         }
 
-        const refund = await updateRefund(trx, pending.id, { status: "succeeded", processor_reference: outcome.reference, modified_at: now });
+        const refund = await updateRefund(trx, pending.id, {
+          status: "succeeded",
+          processor_reference: outcome.reference,
+          modified_at: now,
+        });
         const refunded = order.refunded_amount + input.amount;
         const updated = await updateOrder(trx, order.id, {
           refunded_amount: refunded,

@@ -3,13 +3,7 @@ import type { Metadata } from "../../kit/schema.ts";
 
 export type RefundStatus = "pending" | "succeeded" | "failed" | "canceled";
 export type RefundReason =
-  | "duplicate"
-  | "fraudulent"
-  | "customer_request"
-  | "service_disruption"
-  | "satisfaction_guarantee"
-  | "dispute_prevention"
-  | "other";
+  "duplicate" | "fraudulent" | "customer_request" | "service_disruption" | "satisfaction_guarantee" | "dispute_prevention" | "other";
 
 export interface RefundsTable {
   id: Generated<string>;

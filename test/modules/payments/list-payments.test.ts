@@ -71,7 +71,11 @@ beforeAll(async () => {
   await buy(plan.product.id, "tok_mastercard", "saved@payments.example");
   ctx.clock.advance(1000);
   const renewed = await renewedSubscription(ctx, org, checkoutToken, "declined@payments.example");
-  const subscription = await ctx.deps.db.selectFrom("subscriptions").select("checkout_id").where("id", "=", renewed.subscriptionId).executeTakeFirstOrThrow();
+  const subscription = await ctx.deps.db
+    .selectFrom("subscriptions")
+    .select("checkout_id")
+    .where("id", "=", renewed.subscriptionId)
+    .executeTakeFirstOrThrow();
   const first = await orderOfCheckout(subscription.checkout_id!);
   const [atCheckout] = await paymentsOfOrder(first.id);
   const [declined] = await paymentsOfOrder(renewed.orderId);
@@ -186,10 +190,22 @@ describe("GET /v1/payments/", () => {
     const [, tieLow, tieHigh] = await ids([["sorting", "amount"]]);
     expect([tieLow, tieHigh]).toEqual(pick(2, 3).sort());
     expect(await ids([["sorting", "-amount"]])).toEqual([attempts[0]!.id, tieHigh, tieLow, attempts[1]!.id]);
-    expect((await list([["sorting", "-status"]])).items.map((item) => item.status)).toEqual(["failed", "succeeded", "succeeded", "succeeded"]);
+    expect((await list([["sorting", "-status"]])).items.map((item) => item.status)).toEqual([
+      "failed",
+      "succeeded",
+      "succeeded",
+      "succeeded",
+    ]);
     expect(await ids([["sorting", "created_at"]])).toEqual(pick(0, 1, 2, 3));
     const pages = [];
-    for (const page of ["1", "2"]) pages.push(...(await ids([["sorting", "method"], ["limit", "3"], ["page", page]])));
+    for (const page of ["1", "2"])
+      pages.push(
+        ...(await ids([
+          ["sorting", "method"],
+          ["limit", "3"],
+          ["page", page],
+        ])),
+      );
     expect(new Set(pages)).toEqual(new Set(pick(0, 1, 2, 3)));
     expect(pages).toHaveLength(4);
   });
@@ -199,25 +215,28 @@ describe("GET /v1/payments/ and /{id} bad input", () => {
   const request =
     (url: string, token: () => string | null = () => readToken) =>
     () => ({ method: "GET" as const, url, token: token() });
-  badInputTable(() => ctx.request, [
-    { name: "no token on the list", request: request("/v1/payments/", () => null), status: 401 },
-    { name: "no token on a payment", request: request(`/v1/payments/3f2b1c4d-1111-4222-8333-123456789abc`, () => null), status: 401 },
-    { name: "a token without payments:read (list)", request: request("/v1/payments/", () => refundsToken), status: 403 },
-    {
-      name: "a token without payments:read (get)",
-      request: request("/v1/payments/3f2b1c4d-1111-4222-8333-123456789abc", () => refundsToken),
-      status: 403,
-    },
-    { name: "a non-UUID payment id", request: request("/v1/payments/pay_1"), status: 422, loc: ["path", "id"] },
-    { name: "a non-UUID order_id", request: request("/v1/payments/?order_id=1"), status: 422 },
-    { name: "a non-UUID checkout_id", request: request("/v1/payments/?checkout_id=x"), status: 422 },
-    { name: "a non-UUID customer_id", request: request("/v1/payments/?customer_id=x"), status: 422 },
-    { name: "a non-UUID organization_id", request: request("/v1/payments/?organization_id=x"), status: 422 },
-    { name: "an unknown status", request: request("/v1/payments/?status=refunded"), status: 422 },
-    { name: "an overlong method", request: request(`/v1/payments/?method=${"m".repeat(65)}`), status: 422 },
-    { name: "an overlong customer_email", request: request(`/v1/payments/?customer_email=${"e".repeat(321)}`), status: 422 },
-    { name: "an unknown sort key", request: request("/v1/payments/?sorting=trigger"), status: 422 },
-    { name: "page 0", request: request("/v1/payments/?page=0"), status: 422, loc: ["query", "page"] },
-    { name: "limit -1", request: request("/v1/payments/?limit=-1"), status: 422, loc: ["query", "limit"] },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      { name: "no token on the list", request: request("/v1/payments/", () => null), status: 401 },
+      { name: "no token on a payment", request: request(`/v1/payments/3f2b1c4d-1111-4222-8333-123456789abc`, () => null), status: 401 },
+      { name: "a token without payments:read (list)", request: request("/v1/payments/", () => refundsToken), status: 403 },
+      {
+        name: "a token without payments:read (get)",
+        request: request("/v1/payments/3f2b1c4d-1111-4222-8333-123456789abc", () => refundsToken),
+        status: 403,
+      },
+      { name: "a non-UUID payment id", request: request("/v1/payments/pay_1"), status: 422, loc: ["path", "id"] },
+      { name: "a non-UUID order_id", request: request("/v1/payments/?order_id=1"), status: 422 },
+      { name: "a non-UUID checkout_id", request: request("/v1/payments/?checkout_id=x"), status: 422 },
+      { name: "a non-UUID customer_id", request: request("/v1/payments/?customer_id=x"), status: 422 },
+      { name: "a non-UUID organization_id", request: request("/v1/payments/?organization_id=x"), status: 422 },
+      { name: "an unknown status", request: request("/v1/payments/?status=refunded"), status: 422 },
+      { name: "an overlong method", request: request(`/v1/payments/?method=${"m".repeat(65)}`), status: 422 },
+      { name: "an overlong customer_email", request: request(`/v1/payments/?customer_email=${"e".repeat(321)}`), status: 422 },
+      { name: "an unknown sort key", request: request("/v1/payments/?sorting=trigger"), status: 422 },
+      { name: "page 0", request: request("/v1/payments/?page=0"), status: 422, loc: ["query", "page"] },
+      { name: "limit -1", request: request("/v1/payments/?limit=-1"), status: 422, loc: ["query", "limit"] },
+    ],
+  );
 });

@@ -6,7 +6,13 @@ import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processo
 import { buildServices } from "../../../src/services.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createOrder, createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createOrder,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { buyThroughCheckout, eventTypesOf } from "../subscriptions/subscription-helpers.ts";
 import { orderRow, paidOrder, refundWrites } from "./refund-helpers.ts";
@@ -35,7 +41,13 @@ describe("POST /v1/refunds/", () => {
     const order = await paidOrder(ctx, org.id, checkoutToken, { price: 2500 });
     expect(order).toMatchObject({ net_amount: 2500, tax_amount: 500, total_amount: 3000 });
 
-    const first = await refund({ order_id: order.id, reason: "customer_request", amount: 1001, comment: "late delivery", metadata: { ticket: "T-1" } });
+    const first = await refund({
+      order_id: order.id,
+      reason: "customer_request",
+      amount: 1001,
+      comment: "late delivery",
+      metadata: { ticket: "T-1" },
+    });
     expect(first.statusCode, first.body).toBe(201);
     expectReferenceResponse("refunds:create", 201, first.json());
     expect(first.json()).toMatchObject({
@@ -146,7 +158,9 @@ describe("POST /v1/refunds/", () => {
       product: { name: "Refundable plan", recurring_interval: "month", recurring_interval_count: 1 },
       prices: [{ amount_type: "fixed", price_amount: 1500 }],
     });
-    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "plan-refund@example.com" } });
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, {
+      buyer: { customer_email: "plan-refund@example.com" },
+    });
     const order = await ctx.deps.db.selectFrom("orders").selectAll().where("checkout_id", "=", checkout.id).executeTakeFirstOrThrow();
     const before = await refundWrites(ctx);
     const refused = await refund({ order_id: order.id, reason: "other", amount: 100, revoke_benefits: true });
@@ -224,12 +238,14 @@ describe("POST /v1/refunds/ bad input", () => {
     before = await refundWrites(ctx);
   });
   const valid = () => ({ order_id: orderId, reason: "customer_request", amount: 100 });
-  const post = (payload: Record<string, unknown>, token: string | null = refundToken) => () => ({
-    method: "POST" as const,
-    url: "/v1/refunds/",
-    token,
-    payload,
-  });
+  const post =
+    (payload: Record<string, unknown>, token: string | null = refundToken) =>
+    () => ({
+      method: "POST" as const,
+      url: "/v1/refunds/",
+      token,
+      payload,
+    });
 
   badInputTable(
     () => ctx.request,
@@ -265,7 +281,12 @@ describe("POST /v1/refunds/ bad input", () => {
       { name: "an amount as text", request: () => post({ ...valid(), amount: "100" })(), status: 422, loc: ["body", "amount"] },
       { name: "an amount beyond the bound", request: () => post({ ...valid(), amount: 1e15 })(), status: 422, loc: ["body", "amount"] },
       { name: "an amount above refundable", request: () => post({ ...valid(), amount: 1001 })(), status: 422, loc: ["body", "amount"] },
-      { name: "an overlong comment", request: () => post({ ...valid(), comment: "x".repeat(10_001) })(), status: 422, loc: ["body", "comment"] },
+      {
+        name: "an overlong comment",
+        request: () => post({ ...valid(), comment: "x".repeat(10_001) })(),
+        status: 422,
+        loc: ["body", "comment"],
+      },
       { name: "a comment of the wrong type", request: () => post({ ...valid(), comment: 5 })(), status: 422, loc: ["body", "comment"] },
       {
         name: "revoke_benefits as text",

@@ -26,7 +26,12 @@ beforeAll(async () => {
   } = await openOrganizationContext(["checkouts:write"], ["refunds:write"], ["refunds:read"], ["orders:read"]));
   const create = async (orderId: string, amount: number, token = writeToken) => {
     ctx.clock.advance(1000);
-    const response = await ctx.request({ method: "POST", url: "/v1/refunds/", token, payload: { order_id: orderId, reason: "other", amount } });
+    const response = await ctx.request({
+      method: "POST",
+      url: "/v1/refunds/",
+      token,
+      payload: { order_id: orderId, reason: "other", amount },
+    });
     expect(response.statusCode, response.body).toBe(201);
     return response.json<(typeof refunds)[number]>();
   };
@@ -117,19 +122,22 @@ describe("GET /v1/refunds/ bad input", () => {
   const get =
     (query: string, token: () => string | null = () => readToken) =>
     () => ({ method: "GET" as const, url: `/v1/refunds/${query}`, token: token() });
-  badInputTable(() => ctx.request, [
-    { name: "no token", request: get("", () => null), status: 401 },
-    { name: "a token without refunds:read or refunds:write", request: get("", () => ordersOnlyToken), status: 403 },
-    { name: "a non-UUID id", request: get("?id=refund-1"), status: 422 },
-    { name: "a non-UUID order_id", request: get("?order_id=12"), status: 422 },
-    { name: "a non-UUID organization_id", request: get("?organization_id=abc"), status: 422 },
-    { name: "a non-UUID customer_id", request: get("?customer_id=abc"), status: 422 },
-    { name: "a non-UUID subscription_id", request: get("?subscription_id=abc"), status: 422 },
-    { name: "an overlong external_customer_id", request: get(`?external_customer_id=${"e".repeat(257)}`), status: 422 },
-    { name: "succeeded that is not a boolean", request: get("?succeeded=maybe"), status: 422 },
-    { name: "an unknown sort key", request: get("?sorting=status"), status: 422 },
-    { name: "page 0", request: get("?page=0"), status: 422, loc: ["query", "page"] },
-    { name: "limit 0", request: get("?limit=0"), status: 422, loc: ["query", "limit"] },
-    { name: "a page that is not a number", request: get("?page=two"), status: 422, loc: ["query", "page"] },
-  ]);
+  badInputTable(
+    () => ctx.request,
+    [
+      { name: "no token", request: get("", () => null), status: 401 },
+      { name: "a token without refunds:read or refunds:write", request: get("", () => ordersOnlyToken), status: 403 },
+      { name: "a non-UUID id", request: get("?id=refund-1"), status: 422 },
+      { name: "a non-UUID order_id", request: get("?order_id=12"), status: 422 },
+      { name: "a non-UUID organization_id", request: get("?organization_id=abc"), status: 422 },
+      { name: "a non-UUID customer_id", request: get("?customer_id=abc"), status: 422 },
+      { name: "a non-UUID subscription_id", request: get("?subscription_id=abc"), status: 422 },
+      { name: "an overlong external_customer_id", request: get(`?external_customer_id=${"e".repeat(257)}`), status: 422 },
+      { name: "succeeded that is not a boolean", request: get("?succeeded=maybe"), status: 422 },
+      { name: "an unknown sort key", request: get("?sorting=status"), status: 422 },
+      { name: "page 0", request: get("?page=0"), status: 422, loc: ["query", "page"] },
+      { name: "limit 0", request: get("?limit=0"), status: 422, loc: ["query", "limit"] },
+      { name: "a page that is not a number", request: get("?page=two"), status: 422, loc: ["query", "page"] },
+    ],
+  );
 });

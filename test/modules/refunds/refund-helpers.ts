@@ -13,7 +13,12 @@ export async function paidOrder(
   ctx: TestContext,
   organizationId: string,
   checkoutToken: string,
-  options: { price?: number; email?: string; country?: "FR" | "US"; benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"] } = {},
+  options: {
+    price?: number;
+    email?: string;
+    country?: "FR" | "US";
+    benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"];
+  } = {},
 ): Promise<OrderRow> {
   const { product } = await createProduct(ctx.deps, organizationId, {
     prices: [{ amount_type: "fixed", price_amount: options.price ?? 2500 }],
@@ -34,8 +39,14 @@ export const orderRow = (ctx: TestContext, id: string) =>
 /** Row counts of what a refund writes, to prove a refused request wrote nothing. */
 export async function refundWrites(ctx: TestContext) {
   const [refunds, events, jobs] = await Promise.all([
-    ctx.deps.db.selectFrom("refunds").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    ctx.deps.db.selectFrom("webhook_events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+    ctx.deps.db
+      .selectFrom("refunds")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow(),
+    ctx.deps.db
+      .selectFrom("webhook_events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow(),
     ctx.deps.db
       .selectFrom("orders")
       .select((eb) => [eb.fn.sum<number>("refunded_amount").as("amount"), eb.fn.sum<number>("refunded_tax_amount").as("tax")])
