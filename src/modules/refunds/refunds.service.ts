@@ -8,7 +8,7 @@ import { rerenderReceipt } from "../orders/order-documents.service.ts";
 import { refundableAmount } from "../orders/orders.mapper.ts";
 import { findOrderForUpdate, updateOrder } from "../orders/orders.repository.ts";
 import { publishOrderUpdated } from "../orders/orders.service.ts";
-import type { OrderStatus } from "../orders/orders.table.ts";
+import type { OrderRow, OrderStatus } from "../orders/orders.table.ts";
 import type { PaymentProcessor } from "../payments/payment-processor.ts";
 import { succeededPayment } from "../payments/payments.repository.ts";
 import { refundTaxShare, statusAfterRefund } from "./refund-amounts.ts";
@@ -31,27 +31,50 @@ const PAID: ReadonlySet<OrderStatus> = new Set(["paid", "partially_refunded"]);
 const publishRefund = (trx: Executor, type: "refund.created" | "refund.updated", row: RefundRow, now: Date) =>
   recordWebhookEvent(trx, { organizationId: row.organization_id, type, data: toRefund(row), now });
 
+/**
+ * The anchor's checks, in its order, on the order locked for the refund: visible, not refunded
+ * already, no benefit revocation on a subscription's order, not more than refundable, money taken.
+ * Returns the locked order and the payment whose charge gives the money back.
+ */
+async function lockRefundable(trx: Executor, input: RefundCreate, allowed: OrganizationScope) {
+  const order = await findOrderForUpdate(trx, input.order_id, { allowed });
+  if (!order) throw orderNotFound(input.order_id);
+  if (order.status === "refunded") throw new RefundedAlready(order.id);
+  if (input.revoke_benefits && order.subscription_id !== null) throw new RevokeSubscriptionBenefitsProhibited();
+  if (input.amount > refundableAmount(order)) throw amountAboveRefundable(input.amount);
+  const payment = PAID.has(order.status) ? await succeededPayment(trx, order.id) : undefined;
+  if (!payment?.processor_reference) throw new RefundUnknownPayment(order.id);
+  return { order, payment: { id: payment.id, chargeReference: payment.processor_reference } };
+}
+
+/** What a succeeded refund changes beyond its row: the order's totals and status, its webhooks, the grants, the receipt. */
+async function applyToOrder(trx: Executor, order: OrderRow, refund: RefundRow, now: Date): Promise<void> {
+  const refunded = order.refunded_amount + refund.amount;
+  const updated = await updateOrder(trx, order.id, {
+    refunded_amount: refunded,
+    refunded_tax_amount: order.refunded_tax_amount + refund.tax_amount,
+    status: statusAfterRefund(order, refunded),
+    modified_at: now,
+  });
+  const published = await publishOrderUpdated(trx, updated, now);
+  await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.refunded", data: published, now });
+  if (refund.revoke_benefits) await revokeOrderBenefits(trx, order.id, now);
+  await rerenderReceipt(trx, updated, now);
+}
+
 export function createRefundService(deps: Deps, processor: PaymentProcessor) {
   const { db } = deps;
 
   return {
     /**
-     * Refunds part or all of an order's payment. Everything happens under the order's row lock, in
-     * one transaction: the checks (in the anchor's order), the refund row, the processor's refund,
-     * the order's totals and status, the webhooks, the benefit revocation and the receipt's new
-     * render. A concurrent refund of the same order waits for the lock and then sees what is left.
+     * Refunds part or all of an order's payment, in one transaction under the order's row lock:
+     * the checks, the refund row (`pending`, `refund.created`), the processor's refund, then either
+     * the order's changes (succeeded) or nothing more (failed), and `refund.updated`. A concurrent
+     * refund of the same order waits for the lock and then sees what is left.
      */
     async create(input: RefundCreate, allowed: OrganizationScope): Promise<Refund> {
       return db.transaction().execute(async (trx) => {
-        const order = await findOrderForUpdate(trx, input.order_id, { allowed });
-        if (!order) throw orderNotFound(input.order_id);
-        if (order.status === "refunded") throw new RefundedAlready(order.id);
-        const revokeBenefits = input.revoke_benefits ?? false;
-        if (revokeBenefits && order.subscription_id !== null) throw new RevokeSubscriptionBenefitsProhibited();
-        if (input.amount > refundableAmount(order)) throw amountAboveRefundable(input.amount);
-        const payment = PAID.has(order.status) ? await succeededPayment(trx, order.id) : undefined;
-        if (!payment?.processor_reference) throw new RefundUnknownPayment(order.id);
-
+        const { order, payment } = await lockRefundable(trx, input, allowed);
         const now = deps.now();
         const taxAmount = refundTaxShare(order, input.amount);
         const pending = await insertRefund(trx, {
@@ -68,7 +91,7 @@ export function createRefundService(deps: Deps, processor: PaymentProcessor) {
           tax_amount: taxAmount,
           currency: order.currency,
           comment: input.comment ?? null,
-          revoke_benefits: revokeBenefits,
+          revoke_benefits: input.revoke_benefits ?? false,
           metadata: JSON.stringify(input.metadata ?? {}),
           processor_reference: null,
           failure_message: null,
@@ -77,34 +100,20 @@ export function createRefundService(deps: Deps, processor: PaymentProcessor) {
 
         const outcome = await processor.refund({
           refundId: pending.id,
-          chargeReference: payment.processor_reference,
+          chargeReference: payment.chargeReference,
           amount: input.amount + taxAmount,
           currency: order.currency,
         });
-        if (outcome.status === "failed") {
-          const failed = await updateRefund(trx, pending.id, { status: "failed", failure_message: outcome.message, modified_at: now });
-          await publishRefund(trx, "refund.updated", failed, now);
-          return toRefund(failed);
-        }
-
-        const refund = await updateRefund(trx, pending.id, {
-          status: "succeeded",
-          processor_reference: outcome.reference,
-          modified_at: now,
-        });
-        const refunded = order.refunded_amount + input.amount;
-        const updated = await updateOrder(trx, order.id, {
-          refunded_amount: refunded,
-          refunded_tax_amount: order.refunded_tax_amount + taxAmount,
-          status: statusAfterRefund(order, refunded),
-          modified_at: now,
-        });
-        const published = await publishOrderUpdated(trx, updated, now);
-        await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.refunded", data: published, now });
-        if (revokeBenefits) await revokeOrderBenefits(trx, order.id, now);
-        await rerenderReceipt(trx, updated, now);
-        await publishRefund(trx, "refund.updated", refund, now);
-        return toRefund(refund);
+        const settled = await updateRefund(
+          trx,
+          pending.id,
+          outcome.status === "succeeded"
+            ? { status: "succeeded", processor_reference: outcome.reference, modified_at: now }
+            : { status: "failed", failure_message: outcome.message, modified_at: now },
+        );
+        if (settled.status === "succeeded") await applyToOrder(trx, order, settled, now);
+        await publishRefund(trx, "refund.updated", settled, now);
+        return toRefund(settled);
       });
     },
 

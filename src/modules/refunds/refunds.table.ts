@@ -1,9 +1,9 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Metadata } from "../../kit/schema.ts";
+import type { RefundReasonValues, RefundStatusValues } from "./refunds.schemas.ts";
 
-export type RefundStatus = "pending" | "succeeded" | "failed" | "canceled";
-export type RefundReason =
-  "duplicate" | "fraudulent" | "customer_request" | "service_disruption" | "satisfaction_guarantee" | "dispute_prevention" | "other";
+export type RefundStatus = (typeof RefundStatusValues)[number];
+export type RefundReason = (typeof RefundReasonValues)[number];
 
 export interface RefundsTable {
   id: Generated<string>;
