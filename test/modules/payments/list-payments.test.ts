@@ -211,6 +211,17 @@ describe("GET /v1/payments/", () => {
   });
 });
 
+describe("GET /v1/payments/ and /{id} refusals", () => {
+  it("answer bad parameters in the reference's 422 shape", async () => {
+    const list = await ctx.request({ method: "GET", url: "/v1/payments/?status=refunded&limit=0", token: readToken });
+    expect(list.statusCode).toBe(422);
+    expectReferenceResponse("payments:list", 422, list.json());
+    const one = await get("pay_1");
+    expect(one.statusCode).toBe(422);
+    expectReferenceResponse("payments:get", 422, one.json());
+  });
+});
+
 describe("GET /v1/payments/ and /{id} bad input", () => {
   const request =
     (url: string, token: () => string | null = () => readToken) =>

@@ -203,6 +203,18 @@ describe("POST /v1/refunds/", () => {
     expect((await refund({ order_id: order.id, reason: "other", amount: 400 })).json()).toMatchObject({ amount: 400, tax_amount: 80 });
   });
 
+  it("answers schema failures in the reference's 422 shape, and another organization's order as not found", async () => {
+    const missing = await refund({ reason: "bored", amount: 0 });
+    expect(missing.statusCode).toBe(422);
+    expectReferenceResponse("refunds:create", 422, missing.json());
+    const other = await createOrganization(ctx.deps);
+    const foreign = await createOrder(ctx.deps, other.id);
+    const hidden = await refund({ order_id: foreign.id, reason: "other", amount: 1 });
+    expect(hidden.statusCode).toBe(422);
+    expectReferenceResponse("refunds:create", 422, hidden.json());
+    expect(hidden.json().detail).toEqual([{ loc: ["body", "order_id"], msg: "Order not found", type: "value_error", input: foreign.id }]);
+  });
+
   it("records a refund the processor refuses as failed, and leaves the order as it was", async () => {
     const failing: PaymentProcessor = { ...sandboxProcessor, refund: async () => ({ status: "failed", message: "Charge is disputed." }) };
     const app = await buildApp(ctx.deps, { logger: false, services: buildServices(ctx.deps, { payments: failing }) });

@@ -118,6 +118,14 @@ describe("GET /v1/refunds/", () => {
   });
 });
 
+describe("GET /v1/refunds/ refusals", () => {
+  it("answers a bad filter in the reference's 422 shape", async () => {
+    const response = await ctx.request({ method: "GET", url: "/v1/refunds/?order_id=x&sorting=status", token: readToken });
+    expect(response.statusCode).toBe(422);
+    expectReferenceResponse("refunds:list", 422, response.json());
+  });
+});
+
 describe("GET /v1/refunds/ bad input", () => {
   const get =
     (query: string, token: () => string | null = () => readToken) =>
