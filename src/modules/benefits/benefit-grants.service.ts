@@ -8,7 +8,7 @@ import {
   hasGrant,
   insertBenefitGrant,
   revokeGrantsOutsideProduct,
-  revokeOrderGrantRows,
+  revokeOrderGrants,
   setSubscriptionGrants,
 } from "./benefits.repository.ts";
 
@@ -64,6 +64,15 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
 }
 
 /**
+ * Takes back what a refunded one-time order granted (a refund with `revoke_benefits`): its grants
+ * still granted are revoked, with their license keys, in the caller's transaction, each with its
+ * `benefit_grant.revoked`. Returns how many changed; a second call (or a racing one) revokes nothing.
+ */
+export async function revokeOrderBenefits(db: Executor, orderId: string, now: Date): Promise<number> {
+  return afterGrantChanges(db, await revokeOrderGrants(db, orderId, now), false, now);
+}
+
+/**
  * Revokes or restores the license keys of changed grants and records the grants' events (which tell
  * their customers' state): a restored grant is granted again, so it is `created` (as the anchor sends it).
  */
@@ -78,17 +87,6 @@ async function afterGrantChanges(
   const ids = changed.map((grant) => grant.id).sort();
   await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
   return changed.length;
-}
-
-/**
- * Takes back what an order granted (a refund with `revoke_benefits`): its grants still granted are
- * revoked, with their license keys, in the caller's transaction. Returns how many were revoked; a
- * second call (or a racing one) revokes nothing. A subscription's grants carry the order of its
- * checkout, so refunding that order revokes them too, until the subscription restores them
- * (recovery, resume); ending the subscription is what takes them for good.
- */
-export async function revokeOrderGrants(db: Executor, orderId: string, now: Date): Promise<number> {
-  return afterGrantChanges(db, await revokeOrderGrantRows(db, orderId, now), false, now);
 }
 
 /** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */

@@ -83,8 +83,8 @@ export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string,
     .returning(CHANGED)
     .execute();
 
-/** Revokes the grants an order made that are still granted (a refund that takes the benefits back). */
-export const revokeOrderGrantRows = (db: Executor, orderId: string, now: Date) =>
+/** Revokes every grant a one-time order made that is still granted; returns the changed grants and their properties. */
+export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
   db
     .updateTable("benefit_grants")
     .set({ granted_at: null, revoked_at: now, modified_at: now })

@@ -1,6 +1,6 @@
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { revokeOrderGrants } from "../../../src/modules/benefits/benefit-grants.service.ts";
+import { revokeOrderBenefits } from "../../../src/modules/benefits/benefit-grants.service.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomerSessionToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
@@ -150,8 +150,8 @@ describe("benefit_grant.* webhooks", () => {
     });
     expect(updated.statusCode, updated.body).toBe(200);
     expect(await newGrantEvents()).toEqual([["benefit_grant.updated", "Discord role", true]]);
-    expect(await ctx.deps.db.transaction().execute((trx) => revokeOrderGrants(trx, orderId, ctx.clock.now()))).toBe(2);
-    expect(await ctx.deps.db.transaction().execute((trx) => revokeOrderGrants(trx, orderId, ctx.clock.now()))).toBe(0);
+    expect(await ctx.deps.db.transaction().execute((trx) => revokeOrderBenefits(trx, orderId, ctx.clock.now()))).toBe(2);
+    expect(await ctx.deps.db.transaction().execute((trx) => revokeOrderBenefits(trx, orderId, ctx.clock.now()))).toBe(0);
     expect(new Set(await newGrantEvents())).toEqual(
       new Set([
         ["benefit_grant.revoked", "Pro license", false],

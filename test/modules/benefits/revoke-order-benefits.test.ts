@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeOrderGrants } from "../../../src/modules/benefits/benefit-grants.service.ts";
+import { revokeOrderBenefits } from "../../../src/modules/benefits/benefit-grants.service.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
@@ -35,10 +35,10 @@ const revokedEvents = (customerId: string) =>
     .where(sql<boolean>`payload->'data'->>'customer_id' = ${customerId}`)
     .execute();
 
-describe("revokeOrderGrants", () => {
+describe("revokeOrderBenefits", () => {
   it("revokes an order's grants and its license key once when two callers race", async () => {
     const { orderId, customerId } = await buyOnce("race@example.com");
-    const revoke = () => ctx.deps.db.transaction().execute((trx) => revokeOrderGrants(trx, orderId, ctx.clock.now()));
+    const revoke = () => ctx.deps.db.transaction().execute((trx) => revokeOrderBenefits(trx, orderId, ctx.clock.now()));
     const counts = await Promise.all([revoke(), revoke(), revoke()]);
     expect(counts.sort()).toEqual([0, 0, 2]);
     const grants = await ctx.deps.db
@@ -64,7 +64,7 @@ describe("revokeOrderGrants", () => {
     const other = await buyOnce("other@example.com");
     await expect(
       ctx.deps.db.transaction().execute(async (trx) => {
-        expect(await revokeOrderGrants(trx, mine.orderId, ctx.clock.now())).toBe(2);
+        expect(await revokeOrderBenefits(trx, mine.orderId, ctx.clock.now())).toBe(2);
         throw new Error("the refund failed");
       }),
     ).rejects.toThrow("the refund failed");
