@@ -11,12 +11,13 @@ import { LICENSE, NOTE } from "./grant-fixtures.ts";
 let ctx: TestContext;
 let org: { id: string };
 let checkoutToken: string;
+let refundToken: string;
 beforeAll(async () => {
   ({
     ctx,
     org,
-    tokens: [checkoutToken],
-  } = await openOrganizationContext(["checkouts:write"]));
+    tokens: [checkoutToken, refundToken],
+  } = await openOrganizationContext(["checkouts:write"], ["refunds:write"]));
 });
 afterAll(() => ctx.close());
 
@@ -36,7 +37,7 @@ const revokedEvents = (customerId: string) =>
     .execute();
 
 describe("revokeOrderBenefits", () => {
-  it("revokes an order's grants and its license key once when two callers race", async () => {
+  it("revokes an order's grants and its license key once when three callers race", async () => {
     const { orderId, customerId } = await buyOnce("race@example.com");
     const revoke = () => ctx.deps.db.transaction().execute((trx) => revokeOrderBenefits(trx, orderId, ctx.clock.now()));
     const counts = await Promise.all([revoke(), revoke(), revoke()]);
@@ -76,5 +77,17 @@ describe("revokeOrderBenefits", () => {
       .execute();
     expect(stillGranted).toHaveLength(4);
     expect(await revokedEvents(mine.customerId)).toEqual([]);
+  });
+
+  it("is what a refund with revoke_benefits runs: the grants' revoked events are recorded with the refund", async () => {
+    const { orderId, customerId } = await buyOnce("refund@example.com");
+    const response = await ctx.request({
+      method: "POST",
+      url: "/v1/refunds/",
+      token: refundToken,
+      payload: { order_id: orderId, reason: "customer_request", amount: 100, revoke_benefits: true },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(await revokedEvents(customerId)).toHaveLength(2);
   });
 });
