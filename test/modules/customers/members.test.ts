@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhooks } from "@polar-sh/sdk/2026-04";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { createMember, enableMembers } from "./member-helpers.ts";
 
 let ctx: TestContext;
@@ -21,6 +23,11 @@ beforeAll(async () => {
   await enableMembers(ctx.deps, org.id);
 });
 afterAll(() => ctx.close());
+const { engine, receiver, closeReceivers } = deliveryHarness(() => ctx);
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeReceivers();
+});
 
 const live = (customerId: string) =>
   ctx.deps.db
@@ -598,5 +605,40 @@ describe("GET /v1/members/", () => {
     const response = await list("", customersOnly);
     expect(response.statusCode).toBe(403);
     expect(response.json().error).toBe("insufficient_scope");
+  });
+});
+
+describe("member webhooks", () => {
+  it("reach an endpoint signed, and the official SDK's validateEvent parses created, updated and deleted", async () => {
+    const other = await createOrganization(ctx.deps);
+    await enableMembers(ctx.deps, other.id);
+    const otherToken = await createOrganizationToken(ctx.deps, other.id, ["members:write"]);
+    const hook = await receiver();
+    const endpoint = await createWebhookEndpoint(ctx.deps, other.id, {
+      url: hook.url,
+      events: ["member.created", "member.updated", "member.deleted"],
+    });
+    const customer = await createCustomer(ctx.deps, other.id, { type: "team" });
+    await createMember(ctx.deps, customer, "owner");
+    const created = await ctx.request({
+      method: "POST",
+      url: `/v1/customers/${customer.id}/members`,
+      token: otherToken,
+      payload: { email: "hooked@team.example", name: "Hooked" },
+    });
+    const path = `/v1/customers/${customer.id}/members/${created.json().id}`;
+    await ctx.request({ method: "PATCH", url: path, token: otherToken, payload: { role: "billing_manager" } });
+    await ctx.request({ method: "DELETE", url: path, token: otherToken });
+
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received).toHaveLength(3);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(ctx.clock.now());
+    const parsed = await Promise.all(hook.received.map((r) => webhooks.validateEvent(r.body, r.headers, endpoint.secret)));
+    expect(parsed.map((event) => event.type)).toEqual(["member.created", "member.updated", "member.deleted"]);
+    expect(parsed.map((event) => (event.data as { role: string }).role)).toEqual(["member", "billing_manager", "billing_manager"]);
+    expect(parsed[0]!.data).toMatchObject({ id: created.json().id, customer_id: customer.id, email: "hooked@team.example" });
   });
 });
