@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
 import type { MemberRow } from "../../../src/modules/customers/members.table.ts";
@@ -50,7 +51,7 @@ const events = (memberId: string) =>
     .selectFrom("webhook_events")
     .select("type")
     .where("type", "like", "member.%")
-    .where(({ ref }) => ref("payload"), "@>", JSON.stringify({ data: { id: memberId } }))
+    .where(sql<boolean>`payload @> ${JSON.stringify({ data: { id: memberId } })}::jsonb`)
     .orderBy("created_at")
     .execute()
     .then((rows) => rows.map((r) => r.type));

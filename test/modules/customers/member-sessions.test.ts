@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenPrefix, generateToken, hashToken } from "../../../src/kit/tokens.ts";
@@ -52,7 +53,7 @@ const memberEvents = (customerId: string) =>
     .selectFrom("webhook_events")
     .select("type")
     .where("type", "=", "member.created")
-    .where(({ ref }) => ref("payload"), "@>", JSON.stringify({ data: { customer_id: customerId } }))
+    .where(sql<boolean>`payload @> ${JSON.stringify({ data: { customer_id: customerId } })}::jsonb`)
     .execute();
 
 describe("POST /v1/customer-sessions/ for a member", () => {

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
@@ -43,7 +44,7 @@ const memberEvents = (memberId: string) =>
     .select(["type", "payload"])
     .where("organization_id", "=", org.id)
     .where("type", "like", "member.%")
-    .where(({ ref }) => ref("payload"), "@>", JSON.stringify({ data: { id: memberId } }))
+    .where(sql<boolean>`payload @> ${JSON.stringify({ data: { id: memberId } })}::jsonb`)
     .orderBy("created_at")
     .orderBy("id")
     .execute();
