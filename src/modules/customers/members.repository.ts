@@ -37,6 +37,18 @@ export const findOwnerForUpdate = (db: Executor, customerId: string) =>
 
 export const countLiveMembers = (db: Executor, customerId: string) => countRows(liveOf(db, customerId));
 
+/** The customer of each live member among `ids` (for checks over a batch, one query). */
+export async function findLiveMemberCustomers(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("members")
+    .select(["id", "customer_id"])
+    .where("id", "in", ids)
+    .where("deleted_at", "is", null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.customer_id]));
+}
+
 export interface MemberFilters {
   customerId?: string | null;
   externalCustomerId?: string | null;

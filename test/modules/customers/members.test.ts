@@ -643,3 +643,25 @@ describe("member webhooks", () => {
     expect(parsed[0]!.data).toMatchObject({ id: created.json().id, customer_id: customer.id, email: "hooked@team.example" });
   });
 });
+
+describe("events naming a member", () => {
+  it("accepts a member of the event's customer and refuses another customer's as unknown", async () => {
+    const eventsToken = await createOrganizationToken(ctx.deps, org.id, ["events:write"]);
+    const customer = await team();
+    const member = await createMember(ctx.deps, customer);
+    const stranger = await createMember(ctx.deps, await team());
+    const ingest = (memberId: string) =>
+      ctx.request({
+        method: "POST",
+        url: "/v1/events/ingest",
+        token: eventsToken,
+        payload: { events: [{ name: "api.call", customer_id: customer.id, member_id: memberId }] },
+      });
+    const accepted = await ingest(member.id);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toEqual({ inserted: 1, duplicates: 0 });
+    const refused = await ingest(stranger.id);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().detail[0]).toMatchObject({ msg: "Member not found.", input: stranger.id });
+  });
+});
