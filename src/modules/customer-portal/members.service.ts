@@ -16,8 +16,7 @@ import type {
 } from "./members.schemas.ts";
 import type { PortalMember } from "./session.ts";
 
-const TEAMS_ONLY =
-  "Member management is only available for team customers. Purchase a seat-based product to enable team features.";
+const TEAMS_ONLY = "Member management is only available for team customers. Purchase a seat-based product to enable team features.";
 
 const toPortalMember = (member: Pick<Member, "created_at" | "modified_at" | "id" | "email" | "name" | "role">): CustomerPortalMember => ({
   created_at: member.created_at,
@@ -38,7 +37,9 @@ function requireTeam(customer: CustomerRow | undefined): CustomerRow {
 export function createPortalMemberService(deps: Deps) {
   /** A change to the session's team, in one transaction with the customer locked (see member-changes.ts). */
   const onTeam = <T>(session: PortalMember, work: (trx: Executor, customer: CustomerRow) => Promise<T>) =>
-    deps.db.transaction().execute(async (trx) => work(trx, requireTeam(await findCustomerForUpdate(trx, session.customerId, [session.organizationId]))));
+    deps.db
+      .transaction()
+      .execute(async (trx) => work(trx, requireTeam(await findCustomerForUpdate(trx, session.customerId, [session.organizationId]))));
 
   const memberOfTeam = async (trx: Executor, customer: CustomerRow, id: string) => {
     const member = await findMemberForUpdate(trx, customer.id, { id });

@@ -96,7 +96,10 @@ export function createCustomerSessionService(deps: Deps) {
     },
 
     /** The expiry and return URL of the calling portal session, customer or member. */
-    async introspect(session: { kind: "customer" | "member"; sessionId: string }): Promise<{ expires_at: string; return_url: string | null }> {
+    async introspect(session: {
+      kind: "customer" | "member";
+      sessionId: string;
+    }): Promise<{ expires_at: string; return_url: string | null }> {
       const row = await findSessionSummary(deps.db, session.kind === "member" ? "member_sessions" : "customer_sessions", session.sessionId);
       if (!row) throw new ResourceNotFound();
       return { expires_at: toIso(row.expires_at), return_url: row.return_url };

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
+import { type RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { requireTaxId } from "../tax/tax-id.ts";

@@ -24,14 +24,14 @@ export const memberManagementEnabled = (organization: Pick<OrganizationRow, "fea
   flag(organization, "member_model_enabled") || flag(organization, "seat_based_pricing_enabled");
 
 /** Only the member model turns `POST /v1/customer-sessions/` into member sessions. */
-export const memberSessionsEnabled = (organization: Pick<OrganizationRow, "feature_settings">) => flag(organization, "member_model_enabled");
+export const memberSessionsEnabled = (organization: Pick<OrganizationRow, "feature_settings">) =>
+  flag(organization, "member_model_enabled");
 
 export const ONLY_OWNER_DELETE = "Cannot delete the only owner. Transfer ownership first.";
 const ONE_OWNER = "Cannot change role. Customer must have exactly one owner.";
 const EMAIL_TAKEN = "A member with this email address already exists for this customer.";
 const EXTERNAL_ID_TAKEN = "A member with this external ID already exists for this customer.";
-const INDIVIDUAL_LIMIT =
-  "Individual customers can only have one member (the owner). Upgrade to a team customer to add more members.";
+const INDIVIDUAL_LIMIT = "Individual customers can only have one member (the owner). Upgrade to a team customer to add more members.";
 
 export interface NewMember {
   email: string;
@@ -110,7 +110,8 @@ export async function changeMember(trx: Executor, member: MemberRow, change: Mem
   if (role === member.role && email === member.email && name === member.name) return toMember(member);
   if (role === "owner" && member.role !== "owner") {
     const owner = await repo.findOwnerForUpdate(trx, member.customer_id);
-    if (owner) await record(trx, await repo.updateMember(trx, owner.id, { role: "billing_manager", modified_at: now }), "member.updated", now);
+    if (owner)
+      await record(trx, await repo.updateMember(trx, owner.id, { role: "billing_manager", modified_at: now }), "member.updated", now);
   }
   const row = await guardClash(() => repo.updateMember(trx, member.id, { role, email, name, modified_at: now }), { email });
   return record(trx, row, "member.updated", now);

@@ -123,7 +123,10 @@ export const memberRoutes =
         },
       },
       async (request, reply) => {
-        await members.remove({ customerId: request.params.id, memberId: request.params.member_id }, organizationScope(principalOf(request)));
+        await members.remove(
+          { customerId: request.params.id, memberId: request.params.member_id },
+          organizationScope(principalOf(request)),
+        );
         return reply.code(204).send();
       },
     );

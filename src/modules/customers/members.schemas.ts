@@ -25,7 +25,8 @@ export type Member = Static<typeof Member>;
 
 export const MemberEmail = (options: { description?: string } = {}) => Type.String({ format: "email", maxLength: EMAIL_MAX, ...options });
 export const MemberName = () => Nullable(Type.String({ maxLength: NAME_MAX, description: "The name of the member." }));
-const MemberExternalId = () => Nullable(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX, description: "The member's ID in your system." }));
+const MemberExternalId = () =>
+  Nullable(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX, description: "The member's ID in your system." }));
 
 export const MemberCreateFromCustomer = Type.Object(
   {

@@ -28,7 +28,8 @@ async function lockCustomer(trx: Executor, ref: CustomerRef, allowed: Organizati
   return customer;
 }
 
-const customerRefOf = (ref: MemberRef): CustomerRef => ("customerId" in ref ? { id: ref.customerId } : { externalId: ref.externalCustomerId });
+const customerRefOf = (ref: MemberRef): CustomerRef =>
+  "customerId" in ref ? { id: ref.customerId } : { externalId: ref.externalCustomerId };
 const memberKeyOf = (ref: MemberRef): repo.MemberKey => ("memberId" in ref ? { id: ref.memberId } : { externalId: ref.memberExternalId });
 
 export function createMemberService(deps: Deps) {
