@@ -4,9 +4,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createCustomer,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
+import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { createMember, enableMembers } from "./member-helpers.ts";
 
 let ctx: TestContext;
@@ -663,5 +670,28 @@ describe("events naming a member", () => {
     const refused = await ingest(stranger.id);
     expect(refused.statusCode).toBe(422);
     expect(refused.json().detail[0]).toMatchObject({ msg: "Member not found.", input: stranger.id });
+  });
+});
+
+describe("a seat-based purchase", () => {
+  it("makes the buyer a team customer with its owner; another purchase keeps an existing customer's type", async () => {
+    const checkoutToken = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+    const seats = await createProduct(ctx.deps, org.id, {
+      prices: [{ amount_type: "seat_based", seat_tiers: JSON.stringify([{ min_seats: 1, max_seats: null, price_per_seat: 500 }]) }],
+    });
+    const single = await createProduct(ctx.deps, org.id);
+    const buyer = { customer_email: "seats@buyer.example", customer_name: "Seat Buyer" };
+    const plain = await buyThroughCheckout(ctx, checkoutToken, single.product.id, { buyer });
+    const before = await ctx.deps.db
+      .selectFrom("customers")
+      .selectAll()
+      .where("id", "=", plain.checkout.customer_id)
+      .executeTakeFirstOrThrow();
+    expect(before.type).toBe("individual");
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, seats.product.id, { buyer, checkout: { seats: 3 } });
+    expect(checkout.customer_id).toBe(plain.checkout.customer_id);
+    const after = await ctx.request({ method: "GET", url: `/v1/customers/${checkout.customer_id}`, token });
+    expect(after.json().type).toBe("team");
+    expect(await live(checkout.customer_id)).toMatchObject([{ role: "owner", email: "seats@buyer.example" }]);
   });
 });
