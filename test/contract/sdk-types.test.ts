@@ -210,6 +210,7 @@ const _listPortalMembers: AssertAssignable<S<typeof CPM.ListResourceCustomerPort
 const _portalMemberCreateIn: AssertAssignable<models.CustomerPortalMemberCreate, CPM.CustomerPortalMemberCreate> = true;
 const _portalMemberUpdateIn: AssertAssignable<models.CustomerPortalMemberUpdate, CPM.CustomerPortalMemberUpdate> = true;
 const _sessionIntrospection: AssertAssignable<CPSS.CustomerCustomerSession, models.CustomerCustomerSession> = true;
+const _portalUser: AssertAssignable<CPSS.PortalAuthenticatedUser, models.PortalAuthenticatedUser> = true;
 // Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
 // 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
 // Customers and events.
@@ -552,6 +553,7 @@ const mirrored: Record<string, TSchema> = {
   CustomerPortalMemberCreate: CPM.CustomerPortalMemberCreate,
   CustomerPortalMemberUpdate: CPM.CustomerPortalMemberUpdate,
   CustomerCustomerSession: CPSS.CustomerCustomerSession,
+  PortalAuthenticatedUser: CPSS.PortalAuthenticatedUser,
   ProductPriceFixedCreate: PI.ProductPriceFixedCreate,
   ProductPriceCustomCreate: PI.ProductPriceCustomCreate,
   ProductPriceSeatBasedCreate: PI.ProductPriceSeatBasedCreate,

@@ -27,8 +27,10 @@ export function portalMemberOf(principal: Principal): PortalMember {
   };
 }
 
-/** The session itself (which table, which row), for the routes that describe it. */
-export function portalSessionOf(principal: Principal): { kind: "customer" | "member"; sessionId: string } {
+/** The session itself (which table, which row, whose), for the routes that describe it. */
+export type PortalSession = Extract<Principal, { kind: "customer" | "member" }>;
+
+export function portalSessionOf(principal: Principal): PortalSession {
   if (principal.kind !== "customer" && principal.kind !== "member") throw new Error("portal route without a session principal");
-  return { kind: principal.kind, sessionId: principal.sessionId };
+  return principal;
 }

@@ -105,6 +105,32 @@ export function createCustomerSessionService(deps: Deps) {
       return { expires_at: toIso(row.expires_at), return_url: row.return_url };
     },
 
+    /** Who the calling portal session acts as: its customer, or its member with the member's role. */
+    async authenticatedUser(session: Principal & { kind: "customer" | "member" }) {
+      const customer = await findCustomer(deps.db, session.customerId, [session.organizationId]);
+      if (!customer) throw new ResourceNotFound();
+      if (session.kind === "customer") {
+        return {
+          type: "customer" as const,
+          name: customer.name,
+          email: customer.email,
+          customer_id: customer.id,
+          member_id: null,
+          role: null,
+        };
+      }
+      const member = await findMember(deps.db, customer.id, { id: session.memberId });
+      if (!member) throw new ResourceNotFound();
+      return {
+        type: "member" as const,
+        name: member.name,
+        email: member.email,
+        customer_id: customer.id,
+        member_id: member.id,
+        role: member.role,
+      };
+    },
+
     /** Bearer-token resolvers for `polar_cst_` (customer) and `polar_mst_` (member) tokens. */
     authenticators(): Map<string, TokenAuthenticator> {
       const customerSession = async (token: string): Promise<Principal | null> => {

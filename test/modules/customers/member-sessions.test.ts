@@ -306,6 +306,50 @@ describe("the portal with a member session", () => {
     expect(response.json().error).toBe("invalid_token");
   });
 
+  describe("GET /v1/customer-portal/customer-session/user", () => {
+    it("names the member and its role for a member session, the customer for a customer session", async () => {
+      const member = await get("/v1/customer-portal/customer-session/user", sessions.billing);
+      expect(member.statusCode, member.body).toBe(200);
+      expectReferenceResponse("customer_portal:customer-session:get_authenticated_user", 200, member.json());
+      expect(member.json()).toEqual({
+        type: "member",
+        name: billing.name,
+        email: "money@acme.example",
+        customer_id: acme.id,
+        member_id: billing.id,
+        role: "billing_manager",
+      });
+      const customer = await get("/v1/customer-portal/customer-session/user", customerSession);
+      expectReferenceResponse("customer_portal:customer-session:get_authenticated_user", 200, customer.json());
+      expect(customer.json()).toEqual({
+        type: "customer",
+        name: acme.name,
+        email: "billing@acme.example",
+        customer_id: acme.id,
+        member_id: null,
+        role: null,
+      });
+    });
+
+    badInputTable(
+      () => ctx.request,
+      [
+        {
+          name: "no token",
+          request: () => ({ method: "GET", url: "/v1/customer-portal/customer-session/user" }),
+          status: 401,
+          error: "Unauthorized",
+        },
+        {
+          name: "an organization token",
+          request: () => ({ method: "GET", url: "/v1/customer-portal/customer-session/user", token }),
+          status: 401,
+          error: "Unauthorized",
+        },
+      ],
+    );
+  });
+
   describe("GET /v1/customer-portal/customer-session/introspect", () => {
     it("describes a member session and a customer session", async () => {
       const opened = (await open({ customer_id: acme.id, member_id: plain.id, return_url: "https://acme.example/back" })).json();
