@@ -100,6 +100,14 @@ describe("POST /v1/customer-sessions/ for a member", () => {
     expect(await memberEvents(solo.id)).toEqual([{ type: "member.created" }]);
   });
 
+  it("makes one owner when sessions for an individual customer without one are opened in parallel", async () => {
+    const solo = await createCustomer(ctx.deps, org.id);
+    const responses = await Promise.all(Array.from({ length: 6 }, () => open({ customer_id: solo.id })));
+    expect(responses.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(await ctx.deps.db.selectFrom("members").select("id").where("customer_id", "=", solo.id).execute()).toHaveLength(1);
+    expect(await memberEvents(solo.id)).toHaveLength(1);
+  });
+
   it("ignores the member fields when the organization has no member model: a customer session", async () => {
     const other = await createOrganization(ctx.deps);
     const otherToken = await createOrganizationToken(ctx.deps, other.id, ["customer_sessions:write"]);
