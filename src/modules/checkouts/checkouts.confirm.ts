@@ -132,7 +132,13 @@ async function completeCheckout(
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
   const productPrices = pricesIn(product, checkout.currency);
-  const customer = await linkCustomer(db, checkout, taxId, now, productPrices.some((p) => p.amount_type === "seat_based"));
+  const customer = await linkCustomer(
+    db,
+    checkout,
+    taxId,
+    now,
+    productPrices.some((p) => p.amount_type === "seat_based"),
+  );
   if (memberManagementEnabled(organization)) await ensureOwner(db, customer, null, now);
   const method = input.savedMethod
     ? await savePaymentMethod(db, { organizationId: organization.id, customerId: customer.id, method: input.savedMethod, now })
