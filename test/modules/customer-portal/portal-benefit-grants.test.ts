@@ -11,6 +11,7 @@ import {
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { buyGrants } from "../benefits/grant-fixtures.ts";
+import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 let ctx: TestContext;
@@ -122,7 +123,7 @@ describe("/v1/customer-portal/benefit-grants/", () => {
     // No grant is made for a member.
     expect((await list(`?member_id=${randomUUID()}`)).items).toEqual([]);
     expect((await list("?sorting=-type")).items.map((grant) => grant.benefit.type)).toEqual(["license_keys", "discord", "custom"]);
-    expect((await list("?sorting=-product_benefit")).items[0]!.id).toBe(grantIds.discord);
+    expect((await list("?sorting=-product_benefit&sorting=-granted_at")).items[0]!.id).toBe(grantIds.discord);
     expect((await list("?sorting=organization&limit=1&page=3")).items).toHaveLength(1);
   });
 
@@ -188,6 +189,17 @@ describe("/v1/customer-portal/benefit-grants/", () => {
     const refused = await patch(grantIds.club, { benefit_type: "custom" }, subscriber);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual({ error: "NotPermitted", detail: "Cannot update a revoked benefit grant." });
+  });
+
+  it("a member session, even the owner's, sees only grants made for its member: none yet", async () => {
+    await enableMembers(ctx.deps, org.id);
+    const customer = { id: bought.order.customer_id, organization_id: org.id };
+    const owner = await createMember(ctx.deps, customer, "owner");
+    const token = await createMemberSessionToken(ctx.deps, customer.id, owner.id);
+    expect((await list("", token)).items).toEqual([]);
+    const read = await ctx.request({ method: "GET", url: url(grantIds.license), token });
+    expect(read.statusCode).toBe(404);
+    expect((await patch(grantIds.license, { benefit_type: "license_keys" }, token)).statusCode).toBe(404);
   });
 
   const unchanged = async () => {
