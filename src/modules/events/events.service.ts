@@ -7,7 +7,14 @@ import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
 import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
-import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
+import {
+  findLiveCustomerOrganizations,
+  insertEvents,
+  isExternalIdConflict,
+  prepareEventColumns,
+  type EventInsert,
+} from "./events-ingest.repository.ts";
+import { meterSpecsForIngest } from "../meters/meter-aggregates.repository.ts";
 import type {
   Event,
   EventCreate,
@@ -112,6 +119,24 @@ export function createEventService(deps: Deps) {
     return issues;
   }
 
+  /**
+   * Stores the rows and adds them to their organizations' meters, in one transaction that holds the
+   * meter definitions' shared lock; a batch meeting a known external id goes again skipping duplicates.
+   */
+  async function storeWithMeters(rows: readonly EventInsert[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const columns = await prepareEventColumns(rows);
+    const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
+    const attempt = (skipDuplicates: boolean) =>
+      db.transaction().execute(async (trx) => insertEvents(trx, columns, skipDuplicates, await meterSpecsForIngest(trx, organizationIds)));
+    try {
+      return await attempt(false);
+    } catch (error) {
+      if (!isExternalIdConflict(error)) throw error;
+      return attempt(true);
+    }
+  }
+
   return {
     /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
     async ingest(body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
@@ -128,7 +153,7 @@ export function createEventService(deps: Deps) {
       const rows = dropRepeatedExternalIds(
         await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
       );
-      const inserted = await insertEventsSkippingDuplicates(db, rows);
+      const inserted = await storeWithMeters(rows);
       return { inserted, duplicates: body.events.length - inserted };
     },
 
