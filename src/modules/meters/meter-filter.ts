@@ -131,10 +131,11 @@ function compileClause(clause: FilterClause, alias: string): RawBuilder<SqlBool>
   // with numbers only, a boolean with booleans only; a missing key matches nothing, even `ne`.
   if (typeof clause.value === "string")
     return sql<SqlBool>`((${column(alias, "metadata")} #>> ${property.path}::text[]) ${op} ${operand}::text)`;
+  // CASE, not AND: SQL may evaluate the operands of AND in any order, and the cast fails on other types.
   if (typeof clause.value === "number") {
-    return sql<SqlBool>`(jsonb_typeof(${json}) = 'number' AND (${json})::numeric ${op} ${clause.value}::numeric)`;
+    return sql<SqlBool>`(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric ${op} ${clause.value}::numeric ELSE false END)`;
   }
-  return sql<SqlBool>`(jsonb_typeof(${json}) = 'boolean' AND (${json})::boolean ${op} ${clause.value}::boolean)`;
+  return sql<SqlBool>`(CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${json})::boolean ${op} ${clause.value}::boolean ELSE false END)`;
 }
 
 /** The filter as a boolean SQL expression over the event row `alias`; empty clauses match every event. */
