@@ -90,7 +90,7 @@ const clause = fc.oneof(
 const conjunction = fc.constantFrom("and" as const, "or" as const);
 // Often empty (every event) or a disjunction, so that most ranges have something to count.
 const filter: fc.Arbitrary<MeterFilter> = fc.oneof(
-  { weight: 2, arbitrary: fc.constant({ conjunction: "and" as const, clauses: [] }) },
+  { weight: 2, arbitrary: fc.constant<MeterFilter>({ conjunction: "and", clauses: [] }) },
   {
     weight: 3,
     arbitrary: fc.record({
