@@ -1,4 +1,7 @@
+import { sql, type Expression, type SqlBool } from "kysely";
 import type { Deps } from "../../context.ts";
+import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meter-filter.ts";
+import { findMeter } from "../meters/meters.repository.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../kit/errors.ts";
@@ -137,6 +140,25 @@ export function createEventService(deps: Deps) {
     }
   }
 
+  /** The list's `meter_id` (the meter's organization and its events) and `filter` (clauses as JSON text). */
+  async function meterConditions(query: EventListQuery, allowed: OrganizationScope): Promise<Expression<SqlBool>[]> {
+    const conditions: Expression<SqlBool>[] = [];
+    if (query.filter !== undefined) {
+      const parsed = parseFilterText(query.filter);
+      if ("issues" in parsed) throw new RequestValidationError(parsed.issues);
+      conditions.push(compileFilter(parsed.filter, "e"));
+    }
+    if (query.meter_id !== undefined) {
+      const meter = await findMeter(db, query.meter_id, allowed);
+      if (!meter) throw new RequestValidationError([fieldIssue(["query", "meter_id"], "Meter not found.", query.meter_id, "meter_id")]);
+      conditions.push(
+        sql<SqlBool>`e.organization_id = ${meter.organization_id}::uuid`,
+        meterEventCondition(meter.filter, meter.aggregation, "e"),
+      );
+    }
+    return conditions;
+  }
+
   return {
     /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
     async ingest(body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
@@ -158,7 +180,9 @@ export function createEventService(deps: Deps) {
     },
 
     async list(query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
+      const conditions = await meterConditions(query, allowed);
       const filter: EventFilter = {
+        conditions,
         ...ownerFilter(query, allowed),
         names: query.name,
         after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),

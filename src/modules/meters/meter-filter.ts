@@ -1,7 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import { containsPattern } from "../../kit/pagination.ts";
 import { fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
-import type { FilterClause, FilterOperator, MeterAggregation, MeterFilter } from "./meters.schemas.ts";
+import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
+import { Filter, type FilterClause, type FilterOperator, type MeterAggregation, type MeterFilter } from "./meters.schemas.ts";
 
 /**
  * The meter filter grammar, pure: which event property a clause names, the 422 issues of a filter
@@ -172,4 +173,24 @@ export function meterEventCondition(filter: MeterFilter, aggregation: MeterAggre
   const matches = compileFilter(filter, alias);
   if (aggregation.func === "count" || aggregation.func === "unique") return matches;
   return sql<SqlBool>`(${matches} AND ${aggregatedValue(aggregation, alias).numeric} IS NOT NULL)`;
+}
+
+const validateFilter = bodyAjv.compile<MeterFilter>(Filter);
+
+/**
+ * A filter sent as JSON text (the events list's `filter`): the filter, or its issues. As the anchor,
+ * each `loc` is the path inside the filter, without the `query` prefix.
+ */
+export function parseFilterText(text: string): { filter: MeterFilter } | { issues: ValidationIssue[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { issues: [fieldIssue([], "Invalid JSON", text, "json_invalid")] };
+  }
+  if (!validateFilter(value)) {
+    return { issues: toValidationIssues("body", validateFilter.errors ?? []).map((issue) => ({ ...issue, loc: issue.loc.slice(1) })) };
+  }
+  const issues = filterIssues(value, []);
+  return issues.length > 0 ? { issues } : { filter: value };
 }
