@@ -87,12 +87,15 @@ export const Meter = Type.Object(
     id: Uuid4({ description: "The ID of the object." }),
     name: Type.String({ description: "The name of the meter. Will be shown on customer's invoices and usage." }),
     unit: MeterUnit,
-    custom_label: Nullable(Type.String(), { description: "The label for the custom unit." }),
-    custom_multiplier: Nullable(Type.Integer(), { description: "The multiplier to convert from base unit to display scale." }),
+    // The next three are optional in the reference; always sent here.
+    custom_label: Type.Optional(Nullable(Type.String(), { description: "The label for the custom unit." })),
+    custom_multiplier: Type.Optional(
+      Nullable(Type.Integer(), { description: "The multiplier to convert from base unit to display scale." }),
+    ),
     filter: Filter,
     aggregation: AggregationOutput,
     organization_id: Uuid4({ description: "The ID of the organization owning the meter." }),
-    archived_at: Nullable(DateTime(), { description: "When the meter was archived; null while it is active." }),
+    archived_at: Type.Optional(Nullable(DateTime(), { description: "When the meter was archived; null while it is active." })),
   },
   { title: "Meter" },
 );
