@@ -172,6 +172,28 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(Number(rows[0]!.events)).toBe(50);
   });
 
+  it("counts every event once when its meters are created while batches are being ingested", async () => {
+    const batches = Array.from({ length: 12 }, (_, b) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        name: "race",
+        external_customer_id: `r${i % 4}`,
+        external_id: `race-${b}-${i}`,
+        timestamp: at(`2026-03-02T0${i % 10}:00:00Z`),
+        metadata: { n: 1 },
+      })),
+    );
+    // Meters created at staggered moments, so that creations land among the batches (each is then
+    // fed partly by ingest, partly by its back-fill); some batches are sent twice.
+    const creations = [5, 20, 40].map(async (delay, k) => {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      return createMeter(`Raced ${k}`, "race", { func: "sum", property: "n" });
+    });
+    const sent = [...batches, ...batches.slice(0, 4)].map((batch) => ingest(ctx, token, batch));
+    const [meters] = await Promise.all([Promise.all(creations), Promise.all(sent)]);
+    await runBackfills(ctx);
+    for (const meter of meters) expect((await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total).toBe(12 * 40);
+  });
+
   describe("bad input", () => {
     const get =
       (query: string, as: () => string | null = () => readToken, id = () => count) =>
