@@ -1,20 +1,14 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
-import type { MeterAggregation, MeterFilter } from "./meters.schemas.ts";
 import { findMetersOfOrganizations } from "./meters.repository.ts";
 import { toMeterSpec } from "./meters.mapper.ts";
+import type { MeterSpec } from "./meters.table.ts";
+
+export type { MeterSpec };
 
 // The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written by ingest in
 // the statement that inserts the events, and by the back-fill; the quantities read them.
-
-/** What aggregating needs of a meter. */
-export interface MeterSpec {
-  id: string;
-  organization_id: string;
-  filter: MeterFilter;
-  aggregation: MeterAggregation;
-}
 
 /** The customer an event names, as the buckets key it: `c:<customer id>` or `e:<external id>`. */
 export const customerKey = (alias: string) =>

@@ -1,6 +1,5 @@
-import type { MeterSpec } from "./meter-aggregates.repository.ts";
 import type { Meter } from "./meters.schemas.ts";
-import type { MeterRow } from "./meters.table.ts";
+import type { MeterRow, MeterSpec } from "./meters.table.ts";
 
 export const toMeter = (row: MeterRow): Meter => ({
   metadata: row.metadata,

@@ -6,14 +6,7 @@ import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIs
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import type { Executor } from "../../db/database.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
-import {
-  backfillMeter,
-  cutInstant,
-  lockMeterDefinitions,
-  meterHasBuckets,
-  meterHasEventsBefore,
-  type MeterSpec,
-} from "./meter-aggregates.repository.ts";
+import { backfillMeter, cutInstant, lockMeterDefinitions, meterHasBuckets, meterHasEventsBefore } from "./meter-aggregates.repository.ts";
 import { filterIssues, normalizeAggregation } from "./meter-filter.ts";
 import type { MeterCreate, MeterListQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
 import * as repo from "./meters.repository.ts";

@@ -26,6 +26,9 @@ export interface MetersTable {
 }
 export type MeterRow = Selectable<MetersTable>;
 
+/** What aggregating needs of a meter. */
+export type MeterSpec = Pick<MeterRow, "id" | "organization_id" | "filter" | "aggregation">;
+
 /** Per meter, customer (`c:<id>` or `e:<external id>`) and UTC hour: the exact partial aggregates. */
 export interface MeterBucketsTable {
   meter_id: string;

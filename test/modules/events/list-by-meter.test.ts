@@ -59,7 +59,7 @@ const list = async (query: string) => {
   expectReferenceResponse("events:list", 200, response.json());
   return response
     .json<{ items: { metadata: Record<string, unknown>; name: string }[] }>()
-    .items.map((e) => `${e.name}:${String(e.metadata.tokens ?? "-")}`);
+    .items.map((e) => `${e.name}:${JSON.stringify(e.metadata.tokens ?? "-")}`);
 };
 const encoded = (filter: unknown) => encodeURIComponent(JSON.stringify(filter));
 

@@ -160,7 +160,7 @@ async function direct(organizationId: string, meterFilter: MeterFilter, agg: { f
   const perBucket =
     q.customerFunction === null
       ? sql`SELECT k, ${quantity} AS quantity FROM matched GROUP BY k UNION ALL SELECT NULL, ${quantity} FROM matched`
-      : sql`SELECT k, ${across[q.customerFunction as keyof typeof across]} AS quantity FROM (
+      : sql`SELECT k, ${across[q.customerFunction]} AS quantity FROM (
           SELECT k, customer, ${quantity} AS q FROM matched GROUP BY k, customer
           UNION ALL SELECT NULL, customer, ${quantity} FROM matched GROUP BY customer) c GROUP BY k`;
   const customerFilter = q.customers === null ? sql`true` : sql`customer_external = ANY(${q.customers}::text[])`;
@@ -196,7 +196,7 @@ async function answered(meterId: string, token: string, q: Query) {
   });
   if (q.customerFunction !== null) search.set("customer_aggregation_function", q.customerFunction);
   for (const id of q.customers ?? []) search.append("external_customer_id", id);
-  const response = await ctx.request({ method: "GET", url: `/v1/meters/${meterId}/quantities?${search}`, token });
+  const response = await ctx.request({ method: "GET", url: `/v1/meters/${meterId}/quantities?${search.toString()}`, token });
   expect(response.statusCode, response.body).toBe(200);
   return response.json();
 }

@@ -37,7 +37,7 @@ type Quantities = { quantities: { timestamp: string; quantity: number }[]; total
 async function quantities(id: string, query: Record<string, string | string[]>, as = readToken): Promise<Quantities> {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) for (const v of [value].flat()) search.append(key, v);
-  const response = await ctx.request({ method: "GET", url: `/v1/meters/${id}/quantities?${search}`, token: as });
+  const response = await ctx.request({ method: "GET", url: `/v1/meters/${id}/quantities?${search.toString()}`, token: as });
   expect(response.statusCode, response.body).toBe(200);
   expectReferenceResponse("meters:quantities", 200, response.json());
   return response.json<Quantities>();
