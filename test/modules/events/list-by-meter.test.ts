@@ -58,8 +58,8 @@ const list = async (query: string) => {
   expect(response.statusCode, response.body).toBe(200);
   expectReferenceResponse("events:list", 200, response.json());
   return response
-    .json<{ items: { metadata: Record<string, unknown>; name: string }[] }>()
-    .items.map((e) => `${e.name}:${JSON.stringify(e.metadata.tokens ?? "-")}`);
+    .json<{ items: { metadata: Record<string, string | number | boolean>; name: string }[] }>()
+    .items.map((e) => `${e.name}:${String(e.metadata.tokens ?? "-")}`);
 };
 const encoded = (filter: unknown) => encodeURIComponent(JSON.stringify(filter));
 
