@@ -114,6 +114,11 @@ let zoneNames: Promise<Set<string>> | null = null;
 export function knownTimeZones(db: Executor): Promise<Set<string>> {
   zoneNames ??= sql<{ name: string }>`SELECT name FROM pg_timezone_names WHERE name NOT LIKE 'posix/%' AND name NOT LIKE 'right/%'`
     .execute(db)
-    .then(({ rows }) => new Set(rows.map((row) => row.name)));
+    .then(({ rows }) => new Set(rows.map((row) => row.name)))
+    .catch((error: unknown) => {
+      // A failed read is not remembered: the next request reads again.
+      zoneNames = null;
+      throw error;
+    });
   return zoneNames;
 }
