@@ -11,6 +11,7 @@ let orgId: string;
 let token: string;
 let readToken: string;
 let foreignToken: string;
+let unscopedToken: string;
 
 beforeAll(async () => {
   ({
@@ -19,6 +20,7 @@ beforeAll(async () => {
     tokens: [token, readToken],
   } = await openOrganizationContext(["meters:write", "events:write"], ["meters:read"]));
   foreignToken = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, ["meters:read"]);
+  unscopedToken = await createOrganizationToken(ctx.deps, orgId, ["events:write"]);
 });
 afterAll(() => ctx.close());
 
@@ -194,6 +196,31 @@ describe("GET /v1/meters/{id}/quantities", () => {
     for (const meter of meters) expect((await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total).toBe(12 * 40);
   });
 
+  it("answers a range whose end is before its start as the anchor, in the reference's error shape", async () => {
+    const response = await ctx.request({
+      method: "GET",
+      url: `/v1/meters/${count}/quantities?start_timestamp=2026-03-03T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=day`,
+      token: readToken,
+    });
+    expect(response.statusCode).toBe(422);
+    expectReferenceResponse("meters:quantities", 422, response.json());
+    expect(response.json().detail).toEqual([
+      {
+        loc: ["query"],
+        msg: "The interval is too small for the given date range. Use a larger interval or reduce the date range.",
+        type: "value_error",
+        input: { start_timestamp: "2026-03-03T00:00:00Z", end_timestamp: "2026-03-01T00:00:00Z", interval: "day" },
+      },
+    ]);
+    const missing = await ctx.request({
+      method: "GET",
+      url: `/v1/meters/${count}/quantities?start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-02T00:00:00Z&interval=day`,
+      token: foreignToken,
+    });
+    expect(missing.statusCode).toBe(404);
+    expectReferenceResponse("meters:quantities", 404, missing.json());
+  });
+
   describe("bad input", () => {
     const get =
       (query: string, as: () => string | null = () => readToken, id = () => count) =>
@@ -268,7 +295,15 @@ describe("GET /v1/meters/{id}/quantities", () => {
           loc: ["path", "id"],
         },
         { name: "another organization's meter", request: get(ok, () => foreignToken), status: 404, error: "ResourceNotFound" },
+        {
+          name: "an overlong external customer id",
+          request: get(`${ok}&external_customer_id=${"x".repeat(257)}`),
+          status: 422,
+          loc: ["query", "external_customer_id", 0],
+        },
+        { name: "an empty time zone", request: get(`${ok}&timezone=`), status: 422, loc: ["query", "timezone"] },
         { name: "no token", request: get(ok, () => null), status: 401 },
+        { name: "a token without meter scopes", request: get(ok, () => unscopedToken), status: 403, error: "insufficient_scope" },
       ],
     );
   });
