@@ -1,6 +1,6 @@
-import { sql, type RawBuilder, type SqlBool } from "kysely";
-import type { Executor } from "../../db/database.ts";
-import type { MetadataFilter } from "../../kit/pagination.ts";
+import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
+import { metadataMatches, type MetadataFilter } from "../../kit/pagination.ts";
 import { customerKey, type MeterSpec } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
@@ -95,14 +95,7 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
         ? sql`(e.ingested_at < ${request.pendingCut} OR date_trunc('hour', e."timestamp") IN (SELECT h FROM split))`
         : sql`false`;
   const metadataMatch =
-    request.metadata === null
-      ? sql<SqlBool>`true`
-      : sql.join(
-          Object.entries(request.metadata).map(
-            ([key, values]) => sql<SqlBool>`(e.metadata ->> ${key}) = ANY(${typeof values === "string" ? [values] : [...values]}::text[])`,
-          ),
-          sql` AND `,
-        );
+    request.metadata === null ? sql<SqlBool>`true` : metadataMatches(expressionBuilder<Database, never>(), "e.metadata", request.metadata);
   const rawEvents = sql`SELECT e.* FROM events e, span
       WHERE e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= span.lo AND e."timestamp" < span.hi AND ${rawScope}
     UNION ALL
