@@ -1,5 +1,7 @@
 import type { Deps } from "./context.ts";
+import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
+import { createPortalBenefitGrantService } from "./modules/customer-portal/benefit-grants.service.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
 import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
@@ -95,6 +97,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customFields: createCustomFieldService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
+    benefitGrants: createBenefitGrantService(deps),
+    portalBenefitGrants: createPortalBenefitGrantService(deps),
     checkoutSessions,
     checkoutConfirmation,
     checkouts,

@@ -34,6 +34,7 @@ import type * as SI from "../../src/modules/subscriptions/subscription-inputs.sc
 import type * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
 import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts";
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
+import * as CPBG from "../../src/modules/customer-portal/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
 import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
 import * as PA from "../../src/modules/payments/payments.schemas.ts";
@@ -356,6 +357,25 @@ const _customerStateBenefitGrant: AssertAssignable<CST.CustomerStateBenefitGrant
 const _customerStateMeter: AssertAssignable<S<typeof CST.CustomerStateMeter>, models.CustomerStateMeter> = true;
 const _customerState: AssertAssignable<CST.CustomerState, SdkCustomerState> = true;
 
+// Benefit grants: the organization's list, the webhook payloads and the portal's views and update.
+const _benefitGrant: AssertAssignable<S<typeof BG.BenefitGrant>, models.BenefitGrant> = true;
+const _benefitGrantList: AssertAssignable<
+  S<typeof BG.ListResourceBenefitGrant>,
+  { items: models.BenefitGrant[]; pagination: models.Pagination }
+> = true;
+const _benefitGrantWebhook: AssertAssignable<S<typeof BG.BenefitGrantWebhook>, models.BenefitGrantWebhook> = true;
+const _benefitGrantSort: AssertEqual<NonNullable<BG.BenefitGrantListQuery["sorting"]>[number], models.BenefitGrantSortProperty> = true;
+const _customerBenefitGrant: AssertAssignable<CPBG.CustomerBenefitGrant, models.CustomerBenefitGrant> = true;
+const _customerBenefitGrantList: AssertAssignable<
+  S<typeof CPBG.ListResourceCustomerBenefitGrant>,
+  { items: models.CustomerBenefitGrant[]; pagination: models.Pagination }
+> = true;
+const _customerBenefitGrantUpdateIn: AssertAssignable<models.CustomerBenefitGrantUpdate, CPBG.CustomerBenefitGrantUpdate> = true;
+const _customerBenefitGrantSort: AssertEqual<
+  NonNullable<CPBG.CustomerBenefitGrantListQuery["sorting"]>[number],
+  models.CustomerBenefitGrantSortProperty
+> = true;
+
 // Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).
 // Public benefits follow the benefit waiver.
 const _waiverCustomerOrder: AssertAssignable<"units", keyof models.CustomerOrder> = true;
@@ -672,6 +692,13 @@ const mirrored: Record<string, TSchema> = {
   BenefitGrantCustomProperties: BG.BenefitGrantCustomProperties,
   BenefitGrantFeatureFlagProperties: BG.BenefitGrantFeatureFlagProperties,
   BenefitGrantSlackSharedChannelProperties: BG.BenefitGrantSlackSharedChannelProperties,
+  BenefitGrantMeterCreditProperties: BG.BenefitGrantMeterCreditProperties,
+  BenefitGrantError: BG.BenefitGrantError,
+  // BenefitGrant itself is not mirrored: it leaves out the optional `member` (no grant is made for a
+  // member yet); the SDK's model type and the list's responses check it instead.
+  BenefitSubscriberOrganization: CPBG.BenefitSubscriberOrganization,
+  CustomerBenefitGrant: CPBG.CustomerBenefitGrant,
+  CustomerBenefitGrantUpdate: CPBG.CustomerBenefitGrantUpdate,
   CustomerStateSubscriptionMeter: CST.CustomerStateSubscriptionMeter,
   CustomerStateSubscription: CST.CustomerStateSubscription,
   CustomerStateBenefitGrant: CST.CustomerStateBenefitGrant,
