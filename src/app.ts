@@ -13,7 +13,7 @@ import { registerErrorHandling } from "./kit/http-errors.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
-import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
+import { UUID4_PATTERN, compileBodyValidator, paramsAjv } from "./kit/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./kit/versioning.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
@@ -77,7 +77,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerApiVersioning(app);
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER] });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : paramsAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
