@@ -18,6 +18,7 @@ const EnvSchema = Type.Object({
   CHECKOUT_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 5_000 }),
   EMBEDDED_POSTGRES_PORT: Type.Optional(Port),
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   ADMIN_TOKEN: Type.Optional(Type.String({ pattern: "^polar_pat_[A-Za-z0-9]{32,}$" })),
@@ -66,6 +67,8 @@ export interface Config {
   readonly checkoutBaseUrl: string;
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** How long a request waits for a database connection before answering 503 (0: forever). */
+  readonly databaseConnectTimeoutMs: number;
   readonly embeddedPostgresPort: number | undefined;
   readonly dataDir: string;
   readonly adminToken: string | undefined;
@@ -152,6 +155,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
     dataDir: path.resolve(env.DATA_DIR),
     adminToken: env.ADMIN_TOKEN,
