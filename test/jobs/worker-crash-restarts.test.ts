@@ -9,6 +9,8 @@ import { buildApp } from "../../src/app.ts";
 import type { Deps } from "../../src/context.ts";
 import { connect, type Connection } from "../../src/db/connection.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
+import { enqueueJob } from "../../src/jobs/queue.ts";
+import { TaskName } from "../../src/jobs/task-names.ts";
 import { LEASE_GRACE_MS } from "../../src/jobs/worker-leases.ts";
 import { organizationClock } from "../../src/kit/clock.ts";
 import type { OrderRow } from "../../src/modules/orders/orders.table.ts";
@@ -22,7 +24,7 @@ import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/throwaw
  * the test's own: each invoice job completes within seconds of a worker being up again (not after
  * graphile-worker's four hours), and no job is released while the process running it lives.
  */
-const BATCH = 8;
+const BATCH = 5;
 /** From a worker being up to every job done: the lease grace period, a recovery pass, the work. */
 const COMPLETION_MS = LEASE_GRACE_MS + 30_000;
 
@@ -91,20 +93,41 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number, what:
   }
 }
 
-/** Orders whose invoices are requested through the API, one job each. */
-async function requestInvoices(): Promise<OrderRow[]> {
+async function newOrders(): Promise<OrderRow[]> {
   const customer = await createCustomer(deps, organizationId);
   const orders: OrderRow[] = [];
   for (let i = 0; i < BATCH; i++) orders.push(await createOrder(deps, organizationId, { customer, product: null }));
-  for (const order of orders) {
-    const response = await app.inject({
-      method: "POST",
-      url: `/v1/orders/${order.id}/invoice`,
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(response.statusCode, response.body).toBe(202);
-  }
   return orders;
+}
+
+const requestInvoice = async (order: OrderRow) => {
+  const response = await app.inject({
+    method: "POST",
+    url: `/v1/orders/${order.id}/invoice`,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.statusCode, response.body).toBe(202);
+};
+
+/** Orders whose invoices are requested through the API, one job each. */
+async function requestInvoices(): Promise<OrderRow[]> {
+  const orders = await newOrders();
+  for (const order of orders) await requestInvoice(order);
+  return orders;
+}
+
+/**
+ * Invoices requested while the first order's row is locked by the test: the worker that takes that
+ * order's job renders it, then waits inside it to record it, so a kill always lands while the
+ * process holds a job. (That job is queued as the API queues it; the API's own request would wait
+ * on the lock too.) `blocked()` counts the sessions waiting on the lock.
+ */
+async function requestInvoicesHoldingOne() {
+  const orders = await newOrders();
+  const hold = await holdOrder(orders[0]!);
+  for (const order of orders.slice(1)) await requestInvoice(order);
+  await enqueueJob(deps.db, TaskName.orderInvoice, { orderId: orders[0]!.id }, { jobKey: `${TaskName.orderInvoice}:${orders[0]!.id}` });
+  return { orders, hold };
 }
 
 const generated = async (orders: OrderRow[]) =>
@@ -124,10 +147,6 @@ const generated = async (orders: OrderRow[]) =>
 const allGenerated = (orders: OrderRow[], what: string) =>
   until(async () => (await generated(orders)) === orders.length, COMPLETION_MS, what);
 
-/**
- * Holds the row lock of an order, so the worker that takes its job waits inside it: a kill then
- * always lands while the process has a job locked. `blocked()` counts the sessions waiting on it.
- */
 async function holdOrder(order: OrderRow) {
   const holder = new pg.Client({ connectionString: cluster.url });
   await holder.connect();
@@ -152,8 +171,7 @@ async function holdOrder(order: OrderRow) {
 
 /** Invoices requested while one is held, the process killed inside that job, the hold released. */
 async function crashDuringAJob(server: Spawned): Promise<OrderRow[]> {
-  const orders = await requestInvoices();
-  const hold = await holdOrder(orders[0]!);
+  const { orders, hold } = await requestInvoicesHoldingOne();
   try {
     await until(async () => (await hold.blocked()) === 1, 60_000, "the worker waits inside the held job");
     await kill(server);
@@ -173,8 +191,7 @@ describe("jobs across database restarts and crashes", () => {
     async () => {
       const [first, second] = [await startServer(), await startServer()];
       await restartDatabase();
-      const orders = await requestInvoices();
-      const hold = await holdOrder(orders[0]!);
+      const { orders, hold } = await requestInvoicesHoldingOne();
       try {
         await until(async () => (await hold.blocked()) === 1, 60_000, "a worker waits inside the held job");
         // Well past the grace period and several recovery passes: the held job stays with its worker.
