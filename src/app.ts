@@ -62,6 +62,15 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
     bodyLimit: config.bodyLimitBytes,
+    // Slow clients: all headers within headersMs and the whole request within requestMs (else 408),
+    // idle kept-alive connections closed after keepAliveMs (longer than common load balancers' 60 s,
+    // so the balancer closes first). Node checks the first two every `connectionsCheckingInterval`.
+    requestTimeout: config.httpTimeouts.requestMs,
+    keepAliveTimeout: config.httpTimeouts.keepAliveMs,
+    http: {
+      headersTimeout: config.httpTimeouts.headersMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.httpTimeouts.headersMs / 4))),
+    },
     // Parameters as long as a URL can be, so an overlong id reaches validation and answers 422.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     requestIdHeader: false,

@@ -28,6 +28,9 @@ const EnvSchema = Type.Object({
     { default: "info" },
   ),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 72_000 }),
   CHECKOUT_TTL_SECONDS: Type.Integer({ minimum: 60, default: 86_400 }),
   CUSTOMER_SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 3_600 }),
   WORKER_ENABLED: Type.Optional(Bool),
@@ -75,6 +78,8 @@ export interface Config {
   readonly secretKey: string | undefined;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
+  /** Node's HTTP server timeouts (see README, Configuration). */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
   readonly checkoutTtlSeconds: number;
   readonly customerSessionTtlSeconds: number;
   readonly workerEnabled: boolean;
@@ -128,6 +133,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message} (got ${JSON.stringify(raw[name] ?? null)})`);
   }
   const env = converted as Env;
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError("Invalid environment variable HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS");
+  }
   if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
     throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
   }
@@ -162,6 +170,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SECRET_KEY,
     logLevel: env.LOG_LEVEL,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    httpTimeouts: Object.freeze({
+      headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    }),
     checkoutTtlSeconds: env.CHECKOUT_TTL_SECONDS,
     customerSessionTtlSeconds: env.CUSTOMER_SESSION_TTL_SECONDS,
     workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",
