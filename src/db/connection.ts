@@ -13,9 +13,10 @@ export interface Connection {
 
 /**
  * `connectTimeoutMs`: how long a query waits for a connection, whether the pool is opening one or
- * all are busy, before failing (answered 503 by the HTTP layer); 0 waits forever.
+ * all are busy, before failing (answered 503 by the HTTP layer); 0 (tools, tests) waits forever.
+ * The server passes DATABASE_CONNECT_TIMEOUT_MS.
  */
-export function connect(url: string, poolSize = 10, connectTimeoutMs = 5_000): Connection {
+export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Connection {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
