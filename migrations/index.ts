@@ -19,6 +19,7 @@ import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_av
 import * as refunds from "./2026-11-24T0160_refunds.ts";
 import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_sessions.ts";
 import * as meters from "./2026-11-24T0190_meters.ts";
+import * as workerLeaseRenewals from "./2026-11-24T0200_worker_lease_renewals.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0160_refunds": refunds,
   "2026-11-24T0170_members_and_member_sessions": membersAndMemberSessions,
   "2026-11-24T0190_meters": meters,
+  "2026-11-24T0200_worker_lease_renewals": workerLeaseRenewals,
 };
 
 /**

@@ -13,7 +13,7 @@ import { registerErrorHandling } from "./kit/http-errors.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
-import { UUID4_PATTERN, bodyAjv, paramsAjv } from "./kit/validation.ts";
+import { UUID4_PATTERN, compileBodyValidator, paramsAjv } from "./kit/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./kit/versioning.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
@@ -70,6 +70,15 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
     bodyLimit: config.bodyLimitBytes,
+    // Slow clients: all headers within headersMs and the whole request within requestMs (else 408),
+    // idle kept-alive connections closed after keepAliveMs (longer than common load balancers' 60 s,
+    // so the balancer closes first). Node checks the first two every `connectionsCheckingInterval`.
+    requestTimeout: config.httpTimeouts.requestMs,
+    keepAliveTimeout: config.httpTimeouts.keepAliveMs,
+    http: {
+      headersTimeout: config.httpTimeouts.headersMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.httpTimeouts.headersMs / 4))),
+    },
     // Parameters as long as a URL can be, so an overlong id reaches validation and answers 422.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     requestIdHeader: false,
@@ -85,7 +94,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerApiVersioning(app);
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER] });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : paramsAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });

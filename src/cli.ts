@@ -8,6 +8,7 @@ import { createAccessTokenService } from "./modules/organizations/access-tokens.
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import { seedDemo } from "./seed.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
+import { runWorkerProcess } from "./worker-main.ts";
 
 const USAGE = `Usage: commerce-api <command>
 
@@ -15,6 +16,7 @@ const USAGE = `Usage: commerce-api <command>
   organization create --name NAME [--slug SLUG] [--json]
   token create --organization ID --scopes a,b [--comment TEXT] [--expires-in P30D] [--json]
   seed demo [--json]                              demo organization, product, discount, open checkout and token
+  worker                                          run only the job worker (API processes: WORKER_ENABLED=false)
 `;
 
 const slugify = (name: string) =>
@@ -45,12 +47,17 @@ async function run(argv: string[]): Promise<void> {
     },
   });
   const command = positionals.join(" ");
-  if (values.help || !["migrate", "organization create", "token create", "seed demo"].includes(command)) {
+  if (values.help || !["migrate", "organization create", "token create", "seed demo", "worker"].includes(command)) {
     process.stdout.write(USAGE);
     if (!values.help) process.exitCode = 2;
     return;
   }
   const config = loadConfig();
+  if (command === "worker") {
+    // Its own embedded database would be a queue no API process sees.
+    if (!config.databaseUrl) throw new UsageError("commerce-api worker needs DATABASE_URL: the database the API processes use");
+    return runWorkerProcess(config);
+  }
   const logger = pino({ level: "warn" });
   const runtime: Runtime = await openRuntime(config, logger);
   try {

@@ -18,6 +18,7 @@ const EnvSchema = Type.Object({
   CHECKOUT_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 5_000 }),
   EMBEDDED_POSTGRES_PORT: Type.Optional(Port),
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   ADMIN_TOKEN: Type.Optional(Type.String({ pattern: "^polar_pat_[A-Za-z0-9]{32,}$" })),
@@ -27,6 +28,9 @@ const EnvSchema = Type.Object({
     { default: "info" },
   ),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 72_000 }),
   CHECKOUT_TTL_SECONDS: Type.Integer({ minimum: 60, default: 86_400 }),
   CUSTOMER_SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, default: 3_600 }),
   WORKER_ENABLED: Type.Optional(Bool),
@@ -66,12 +70,16 @@ export interface Config {
   readonly checkoutBaseUrl: string;
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** How long a request waits for a database connection before answering 503 (0: forever). */
+  readonly databaseConnectTimeoutMs: number;
   readonly embeddedPostgresPort: number | undefined;
   readonly dataDir: string;
   readonly adminToken: string | undefined;
   readonly secretKey: string | undefined;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
+  /** Node's HTTP server timeouts (see README, Configuration). */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
   readonly checkoutTtlSeconds: number;
   readonly customerSessionTtlSeconds: number;
   readonly workerEnabled: boolean;
@@ -125,6 +133,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message} (got ${JSON.stringify(raw[name] ?? null)})`);
   }
   const env = converted as Env;
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError("Invalid environment variable HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS");
+  }
   if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
     throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
   }
@@ -152,12 +163,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
     dataDir: path.resolve(env.DATA_DIR),
     adminToken: env.ADMIN_TOKEN,
     secretKey: env.SECRET_KEY,
     logLevel: env.LOG_LEVEL,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    httpTimeouts: Object.freeze({
+      headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    }),
     checkoutTtlSeconds: env.CHECKOUT_TTL_SECONDS,
     customerSessionTtlSeconds: env.CUSTOMER_SESSION_TTL_SECONDS,
     workerEnabled: env.WORKER_ENABLED === undefined ? true : env.WORKER_ENABLED === "true" || env.WORKER_ENABLED === "1",

@@ -36,7 +36,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     port: config.embeddedPostgresPort,
     log: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });
-  const connection = connect(database.url, config.databasePoolSize);
+  const connection = connect(database.url, config.databasePoolSize, config.databaseConnectTimeoutMs);
   try {
     await migrateToLatest(connection.db, connection.pool);
   } catch (error) {

@@ -1,10 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
-import type { Runner } from "graphile-worker";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { startWorker } from "./jobs/runner.ts";
+import { startWorker, type JobWorker } from "./jobs/runner.ts";
 import { loggerOptions } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
@@ -28,7 +27,7 @@ async function main(): Promise<void> {
 
   const services = buildServices(runtime.deps);
   const app = await buildApp(runtime.deps, { services });
-  let worker: Promise<Runner> | null = null;
+  let worker: Promise<JobWorker> | null = null;
   let stopping = false;
   // Responses finished while stopping close their connection, so kept-alive clients do not hold
   // the shutdown open until their idle timeout.

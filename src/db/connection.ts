@@ -11,8 +11,19 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export function connect(url: string, poolSize = 10): Connection {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+/**
+ * `connectTimeoutMs`: how long a query waits for a connection, whether the pool is opening one or
+ * all are busy, before failing (answered 503 by the HTTP layer); 0 (tools, tests) waits forever.
+ * The server passes DATABASE_CONNECT_TIMEOUT_MS.
+ */
+export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Connection {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A database that vanished without closing its sockets is noticed by the kernel, not after hours.
+    keepAlive: true,
+  });
   // An idle client losing its server must not crash the process; the next checkout reconnects.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => {

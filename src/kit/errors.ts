@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { MAX_VALIDATION_ENTRIES, boundInput } from "./bounded-input.ts";
 
 /** One entry of a 422 body, shaped like the reference's validation errors. */
 export interface ValidationIssue {
@@ -111,8 +112,12 @@ export class RequestValidationError extends AppError {
     this.issues = issues;
   }
 
+  /** The entries as sent: bounded in number, each `input` bounded in size and depth (see bounded-input.ts). */
   override body(): Record<string, unknown> {
-    return { error: this.error, detail: this.issues };
+    const detail = this.issues
+      .slice(0, MAX_VALIDATION_ENTRIES)
+      .map((issue) => ("input" in issue ? { ...issue, input: boundInput(issue.input) } : issue));
+    return { error: this.error, detail };
   }
 }
 
@@ -160,6 +165,18 @@ export const ValidationErrorBody = Type.Object(
   },
   { title: "HTTPValidationError" },
 );
+
+/** Seconds a client is asked to wait when the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The database cannot be reached: the request may succeed if retried later (`Retry-After`). */
+export class ServiceUnavailable extends AppError {
+  constructor() {
+    super(503, "ServiceUnavailable", "The service cannot reach its database right now. Retry later.", {
+      "retry-after": String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
+}
 
 /** A request with a body must say how long it is, so the size limit applies before reading it. */
 export class LengthRequired extends AppError {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, RequestBodyTooLarge, RequestValidationError, fieldIssue, missingIssue } from "./errors.ts";
+import { AppError, RequestBodyTooLarge, RequestValidationError, ServiceUnavailable, fieldIssue, missingIssue } from "./errors.ts";
+import { isDatabaseUnavailable } from "./pg-errors.ts";
 import { toValidationIssues } from "./validation.ts";
 
 interface PgError {
@@ -9,6 +10,7 @@ interface PgError {
 /** Maps what the framework and the database raise on bad input to the documented bodies. */
 function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError | null {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return new ServiceUnavailable();
   if (error.validation) {
     return new RequestValidationError(toValidationIssues(error.validationContext ?? "body", error.validation));
   }
@@ -44,6 +46,7 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError & PgError, request, reply) => {
     const known = toAppError(error, bodyLimit);
+    if (known instanceof ServiceUnavailable) request.log.warn({ err: error }, "database unavailable");
     if (known) {
       // Bodies are sent pre-serialized: error shapes differ from the route's success schema.
       return reply.code(known.statusCode).headers(known.headers).type("application/json").send(JSON.stringify(known.body()));

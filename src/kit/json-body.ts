@@ -1,19 +1,66 @@
 import type { FastifyInstance } from "fastify";
+import { RequestValidationError, fieldIssue } from "./errors.ts";
 
 /**
- * Routes without a body (POST /v1/orders/{id}/invoice, …) accept an empty request sent with
- * `Content-Type: application/json`, as the official SDK sends it; routes with a body still refuse
- * an empty one (422 at `["body"]`). Parsing itself stays Fastify's, with its prototype-poisoning
- * protection.
+ * Deepest nesting of arrays and objects a JSON body may have. Our deepest schema (metadata inside
+ * an event inside a batch) needs four levels; 64 leaves room for any legitimate body while keeping
+ * every recursive walk over it (validation, error entries, logging) far from the stack's limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The offset of the first character that opens a container beyond `limit` levels, or -1. One pass
+ * over the text, no recursion, strings skipped: cheap next to `JSON.parse` and run before it.
+ */
+export function nestingOverflowAt(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i);
+        if (inner === BACKSLASH) i++;
+        else if (inner === QUOTE) break;
+      }
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+      if (depth > limit) return i;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/**
+ * JSON bodies: routes without a body (POST /v1/orders/{id}/invoice, …) accept an empty request sent
+ * with `Content-Type: application/json`, as the official SDK sends it; routes with a body still
+ * refuse an empty one (422 at `["body"]`). A body nested deeper than {@link MAX_JSON_DEPTH} is refused
+ * before it is parsed (422 `json_invalid`, like malformed JSON). Parsing itself stays Fastify's,
+ * with its prototype-poisoning protection.
  */
 export function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body === "" && request.routeOptions.schema?.body === undefined) {
+    const text = body.toString();
+    if (text === "" && request.routeOptions.schema?.body === undefined) {
       done(null, undefined);
       return;
     }
-    void parseJson(request, body.toString(), done);
+    const overflow = nestingOverflowAt(text);
+    if (overflow >= 0) {
+      const reason = `nesting deeper than ${MAX_JSON_DEPTH} levels`;
+      done(new RequestValidationError([fieldIssue(["body", overflow], "JSON decode error", {}, "json_invalid", { error: reason })]));
+      return;
+    }
+    void parseJson(request, text, done);
   });
 }

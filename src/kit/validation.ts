@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from "ajv";
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { ValidationIssue } from "./errors.ts";
 
@@ -16,6 +16,8 @@ function buildAjv(options: Options): Ajv {
     strict: false,
     useDefaults: true,
     removeAdditional: false,
+    // JSON.parse reads a number beyond double range (1e400) as Infinity: not a number a client can mean.
+    strictNumbers: true,
     ...options,
   });
   addFormats.default(ajv);
@@ -25,6 +27,51 @@ function buildAjv(options: Options): Ajv {
 
 export const bodyAjv = buildAjv({ coerceTypes: false });
 export const paramsAjv = buildAjv({ coerceTypes: "array" });
+/** Stops at a body's first error: for bodies too large to collect every error of. */
+const firstErrorAjv = buildAjv({ coerceTypes: false, allErrors: false });
+
+/**
+ * Bodies with more JSON values than this report only their first error. Collecting every error
+ * of millions of values (a 10 MiB array of `{}`) would hold millions of error objects: gigabytes.
+ */
+export const ALL_ERRORS_MAX_VALUES = 10_000;
+
+/** Counts a parsed body's values up to `limit` (bodies are at most 64 levels deep, see json-body.ts). */
+function exceedsValues(value: unknown, limit: number): boolean {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (++count > limit) return true;
+    if (typeof current === "object" && current !== null) {
+      for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push(child);
+    }
+  }
+  return false;
+}
+
+export interface BodyValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+/** A body schema's validator: every error of an ordinary body, the first error of a huge one. */
+export function compileBodyValidator(schema: object): BodyValidator {
+  const everyError = bodyAjv.compile(schema);
+  let firstError: ValidateFunction | undefined;
+  const validate: BodyValidator = (data) => {
+    if (!exceedsValues(data, ALL_ERRORS_MAX_VALUES)) {
+      const valid = everyError(data);
+      validate.errors = everyError.errors;
+      return valid;
+    }
+    firstError ??= firstErrorAjv.compile(schema);
+    const valid = firstError(data);
+    validate.errors = firstError.errors;
+    return valid;
+  };
+  return validate;
+}
 
 export type HttpPart = "body" | "querystring" | "params" | "headers";
 

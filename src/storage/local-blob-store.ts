@@ -1,10 +1,27 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdir, rename, stat, writeFile, readFile } from "node:fs/promises";
 import path from "node:path";
+import { AppError } from "../kit/errors.ts";
 import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
 
 /** Where `blob.routes.ts` serves these files (its route path spells it out). */
 const LOCAL_BLOB_ROUTE = "/blobs";
+
+/**
+ * A link was asked for a file this instance's disk does not have. Local storage belongs to one
+ * instance: behind a load balancer the file is on whichever instance's worker wrote it, and a link
+ * from here would only answer 403. Several instances need shared storage (STORAGE_DRIVER=s3).
+ */
+export class BlobNotOnThisInstance extends AppError {
+  constructor() {
+    super(
+      503,
+      "DocumentUnavailable",
+      "This instance does not have the document in its local storage. Several instances need shared storage (STORAGE_DRIVER=s3).",
+      { "retry-after": "5" },
+    );
+  }
+}
 
 export interface SignedBlobRequest {
   key: string;
@@ -57,8 +74,9 @@ export class LocalBlobStore implements BlobStore {
     return createHmac("sha256", this.secret).update(`blob\n${key}\n${expires}\n${filename}`).digest("base64url");
   }
 
+  /** Refuses (503 `DocumentUnavailable`) a key whose file is not on this instance's disk. */
   async downloadUrl(key: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
-    assertSafeKey(key);
+    if (!(await this.exists(key))) throw new BlobNotOnThisInstance();
     const expires = Math.floor(this.now().getTime() / 1000) + options.expiresInSeconds;
     const query = new URLSearchParams({
       expires: String(expires),

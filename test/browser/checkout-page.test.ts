@@ -1,8 +1,7 @@
-import type { Runner } from "graphile-worker";
 import pino from "pino";
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../../src/jobs/runner.ts";
+import { startWorker, type JobWorker } from "../../src/jobs/runner.ts";
 import { taskList } from "../../src/tasks.ts";
 import { expectAccessible, launchBrowser, screenshotAll, startListeningContext, startStorefront } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
@@ -15,7 +14,7 @@ import { createWebhookEndpoint, startReceiver, waitFor, type Receiver } from "..
 describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120_000 }, () => {
   let ctx: TestContext;
   let browser: Browser;
-  let worker: Runner;
+  let worker: JobWorker;
   let hook: Receiver;
   let storefront: Awaited<ReturnType<typeof startStorefront>>;
   let apiOrigin: string;

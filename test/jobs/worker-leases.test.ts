@@ -24,7 +24,14 @@ describe("worker leases", () => {
     const live = await takeWorkerLease(database.pool);
     await live.record("worker-live");
     // A crashed process leaves its lease row behind, but its advisory lock died with its connection.
-    await sql`INSERT INTO worker_leases (worker_id, lease_key) VALUES ('pool-crashed', 12345)`.execute(database.db);
+    await sql`INSERT INTO worker_leases (worker_id, lease_key, renewed_at) VALUES ('pool-crashed', 12345, now() - interval '1 minute')`.execute(
+      database.db,
+    );
+    // One whose lock is gone but which renewed a moment ago may be reconnecting: left alone for now.
+    await sql`INSERT INTO worker_leases (worker_id, lease_key) VALUES ('pool-reconnecting', 23456)`.execute(database.db);
+    await lockedJob("job-reconnecting", "pool-reconnecting");
+    // A live lease is never released, however old its renewal.
+    await sql`UPDATE worker_leases SET renewed_at = now() - interval '1 hour' WHERE worker_id = 'worker-live'`.execute(database.db);
     await lockedJob("job-live", "worker-live");
     await lockedJob("job-crashed", "pool-crashed");
 
@@ -32,8 +39,12 @@ describe("worker leases", () => {
     expect(await lockedBy("job-live")).toBe("worker-live");
     expect(await lockedBy("job-crashed")).toBeNull();
     const leases = await sql<{ worker_id: string }>`SELECT worker_id FROM worker_leases ORDER BY worker_id`.execute(database.db);
-    expect(leases.rows.map((row) => row.worker_id)).toEqual(["worker-live"]);
+    expect(leases.rows.map((row) => row.worker_id)).toEqual(["pool-reconnecting", "worker-live"]);
+    expect(await lockedBy("job-reconnecting")).toBe("pool-reconnecting");
     expect(await recoverAbandonedJobs(database.pool)).toBe(0);
+    // Past the grace period without a renewal it is gone too.
+    expect(await recoverAbandonedJobs(database.pool, 0)).toBe(1);
+    expect(await lockedBy("job-reconnecting")).toBeNull();
 
     await live.release();
     const remaining = await sql<{ worker_id: string }>`SELECT worker_id FROM worker_leases`.execute(database.db);

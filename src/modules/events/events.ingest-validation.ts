@@ -1,8 +1,8 @@
 import type { TObject } from "@sinclair/typebox";
-import type { ValidateFunction } from "ajv";
+import { MAX_VALIDATION_ENTRIES } from "../../kit/bounded-input.ts";
 import { RequestValidationError, fieldIssue, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { SLICE_SIZE, mapInSlices } from "../../kit/slices.ts";
-import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
+import { bodyAjv, compileBodyValidator, toValidationIssues, type BodyValidator } from "../../kit/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
 
 /**
@@ -14,13 +14,13 @@ import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, typ
 interface Branch {
   readonly title: string;
   readonly keys: ReadonlySet<string>;
-  readonly validate: ValidateFunction;
+  readonly validate: BodyValidator;
 }
 
 const branch = (schema: TObject): Branch => ({
   title: String(schema.title),
   keys: new Set(Object.keys(schema.properties)),
-  validate: bodyAjv.compile(schema),
+  validate: compileBodyValidator(schema),
 });
 
 const BRANCHES: readonly Branch[] = [branch(EventCreateCustomer), branch(EventCreateExternalCustomer)];
@@ -29,6 +29,8 @@ const OTHER_SHAPE_KEYS: readonly (readonly string[])[] = [
   ["external_customer_id", "external_member_id"],
   ["customer_id", "member_id"],
 ];
+
+const NOT_EXAMINED = { issues: [] };
 
 const NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from";
 
@@ -115,7 +117,15 @@ export function createIngestValidator(now: () => Date) {
       return { error: new RequestValidationError([issue]) };
     }
     const at = now();
-    const check = (event: unknown, index: number) => validateEvent(event, index, at);
+    // Past the entries a 422 shows, the remaining events are not examined: a batch of millions of
+    // bad events costs a pass over them, not millions of issues in memory.
+    let found = 0;
+    const check = (event: unknown, index: number): ReturnType<typeof validateEvent> => {
+      if (found >= MAX_VALIDATION_ENTRIES) return NOT_EXAMINED;
+      const result = validateEvent(event, index, at);
+      if ("issues" in result) found += result.issues.length;
+      return result;
+    };
     if (events.length <= SLICE_SIZE) {
       const error = collect(events.map(check));
       return error ? { error } : { value: body as EventsIngest };

@@ -1,9 +1,8 @@
-import type { Runner } from "graphile-worker";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Deps } from "../../../src/context.ts";
 import { connect, type Connection } from "../../../src/db/connection.ts";
-import { startWorker } from "../../../src/jobs/runner.ts";
+import { startWorker, type JobWorker } from "../../../src/jobs/runner.ts";
 import { buildServices } from "../../../src/services.ts";
 import { taskList } from "../../../src/tasks.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
@@ -27,7 +26,7 @@ afterEach(async () => {
 });
 afterAll(() => ctx.close());
 
-async function runner(deps: Deps, pool: Connection["pool"], tasks = taskList(deps, buildServices(deps))): Promise<Runner> {
+async function runner(deps: Deps, pool: Connection["pool"], tasks = taskList(deps, buildServices(deps))): Promise<JobWorker> {
   const started = await startWorker({ pool, tasks, concurrency: 4, logger: silent });
   cleanups.push(() => started.stop());
   return started;

