@@ -6,9 +6,11 @@ import { TokenPrefix } from "../../kit/tokens.ts";
 import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
 import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
-import { checkoutPageAssets, type Asset } from "./checkout-page.assets.ts";
+import { sendHtml, themeOf, type Theme } from "../../kit/html-page.ts";
+import { sendAsset, type WebAssets } from "../../kit/web-assets.ts";
+import { embedScriptFor } from "./checkout-page.assets.ts";
 import type { PaymentFormKind } from "./checkout-page.data.ts";
-import { checkoutFormPage, statusPage, type Theme } from "./checkout-page.render.ts";
+import { checkoutFormPage, statusPage } from "./checkout-page.render.ts";
 
 export interface CheckoutPageOptions {
   /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
@@ -23,7 +25,6 @@ interface PageQuery {
 }
 
 const MAX_SECRET_LENGTH = 256;
-const YEAR_SECONDS = 31_536_000;
 
 /** A well-formed http(s) origin, exactly as `window.location.origin` writes it, else null. */
 function originOf(value: unknown): string | null {
@@ -38,8 +39,7 @@ function originOf(value: unknown): string | null {
 
 function pageQuery(query: unknown): PageQuery {
   const params = typeof query === "object" && query !== null ? (query as Record<string, unknown>) : {};
-  const theme = params.theme === "light" || params.theme === "dark" ? params.theme : null;
-  return { theme, embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
+  return { theme: themeOf(params), embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
 }
 
 /**
@@ -49,55 +49,16 @@ function pageQuery(query: unknown): PageQuery {
 const embedOriginFor = (query: PageQuery, checkout: CheckoutPublic | null): string | null =>
   query.embedOrigin !== null && (checkout?.embed_origin == null || checkout.embed_origin === query.embedOrigin) ? query.embedOrigin : null;
 
-/** Headers of every page: nothing but this origin's own files, framed only by the allowed origin. */
-function sendPage(reply: FastifyReply, status: number, html: string, frameAncestor: string | null): FastifyReply {
-  return reply
-    .code(status)
-    .headers({
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "form-action 'self'",
-        "base-uri 'none'",
-        `frame-ancestors ${frameAncestor ?? "'none'"}`,
-      ].join("; "),
-      ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
-      "x-content-type-options": "nosniff",
-      // The address carries the client secret: no other site may learn it from a Referer.
-      "referrer-policy": "no-referrer",
-      "cache-control": "no-store",
-      "permissions-policy": "camera=(), microphone=(), geolocation=()",
-    })
-    .send(html);
-}
-
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string, crossOrigin: boolean): FastifyReply {
-  const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
-  return reply
-    .headers({
-      "content-type": asset.contentType,
-      "cache-control": cacheControl,
-      vary: "accept-encoding",
-      "x-content-type-options": "nosniff",
-      "cross-origin-resource-policy": crossOrigin ? "cross-origin" : "same-origin",
-      ...(gzip ? { "content-encoding": "gzip" } : {}),
-    })
-    .send(gzip ? asset.gzip : asset.body);
-}
-
 /**
  * The hosted checkout page at the session's `url`, its confirmation page (the default
  * `success_url`), their script and styles, and the embed script storefronts load. The page
  * reads and changes the session only through the public client routes.
  */
 export const checkoutPageRoutes =
-  (client: CheckoutClientService, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
+  (client: CheckoutClientService, webAssets: WebAssets, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const assets = checkoutPageAssets(options.checkoutBaseUrl);
+    const assets = webAssets.pathsFor("checkout-page");
+    const embedScript = embedScriptFor(new URL(options.checkoutBaseUrl).origin);
 
     /** The session for a page, or the status page to answer instead. */
     async function sessionOrProblem(
@@ -146,17 +107,17 @@ export const checkoutPageRoutes =
     app.get<{ Params: { client_secret: string } }>("/checkout/:client_secret", { schema: { hide: true } }, async (request, reply) => {
       const query = pageQuery(request.query);
       const found = await sessionOrProblem(request.params.client_secret, query);
-      if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, found.embedOrigin);
       const { checkout } = found;
       const embedOrigin = embedOriginFor(query, checkout);
-      if (checkout.status !== "open") return sendPage(reply, 200, closedPage(checkout, query, embedOrigin), embedOrigin);
+      if (checkout.status !== "open") return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), embedOrigin);
       const html = checkoutFormPage({
         organizationName: checkout.organization.name,
         theme: query.theme,
         assets,
         data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: InputCountryCodes },
       });
-      return sendPage(reply, 200, html, embedOrigin);
+      return sendHtml(reply, 200, html, embedOrigin);
     });
 
     app.get<{ Params: { client_secret: string } }>(
@@ -165,23 +126,16 @@ export const checkoutPageRoutes =
       async (request, reply) => {
         const query = pageQuery(request.query);
         const found = await sessionOrProblem(request.params.client_secret, query);
-        if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, found.embedOrigin);
         // Not paid yet: back to the form.
         if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
         const embedOrigin = embedOriginFor(query, found.checkout);
-        return sendPage(reply, 200, closedPage(found.checkout, query, embedOrigin), embedOrigin);
+        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), embedOrigin);
       },
     );
 
-    const immutable = `public, max-age=${YEAR_SECONDS}, immutable`;
-    app.get(assets.scriptPath, { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, await assets.script(), immutable, false),
-    );
-    app.get(assets.stylePath, { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, assets.style, immutable, false),
-    );
     // Storefronts load it by a fixed address, so it is cached briefly rather than forever.
     app.get("/checkout/embed.js", { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, assets.embedScript, "public, max-age=3600", true),
+      sendAsset(request, reply, embedScript, "public, max-age=3600", true),
     );
   };

@@ -1,0 +1,87 @@
+import type { FastifyReply } from "fastify";
+
+// The shell every server-rendered page shares (the hosted checkout, the customer portal): escaping,
+// the document around a page's body, and the headers that keep it to this origin's own files.
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text and attribute values: every character HTML gives a meaning to is escaped. */
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+
+/**
+ * JSON inside `<script type="application/json">`: a raw-text element ends at `</script`, and `<!--`
+ * changes how it is parsed, so every `<` is written as its JSON escape.
+ */
+const scriptJson = (data: unknown): string => JSON.stringify(data).replace(/</g, "\\u003c");
+
+export type Theme = "light" | "dark" | null;
+
+/** `?theme=light|dark` picks a theme; anything else leaves it to the system's preference. */
+export const themeOf = (query: unknown): Theme => {
+  const theme = typeof query === "object" && query !== null ? (query as { theme?: unknown }).theme : null;
+  return theme === "light" || theme === "dark" ? theme : null;
+};
+
+/** A page's script and stylesheet, at their content-addressed paths. */
+export interface PageAssets {
+  scriptPath: string;
+  stylePath: string;
+}
+
+export interface HtmlDocument {
+  title: string;
+  theme: Theme;
+  assets: PageAssets;
+  /** What the page's script reads, as JSON in `#page-data`. */
+  data: unknown;
+  body: string;
+}
+
+export function htmlDocument({ title, theme, assets, data, body }: HtmlDocument): string {
+  const themeAttribute = theme ? ` data-theme="${theme}"` : "";
+  return `<!doctype html>
+<html lang="en"${themeAttribute}>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${assets.stylePath}">
+<script src="${assets.scriptPath}" defer></script>
+</head>
+<body>
+${body}
+<script type="application/json" id="page-data">${scriptJson(data)}</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Sends a page with its headers: nothing but this origin's own files, framed only by the allowed
+ * origin (none by default), no Referer (addresses may carry a secret), never cached.
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string, frameAncestor: string | null = null): FastifyReply {
+  return reply
+    .code(status)
+    .headers({
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "form-action 'self'",
+        "base-uri 'none'",
+        `frame-ancestors ${frameAncestor ?? "'none'"}`,
+      ].join("; "),
+      ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+      "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    })
+    .send(html);
+}

@@ -1,0 +1,70 @@
+import type { Deps } from "../../context.ts";
+import type { TokenAuthenticator } from "../../kit/auth.ts";
+import { TokenPrefix } from "../../kit/tokens.ts";
+import { findOrganizationBySlug } from "../organizations/organizations.repository.ts";
+
+/** The cookie that carries the session token, scoped to one organization's portal path. */
+export const SESSION_COOKIE = "portal_session";
+const MAX_TOKEN_LENGTH = 256;
+const MAX_SLUG_LENGTH = 128;
+
+export interface PortalOrganization {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+/** Who the portal serves on a request: the organization of the address and the session's customer. */
+export interface PortalVisit {
+  organization: PortalOrganization;
+  session: { organizationId: string; customerId: string };
+  clockOffsetMs: number;
+}
+
+/** The portal's path for an organization; every cookie and form of the portal lives below it. */
+export const portalPath = (slug: string): string => `/${encodeURIComponent(slug)}/portal`;
+
+/** The value of one cookie of a `Cookie` header, or null. */
+export function readCookie(header: string | undefined, name: string): string | null {
+  for (const part of (header ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=") || null;
+  }
+  return null;
+}
+
+/**
+ * HttpOnly (the page's script never sees the token), `SameSite=Lax` (sent when the customer follows
+ * the seller's link, never with another site's form), scoped to this organization's portal, ending
+ * with the browser session; `Secure` wherever the portal is served over https.
+ */
+export const sessionCookie = (slug: string, token: string, secure: boolean): string =>
+  `${SESSION_COOKIE}=${token}; Path=${portalPath(slug)}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+
+/**
+ * Resolves the organization a portal address names and the customer session a token (from the
+ * link or the cookie) opens, through the same authenticator as the portal API's bearer tokens. A
+ * session of another organization opens nothing here.
+ */
+export function createPortalPageSessions(deps: Deps, authenticators: ReadonlyMap<string, TokenAuthenticator>) {
+  const authenticate = authenticators.get(TokenPrefix.customerSession);
+  if (!authenticate) throw new Error("no customer session authenticator");
+  return {
+    async organization(slug: string): Promise<PortalOrganization | null> {
+      if (slug.length > MAX_SLUG_LENGTH) return null;
+      return (await findOrganizationBySlug(deps.db, slug)) ?? null;
+    },
+
+    async visit(organization: PortalOrganization, token: string | null): Promise<PortalVisit | null> {
+      if (token === null || token.length > MAX_TOKEN_LENGTH || !token.startsWith(TokenPrefix.customerSession)) return null;
+      const principal = await authenticate(token);
+      if (principal?.kind !== "customer" || principal.organizationId !== organization.id) return null;
+      return {
+        organization,
+        session: { organizationId: principal.organizationId, customerId: principal.customerId },
+        clockOffsetMs: principal.clockOffsetMs ?? 0,
+      };
+    },
+  };
+}
+export type PortalPageSessions = ReturnType<typeof createPortalPageSessions>;
