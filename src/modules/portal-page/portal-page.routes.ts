@@ -47,7 +47,9 @@ function sameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (typeof origin !== "string") return false;
   try {
-    return new URL(origin).host === request.headers.host;
+    const from = new URL(origin);
+    // The Host header may name the scheme's default port, which an origin leaves out.
+    return from.host === new URL(`${from.protocol}//${request.headers.host ?? ""}`).host;
   } catch {
     return false;
   }
