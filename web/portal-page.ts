@@ -17,16 +17,14 @@ function paymentMethodForm(): void {
   const payment = paymentFormFor(data.paymentForm);
   payment.mount(slot);
   submit.disabled = !payment.ready;
-  let sending = false;
   form.addEventListener("submit", (event) => {
-    if (sending) return;
     event.preventDefault();
     void payment.tokenize().then((value) => {
       if (value === null) return;
       token.value = value;
-      sending = true;
       submit.disabled = true;
-      form.requestSubmit();
+      // Posts the form as it is, without this handler again.
+      form.submit();
     });
   });
 }

@@ -58,11 +58,20 @@ ${body}
 `;
 }
 
-/**
- * Sends a page with its headers: nothing but this origin's own files, framed only by the allowed
- * origin (none by default), no Referer (addresses may carry a secret), never cached.
- */
-export function sendHtml(reply: FastifyReply, status: number, html: string, frameAncestor: string | null = null): FastifyReply {
+export interface PageHeaders {
+  /** The one origin that may frame the page; none by default. */
+  frameAncestor?: string | null;
+  /**
+   * `no-referrer` by default: the checkout's address carries its client secret. A page whose address
+   * holds no secret and posts forms to itself says `same-origin`, so the browser names the form's
+   * origin (with `no-referrer` it sends `Origin: null`).
+   */
+  referrerPolicy?: "no-referrer" | "same-origin";
+}
+
+/** Sends a page with its headers: nothing but this origin's own files, framed only by the allowed origin, never cached. */
+export function sendHtml(reply: FastifyReply, status: number, html: string, options: PageHeaders = {}): FastifyReply {
+  const frameAncestor = options.frameAncestor ?? null;
   return reply
     .code(status)
     .headers({
@@ -79,7 +88,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, fram
       ].join("; "),
       ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
       "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
+      "referrer-policy": options.referrerPolicy ?? "no-referrer",
       "cache-control": "no-store",
       "permissions-policy": "camera=(), microphone=(), geolocation=()",
     })

@@ -107,17 +107,17 @@ export const checkoutPageRoutes =
     app.get<{ Params: { client_secret: string } }>("/checkout/:client_secret", { schema: { hide: true } }, async (request, reply) => {
       const query = pageQuery(request.query);
       const found = await sessionOrProblem(request.params.client_secret, query);
-      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, found.embedOrigin);
+      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, { frameAncestor: found.embedOrigin });
       const { checkout } = found;
       const embedOrigin = embedOriginFor(query, checkout);
-      if (checkout.status !== "open") return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), embedOrigin);
+      if (checkout.status !== "open") return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), { frameAncestor: embedOrigin });
       const html = checkoutFormPage({
         organizationName: checkout.organization.name,
         theme: query.theme,
         assets,
         data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: InputCountryCodes },
       });
-      return sendHtml(reply, 200, html, embedOrigin);
+      return sendHtml(reply, 200, html, { frameAncestor: embedOrigin });
     });
 
     app.get<{ Params: { client_secret: string } }>(
@@ -126,11 +126,11 @@ export const checkoutPageRoutes =
       async (request, reply) => {
         const query = pageQuery(request.query);
         const found = await sessionOrProblem(request.params.client_secret, query);
-        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, found.embedOrigin);
+        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, { frameAncestor: found.embedOrigin });
         // Not paid yet: back to the form.
         if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
         const embedOrigin = embedOriginFor(query, found.checkout);
-        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), embedOrigin);
+        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), { frameAncestor: embedOrigin });
       },
     );
 

@@ -236,7 +236,7 @@ ${section(
   "Payment method",
   `${list(input.paymentMethods.map(paymentMethodItem), "No payment method on file.")}<form method="post" action="${e(
     `${base}/payment-method`,
-  )}" id="payment-method-form" class="details"><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>`,
+  )}" id="payment-method-form" class="details" novalidate><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>`,
 )}
 </main>`;
   return page(shell, "Customer portal", { view: "overview", paymentForm: input.paymentForm }, body);

@@ -18,6 +18,8 @@ import { SESSION_COOKIE, portalPath, readCookie, sessionCookie, type PortalOrgan
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FORM_BODY_LIMIT = 16 * 1024;
+/** The portal's address holds no secret once signed in, and its forms post to it. */
+const PAGE_HEADERS = { referrerPolicy: "same-origin" } as const;
 /** A document being rendered: the page asks again this often. */
 const POLL_MS = 1500;
 
@@ -42,8 +44,13 @@ const noticeOf = (query: unknown): string | null => {
   return typeof done === "string" && done in NOTICES ? NOTICES[done as Notice] : null;
 };
 
-/** Another site's form must not act as the customer: a POST names this host as its origin. */
+/**
+ * Another site's form must not act as the customer: a POST comes from this origin, as the browser
+ * says in `Sec-Fetch-Site`, or else in `Origin`.
+ */
 function sameOrigin(request: FastifyRequest): boolean {
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined) return site === "same-origin";
   const origin = request.headers.origin;
   if (typeof origin !== "string") return false;
   try {
@@ -82,7 +89,7 @@ export const portalPageRoutes =
       heading: string,
       message: string,
       pollMs?: number,
-    ) => sendHtml(reply, code, portalStatusPage({ organization, theme, assets }, { heading, message, link: null, pollMs }));
+    ) => sendHtml(reply, code, portalStatusPage({ organization, theme, assets }, { heading, message, link: null, pollMs }), PAGE_HEADERS);
 
     const signInNeeded = (reply: FastifyReply, organization: PortalOrganization, theme: Theme) =>
       status(
@@ -117,7 +124,7 @@ export const portalPageRoutes =
           errors: {},
         },
       });
-      return sendHtml(reply, options.code ?? 200, html);
+      return sendHtml(reply, options.code ?? 200, html, PAGE_HEADERS);
     }
 
     /**
@@ -222,7 +229,7 @@ export const portalPageRoutes =
           pending,
           countries: InputCountryCodes,
         });
-        return sendHtml(reply, 200, html);
+        return sendHtml(reply, 200, html, PAGE_HEADERS);
       }),
     );
 
@@ -252,7 +259,7 @@ export const portalPageRoutes =
             pending: false,
             countries: InputCountryCodes,
           });
-          return sendHtml(reply, 422, html);
+          return sendHtml(reply, 422, html, PAGE_HEADERS);
         }
         return reply.redirect(`${portalPath(visit.organization.slug)}/orders/${id}/invoice?pending=1`, 303);
       }),

@@ -65,6 +65,7 @@ describe("signing in with the session's link", () => {
     expect(response.headers.location).toBe(`/${slug}/portal?theme=dark`);
     expect(response.headers["set-cookie"]).toBe(`portal_session=${link.token}; Path=/${slug}/portal; HttpOnly; SameSite=Lax`);
     expect(response.headers["referrer-policy"]).toBe("no-referrer");
+    expect((await page(base())).headers["referrer-policy"]).toBe("same-origin");
   });
 
   it("refuses an unknown, tampered, foreign or missing session with a readable page, and an unknown slug with a 404 page", async () => {
@@ -129,7 +130,14 @@ describe("the portal page", () => {
 
 describe("actions", () => {
   it("refuses a form posted from another site or without an origin, and writes nothing", async () => {
-    for (const headers of [{ origin: "https://evil.example" }, { origin: "" }]) {
+    const crossSite = [
+      { origin: "https://evil.example" },
+      { origin: "" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+    ];
+    for (const headers of crossSite) {
       const response = await post(`${base()}/billing`, { billing_name: "Mallory", country: "FR" }, headers);
       expect(response.statusCode).toBe(403);
     }
