@@ -224,7 +224,7 @@ ${section(
 ${section(
   "billing",
   "Billing details",
-  `<form method="post" action="${e(`${base}/billing`)}" class="details" novalidate>${billingFields(
+  `<form method="post" action="${e(`${base}/billing`)}" class="stack" novalidate>${billingFields(
     input.billing.values,
     input.billing.errors,
     input.countries,
@@ -236,7 +236,7 @@ ${section(
   "Payment method",
   `${list(input.paymentMethods.map(paymentMethodItem), "No payment method on file.")}<form method="post" action="${e(
     `${base}/payment-method`,
-  )}" id="payment-method-form" class="details" novalidate><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>`,
+  )}" id="payment-method-form" class="stack" novalidate><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>`,
 )}
 </main>`;
   return page(shell, "Customer portal", { view: "overview", paymentForm: input.paymentForm }, body);
@@ -269,7 +269,7 @@ ${alertBox(input.problem)}
 <section class="panel" aria-labelledby="invoice-title"><h2 id="invoice-title">Invoice for ${e(input.order.product?.name ?? input.order.description)}</h2>
 <p>${e(day(input.order.created_at))} · ${e(money(input.order.total_amount, input.order.currency))}</p>
 <p>The invoice shows the billing name and address below. Check them before generating it: they cannot be changed afterwards.</p>
-<form method="post" action="${e(`${base}/orders/${input.order.id}/invoice`)}" class="details" novalidate>
+<form method="post" action="${e(`${base}/orders/${input.order.id}/invoice`)}" class="stack" novalidate>
 ${billingFields(input.values, input.errors, input.countries, true)}
 <button type="submit" class="button primary">Generate invoice</button>
 </form>

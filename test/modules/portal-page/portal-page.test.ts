@@ -130,7 +130,7 @@ describe("the portal page", () => {
 
 describe("actions", () => {
   it("refuses a form posted from another site or without an origin, and writes nothing", async () => {
-    const crossSite = [
+    const crossSite: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "" },
       { origin: "null" },
