@@ -19,7 +19,7 @@ import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes.ts";
-import { createWebAssets, webAssetRoutes } from "./kit/web-assets.ts";
+import { createWebAssets } from "./kit/web-assets.ts";
 import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
@@ -129,7 +129,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
   const webAssets = createWebAssets();
-  await app.register(webAssetRoutes(webAssets));
   await app.register(
     checkoutPageRoutes(services.checkoutClient, webAssets, {
       checkoutBaseUrl: config.checkoutBaseUrl,

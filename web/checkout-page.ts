@@ -251,12 +251,7 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   root.append(...(back ? [h("nav", { class: "top" }, back)] : []), layout);
 
   function countryOptions(): HTMLOptionElement[] {
-    const names = new Intl.DisplayNames(["en"], { type: "region" });
-    const collator = new Intl.Collator("en");
-    return (data.view === "form" ? data.countries : [])
-      .map((code) => ({ code, label: names.of(code) ?? code }))
-      .sort((a, b) => collator.compare(a.label, b.label))
-      .map(({ code, label }) => h("option", { value: code }, label));
+    return (data.view === "form" ? data.countries : []).map(({ code, label }) => h("option", { value: code }, label));
   }
 
   function addressChanges(): Changes | null {

@@ -1,4 +1,7 @@
 import type { FastifyReply } from "fastify";
+import type { PageAssets } from "./web-assets.ts";
+
+export type { PageAssets };
 
 // The shell every server-rendered page shares (the hosted checkout, the customer portal): escaping,
 // the document around a page's body, and the headers that keep it to this origin's own files.
@@ -22,12 +25,6 @@ export const themeOf = (query: unknown): Theme => {
   return theme === "light" || theme === "dark" ? theme : null;
 };
 
-/** A page's script and stylesheet, at their content-addressed paths. */
-export interface PageAssets {
-  scriptPath: string;
-  stylePath: string;
-}
-
 export interface HtmlDocument {
   title: string;
   theme: Theme;
@@ -47,12 +44,12 @@ export function htmlDocument({ title, theme, assets, data, body }: HtmlDocument)
 <meta name="robots" content="noindex">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${assets.stylePath}">
-<script src="${assets.scriptPath}" defer></script>
+<style>${assets.style}</style>
 </head>
 <body>
 ${body}
 <script type="application/json" id="page-data">${scriptJson(data)}</script>
+<script>${assets.script}</script>
 </body>
 </html>
 `;
@@ -69,8 +66,11 @@ export interface PageHeaders {
   referrerPolicy?: "no-referrer" | "same-origin";
 }
 
-/** Sends a page with its headers: nothing but this origin's own files, framed only by the allowed origin, never cached. */
-export function sendHtml(reply: FastifyReply, status: number, html: string, options: PageHeaders = {}): FastifyReply {
+/**
+ * Sends a page with its headers: nothing runs or styles it but its own inline script and
+ * stylesheet (allowed by hash), framed only by the allowed origin, never cached.
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string, assets: PageAssets, options: PageHeaders = {}): FastifyReply {
   const frameAncestor = options.frameAncestor ?? null;
   return reply
     .code(status)
@@ -78,8 +78,8 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, opti
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": [
         "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
+        `script-src ${assets.scriptHash}`,
+        `style-src ${assets.styleHash}`,
         "img-src 'self' data:",
         "connect-src 'self'",
         "form-action 'self'",

@@ -1,3 +1,4 @@
+import type { CountryChoice } from "../../kit/country-names.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
 /**
@@ -15,8 +16,8 @@ export type CheckoutPageData =
       paymentForm: PaymentFormKind;
       /** The parent window's origin when the page is embedded and allowed to talk to it. */
       embedOrigin: string | null;
-      /** Countries a billing address may name. */
-      countries: readonly string[];
+      /** Countries a billing address may name, by name. */
+      countries: readonly CountryChoice[];
     }
   | { view: "status"; embedOrigin: string | null };
 

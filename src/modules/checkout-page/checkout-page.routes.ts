@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { InputCountryCodes } from "../../kit/address.ts";
+import type { FastifyRequest } from "fastify";
+import { countryChoices } from "../../kit/country-names.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
 import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
 import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
-import { sendHtml, themeOf, type Theme } from "../../kit/html-page.ts";
+import { sendHtml, themeOf, type PageAssets, type Theme } from "../../kit/html-page.ts";
 import { sendAsset, type WebAssets } from "../../kit/web-assets.ts";
 import { embedScriptFor } from "./checkout-page.assets.ts";
 import type { PaymentFormKind } from "./checkout-page.data.ts";
@@ -20,6 +20,8 @@ export interface CheckoutPageOptions {
 
 interface PageQuery {
   theme: Theme;
+  /** The page's inline script and styles. */
+  assets: PageAssets;
   /** The parent window's origin, as `?embed=true&embed_origin=…` names it. */
   embedOrigin: string | null;
 }
@@ -37,9 +39,9 @@ function originOf(value: unknown): string | null {
   }
 }
 
-function pageQuery(query: unknown): PageQuery {
+function pageQuery(query: unknown, assets: PageAssets): PageQuery {
   const params = typeof query === "object" && query !== null ? (query as Record<string, unknown>) : {};
-  return { theme: themeOf(params), embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
+  return { theme: themeOf(params), assets, embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
 }
 
 /**
@@ -57,7 +59,7 @@ const embedOriginFor = (query: PageQuery, checkout: CheckoutPublic | null): stri
 export const checkoutPageRoutes =
   (client: CheckoutClientService, webAssets: WebAssets, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const assets = webAssets.pathsFor("checkout-page");
+    const queryOf = async (request: FastifyRequest) => pageQuery(request.query, await webAssets.forPage("checkout-page"));
     const embedScript = embedScriptFor(new URL(options.checkoutBaseUrl).origin);
 
     /** The session for a page, or the status page to answer instead. */
@@ -67,7 +69,11 @@ export const checkoutPageRoutes =
     ): Promise<{ checkout: CheckoutPublic } | { status: number; html: string; embedOrigin: string | null }> {
       const problem = (status: number, heading: string, message: string) => {
         const embedOrigin = embedOriginFor(query, null);
-        return { status, html: statusPage({ heading, message, link: null, theme: query.theme, assets, embedOrigin }), embedOrigin };
+        return {
+          status,
+          html: statusPage({ heading, message, link: null, theme: query.theme, assets: query.assets, embedOrigin }),
+          embedOrigin,
+        };
       };
       const notFound = () =>
         problem(404, "Checkout not found", "This checkout link is not valid. Check the address, or ask the seller for a new link.");
@@ -86,7 +92,7 @@ export const checkoutPageRoutes =
     function closedPage(checkout: CheckoutPublic, query: PageQuery, embedOrigin: string | null): string {
       const seller = checkout.organization.name;
       const back = checkout.return_url ? { href: checkout.return_url, label: `Back to ${seller}` } : null;
-      const common = { theme: query.theme, assets, embedOrigin };
+      const common = { theme: query.theme, assets: query.assets, embedOrigin };
       if (checkout.status === "succeeded")
         return statusPage({ ...common, heading: "Thank you!", message: `Your purchase from ${seller} is complete.`, link: back });
       if (checkout.status === "confirmed")
@@ -105,32 +111,33 @@ export const checkoutPageRoutes =
     }
 
     app.get<{ Params: { client_secret: string } }>("/checkout/:client_secret", { schema: { hide: true } }, async (request, reply) => {
-      const query = pageQuery(request.query);
+      const query = await queryOf(request);
       const found = await sessionOrProblem(request.params.client_secret, query);
-      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, { frameAncestor: found.embedOrigin });
+      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, query.assets, { frameAncestor: found.embedOrigin });
       const { checkout } = found;
       const embedOrigin = embedOriginFor(query, checkout);
-      if (checkout.status !== "open") return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), { frameAncestor: embedOrigin });
+      if (checkout.status !== "open")
+        return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       const html = checkoutFormPage({
         organizationName: checkout.organization.name,
         theme: query.theme,
-        assets,
-        data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: InputCountryCodes },
+        assets: query.assets,
+        data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: countryChoices() },
       });
-      return sendHtml(reply, 200, html, { frameAncestor: embedOrigin });
+      return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin });
     });
 
     app.get<{ Params: { client_secret: string } }>(
       "/checkout/:client_secret/confirmation",
       { schema: { hide: true } },
       async (request, reply) => {
-        const query = pageQuery(request.query);
+        const query = await queryOf(request);
         const found = await sessionOrProblem(request.params.client_secret, query);
-        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, { frameAncestor: found.embedOrigin });
+        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, query.assets, { frameAncestor: found.embedOrigin });
         // Not paid yet: back to the form.
         if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
         const embedOrigin = embedOriginFor(query, found.checkout);
-        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), { frameAncestor: embedOrigin });
+        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       },
     );
 

@@ -1,3 +1,4 @@
+import { countryChoices } from "../../kit/country-names.ts";
 import { escapeHtml as e, htmlDocument, type PageAssets, type Theme } from "../../kit/html-page.ts";
 import type { PaymentFormKind } from "../checkout-page/checkout-page.data.ts";
 import type { CustomerPortalCustomer } from "../customer-portal/customers.schemas.ts";
@@ -67,19 +68,10 @@ function textField(
   }</div>`;
 }
 
-const countryNames = new Intl.DisplayNames(["en"], { type: "region" });
-let countryOptionsCache: { code: string; label: string }[] | null = null;
-function countryOptions(countries: readonly string[]): { code: string; label: string }[] {
-  countryOptionsCache ??= countries
-    .map((code) => ({ code, label: countryNames.of(code) ?? code }))
-    .sort((a, b) => a.label.localeCompare(b.label, "en"));
-  return countryOptionsCache;
-}
-
 /** Billing name and address, as the invoice and the customer record carry them. */
-export function billingFields(values: BillingForm, errors: FieldErrors, countries: readonly string[], required: boolean): string {
+export function billingFields(values: BillingForm, errors: FieldErrors, required: boolean): string {
   const countryError = errors.country;
-  const options = countryOptions(countries)
+  const options = countryChoices()
     .map(({ code, label }) => `<option value="${code}"${code === values.country ? " selected" : ""}>${e(label)}</option>`)
     .join("");
   return [
@@ -178,7 +170,6 @@ export interface OverviewInput {
   licenseKeys: LicenseKeyWithActivations[];
   paymentMethods: CustomerPaymentMethod[];
   paymentForm: PaymentFormKind;
-  countries: readonly string[];
   notice: string | null;
   problem: string | null;
   billing: { values: BillingForm; errors: FieldErrors };
@@ -227,7 +218,6 @@ ${section(
   `<form method="post" action="${e(`${base}/billing`)}" class="stack" novalidate>${billingFields(
     input.billing.values,
     input.billing.errors,
-    input.countries,
     false,
   )}${textField("tax_id", "Tax ID", input.billing.values.tax_id, input.billing.errors)}<button type="submit" class="button primary">Save billing details</button></form>`,
 )}
@@ -251,7 +241,6 @@ export function invoicePage(
     errors: FieldErrors;
     problem: string | null;
     pending: boolean;
-    countries: readonly string[];
   },
 ): string {
   const base = portalPath(shell.organization.slug);
@@ -270,7 +259,7 @@ ${alertBox(input.problem)}
 <p>${e(day(input.order.created_at))} · ${e(money(input.order.total_amount, input.order.currency))}</p>
 <p>The invoice shows the billing name and address below. Check them before generating it: they cannot be changed afterwards.</p>
 <form method="post" action="${e(`${base}/orders/${input.order.id}/invoice`)}" class="stack" novalidate>
-${billingFields(input.values, input.errors, input.countries, true)}
+${billingFields(input.values, input.errors, true)}
 <button type="submit" class="button primary">Generate invoice</button>
 </form>
 ${back}</section>

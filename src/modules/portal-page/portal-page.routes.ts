@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { InputCountryCodes } from "../../kit/address.ts";
 import { setRequestClockOffset } from "../../kit/clock.ts";
 import { AppError, RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
-import { sendHtml, themeOf, type Theme } from "../../kit/html-page.ts";
+import { sendHtml, themeOf, type PageAssets, type Theme } from "../../kit/html-page.ts";
 import type { WebAssets } from "../../kit/web-assets.ts";
 import {
   billingDetails,
@@ -71,7 +70,6 @@ function sameOrigin(request: FastifyRequest): boolean {
 export const portalPageRoutes =
   (services: PortalPageServices, webAssets: WebAssets): FastifyPluginAsync =>
   async (app) => {
-    const assets = webAssets.pathsFor("portal-page");
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
@@ -80,7 +78,12 @@ export const portalPageRoutes =
       },
     );
 
-    const shellOf = (organization: PortalOrganization, theme: Theme): PortalShell => ({ organization, theme, assets });
+    /** Renders a page with the portal's inline script and styles, and sends it with their hashes. */
+    const sendPage = async (reply: FastifyReply, code: number, render: (assets: PageAssets) => string) => {
+      const assets = await webAssets.forPage("portal-page");
+      return sendHtml(reply, code, render(assets), assets, PAGE_HEADERS);
+    };
+    const shellOf = (organization: PortalOrganization, theme: Theme, assets: PageAssets): PortalShell => ({ organization, theme, assets });
     const status = (
       reply: FastifyReply,
       code: number,
@@ -89,7 +92,7 @@ export const portalPageRoutes =
       heading: string,
       message: string,
       pollMs?: number,
-    ) => sendHtml(reply, code, portalStatusPage({ organization, theme, assets }, { heading, message, link: null, pollMs }), PAGE_HEADERS);
+    ) => sendPage(reply, code, (assets) => portalStatusPage({ organization, theme, assets }, { heading, message, link: null, pollMs }));
 
     const signInNeeded = (reply: FastifyReply, organization: PortalOrganization, theme: Theme) =>
       status(
@@ -113,18 +116,18 @@ export const portalPageRoutes =
       } = {},
     ) {
       const data = await loadOverview(services, visit.session);
-      const html = overviewPage(shellOf(visit.organization, theme), {
-        ...data,
-        paymentForm: services.paymentForm,
-        countries: InputCountryCodes,
-        notice: options.notice ?? null,
-        problem: options.problem ?? null,
-        billing: options.billing ?? {
-          values: billingFormFrom(data.customer.billing_name, data.customer.billing_address, data.customer.tax_id?.[0] ?? null),
-          errors: {},
-        },
-      });
-      return sendHtml(reply, options.code ?? 200, html, PAGE_HEADERS);
+      return sendPage(reply, options.code ?? 200, (assets) =>
+        overviewPage(shellOf(visit.organization, theme, assets), {
+          ...data,
+          paymentForm: services.paymentForm,
+          notice: options.notice ?? null,
+          problem: options.problem ?? null,
+          billing: options.billing ?? {
+            values: billingFormFrom(data.customer.billing_name, data.customer.billing_address, data.customer.tax_id?.[0] ?? null),
+            errors: {},
+          },
+        }),
+      );
     }
 
     /**
@@ -221,15 +224,15 @@ export const portalPageRoutes =
           order.billing_name !== null || order.billing_address !== null
             ? billingFormFrom(order.billing_name, order.billing_address, null)
             : billingFormFrom(customer.billing_name ?? customer.name, customer.billing_address, null);
-        const html = invoicePage(shellOf(visit.organization, theme), {
-          order,
-          values,
-          errors: {},
-          problem: null,
-          pending,
-          countries: InputCountryCodes,
-        });
-        return sendHtml(reply, 200, html, PAGE_HEADERS);
+        return sendPage(reply, 200, (assets) =>
+          invoicePage(shellOf(visit.organization, theme, assets), {
+            order,
+            values,
+            errors: {},
+            problem: null,
+            pending,
+          }),
+        );
       }),
     );
 
@@ -251,15 +254,15 @@ export const portalPageRoutes =
         } catch (error) {
           if (!(error instanceof RequestValidationError)) throw error;
           const { errors, rest } = fieldErrorsOf(error);
-          const html = invoicePage(shellOf(visit.organization, theme), {
-            order,
-            values,
-            errors,
-            problem: rest ?? "Check the billing details below.",
-            pending: false,
-            countries: InputCountryCodes,
-          });
-          return sendHtml(reply, 422, html, PAGE_HEADERS);
+          return sendPage(reply, 422, (assets) =>
+            invoicePage(shellOf(visit.organization, theme, assets), {
+              order,
+              values,
+              errors,
+              problem: rest ?? "Check the billing details below.",
+              pending: false,
+            }),
+          );
         }
         return reply.redirect(`${portalPath(visit.organization.slug)}/orders/${id}/invoice?pending=1`, 303);
       }),
