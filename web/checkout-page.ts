@@ -4,6 +4,7 @@
 import type { CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
 import type { CheckoutConfirm } from "../src/modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutPublic } from "../src/modules/checkouts/checkouts.schemas.ts";
+import { formatMoney } from "../src/kit/money-format.ts";
 import { field, h, input, setFieldError, type Field } from "./dom.ts";
 import { embedMessenger, wireCloseButtons, type PostToParent } from "./embed-messages.ts";
 import { paymentFormFor, type PaymentForm } from "./payment-forms.ts";
@@ -34,7 +35,9 @@ const ADDRESS_LABELS: Record<AddressKey, [string, string]> = {
 };
 
 const formats = new Map<string, Intl.NumberFormat>();
+/** The session's currency is written by the format the server sent, without building an `Intl.NumberFormat`. */
 const money = (cents: number, currency: string): string => {
+  if (data.view === "form" && currency === data.money.currency) return formatMoney(cents, data.money.format);
   let format = formats.get(currency);
   if (!format) {
     format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });

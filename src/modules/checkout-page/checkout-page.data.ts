@@ -1,4 +1,5 @@
 import type { CountryChoice } from "../../kit/country-names.ts";
+import type { MoneyFormat } from "../../kit/money-format.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
 /**
@@ -16,6 +17,8 @@ export type CheckoutPageData =
       paymentForm: PaymentFormKind;
       /** The parent window's origin when the page is embedded and allowed to talk to it. */
       embedOrigin: string | null;
+      /** How amounts in the session's currency are written. */
+      money: { currency: string; format: MoneyFormat };
       /** Countries a billing address may name, by name. */
       countries: readonly CountryChoice[];
     }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { countryChoices } from "../../kit/country-names.ts";
+import { moneyFormat } from "../../kit/money-format.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
 import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
@@ -122,7 +123,14 @@ export const checkoutPageRoutes =
         organizationName: checkout.organization.name,
         theme: query.theme,
         assets: query.assets,
-        data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: countryChoices() },
+        data: {
+          view: "form",
+          checkout,
+          paymentForm: options.paymentForm,
+          embedOrigin,
+          countries: countryChoices(),
+          money: { currency: checkout.currency, format: moneyFormat(checkout.currency) },
+        },
       });
       return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin });
     });
