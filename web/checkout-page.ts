@@ -1,7 +1,8 @@
 // The hosted checkout page's script. It draws the form from the session the page carries and sends
 // every change to the public client routes; the amounts, the fields required and whether a payment
 // is due always come from the API's answer, never from this file.
-import type { CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
+import type { CountryChoice } from "../src/kit/country-names.ts";
+import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
 import type { CheckoutConfirm } from "../src/modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutPublic } from "../src/modules/checkouts/checkouts.schemas.ts";
 import { formatMoney } from "../src/kit/money-format.ts";
@@ -254,7 +255,8 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   root.append(...(back ? [h("nav", { class: "top" }, back)] : []), layout);
 
   function countryOptions(): HTMLOptionElement[] {
-    return (data.view === "form" ? data.countries : []).map(({ code, label }) => h("option", { value: code }, label));
+    const countries = JSON.parse(document.getElementById(COUNTRIES_BLOCK_ID)?.textContent ?? "[]") as CountryChoice[];
+    return countries.map(({ code, label }) => h("option", { value: code }, label));
   }
 
   function addressChanges(): Changes | null {

@@ -17,6 +17,9 @@ export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (
  */
 const scriptJson = (data: unknown): string => JSON.stringify(data).replace(/</g, "\\u003c");
 
+/** A JSON data block a page's script reads by its id (never run: no CSP source is needed for it). */
+export const jsonBlock = (id: string, data: unknown): string => `<script type="application/json" id="${id}">${scriptJson(data)}</script>`;
+
 export type Theme = "light" | "dark" | null;
 
 /** `?theme=light|dark` picks a theme; anything else leaves it to the system's preference. */
@@ -48,7 +51,7 @@ export function htmlDocument({ title, theme, assets, data, body }: HtmlDocument)
 </head>
 <body>
 ${body}
-<script type="application/json" id="page-data">${scriptJson(data)}</script>
+${jsonBlock("page-data", data)}
 <script>${assets.script}</script>
 </body>
 </html>

@@ -1,4 +1,3 @@
-import type { CountryChoice } from "../../kit/country-names.ts";
 import type { MoneyFormat } from "../../kit/money-format.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
@@ -19,10 +18,11 @@ export type CheckoutPageData =
       embedOrigin: string | null;
       /** How amounts in the session's currency are written. */
       money: { currency: string; format: MoneyFormat };
-      /** Countries a billing address may name, by name. */
-      countries: readonly CountryChoice[];
     }
   | { view: "status"; embedOrigin: string | null };
+
+/** The id of the data block with the countries a billing address may name (`CountryChoice[]`), the same on every page. */
+export const COUNTRIES_BLOCK_ID = "countries";
 
 /** The event type every message to the embedding window carries (`@polar-sh/checkout`'s EmbedCheckout). */
 export const EMBED_MESSAGE_TYPE = "POLAR_CHECKOUT";

@@ -1,5 +1,10 @@
-import { escapeHtml, htmlDocument, type PageAssets, type Theme } from "../../kit/html-page.ts";
-import type { CheckoutPageData } from "./checkout-page.data.ts";
+import { countryChoices } from "../../kit/country-names.ts";
+import { escapeHtml, htmlDocument, jsonBlock, type PageAssets, type Theme } from "../../kit/html-page.ts";
+import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "./checkout-page.data.ts";
+
+let countriesBlock: string | null = null;
+/** The countries, serialized once per process: the same on every form. */
+const countries = (): string => (countriesBlock ??= jsonBlock(COUNTRIES_BLOCK_ID, countryChoices()));
 
 /** The checkout form: the script draws it from the session in the page data. */
 export function checkoutFormPage(input: {
@@ -17,7 +22,8 @@ export function checkoutFormPage(input: {
     body: `<main id="checkout" class="checkout" aria-busy="true">
 <header class="merchant"><span class="merchant-mark" aria-hidden="true">${escapeHtml(input.organizationName.slice(0, 1).toUpperCase())}</span><h1>${name}</h1></header>
 <noscript><p class="notice">This checkout needs JavaScript to take your payment. Please enable it and reload the page.</p></noscript>
-</main>`,
+</main>
+${countries()}`,
   });
 }
 

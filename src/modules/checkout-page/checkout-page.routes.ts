@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { countryChoices } from "../../kit/country-names.ts";
 import { moneyFormat } from "../../kit/money-format.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
@@ -128,7 +127,6 @@ export const checkoutPageRoutes =
           checkout,
           paymentForm: options.paymentForm,
           embedOrigin,
-          countries: countryChoices(),
           money: { currency: checkout.currency, format: moneyFormat(checkout.currency) },
         },
       });

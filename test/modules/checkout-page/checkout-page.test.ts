@@ -149,8 +149,9 @@ describe("the page's files", () => {
     expect(script).toContain("POLAR_CHECKOUT");
     expect(style).toContain("light-dark(");
     expect(gzipSync(script).length).toBeLessThan(60 * 1024);
-    // No other script: the data block is JSON, which no CSP runs.
-    expect(response.body.match(/<script\b/g)).toHaveLength(2);
+    // No other script: the page data and the countries are JSON blocks, which no CSP runs.
+    expect(response.body.match(/<script\b/g)).toHaveLength(3);
+    expect(response.body.match(/<script type="application\/json"/g)).toHaveLength(2);
   });
 
   it("serves @polar-sh/checkout's embed script trusting this deployment's checkout origin instead of Polar's", async () => {
