@@ -32,7 +32,7 @@ const MAX_LENGTH: Record<keyof BillingForm, number> = {
 /** Whatever was posted, read as the billing form: unknown keys ignored, missing ones empty. */
 export function readBillingForm(body: unknown): BillingForm {
   const posted = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
-  const read = (key: keyof BillingForm) => (typeof posted[key] === "string" ? (posted[key]).trim() : "");
+  const read = (key: keyof BillingForm) => (typeof posted[key] === "string" ? posted[key].trim() : "");
   return Object.fromEntries(FIELDS.map((key) => [key, read(key)])) as unknown as BillingForm;
 }
 
