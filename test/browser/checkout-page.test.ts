@@ -215,6 +215,60 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     await page.close();
   });
 
+  it("picks a product, pays what the buyer wants, and buys seats: the API's amounts each time", async () => {
+    const custom = await createProduct(ctx.deps, organizationId, {
+      product: { name: "Pay-what-you-want tea" },
+      prices: [{ amount_type: "custom", minimum_amount: 500, maximum_amount: 10_000, preset_amount: 1500 }],
+    });
+    const seats = await createProduct(ctx.deps, organizationId, {
+      product: { name: "Team tasting" },
+      prices: [{ amount_type: "seat_based", seat_tiers: JSON.stringify([{ min_seats: 1, max_seats: null, price_per_seat: 900 }]) }],
+    });
+    const money = (cents: number) => new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(cents / 100);
+    const total = (page: Page) => page.locator(".amounts .total dd").textContent();
+    const paidOrder = async (checkoutId: string) => {
+      const orders = await ctx.request({ method: "GET", url: `/v1/orders/?organization_id=${organizationId}`, token: ordersToken });
+      return orders
+        .json<{ items: { checkout_id: string; subtotal_amount: number; seats: number | null }[] }>()
+        .items.find((o) => o.checkout_id === checkoutId);
+    };
+
+    const first = await openCheckout({ products: [productId, custom.product.id, seats.product.id] });
+    const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    await page.goto(first.url);
+    await expectAccessible(page);
+    await page.getByRole("radio", { name: /Pay-what-you-want tea/ }).check();
+    await field(page, "Amount (USD)").waitFor();
+    await field(page, "Amount (USD)").fill("12.34");
+    await field(page, "Amount (USD)").blur();
+    await expect.poll(() => total(page)).toBe(money(1234));
+    // Below the price's minimum: the API refuses, the page says so under the amount.
+    await field(page, "Amount (USD)").fill("1");
+    await field(page, "Amount (USD)").blur();
+    await page.locator("[name=amount][aria-invalid=true]").waitFor();
+    await field(page, "Amount (USD)").fill("12.34");
+    await field(page, "Amount (USD)").blur();
+    await expect.poll(() => total(page)).toBe(money(1234));
+    await expectAccessible(page);
+    await fillBuyer(page, { fullAddress: false });
+    await payWith(page, "4242 4242 4242 4242");
+    await page.waitForURL(`${storefront.origin}/thanks?checkout=${first.id}`);
+    expect(await paidOrder(first.id)).toMatchObject({ subtotal_amount: 1234 });
+
+    const second = await openCheckout({ products: [productId, seats.product.id] });
+    await page.goto(second.url);
+    await page.getByRole("radio", { name: /Team tasting/ }).check();
+    await field(page, "Seats").waitFor();
+    await field(page, "Seats").fill("3");
+    await field(page, "Seats").blur();
+    await expect.poll(() => total(page)).toBe(money(2700));
+    await fillBuyer(page, { fullAddress: false });
+    await payWith(page, "4242 4242 4242 4242");
+    await page.waitForURL(`${storefront.origin}/thanks?checkout=${second.id}`);
+    expect(await paidOrder(second.id)).toMatchObject({ subtotal_amount: 2700, seats: 3 });
+    await page.close();
+  });
+
   it("shows a decline next to the card, then pays with a good card", async () => {
     const checkout = await openCheckout();
     const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
