@@ -24,6 +24,9 @@ import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
+import { memberRoutes } from "./modules/customers/members.routes.ts";
+import { portalMemberRoutes } from "./modules/customer-portal/members.routes.ts";
+import { portalCustomerSessionRoutes } from "./modules/customer-portal/customer-session.routes.ts";
 import { customerStateRoutes } from "./modules/customer-state/customer-state.routes.ts";
 import { checkoutLinkRoutes } from "./modules/checkout-links/checkout-links.routes.ts";
 import { customFieldRoutes } from "./modules/custom-fields/custom-fields.routes.ts";
@@ -40,6 +43,8 @@ import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes
 import { portalSubscriptionRoutes } from "./modules/customer-portal/subscriptions.routes.ts";
 import { testClockRoutes } from "./modules/test-clock/test-clock.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
+import { paymentRoutes } from "./modules/payments/payments.routes.ts";
+import { refundRoutes } from "./modules/refunds/refunds.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -136,6 +141,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     }),
   );
   await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(memberRoutes(services.members));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));
   await app.register(customFieldRoutes(services.customFields));
@@ -147,8 +153,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
+  await app.register(portalCustomerSessionRoutes(services.customerSessions));
+  await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
+  await app.register(paymentRoutes(services.paymentRecords));
+  await app.register(refundRoutes(services.refunds));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));

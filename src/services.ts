@@ -16,6 +16,8 @@ import { createCheckoutLinkService } from "./modules/checkout-links/checkout-lin
 import { createCustomFieldService } from "./modules/custom-fields/custom-fields.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
+import { createMemberService } from "./modules/customers/members.service.ts";
+import { createPortalMemberService } from "./modules/customer-portal/members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
@@ -33,6 +35,8 @@ import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data
 import { unconfiguredProcessor } from "./modules/payments/unconfigured.processor.ts";
 import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
+import { createPaymentService } from "./modules/payments/payments.service.ts";
+import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./modules/tax/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
@@ -83,6 +87,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     organizations: createOrganizationService(deps),
     customers: createCustomerService(deps),
     customerSessions,
+    members: createMemberService(deps),
+    portalMembers: createPortalMemberService(deps),
     customerStates: createCustomerStateService(deps),
     discounts: createDiscountService(deps),
     customFields: createCustomFieldService(deps),
@@ -109,6 +115,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
     portalOrderPayments,
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
+    paymentRecords: createPaymentService(deps),
+    refunds: createRefundService(deps, adapters.payments),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
   };
 }

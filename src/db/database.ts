@@ -4,6 +4,8 @@ import type { CustomFieldsTable, ProductCustomFieldsTable } from "../modules/cus
 import type { CheckoutLinkProductsTable, CheckoutLinksTable } from "../modules/checkout-links/checkout-links.table.ts";
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
+import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
+import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
 import type {
@@ -17,6 +19,7 @@ import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modu
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
+import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
 import type {
   SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
@@ -41,6 +44,8 @@ export interface Database {
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
   customer_sessions: CustomerSessionsTable;
+  members: MembersTable;
+  member_sessions: MemberSessionsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;
@@ -56,6 +61,7 @@ export interface Database {
   subscription_billing_entries: SubscriptionBillingEntriesTable;
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   custom_fields: CustomFieldsTable;
   product_custom_fields: ProductCustomFieldsTable;
   checkout_links: CheckoutLinksTable;

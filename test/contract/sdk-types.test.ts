@@ -34,6 +34,12 @@ import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
 import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
+import * as PA from "../../src/modules/payments/payments.schemas.ts";
+import * as RF from "../../src/modules/refunds/refunds.schemas.ts";
+import * as RI from "../../src/modules/refunds/refund-inputs.schemas.ts";
+import * as ME from "../../src/modules/customers/members.schemas.ts";
+import * as CPM from "../../src/modules/customer-portal/members.schemas.ts";
+import * as CPSS from "../../src/modules/customer-portal/customer-session.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -195,6 +201,19 @@ const _licenseKeysIn: AssertAssignable<models.BenefitLicenseKeysCreate, S<typeof
 const _benefitsUpdateIn: AssertAssignable<models.ProductBenefitsUpdate, PI.ProductBenefitsUpdate> = true;
 const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCreate> = true;
 const _customBenefitIn: AssertAssignable<models.BenefitCustomCreate, S<typeof BI.BenefitCustomCreate>> = true;
+// Members, the portal's team and the session introspection.
+const _memberRole: AssertEqual<S<ReturnType<typeof ME.MemberRole>>, models.MemberRole> = true;
+const _member: AssertAssignable<ME.Member, models.Member> = true;
+const _listMembers: AssertAssignable<S<typeof ME.ListResourceMember>, models.ListResourceMember> = true;
+const _memberSort: AssertEqual<NonNullable<ME.MemberListQuery["sorting"]>[number], models.MemberSortProperty> = true;
+const _memberCreateIn: AssertAssignable<models.MemberCreateFromCustomer, ME.MemberCreateFromCustomer> = true;
+const _memberUpdateIn: AssertAssignable<models.MemberUpdate, ME.MemberUpdate> = true;
+const _portalMember: AssertAssignable<CPM.CustomerPortalMember, models.CustomerPortalMember> = true;
+const _listPortalMembers: AssertAssignable<S<typeof CPM.ListResourceCustomerPortalMember>, models.ListResourceCustomerPortalMember> = true;
+const _portalMemberCreateIn: AssertAssignable<models.CustomerPortalMemberCreate, CPM.CustomerPortalMemberCreate> = true;
+const _portalMemberUpdateIn: AssertAssignable<models.CustomerPortalMemberUpdate, CPM.CustomerPortalMemberUpdate> = true;
+const _sessionIntrospection: AssertAssignable<CPSS.CustomerCustomerSession, models.CustomerCustomerSession> = true;
+const _portalUser: AssertAssignable<CPSS.PortalAuthenticatedUser, models.PortalAuthenticatedUser> = true;
 // Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
 // 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
 // Customers and events.
@@ -360,6 +379,21 @@ const _pmConfirmIn: AssertAssignable<models.CustomerPaymentMethodConfirm, PM.Cus
 const _orderPaymentStatus: AssertAssignable<CPO.CustomerOrderPaymentStatus, models.CustomerOrderPaymentStatus> = true;
 const _orderPaymentConfirmation: AssertAssignable<CPO.CustomerOrderPaymentConfirmation, models.CustomerOrderPaymentConfirmation> = true;
 const _orderConfirmPaymentIn: AssertAssignable<models.CustomerOrderConfirmPayment, CPO.CustomerOrderConfirmPayment> = true;
+
+// Refunds and payments.
+const _refund: AssertAssignable<RF.Refund, models.Refund> = true;
+const _listRefunds: AssertAssignable<RF.ListResourceRefund, models.ListResourceRefund> = true;
+const _refundStatus: AssertEqual<S<typeof RF.RefundStatus>, models.RefundStatus> = true;
+const _refundReason: AssertEqual<S<typeof RF.RefundReason>, models.RefundReason> = true;
+const _refundCreateIn: AssertAssignable<models.RefundCreate, RI.RefundCreate> = true;
+const _refundSort: AssertEqual<NonNullable<RI.RefundListQuery["sorting"]>[number], models.RefundSortProperty> = true;
+const _cardPayment: AssertAssignable<S<typeof PA.CardPayment>, models.CardPayment> = true;
+const _genericPayment: AssertAssignable<S<typeof PA.GenericPayment>, models.GenericPayment> = true;
+const _payment: AssertAssignable<PA.Payment, models.Payment> = true;
+const _listPayments: AssertAssignable<PA.ListResourcePayment, models.ListResourcePayment> = true;
+const _paymentStatus: AssertEqual<S<typeof PA.PaymentStatus>, models.PaymentStatus> = true;
+const _paymentTrigger: AssertEqual<S<typeof PA.PaymentTrigger>, models.PaymentTrigger> = true;
+const _paymentSort: AssertEqual<NonNullable<PA.PaymentListQuery["sorting"]>[number], models.PaymentSortProperty> = true;
 
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
@@ -529,6 +563,15 @@ const mirrored: Record<string, TSchema> = {
   CustomerSessionCustomerIDCreate: CS.CustomerSessionCustomerIDCreate,
   CustomerSessionCustomerExternalIDCreate: CS.CustomerSessionCustomerExternalIDCreate,
   CustomerSession: CS.CustomerSession,
+  MemberRole: ME.MemberRole(),
+  Member: ME.Member,
+  MemberCreateFromCustomer: ME.MemberCreateFromCustomer,
+  MemberUpdate: ME.MemberUpdate,
+  CustomerPortalMember: CPM.CustomerPortalMember,
+  CustomerPortalMemberCreate: CPM.CustomerPortalMemberCreate,
+  CustomerPortalMemberUpdate: CPM.CustomerPortalMemberUpdate,
+  CustomerCustomerSession: CPSS.CustomerCustomerSession,
+  PortalAuthenticatedUser: CPSS.PortalAuthenticatedUser,
   ProductPriceFixedCreate: PI.ProductPriceFixedCreate,
   ProductPriceCustomCreate: PI.ProductPriceCustomCreate,
   ProductPriceSeatBasedCreate: PI.ProductPriceSeatBasedCreate,
@@ -624,6 +667,18 @@ const mirrored: Record<string, TSchema> = {
   CustomerOrderPaymentStatus: CPO.CustomerOrderPaymentStatus,
   CustomerOrderConfirmPayment: CPO.CustomerOrderConfirmPayment,
   CustomerOrderPaymentConfirmation: CPO.CustomerOrderPaymentConfirmation,
+  RefundStatus: RF.RefundStatus,
+  RefundReason: RF.RefundReason,
+  DisputeStatus: RF.DisputeStatus,
+  RefundDispute: RF.RefundDispute,
+  Refund: RF.Refund,
+  RefundCreate: RI.RefundCreate,
+  PaymentStatus: PA.PaymentStatus,
+  PaymentTrigger: PA.PaymentTrigger,
+  CardPaymentMetadata: PA.CardPaymentMetadata,
+  CardPayment: PA.CardPayment,
+  GenericPayment: PA.GenericPayment,
+  Payment: PA.Payment,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

@@ -94,6 +94,12 @@ export const portalPageRoutes =
       pollMs?: number,
     ) => sendPage(reply, code, (assets) => portalStatusPage({ organization, theme, assets }, { heading, message, link: null, pollMs }));
 
+    /** A token that opens no visit: no (live) session, or a member session without billing access. */
+    const refused = (reply: FastifyReply, organization: PortalOrganization, theme: Theme, reason: "no-session" | "not-billing") =>
+      reason === "not-billing"
+        ? status(reply, 403, organization, theme, "Not available", "Only owners and billing managers can access billing features.")
+        : signInNeeded(reply, organization, theme);
+
     const signInNeeded = (reply: FastifyReply, organization: PortalOrganization, theme: Theme) =>
       status(
         reply,
@@ -148,8 +154,9 @@ export const portalPageRoutes =
         const theme = themeOf(request.query);
         const organization = await services.sessions.organization(request.params.slug);
         if (!organization) return status(reply, 404, null, theme, "Portal not found", "There is no customer portal at this address.");
-        const visit = await services.sessions.visit(organization, readCookie(request.headers.cookie, SESSION_COOKIE));
-        if (!visit) return signInNeeded(reply, organization, theme);
+        const entry = await services.sessions.enter(organization, readCookie(request.headers.cookie, SESSION_COOKIE));
+        if ("refused" in entry) return refused(reply, organization, theme, entry.refused);
+        const { visit } = entry;
         setRequestClockOffset(visit.clockOffsetMs);
         if (request.method === "POST" && !sameOrigin(request))
           return status(reply, 403, organization, theme, "Not allowed", "This form was sent from another site and was not accepted.");
@@ -179,8 +186,8 @@ export const portalPageRoutes =
         const theme = themeOf(request.query);
         const organization = await services.sessions.organization(request.params.slug);
         if (!organization) return status(reply, 404, null, theme, "Portal not found", "There is no customer portal at this address.");
-        const visit = await services.sessions.visit(organization, token);
-        if (!visit) return signInNeeded(reply, organization, theme);
+        const entry = await services.sessions.enter(organization, token);
+        if ("refused" in entry) return refused(reply, organization, theme, entry.refused);
         const target = `${portalPath(organization.slug)}${theme ? `?theme=${theme}` : ""}`;
         return reply
           .header("set-cookie", sessionCookie(organization.slug, token, request.protocol === "https"))

@@ -1,5 +1,6 @@
 import type { Deps } from "../../context.ts";
 import type { TokenAuthenticator } from "../../kit/auth.ts";
+import { BILLING_ROLES } from "../../kit/routes.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
 import { findOrganizationBySlug } from "../organizations/organizations.repository.ts";
 
@@ -41,28 +42,36 @@ export function readCookie(header: string | undefined, name: string): string | n
 export const sessionCookie = (slug: string, token: string, secure: boolean): string =>
   `${SESSION_COOKIE}=${token}; Path=${portalPath(slug)}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 
+/** What a token opens on a portal: the visit, no session at all, or a member session without billing access. */
+export type PortalEntry = { visit: PortalVisit } | { refused: "no-session" | "not-billing" };
+
 /**
- * Resolves the organization a portal address names and the customer session a token (from the
- * link or the cookie) opens, through the same authenticator as the portal API's bearer tokens. A
- * session of another organization opens nothing here.
+ * Resolves the organization a portal address names and the session a token (from the link or the
+ * cookie) opens, through the same authenticators as the portal API's bearer tokens: a customer
+ * session, or a member session of an owner or billing manager (the portal is all billing: orders,
+ * subscriptions, payment method). A session of another organization opens nothing here.
  */
 export function createPortalPageSessions(deps: Deps, authenticators: ReadonlyMap<string, TokenAuthenticator>) {
-  const authenticate = authenticators.get(TokenPrefix.customerSession);
-  if (!authenticate) throw new Error("no customer session authenticator");
+  const prefixes = [TokenPrefix.customerSession, TokenPrefix.memberSession];
   return {
     async organization(slug: string): Promise<PortalOrganization | null> {
       if (slug.length > MAX_SLUG_LENGTH) return null;
       return (await findOrganizationBySlug(deps.db, slug)) ?? null;
     },
 
-    async visit(organization: PortalOrganization, token: string | null): Promise<PortalVisit | null> {
-      if (token === null || token.length > MAX_TOKEN_LENGTH || !token.startsWith(TokenPrefix.customerSession)) return null;
-      const principal = await authenticate(token);
-      if (principal?.kind !== "customer" || principal.organizationId !== organization.id) return null;
+    async enter(organization: PortalOrganization, token: string | null): Promise<PortalEntry> {
+      const prefix = token === null || token.length > MAX_TOKEN_LENGTH ? undefined : prefixes.find((p) => token.startsWith(p));
+      const authenticate = prefix ? authenticators.get(prefix) : undefined;
+      const principal = token !== null && authenticate ? await authenticate(token) : null;
+      if ((principal?.kind !== "customer" && principal?.kind !== "member") || principal.organizationId !== organization.id)
+        return { refused: "no-session" };
+      if (principal.kind === "member" && !BILLING_ROLES.includes(principal.memberRole)) return { refused: "not-billing" };
       return {
-        organization,
-        session: { organizationId: principal.organizationId, customerId: principal.customerId },
-        clockOffsetMs: principal.clockOffsetMs ?? 0,
+        visit: {
+          organization,
+          session: { organizationId: principal.organizationId, customerId: principal.customerId },
+          clockOffsetMs: principal.clockOffsetMs ?? 0,
+        },
       };
     },
   };

@@ -10,6 +10,7 @@ import {
   createProduct,
   createSubscription,
 } from "../../helpers/factories.ts";
+import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { addActivation, openPortalSession, type PortalLink } from "./portal-page-helpers.ts";
 
 /** The portal's pages over HTTP (no browser): sign-in, headers, escaping, every action and its refusals. */
@@ -82,6 +83,26 @@ describe("signing in with the session's link", () => {
     const unknown = await page(`/no-such-shop-${Date.now()}/portal`);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers["content-type"]).toBe("text/html; charset=utf-8");
+  });
+
+  it("opens for a member session of an owner or billing manager, and refuses a plain member's with the anchor's words", async () => {
+    const team = await createOrganization(ctx.deps);
+    await enableMembers(ctx.deps, team.id);
+    const teamCustomer = await createCustomer(ctx.deps, team.id);
+    const enterWith = async (token: string) =>
+      ctx.request({ method: "GET", url: `/${team.slug}/portal?customer_session_token=${encodeURIComponent(token)}` });
+    for (const role of ["owner", "billing_manager"] as const) {
+      const member = await createMember(ctx.deps, teamCustomer, role);
+      const response = await enterWith(await createMemberSessionToken(ctx.deps, teamCustomer.id, member.id));
+      expect(response.statusCode, role).toBe(303);
+      const cookieOfMember = String(response.headers["set-cookie"]).split(";")[0]!;
+      expect((await page(`/${team.slug}/portal`, cookieOfMember)).statusCode).toBe(200);
+    }
+    const plain = await createMember(ctx.deps, teamCustomer, "member");
+    const refused = await enterWith(await createMemberSessionToken(ctx.deps, teamCustomer.id, plain.id));
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers["set-cookie"]).toBeUndefined();
+    expect(refused.body).toContain("Only owners and billing managers can access billing features.");
   });
 
   it("keeps the session token out of the request log", async () => {
