@@ -164,6 +164,7 @@ function paymentMethodItem(method: CustomerPaymentMethod): string {
 }
 
 export interface OverviewInput {
+  returnUrl: string | null;
   customer: CustomerPortalCustomer;
   orders: CustomerOrder[];
   subscriptions: CustomerSubscription[];
@@ -186,6 +187,7 @@ export function overviewPage(shell: PortalShell, input: OverviewInput): string {
   const base = portalPath(shell.organization.slug);
   const body = `<main class="portal" aria-busy="true">
 ${header(shell.organization, `Signed in as ${input.customer.email ?? input.customer.name ?? "customer"}`)}
+${input.returnUrl ? `<p class="top"><a href="${e(input.returnUrl)}">Back to ${e(shell.organization.name)}</a></p>` : ""}
 <nav class="sections" aria-label="Sections"><a href="#subscriptions">Subscriptions</a><a href="#orders">Orders</a><a href="#license-keys">License keys</a><a href="#billing">Billing details</a><a href="#payment-method">Payment method</a></nav>
 ${alertBox(input.problem)}${noticeBox(input.notice)}
 ${section(

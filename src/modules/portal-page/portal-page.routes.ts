@@ -125,6 +125,7 @@ export const portalPageRoutes =
       return sendPage(reply, options.code ?? 200, (assets) =>
         overviewPage(shellOf(visit.organization, theme, assets), {
           ...data,
+          returnUrl: visit.returnUrl,
           paymentForm: services.paymentForm,
           notice: options.notice ?? null,
           problem: options.problem ?? null,

@@ -2,6 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { TokenAuthenticator } from "../../kit/auth.ts";
 import { BILLING_ROLES } from "../../kit/routes.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
+import { findSessionSummary } from "../customers/member-sessions.repository.ts";
 import { findOrganizationBySlug } from "../organizations/organizations.repository.ts";
 
 /** The cookie that carries the session token, scoped to one organization's portal path. */
@@ -20,6 +21,8 @@ export interface PortalVisit {
   organization: PortalOrganization;
   session: { organizationId: string; customerId: string };
   clockOffsetMs: number;
+  /** Where the portal sends the customer back to (the session's `return_url`, http(s) only). */
+  returnUrl: string | null;
 }
 
 /** The portal's path for an organization; every cookie and form of the portal lives below it. */
@@ -66,11 +69,14 @@ export function createPortalPageSessions(deps: Deps, authenticators: ReadonlyMap
       if ((principal?.kind !== "customer" && principal?.kind !== "member") || principal.organizationId !== organization.id)
         return { refused: "no-session" };
       if (principal.kind === "member" && !BILLING_ROLES.includes(principal.memberRole)) return { refused: "not-billing" };
+      const table = principal.kind === "member" ? "member_sessions" : "customer_sessions";
+      const returnUrl = (await findSessionSummary(deps.db, table, principal.sessionId))?.return_url ?? null;
       return {
         visit: {
           organization,
           session: { organizationId: principal.organizationId, customerId: principal.customerId },
           clockOffsetMs: principal.clockOffsetMs ?? 0,
+          returnUrl: returnUrl !== null && /^https?:\/\//i.test(returnUrl) ? returnUrl : null,
         },
       };
     },

@@ -11,9 +11,19 @@ export interface PortalLink {
   token: string;
 }
 
-export async function openPortalSession(ctx: TestContext, organizationId: string, customerId: string): Promise<PortalLink> {
+export async function openPortalSession(
+  ctx: TestContext,
+  organizationId: string,
+  customerId: string,
+  extra: { return_url?: string } = {},
+): Promise<PortalLink> {
   const token = await createOrganizationToken(ctx.deps, organizationId, ["customer_sessions:write"]);
-  const response = await ctx.request({ method: "POST", url: "/v1/customer-sessions/", token, payload: { customer_id: customerId } });
+  const response = await ctx.request({
+    method: "POST",
+    url: "/v1/customer-sessions/",
+    token,
+    payload: { customer_id: customerId, ...extra },
+  });
   expect(response.statusCode, response.body).toBe(201);
   const session = response.json<{ token: string; customer_portal_url: string }>();
   const url = new URL(session.customer_portal_url);

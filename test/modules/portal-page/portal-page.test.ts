@@ -105,6 +105,21 @@ describe("signing in with the session's link", () => {
     expect(refused.body).toContain("Only owners and billing managers can access billing features.");
   });
 
+  it("links back to the session's return URL, escaped, and never to a script URL", async () => {
+    const back = await openPortalSession(ctx, orgId, customerId, { return_url: "https://shop.example/account?a=1&b=2" });
+    const withReturn = await signIn(back);
+    expect((await page(base(), withReturn)).body).toContain(
+      '<a href="https://shop.example/account?a=1&amp;b=2">Back to Portal &lt;b&gt;Shop',
+    );
+    const scripted = await openPortalSession(ctx, orgId, customerId);
+    await ctx.deps.db
+      .updateTable("customer_sessions")
+      .set({ return_url: "javascript:alert(1)" })
+      .where("customer_id", "=", customerId)
+      .execute();
+    expect((await page(base(), await signIn(scripted))).body).not.toContain("javascript:");
+  });
+
   it("keeps the session token out of the request log", async () => {
     const lines: string[] = [];
     const stream = new Writable({
