@@ -34,6 +34,7 @@ import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
 import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
+import { meterRoutes } from "./modules/meters/meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
@@ -149,6 +150,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(productRoutes(services.products));
   await app.register(benefitRoutes(services.benefits));
   await app.register(eventRoutes(services.events, deps.now));
+  await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));

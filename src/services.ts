@@ -21,6 +21,8 @@ import { createPortalMemberService } from "./modules/customer-portal/members.ser
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
+import { createMeterService } from "./modules/meters/meters.service.ts";
+import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
@@ -101,6 +103,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),
     checkoutClient: createCheckoutClientService(deps, checkoutSessions, checkoutConfirmation),
     events: createEventService(deps),
+    meters: createMeterService(deps),
+    meterQuantities: createMeterQuantityService(deps),
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
     licenseKeys: createLicenseKeyService(deps),

@@ -21,6 +21,8 @@ import * as CF from "../../src/modules/custom-fields/custom-fields.schemas.ts";
 import type * as CFI from "../../src/modules/custom-fields/custom-field-inputs.schemas.ts";
 import * as CL from "../../src/modules/checkout-links/checkout-links.schemas.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
+import * as M from "../../src/modules/meters/meters.schemas.ts";
+import * as MI from "../../src/modules/meters/meter-inputs.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
@@ -231,6 +233,19 @@ const _listEventNames: AssertAssignable<E.ListResourceEventName, models.ListReso
 const _eventNamesSort: AssertEqual<NonNullable<E.EventNameListQuery["sorting"]>[number], models.EventNamesSortProperty> = true;
 // Inputs the other way round: every body the SDK can send is one we accept.
 const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
+// Meters.
+const _filterOperator: AssertEqual<M.FilterOperator, models.FilterOperator> = true;
+const _filterClause: AssertAssignable<M.FilterClause, models.FilterClause> = true;
+const _filter: AssertAssignable<S<typeof M.Filter>, models.Filter> = true;
+const _meter: AssertAssignable<M.Meter, models.Meter> = true;
+const _listMeter: AssertAssignable<M.ListResourceMeter, models.ListResourceMeter> = true;
+const _meterQuantities: AssertAssignable<M.MeterQuantities, models.MeterQuantities> = true;
+const _timeInterval: AssertEqual<MI.TimeInterval, models.TimeInterval> = true;
+const _aggregationFunction: AssertEqual<(typeof M.AggregationFunctionValues)[number], models.AggregationFunction> = true;
+const _meterSort: AssertEqual<NonNullable<MI.MeterListQuery["sorting"]>[number], models.MeterSortProperty> = true;
+// Inputs the other way round: every meter body the SDK can send is one we accept.
+const _meterCreate: AssertAssignable<models.MeterCreate, MI.MeterCreate> = true;
+const _meterUpdate: AssertAssignable<models.MeterUpdate, MI.MeterUpdate> = true;
 // Webhooks. SDK 1.0.1 adds `api_version` (and `uses_standard_webhook_signature`) that the
 // reference does not have; the reference wins, and the SDK lists more event types than it.
 type SdkOnlyWebhookEndpointKeys = "api_version" | "uses_standard_webhook_signature";
@@ -596,6 +611,18 @@ const mirrored: Record<string, TSchema> = {
   EventsIngestResponse: E.EventsIngestResponse,
   UserEvent: E.UserEvent,
   EventName: E.EventName,
+  Meter: M.Meter,
+  MeterCreate: MI.MeterCreate,
+  MeterUpdate: MI.MeterUpdate,
+  MeterQuantities: M.MeterQuantities,
+  MeterQuantity: M.MeterQuantity,
+  Filter: M.Filter,
+  FilterClause: M.FilterClause,
+  FilterOperator: M.FilterOperator,
+  FilterConjunction: M.FilterConjunction,
+  CountAggregation: M.CountAggregation,
+  PropertyAggregation: M.PropertyAggregation,
+  UniqueAggregation: M.UniqueAggregation,
   WebhookFormat: W.WebhookFormat,
   WebhookEventType: W.WebhookEventType,
   WebhookEndpoint: W.WebhookEndpoint,
