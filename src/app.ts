@@ -19,6 +19,8 @@ import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes.ts";
+import { createWebAssets } from "./kit/web-assets.ts";
+import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
@@ -143,8 +145,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
+  const webAssets = createWebAssets();
   await app.register(
-    checkoutPageRoutes(services.checkoutClient, { checkoutBaseUrl: config.checkoutBaseUrl, paymentForm: services.checkoutPaymentForm }),
+    checkoutPageRoutes(services.checkoutClient, webAssets, {
+      checkoutBaseUrl: config.checkoutBaseUrl,
+      paymentForm: services.checkoutPaymentForm,
+    }),
   );
   await app.register(customerRoutes(services.customers, services.customerSessions));
   await app.register(memberRoutes(services.members));
@@ -172,5 +178,21 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));
+  // The customer portal's pages, at the `customer_portal_url` of a session (`/{slug}/portal`).
+  await app.register(
+    portalPageRoutes(
+      {
+        sessions: services.portalPageSessions,
+        customers: services.portalCustomers,
+        orders: services.portalOrders,
+        documents: services.orderDocuments,
+        subscriptions: services.portalSubscriptions,
+        licenseKeys: services.licenseKeys,
+        paymentMethods: services.portalPaymentMethods,
+        paymentForm: services.checkoutPaymentForm,
+      },
+      webAssets,
+    ),
+  );
   return app;
 }

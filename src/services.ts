@@ -12,6 +12,7 @@ import { createPortalOrderService } from "./modules/customer-portal/orders.servi
 import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/order-payments.service.ts";
 import { createPortalPaymentMethodService } from "./modules/customer-portal/payment-methods.service.ts";
+import { createPortalPageSessions } from "./modules/portal-page/portal-page.session.ts";
 import { createCheckoutLinkRedirect } from "./modules/checkout-links/checkout-links.redirect.ts";
 import { createCheckoutLinkService } from "./modules/checkout-links/checkout-links.service.ts";
 import { createCustomFieldService } from "./modules/custom-fields/custom-fields.service.ts";
@@ -124,6 +125,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
     paymentRecords: createPaymentService(deps),
     refunds: createRefundService(deps, adapters.payments),
+    portalPageSessions: createPortalPageSessions(deps, authenticators),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

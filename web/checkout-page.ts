@@ -1,9 +1,11 @@
 // The hosted checkout page's script. It draws the form from the session the page carries and sends
 // every change to the public client routes; the amounts, the fields required and whether a payment
 // is due always come from the API's answer, never from this file.
-import type { CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
+import type { CountryChoice } from "../src/kit/country-names.ts";
+import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
 import type { CheckoutConfirm } from "../src/modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutPublic } from "../src/modules/checkouts/checkouts.schemas.ts";
+import { formatMoney } from "../src/kit/money-format.ts";
 import { field, h, input, setFieldError, type Field } from "./dom.ts";
 import { embedMessenger, wireCloseButtons, type PostToParent } from "./embed-messages.ts";
 import { paymentFormFor, type PaymentForm } from "./payment-forms.ts";
@@ -34,7 +36,9 @@ const ADDRESS_LABELS: Record<AddressKey, [string, string]> = {
 };
 
 const formats = new Map<string, Intl.NumberFormat>();
+/** The session's currency is written by the format the server sent, without building an `Intl.NumberFormat`. */
 const money = (cents: number, currency: string): string => {
+  if (data.view === "form" && currency === data.money.currency) return formatMoney(cents, data.money.format);
   let format = formats.get(currency);
   if (!format) {
     format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });
@@ -251,12 +255,8 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   root.append(...(back ? [h("nav", { class: "top" }, back)] : []), layout);
 
   function countryOptions(): HTMLOptionElement[] {
-    const names = new Intl.DisplayNames(["en"], { type: "region" });
-    const collator = new Intl.Collator("en");
-    return (data.view === "form" ? data.countries : [])
-      .map((code) => ({ code, label: names.of(code) ?? code }))
-      .sort((a, b) => collator.compare(a.label, b.label))
-      .map(({ code, label }) => h("option", { value: code }, label));
+    const countries = JSON.parse(document.getElementById(COUNTRIES_BLOCK_ID)?.textContent ?? "[]") as CountryChoice[];
+    return countries.map(({ code, label }) => h("option", { value: code }, label));
   }
 
   function addressChanges(): Changes | null {

@@ -21,6 +21,8 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
   let checkoutToken: string;
   let ordersToken: string;
   let productId: string;
+  let giftProductId: string;
+  let catalogToken: string;
   let organizationId: string;
 
   beforeAll(async () => {
@@ -30,6 +32,26 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     checkoutToken = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
     ordersToken = await createOrganizationToken(ctx.deps, org.id, ["orders:read"]);
     productId = (await createProduct(ctx.deps, org.id, { product: { name: "Loose-leaf box", description: "Twelve teas." } })).product.id;
+    catalogToken = await createOrganizationToken(ctx.deps, org.id, ["custom_fields:write", "products:write", "checkout_links:write"]);
+    const giftField = await ctx.request({
+      method: "POST",
+      url: "/v1/custom-fields/",
+      token: catalogToken,
+      payload: { type: "text", slug: "gift-message", name: "Gift message", properties: { form_label: "Gift message", max_length: 200 } },
+    });
+    expect(giftField.statusCode, giftField.body).toBe(201);
+    const giftProduct = await ctx.request({
+      method: "POST",
+      url: "/v1/products/",
+      token: catalogToken,
+      payload: {
+        name: "Gift box",
+        prices: [{ amount_type: "fixed", price_amount: 4000 }],
+        attached_custom_fields: [{ custom_field_id: giftField.json().id, required: true }],
+      },
+    });
+    expect(giftProduct.statusCode, giftProduct.body).toBe(201);
+    giftProductId = giftProduct.json().id;
     await createDiscount(ctx.deps, org.id, { code: "TEA10", name: "Ten off", basis_points: 1000 });
     hook = await startReceiver();
     await createWebhookEndpoint(ctx.deps, org.id, { url: hook.url, events: ["order.paid"] });
@@ -112,8 +134,8 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     await target.getByRole("button", { name: /^Pay / }).click();
   }
 
-  it("buys with a discount code and a billing address: success URL, the order through the API, order.paid delivered", async () => {
-    const checkout = await openCheckout({ require_billing_address: true });
+  it("buys with a discount code, a billing address and a required custom field: success URL, the order through the API, order.paid delivered", async () => {
+    const checkout = await openCheckout({ products: [giftProductId], require_billing_address: true });
     const page = await browser.newPage();
     await screenshotAll(page, checkout.url, "checkout");
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -121,13 +143,18 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     await expect.poll(() => page.title()).toBe("Checkout · Tea & <Biscuits>");
 
     await fillBuyer(page, { fullAddress: true });
+    // The required custom field left empty: the API's refusal is shown under it.
+    await payWith(page, "4242 4242 4242 4242");
+    await page.locator("[name='custom_field_data.gift-message'][aria-invalid=true]").waitFor();
+    await expectAccessible(page);
+    await field(page, "Gift message").fill("Happy birthday, Charles");
     await field(page, "Discount code").fill("TEA10");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByText("Discount (Ten off)").waitFor();
     // The page shows the API's amounts, not its own.
     await expect.poll(async () => (await publicView(checkout.client_secret)).tax_amount).not.toBeNull();
     const view = await publicView(checkout.client_secret);
-    expect(view.discount_amount).toBe(250);
+    expect(view.discount_amount).toBe(400);
     const total = new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(view.total_amount / 100);
     await expect.poll(() => page.locator(".amounts .total dd").textContent()).toBe(total);
     await expectAccessible(page);
@@ -138,14 +165,22 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     const orders = await ctx.request({ method: "GET", url: `/v1/orders/?organization_id=${organizationId}`, token: ordersToken });
     const order = orders
       .json<{
-        items: { checkout_id: string; discount_amount: number; total_amount: number; status: string; billing_address: { city: string } }[];
+        items: {
+          checkout_id: string;
+          discount_amount: number;
+          total_amount: number;
+          status: string;
+          billing_address: { city: string };
+          custom_field_data: Record<string, unknown>;
+        }[];
       }>()
       .items.find((o) => o.checkout_id === checkout.id);
     expect(order).toMatchObject({
       status: "paid",
-      discount_amount: 250,
+      discount_amount: 400,
       total_amount: view.total_amount,
       billing_address: { city: "Paris" },
+      custom_field_data: { "gift-message": "Happy birthday, Charles" },
     });
     await waitFor(() => hook.received.some((r) => JSON.parse(r.body).data.checkout_id === checkout.id), 20_000);
     expect(JSON.parse(hook.received.find((r) => JSON.parse(r.body).data.checkout_id === checkout.id)!.body).type).toBe("order.paid");
@@ -154,6 +189,82 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
     await page.goto(checkout.url);
     await page.getByRole("heading", { name: "Thank you!" }).waitFor();
     await expectAccessible(page);
+    await page.close();
+  });
+
+  it("opens a checkout link in the browser and pays on the session it opened", async () => {
+    const created = await ctx.request({
+      method: "POST",
+      url: "/v1/checkout-links/",
+      token: catalogToken,
+      payload: { payment_processor: "stripe", products: [productId], success_url: `${storefront.origin}/thanks?checkout={CHECKOUT_ID}` },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const page = await browser.newPage();
+    await page.goto(created.json<{ url: string }>().url);
+    expect(new URL(page.url()).pathname).toMatch(/^\/checkout\/polar_c_/);
+    await page.getByRole("heading", { name: "Loose-leaf box" }).waitFor();
+    await expectAccessible(page);
+    await fillBuyer(page, { fullAddress: false });
+    await payWith(page, "4242 4242 4242 4242");
+    await page.waitForURL(/\/thanks\?checkout=/);
+    const checkoutId = new URL(page.url()).searchParams.get("checkout")!;
+    const paid = await ctx.request({ method: "GET", url: `/v1/checkouts/${checkoutId}`, token: ctx.ownerToken });
+    expect(paid.json()).toMatchObject({ status: "succeeded", product_id: productId });
+    await page.close();
+  });
+
+  it("picks a product, pays what the buyer wants, and buys seats: the API's amounts each time", async () => {
+    const custom = await createProduct(ctx.deps, organizationId, {
+      product: { name: "Pay-what-you-want tea" },
+      prices: [{ amount_type: "custom", minimum_amount: 500, maximum_amount: 10_000, preset_amount: 1500 }],
+    });
+    const seats = await createProduct(ctx.deps, organizationId, {
+      product: { name: "Team tasting" },
+      prices: [{ amount_type: "seat_based", seat_tiers: JSON.stringify([{ min_seats: 1, max_seats: null, price_per_seat: 900 }]) }],
+    });
+    const money = (cents: number) => new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(cents / 100);
+    const total = (page: Page) => page.locator(".amounts .total dd").textContent();
+    const paidOrder = async (checkoutId: string) => {
+      const orders = await ctx.request({ method: "GET", url: `/v1/orders/?organization_id=${organizationId}`, token: ordersToken });
+      return orders
+        .json<{ items: { checkout_id: string; subtotal_amount: number; seats: number | null }[] }>()
+        .items.find((o) => o.checkout_id === checkoutId);
+    };
+
+    const first = await openCheckout({ products: [productId, custom.product.id, seats.product.id] });
+    const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    await page.goto(first.url);
+    await expectAccessible(page);
+    await page.getByRole("radio", { name: /Pay-what-you-want tea/ }).check();
+    await field(page, "Amount (USD)").waitFor();
+    await field(page, "Amount (USD)").fill("12.34");
+    await field(page, "Amount (USD)").blur();
+    await expect.poll(() => total(page)).toBe(money(1234));
+    // Below the price's minimum: the API refuses, the page says so under the amount.
+    await field(page, "Amount (USD)").fill("1");
+    await field(page, "Amount (USD)").blur();
+    await page.locator("[name=amount][aria-invalid=true]").waitFor();
+    await field(page, "Amount (USD)").fill("12.34");
+    await field(page, "Amount (USD)").blur();
+    await expect.poll(() => total(page)).toBe(money(1234));
+    await expectAccessible(page);
+    await fillBuyer(page, { fullAddress: false });
+    await payWith(page, "4242 4242 4242 4242");
+    await page.waitForURL(`${storefront.origin}/thanks?checkout=${first.id}`);
+    expect(await paidOrder(first.id)).toMatchObject({ subtotal_amount: 1234 });
+
+    const second = await openCheckout({ products: [productId, seats.product.id] });
+    await page.goto(second.url);
+    await page.getByRole("radio", { name: /Team tasting/ }).check();
+    await field(page, "Seats").waitFor();
+    await field(page, "Seats").fill("3");
+    await field(page, "Seats").blur();
+    await expect.poll(() => total(page)).toBe(money(2700));
+    await fillBuyer(page, { fullAddress: false });
+    await payWith(page, "4242 4242 4242 4242");
+    await page.waitForURL(`${storefront.origin}/thanks?checkout=${second.id}`);
+    expect(await paidOrder(second.id)).toMatchObject({ subtotal_amount: 2700, seats: 3 });
     await page.close();
   });
 

@@ -18,11 +18,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The real app listening on a loopback port that its checkout URLs name. */
-export async function startListeningContext(): Promise<{ ctx: TestContext; origin: string }> {
+/** The real app listening on a loopback port that its checkout, portal and download URLs name. */
+export async function startListeningContext(env: Record<string, string> = {}): Promise<{ ctx: TestContext; origin: string }> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const ctx = await createTestContext({ env: { CHECKOUT_BASE_URL: origin } });
+  const ctx = await createTestContext({ env: { CHECKOUT_BASE_URL: origin, PUBLIC_BASE_URL: origin, ...env } });
   await ctx.app.listen({ port, host: "127.0.0.1" });
   return { ctx, origin };
 }

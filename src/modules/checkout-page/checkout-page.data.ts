@@ -1,3 +1,4 @@
+import type { MoneyFormat } from "../../kit/money-format.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
 /**
@@ -15,10 +16,13 @@ export type CheckoutPageData =
       paymentForm: PaymentFormKind;
       /** The parent window's origin when the page is embedded and allowed to talk to it. */
       embedOrigin: string | null;
-      /** Countries a billing address may name. */
-      countries: readonly string[];
+      /** How amounts in the session's currency are written. */
+      money: { currency: string; format: MoneyFormat };
     }
   | { view: "status"; embedOrigin: string | null };
+
+/** The id of the data block with the countries a billing address may name (`CountryChoice[]`), the same on every page. */
+export const COUNTRIES_BLOCK_ID = "countries";
 
 /** The event type every message to the embedding window carries (`@polar-sh/checkout`'s EmbedCheckout). */
 export const EMBED_MESSAGE_TYPE = "POLAR_CHECKOUT";

@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { InputCountryCodes } from "../../kit/address.ts";
+import type { FastifyRequest } from "fastify";
+import { moneyFormat } from "../../kit/money-format.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import { TokenPrefix } from "../../kit/tokens.ts";
 import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
 import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
-import { checkoutPageAssets, type Asset } from "./checkout-page.assets.ts";
+import { sendHtml, themeOf, type PageAssets, type Theme } from "../../kit/html-page.ts";
+import { sendAsset, type WebAssets } from "../../kit/web-assets.ts";
+import { embedScriptFor } from "./checkout-page.assets.ts";
 import type { PaymentFormKind } from "./checkout-page.data.ts";
-import { checkoutFormPage, statusPage, type Theme } from "./checkout-page.render.ts";
+import { checkoutFormPage, statusPage } from "./checkout-page.render.ts";
 
 export interface CheckoutPageOptions {
   /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
@@ -18,12 +20,13 @@ export interface CheckoutPageOptions {
 
 interface PageQuery {
   theme: Theme;
+  /** The page's inline script and styles. */
+  assets: PageAssets;
   /** The parent window's origin, as `?embed=true&embed_origin=…` names it. */
   embedOrigin: string | null;
 }
 
 const MAX_SECRET_LENGTH = 256;
-const YEAR_SECONDS = 31_536_000;
 
 /** A well-formed http(s) origin, exactly as `window.location.origin` writes it, else null. */
 function originOf(value: unknown): string | null {
@@ -36,10 +39,9 @@ function originOf(value: unknown): string | null {
   }
 }
 
-function pageQuery(query: unknown): PageQuery {
+function pageQuery(query: unknown, assets: PageAssets): PageQuery {
   const params = typeof query === "object" && query !== null ? (query as Record<string, unknown>) : {};
-  const theme = params.theme === "light" || params.theme === "dark" ? params.theme : null;
-  return { theme, embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
+  return { theme: themeOf(params), assets, embedOrigin: params.embed === "true" ? originOf(params.embed_origin) : null };
 }
 
 /**
@@ -49,55 +51,16 @@ function pageQuery(query: unknown): PageQuery {
 const embedOriginFor = (query: PageQuery, checkout: CheckoutPublic | null): string | null =>
   query.embedOrigin !== null && (checkout?.embed_origin == null || checkout.embed_origin === query.embedOrigin) ? query.embedOrigin : null;
 
-/** Headers of every page: nothing but this origin's own files, framed only by the allowed origin. */
-function sendPage(reply: FastifyReply, status: number, html: string, frameAncestor: string | null): FastifyReply {
-  return reply
-    .code(status)
-    .headers({
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": [
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "form-action 'self'",
-        "base-uri 'none'",
-        `frame-ancestors ${frameAncestor ?? "'none'"}`,
-      ].join("; "),
-      ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
-      "x-content-type-options": "nosniff",
-      // The address carries the client secret: no other site may learn it from a Referer.
-      "referrer-policy": "no-referrer",
-      "cache-control": "no-store",
-      "permissions-policy": "camera=(), microphone=(), geolocation=()",
-    })
-    .send(html);
-}
-
-function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string, crossOrigin: boolean): FastifyReply {
-  const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
-  return reply
-    .headers({
-      "content-type": asset.contentType,
-      "cache-control": cacheControl,
-      vary: "accept-encoding",
-      "x-content-type-options": "nosniff",
-      "cross-origin-resource-policy": crossOrigin ? "cross-origin" : "same-origin",
-      ...(gzip ? { "content-encoding": "gzip" } : {}),
-    })
-    .send(gzip ? asset.gzip : asset.body);
-}
-
 /**
  * The hosted checkout page at the session's `url`, its confirmation page (the default
  * `success_url`), their script and styles, and the embed script storefronts load. The page
  * reads and changes the session only through the public client routes.
  */
 export const checkoutPageRoutes =
-  (client: CheckoutClientService, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
+  (client: CheckoutClientService, webAssets: WebAssets, options: CheckoutPageOptions): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const assets = checkoutPageAssets(options.checkoutBaseUrl);
+    const queryOf = async (request: FastifyRequest) => pageQuery(request.query, await webAssets.forPage("checkout-page"));
+    const embedScript = embedScriptFor(new URL(options.checkoutBaseUrl).origin);
 
     /** The session for a page, or the status page to answer instead. */
     async function sessionOrProblem(
@@ -106,7 +69,11 @@ export const checkoutPageRoutes =
     ): Promise<{ checkout: CheckoutPublic } | { status: number; html: string; embedOrigin: string | null }> {
       const problem = (status: number, heading: string, message: string) => {
         const embedOrigin = embedOriginFor(query, null);
-        return { status, html: statusPage({ heading, message, link: null, theme: query.theme, assets, embedOrigin }), embedOrigin };
+        return {
+          status,
+          html: statusPage({ heading, message, link: null, theme: query.theme, assets: query.assets, embedOrigin }),
+          embedOrigin,
+        };
       };
       const notFound = () =>
         problem(404, "Checkout not found", "This checkout link is not valid. Check the address, or ask the seller for a new link.");
@@ -125,7 +92,7 @@ export const checkoutPageRoutes =
     function closedPage(checkout: CheckoutPublic, query: PageQuery, embedOrigin: string | null): string {
       const seller = checkout.organization.name;
       const back = checkout.return_url ? { href: checkout.return_url, label: `Back to ${seller}` } : null;
-      const common = { theme: query.theme, assets, embedOrigin };
+      const common = { theme: query.theme, assets: query.assets, embedOrigin };
       if (checkout.status === "succeeded")
         return statusPage({ ...common, heading: "Thank you!", message: `Your purchase from ${seller} is complete.`, link: back });
       if (checkout.status === "confirmed")
@@ -144,44 +111,44 @@ export const checkoutPageRoutes =
     }
 
     app.get<{ Params: { client_secret: string } }>("/checkout/:client_secret", { schema: { hide: true } }, async (request, reply) => {
-      const query = pageQuery(request.query);
+      const query = await queryOf(request);
       const found = await sessionOrProblem(request.params.client_secret, query);
-      if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+      if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, query.assets, { frameAncestor: found.embedOrigin });
       const { checkout } = found;
       const embedOrigin = embedOriginFor(query, checkout);
-      if (checkout.status !== "open") return sendPage(reply, 200, closedPage(checkout, query, embedOrigin), embedOrigin);
+      if (checkout.status !== "open")
+        return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       const html = checkoutFormPage({
         organizationName: checkout.organization.name,
         theme: query.theme,
-        assets,
-        data: { view: "form", checkout, paymentForm: options.paymentForm, embedOrigin, countries: InputCountryCodes },
+        assets: query.assets,
+        data: {
+          view: "form",
+          checkout,
+          paymentForm: options.paymentForm,
+          embedOrigin,
+          money: { currency: checkout.currency, format: moneyFormat(checkout.currency) },
+        },
       });
-      return sendPage(reply, 200, html, embedOrigin);
+      return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin });
     });
 
     app.get<{ Params: { client_secret: string } }>(
       "/checkout/:client_secret/confirmation",
       { schema: { hide: true } },
       async (request, reply) => {
-        const query = pageQuery(request.query);
+        const query = await queryOf(request);
         const found = await sessionOrProblem(request.params.client_secret, query);
-        if (!("checkout" in found)) return sendPage(reply, found.status, found.html, found.embedOrigin);
+        if (!("checkout" in found)) return sendHtml(reply, found.status, found.html, query.assets, { frameAncestor: found.embedOrigin });
         // Not paid yet: back to the form.
         if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
         const embedOrigin = embedOriginFor(query, found.checkout);
-        return sendPage(reply, 200, closedPage(found.checkout, query, embedOrigin), embedOrigin);
+        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       },
     );
 
-    const immutable = `public, max-age=${YEAR_SECONDS}, immutable`;
-    app.get(assets.scriptPath, { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, await assets.script(), immutable, false),
-    );
-    app.get(assets.stylePath, { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, assets.style, immutable, false),
-    );
     // Storefronts load it by a fixed address, so it is cached briefly rather than forever.
     app.get("/checkout/embed.js", { schema: { hide: true } }, async (request, reply) =>
-      sendAsset(request, reply, assets.embedScript, "public, max-age=3600", true),
+      sendAsset(request, reply, embedScript, "public, max-age=3600", true),
     );
   };

@@ -17,7 +17,7 @@ export const updateOrganization = (db: Executor, id: string, allowed: Organizati
 };
 
 export const findOrganizationBySlug = (db: Executor, slug: string) =>
-  db.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirst();
+  db.selectFrom("organizations").select(["id", "name", "slug"]).where("slug", "=", slug).executeTakeFirst();
 
 export const insertOrganization = (db: Executor, values: Insertable<OrganizationsTable>) =>
   db

@@ -1,0 +1,99 @@
+import type { FastifyReply } from "fastify";
+import type { PageAssets } from "./web-assets.ts";
+
+export type { PageAssets };
+
+// The shell every server-rendered page shares (the hosted checkout, the customer portal): escaping,
+// the document around a page's body, and the headers that keep it to this origin's own files.
+
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text and attribute values: every character HTML gives a meaning to is escaped. */
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+
+/**
+ * JSON inside `<script type="application/json">`: a raw-text element ends at `</script`, and `<!--`
+ * changes how it is parsed, so every `<` is written as its JSON escape.
+ */
+const scriptJson = (data: unknown): string => JSON.stringify(data).replace(/</g, "\\u003c");
+
+/** A JSON data block a page's script reads by its id (never run: no CSP source is needed for it). */
+export const jsonBlock = (id: string, data: unknown): string => `<script type="application/json" id="${id}">${scriptJson(data)}</script>`;
+
+export type Theme = "light" | "dark" | null;
+
+/** `?theme=light|dark` picks a theme; anything else leaves it to the system's preference. */
+export const themeOf = (query: unknown): Theme => {
+  const theme = typeof query === "object" && query !== null ? (query as { theme?: unknown }).theme : null;
+  return theme === "light" || theme === "dark" ? theme : null;
+};
+
+export interface HtmlDocument {
+  title: string;
+  theme: Theme;
+  assets: PageAssets;
+  /** What the page's script reads, as JSON in `#page-data`. */
+  data: unknown;
+  body: string;
+}
+
+export function htmlDocument({ title, theme, assets, data, body }: HtmlDocument): string {
+  const themeAttribute = theme ? ` data-theme="${theme}"` : "";
+  return `<!doctype html>
+<html lang="en"${themeAttribute}>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>${assets.style}</style>
+</head>
+<body>
+${body}
+${jsonBlock("page-data", data)}
+<script>${assets.script}</script>
+</body>
+</html>
+`;
+}
+
+export interface PageHeaders {
+  /** The one origin that may frame the page; none by default. */
+  frameAncestor?: string | null;
+  /**
+   * `no-referrer` by default: the checkout's address carries its client secret. A page whose address
+   * holds no secret and posts forms to itself says `same-origin`, so the browser names the form's
+   * origin (with `no-referrer` it sends `Origin: null`).
+   */
+  referrerPolicy?: "no-referrer" | "same-origin";
+}
+
+/**
+ * Sends a page with its headers: nothing runs or styles it but its own inline script and
+ * stylesheet (allowed by hash), framed only by the allowed origin, never cached.
+ */
+export function sendHtml(reply: FastifyReply, status: number, html: string, assets: PageAssets, options: PageHeaders = {}): FastifyReply {
+  const frameAncestor = options.frameAncestor ?? null;
+  return reply
+    .code(status)
+    .headers({
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": [
+        "default-src 'none'",
+        `script-src ${assets.scriptHash}`,
+        `style-src ${assets.styleHash}`,
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "form-action 'self'",
+        "base-uri 'none'",
+        `frame-ancestors ${frameAncestor ?? "'none'"}`,
+      ].join("; "),
+      ...(frameAncestor ? {} : { "x-frame-options": "DENY" }),
+      "x-content-type-options": "nosniff",
+      "referrer-policy": options.referrerPolicy ?? "no-referrer",
+      "cache-control": "no-store",
+      "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    })
+    .send(html);
+}

@@ -1,0 +1,56 @@
+import type { PaymentFormKind } from "../checkout-page/checkout-page.data.ts";
+import type { CustomerPortalCustomer } from "../customer-portal/customers.schemas.ts";
+import type { PortalCustomerService } from "../customer-portal/customers.service.ts";
+import type { CustomerOrder } from "../customer-portal/orders.schemas.ts";
+import type { PortalOrderService } from "../customer-portal/orders.service.ts";
+import type { PortalPaymentMethodService } from "../customer-portal/payment-methods.service.ts";
+import type { CustomerSubscription } from "../customer-portal/subscriptions.schemas.ts";
+import type { PortalSubscriptionService } from "../customer-portal/subscriptions.service.ts";
+import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
+import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
+import type { OrderDocumentService } from "../orders/order-documents.service.ts";
+import type { OrderVisibility } from "../orders/orders.repository.ts";
+import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";
+import type { PortalPageSessions, PortalVisit } from "./portal-page.session.ts";
+
+/** The services the portal's pages call: the same ones the portal API's routes call. */
+export interface PortalPageServices {
+  sessions: PortalPageSessions;
+  customers: PortalCustomerService;
+  orders: PortalOrderService;
+  documents: OrderDocumentService;
+  subscriptions: PortalSubscriptionService;
+  licenseKeys: LicenseKeyService;
+  paymentMethods: PortalPaymentMethodService;
+  paymentForm: PaymentFormKind;
+}
+
+/** The orders a visit may see, as the documents service takes them. */
+export const visibilityOf = (visit: PortalVisit): OrderVisibility => ({
+  allowed: [visit.organization.id],
+  customerId: visit.session.customerId,
+});
+
+/** The portal shows the first page of each list, newest first; a customer with more sees the most recent. */
+const PAGE = { page: 1, limit: 100 } as const;
+
+export interface Overview {
+  customer: CustomerPortalCustomer;
+  orders: CustomerOrder[];
+  subscriptions: CustomerSubscription[];
+  licenseKeys: LicenseKeyWithActivations[];
+  paymentMethods: CustomerPaymentMethod[];
+}
+
+/** Everything the portal's main page shows, read in parallel. */
+export async function loadOverview(services: PortalPageServices, session: PortalVisit["session"]): Promise<Overview> {
+  const [customer, orders, subscriptions, keys, paymentMethods] = await Promise.all([
+    services.customers.get(session),
+    services.orders.list({ ...PAGE, sorting: ["-created_at"] }, session),
+    services.subscriptions.list({ ...PAGE, sorting: ["-started_at"] }, session),
+    services.licenseKeys.listForCustomer(PAGE, session),
+    services.paymentMethods.list(PAGE, session),
+  ]);
+  const licenseKeys = await Promise.all(keys.items.map((key) => services.licenseKeys.getForCustomer(key.id, session)));
+  return { customer, orders: orders.items, subscriptions: subscriptions.items, licenseKeys, paymentMethods: paymentMethods.items };
+}
