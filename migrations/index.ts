@@ -16,6 +16,7 @@ import * as organizationTestClocks from "./2026-11-24T0110_organization_test_clo
 import * as customFieldsAndCheckoutLinks from "./2026-11-24T0130_custom_fields_and_checkout_links.ts";
 import * as organizationLegalDetails from "./2026-11-24T0140_organization_legal_details.ts";
 import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_avatars.ts";
+import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0130_custom_fields_and_checkout_links": customFieldsAndCheckoutLinks,
   "2026-11-24T0140_organization_legal_details": organizationLegalDetails,
   "2026-11-24T0150_computed_customer_avatars": computedCustomerAvatars,
+  "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
 };
 
 /**

@@ -279,7 +279,8 @@ export interface OrderOptions {
   values?: Partial<Updateable<OrdersTable>>;
   /** Whether a payment was taken (a receipt number is allocated only then). */
   paid?: boolean;
-  amounts?: { subtotal: number; discount?: number; tax?: number };
+  /** `taxRate` defaults to the effective rate of a taxed order, none for an untaxed one. */
+  amounts?: { subtotal: number; discount?: number; tax?: number; taxRate?: { basisPoints: number | null; reverseCharge: boolean } };
   billing?: { name: string | null; address: StoredAddress | null };
   /** Runs in the creation's transaction once the order is written; throwing rolls the creation back. */
   beforeCommit?: (order: OrderRow) => Promise<void>;
@@ -312,6 +313,7 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
       product: product ? { id: product.id, name: product.name } : { id: null, name: "Custom order" },
       lines: [],
       amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
+      taxRate: options.amounts?.taxRate ?? { basisPoints: tax > 0 ? Math.round((tax * 10_000) / net) : null, reverseCharge: false },
       discountId: options.discount?.id ?? null,
       billing: { ...billing, taxId: null },
       seats: null,
