@@ -23,7 +23,7 @@ import { writeOrder } from "../../src/modules/orders/order-creation.ts";
 import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
 import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
-import type { StoredAddress } from "../../src/kit/address.ts";
+import type { InputCountryCode, StoredAddress } from "../../src/kit/address.ts";
 import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
 import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
 
@@ -41,6 +41,29 @@ export async function createOrganizationToken(deps: Deps, organizationId: string
     expires_in: expiresIn ?? null,
   });
   return created.token;
+}
+
+type RegistrationInput = { country: InputCountryCode; state?: string; scheme?: "standard" | "eu_oss"; number?: string };
+
+/** Where the tests that price tax collect it: the EU through the One-Stop Shop, the UK, Norway, Switzerland, Australia and Canada's GST/HST. */
+export const COMMON_TAX_REGISTRATIONS: readonly RegistrationInput[] = [
+  { country: "IE", scheme: "eu_oss" },
+  { country: "GB" },
+  { country: "NO" },
+  { country: "CH" },
+  { country: "AU" },
+  { country: "CA" },
+];
+
+/** Registers the organization to collect tax, through its legal details as the API would. */
+export async function registerForTax(
+  deps: Deps,
+  organizationId: string,
+  registrations: readonly RegistrationInput[] = COMMON_TAX_REGISTRATIONS,
+) {
+  await createOrganizationService(deps).updateLegalDetails(organizationId, null, {
+    tax_registrations: registrations.map((registration) => ({ number: null, ...registration })),
+  });
 }
 
 type PriceInput = Omit<Insertable<ProductPricesTable>, "organization_id" | "product_id">;

@@ -47,8 +47,8 @@ describe("organization legal details (an extension)", () => {
       registered_name: null,
       address,
       tax_registrations: [
-        { country: "FR", state: null, number: "FR40303265045" },
-        { country: "CA", state: "CA-QC", number: "1234567890TQ0001" },
+        { country: "FR", state: null, scheme: "standard", number: "FR40303265045" },
+        { country: "CA", state: "CA-QC", scheme: "standard", number: "1234567890TQ0001" },
       ],
     };
     expect(patched.json()).toEqual(expected);
