@@ -1,15 +1,10 @@
+import { isoSubdivision } from "../../kit/subdivisions.ts";
 import { RequestValidationError, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
 import { registrationProblem } from "../tax/tax.engine.ts";
 import type { OrganizationLegalDetailsUpdate } from "./organizations.schemas.ts";
 import type { TaxRegistration } from "./organizations.table.ts";
 
 type RegistrationInput = NonNullable<OrganizationLegalDetailsUpdate["tax_registrations"]>[number];
-
-/** `QC` or `ca-qc` as `CA-QC`: a state is kept in the ISO 3166-2 form addresses use. */
-const isoState = (country: string, state: string): string => {
-  const upper = state.trim().toUpperCase();
-  return upper.startsWith(`${country}-`) ? upper : `${country}-${upper}`;
-};
 
 /**
  * The registrations as the organization keeps them: states in ISO 3166-2 form, numbers trimmed.
@@ -23,7 +18,7 @@ export function readTaxRegistrations(input: readonly RegistrationInput[], loc: (
   const registrations = input.map((entry, index): TaxRegistration => {
     const registration: TaxRegistration = {
       country: entry.country,
-      state: entry.state ? isoState(entry.country, entry.state) : null,
+      state: entry.state ? isoSubdivision(entry.country, entry.state) : null,
       scheme: entry.scheme ?? "standard",
       number: entry.number?.trim() || null,
     };

@@ -1,5 +1,6 @@
 import type { CountryCode } from "../../kit/address.ts";
 import { applyBasisPoints, includedTax } from "../../kit/money.ts";
+import { isoSubdivision } from "../../kit/subdivisions.ts";
 import { parseTaxId } from "./tax-id.ts";
 import { TAX_RULES, isEuMember, rateOn, type TaxRule } from "./tax.rates.ts";
 
@@ -22,7 +23,7 @@ export interface TaxQuery {
   currency: string;
   behavior: TaxBehavior;
   country: CountryCode;
-  /** The buyer's state as addresses keep it (`CA-ON`), or null. */
+  /** The buyer's state (`CA-ON`, or `ON` as a session may keep it), or null. */
   state: string | null;
   isBusiness: boolean;
   taxId: string | null;
@@ -75,9 +76,11 @@ const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
  */
 export function collectedRate(query: Pick<TaxQuery, "country" | "state" | "registrations" | "at">): number | null {
   const day = dayOf(query.at);
+  // Sessions keep a state as typed (`QC`); the table names them in ISO 3166-2 form.
+  const state = query.state ? isoSubdivision(query.country, query.state) : null;
   const byRegistration = new Map<string, number>();
   // Country rules first, so that a state's rule under the same registration replaces its country's.
-  const rules = TAX_RULES.filter((rule) => rule.country === query.country && (rule.state === null || rule.state === query.state)).sort(
+  const rules = TAX_RULES.filter((rule) => rule.country === query.country && (rule.state === null || rule.state === state)).sort(
     (a, b) => Number(a.state !== null) - Number(b.state !== null),
   );
   for (const rule of rules) {

@@ -80,6 +80,8 @@ describe("rate table tax engine: where the seller is registered", () => {
     const gst = registered("CA");
     expect(rateAt("CA", "2026-01-01T00:00:00Z", gst, "CA-AB")).toBe(500);
     expect(rateAt("CA", "2026-01-01T00:00:00Z", gst, "CA-ON")).toBe(1300);
+    // A session keeps the state as typed.
+    expect(rateAt("CA", "2026-01-01T00:00:00Z", gst, "on")).toBe(1300);
     expect(rateAt("CA", "2026-01-01T00:00:00Z", gst, "CA-NB")).toBe(1500);
     expect(rateAt("CA", "2025-03-31T23:59:59Z", gst, "CA-NS")).toBe(1500);
     expect(rateAt("CA", "2025-04-01T00:00:00Z", gst, "CA-NS")).toBe(1400);
