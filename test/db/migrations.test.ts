@@ -95,7 +95,7 @@ describe("migration 2026-11-24T0070: tax IDs under the reference's formats", () 
 
 describe("migration 2026-11-24T0220: tax collected only where registered", () => {
   const MIGRATION = "2026-11-24T0220_tax_collected_where_registered";
-  const france = { line1: "1 rue de la Paix", line2: null, postal_code: "75002", city: "Paris", state: null, country: "FR" };
+  const france = { line1: "1 rue de la Paix", line2: null, postal_code: "75002", city: "Paris", state: null, country: "FR" as const };
 
   it("keeps existing organizations collecting where they did, and records on existing orders the rate their documents printed", async () => {
     const context = await createTestContext();
@@ -114,7 +114,7 @@ describe("migration 2026-11-24T0220: tax collected only where registered", () =>
         billing: { name: "B SAS", address: france },
         values: { tax_id: JSON.stringify(["FR61954506077", "eu_vat"]) },
       });
-      const american = { ...france, country: "US", state: "US-NY" };
+      const american = { ...france, country: "US" as const, state: "US-NY" };
       const untaxed = await createOrder(context.deps, unregistered.id, {
         amounts: { subtotal: 1000 },
         billing: { name: "C", address: american },

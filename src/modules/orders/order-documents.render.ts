@@ -1,5 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
+import { logoImage } from "../../documents/logo.ts";
 import { isEuMember } from "../tax/tax.rates.ts";
 import { orderDocumentContext, organizationForDocument } from "./order-documents.repository.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
@@ -35,6 +36,7 @@ export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, 
       address: organization.legal_address,
       taxIds: organization.tax_registrations.flatMap((registration) => (registration.number === null ? [] : [registration.number])),
       contact: [organization.email, organization.website].filter((line): line is string => line !== null),
+      logo: logoImage(organization.avatar_url),
     },
     buyer: {
       // Receipts need no billing details; they fall back to the customer.
