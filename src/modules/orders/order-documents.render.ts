@@ -19,8 +19,7 @@ export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, 
   // The order keeps the rate and reverse charge the tax engine applied when it was written.
   const tax = { rate: row.tax_rate_basis_points, reverseCharge: row.tax_reverse_charge };
   const sellerVatNumber =
-    organization.tax_registrations.find((registration) => isEuMember(registration.country) && registration.number !== null)?.number ??
-    null;
+    organization.tax_registrations.find((registration) => isEuMember(registration.country) && registration.number !== null)?.number ?? null;
   // A receipt exists only once paid; an order written paid without a payment (nothing to charge) was paid when created.
   const paidAt = kind === "receipt" || PAID.includes(row.status) ? (context.paid_at ?? row.created_at) : null;
   return {

@@ -91,6 +91,8 @@ describe("renewals", () => {
         status: "paid",
         subtotal_amount: 2000,
         tax_amount: 400,
+        tax_rate_basis_points: 2000,
+        tax_reverse_charge: false,
         total_amount: 2400,
         next_payment_attempt_at: null,
       });
