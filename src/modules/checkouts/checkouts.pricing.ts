@@ -199,22 +199,22 @@ export function priceCheckout(facts: PricingFacts, taxEngine: TaxEngine): Priced
     discount: facts.discount,
   });
   const behavior = taxBehavior(prices, facts.defaultTaxBehavior);
-  let computed: TaxResult | null = null;
-  if ((paymentRequired || setupRequired) && facts.product?.is_tax_applicable && facts.address) {
-    computed = taxEngine.calculate({
-      amount: taxable,
-      currency: facts.currency,
-      behavior,
-      country: facts.address.country,
-      state: facts.address.state,
-      isBusiness: facts.isBusiness,
-      taxId: facts.taxId,
-      registrations: facts.taxRegistrations,
-      at: facts.now,
-    });
-  }
-  const untaxed = !(paymentRequired || setupRequired) || !facts.product?.is_tax_applicable;
-  const tax = computed ? computed.amount : untaxed ? 0 : null;
+  const taxed = (paymentRequired || setupRequired) && facts.product?.is_tax_applicable === true;
+  const computed: TaxResult | null =
+    taxed && facts.address
+      ? taxEngine.calculate({
+          amount: taxable,
+          currency: facts.currency,
+          behavior,
+          country: facts.address.country,
+          state: facts.address.state,
+          isBusiness: facts.isBusiness,
+          taxId: facts.taxId,
+          registrations: facts.taxRegistrations,
+          at: facts.now,
+        })
+      : null;
+  const tax = !taxed ? 0 : computed ? computed.amount : null;
   return {
     amount,
     discount_amount: discounted,
