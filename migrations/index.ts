@@ -16,6 +16,7 @@ import * as organizationTestClocks from "./2026-11-24T0110_organization_test_clo
 import * as customFieldsAndCheckoutLinks from "./2026-11-24T0130_custom_fields_and_checkout_links.ts";
 import * as organizationLegalDetails from "./2026-11-24T0140_organization_legal_details.ts";
 import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_avatars.ts";
+import * as refunds from "./2026-11-24T0160_refunds.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
 
 /**
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0130_custom_fields_and_checkout_links": customFieldsAndCheckoutLinks,
   "2026-11-24T0140_organization_legal_details": organizationLegalDetails,
   "2026-11-24T0150_computed_customer_avatars": computedCustomerAvatars,
+  "2026-11-24T0160_refunds": refunds,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
 };
 

@@ -38,6 +38,8 @@ import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes
 import { portalSubscriptionRoutes } from "./modules/customer-portal/subscriptions.routes.ts";
 import { testClockRoutes } from "./modules/test-clock/test-clock.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/orders.routes.ts";
+import { paymentRoutes } from "./modules/payments/payments.routes.ts";
+import { refundRoutes } from "./modules/refunds/refunds.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -143,6 +145,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
+  await app.register(paymentRoutes(services.paymentRecords));
+  await app.register(refundRoutes(services.refunds));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));

@@ -32,6 +32,8 @@ import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data
 import { unconfiguredProcessor } from "./modules/payments/unconfigured.processor.ts";
 import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
+import { createPaymentService } from "./modules/payments/payments.service.ts";
+import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./modules/tax/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
@@ -108,6 +110,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
     portalOrderPayments,
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
+    paymentRecords: createPaymentService(deps),
+    refunds: createRefundService(deps, adapters.payments),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

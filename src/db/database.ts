@@ -17,6 +17,7 @@ import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modu
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
+import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
 import type {
   SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
@@ -56,6 +57,7 @@ export interface Database {
   subscription_billing_entries: SubscriptionBillingEntriesTable;
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   custom_fields: CustomFieldsTable;
   product_custom_fields: ProductCustomFieldsTable;
   checkout_links: CheckoutLinksTable;

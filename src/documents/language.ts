@@ -24,6 +24,7 @@ const english = {
   total: "Total",
   amountPaid: "Amount paid",
   amountDue: "Amount due",
+  refunded: "Refunded",
   // The mention Article 226(11a) of Council Directive 2006/112/EC requires, and what it means.
   reverseCharge: "Reverse charge",
   reverseChargeStatement: "VAT to be accounted for by the recipient (Article 196, Council Directive 2006/112/EC).",

@@ -47,6 +47,8 @@ export interface BillingDocument {
   total: number;
   /** Set when the buyer accounts for the VAT: the document then carries the statement and both numbers. */
   reverseCharge: { sellerVatNumber: string | null; buyerVatNumber: string } | null;
+  /** What was refunded since the payment, tax included (a receipt after a refund); absent or 0 for none. */
+  refunded?: number;
 }
 
 const PAGE = { width: 595.28, height: 841.89, margin: 50 };
@@ -225,6 +227,7 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
   layout.total(words.total, money(doc.total), SIZE.name);
   // Only an unpaid order's invoice asks for money; everything paid says so.
   layout.total(doc.paidAt ? words.amountPaid : words.amountDue, money(doc.total), SIZE.name);
+  if (doc.refunded) layout.total(words.refunded, money(-doc.refunded), SIZE.name);
 
   if (doc.reverseCharge) {
     layout.gap(SIZE.body * 2);

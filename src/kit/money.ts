@@ -45,3 +45,18 @@ export function prorate(amount: number, part: number, whole: number): number {
   const rounded = (numerator % denominator) * 2n >= denominator ? quotient + 1n : quotient;
   return amount < 0 && rounded > 0n ? -Number(rounded) : Number(rounded);
 }
+
+/**
+ * `amount × part / whole` rounded half to even (banker's rounding), for the few amounts the anchor
+ * rounds that way (a refund's tax share); computed on BigInt so the product of two large amounts
+ * stays exact. All three are non-negative integers, `whole` positive.
+ */
+export function scaleHalfToEven(amount: number, part: number, whole: number): number {
+  if (whole <= 0 || amount < 0 || part < 0) throw new RangeError("amount and part must be non-negative and whole positive");
+  const numerator = BigInt(amount) * BigInt(part);
+  const denominator = BigInt(whole);
+  const quotient = numerator / denominator;
+  const twice = (numerator % denominator) * 2n;
+  const up = twice > denominator || (twice === denominator && quotient % 2n === 1n);
+  return Number(up ? quotient + 1n : quotient);
+}

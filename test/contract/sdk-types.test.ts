@@ -34,6 +34,9 @@ import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
 import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
+import * as PA from "../../src/modules/payments/payments.schemas.ts";
+import * as RF from "../../src/modules/refunds/refunds.schemas.ts";
+import * as RI from "../../src/modules/refunds/refund-inputs.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -361,6 +364,21 @@ const _orderPaymentStatus: AssertAssignable<CPO.CustomerOrderPaymentStatus, mode
 const _orderPaymentConfirmation: AssertAssignable<CPO.CustomerOrderPaymentConfirmation, models.CustomerOrderPaymentConfirmation> = true;
 const _orderConfirmPaymentIn: AssertAssignable<models.CustomerOrderConfirmPayment, CPO.CustomerOrderConfirmPayment> = true;
 
+// Refunds and payments.
+const _refund: AssertAssignable<RF.Refund, models.Refund> = true;
+const _listRefunds: AssertAssignable<RF.ListResourceRefund, models.ListResourceRefund> = true;
+const _refundStatus: AssertEqual<S<typeof RF.RefundStatus>, models.RefundStatus> = true;
+const _refundReason: AssertEqual<S<typeof RF.RefundReason>, models.RefundReason> = true;
+const _refundCreateIn: AssertAssignable<models.RefundCreate, RI.RefundCreate> = true;
+const _refundSort: AssertEqual<NonNullable<RI.RefundListQuery["sorting"]>[number], models.RefundSortProperty> = true;
+const _cardPayment: AssertAssignable<S<typeof PA.CardPayment>, models.CardPayment> = true;
+const _genericPayment: AssertAssignable<S<typeof PA.GenericPayment>, models.GenericPayment> = true;
+const _payment: AssertAssignable<PA.Payment, models.Payment> = true;
+const _listPayments: AssertAssignable<PA.ListResourcePayment, models.ListResourcePayment> = true;
+const _paymentStatus: AssertEqual<S<typeof PA.PaymentStatus>, models.PaymentStatus> = true;
+const _paymentTrigger: AssertEqual<S<typeof PA.PaymentTrigger>, models.PaymentTrigger> = true;
+const _paymentSort: AssertEqual<NonNullable<PA.PaymentListQuery["sorting"]>[number], models.PaymentSortProperty> = true;
+
 // ---------------------------------------------------------------------------------------------
 // Runtime contract against the reference OpenAPI document, when it is available next to the
 // project: same property keys, same required keys, same nullability and JSON types per property,
@@ -624,6 +642,18 @@ const mirrored: Record<string, TSchema> = {
   CustomerOrderPaymentStatus: CPO.CustomerOrderPaymentStatus,
   CustomerOrderConfirmPayment: CPO.CustomerOrderConfirmPayment,
   CustomerOrderPaymentConfirmation: CPO.CustomerOrderPaymentConfirmation,
+  RefundStatus: RF.RefundStatus,
+  RefundReason: RF.RefundReason,
+  DisputeStatus: RF.DisputeStatus,
+  RefundDispute: RF.RefundDispute,
+  Refund: RF.Refund,
+  RefundCreate: RI.RefundCreate,
+  PaymentStatus: PA.PaymentStatus,
+  PaymentTrigger: PA.PaymentTrigger,
+  CardPaymentMetadata: PA.CardPaymentMetadata,
+  CardPayment: PA.CardPayment,
+  GenericPayment: PA.GenericPayment,
+  Payment: PA.Payment,
 };
 
 /** Schemas whose title is not their reference name (kit primitives, pydantic's "-Output" split). */

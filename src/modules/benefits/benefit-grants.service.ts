@@ -3,7 +3,13 @@ import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.t
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
-import { hasGrant, insertBenefitGrant, revokeGrantsOutsideProduct, setSubscriptionGrants } from "./benefits.repository.ts";
+import {
+  hasGrant,
+  insertBenefitGrant,
+  revokeGrantsOutsideProduct,
+  revokeOrderGrants,
+  setSubscriptionGrants,
+} from "./benefits.repository.ts";
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
@@ -53,6 +59,11 @@ export async function grantBenefits(
  */
 export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
   return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
+}
+
+/** A refunded one-time order's grants are revoked, with the license keys they issued; returns how many changed. */
+export async function revokeOrderBenefits(db: Executor, orderId: string, now: Date): Promise<number> {
+  return afterGrantChanges(db, await revokeOrderGrants(db, orderId, now), false, now);
 }
 
 /** Revokes or restores the license keys of changed grants, and tells their customers' state. */

@@ -79,3 +79,13 @@ export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string,
     .where("benefit_id", "not in", productBenefitIds(db, subscriptionId))
     .returning(["customer_id", "properties"])
     .execute();
+
+/** Revokes every grant a one-time order made that is still granted; returns the changed grants' customer and properties. */
+export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ granted_at: null, revoked_at: now, modified_at: now })
+    .where("order_id", "=", orderId)
+    .where("granted_at", "is not", null)
+    .returning(["customer_id", "properties"])
+    .execute();

@@ -58,6 +58,8 @@ export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, 
     taxes: tax.rate === null ? [] : [{ rateBasisPoints: tax.rate, base: row.net_amount, amount: row.tax_amount }],
     total: row.total_amount,
     reverseCharge: tax.reverseCharge && buyerTaxId ? { sellerVatNumber, buyerVatNumber: buyerTaxId } : null,
+    // A receipt is rendered again after each refund (refunds.service.ts) and says what went back.
+    refunded: kind === "receipt" ? row.refunded_amount + row.refunded_tax_amount : 0,
   };
 }
 

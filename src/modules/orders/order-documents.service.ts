@@ -2,6 +2,7 @@ import type { Deps } from "../../context.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
+import type { Executor } from "../../db/database.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";
 import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, OrderNotEligibleForInvoice, ReceiptNotAllocated } from "./orders.errors.ts";
@@ -21,9 +22,27 @@ export const isDocumentJobPayload = (value: unknown): value is DocumentJobPayloa
  * never holds two versions of one document.
  */
 export const invoiceStorageKey = (row: Pick<OrderRow, "organization_id" | "id">) => `invoices/${row.organization_id}/${row.id}.pdf`;
-export const receiptStorageKey = (row: Pick<OrderRow, "organization_id" | "id">) => `receipts/${row.organization_id}/${row.id}.pdf`;
+/** A receipt after refunds is another document: its key names what was refunded, so a cached copy never goes stale. */
+export const receiptStorageKey = (row: Pick<OrderRow, "organization_id" | "id" | "refunded_amount" | "refunded_tax_amount">) => {
+  const refunded = row.refunded_amount + row.refunded_tax_amount;
+  return `receipts/${row.organization_id}/${row.id}${refunded > 0 ? `-refunded-${refunded}` : ""}.pdf`;
+};
 export const invoiceFilename = (invoiceNumber: string | null) => `Invoice-${invoiceNumber ?? "draft"}.pdf`;
 export const receiptFilename = (receiptNumber: string | null) => `Receipt-${receiptNumber ?? "pending"}.pdf`;
+
+const enqueueReceipt = (trx: Executor, orderId: string) =>
+  enqueueJob(trx, TaskName.orderReceipt, { orderId } satisfies DocumentJobPayload, { jobKey: `${TaskName.orderReceipt}:${orderId}` });
+
+/**
+ * After a refund changed the order's amounts, in the refund's transaction: a receipt already
+ * stored or asked for is cleared and rendered again; one never asked for is rendered as the order
+ * then stands whenever it first is.
+ */
+export async function rerenderReceipt(trx: Executor, row: OrderRow, now: Date): Promise<void> {
+  if (row.receipt_number === null || (row.receipt_path === null && row.receipt_requested_at === null)) return;
+  await repo.updateOrder(trx, row.id, { receipt_path: null, receipt_requested_at: now });
+  await enqueueReceipt(trx, row.id);
+}
 
 const NOT_INVOICEABLE: readonly OrderStatus[] = ["draft", "void"];
 
@@ -71,11 +90,7 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
       if (row.receipt_number === null) throw new ReceiptNotAllocated(row.id);
       if (row.receipt_path !== null) return link(row.receipt_path, receiptFilename(row.receipt_number));
       await db.transaction().execute(async (trx) => {
-        if (await markReceiptRequested(trx, row.id, deps.now())) {
-          await enqueueJob(trx, TaskName.orderReceipt, { orderId: row.id } satisfies DocumentJobPayload, {
-            jobKey: `${TaskName.orderReceipt}:${row.id}`,
-          });
-        }
+        if (await markReceiptRequested(trx, row.id, deps.now())) await enqueueReceipt(trx, row.id);
       });
       return null;
     },

@@ -36,7 +36,7 @@ const receipt: DocumentKind = {
   kind: "receipt",
   storedPath: (row) => row.receipt_path,
   key: receiptStorageKey,
-  // One render per order that never changes: caches may keep it for good.
+  // One render per order and refunded total, which never changes: caches may keep it for good.
   meta: (row) => ({
     contentType: "application/pdf",
     filename: receiptFilename(row.receipt_number),
@@ -65,7 +65,8 @@ function documentTask(deps: Deps, store: BlobStore, kind: DocumentKind): Task {
     const checksum = createHash("sha256").update(pdf).digest("hex");
     await deps.db.transaction().execute(async (trx) => {
       const locked = await findOrderForUpdate(trx, row.id, EVERYWHERE);
-      if (!locked || kind.storedPath(locked) !== null) return;
+      // A refund between the render and here makes this render stale: the refund's own job renders it.
+      if (!locked || kind.storedPath(locked) !== null || kind.key(locked) !== key) return;
       await kind.record(trx, locked, key, checksum, deps.now());
     });
   };

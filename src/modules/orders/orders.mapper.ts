@@ -69,6 +69,17 @@ export const dueAmount = (order: Pick<OrderRow, "total_amount" | "applied_balanc
 
 const REFUNDABLE: ReadonlySet<OrderRow["status"]> = new Set(["paid", "partially_refunded"]);
 
+type RefundTotals = Pick<OrderRow, "net_amount" | "applied_balance_amount" | "tax_amount" | "refunded_amount" | "refunded_tax_amount">;
+
+/** What the order's payment covered before tax: the net amount with the customer's balance applied. */
+export const refundBase = (order: RefundTotals): number => order.net_amount + order.applied_balance_amount;
+
+/** The part of the pre-tax amount not refunded yet (never negative), whatever the status. */
+export const refundableAmount = (order: RefundTotals): number => Math.max(0, refundBase(order) - order.refunded_amount);
+
+/** The tax not refunded yet (never negative), whatever the status. */
+export const refundableTaxAmount = (order: RefundTotals): number => Math.max(0, order.tax_amount - order.refunded_tax_amount);
+
 /** The order's own fields, shared by the organization's and the customer's view. */
 export function toOrderFields(order: OrderRow, items: readonly EitherTimestamps<OrderItemRow>[]) {
   const refundable = REFUNDABLE.has(order.status);
@@ -104,8 +115,8 @@ export function toOrderFields(order: OrderRow, items: readonly EitherTimestamps<
     next_payment_attempt_at: toIsoOrNull(order.next_payment_attempt_at),
     items: items.map(toOrderItem),
     description: order.description,
-    refundable_amount: refundable ? Math.max(order.net_amount - order.refunded_amount, 0) : 0,
-    refundable_tax_amount: refundable ? Math.max(order.tax_amount - order.refunded_tax_amount, 0) : 0,
+    refundable_amount: refundable ? refundableAmount(order) : 0,
+    refundable_tax_amount: refundable ? refundableTaxAmount(order) : 0,
   };
 }
 

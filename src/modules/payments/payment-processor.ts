@@ -51,14 +51,29 @@ export interface MethodSetupRequest {
 
 export type MethodSetupOutcome = { status: "succeeded"; method: SavedPaymentMethod } | { status: "declined" | "failed"; message: string };
 
+/** Giving back part or all of a charge that succeeded. */
+export interface RefundRequest {
+  /** Idempotency key: the same refund asked twice gives the money back once. */
+  refundId: string;
+  /** The processor's reference of the charge (the payment) being refunded. */
+  chargeReference: string;
+  /** What goes back to the buyer: the refund's amount and its tax share. */
+  amount: number;
+  currency: string;
+}
+
+export type RefundOutcome = { status: "succeeded"; reference: string } | { status: "failed"; message: string };
+
 /**
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
- * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer.
+ * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
+ * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key.
  */
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
+  refund(request: RefundRequest): Promise<RefundOutcome>;
 }

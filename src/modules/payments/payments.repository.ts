@@ -1,7 +1,10 @@
-import { sql, type Insertable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { SortCriterion } from "../../kit/pagination.ts";
+import type { PaymentSortKey } from "./payments.schemas.ts";
 import type { SavedPaymentMethod } from "./payment-processor.ts";
-import type { PaymentMethodRow, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
+import type { PaymentMethodRow, PaymentMethodsTable, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
 
 /** Stores a method the processor saved for the customer: its handle and display facts only. */
 export const savePaymentMethod = (
@@ -111,3 +114,125 @@ export const tryLockOrderPayment = async (trx: Executor, orderId: string): Promi
       trx,
     )
   ).rows[0]?.locked === true;
+
+/** The attempt that took the order's money: its latest succeeded payment (a refund gives part of it back). */
+export const succeededPayment = (db: Executor, orderId: string): Promise<PaymentRow | undefined> =>
+  db
+    .selectFrom("payments")
+    .selectAll()
+    .where("order_id", "=", orderId)
+    .where("status", "=", "succeeded")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+
+/** Which payments a list answers: the caller's organizations (null = all) and the query's filters. */
+export interface PaymentFilter {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[];
+  checkoutIds?: readonly string[];
+  orderIds?: readonly string[];
+  customerIds?: readonly string[];
+  statuses?: readonly PaymentStatus[];
+  methods?: readonly string[];
+  customerEmails?: readonly string[];
+}
+
+type PaymentScope = ExpressionBuilder<Database & { p: PaymentsTable; m: PaymentMethodsTable }, "p" | "m">;
+
+/**
+ * The method an attempt used: the saved method's type, else `card` (the only kind the processor
+ * seam charges: a checkout's one-off card is not saved, so nothing else is known of it).
+ */
+const METHOD = sql<string>`coalesce(m.type, 'card')`;
+
+const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+function paymentMatches(eb: PaymentScope, filter: PaymentFilter): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (filter.allowed !== null) conditions.push(eb("p.organization_id", "in", filter.allowed));
+  if (given(filter.organizationIds)) conditions.push(eb("p.organization_id", "in", filter.organizationIds));
+  if (given(filter.orderIds)) conditions.push(eb("p.order_id", "in", filter.orderIds));
+  if (given(filter.customerIds)) conditions.push(eb("p.customer_id", "in", filter.customerIds));
+  if (given(filter.statuses)) conditions.push(eb("p.status", "in", filter.statuses));
+  if (given(filter.methods)) conditions.push(eb(METHOD, "in", filter.methods));
+  if (given(filter.checkoutIds)) {
+    const ids = filter.checkoutIds;
+    conditions.push(
+      eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "p.order_id").where("o.checkout_id", "in", ids)),
+    );
+  }
+  if (given(filter.customerEmails)) {
+    const emails = filter.customerEmails.map((email) => email.toLowerCase());
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom("customers as c")
+          .select("c.id")
+          .whereRef("c.id", "=", "p.customer_id")
+          .where((inner) => inner(inner.fn("lower", ["c.email"]), "in", emails)),
+      ),
+    );
+  }
+  return eb.and(conditions);
+}
+
+const paymentsView = (db: Executor) =>
+  db
+    .selectFrom("payments as p")
+    .innerJoin("orders as o", "o.id", "p.order_id")
+    .leftJoin("payment_methods as m", "m.id", "p.payment_method_id")
+    .selectAll("p")
+    .select(["o.checkout_id", "m.brand as method_brand", "m.last4 as method_last4", METHOD.as("method")]);
+export type PaymentView = Awaited<ReturnType<ReturnType<typeof paymentsView>["executeTakeFirstOrThrow"]>>;
+
+/** The anchor's status order is the enum's: pending, succeeded, failed. */
+const STATUS_RANK = sql<number>`CASE p.status WHEN 'pending' THEN 1 WHEN 'succeeded' THEN 2 ELSE 3 END`;
+
+const paymentSortExpression = (key: PaymentSortKey) => {
+  switch (key) {
+    case "created_at":
+      return sql.ref("p.created_at");
+    case "status":
+      return STATUS_RANK;
+    case "amount":
+      return sql.ref("p.amount");
+    case "method":
+      return METHOD;
+  }
+};
+
+export const countPaymentViews = async (db: Executor, filter: PaymentFilter): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom("payments as p")
+        .leftJoin("payment_methods as m", "m.id", "p.payment_method_id")
+        .where((eb) => paymentMatches(eb, filter))
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+
+/** A page of payments in the criteria's order, then the id in the first criterion's direction. */
+export function listPaymentViews(
+  db: Executor,
+  filter: PaymentFilter,
+  sorting: readonly SortCriterion<PaymentSortKey>[],
+  window: { offset: number; limit: number },
+): Promise<PaymentView[]> {
+  let query = paymentsView(db).where((eb) => paymentMatches(eb, filter));
+  for (const { key, direction } of sorting) query = query.orderBy(paymentSortExpression(key), direction);
+  return query
+    .orderBy("p.id", sorting[0]?.direction ?? "desc")
+    .offset(window.offset)
+    .limit(window.limit)
+    .execute();
+}
+
+export const findPaymentView = (db: Executor, id: string, allowed: OrganizationScope): Promise<PaymentView | undefined> => {
+  let query = paymentsView(db).where("p.id", "=", id);
+  if (allowed !== null) query = query.where("p.organization_id", "in", allowed);
+  return query.executeTakeFirst();
+};

@@ -7,6 +7,8 @@ import type {
   OffSessionChargeOutcome,
   OffSessionChargeRequest,
   PaymentProcessor,
+  RefundOutcome,
+  RefundRequest,
   SavedPaymentMethod,
 } from "./payment-processor.ts";
 
@@ -14,6 +16,7 @@ const PROCESSING_ERROR = "tok_chargeDeclinedProcessingError";
 /** Attaches fine, then declines every later charge (Stripe's test token of the same name). */
 const CUSTOMER_FAIL = "tok_chargeCustomerFail";
 const METHOD_PREFIX = "pm_sandbox_";
+const CHARGE_PREFIX = "ch_sandbox_";
 
 /** Display facts of Stripe's test cards, by token. */
 const CARDS: Record<string, { brand: string; last4: string }> = {
@@ -51,7 +54,9 @@ const tokenOfMethod = (reference: string): string | null =>
  * Settles payments without leaving the process, driven by Stripe's test token names: every `tok_`
  * card succeeds, `tok_chargeDeclined…` tokens are declined, the processing-error token fails, and
  * `tok_chargeCustomerFail` is accepted at checkout (or set up) but declines every later off-session
- * charge. Setting a method up never needs a further step (no 3-D Secure).
+ * charge. Setting a method up never needs a further step (no 3-D Secure). A refund of one of its
+ * own charges always succeeds, its reference derived from the refund's id (the same refund asked
+ * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails.
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -61,7 +66,7 @@ export const sandboxProcessor: PaymentProcessor = {
     // Deterministic per session, like an idempotent processor call.
     return {
       status: "succeeded",
-      reference: `${request.setupOnly ? "seti" : "ch"}_sandbox_${digest(request.checkoutId)}`,
+      reference: `${request.setupOnly ? "seti_sandbox_" : CHARGE_PREFIX}${digest(request.checkoutId)}`,
       method: request.saveMethod ? saveMethod(token, request.checkoutId) : null,
     };
   },
@@ -70,7 +75,7 @@ export const sandboxProcessor: PaymentProcessor = {
     const token = tokenOfMethod(request.methodReference);
     if (token === null) return { status: "failed", message: "No such payment method." };
     if (token === CUSTOMER_FAIL) return { status: "declined", message: "Your card was declined." };
-    return { status: "succeeded", reference: `ch_sandbox_${digest(request.attemptId)}` };
+    return { status: "succeeded", reference: `${CHARGE_PREFIX}${digest(request.attemptId)}` };
   },
 
   // tok_chargeCustomerFail is set up fine, as at checkout: only its charges decline.
@@ -78,5 +83,11 @@ export const sandboxProcessor: PaymentProcessor = {
     const refused = refusal(request.confirmationToken);
     if (refused) return refused;
     return { status: "succeeded", method: saveMethod(request.confirmationToken, `${request.customerId}:${request.attemptId}`) };
+  },
+
+  async refund(request: RefundRequest): Promise<RefundOutcome> {
+    if (!request.chargeReference.startsWith(CHARGE_PREFIX))
+      return { status: "failed", message: `No such charge: '${request.chargeReference}'` };
+    return { status: "succeeded", reference: `re_sandbox_${digest(request.refundId)}` };
   },
 };

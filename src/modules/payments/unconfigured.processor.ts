@@ -1,4 +1,4 @@
-import type { ChargeOutcome, MethodSetupOutcome, OffSessionChargeOutcome, PaymentProcessor } from "./payment-processor.ts";
+import type { ChargeOutcome, MethodSetupOutcome, OffSessionChargeOutcome, PaymentProcessor, RefundOutcome } from "./payment-processor.ts";
 
 const MESSAGE = "No payment processor is configured for this production deployment.";
 
@@ -15,6 +15,9 @@ export const unconfiguredProcessor: PaymentProcessor = {
     return { status: "failed", message: MESSAGE };
   },
   async setupMethod(): Promise<MethodSetupOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async refund(): Promise<RefundOutcome> {
     return { status: "failed", message: MESSAGE };
   },
 };

@@ -94,4 +94,19 @@ describe("sandbox payment processor", () => {
     });
     expect(charged).toEqual({ status: "declined", message: "Your card was declined." });
   });
+
+  it("refunds its own charges deterministically per refund, and fails a charge it never made", async () => {
+    const charged = await charge("tok_visa");
+    if (charged.status !== "succeeded") throw new Error("tok_visa must succeed");
+    const refund = (refundId: string, chargeReference = charged.reference) =>
+      sandboxProcessor.refund({ refundId, chargeReference, amount: 60, currency: "usd" });
+    const first = await refund("r1");
+    expect(first).toEqual({ status: "succeeded", reference: expect.stringMatching(/^re_sandbox_[0-9a-f]{24}$/) });
+    expect(await refund("r1")).toEqual(first);
+    expect(await refund("r2")).not.toEqual(first);
+    expect(await refund("r3", "ch_elsewhere_1")).toEqual({ status: "failed", message: "No such charge: 'ch_elsewhere_1'" });
+    const setup = await charge("tok_visa", { setupOnly: true });
+    if (setup.status !== "succeeded") throw new Error("setup must succeed");
+    expect((await refund("r4", setup.reference)).status).toBe("failed");
+  });
 });

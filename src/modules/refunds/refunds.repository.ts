@@ -1,0 +1,81 @@
+import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import type { SortCriterion } from "../../kit/pagination.ts";
+import type { RefundRow, RefundsTable } from "./refunds.table.ts";
+
+export const insertRefund = (db: Executor, values: Insertable<RefundsTable>): Promise<RefundRow> =>
+  db.insertInto("refunds").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateRefund = (db: Executor, id: string, values: Updateable<RefundsTable>): Promise<RefundRow> =>
+  db.updateTable("refunds").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+export type RefundSortKey = "created_at" | "amount";
+
+export interface RefundFilter {
+  allowed: OrganizationScope;
+  ids?: readonly string[];
+  organizationIds?: readonly string[];
+  orderIds?: readonly string[];
+  subscriptionIds?: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  succeeded?: boolean;
+}
+
+const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+function matches(eb: ExpressionBuilder<Database & { r: RefundsTable }, "r">, filter: RefundFilter): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (filter.allowed !== null) conditions.push(eb("r.organization_id", "in", filter.allowed));
+  if (given(filter.ids)) conditions.push(eb("r.id", "in", filter.ids));
+  if (given(filter.organizationIds)) conditions.push(eb("r.organization_id", "in", filter.organizationIds));
+  if (given(filter.orderIds)) conditions.push(eb("r.order_id", "in", filter.orderIds));
+  if (given(filter.subscriptionIds)) conditions.push(eb("r.subscription_id", "in", filter.subscriptionIds));
+  if (given(filter.customerIds)) conditions.push(eb("r.customer_id", "in", filter.customerIds));
+  if (filter.succeeded !== undefined) conditions.push(eb("r.status", filter.succeeded ? "=" : "<>", "succeeded"));
+  if (given(filter.externalCustomerIds)) {
+    const ids = filter.externalCustomerIds;
+    conditions.push(
+      eb.exists(
+        eb
+          .selectFrom("customers as c")
+          .select("c.id")
+          .whereRef("c.id", "=", "r.customer_id")
+          .where("c.external_id", "in", ids)
+          .where("c.deleted_at", "is", null),
+      ),
+    );
+  }
+  return eb.and(conditions);
+}
+
+export const countRefunds = async (db: Executor, filter: RefundFilter): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom("refunds as r")
+        .where((eb) => matches(eb, filter))
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+
+/** A page of refunds in the criteria's order, then the id in the first criterion's direction (pages neither repeat nor skip). */
+export function listRefunds(
+  db: Executor,
+  filter: RefundFilter,
+  sorting: readonly SortCriterion<RefundSortKey>[],
+  window: { offset: number; limit: number },
+): Promise<RefundRow[]> {
+  let query = db
+    .selectFrom("refunds as r")
+    .selectAll("r")
+    .where((eb) => matches(eb, filter));
+  for (const { key, direction } of sorting) query = query.orderBy(`r.${key}`, direction);
+  return query
+    .orderBy("r.id", sorting[0]?.direction ?? "desc")
+    .offset(window.offset)
+    .limit(window.limit)
+    .execute();
+}

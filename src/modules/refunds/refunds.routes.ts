@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { organizationScope, principalOf } from "../../kit/auth.ts";
+import { ErrorBody } from "../../kit/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { RefundCreate, RefundListQuery } from "./refund-inputs.schemas.ts";
+import { ListResourceRefund, Refund } from "./refunds.schemas.ts";
+import type { RefundService } from "./refunds.service.ts";
+
+const tags = ["refunds"];
+
+/** Every `/v1/refunds/*` route. */
+export const refundRoutes =
+  (refunds: RefundService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/refunds/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["refunds:read", "refunds:write"]),
+        schema: {
+          operationId: "refunds:list",
+          tags,
+          summary: "List Refunds",
+          querystring: RefundListQuery,
+          response: responses({ 200: ListResourceRefund }),
+        },
+      },
+      async (request) => refunds.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.post(
+      "/v1/refunds/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["refunds:write"]),
+        schema: {
+          operationId: "refunds:create",
+          tags,
+          summary: "Create Refund",
+          body: RefundCreate,
+          response: responses({ 201: Refund, 400: ErrorBody }, { notFound: true }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await refunds.create(request.body, organizationScope(principalOf(request)))),
+    );
+  };

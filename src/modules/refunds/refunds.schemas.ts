@@ -1,0 +1,66 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { ListResource } from "../../kit/pagination.ts";
+import { DateTime, IdField, MetadataOutput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+
+export const RefundStatusValues = ["pending", "succeeded", "failed", "canceled"] as const;
+export const RefundStatus = StringEnum(RefundStatusValues, { title: "RefundStatus" });
+
+/** Every reason a refund may carry; `dispute_prevention` is the system's own, never accepted on create. */
+export const RefundReasonValues = [
+  "duplicate",
+  "fraudulent",
+  "customer_request",
+  "service_disruption",
+  "satisfaction_guarantee",
+  "dispute_prevention",
+  "other",
+] as const;
+export const RefundReason = StringEnum(RefundReasonValues, { title: "RefundReason" });
+
+export const DisputeStatus = StringEnum(["prevented", "early_warning", "needs_response", "under_review", "lost", "won"] as const, {
+  title: "DisputeStatus",
+});
+
+/** A dispute a refund prevented; this service receives no disputes from a processor, so a refund never carries one. */
+export const RefundDispute = Type.Object(
+  {
+    ...TimestampedFields,
+    ...IdField,
+    status: DisputeStatus,
+    resolved: Type.Boolean(),
+    closed: Type.Boolean(),
+    amount: Type.Integer(),
+    tax_amount: Type.Integer(),
+    currency: Type.String(),
+    reason: Nullable(Type.String()),
+    evidence_due_by: Nullable(DateTime()),
+    past_due: Type.Boolean(),
+    order_id: Uuid4(),
+    payment_id: Uuid4(),
+  },
+  { title: "RefundDispute" },
+);
+
+export const Refund = Type.Object(
+  {
+    ...TimestampedFields,
+    ...IdField,
+    metadata: MetadataOutput(),
+    status: RefundStatus,
+    reason: RefundReason,
+    amount: Type.Integer({ description: "The refunded amount before tax, in cents." }),
+    tax_amount: Type.Integer({ description: "The tax refunded with it, in cents." }),
+    currency: Type.String(),
+    organization_id: Uuid4(),
+    order_id: Uuid4(),
+    subscription_id: Nullable(Uuid4()),
+    customer_id: Uuid4(),
+    revoke_benefits: Type.Boolean(),
+    dispute: Nullable(RefundDispute),
+  },
+  { title: "Refund" },
+);
+export type Refund = Static<typeof Refund>;
+
+export const ListResourceRefund = ListResource(Refund, { title: "ListResource[Refund]" });
+export type ListResourceRefund = Static<typeof ListResourceRefund>;

@@ -1,0 +1,56 @@
+import { expect } from "vitest";
+import type { TestContext } from "../../helpers/context.ts";
+import { createProduct } from "../../helpers/factories.ts";
+import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
+import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
+
+/**
+ * A one-time product bought through the API with a sandbox card: the order is paid and its payment
+ * recorded, as a storefront's purchase leaves them. `price` is the pre-tax price; a French buyer
+ * pays 20% VAT on top (the rate table's FR rate), a US buyer none.
+ */
+export async function paidOrder(
+  ctx: TestContext,
+  organizationId: string,
+  checkoutToken: string,
+  options: {
+    price?: number;
+    email?: string;
+    country?: "FR" | "US";
+    benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"];
+  } = {},
+): Promise<OrderRow> {
+  const { product } = await createProduct(ctx.deps, organizationId, {
+    prices: [{ amount_type: "fixed", price_amount: options.price ?? 2500 }],
+    ...(options.benefits ? { benefits: options.benefits } : {}),
+  });
+  const buyer: Record<string, unknown> = { customer_email: options.email ?? `buyer-${Math.random().toString(16).slice(2)}@example.com` };
+  if (options.country === "US")
+    buyer.customer_billing_address = { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" };
+  const { checkout } = await buyThroughCheckout(ctx, checkoutToken, product.id, { buyer });
+  const order = await ctx.deps.db.selectFrom("orders").selectAll().where("checkout_id", "=", checkout.id).executeTakeFirstOrThrow();
+  expect(order.status).toBe("paid");
+  return order;
+}
+
+export const orderRow = (ctx: TestContext, id: string) =>
+  ctx.deps.db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+/** Row counts of what a refund writes, to prove a refused request wrote nothing. */
+export async function refundWrites(ctx: TestContext) {
+  const [refunds, events, jobs] = await Promise.all([
+    ctx.deps.db
+      .selectFrom("refunds")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow(),
+    ctx.deps.db
+      .selectFrom("webhook_events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow(),
+    ctx.deps.db
+      .selectFrom("orders")
+      .select((eb) => [eb.fn.sum<number>("refunded_amount").as("amount"), eb.fn.sum<number>("refunded_tax_amount").as("tax")])
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { refunds: Number(refunds.n), events: Number(events.n), refunded: Number(jobs.amount), refundedTax: Number(jobs.tax) };
+}
