@@ -46,7 +46,13 @@ export function announceReady(ready: object, stop: () => Promise<void>): void {
   });
 }
 
-type Round = { bare: autocannon.Result; app: autocannon.Result };
+interface CompareSettings {
+  rounds: number;
+  seconds: number;
+  connections: number;
+  poolSize: number;
+  /** The target share, in percent (default 75). */ floor?: number;
+}
 
 /**
  * The app against a bare `node:http` server answering the same request: a warm-up of each, then
@@ -56,35 +62,47 @@ type Round = { bare: autocannon.Result; app: autocannon.Result };
 export async function compareWithBare(
   load: (port: number, seconds: number) => Promise<autocannon.Result>,
   ports: { app: number; bare: number },
-  settings: {
-    rounds: number;
-    seconds: number;
-    connections: number;
-    poolSize: number;
-    /** The target share, in percent (default 75). */ floor?: number;
-  },
+  settings: CompareSettings,
 ): Promise<void> {
-  await load(ports.bare, 2);
-  await load(ports.app, 2);
-  const rounds: Round[] = [];
+  await compareInterleaved(
+    { name: "bare", load: (seconds) => load(ports.bare, seconds) },
+    { name: "app", load: (seconds) => load(ports.app, seconds) },
+    settings,
+  );
+}
+
+/**
+ * Two loads side by side in one run: a warm-up of each, then interleaved rounds (so drift in the
+ * machine's load hits both alike), reported as means and `subject`'s share of `baseline`'s throughput.
+ */
+export async function compareInterleaved(
+  baseline: { name: string; load: (seconds: number) => Promise<autocannon.Result> },
+  subject: { name: string; load: (seconds: number) => Promise<autocannon.Result> },
+  settings: CompareSettings,
+): Promise<void> {
+  await baseline.load(2);
+  await subject.load(2);
+  const rounds: { baseline: autocannon.Result; subject: autocannon.Result }[] = [];
   for (let round = 0; round < settings.rounds; round += 1) {
-    rounds.push({ bare: await load(ports.bare, settings.seconds), app: await load(ports.app, settings.seconds) });
+    rounds.push({ baseline: await baseline.load(settings.seconds), subject: await subject.load(settings.seconds) });
   }
-  const mean = (pick: (r: Round) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-  const report = (which: keyof Round) =>
-    `${which.padEnd(6)} ${mean((r) => r[which].requests.average)
+  const mean = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+  const width = Math.max(baseline.name.length, subject.name.length, 6);
+  const report = (which: "baseline" | "subject", name: string) =>
+    `${name.padEnd(width)} ${mean((r) => r[which].requests.average)
       .toFixed(0)
       .padStart(
         6,
       )} req/s   p50 ${mean((r) => r[which].latency.p50).toFixed(0)} ms   p99 ${mean((r) => r[which].latency.p99).toFixed(0)} ms   errors ${mean((r) => r[which].errors + r[which].non2xx)}`;
   console.log(
-    `${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.seconds} s per server, pool ${settings.poolSize}`,
+    `${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.seconds} s per load, pool ${settings.poolSize}`,
   );
-  console.log(report("bare"));
-  console.log(report("app"));
+  console.log(report("baseline", baseline.name));
+  console.log(report("subject", subject.name));
+  const ratio = `${subject.name}/${baseline.name}`;
   for (const [i, r] of rounds.entries())
-    console.log(`  round ${i + 1}: app/bare ${((r.app.requests.average / r.bare.requests.average) * 100).toFixed(1)}%`);
+    console.log(`  round ${i + 1}: ${ratio} ${((r.subject.requests.average / r.baseline.requests.average) * 100).toFixed(1)}%`);
   console.log(
-    `app / bare throughput: ${((mean((r) => r.app.requests.average) / mean((r) => r.bare.requests.average)) * 100).toFixed(1)}% (floor ${settings.floor ?? 75}%)`,
+    `${subject.name} / ${baseline.name} throughput: ${((mean((r) => r.subject.requests.average) / mean((r) => r.baseline.requests.average)) * 100).toFixed(1)}% (floor ${settings.floor ?? 75}%)`,
   );
 }

@@ -17,6 +17,7 @@ import * as customFieldsAndCheckoutLinks from "./2026-11-24T0130_custom_fields_a
 import * as organizationLegalDetails from "./2026-11-24T0140_organization_legal_details.ts";
 import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_avatars.ts";
 import * as refunds from "./2026-11-24T0160_refunds.ts";
+import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_sessions.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
 
 /**
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0140_organization_legal_details": organizationLegalDetails,
   "2026-11-24T0150_computed_customer_avatars": computedCustomerAvatars,
   "2026-11-24T0160_refunds": refunds,
+  "2026-11-24T0170_members_and_member_sessions": membersAndMemberSessions,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
 };
 

@@ -22,6 +22,9 @@ import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes
 import { LocalBlobStore } from "./storage/local-blob-store.ts";
 import { localBlobRoutes } from "./storage/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
+import { memberRoutes } from "./modules/customers/members.routes.ts";
+import { portalMemberRoutes } from "./modules/customer-portal/members.routes.ts";
+import { portalCustomerSessionRoutes } from "./modules/customer-portal/customer-session.routes.ts";
 import { customerStateRoutes } from "./modules/customer-state/customer-state.routes.ts";
 import { checkoutLinkRoutes } from "./modules/checkout-links/checkout-links.routes.ts";
 import { customFieldRoutes } from "./modules/custom-fields/custom-fields.routes.ts";
@@ -132,6 +135,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     checkoutPageRoutes(services.checkoutClient, { checkoutBaseUrl: config.checkoutBaseUrl, paymentForm: services.checkoutPaymentForm }),
   );
   await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(memberRoutes(services.members));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));
   await app.register(customFieldRoutes(services.customFields));
@@ -143,6 +147,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
+  await app.register(portalCustomerSessionRoutes(services.customerSessions));
+  await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));

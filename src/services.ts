@@ -15,6 +15,8 @@ import { createCheckoutLinkService } from "./modules/checkout-links/checkout-lin
 import { createCustomFieldService } from "./modules/custom-fields/custom-fields.service.ts";
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
+import { createMemberService } from "./modules/customers/members.service.ts";
+import { createPortalMemberService } from "./modules/customer-portal/members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
@@ -84,6 +86,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     organizations: createOrganizationService(deps),
     customers: createCustomerService(deps),
     customerSessions,
+    members: createMemberService(deps),
+    portalMembers: createPortalMemberService(deps),
     customerStates: createCustomerStateService(deps),
     discounts: createDiscountService(deps),
     customFields: createCustomFieldService(deps),

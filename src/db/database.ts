@@ -4,6 +4,8 @@ import type { CustomFieldsTable, ProductCustomFieldsTable } from "../modules/cus
 import type { CheckoutLinkProductsTable, CheckoutLinksTable } from "../modules/checkout-links/checkout-links.table.ts";
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
+import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
+import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
 import type {
@@ -42,6 +44,8 @@ export interface Database {
   checkout_products: CheckoutProductsTable;
   webhook_events: WebhookEventsTable;
   customer_sessions: CustomerSessionsTable;
+  members: MembersTable;
+  member_sessions: MemberSessionsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;

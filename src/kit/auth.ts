@@ -1,13 +1,28 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { setRequestClockOffset } from "./clock.ts";
-import { InsufficientScope, InvalidToken, Unauthorized } from "./errors.ts";
+import { InsufficientScope, InvalidToken, NotPermitted, Unauthorized } from "./errors.ts";
 
-/** Who is calling. Every authenticated request resolves to exactly one of these. */
+/** A member's role within its customer (`members` table); a member session carries it. */
+export type MemberRole = "owner" | "billing_manager" | "member";
+
+/**
+ * Who is calling. Every authenticated request resolves to exactly one of these. A member session
+ * acts on its member's customer with the member's role, read when the token is resolved (so a
+ * role change applies within the principal cache's few seconds).
+ */
 export type Principal =
   | { kind: "user"; tokenId: string; scopes: ReadonlySet<string> | "all" }
   | { kind: "organization"; tokenId: string; organizationId: string; scopes: ReadonlySet<string>; clockOffsetMs?: number }
   | { kind: "customer"; sessionId: string; organizationId: string; customerId: string; clockOffsetMs?: number }
-  | { kind: "member"; sessionId: string; organizationId: string; customerId: string; memberId: string; clockOffsetMs?: number };
+  | {
+      kind: "member";
+      sessionId: string;
+      organizationId: string;
+      customerId: string;
+      memberId: string;
+      memberRole: MemberRole;
+      clockOffsetMs?: number;
+    };
 
 export type PrincipalKind = Principal["kind"];
 
@@ -24,6 +39,11 @@ export interface RouteAuth {
   readonly kinds: readonly PrincipalKind[];
   /** Any one of these scopes is enough; sessions hold the customer-portal scopes implicitly. */
   readonly scopes: readonly string[];
+  /**
+   * Member sessions whose role is not listed are refused with 403 `NotPermitted` and `refusal`,
+   * after the kind and scope checks and before the input is read. Other kinds are unaffected.
+   */
+  readonly memberRoles?: { readonly allowed: readonly MemberRole[]; readonly refusal: string };
 }
 
 /** Turns a raw bearer token into a principal; `null` when the token is unknown, expired or revoked. */
@@ -81,6 +101,9 @@ export function registerAuth(app: FastifyInstance, authenticators: ReadonlyMap<s
     const principal = request.principal;
     if (principal === null || !auth.kinds.includes(principal.kind)) throw new Unauthorized();
     if (!holdsAnyScope(principal, auth.scopes)) throw new InsufficientScope(auth.scopes);
+    if (principal.kind === "member" && auth.memberRoles && !auth.memberRoles.allowed.includes(principal.memberRole)) {
+      throw new NotPermitted(auth.memberRoles.refusal);
+    }
   });
 
   // The OpenAPI document shows each route's accepted schemes and scopes, as the reference does.

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from "@sinclair/typebox";
-import type { RouteAuth, PrincipalKind } from "./auth.ts";
+import type { MemberRole, RouteAuth, PrincipalKind } from "./auth.ts";
 import { ErrorBody, ValidationErrorBody } from "./errors.ts";
 
 /** Principal kinds of organization-side routes and of customer-portal routes. */
@@ -8,6 +8,22 @@ export const PORTAL_SIDE: readonly PrincipalKind[] = ["customer", "member"];
 
 export const requireAuth = (kinds: readonly PrincipalKind[], scopes: readonly string[]): { auth: RouteAuth } => ({
   auth: { kinds, scopes },
+});
+
+/** The member roles that manage a customer's billing (and, in the portal, its team). */
+export const BILLING_ROLES: readonly MemberRole[] = ["owner", "billing_manager"];
+
+/**
+ * A portal route of the billing side (payment methods, orders, subscription changes, the
+ * customer's own details): any customer session, and member sessions of owners and billing
+ * managers only; another member's session is a 403, as the anchor answers.
+ */
+export const requirePortalBilling = (scopes: readonly string[]): { auth: RouteAuth } => ({
+  auth: {
+    kinds: PORTAL_SIDE,
+    scopes,
+    memberRoles: { allowed: BILLING_ROLES, refusal: "Only owners and billing managers can access billing features." },
+  },
 });
 
 /** The body schema of a 204 answer. */

@@ -37,6 +37,9 @@ import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
 import * as PA from "../../src/modules/payments/payments.schemas.ts";
 import * as RF from "../../src/modules/refunds/refunds.schemas.ts";
 import * as RI from "../../src/modules/refunds/refund-inputs.schemas.ts";
+import * as ME from "../../src/modules/customers/members.schemas.ts";
+import * as CPM from "../../src/modules/customer-portal/members.schemas.ts";
+import * as CPSS from "../../src/modules/customer-portal/customer-session.schemas.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Compile-time contract: what we emit must type-check as the official SDK's model of the same
@@ -198,6 +201,19 @@ const _licenseKeysIn: AssertAssignable<models.BenefitLicenseKeysCreate, S<typeof
 const _benefitsUpdateIn: AssertAssignable<models.ProductBenefitsUpdate, PI.ProductBenefitsUpdate> = true;
 const _customerCreateIn: AssertAssignable<models.CustomerCreate, Cu.CustomerCreate> = true;
 const _customBenefitIn: AssertAssignable<models.BenefitCustomCreate, S<typeof BI.BenefitCustomCreate>> = true;
+// Members, the portal's team and the session introspection.
+const _memberRole: AssertEqual<S<ReturnType<typeof ME.MemberRole>>, models.MemberRole> = true;
+const _member: AssertAssignable<ME.Member, models.Member> = true;
+const _listMembers: AssertAssignable<S<typeof ME.ListResourceMember>, models.ListResourceMember> = true;
+const _memberSort: AssertEqual<NonNullable<ME.MemberListQuery["sorting"]>[number], models.MemberSortProperty> = true;
+const _memberCreateIn: AssertAssignable<models.MemberCreateFromCustomer, ME.MemberCreateFromCustomer> = true;
+const _memberUpdateIn: AssertAssignable<models.MemberUpdate, ME.MemberUpdate> = true;
+const _portalMember: AssertAssignable<CPM.CustomerPortalMember, models.CustomerPortalMember> = true;
+const _listPortalMembers: AssertAssignable<S<typeof CPM.ListResourceCustomerPortalMember>, models.ListResourceCustomerPortalMember> = true;
+const _portalMemberCreateIn: AssertAssignable<models.CustomerPortalMemberCreate, CPM.CustomerPortalMemberCreate> = true;
+const _portalMemberUpdateIn: AssertAssignable<models.CustomerPortalMemberUpdate, CPM.CustomerPortalMemberUpdate> = true;
+const _sessionIntrospection: AssertAssignable<CPSS.CustomerCustomerSession, models.CustomerCustomerSession> = true;
+const _portalUser: AssertAssignable<CPSS.PortalAuthenticatedUser, models.PortalAuthenticatedUser> = true;
 // Not asserted: ProductCreate/ProductUpdate (SDK 1.0.1 adds unit-based and metered-tier prices the
 // 2026-04 reference lacks) and DiscountCreate (the SDK leaves the `type` discriminator optional).
 // Customers and events.
@@ -547,6 +563,15 @@ const mirrored: Record<string, TSchema> = {
   CustomerSessionCustomerIDCreate: CS.CustomerSessionCustomerIDCreate,
   CustomerSessionCustomerExternalIDCreate: CS.CustomerSessionCustomerExternalIDCreate,
   CustomerSession: CS.CustomerSession,
+  MemberRole: ME.MemberRole(),
+  Member: ME.Member,
+  MemberCreateFromCustomer: ME.MemberCreateFromCustomer,
+  MemberUpdate: ME.MemberUpdate,
+  CustomerPortalMember: CPM.CustomerPortalMember,
+  CustomerPortalMemberCreate: CPM.CustomerPortalMemberCreate,
+  CustomerPortalMemberUpdate: CPM.CustomerPortalMemberUpdate,
+  CustomerCustomerSession: CPSS.CustomerCustomerSession,
+  PortalAuthenticatedUser: CPSS.PortalAuthenticatedUser,
   ProductPriceFixedCreate: PI.ProductPriceFixedCreate,
   ProductPriceCustomCreate: PI.ProductPriceCustomCreate,
   ProductPriceSeatBasedCreate: PI.ProductPriceSeatBasedCreate,

@@ -11,6 +11,7 @@ import { findLiveCustomer } from "../customers/customer-links.repository.ts";
 import { insertCustomerSession } from "../customers/customer-sessions.repository.ts";
 import { insertCustomer, updateCustomer } from "../customers/customers.repository.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
+import { ensureOwner, memberManagementEnabled } from "../customers/member-changes.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/discount-redemptions.repository.ts";
 import { writeOrder } from "../orders/order-creation.ts";
 import { readOrder } from "../orders/orders.service.ts";
@@ -58,7 +59,13 @@ function storedTaxId(checkout: CheckoutWithRelations): TaxId | null {
  * its email, else a new one. A transaction-scoped advisory lock on the email keeps two sessions
  * of one buyer from both creating a customer.
  */
-async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, taxId: TaxId | null, now: Date): Promise<CustomerRow> {
+async function linkCustomer(
+  db: Executor,
+  checkout: CheckoutWithRelations,
+  taxId: TaxId | null,
+  now: Date,
+  seatBased: boolean,
+): Promise<CustomerRow> {
   const org = checkout.organization_id;
   const email = checkout.customer_email ?? "";
   // Both identities are locked, in a fixed order, so sessions sharing either one queue up.
@@ -83,12 +90,15 @@ async function linkCustomer(db: Executor, checkout: CheckoutWithRelations, taxId
       ...(checkout.customer_billing_address ? { billing_address: billing.billing_address } : {}),
       ...(taxId ? { tax_id: billing.tax_id } : {}),
       ...(existing.external_id === null && checkout.external_customer_id ? { external_id: checkout.external_customer_id } : {}),
+      // A seat-based purchase makes the buyer a team, never the reverse (docs/decisions.md, "Team customers and members").
+      ...(seatBased ? { type: "team" as const } : {}),
     });
   }
   return insertCustomer(db, {
     created_at: now,
     modified_at: null,
     organization_id: org,
+    type: seatBased ? "team" : "individual",
     email,
     external_id: checkout.external_customer_id,
     name: checkout.customer_name,
@@ -119,16 +129,23 @@ async function completeCheckout(
   const now = deps.now();
   const { checkout, organization } = input;
   const taxId = storedTaxId(checkout);
-  const customer = await linkCustomer(db, checkout, taxId, now);
   const product = checkout.products.find((p) => p.id === checkout.product_id);
   if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
+  const productPrices = pricesIn(product, checkout.currency);
+  const customer = await linkCustomer(
+    db,
+    checkout,
+    taxId,
+    now,
+    productPrices.some((p) => p.amount_type === "seat_based"),
+  );
+  if (memberManagementEnabled(organization)) await ensureOwner(db, customer, null, now);
   const method = input.savedMethod
     ? await savePaymentMethod(db, { organizationId: organization.id, customerId: customer.id, method: input.savedMethod, now })
     : null;
   // The first saved method becomes the customer's default, as the processor's customer would have it.
   if (method && customer.default_payment_method_id === null)
     await updateCustomer(db, customer.id, { default_payment_method_id: method.id });
-  const productPrices = pricesIn(product, checkout.currency);
   const prices = productPrices.filter((p) => p.amount_type !== "metered_unit");
   const priceAmount = (price: (typeof prices)[number]) => checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats });
   // A trial starts with nothing charged: the first order of the subscription is for zero.

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
-import { NoContent, PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { NoContent, PORTAL_SIDE, requireAuth, requirePortalBilling, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
 import {
   CustomerPaymentMethodConfirm,
@@ -40,7 +40,7 @@ export const portalCustomerRoutes =
     app.patch(
       "/v1/customer-portal/customers/me",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:customers:update",
           tags,
@@ -55,7 +55,7 @@ export const portalCustomerRoutes =
     app.get(
       "/v1/customer-portal/customers/me/payment-methods",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:customers:list_payment_methods",
           tags: paymentMethodTags,
@@ -71,7 +71,7 @@ export const portalCustomerRoutes =
     app.post(
       "/v1/customer-portal/customers/me/payment-methods",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:customers:add_payment_method",
           tags: paymentMethodTags,
@@ -87,7 +87,7 @@ export const portalCustomerRoutes =
     app.post(
       "/v1/customer-portal/customers/me/payment-methods/confirm",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:customers:confirm_payment_method",
           tags: paymentMethodTags,
@@ -103,7 +103,7 @@ export const portalCustomerRoutes =
     app.delete(
       "/v1/customer-portal/customers/me/payment-methods/:id",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:customers:delete_payment_method",
           tags: paymentMethodTags,

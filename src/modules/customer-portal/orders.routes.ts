@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
-import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { requirePortalBilling, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
 import {
   CustomerOrder,
@@ -45,7 +45,7 @@ export const portalOrderRoutes =
     app.get(
       "/v1/customer-portal/orders/",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:list",
           tags,
@@ -61,7 +61,7 @@ export const portalOrderRoutes =
     app.get(
       "/v1/customer-portal/orders/:id",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:get",
           tags,
@@ -77,7 +77,7 @@ export const portalOrderRoutes =
     app.patch(
       "/v1/customer-portal/orders/:id",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:orders:update",
           tags,
@@ -94,7 +94,7 @@ export const portalOrderRoutes =
     app.post(
       "/v1/customer-portal/orders/:id/invoice",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:generate_invoice",
           tags: documentTags,
@@ -112,7 +112,7 @@ export const portalOrderRoutes =
     app.get(
       "/v1/customer-portal/orders/:id/invoice",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:invoice",
           tags: documentTags,
@@ -127,7 +127,7 @@ export const portalOrderRoutes =
     app.get(
       "/v1/customer-portal/orders/:id/receipt",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:receipt",
           tags: documentTags,
@@ -145,7 +145,7 @@ export const portalOrderRoutes =
     app.get(
       "/v1/customer-portal/orders/:id/payment-status",
       {
-        config: requireAuth(PORTAL_SIDE, READ),
+        config: requirePortalBilling(READ),
         schema: {
           operationId: "customer_portal:orders:get_payment_status",
           tags,
@@ -161,7 +161,7 @@ export const portalOrderRoutes =
     app.post(
       "/v1/customer-portal/orders/:id/confirm-payment",
       {
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:orders:confirm_retry_payment",
           tags,

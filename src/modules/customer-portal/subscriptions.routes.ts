@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
-import { PORTAL_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { PORTAL_SIDE, requireAuth, requirePortalBilling, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
 import { plainJsonResponse } from "../../kit/serialization.ts";
 import { portalCustomerOf } from "./session.ts";
@@ -58,7 +58,7 @@ export const portalSubscriptionRoutes =
       "/v1/customer-portal/subscriptions/:id",
       {
         ...plainJsonResponse,
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:subscriptions:update",
           tags,
@@ -78,7 +78,7 @@ export const portalSubscriptionRoutes =
       "/v1/customer-portal/subscriptions/:id",
       {
         ...plainJsonResponse,
-        config: requireAuth(PORTAL_SIDE, WRITE),
+        config: requirePortalBilling(WRITE),
         schema: {
           operationId: "customer_portal:subscriptions:cancel",
           tags,

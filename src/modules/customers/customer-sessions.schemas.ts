@@ -7,10 +7,12 @@ const ReturnUrl = Type.Optional(
     description: "Where the portal sends the customer back to.",
   }),
 );
-// Members are not modelled (organizations run without the member model): these are accepted and unused.
+// With the organization's member model on, these name the member a session is for; otherwise they are ignored.
 const memberFields = {
-  member_id: Type.Optional(Nullable(Uuid4())),
-  external_member_id: Type.Optional(Nullable(Type.String({ maxLength: EXTERNAL_ID_MAX }))),
+  member_id: Type.Optional(Nullable(Uuid4({ description: "ID of the member to open a session for." }))),
+  external_member_id: Type.Optional(
+    Nullable(Type.String({ maxLength: EXTERNAL_ID_MAX, description: "External ID of the member; `member_id` wins when both are given." })),
+  ),
 };
 
 export const CustomerSessionCustomerIDCreate = Type.Object(

@@ -60,7 +60,7 @@ const MemberOwnerCreate = Type.Object(
     name: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
     external_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX }))),
   },
-  { title: "MemberOwnerCreate", description: "Owner member of a team; members are not modelled by this service." },
+  { title: "MemberOwnerCreate", description: "The owner member created with the customer when the organization has members." },
 );
 
 const createFields = {

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress } from "../../kit/address.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../kit/errors.ts";
+import { type RequestValidationError, ResourceNotFound, valueError } from "../../kit/errors.ts";
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { uniqueViolation } from "../../kit/pg-errors.ts";
 import { requireTaxId } from "../tax/tax-id.ts";
@@ -13,6 +13,7 @@ import { toPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type { PaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
 import { countPaymentMethods, listPaymentMethods } from "../payments/payments.repository.ts";
 import { toCustomer } from "./customers.mapper.ts";
+import { ensureOwner, memberManagementEnabled } from "./member-changes.ts";
 import * as repo from "./customers.repository.ts";
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from "./customers.schemas.ts";
 
@@ -57,9 +58,11 @@ export function createCustomerService(deps: Deps) {
   return {
     async create(principal: Principal, input: CustomerCreate): Promise<Customer> {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
-      const email = input.email ?? null;
-      // Customers are reached by email (sessions, receipts), so this service requires one for teams too.
-      if (email === null) throw new RequestValidationError([missingIssue(["body", "email"])]);
+      // Customers are reached by email (sessions, receipts): a team without its own takes its owner's.
+      const email = input.email ?? input.owner?.email ?? null;
+      if (email === null) {
+        throw valueError(["body"], "An owner with an email address is required when creating a team customer without an email.", input);
+      }
       const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
       const taxId = input.tax_id ? requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS) : null;
       await assertUnique(deps.db, organization.id, input, null);
@@ -85,6 +88,7 @@ export function createCustomerService(deps: Deps) {
             });
             const customer = toCustomer(row);
             await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
+            if (memberManagementEnabled(organization)) await ensureOwner(trx, row, input.owner ?? null, now);
             // The state carries the customer's own fields: the anchor follows customer.* with a state event.
             await enqueueCustomerStateChanged(trx, customer.id);
             return customer;
@@ -153,7 +157,7 @@ export function createCustomerService(deps: Deps) {
               throw valueError(["body", "external_id"], "Customer external ID cannot be updated.", input.external_id);
             }
             if (current.type === "team" && input.type === "individual") {
-              throw valueError(["body", "type"], "Customer type cannot be changed from team to individual.", input.type);
+              throw valueError(["body", "type"], "Customer type cannot be downgraded from 'team' to 'individual'.", input.type);
             }
             const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
             await assertUnique(

@@ -4,6 +4,7 @@ import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../kit/errors.ts";
 import { mapInSlices } from "../../kit/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../kit/pagination.ts";
+import { findLiveMemberCustomers } from "../customers/members.repository.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
 import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
@@ -94,6 +95,8 @@ export function createEventService(deps: Deps) {
     const knownOrganizations = principal.kind === "user" ? await findOrganizationIds(db, named) : new Set(named);
     const customerIds = [...new Set(events.flatMap((e) => ("customer_id" in e ? [e.customer_id] : [])))];
     const customerOrganizations = await findLiveCustomerOrganizations(db, customerIds);
+    const memberIds = [...new Set(events.flatMap((e) => ("customer_id" in e && e.member_id != null ? [e.member_id] : [])))];
+    const memberCustomers = await findLiveMemberCustomers(db, memberIds);
     events.forEach((event, index) => {
       const organizationId = organizations[index] ?? null;
       if (organizationId === null) return;
@@ -106,8 +109,10 @@ export function createEventService(deps: Deps) {
       if (customerOrganizations.get(event.customer_id) !== organizationId) {
         issues.push(issue(index, "customer_id", "customer_id", "Customer not found.", event.customer_id));
       }
-      // No member exists in this service yet (docs/decisions.md, "`member_id`"), so any member id is unknown.
-      if (event.member_id != null) issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
+      // A member of another customer (or organization) is answered exactly like an unknown one.
+      if (event.member_id != null && memberCustomers.get(event.member_id) !== event.customer_id) {
+        issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
+      }
     });
     return issues;
   }
