@@ -6,8 +6,11 @@
  *
  * Measurements: sustained HTTP (4 clients in a child process, batches of 1,000 events with unique
  * external ids); HTTP and COPY (4 connections, the same rows, 1,000 per COPY) alternating in rounds;
- * the stall probe (one 10 MiB batch while another client pings /healthz). Results go to
+ * the stall probe (one 10 MiB batch while another client pings /healthz); meters: HTTP with no
+ * meter, HTTP with three meters matching every event, and COPY, alternating in rounds. Results go to
  * bench/events-ingest.md.
+ *
+ *   node --import tsx bench/events-ingest.ts meters     # the meters comparison only → bench/events-ingest-meters.md
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -41,7 +44,7 @@ setTimeout(
     console.error("bench exceeded its time budget");
     process.exit(2);
   },
-  (3 * DURATION_S + 240) * 1000,
+  (6 * DURATION_S + 300) * 1000,
 ).unref();
 
 function child(mode: string, args: Record<string, string | number>): Promise<ClientResult> {
@@ -122,13 +125,41 @@ async function main() {
     const { token } = await createAccessTokenService(deps).createOrganizationToken({
       organization_id: organization.id,
       comment: "bench",
-      scopes: ["events:write"],
+      scopes: ["events:write", "meters:write"],
       expires_in: null,
     });
     const app = await buildApp(deps, { logger: false });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const truncate = () => sql`TRUNCATE events`.execute(deps.db);
+    const metersPhase = async () => {
+      await truncate();
+      console.error(`meters: ${ROUNDS} rounds of ${DURATION_S / ROUNDS} s HTTP without meters, with three, then COPY`);
+      await child("load", { url, token, seconds: WARMUP_S });
+      const meterRounds: MeterRound[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        await sql`DELETE FROM meters WHERE organization_id = ${organization.id}`.execute(deps.db);
+        const none = await child("load", { url, token, seconds: DURATION_S / ROUNDS });
+        await createMeters(url, token);
+        const three = await child("load", { url, token, seconds: DURATION_S / ROUNDS });
+        const copy = await copyPhase(pool, organization.id, DURATION_S / ROUNDS);
+        meterRounds.push({
+          none: none.events / none.seconds,
+          three: three.events / three.seconds,
+          copy: copy.rows / copy.seconds,
+          errors: none.errors + three.errors,
+        });
+      }
+      return meterRounds;
+    };
+    if (process.argv[2] === "meters") {
+      const meterRounds = await metersPhase();
+      await app.close();
+      const report = `# Event ingest with meters\n\nLast run: ${new Date().toISOString()}; ${machine()}.\n\n${renderMeters(meterRounds)}`;
+      await writeFile(path.join(here, "events-ingest-meters.md"), report);
+      console.log(report);
+      return;
+    }
 
     const loadBefore = os.loadavg();
     await child("load", { url, token, seconds: WARMUP_S });
@@ -153,15 +184,69 @@ async function main() {
     const stall = await child("stall", { url, token, bytes: STALL_BATCH_BYTES });
     loopDelay.disable();
     const cost = { ...parseCost(buildBatch("stall", 0, 0, eventsForBytes(STALL_BATCH_BYTES))), loopMaxMs: loopDelay.max / 1e6 };
+    const meterRounds = await metersPhase();
     await app.close();
 
-    const report = renderReport({ loadBefore, loadAfter: os.loadavg(), http, httpStored, rounds, stall, cost });
+    const report = renderReport({ loadBefore, loadAfter: os.loadavg(), http, httpStored, rounds, stall, cost, meterRounds });
     await writeFile(path.join(here, "events-ingest.md"), report);
     console.log(report);
   } finally {
     await runtime.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Three meters matching every event of the load: a count, a sum and a unique, as a user would create them. */
+async function createMeters(url: string, token: string): Promise<void> {
+  const filter = { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "api.call" }] };
+  for (const aggregation of [{ func: "count" }, { func: "sum", property: "tokens" }, { func: "unique", property: "route" }]) {
+    const response = await fetch(`${url}/v1/meters/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: `Bench ${aggregation.func}`, filter, aggregation }),
+    });
+    if (response.status !== 201) throw new Error(`meter creation answered ${response.status}`);
+  }
+}
+
+interface MeterRound {
+  none: number;
+  three: number;
+  copy: number;
+  errors: number;
+}
+
+const machine = () =>
+  `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ")}`;
+
+function renderMeters(rounds: MeterRound[]): string {
+  const mean = (pick: (r: MeterRound) => number) => rounds.reduce((a, r) => a + pick(r), 0) / rounds.length;
+  const none = mean((r) => r.none);
+  const three = mean((r) => r.three);
+  const copy = mean((r) => r.copy);
+  const rows = rounds
+    .map(
+      (r, i) =>
+        `| ${i + 1} | ${n(r.none)} | ${n(r.three)} | ${n(r.copy)} | ${((100 * r.three) / r.none).toFixed(0)}% | ${((100 * r.three) / r.copy).toFixed(0)}% |`,
+    )
+    .join("\n");
+  return `### Ingest with three meters matching every event
+
+Each round: HTTP with no meter, HTTP with three meters (count, sum of \`tokens\`, unique \`route\`, each
+matching every event: their pre-aggregates are updated in the statement that inserts the batch), then
+COPY; every event of a batch falls in the same hour and one of 100 customers, so each batch updates
+the same 300 bucket rows as every other batch (the most contended case).
+
+| round | no meter events/s | three meters events/s | COPY events/s | three / none | three / COPY |
+|---:|---:|---:|---:|---:|---:|
+${rows}
+| **mean** | **${n(none)}** | **${n(three)}** | **${n(copy)}** | **${((100 * three) / none).toFixed(0)}%** | **${((100 * three) / copy).toFixed(0)}%** |
+
+- Targets: three meters ≥ 85% of no meter: ${three >= 0.85 * none ? "met" : "**not met**"}; ≥ 50% of COPY: ${three >= 0.5 * copy ? "met" : "**not met**"}. Errors: ${rounds.reduce((a, r) => a + r.errors, 0)}.
+`;
 }
 
 interface Results {
@@ -172,6 +257,7 @@ interface Results {
   rounds: { http: number; copy: number }[];
   stall: ClientResult;
   cost: { parseMs: number; events: number; loopMaxMs: number };
+  meterRounds: MeterRound[];
 }
 
 const n = (value: number) => Math.round(value).toLocaleString("en-US");
@@ -248,7 +334,8 @@ ${roundRows}
 - Longest event-loop block of the app while it handled the batch: ${ms(r.cost.loopMaxMs)}. Of that, \`JSON.parse\`
   of the body alone takes ${ms(r.cost.parseMs)} (measured in-process on the same ${n(r.cost.events)} events); validation, row
   building and serialization run in slices of 2,000 events between which other requests proceed.
-`;
+
+${renderMeters(r.meterRounds)}`;
 }
 
 await main();

@@ -18,6 +18,7 @@ import * as organizationLegalDetails from "./2026-11-24T0140_organization_legal_
 import * as computedCustomerAvatars from "./2026-11-24T0150_computed_customer_avatars.ts";
 import * as refunds from "./2026-11-24T0160_refunds.ts";
 import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_sessions.ts";
+import * as meters from "./2026-11-24T0190_meters.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
 
 /**
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0150_computed_customer_avatars": computedCustomerAvatars,
   "2026-11-24T0160_refunds": refunds,
   "2026-11-24T0170_members_and_member_sessions": membersAndMemberSessions,
+  "2026-11-24T0190_meters": meters,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
 };
 

@@ -30,8 +30,11 @@ import { checkoutLinkRoutes } from "./modules/checkout-links/checkout-links.rout
 import { customFieldRoutes } from "./modules/custom-fields/custom-fields.routes.ts";
 import { discountRoutes } from "./modules/discounts/discounts.routes.ts";
 import { productRoutes } from "./modules/products/products.routes.ts";
+import { benefitGrantRoutes } from "./modules/benefits/benefit-grants.routes.ts";
 import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
+import { portalBenefitGrantRoutes } from "./modules/customer-portal/benefit-grants.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
+import { meterRoutes } from "./modules/meters/meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
@@ -141,8 +144,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(customFieldRoutes(services.customFields));
   await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
   await app.register(productRoutes(services.products));
-  await app.register(benefitRoutes(services.benefits));
+  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
+  await app.register(benefitGrantRoutes(services.benefitGrants));
+  await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));
+  await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));

@@ -1,5 +1,7 @@
 import type { Deps } from "./context.ts";
+import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
+import { createPortalBenefitGrantService } from "./modules/customer-portal/benefit-grants.service.ts";
 import type { TokenAuthenticator } from "./kit/auth.ts";
 import { cachePrincipals } from "./kit/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
@@ -20,6 +22,8 @@ import { createPortalMemberService } from "./modules/customer-portal/members.ser
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
+import { createMeterService } from "./modules/meters/meters.service.ts";
+import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
@@ -93,6 +97,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customFields: createCustomFieldService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
+    benefitGrants: createBenefitGrantService(deps),
+    portalBenefitGrants: createPortalBenefitGrantService(deps),
     checkoutSessions,
     checkoutConfirmation,
     checkouts,
@@ -100,6 +106,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),
     checkoutClient: createCheckoutClientService(deps, checkoutSessions, checkoutConfirmation),
     events: createEventService(deps),
+    meters: createMeterService(deps),
+    meterQuantities: createMeterQuantityService(deps),
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
     licenseKeys: createLicenseKeyService(deps),

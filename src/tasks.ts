@@ -3,6 +3,7 @@ import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
+import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
@@ -21,6 +22,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionsSweep]: sweepSubscriptionsTask(services.subscriptionRenewals),
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
+    [TaskName.meterBackfill]: backfillMeterTask(services.meters),
   };
 }
 

@@ -8,6 +8,7 @@ import type { MemberSessionsTable } from "../modules/customers/member-sessions.t
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
+import type { MeterBucketValuesTable, MeterBucketsTable, MetersTable } from "../modules/meters/meters.table.ts";
 import type {
   OrganizationAccessTokensTable,
   OrganizationsTable,
@@ -53,6 +54,9 @@ export interface Database {
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
   events: EventsTable;
+  meters: MetersTable;
+  meter_buckets: MeterBucketsTable;
+  meter_bucket_values: MeterBucketValuesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_endpoint_events: WebhookEndpointEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

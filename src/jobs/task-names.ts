@@ -19,5 +19,7 @@ export const TaskName = {
   subscriptionCollect: "subscriptions.collect",
   /** Records `customer.state_changed` for a customer whose subscriptions or benefit grants changed (debounced). */
   customerStateChanged: "customers.state_changed",
+  /** Adds the events ingested before a meter's definition to its pre-aggregates. */
+  meterBackfill: "meters.backfill",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -28,7 +28,11 @@ export type WebhookEventType =
   | "subscription.past_due"
   | "subscription.cycled"
   | "subscription.paused"
-  | "subscription.resumed";
+  | "subscription.resumed"
+  | "benefit_grant.created"
+  | "benefit_grant.updated"
+  | "benefit_grant.revoked"
+  | "benefit_grant.cycled";
 
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with

@@ -21,6 +21,8 @@ import * as CF from "../../src/modules/custom-fields/custom-fields.schemas.ts";
 import type * as CFI from "../../src/modules/custom-fields/custom-field-inputs.schemas.ts";
 import * as CL from "../../src/modules/checkout-links/checkout-links.schemas.ts";
 import * as E from "../../src/modules/events/events.schemas.ts";
+import * as M from "../../src/modules/meters/meters.schemas.ts";
+import * as MI from "../../src/modules/meters/meter-inputs.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/customers.schemas.ts";
@@ -32,6 +34,7 @@ import type * as SI from "../../src/modules/subscriptions/subscription-inputs.sc
 import type * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
 import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts";
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
+import * as CPBG from "../../src/modules/customer-portal/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
 import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
 import * as PA from "../../src/modules/payments/payments.schemas.ts";
@@ -231,6 +234,19 @@ const _listEventNames: AssertAssignable<E.ListResourceEventName, models.ListReso
 const _eventNamesSort: AssertEqual<NonNullable<E.EventNameListQuery["sorting"]>[number], models.EventNamesSortProperty> = true;
 // Inputs the other way round: every body the SDK can send is one we accept.
 const _ingest: AssertAssignable<models.EventsIngest, S<typeof E.EventsIngest>> = true;
+// Meters.
+const _filterOperator: AssertEqual<M.FilterOperator, models.FilterOperator> = true;
+const _filterClause: AssertAssignable<M.FilterClause, models.FilterClause> = true;
+const _filter: AssertAssignable<S<typeof M.Filter>, models.Filter> = true;
+const _meter: AssertAssignable<M.Meter, models.Meter> = true;
+const _listMeter: AssertAssignable<M.ListResourceMeter, models.ListResourceMeter> = true;
+const _meterQuantities: AssertAssignable<M.MeterQuantities, models.MeterQuantities> = true;
+const _timeInterval: AssertEqual<MI.TimeInterval, models.TimeInterval> = true;
+const _aggregationFunction: AssertEqual<(typeof M.AggregationFunctionValues)[number], models.AggregationFunction> = true;
+const _meterSort: AssertEqual<NonNullable<MI.MeterListQuery["sorting"]>[number], models.MeterSortProperty> = true;
+// Inputs the other way round: every meter body the SDK can send is one we accept.
+const _meterCreate: AssertAssignable<models.MeterCreate, MI.MeterCreate> = true;
+const _meterUpdate: AssertAssignable<models.MeterUpdate, MI.MeterUpdate> = true;
 // Webhooks. SDK 1.0.1 adds `api_version` (and `uses_standard_webhook_signature`) that the
 // reference does not have; the reference wins, and the SDK lists more event types than it.
 type SdkOnlyWebhookEndpointKeys = "api_version" | "uses_standard_webhook_signature";
@@ -340,6 +356,25 @@ const _customerStateSubscription: AssertAssignable<CST.CustomerStateSubscription
 const _customerStateBenefitGrant: AssertAssignable<CST.CustomerStateBenefitGrant, models.CustomerStateBenefitGrant> = true;
 const _customerStateMeter: AssertAssignable<S<typeof CST.CustomerStateMeter>, models.CustomerStateMeter> = true;
 const _customerState: AssertAssignable<CST.CustomerState, SdkCustomerState> = true;
+
+// Benefit grants: the organization's list, the webhook payloads and the portal's views and update.
+const _benefitGrant: AssertAssignable<S<typeof BG.BenefitGrant>, models.BenefitGrant> = true;
+const _benefitGrantList: AssertAssignable<
+  S<typeof BG.ListResourceBenefitGrant>,
+  { items: models.BenefitGrant[]; pagination: models.Pagination }
+> = true;
+const _benefitGrantWebhook: AssertAssignable<S<typeof BG.BenefitGrantWebhook>, models.BenefitGrantWebhook> = true;
+const _benefitGrantSort: AssertEqual<NonNullable<BG.BenefitGrantListQuery["sorting"]>[number], models.BenefitGrantSortProperty> = true;
+const _customerBenefitGrant: AssertAssignable<CPBG.CustomerBenefitGrant, models.CustomerBenefitGrant> = true;
+const _customerBenefitGrantList: AssertAssignable<
+  S<typeof CPBG.ListResourceCustomerBenefitGrant>,
+  { items: models.CustomerBenefitGrant[]; pagination: models.Pagination }
+> = true;
+const _customerBenefitGrantUpdateIn: AssertAssignable<models.CustomerBenefitGrantUpdate, CPBG.CustomerBenefitGrantUpdate> = true;
+const _customerBenefitGrantSort: AssertEqual<
+  NonNullable<CPBG.CustomerBenefitGrantListQuery["sorting"]>[number],
+  models.CustomerBenefitGrantSortProperty
+> = true;
 
 // Customer-portal orders: the same SDK-only keys as the organization's orders (waived above).
 // Public benefits follow the benefit waiver.
@@ -596,6 +631,18 @@ const mirrored: Record<string, TSchema> = {
   EventsIngestResponse: E.EventsIngestResponse,
   UserEvent: E.UserEvent,
   EventName: E.EventName,
+  Meter: M.Meter,
+  MeterCreate: MI.MeterCreate,
+  MeterUpdate: MI.MeterUpdate,
+  MeterQuantities: M.MeterQuantities,
+  MeterQuantity: M.MeterQuantity,
+  Filter: M.Filter,
+  FilterClause: M.FilterClause,
+  FilterOperator: M.FilterOperator,
+  FilterConjunction: M.FilterConjunction,
+  CountAggregation: M.CountAggregation,
+  PropertyAggregation: M.PropertyAggregation,
+  UniqueAggregation: M.UniqueAggregation,
   WebhookFormat: W.WebhookFormat,
   WebhookEventType: W.WebhookEventType,
   WebhookEndpoint: W.WebhookEndpoint,
@@ -645,6 +692,13 @@ const mirrored: Record<string, TSchema> = {
   BenefitGrantCustomProperties: BG.BenefitGrantCustomProperties,
   BenefitGrantFeatureFlagProperties: BG.BenefitGrantFeatureFlagProperties,
   BenefitGrantSlackSharedChannelProperties: BG.BenefitGrantSlackSharedChannelProperties,
+  BenefitGrantMeterCreditProperties: BG.BenefitGrantMeterCreditProperties,
+  BenefitGrantError: BG.BenefitGrantError,
+  // BenefitGrant itself is not mirrored: it leaves out the optional `member` (no grant is made for a
+  // member yet); the SDK's model type and the list's responses check it instead.
+  BenefitSubscriberOrganization: CPBG.BenefitSubscriberOrganization,
+  CustomerBenefitGrant: CPBG.CustomerBenefitGrant,
+  CustomerBenefitGrantUpdate: CPBG.CustomerBenefitGrantUpdate,
   CustomerStateSubscriptionMeter: CST.CustomerStateSubscriptionMeter,
   CustomerStateSubscription: CST.CustomerStateSubscription,
   CustomerStateBenefitGrant: CST.CustomerStateBenefitGrant,

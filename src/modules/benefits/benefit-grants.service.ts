@@ -1,9 +1,10 @@
 import type { Executor } from "../../db/database.ts";
-import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
+import { publishGrantEvents } from "./benefit-grant-events.ts";
 import {
+  grantedSubscriptionGrantIds,
   hasGrant,
   insertBenefitGrant,
   revokeGrantsOutsideProduct,
@@ -13,7 +14,8 @@ import {
 
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
- * buyer's `customer.state_changed`, as every grant change schedules it). The
+ * buyer's `customer.state_changed`, as every grant change schedules it, and a
+ * `benefit_grant.created` per grant, as every change records its `benefit_grant.*` events). The
  * (order, benefit) unique index makes a replay a no-op instead of a second key. A subscription's
  * license keys never expire on their own: they last as long as the subscription (the anchor's rule).
  */
@@ -21,7 +23,7 @@ export async function grantBenefits(
   db: Executor,
   input: { customerId: string; orderId: string | null; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
 ): Promise<number> {
-  let granted = 0;
+  const granted: string[] = [];
   for (const benefit of input.benefits) {
     if (await hasGrant(db, input, benefit.id)) continue;
     const properties =
@@ -34,7 +36,7 @@ export async function grantBenefits(
             now: input.now,
           })
         : {};
-    await insertBenefitGrant(db, {
+    const { id } = await insertBenefitGrant(db, {
       created_at: input.now,
       modified_at: null,
       organization_id: benefit.organization_id,
@@ -46,10 +48,10 @@ export async function grantBenefits(
       revoked_at: null,
       properties: JSON.stringify(properties),
     });
-    granted += 1;
+    granted.push(id);
   }
-  if (granted > 0) await enqueueCustomerStateChanged(db, input.customerId);
-  return granted;
+  await publishGrantEvents(db, "benefit_grant.created", granted, input.now);
+  return granted.length;
 }
 
 /**
@@ -61,22 +63,37 @@ export async function setSubscriptionBenefits(db: Executor, subscriptionId: stri
   return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
 }
 
-/** A refunded one-time order's grants are revoked, with the license keys they issued; returns how many changed. */
+/**
+ * Takes back what a refunded one-time order granted (a refund with `revoke_benefits`): its grants
+ * still granted are revoked, with their license keys, in the caller's transaction, each with its
+ * `benefit_grant.revoked`. Returns how many changed; a second call (or a racing one) revokes nothing.
+ */
 export async function revokeOrderBenefits(db: Executor, orderId: string, now: Date): Promise<number> {
   return afterGrantChanges(db, await revokeOrderGrants(db, orderId, now), false, now);
 }
 
-/** Revokes or restores the license keys of changed grants, and tells their customers' state. */
+/**
+ * Revokes or restores the license keys of changed grants and records the grants' events (which tell
+ * their customers' state): a restored grant is granted again, so it is `created` (as the anchor sends it).
+ */
 async function afterGrantChanges(
   db: Executor,
-  changed: readonly { customer_id: string; properties: Record<string, unknown> }[],
+  changed: readonly { id: string; properties: Record<string, unknown> }[],
   granted: boolean,
   now: Date,
 ): Promise<number> {
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
-  for (const customerId of new Set(changed.map((grant) => grant.customer_id))) await enqueueCustomerStateChanged(db, customerId);
+  const ids = changed.map((grant) => grant.id).sort();
+  await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
   return changed.length;
+}
+
+/** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */
+export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: string, now: Date): Promise<number> {
+  const ids = await grantedSubscriptionGrantIds(db, subscriptionId);
+  await publishGrantEvents(db, "benefit_grant.cycled", ids, now);
+  return ids.length;
 }
 
 /**

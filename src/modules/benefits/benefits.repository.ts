@@ -44,7 +44,10 @@ export async function hasGrant(
 }
 
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
-  db.insertInto("benefit_grants").values(values).execute();
+  db.insertInto("benefit_grants").values(values).returning("id").executeTakeFirstOrThrow();
+
+/** What a grant change returns: which grants, and the license keys they issued. */
+const CHANGED = ["id", "properties"] as const;
 
 /** The benefits the subscription's product carries now. */
 const productBenefitIds = (db: Executor, subscriptionId: string) =>
@@ -66,7 +69,7 @@ export const setSubscriptionGrants = (db: Executor, subscriptionId: string, gran
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", granted ? "is" : "is not", null);
   if (granted) query = query.where("benefit_id", "in", productBenefitIds(db, subscriptionId));
-  return query.returning(["customer_id", "properties"]).execute();
+  return query.returning(CHANGED).execute();
 };
 
 /** Revokes the subscription's grants of benefits its product no longer carries (after a product change). */
@@ -77,15 +80,28 @@ export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string,
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", "is not", null)
     .where("benefit_id", "not in", productBenefitIds(db, subscriptionId))
-    .returning(["customer_id", "properties"])
+    .returning(CHANGED)
     .execute();
 
-/** Revokes every grant a one-time order made that is still granted; returns the changed grants' customer and properties. */
+/** Revokes every grant a one-time order made that is still granted; returns the changed grants and their properties. */
 export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
   db
     .updateTable("benefit_grants")
     .set({ granted_at: null, revoked_at: now, modified_at: now })
     .where("order_id", "=", orderId)
     .where("granted_at", "is not", null)
-    .returning(["customer_id", "properties"])
+    .returning(CHANGED)
     .execute();
+
+/** The subscription's grants that are granted now, oldest first. */
+export const grantedSubscriptionGrantIds = async (db: Executor, subscriptionId: string): Promise<string[]> => {
+  const rows = await db
+    .selectFrom("benefit_grants")
+    .select("id")
+    .where("subscription_id", "=", subscriptionId)
+    .where("granted_at", "is not", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => row.id);
+};

@@ -2,13 +2,16 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
 import { IdParams } from "../../kit/schema.ts";
+import { plainJsonResponse } from "../../kit/serialization.ts";
+import type { BenefitGrantService } from "./benefit-grant-reads.service.ts";
+import { BenefitGrantsOfBenefitQuery, ListResourceBenefitGrant } from "./benefit-grants.schemas.ts";
 import { BenefitCreate } from "./benefit-inputs.schemas.ts";
 import { Benefit } from "./benefits.schemas.ts";
 import type { BenefitService } from "./benefits.service.ts";
 
 /** Every `/v1/benefits/*` route. */
 export const benefitRoutes =
-  (benefits: BenefitService): FastifyPluginAsyncTypebox =>
+  (benefits: BenefitService, grants: BenefitGrantService): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       "/v1/benefits/",
@@ -38,5 +41,24 @@ export const benefitRoutes =
         },
       },
       async (request) => benefits.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/benefits/:id/grants",
+      {
+        // The grant's properties are an undiscriminated union of objects: serialized as built.
+        ...plainJsonResponse,
+        config: requireAuth(ORGANIZATION_SIDE, ["benefits:read", "benefits:write"]),
+        schema: {
+          operationId: "benefits:grants",
+          tags: ["benefits"],
+          summary: "List Benefit Grants",
+          description: "List the grants of a benefit, newest first.",
+          params: IdParams,
+          querystring: BenefitGrantsOfBenefitQuery,
+          response: responses({ 200: ListResourceBenefitGrant }, { notFound: true }),
+        },
+      },
+      async (request) => grants.ofBenefit(request.params.id, request.query, organizationScope(principalOf(request))),
     );
   };

@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { arrayElement } from "../../db/array-literal.ts";
 import { mapSlices } from "../../kit/slices.ts";
+import { aggregateCtes, type MeterSpec } from "../meters/meter-aggregates.repository.ts";
 
 // The write side of events: batches inserted with their duplicates skipped.
 
@@ -22,7 +23,7 @@ export interface EventInsert {
 
 const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
 
-const isExternalIdConflict = (error: unknown): boolean =>
+export const isExternalIdConflict = (error: unknown): boolean =>
   typeof error === "object" &&
   error !== null &&
   "code" in error &&
@@ -54,31 +55,31 @@ async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
   return INSERT_COLUMNS.map((_, i) => `{${slices.map((columns) => columns[i]!).join(",")}}`);
 }
 
-/**
- * Inserts a whole batch in one statement, skipping rows whose (organization, external_id) already
- * exists, and returns how many rows were inserted. Rows travel as one array per column
- * (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
- *
- * The plain INSERT is tried first: `ON CONFLICT` makes every row a speculative insertion, which
- * measured 15–40% slower, and a batch of new events (the common case) has no conflict. On a
- * conflict the statement has changed nothing and the batch goes again with `ON CONFLICT DO
- * NOTHING`. Concurrent batches carrying the same external id wait on each other's index entry, so
- * each id is inserted exactly once; rows go in ordered by that key so that two batches sharing ids
- * lock them in the same order and cannot deadlock. Runs outside any transaction: a failed statement
- * would abort one.
- */
-export async function insertEventsSkippingDuplicates(db: Executor, rows: readonly EventInsert[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const columns = await columnArrays(rows);
-  try {
-    return await insertRows(db, columns, false);
-  } catch (error) {
-    if (!isExternalIdConflict(error)) throw error;
-    return insertRows(db, columns, true);
-  }
-}
+/** A batch's rows as one array literal per column (`prepareEventColumns`). */
+export type EventColumns = readonly string[];
+export const prepareEventColumns = columnArrays;
 
-async function insertRows(db: Executor, columns: readonly string[], skipDuplicates: boolean): Promise<number> {
+/**
+ * Inserts a whole batch in one statement, and returns how many rows were inserted. Rows travel as
+ * one array per column (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
+ *
+ * The plain INSERT is tried first (`skipDuplicates` false): `ON CONFLICT` makes every row a
+ * speculative insertion, which measured 15–40% slower, and a batch of new events (the common case)
+ * has no conflict. On a conflict (`isExternalIdConflict`) the statement has changed nothing and the
+ * caller sends the batch again with `ON CONFLICT DO NOTHING`. Concurrent batches carrying the same
+ * external id wait on each other's index entry, so each id is inserted exactly once; rows go in
+ * ordered by that key so that two batches sharing ids lock them in the same order and cannot deadlock.
+ *
+ * With meters, the same statement adds the inserted rows, and only those (a skipped duplicate is
+ * not returned), to the meters' pre-aggregates. `ingested_at` is the clock after the caller took the
+ * meter definitions' shared lock (meter-aggregates.repository.ts), once for the batch.
+ */
+export async function insertEvents(
+  db: Executor,
+  columns: EventColumns,
+  skipDuplicates: boolean,
+  meters: readonly MeterSpec[],
+): Promise<number> {
   const [
     organizationIds,
     customerIds,
@@ -91,9 +92,9 @@ async function insertRows(db: Executor, columns: readonly string[], skipDuplicat
     parentIds,
     metadata,
   ] = columns;
-  const result = await sql`
-    INSERT INTO events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT r.id, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+  const insert = sql`
+    INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
+    SELECT r.id, (SELECT clock_timestamp()), r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM (
       SELECT gen_random_uuid() AS id, u.*
@@ -103,8 +104,13 @@ async function insertRows(db: Executor, columns: readonly string[], skipDuplicat
       ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
     ) r
     ORDER BY r.organization_id, r.external_id
-    ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+    ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`;
+  if (meters.length === 0) return Number((await insert.execute(db)).numAffectedRows ?? 0n);
+  const { rows } = await sql<{ inserted: number }>`WITH inserted AS (
+      ${insert} RETURNING organization_id, customer_id, external_customer_id, name, source, "timestamp", metadata
+    )${aggregateCtes(meters, sql`inserted`, "i")}
+    SELECT count(*)::int AS inserted FROM inserted`.execute(db);
+  return rows[0]?.inserted ?? 0;
 }
 
 /** Organization of each live (not deleted) customer among `ids`, in one query. */

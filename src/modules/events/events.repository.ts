@@ -26,6 +26,8 @@ export interface EventFilter {
   nameContains?: string | undefined;
   metadata?: MetadataFilter | undefined;
   id?: string | undefined;
+  /** Further conditions on the event row `e` (a meter's filter, a `filter` clause set). */
+  conditions?: readonly Expression<SqlBool>[] | undefined;
 }
 
 /** The event as read: its parent resolved to an event id, and its number of direct children. */
@@ -144,6 +146,7 @@ function filtered(db: Executor, filter: EventFilter) {
     if (filter.text !== undefined) conditions.push(matchesText(filter.text));
     if (filter.nameContains !== undefined) conditions.push(eb("e.name", "ilike", containsPattern(filter.nameContains)));
     if (filter.metadata) conditions.push(metadataMatches(eb, "e.metadata", filter.metadata));
+    conditions.push(...(filter.conditions ?? []));
     return eb.and(conditions);
   });
 }

@@ -183,6 +183,12 @@ export const EventListQuery = Type.Object({
     }),
   ),
   metadata: MetadataQuery(),
+  meter_id: Type.Optional(
+    Uuid4({ description: "Only the events this meter counts: its filter, and a numeric property where its function needs one." }),
+  ),
+  filter: Type.Optional(
+    Type.String({ maxLength: 20_000, description: "A meter filter as JSON text (`{conjunction, clauses}`): only the events it matches." }),
+  ),
   ...PaginationQuery,
   sorting: SortingQuery(EventSortKeys, ["-timestamp"]),
 });

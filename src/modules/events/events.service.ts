@@ -1,4 +1,7 @@
+import { sql, type Expression, type SqlBool } from "kysely";
 import type { Deps } from "../../context.ts";
+import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meter-filter.ts";
+import { findMeter } from "../meters/meters.repository.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../kit/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../kit/errors.ts";
@@ -8,7 +11,14 @@ import { findLiveMemberCustomers } from "../customers/members.repository.ts";
 import { findOrganizationIds } from "../organizations/organizations.repository.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
 import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
-import { findLiveCustomerOrganizations, insertEventsSkippingDuplicates, type EventInsert } from "./events-ingest.repository.ts";
+import {
+  findLiveCustomerOrganizations,
+  insertEvents,
+  isExternalIdConflict,
+  prepareEventColumns,
+  type EventInsert,
+} from "./events-ingest.repository.ts";
+import { meterSpecsForIngest } from "../meters/meter-aggregates.repository.ts";
 import type {
   Event,
   EventCreate,
@@ -117,6 +127,43 @@ export function createEventService(deps: Deps) {
     return issues;
   }
 
+  /**
+   * Stores the rows and adds them to their organizations' meters, in one transaction that holds the
+   * meter definitions' shared lock; a batch meeting a known external id goes again skipping duplicates.
+   */
+  async function storeWithMeters(rows: readonly EventInsert[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const columns = await prepareEventColumns(rows);
+    const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
+    const attempt = (skipDuplicates: boolean) =>
+      db.transaction().execute(async (trx) => insertEvents(trx, columns, skipDuplicates, await meterSpecsForIngest(trx, organizationIds)));
+    try {
+      return await attempt(false);
+    } catch (error) {
+      if (!isExternalIdConflict(error)) throw error;
+      return attempt(true);
+    }
+  }
+
+  /** The list's `meter_id` (the meter's organization and its events) and `filter` (clauses as JSON text). */
+  async function meterConditions(query: EventListQuery, allowed: OrganizationScope): Promise<Expression<SqlBool>[]> {
+    const conditions: Expression<SqlBool>[] = [];
+    if (query.filter !== undefined) {
+      const parsed = parseFilterText(query.filter);
+      if ("issues" in parsed) throw new RequestValidationError(parsed.issues);
+      conditions.push(compileFilter(parsed.filter, "e"));
+    }
+    if (query.meter_id !== undefined) {
+      const meter = await findMeter(db, query.meter_id, allowed);
+      if (!meter) throw new RequestValidationError([fieldIssue(["query", "meter_id"], "Meter not found.", query.meter_id, "meter_id")]);
+      conditions.push(
+        sql<SqlBool>`e.organization_id = ${meter.organization_id}::uuid`,
+        meterEventCondition(meter.filter, meter.aggregation, "e"),
+      );
+    }
+    return conditions;
+  }
+
   return {
     /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
     async ingest(body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
@@ -133,12 +180,14 @@ export function createEventService(deps: Deps) {
       const rows = dropRepeatedExternalIds(
         await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
       );
-      const inserted = await insertEventsSkippingDuplicates(db, rows);
+      const inserted = await storeWithMeters(rows);
       return { inserted, duplicates: body.events.length - inserted };
     },
 
     async list(query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
+      const conditions = await meterConditions(query, allowed);
       const filter: EventFilter = {
+        conditions,
         ...ownerFilter(query, allowed),
         names: query.name,
         after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),

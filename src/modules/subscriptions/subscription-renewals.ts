@@ -4,7 +4,7 @@ import { enqueueJob, removeJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { addInterval } from "../../kit/calendar.ts";
 import { atClockOffset } from "../../kit/clock.ts";
-import { setSubscriptionBenefits } from "../benefits/benefit-grants.service.ts";
+import { cycleSubscriptionBenefits, setSubscriptionBenefits } from "../benefits/benefit-grants.service.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import { allocateReceiptNumber } from "../orders/order-numbers.ts";
 import { writeOrder } from "../orders/order-creation.ts";
@@ -200,6 +200,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.created", data: created, now });
     if (order.status === "paid") {
       await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
+      if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
       return null;
     }
     // Should the inline charge never settle (a crash), the job collects the order.
@@ -252,6 +253,8 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
         await setSubscriptionBenefits(trx, row.id, true, now);
         await publishSubscriptionEvents(trx, recovered, ["subscription.updated", "subscription.active"], now);
       }
+      // A paid renewal renews the grants (those a recovery just restored included).
+      if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
       return;
     }
     const pastDueAt = row.past_due_at ?? now;

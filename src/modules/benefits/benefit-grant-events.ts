@@ -1,0 +1,33 @@
+import type { Executor } from "../../db/database.ts";
+import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { toBenefitGrant } from "./benefit-grants.mapper.ts";
+import { grantsEmbedded } from "./benefit-grants.repository.ts";
+import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
+
+export type BenefitGrantEventType = "benefit_grant.created" | "benefit_grant.updated" | "benefit_grant.revoked" | "benefit_grant.cycled";
+
+/**
+ * Records one `benefit_grant.*` event per grant, on the transaction of the change, each carrying
+ * the grant as it is now (read back on that transaction), and schedules each grant's customer's
+ * `customer.state_changed`, as every grant event does at the anchor. `previous` gives the
+ * properties before an update, by grant id; the other events carry none.
+ */
+export async function publishGrantEvents(
+  db: Executor,
+  type: BenefitGrantEventType,
+  ids: readonly string[],
+  now: Date,
+  previous: ReadonlyMap<string, BenefitGrantProperties> = new Map(),
+): Promise<void> {
+  const rows = await grantsEmbedded(db, ids);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  // In the order the changes were made, so the events' order follows it.
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (!row) throw new Error(`benefit grant ${id} vanished within its own transaction`);
+    const data = { ...toBenefitGrant(row), previous_properties: previous.get(id) ?? null };
+    await recordWebhookEvent(db, { organizationId: row.organization_id, type, data, now });
+  }
+  for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
+}

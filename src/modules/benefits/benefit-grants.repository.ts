@@ -1,0 +1,157 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
+import { countRows } from "../../db/count-rows.ts";
+import type { Database, Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import { firstUserEventAt } from "../customers/customers.repository.ts";
+import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
+import type { BenefitType } from "./benefits.schemas.ts";
+import type { BenefitGrantsTable } from "./benefits.table.ts";
+
+/**
+ * Which grants a read matches. The organization's list uses the first filters; a portal session
+ * adds its customer, sees only granted grants of public benefits, and filters by what it bought.
+ */
+export interface GrantFilter {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[];
+  customerIds?: readonly string[];
+  /** The grants of one benefit (its own route). */
+  benefitId?: string;
+  externalCustomerIds?: readonly string[];
+  isGranted?: boolean;
+  /** The portal: the session's customer, and only grants of public benefits. */
+  customerId?: string;
+  /** The portal's list leaves revoked grants out; its reads by id keep them (a revoked grant's update is refused, not unknown). */
+  notRevoked?: boolean;
+  query?: string;
+  types?: readonly BenefitType[];
+  benefitIds?: readonly string[];
+  checkoutIds?: readonly string[];
+  orderIds?: readonly string[];
+  subscriptionIds?: readonly string[];
+  memberIds?: readonly string[];
+}
+
+type GrantsScope = ExpressionBuilder<Database & { g: BenefitGrantsTable }, "g">;
+
+const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+const benefitWhere = (eb: GrantsScope) => eb.selectFrom("benefits as b").select("b.id").whereRef("b.id", "=", "g.benefit_id");
+
+function matches(eb: GrantsScope, filter: GrantFilter): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (filter.allowed !== null) conditions.push(eb("g.organization_id", "in", filter.allowed));
+  if (given(filter.organizationIds)) conditions.push(eb("g.organization_id", "in", filter.organizationIds));
+  if (given(filter.customerIds)) conditions.push(eb("g.customer_id", "in", filter.customerIds));
+  if (filter.benefitId !== undefined) conditions.push(eb("g.benefit_id", "=", filter.benefitId));
+  if (given(filter.externalCustomerIds)) {
+    const customers = eb.selectFrom("customers as c").select("c.id").whereRef("c.id", "=", "g.customer_id");
+    conditions.push(eb.exists(customers.where("c.external_id", "in", filter.externalCustomerIds).where("c.deleted_at", "is", null)));
+  }
+  // Every grant here either succeeds or is not made, so "not granted" is exactly "revoked".
+  if (filter.isGranted !== undefined) conditions.push(eb("g.granted_at", filter.isGranted ? "is not" : "is", null));
+  if (filter.customerId !== undefined) {
+    conditions.push(eb("g.customer_id", "=", filter.customerId));
+    conditions.push(eb.exists(benefitWhere(eb).where("b.visibility", "=", "public")));
+  }
+  if (filter.notRevoked) conditions.push(eb("g.revoked_at", "is", null));
+  if (filter.query !== undefined && filter.query !== "")
+    conditions.push(eb.exists(benefitWhere(eb).where("b.description", "ilike", containsPattern(filter.query))));
+  if (given(filter.types)) conditions.push(eb.exists(benefitWhere(eb).where("b.type", "in", filter.types)));
+  if (given(filter.benefitIds)) conditions.push(eb("g.benefit_id", "in", filter.benefitIds));
+  if (given(filter.checkoutIds)) {
+    const ids = filter.checkoutIds;
+    conditions.push(
+      eb.or([
+        eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "g.order_id").where("o.checkout_id", "in", ids)),
+        eb.exists(
+          eb.selectFrom("subscriptions as s").select("s.id").whereRef("s.id", "=", "g.subscription_id").where("s.checkout_id", "in", ids),
+        ),
+      ]),
+    );
+  }
+  if (given(filter.orderIds)) conditions.push(eb("g.order_id", "in", filter.orderIds));
+  if (given(filter.subscriptionIds)) conditions.push(eb("g.subscription_id", "in", filter.subscriptionIds));
+  // No grant is made for a member yet (every `member_id` is null), so a member filter matches none.
+  if (given(filter.memberIds)) conditions.push(sql<boolean>`false`);
+  return eb.and(conditions);
+}
+
+/** The organization's sort keys, and the portal's (benefit type, seller's slug, the benefit's place on the product). */
+export type GrantOrdering = BenefitGrantSortKey | "type" | "organization" | "product_benefit";
+
+const sortExpression = (key: GrantOrdering) => {
+  switch (key) {
+    case "created_at":
+    case "granted_at":
+    case "revoked_at":
+      return sql.ref(`g.${key}`);
+    case "type":
+      return sql`(SELECT b.type FROM benefits b WHERE b.id = g.benefit_id)`;
+    case "organization":
+      return sql`(SELECT o.slug FROM organizations o WHERE o.id = g.organization_id)`;
+    case "product_benefit":
+      // The product that granted it: the subscription's (now), else the order's.
+      return sql`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = g.benefit_id AND pb.product_id = COALESCE(
+        (SELECT s.product_id FROM subscriptions s WHERE s.id = g.subscription_id),
+        (SELECT o.product_id FROM orders o WHERE o.id = g.order_id)))`;
+  }
+};
+
+/** The grant with its customer and benefit, as JSON columns of a query over `benefit_grants as g`. */
+const embedded = (eb: GrantsScope) => [
+  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "g.customer_id")).as(
+    "customer",
+  ),
+  jsonObjectFrom(eb.selectFrom("benefits as b").selectAll("b").whereRef("b.id", "=", "g.benefit_id")).as("benefit"),
+];
+
+export const countGrants = (db: Executor, filter: GrantFilter): Promise<number> =>
+  countRows(db.selectFrom("benefit_grants as g").where((eb) => matches(eb, filter)));
+
+/** One page, embedded; the id breaks ties in the direction of the last criterion. */
+export function pageGrantsEmbedded(
+  db: Executor,
+  filter: GrantFilter,
+  sorting: readonly SortCriterion<GrantOrdering>[],
+  window: { limit: number; offset: number },
+) {
+  let query = db
+    .selectFrom("benefit_grants as g")
+    .selectAll("g")
+    .select(embedded)
+    .where((eb) => matches(eb, filter));
+  for (const { key, direction } of sorting) query = query.orderBy(sortExpression(key), direction);
+  return query
+    .orderBy("g.id", sorting.at(-1)?.direction ?? "desc")
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+}
+
+/** Grants by id with what their views embed, in no particular order. */
+export async function grantsEmbedded(db: Executor, ids: readonly string[], filter: GrantFilter = { allowed: null }) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("benefit_grants as g")
+    .selectAll("g")
+    .select(embedded)
+    .where("g.id", "in", ids)
+    .where((eb) => matches(eb, filter))
+    .execute();
+}
+
+export type GrantEmbeddedRow = Awaited<ReturnType<typeof pageGrantsEmbedded>>[number];
+
+/** The grant locked for a change, as the portal's update reads it. */
+export const findGrantForUpdate = (db: Executor, id: string) =>
+  db.selectFrom("benefit_grants").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
+export const updateGrantProperties = (db: Executor, id: string, properties: Record<string, unknown>, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ properties: JSON.stringify(properties), modified_at: now })
+    .where("id", "=", id)
+    .execute();

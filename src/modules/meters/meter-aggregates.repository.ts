@@ -1,0 +1,108 @@
+import { sql, type RawBuilder, type SqlBool } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import { aggregatedValue, compileFilter } from "./meter-filter.ts";
+import { findMetersOfOrganizations } from "./meters.repository.ts";
+import { toMeterSpec } from "./meters.mapper.ts";
+import type { MeterSpec } from "./meters.table.ts";
+
+export type { MeterSpec };
+
+// The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written by ingest in
+// the statement that inserts the events, and by the back-fill; the quantities read them.
+
+/** The customer an event names, as the buckets key it: `c:<customer id>` or `e:<external id>`. */
+export const customerKey = (alias: string) =>
+  sql<string>`CASE WHEN ${sql.ref(`${alias}.customer_id`)} IS NOT NULL THEN 'c:' || ${sql.ref(`${alias}.customer_id`)}::text ELSE 'e:' || coalesce(${sql.ref(`${alias}.external_customer_id`)}, '') END`;
+
+/** One row per (meter, matching event) of `source`: the meter, customer, hour and contributed values. */
+function meterRows(meters: readonly MeterSpec[], source: RawBuilder<unknown>, alias: string, extra: RawBuilder<SqlBool>) {
+  const parts = meters.map((meter) => {
+    const { numeric, value } = aggregatedValue(meter.aggregation, alias);
+    return sql`SELECT ${meter.id}::uuid AS meter_id, ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket,
+        ${numeric} AS v, ${meter.aggregation.func === "unique" ? value : sql`NULL::jsonb`} AS j
+      FROM ${source} ${sql.ref(alias)}
+      WHERE ${sql.ref(`${alias}.organization_id`)} = ${meter.organization_id}::uuid AND ${extra} AND ${compileFilter(meter.filter, alias)}`;
+  });
+  return sql.join(parts, sql` UNION ALL `);
+}
+
+/**
+ * The CTEs (each starting with a comma) that add the rows of `source` to the buckets and value sets
+ * of `meters`. Rows go in ordered by key, so two statements adding to the same buckets lock them in
+ * the same order and cannot deadlock; adding is commutative, so concurrent writers need no more.
+ */
+export function aggregateCtes(
+  meters: readonly MeterSpec[],
+  source: RawBuilder<unknown>,
+  alias: string,
+  extra: RawBuilder<SqlBool> = sql`true`,
+) {
+  const withValues = meters.some((meter) => meter.aggregation.func === "unique");
+  return sql`, meter_rows AS MATERIALIZED (${meterRows(meters, source, alias, extra)}),
+    meter_bucket_upsert AS (
+      INSERT INTO meter_buckets (meter_id, customer_key, bucket, events, "values", sum, min, max)
+      SELECT meter_id, customer_key, bucket, count(*), count(v), sum(v), min(v), max(v)
+      FROM meter_rows GROUP BY meter_id, customer_key, bucket ORDER BY meter_id, customer_key, bucket
+      ON CONFLICT (meter_id, customer_key, bucket) DO UPDATE SET
+        events = meter_buckets.events + excluded.events,
+        "values" = meter_buckets."values" + excluded."values",
+        sum = CASE WHEN excluded.sum IS NULL THEN meter_buckets.sum ELSE coalesce(meter_buckets.sum, 0) + excluded.sum END,
+        min = LEAST(meter_buckets.min, excluded.min),
+        max = GREATEST(meter_buckets.max, excluded.max)
+    )${
+      withValues
+        ? sql`, meter_value_upsert AS (
+      INSERT INTO meter_bucket_values (meter_id, customer_key, bucket, value)
+      SELECT DISTINCT meter_id, customer_key, bucket, j FROM meter_rows WHERE j IS NOT NULL ORDER BY meter_id, customer_key, bucket, j
+      ON CONFLICT DO NOTHING
+    )`
+        : sql``
+    }`;
+}
+
+/** Adds the meter's events ingested before its cut to its buckets (the back-fill); one statement. */
+export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date): Promise<void> {
+  await sql`WITH source AS (SELECT 1)${aggregateCtes([meter], sql`events`, "e", sql<SqlBool>`e.ingested_at < ${cut}`)}
+    SELECT 1`.execute(db);
+}
+
+/** Whether any event has reached the meter's buckets. */
+export async function meterHasBuckets(db: Executor, meterId: string): Promise<boolean> {
+  const row = await db.selectFrom("meter_buckets").select("meter_id").where("meter_id", "=", meterId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether any event ingested before `cut` matches the meter (what its back-fill will add). */
+export async function meterHasEventsBefore(db: Executor, meter: MeterSpec, cut: Date): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND e.ingested_at < ${cut} AND ${compileFilter(meter.filter, "e")}
+    ) AS found`.execute(db);
+  return rows[0]?.found ?? false;
+}
+
+/**
+ * Serialises meter definitions against ingest, per organization: ingest holds the shared lock from
+ * reading the organization's meters to its commit, a meter's creation or new definition the
+ * exclusive one. So every event is either aggregated by its ingest or older than the meter's cut.
+ */
+const lockKey = (organizationId: string) => sql`hashtextextended(${`meters:${organizationId}`}, 0)`;
+
+export async function lockMeterDefinitionsShared(db: Executor, organizationIds: readonly string[]): Promise<void> {
+  for (const id of [...new Set(organizationIds)].sort()) await sql`SELECT pg_advisory_xact_lock_shared(${lockKey(id)})`.execute(db);
+}
+
+export async function lockMeterDefinitions(db: Executor, organizationId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${lockKey(organizationId)})`.execute(db);
+}
+
+/** The instant, after the exclusive lock, that separates back-filled events from ingested ones. */
+export async function cutInstant(db: Executor): Promise<Date> {
+  const { rows } = await sql<{ at: Date }>`SELECT clock_timestamp() AS at`.execute(db);
+  return rows[0]!.at;
+}
+
+/** The meters an ingest batch feeds, read under the shared lock (held until the batch commits). */
+export async function meterSpecsForIngest(db: Executor, organizationIds: readonly string[]): Promise<MeterSpec[]> {
+  await lockMeterDefinitionsShared(db, organizationIds);
+  return (await findMetersOfOrganizations(db, organizationIds)).map(toMeterSpec);
+}

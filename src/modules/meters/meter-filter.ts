@@ -1,0 +1,196 @@
+import { sql, type RawBuilder, type SqlBool } from "kysely";
+import { containsPattern } from "../../kit/pagination.ts";
+import { fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
+import { Filter, type FilterClause, type FilterOperator, type MeterAggregation, type MeterFilter } from "./meters.schemas.ts";
+
+/**
+ * The meter filter grammar, pure: which event property a clause names, the 422 issues of a filter
+ * or an aggregation, and the SQL (Kysely expressions over a table alias) that evaluates them. One
+ * compiler serves ingest (over the inserted rows), the back-fill, quantities and the events list.
+ */
+
+export type EventProperty = { kind: "column"; column: "name" | "source" | "timestamp" } | { kind: "metadata"; path: string[] };
+
+const COLUMNS = new Set(["name", "source", "timestamp"]);
+/** Event fields a filter cannot name bare: most likely a mistake; `metadata.<key>` reaches such a key. */
+const NOT_FILTERABLE = new Set([
+  "id",
+  "organization_id",
+  "customer_id",
+  "external_customer_id",
+  "member_id",
+  "external_member_id",
+  "external_id",
+  "parent_id",
+  "ingested_at",
+]);
+const METADATA_PREFIX = "metadata.";
+const MAX_KEY_LENGTH = 40;
+
+/**
+ * As the anchor: a leading `metadata.` is dropped once, then `name`, `source` and `timestamp` are
+ * the event's columns and anything else a dotted metadata path. Null for a property this service
+ * refuses: an empty path or segment, a segment longer than a metadata key, or a bare event field
+ * that is not filterable.
+ */
+export function resolveProperty(property: string): EventProperty | null {
+  const prefixed = property.startsWith(METADATA_PREFIX);
+  const path = prefixed ? property.slice(METADATA_PREFIX.length) : property;
+  if (COLUMNS.has(path)) return { kind: "column", column: path as "name" | "source" | "timestamp" };
+  if (!prefixed && NOT_FILTERABLE.has(path)) return null;
+  const segments = path.split(".");
+  if (segments.some((segment) => segment.length === 0 || segment.length > MAX_KEY_LENGTH)) return null;
+  return { kind: "metadata", path: segments };
+}
+
+const isClause = (item: FilterClause | MeterFilter): item is FilterClause => "property" in item;
+
+type Loc = (string | number)[];
+
+function clauseIssues(clause: FilterClause, loc: Loc): ValidationIssue[] {
+  const property = resolveProperty(clause.property);
+  if (property === null) {
+    return [fieldIssue([...loc, "property"], `Unknown property: ${JSON.stringify(clause.property)}.`, clause.property, "unknown_property")];
+  }
+  const textOperator = clause.operator === "like" || clause.operator === "not_like";
+  if (textOperator && typeof clause.value !== "string") {
+    return [fieldIssue([...loc, "value"], "The like and not_like operators need a string value.", clause.value, "string_type")];
+  }
+  if (property.kind === "metadata") return [];
+  if (property.column === "timestamp") {
+    return typeof clause.value === "number" && !textOperator
+      ? []
+      : [fieldIssue([...loc, "value"], "timestamp is compared with an integer (Unix seconds).", clause.value, "int_type")];
+  }
+  return typeof clause.value === "string"
+    ? []
+    : [fieldIssue([...loc, "value"], `${property.column} is compared with a string.`, clause.value, "string_type")];
+}
+
+/** Every issue of a filter (the schema has checked its shape), each at its `loc` below `loc`. */
+export function filterIssues(filter: MeterFilter, loc: Loc): ValidationIssue[] {
+  return filter.clauses.flatMap((item, index) =>
+    isClause(item) ? clauseIssues(item, [...loc, "clauses", index]) : filterIssues(item, [...loc, "clauses", index]),
+  );
+}
+
+/** The aggregation as stored (its function written out), or its issues at `loc`. */
+export function normalizeAggregation(
+  input: { func?: string; property?: string },
+  loc: Loc,
+): { aggregation: MeterAggregation } | { issues: ValidationIssue[] } {
+  const func = input.func ?? (input.property === undefined ? "count" : "unique");
+  if (func === "count") return { aggregation: { func: "count" } };
+  const property = input.property ?? "";
+  const resolved = resolveProperty(property);
+  if (resolved === null) {
+    return { issues: [fieldIssue([...loc, "property"], `Unknown property: ${JSON.stringify(property)}.`, property, "unknown_property")] };
+  }
+  if (func === "unique") return { aggregation: { func, property } };
+  if (resolved.kind === "column" && resolved.column !== "timestamp") {
+    return {
+      issues: [
+        fieldIssue([...loc, "property"], `${resolved.column} is not numeric: ${func} needs a numeric property.`, property, "not_numeric"),
+      ],
+    };
+  }
+  return { aggregation: { func: func as "sum" | "max" | "min" | "avg", property } };
+}
+
+const COMPARISON: Record<FilterOperator, string> = {
+  eq: "=",
+  ne: "<>",
+  gt: ">",
+  gte: ">=",
+  lt: "<",
+  lte: "<=",
+  like: "LIKE",
+  not_like: "NOT LIKE",
+};
+
+const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
+
+function compileClause(clause: FilterClause, alias: string): RawBuilder<SqlBool> {
+  const property = resolveProperty(clause.property);
+  const op = sql.raw(COMPARISON[clause.operator]);
+  const textOperator = clause.operator === "like" || clause.operator === "not_like";
+  const operand = textOperator ? containsPattern(String(clause.value)) : clause.value;
+  if (property === null) return sql<SqlBool>`false`;
+  if (property.kind === "column") {
+    if (property.column === "timestamp") {
+      return typeof clause.value === "number" && !textOperator
+        ? sql<SqlBool>`(${column(alias, "timestamp")} ${op} to_timestamp(${clause.value}::bigint))`
+        : sql<SqlBool>`false`;
+    }
+    return typeof clause.value === "string"
+      ? sql<SqlBool>`(${column(alias, property.column)} ${op} ${operand}::text)`
+      : sql<SqlBool>`false`;
+  }
+  const json = sql`(${column(alias, "metadata")} #> ${property.path}::text[])`;
+  // As the anchor's SQL: a string compares with the value's text (so "5" matches 5), a number
+  // with numbers only, a boolean with booleans only; a missing key matches nothing, even `ne`.
+  if (typeof clause.value === "string")
+    return sql<SqlBool>`((${column(alias, "metadata")} #>> ${property.path}::text[]) ${op} ${operand}::text)`;
+  // CASE, not AND: SQL may evaluate the operands of AND in any order, and the cast fails on other types.
+  if (typeof clause.value === "number") {
+    return sql<SqlBool>`(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric ${op} ${clause.value}::numeric ELSE false END)`;
+  }
+  return sql<SqlBool>`(CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${json})::boolean ${op} ${clause.value}::boolean ELSE false END)`;
+}
+
+/** The filter as a boolean SQL expression over the event row `alias`; empty clauses match every event. */
+export function compileFilter(filter: MeterFilter, alias: string): RawBuilder<SqlBool> {
+  if (filter.clauses.length === 0) return sql<SqlBool>`true`;
+  const parts = filter.clauses.map((item) => (isClause(item) ? compileClause(item, alias) : compileFilter(item, alias)));
+  return sql<SqlBool>`(${sql.join(parts, sql.raw(filter.conjunction === "and" ? " AND " : " OR "))})`;
+}
+
+/**
+ * What an event contributes to its meter: `numeric` (the property's number, null when it has none:
+ * sum, min, max and avg ignore such events) and `value` (the property's JSON value, for `unique`).
+ * Of the columns, `timestamp` is numeric as Unix seconds.
+ */
+export function aggregatedValue(
+  aggregation: MeterAggregation,
+  alias: string,
+): { numeric: RawBuilder<string | null>; value: RawBuilder<unknown> } {
+  if (aggregation.func === "count") return { numeric: sql`NULL::numeric`, value: sql`NULL::jsonb` };
+  const property = resolveProperty(aggregation.property);
+  if (property === null) return { numeric: sql`NULL::numeric`, value: sql`NULL::jsonb` };
+  if (property.kind === "column") {
+    const ref = column(alias, property.column);
+    return property.column === "timestamp"
+      ? { numeric: sql`extract(epoch FROM ${ref})::numeric`, value: sql`to_jsonb(extract(epoch FROM ${ref}))` }
+      : { numeric: sql`NULL::numeric`, value: sql`to_jsonb(${ref})` };
+  }
+  const json = sql`(${column(alias, "metadata")} #> ${property.path}::text[])`;
+  return { numeric: sql`CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric END`, value: json };
+}
+
+/** The events list's `meter_id`: the meter's filter, and a numeric property where its function needs one. */
+export function meterEventCondition(filter: MeterFilter, aggregation: MeterAggregation, alias: string): RawBuilder<SqlBool> {
+  const matches = compileFilter(filter, alias);
+  if (aggregation.func === "count" || aggregation.func === "unique") return matches;
+  return sql<SqlBool>`(${matches} AND ${aggregatedValue(aggregation, alias).numeric} IS NOT NULL)`;
+}
+
+const validateFilter = bodyAjv.compile<MeterFilter>(Filter);
+
+/**
+ * A filter sent as JSON text (the events list's `filter`): the filter, or its issues. As the anchor,
+ * each `loc` is the path inside the filter, without the `query` prefix.
+ */
+export function parseFilterText(text: string): { filter: MeterFilter } | { issues: ValidationIssue[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { issues: [fieldIssue([], "Invalid JSON", text, "json_invalid")] };
+  }
+  if (!validateFilter(value)) {
+    return { issues: toValidationIssues("body", validateFilter.errors ?? []).map((issue) => ({ ...issue, loc: issue.loc.slice(1) })) };
+  }
+  const issues = filterIssues(value, []);
+  return issues.length > 0 ? { issues } : { filter: value };
+}

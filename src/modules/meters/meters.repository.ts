@@ -1,0 +1,124 @@
+import { sql, type Insertable, type Updateable } from "kysely";
+import { countRows } from "../../db/count-rows.ts";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import type { MeterSortKeys } from "./meter-inputs.schemas.ts";
+import type { MeterRow, MetersTable } from "./meters.table.ts";
+
+export const insertMeter = (db: Executor, values: Insertable<MetersTable>) =>
+  db.insertInto("meters").values(values).returningAll().executeTakeFirstOrThrow();
+
+const scoped = (db: Executor, allowed: OrganizationScope) => {
+  const query = db.selectFrom("meters as m");
+  return allowed === null ? query : query.where("m.organization_id", "in", allowed);
+};
+
+export const findMeter = (db: Executor, id: string, allowed: OrganizationScope): Promise<MeterRow | undefined> =>
+  scoped(db, allowed).selectAll("m").where("m.id", "=", id).executeTakeFirst();
+
+export const findMeterForUpdate = (db: Executor, id: string, allowed: OrganizationScope): Promise<MeterRow | undefined> =>
+  scoped(db, allowed).selectAll("m").where("m.id", "=", id).forUpdate().executeTakeFirst();
+
+export const updateMeter = (db: Executor, id: string, values: Updateable<MetersTable>) =>
+  db.updateTable("meters").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+/** Every meter of these organizations, archived ones too (their buckets stay exact for when they return). */
+export const findMetersOfOrganizations = (db: Executor, organizationIds: readonly string[]): Promise<MeterRow[]> =>
+  organizationIds.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom("meters").selectAll().where("organization_id", "in", organizationIds).execute();
+
+/** Whether the organization has stored any event before `cut` (else a new meter has nothing to back-fill). */
+export async function organizationHasEventsBefore(db: Executor, organizationId: string, cut: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom("events")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("ingested_at", "<", cut)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface MeterFilters {
+  organizationIds: readonly string[] | null;
+  query: string | undefined;
+  archived: boolean | undefined;
+  metadata: MetadataFilter | undefined;
+}
+
+const filtered = (db: Executor, allowed: OrganizationScope, filters: MeterFilters) =>
+  scoped(db, allowed).where((eb) =>
+    eb.and([
+      ...(filters.organizationIds !== null && filters.organizationIds.length > 0
+        ? [eb("m.organization_id", "in", filters.organizationIds)]
+        : []),
+      ...(filters.query !== undefined ? [eb("m.name", "ilike", containsPattern(filters.query))] : []),
+      ...(filters.archived === undefined ? [] : [eb("m.archived_at", filters.archived ? "is not" : "is", null)]),
+      ...(filters.metadata ? [metadataMatches(eb, "m.metadata", filters.metadata)] : []),
+    ]),
+  );
+
+export const countMeters = (db: Executor, allowed: OrganizationScope, filters: MeterFilters): Promise<number> =>
+  countRows(filtered(db, allowed, filters));
+
+export async function listMeters(
+  db: Executor,
+  allowed: OrganizationScope,
+  filters: MeterFilters,
+  sorting: SortCriterion<(typeof MeterSortKeys)[number]>[],
+  offset: number,
+  limit: number,
+): Promise<MeterRow[]> {
+  let query = filtered(db, allowed, filters).selectAll("m");
+  for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`m.${key}`), direction);
+  return query.orderBy("m.id").offset(offset).limit(limit).execute();
+}
+
+/**
+ * The bucket keys of these customers in the organization: each customer id with its customer's
+ * external id, each external id with the id of the customer holding it (the anchor expands each
+ * filter to both identifiers).
+ */
+export async function customerKeysOf(
+  db: Executor,
+  organizationId: string,
+  customerIds: readonly string[],
+  externalIds: readonly string[],
+): Promise<string[]> {
+  const keys = new Set([...customerIds.map((id) => `c:${id}`), ...externalIds.map((id) => `e:${id}`)]);
+  if (customerIds.length > 0 || externalIds.length > 0) {
+    const rows = await db
+      .selectFrom("customers")
+      .select(["id", "external_id"])
+      .where("organization_id", "=", organizationId)
+      .where("deleted_at", "is", null)
+      .where((eb) =>
+        eb.or([
+          ...(customerIds.length > 0 ? [eb("id", "in", customerIds)] : []),
+          ...(externalIds.length > 0 ? [eb("external_id", "in", externalIds)] : []),
+        ]),
+      )
+      .execute();
+    for (const row of rows) {
+      keys.add(`c:${row.id}`);
+      if (row.external_id !== null) keys.add(`e:${row.external_id}`);
+    }
+  }
+  return [...keys];
+}
+
+/** The time zone names PostgreSQL knows (read once per process: the view reads the zone files). */
+let zoneNames: Promise<Set<string>> | null = null;
+export function knownTimeZones(db: Executor): Promise<Set<string>> {
+  zoneNames ??= sql<{ name: string }>`SELECT name FROM pg_timezone_names WHERE name NOT LIKE 'posix/%' AND name NOT LIKE 'right/%'`
+    .execute(db)
+    .then(({ rows }) => new Set(rows.map((row) => row.name)))
+    .catch((error: unknown) => {
+      // A failed read is not remembered: the next request reads again.
+      zoneNames = null;
+      throw error;
+    });
+  return zoneNames;
+}

@@ -1,0 +1,192 @@
+import type { Deps } from "../../context.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
+import type { OrganizationScope, Principal } from "../../kit/auth.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
+import type { Executor } from "../../db/database.ts";
+import { targetOrganization } from "../organizations/organization-target.ts";
+import { backfillMeter, cutInstant, lockMeterDefinitions, meterHasBuckets, meterHasEventsBefore } from "./meter-aggregates.repository.ts";
+import { filterIssues, normalizeAggregation } from "./meter-filter.ts";
+import type { MeterCreate, MeterListQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
+import * as repo from "./meters.repository.ts";
+import { toMeter, toMeterSpec } from "./meters.mapper.ts";
+import type { Meter, MeterAggregation, MeterFilter, MeterUnit } from "./meters.schemas.ts";
+import type { MeterRow } from "./meters.table.ts";
+
+export interface BackfillPayload {
+  meter_id: string;
+  generation: number;
+}
+
+const FROZEN = "This field can't be updated because the meter is already aggregating events.";
+
+/** Equal JSON values, whatever the order of their keys (jsonb stores keys in its own order). */
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, v]) => [k, canonical(v)]),
+        )
+      : value;
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+
+/** The filter's and aggregation's issues, and the aggregation as stored. */
+function checkDefinition(filter: MeterFilter | null | undefined, aggregation: MeterCreate["aggregation"] | null | undefined) {
+  const issues: ValidationIssue[] = filter ? filterIssues(filter, ["body", "filter"]) : [];
+  let normalized: MeterAggregation | null = null;
+  if (aggregation) {
+    const result = normalizeAggregation(aggregation, ["body", "aggregation"]);
+    if ("issues" in result) issues.push(...result.issues);
+    else normalized = result.aggregation;
+  }
+  return { issues, aggregation: normalized };
+}
+
+/** The unit's label and multiplier as stored: a custom unit needs its label, and multiplies by 1 unless told. */
+function unitFields(unit: MeterUnit, label: string | null | undefined, multiplier: number | null | undefined, issues: ValidationIssue[]) {
+  if (unit !== "custom") return { unit, custom_label: null, custom_multiplier: null };
+  if (!label)
+    issues.push(fieldIssue(["body", "custom_label"], "custom_label is required when unit is 'custom'.", label ?? null, "missing"));
+  return { unit, custom_label: label ?? null, custom_multiplier: multiplier ?? 1 };
+}
+
+/**
+ * A new definition (creation, or a new filter or aggregation) in the transaction: the exclusive
+ * lock against ingest, the cut, and the back-fill of the events before it, when there are any.
+ */
+async function startDefinition(trx: Executor, organizationId: string) {
+  await lockMeterDefinitions(trx, organizationId);
+  const cut = await cutInstant(trx);
+  const pending = await repo.organizationHasEventsBefore(trx, organizationId, cut);
+  return { backfill_cut: cut, backfilled_at: pending ? null : cut, pending };
+}
+
+const enqueueBackfill = (trx: Executor, row: MeterRow) =>
+  enqueueJob(trx, TaskName.meterBackfill, { meter_id: row.id, generation: row.generation } satisfies BackfillPayload, {
+    jobKey: `meter-backfill:${row.id}`,
+  });
+
+export function createMeterService(deps: Deps) {
+  const { db } = deps;
+
+  /** Whether events already count for the meter: its filter and aggregation are then frozen (as the anchor). */
+  async function aggregating(trx: Executor, row: MeterRow): Promise<boolean> {
+    if (await meterHasBuckets(trx, row.id)) return true;
+    return row.backfilled_at === null && (await meterHasEventsBefore(trx, toMeterSpec(row), row.backfill_cut));
+  }
+
+  return {
+    async create(principal: Principal, input: MeterCreate): Promise<Meter> {
+      const { issues, aggregation } = checkDefinition(input.filter, input.aggregation);
+      const unit = unitFields(input.unit ?? "scalar", input.custom_label, input.custom_multiplier, issues);
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      const organization = await targetOrganization(db, principal, input.organization_id);
+      const row = await db.transaction().execute(async (trx) => {
+        const { pending, ...definition } = await startDefinition(trx, organization.id);
+        const inserted = await repo.insertMeter(trx, {
+          organization_id: organization.id,
+          created_at: deps.now(),
+          modified_at: null,
+          name: input.name,
+          ...unit,
+          filter: JSON.stringify(input.filter),
+          aggregation: JSON.stringify(aggregation),
+          metadata: JSON.stringify(input.metadata ?? {}),
+          archived_at: null,
+          ...definition,
+        });
+        if (pending) await enqueueBackfill(trx, inserted);
+        return inserted;
+      });
+      return toMeter(row);
+    },
+
+    async get(id: string, allowed: OrganizationScope): Promise<Meter> {
+      const row = await repo.findMeter(db, id, allowed);
+      if (!row) throw new ResourceNotFound();
+      return toMeter(row);
+    },
+
+    async list(query: MeterListQuery, allowed: OrganizationScope): Promise<Page<Meter>> {
+      const filters = {
+        organizationIds: query.organization_id ?? null,
+        query: query.query,
+        archived: query.is_archived,
+        metadata: query.metadata,
+      };
+      const sorting = parseSorting(query.sorting);
+      return paginate(
+        query,
+        () => repo.countMeters(db, allowed, filters),
+        async (offset, limit) => (await repo.listMeters(db, allowed, filters, sorting, offset, limit)).map(toMeter),
+      );
+    },
+
+    /** A new filter or aggregation is refused once events count for the meter; archiving keeps its numbers. */
+    async update(id: string, input: MeterUpdate, allowed: OrganizationScope): Promise<Meter> {
+      const { issues, aggregation } = checkDefinition(input.filter, input.aggregation);
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      const row = await db.transaction().execute(async (trx) => {
+        const current = await repo.findMeterForUpdate(trx, id, allowed);
+        if (!current) throw new ResourceNotFound();
+        const unitIssues: ValidationIssue[] = [];
+        const unitGiven = input.unit != null || input.custom_label !== undefined || input.custom_multiplier !== undefined;
+        const unit = unitGiven
+          ? unitFields(
+              input.unit ?? current.unit,
+              input.custom_label === undefined ? current.custom_label : input.custom_label,
+              input.custom_multiplier === undefined ? current.custom_multiplier : input.custom_multiplier,
+              unitIssues,
+            )
+          : {};
+        if (unitIssues.length > 0) throw new RequestValidationError(unitIssues);
+        const redefined =
+          (input.filter != null && !sameJson(input.filter, current.filter)) ||
+          (aggregation !== null && !sameJson(aggregation, current.aggregation));
+        let redefinition: { backfill_cut: Date; backfilled_at: Date | null; generation: number } | null = null;
+        let pending = false;
+        if (redefined) {
+          if (await aggregating(trx, current)) {
+            const field = input.filter != null ? "filter" : "aggregation";
+            throw new RequestValidationError([fieldIssue(["body", field], FROZEN, input[field], "forbidden")]);
+          }
+          const started = await startDefinition(trx, current.organization_id);
+          pending = started.pending;
+          redefinition = { backfill_cut: started.backfill_cut, backfilled_at: started.backfilled_at, generation: current.generation + 1 };
+        }
+        const archived = input.is_archived == null ? {} : { archived_at: input.is_archived ? (current.archived_at ?? deps.now()) : null };
+        const updated = await repo.updateMeter(trx, current.id, {
+          modified_at: deps.now(),
+          ...(input.name != null ? { name: input.name } : {}),
+          ...unit,
+          ...(input.filter != null ? { filter: JSON.stringify(input.filter) } : {}),
+          ...(aggregation !== null ? { aggregation: JSON.stringify(aggregation) } : {}),
+          ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+          ...archived,
+          ...(redefinition ?? {}),
+        });
+        if (pending) await enqueueBackfill(trx, updated);
+        return updated;
+      });
+      return toMeter(row);
+    },
+
+    /**
+     * The back-fill of a meter's generation: the events ingested before its cut, added to its buckets
+     * and marked done in one transaction, so a retried job never adds twice; a stale generation does nothing.
+     */
+    async backfill(payload: BackfillPayload): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const row = await repo.findMeterForUpdate(trx, payload.meter_id, null);
+        if (!row || row.generation !== payload.generation || row.backfilled_at !== null) return;
+        await backfillMeter(trx, toMeterSpec(row), row.backfill_cut);
+        await repo.updateMeter(trx, row.id, { backfilled_at: deps.now() });
+      });
+    },
+  };
+}
+export type MeterService = ReturnType<typeof createMeterService>;

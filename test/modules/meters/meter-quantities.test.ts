@@ -1,0 +1,310 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { badInputTable } from "../../helpers/bad-inputs.ts";
+import type { TestContext } from "../../helpers/context.ts";
+import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
+import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
+
+let ctx: TestContext;
+let orgId: string;
+let token: string;
+let readToken: string;
+let foreignToken: string;
+let unscopedToken: string;
+
+beforeAll(async () => {
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [token, readToken],
+  } = await openOrganizationContext(["meters:write", "events:write"], ["meters:read"]));
+  foreignToken = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, ["meters:read"]);
+  unscopedToken = await createOrganizationToken(ctx.deps, orgId, ["events:write"]);
+});
+afterAll(() => ctx.close());
+
+async function createMeter(name: string, eventName: string, aggregation: Record<string, unknown>): Promise<string> {
+  const response = await ctx.request({
+    method: "POST",
+    url: "/v1/meters/",
+    token,
+    payload: { name, filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: eventName }] }, aggregation },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<{ id: string }>().id;
+}
+
+type Quantities = { quantities: { timestamp: string; quantity: number }[]; total: number };
+async function quantities(id: string, query: Record<string, string | string[]>, as = readToken): Promise<Quantities> {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) for (const v of [value].flat()) search.append(key, v);
+  const response = await ctx.request({ method: "GET", url: `/v1/meters/${id}/quantities?${search.toString()}`, token: as });
+  expect(response.statusCode, response.body).toBe(200);
+  expectReferenceResponse("meters:quantities", 200, response.json());
+  return response.json<Quantities>();
+}
+const values = (q: Quantities) => q.quantities.map((x) => x.quantity);
+
+const at = (iso: string) => new Date(iso).toISOString();
+
+describe("GET /v1/meters/{id}/quantities", () => {
+  const usage: IngestEvent[] = [
+    { name: "api", external_customer_id: "alice", timestamp: at("2026-03-01T00:30:00Z"), metadata: { tokens: 10, user: "u1" } },
+    { name: "api", external_customer_id: "alice", timestamp: at("2026-03-01T23:59:59Z"), metadata: { tokens: 5, user: "u2" } },
+    { name: "api", external_customer_id: "bob", timestamp: at("2026-03-02T05:00:00Z"), metadata: { tokens: 7, user: "u1" } },
+    { name: "api", external_customer_id: "bob", timestamp: at("2026-03-03T12:00:00Z"), metadata: { tokens: 1.5, user: "u3" } },
+    { name: "api", external_customer_id: "carol", timestamp: at("2026-03-03T18:45:00Z"), metadata: { user: "u3", region: "eu" } },
+    { name: "other", external_customer_id: "alice", timestamp: at("2026-03-01T10:00:00Z"), metadata: { tokens: 1000 } },
+  ];
+  let count: string;
+  let sum: string;
+  let unique: string;
+  let max: string;
+  let avg: string;
+  beforeAll(async () => {
+    count = await createMeter("API calls", "api", { func: "count" });
+    sum = await createMeter("API tokens", "api", { func: "sum", property: "tokens" });
+    unique = await createMeter("API users", "api", { func: "unique", property: "metadata.user" });
+    max = await createMeter("API max", "api", { func: "max", property: "tokens" });
+    avg = await createMeter("API avg", "api", { func: "avg", property: "tokens" });
+    await ingest(ctx, token, usage);
+  });
+  const range = { start_timestamp: "2026-03-01T00:00:00Z", end_timestamp: "2026-03-03T00:00:00Z", interval: "day" };
+
+  it("answers each day of the range from the pre-aggregates, with the total", async () => {
+    const q = await quantities(count, range);
+    expect(q.quantities).toEqual([
+      { timestamp: "2026-03-01T00:00:00.000Z", quantity: 2 },
+      { timestamp: "2026-03-02T00:00:00.000Z", quantity: 1 },
+      { timestamp: "2026-03-03T00:00:00.000Z", quantity: 2 },
+    ]);
+    expect(q.total).toBe(5);
+    expect(await quantities(sum, range)).toMatchObject({ total: 23.5 });
+    expect(values(await quantities(sum, range))).toEqual([15, 7, 1.5]);
+    expect(values(await quantities(unique, range))).toEqual([2, 1, 1]);
+    expect((await quantities(unique, range)).total).toBe(3);
+    expect(values(await quantities(max, range))).toEqual([10, 7, 1.5]);
+    // The average of the values, not of the days' averages; carol's event has no `tokens`.
+    expect(values(await quantities(avg, range))).toEqual([7.5, 7, 1.5]);
+    expect((await quantities(avg, range)).total).toBe(23.5 / 4);
+    const rows = await ctx.deps.db.selectFrom("meter_buckets").select("meter_id").where("meter_id", "=", count).execute();
+    expect(rows.length).toBe(5);
+  });
+
+  it("keeps the point as given: a mid-day start still counts whole days, empty days give 0", async () => {
+    const q = await quantities(count, { start_timestamp: "2026-03-01T12:00:00Z", end_timestamp: "2026-03-05T11:00:00Z", interval: "day" });
+    expect(q.quantities.map((x) => x.timestamp)).toEqual([
+      "2026-03-01T12:00:00.000Z",
+      "2026-03-02T12:00:00.000Z",
+      "2026-03-03T12:00:00.000Z",
+      "2026-03-04T12:00:00.000Z",
+    ]);
+    expect(values(q)).toEqual([2, 1, 2, 0]);
+  });
+
+  it("buckets days in the requested time zone, whole-hour and half-hour offsets alike", async () => {
+    // New York (UTC-5 in March before the 8th): 2026-03-01T23:59:59Z is still 1 March there.
+    const ny = await quantities(count, { ...range, start_timestamp: "2026-02-28T05:00:00Z", timezone: "America/New_York" });
+    expect(ny.quantities.map((x) => x.timestamp)).toEqual([
+      "2026-02-28T05:00:00.000Z",
+      "2026-03-01T05:00:00.000Z",
+      "2026-03-02T05:00:00.000Z",
+    ]);
+    expect(values(ny)).toEqual([1, 1, 1]);
+    // Kolkata (UTC+5:30): day boundaries cut hours in half; those hours are read raw.
+    const kolkata = await quantities(sum, { ...range, timezone: "Asia/Kolkata" });
+    // 00:30Z = 06:00 on 1 March; 23:59:59Z = 05:29:59 on 2 March; 05:00Z = 10:30 on 2 March; 12:00Z and 18:45Z on 3 March (00:15 on the 4th).
+    expect(values(kolkata)).toEqual([10, 12, 1.5]);
+  });
+
+  it("filters by customer, external ids expanded to the customer holding them", async () => {
+    const customer = await createCustomer(ctx.deps, orgId, { external_id: "alice" });
+    await ingest(ctx, token, [{ name: "api", customer_id: customer.id, timestamp: at("2026-03-02T01:00:00Z"), metadata: { tokens: 100 } }]);
+    expect(values(await quantities(sum, { ...range, customer_id: customer.id }))).toEqual([15, 100, 0]);
+    expect(values(await quantities(sum, { ...range, external_customer_id: "alice" }))).toEqual([15, 100, 0]);
+    expect(values(await quantities(sum, { ...range, external_customer_id: ["bob", "carol"] }))).toEqual([0, 7, 1.5]);
+    // Per customer first: alice by id and by external id is one customer.
+    const perCustomer = await quantities(count, { ...range, customer_aggregation_function: "max" });
+    expect(values(perCustomer)).toEqual([2, 1, 1]);
+    expect(perCustomer.total).toBe(3);
+    expect(values(await quantities(count, { ...range, customer_aggregation_function: "count" }))).toEqual([1, 2, 2]);
+    expect(values(await quantities(sum, { ...range, customer_aggregation_function: "avg" }))).toEqual([15, 53.5, 0.75]);
+  });
+
+  it("filters by metadata, from the raw events", async () => {
+    expect(values(await quantities(count, { ...range, "metadata[region]": "eu" }))).toEqual([0, 0, 1]);
+    expect(values(await quantities(count, { ...range, "metadata[user]": ["u1", "u3"] }))).toEqual([1, 1, 2]);
+  });
+
+  it("answers exact quantities for a meter created after its events, before and after the back-fill", async () => {
+    const late = await createMeter("Late tokens", "api", { func: "sum", property: "tokens" });
+    const lateUnique = await createMeter("Late users", "api", { func: "unique", property: "user" });
+    await ingest(ctx, token, [
+      { name: "api", external_customer_id: "dave", timestamp: at("2026-03-03T01:00:00Z"), metadata: { tokens: 2, user: "u9" } },
+    ]);
+    const pending = await quantities(late, range);
+    const pendingUnique = await quantities(lateUnique, range);
+    expect(values(pending)).toEqual([15, 107, 3.5]);
+    expect(values(pendingUnique)).toEqual([2, 1, 2]);
+    expect(await runBackfills(ctx)).toBeGreaterThanOrEqual(2);
+    expect(await quantities(late, range)).toEqual(pending);
+    expect(await quantities(lateUnique, range)).toEqual(pendingUnique);
+    // A retried job adds nothing twice.
+    await ctx.services.meters.backfill({ meter_id: late, generation: 0 });
+    expect(await quantities(late, range)).toEqual(pending);
+  });
+
+  it("counts an event once however often and however concurrently it is sent", async () => {
+    const meter = await createMeter("Deduped", "dedupe", { func: "sum", property: "n" });
+    const batch = Array.from({ length: 50 }, (_, i) => ({
+      name: "dedupe",
+      external_customer_id: `c${i % 3}`,
+      external_id: `dedupe-${i}`,
+      timestamp: at(`2026-03-01T0${i % 10}:00:00Z`),
+      metadata: { n: i },
+    }));
+    const results = await Promise.all(Array.from({ length: 6 }, (_, k) => ingest(ctx, token, k % 2 === 0 ? batch : [...batch].reverse())));
+    expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(50);
+    const q = await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" });
+    expect(q.total).toBe((49 * 50) / 2);
+    const { rows } = await sql<{ events: string }>`SELECT sum(events) AS events FROM meter_buckets WHERE meter_id = ${meter}`.execute(
+      ctx.deps.db,
+    );
+    expect(Number(rows[0]!.events)).toBe(50);
+  });
+
+  it("counts every event once when its meters are created while batches are being ingested", async () => {
+    const batches = Array.from({ length: 12 }, (_, b) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        name: "race",
+        external_customer_id: `r${i % 4}`,
+        external_id: `race-${b}-${i}`,
+        timestamp: at(`2026-03-02T0${i % 10}:00:00Z`),
+        metadata: { n: 1 },
+      })),
+    );
+    // Meters created at staggered moments, so that creations land among the batches (each is then
+    // fed partly by ingest, partly by its back-fill); some batches are sent twice.
+    const creations = [5, 20, 40].map(async (delay, k) => {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      return createMeter(`Raced ${k}`, "race", { func: "sum", property: "n" });
+    });
+    const sent = [...batches, ...batches.slice(0, 4)].map((batch) => ingest(ctx, token, batch));
+    const [meters] = await Promise.all([Promise.all(creations), Promise.all(sent)]);
+    await runBackfills(ctx);
+    for (const meter of meters) expect((await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total).toBe(12 * 40);
+  });
+
+  it("answers a range whose end is before its start as the anchor, in the reference's error shape", async () => {
+    const response = await ctx.request({
+      method: "GET",
+      url: `/v1/meters/${count}/quantities?start_timestamp=2026-03-03T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=day`,
+      token: readToken,
+    });
+    expect(response.statusCode).toBe(422);
+    expectReferenceResponse("meters:quantities", 422, response.json());
+    expect(response.json().detail).toEqual([
+      {
+        loc: ["query"],
+        msg: "The interval is too small for the given date range. Use a larger interval or reduce the date range.",
+        type: "value_error",
+        input: { start_timestamp: "2026-03-03T00:00:00Z", end_timestamp: "2026-03-01T00:00:00Z", interval: "day" },
+      },
+    ]);
+    const missing = await ctx.request({
+      method: "GET",
+      url: `/v1/meters/${count}/quantities?start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-02T00:00:00Z&interval=day`,
+      token: foreignToken,
+    });
+    expect(missing.statusCode).toBe(404);
+    expectReferenceResponse("meters:quantities", 404, missing.json());
+  });
+
+  describe("bad input", () => {
+    const get =
+      (query: string, as: () => string | null = () => readToken, id = () => count) =>
+      () => ({
+        method: "GET" as const,
+        url: `/v1/meters/${id()}/quantities?${query}`,
+        token: as(),
+      });
+    const ok = "start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-03T00:00:00Z&interval=day";
+    badInputTable(
+      () => ctx.request,
+      [
+        {
+          name: "no start",
+          request: get("end_timestamp=2026-03-03T00:00:00Z&interval=day"),
+          status: 422,
+          loc: ["query", "start_timestamp"],
+        },
+        {
+          name: "no interval",
+          request: get("start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-03T00:00:00Z"),
+          status: 422,
+          loc: ["query", "interval"],
+        },
+        { name: "an unknown interval", request: get(ok.replace("day", "minute")), status: 422, loc: ["query", "interval"] },
+        {
+          name: "a start without time zone",
+          request: get(ok.replace("2026-03-01T00:00:00Z", "2026-03-01T00:00:00")),
+          status: 422,
+          loc: ["query", "start_timestamp"],
+        },
+        {
+          name: "an end before the start",
+          request: get("start_timestamp=2026-03-03T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=day"),
+          status: 422,
+          loc: ["query"],
+        },
+        {
+          name: "too many hours",
+          request: get("start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-09T00:00:00Z&interval=hour"),
+          status: 422,
+          loc: ["query"],
+        },
+        {
+          name: "too many days",
+          request: get("start_timestamp=2025-01-01T00:00:00Z&end_timestamp=2026-03-09T00:00:00Z&interval=day"),
+          status: 422,
+          loc: ["query"],
+        },
+        {
+          name: "a start before 2023",
+          request: get(ok.replace("2026-03-01", "2022-12-31")),
+          status: 422,
+          loc: ["query", "start_timestamp"],
+        },
+        { name: "an unknown time zone", request: get(`${ok}&timezone=Mars/Olympus`), status: 422, loc: ["query", "timezone"] },
+        { name: "a non-UUID customer", request: get(`${ok}&customer_id=nope`), status: 422, loc: ["query", "customer_id", 0] },
+        {
+          name: "an unknown customer function",
+          request: get(`${ok}&customer_aggregation_function=median`),
+          status: 422,
+          loc: ["query", "customer_aggregation_function"],
+        },
+        {
+          name: "a non-UUID meter",
+          request: get(
+            ok,
+            () => readToken,
+            () => "nope",
+          ),
+          status: 422,
+          loc: ["path", "id"],
+        },
+        { name: "another organization's meter", request: get(ok, () => foreignToken), status: 404, error: "ResourceNotFound" },
+        {
+          name: "an overlong external customer id",
+          request: get(`${ok}&external_customer_id=${"x".repeat(257)}`),
+          status: 422,
+          loc: ["query", "external_customer_id", 0],
+        },
+        { name: "an empty time zone", request: get(`${ok}&timezone=`), status: 422, loc: ["query", "timezone"] },
+        { name: "no token", request: get(ok, () => null), status: 401 },
+        { name: "a token without meter scopes", request: get(ok, () => unscopedToken), status: 403, error: "insufficient_scope" },
+      ],
+    );
+  });
+});
