@@ -37,6 +37,7 @@ function invoice(strings: typeof LATIN, n: number): BillingDocument {
       address: { line1: `${strings.street} ${n}`, line2: null, postal_code: "75002", city: strings.city, state: null, country: "FR" },
       taxIds: ["FR40303265045"],
       contact: ["support@acme.test"],
+      logo: null,
     },
     buyer: {
       name: `${strings.buyer} ${n}`,

@@ -74,6 +74,7 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
         product: { id: null, name: `Bench product ${i % 7}` },
         lines: [],
         amounts: { subtotal: 10_000, discount: 1_000, net: 9_000, tax: 1_800, total: 10_800, currency: "eur" },
+        taxRate: { basisPoints: 2_000, reverseCharge: false },
         discountId: null,
         billing: {
           name: `Buyer ${i} GmbH`,

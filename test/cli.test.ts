@@ -59,6 +59,10 @@ describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
       discount_id: demo.discount_id,
       amount: 4900,
       discount_amount: 980,
+      // German VAT (19 %) on 39.20, collected through the demo's One-Stop Shop registration.
+      tax_amount: 745,
+      total_amount: 4665,
+      customer_billing_address: expect.objectContaining({ country: "DE" }),
     });
   });
 

@@ -67,7 +67,8 @@ export function documentLanguage(locale: string | null): DocumentLanguage {
   const tag = formattingLocale(locale);
   const words = WORDS[new Intl.Locale(tag).language] ?? english;
   const dates = new Intl.DateTimeFormat(tag, { dateStyle: "long", timeZone: "UTC" });
-  const percent = new Intl.NumberFormat(tag, { style: "percent", maximumFractionDigits: 2 });
+  // Three decimals: Québec's combined GST and QST is 14.975 %.
+  const percent = new Intl.NumberFormat(tag, { style: "percent", maximumFractionDigits: 3 });
   const numbers = new Intl.NumberFormat(tag);
   const regions = new Intl.DisplayNames([tag], { type: "region" });
   return {

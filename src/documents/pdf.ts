@@ -35,7 +35,8 @@ export interface BillingDocument {
   currency: string;
   /** The buyer's locale (BCP 47): numbers, dates and countries follow it; null for the default. */
   locale: string | null;
-  seller: DocumentParty;
+  /** The seller, with its logo (PNG or JPEG bytes, `logo.ts`) where it has one. */
+  seller: DocumentParty & { logo: Buffer | null };
   buyer: DocumentParty & { isBusiness: boolean };
   lines: DocumentLine[];
   subtotal: number;
@@ -118,6 +119,23 @@ class Layout {
     );
   }
 
+  /**
+   * The logo in the top right corner, fitted into a box beside the title. An image pdfkit cannot
+   * read is left out rather than failing the document: the bytes were checked only for their
+   * signature.
+   */
+  logo(image: Buffer): void {
+    const box = { width: 120, height: 48 };
+    try {
+      this.pdf.image(image, PAGE.width - PAGE.margin - box.width, PAGE.margin, {
+        fit: [box.width, box.height],
+        align: "right",
+      });
+    } catch {
+      // Not drawn: see above.
+    }
+  }
+
   rule(): void {
     this.pdf
       .moveTo(PAGE.margin, this.y)
@@ -144,6 +162,7 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
   const { words } = language;
   const money = (amount: number) => language.money(amount, doc.currency);
 
+  if (doc.seller.logo) layout.logo(doc.seller.logo);
   layout.y = layout.column([{ text: doc.kind === "invoice" ? words.invoice : words.receipt, size: SIZE.title }], PAGE.margin, CONTENT);
   layout.gap(SIZE.title * 0.6);
   layout.y = layout.column(

@@ -28,3 +28,9 @@ export function normalizeState(address: StoredAddress, loc: (string | number)[])
   if (!rule.codes.has(code)) throw valueError([...loc, "state"], rule.message, address.state);
   return { ...address, state: `${address.country}-${code}` };
 }
+
+/** A state in the ISO 3166-2 form addresses keep (`QC`, `ca-qc` → `CA-QC`), whatever the country. */
+export const isoSubdivision = (country: string, state: string): string => {
+  const upper = state.trim().toUpperCase();
+  return upper.startsWith(`${country}-`) ? upper : `${country}-${upper}`;
+};

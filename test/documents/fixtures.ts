@@ -14,6 +14,7 @@ export const invoice: BillingDocument = {
     address: { line1: "1 rue de la Paix", line2: null, postal_code: "75002", city: "Paris", state: null, country: "FR" },
     taxIds: ["FR40303265045"],
     contact: ["support@acme.test", "https://acme.test"],
+    logo: null,
   },
   buyer: {
     name: "Ada Lovelace GmbH",
@@ -29,3 +30,7 @@ export const invoice: BillingDocument = {
   total: 9_600,
   reverseCharge: null,
 };
+
+/** A 24 × 24 red PNG, as a seller's avatar carries it in a `data:` URL. */
+export const LOGO_PNG_DATA_URL =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAH0lEQVR42mM4IWdDFcQwatCoQaMGjRo0atCoQQNvEACKvoyflfvzkQAAAABJRU5ErkJggg==";

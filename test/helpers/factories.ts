@@ -23,7 +23,7 @@ import { writeOrder } from "../../src/modules/orders/order-creation.ts";
 import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
 import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
-import type { StoredAddress } from "../../src/kit/address.ts";
+import type { InputCountryCode, StoredAddress } from "../../src/kit/address.ts";
 import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
 import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
 
@@ -41,6 +41,29 @@ export async function createOrganizationToken(deps: Deps, organizationId: string
     expires_in: expiresIn ?? null,
   });
   return created.token;
+}
+
+type RegistrationInput = { country: InputCountryCode; state?: string; scheme?: "standard" | "eu_oss"; number?: string };
+
+/** Where the tests that price tax collect it: the EU through the One-Stop Shop, the UK, Norway, Switzerland, Australia and Canada's GST/HST. */
+export const COMMON_TAX_REGISTRATIONS: readonly RegistrationInput[] = [
+  { country: "IE", scheme: "eu_oss" },
+  { country: "GB" },
+  { country: "NO" },
+  { country: "CH" },
+  { country: "AU" },
+  { country: "CA" },
+];
+
+/** Registers the organization to collect tax, through its legal details as the API would. */
+export async function registerForTax(
+  deps: Deps,
+  organizationId: string,
+  registrations: readonly RegistrationInput[] = COMMON_TAX_REGISTRATIONS,
+) {
+  await createOrganizationService(deps).updateLegalDetails(organizationId, null, {
+    tax_registrations: registrations.map((registration) => ({ number: null, ...registration })),
+  });
 }
 
 type PriceInput = Omit<Insertable<ProductPricesTable>, "organization_id" | "product_id">;
@@ -279,7 +302,8 @@ export interface OrderOptions {
   values?: Partial<Updateable<OrdersTable>>;
   /** Whether a payment was taken (a receipt number is allocated only then). */
   paid?: boolean;
-  amounts?: { subtotal: number; discount?: number; tax?: number };
+  /** `taxRate` defaults to the effective rate of a taxed order, none for an untaxed one. */
+  amounts?: { subtotal: number; discount?: number; tax?: number; taxRate?: { basisPoints: number | null; reverseCharge: boolean } };
   billing?: { name: string | null; address: StoredAddress | null };
   /** Runs in the creation's transaction once the order is written; throwing rolls the creation back. */
   beforeCommit?: (order: OrderRow) => Promise<void>;
@@ -312,6 +336,7 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
       product: product ? { id: product.id, name: product.name } : { id: null, name: "Custom order" },
       lines: [],
       amounts: { subtotal, discount, net, tax, total: net + tax, currency: "usd" },
+      taxRate: options.amounts?.taxRate ?? { basisPoints: tax > 0 ? Math.round((tax * 10_000) / net) : null, reverseCharge: false },
       discountId: options.discount?.id ?? null,
       billing: { ...billing, taxId: null },
       seats: null,

@@ -198,6 +198,9 @@ async function completeCheckout(
           currency: checkout.currency,
         }
       : { subtotal: 0, discount: 0, net: 0, tax: 0, total: 0, currency: checkout.currency },
+    taxRate: charged
+      ? { basisPoints: checkout.tax_rate_basis_points, reverseCharge: checkout.tax_reverse_charge }
+      : { basisPoints: null, reverseCharge: false },
     discountId: checkout.discount_id,
     billing: {
       name: checkout.customer_billing_name ?? checkout.customer_name,

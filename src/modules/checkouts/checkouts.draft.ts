@@ -8,7 +8,7 @@ import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts"
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../tax/tax-id.ts";
-import type { TaxEngine } from "../tax/tax.engine.ts";
+import type { TaxEngine, TaxRegistrationFacts } from "../tax/tax.engine.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import type { CheckoutChanges, CheckoutCreate } from "./checkout-inputs.schemas.ts";
 import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.pricing.ts";
@@ -27,6 +27,8 @@ const NON_EDITABLE_COLUMNS = [
   "net_amount",
   "tax_amount",
   "tax_behavior",
+  "tax_rate_basis_points",
+  "tax_reverse_charge",
   "trial_end",
 ] as const;
 
@@ -37,6 +39,8 @@ export interface EditContext {
   db: Executor;
   products: ProductWithRelationsJson[];
   defaultTaxBehavior: string;
+  /** The organization's tax registrations: tax is collected only from buyers they cover. */
+  taxRegistrations: readonly TaxRegistrationFacts[];
   taxEngine: TaxEngine;
   now: Date;
   /** Which side edits: the merchant may set the discount by id, the buyer only by code. */
@@ -304,6 +308,7 @@ export async function applyChanges(
       isBusiness: draft.is_business_customer,
       taxId: draft.customer_tax_id,
       defaultTaxBehavior: ctx.defaultTaxBehavior,
+      taxRegistrations: ctx.taxRegistrations,
       now: ctx.now,
     },
     ctx.taxEngine,

@@ -5,7 +5,7 @@ import { discountAmount } from "../discounts/discount-amount.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import { seatAmount } from "../products/seat-pricing.ts";
 import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
-import type { TaxBehavior, TaxEngine } from "../tax/tax.engine.ts";
+import type { TaxBehavior, TaxEngine, TaxRegistrationFacts, TaxResult } from "../tax/tax.engine.ts";
 import type { CheckoutBillingAddressFields } from "./checkouts.schemas.ts";
 
 // The checkout's arithmetic and rules: pure functions of the session's facts, no database.
@@ -143,6 +143,7 @@ export interface PricingFacts {
   taxId: string | null;
   /** The organization's default: `location`, `inclusive` or `exclusive`. */
   defaultTaxBehavior: string;
+  taxRegistrations: readonly TaxRegistrationFacts[];
   now: Date;
 }
 
@@ -152,6 +153,8 @@ export interface PricedCheckout {
   net_amount: number;
   tax_amount: number | null;
   tax_behavior: TaxBehavior | null;
+  tax_rate_basis_points: number | null;
+  tax_reverse_charge: boolean;
   trial_end: Date | null;
 }
 
@@ -168,8 +171,9 @@ function taxBehavior(prices: readonly ProductPriceJson[], organizationDefault: s
 }
 
 /**
- * Every stored amount of a session. Tax is 0 when nothing is charged or the product is not
- * taxable, null until a billing address says where the buyer is.
+ * Every stored amount of a session. Tax is 0 when nothing is charged, the product is not taxable
+ * or the seller is not registered where the buyer is; null until a billing address says where the
+ * buyer is. The rate and reverse charge the engine applied are kept with it.
  */
 export function priceCheckout(facts: PricingFacts, taxEngine: TaxEngine): PricedCheckout {
   const prices = pricesIn(facts.product, facts.currency);
@@ -195,25 +199,30 @@ export function priceCheckout(facts: PricingFacts, taxEngine: TaxEngine): Priced
     discount: facts.discount,
   });
   const behavior = taxBehavior(prices, facts.defaultTaxBehavior);
-  let tax: number | null;
-  if (!(paymentRequired || setupRequired) || !facts.product?.is_tax_applicable) tax = 0;
-  else if (!facts.address) tax = null;
-  else {
-    tax = taxEngine.calculate({
-      amount: taxable,
-      currency: facts.currency,
-      behavior,
-      country: facts.address.country,
-      isBusiness: facts.isBusiness,
-      taxId: facts.taxId,
-    }).amount;
-  }
+  const taxed = (paymentRequired || setupRequired) && facts.product?.is_tax_applicable === true;
+  const computed: TaxResult | null =
+    taxed && facts.address
+      ? taxEngine.calculate({
+          amount: taxable,
+          currency: facts.currency,
+          behavior,
+          country: facts.address.country,
+          state: facts.address.state,
+          isBusiness: facts.isBusiness,
+          taxId: facts.taxId,
+          registrations: facts.taxRegistrations,
+          at: facts.now,
+        })
+      : null;
+  const tax = !taxed ? 0 : computed ? computed.amount : null;
   return {
     amount,
     discount_amount: discounted,
     net_amount: behavior === "inclusive" && tax !== null ? taxable - tax : taxable,
     tax_amount: tax,
     tax_behavior: tax === null ? null : behavior,
+    tax_rate_basis_points: computed?.basisPoints ?? null,
+    tax_reverse_charge: computed?.reverseCharge ?? false,
     trial_end: trialEnd,
   };
 }

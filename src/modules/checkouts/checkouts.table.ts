@@ -23,6 +23,9 @@ export interface CheckoutsTable {
   net_amount: Generated<number>;
   tax_amount: number | null;
   tax_behavior: "inclusive" | "exclusive" | null;
+  /** The rate the tax engine applied (0 when reverse-charged); null when no tax is collected from the buyer. */
+  tax_rate_basis_points: number | null;
+  tax_reverse_charge: Generated<boolean>;
   seats: number | null;
   min_seats: number | null;
   max_seats: number | null;

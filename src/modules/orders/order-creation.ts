@@ -21,6 +21,8 @@ export interface NewOrder {
   /** The charged prices with the amount each contributed, in display order; `proration` marks a change's credit or debit. */
   lines: { priceId: string | null; amount: number; label: string; proration?: boolean }[];
   amounts: { subtotal: number; discount: number; net: number; tax: number; total: number; currency: string };
+  /** How the tax engine came to the tax: its rate (0 when reverse-charged, null when none is collected). */
+  taxRate: { basisPoints: number | null; reverseCharge: boolean };
   discountId: string | null;
   billing: { name: string | null; address: StoredAddress | null; taxId: [string, string] | null };
   seats: number | null;
@@ -54,6 +56,8 @@ export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order
     discount_amount: input.amounts.discount,
     net_amount: input.amounts.net,
     tax_amount: input.amounts.tax,
+    tax_rate_basis_points: input.taxRate.basisPoints,
+    tax_reverse_charge: input.taxRate.reverseCharge,
     total_amount: input.amounts.total,
     platform_fee_currency: null,
     currency: input.amounts.currency,

@@ -18,7 +18,7 @@ export async function markReceiptRequested(db: Executor, orderId: string, now: D
 export const organizationForDocument = (db: Executor, id: string) =>
   db
     .selectFrom("organizations")
-    .select(["id", "name", "email", "website", "legal_name", "legal_address", "tax_registrations"])
+    .select(["id", "name", "email", "website", "avatar_url", "legal_name", "legal_address", "tax_registrations"])
     .where("id", "=", id)
     .executeTakeFirstOrThrow();
 

@@ -24,6 +24,9 @@ export interface OrdersTable {
   discount_amount: Generated<number>;
   net_amount: number;
   tax_amount: Generated<number>;
+  /** The rate the tax engine applied (0 when reverse-charged); null when no tax was collected. */
+  tax_rate_basis_points: number | null;
+  tax_reverse_charge: Generated<boolean>;
   total_amount: number;
   applied_balance_amount: Generated<number>;
   refunded_amount: Generated<number>;

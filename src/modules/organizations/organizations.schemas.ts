@@ -293,16 +293,35 @@ const TaxRegistrationFields = {
   country: CountryAlpha2Input,
   state: Type.Optional(
     Nullable(Type.String({ minLength: 1, maxLength: 10 }), {
-      description: "The state or province (ISO 3166-2, `CA-QC`) for a registration of one; null for a country-wide one.",
+      description:
+        "The state or province (ISO 3166-2, `CA-QC`) for a registration of its own (Canada's QST and PSTs); null for a country-wide one.",
     }),
   ),
-  number: Type.String({ minLength: 1, maxLength: 64, description: "The registration number, as the documents print it." }),
+  scheme: Type.Optional(
+    StringEnum(["standard", "eu_oss"] as const, {
+      title: "OrganizationTaxRegistrationScheme",
+      default: "standard",
+      description:
+        "`standard`: the registration of its country (or state); `eu_oss`: the EU One-Stop Shop registration held in `country` (a member state), collecting the VAT of every EU member state.",
+    }),
+  ),
+  number: Nullable(Type.String({ minLength: 1, maxLength: 64 }), {
+    description: "The registration number, as the documents print it; null when not recorded (nothing printed).",
+  }),
 };
 
 /** One place the organization is registered to collect tax. */
 export const OrganizationTaxRegistration = Type.Object(
-  { ...TaxRegistrationFields, state: Nullable(TaxRegistrationFields.state), country: CountryAlpha2 },
-  { title: "OrganizationTaxRegistration" },
+  {
+    ...TaxRegistrationFields,
+    state: Nullable(TaxRegistrationFields.state),
+    scheme: StringEnum(["standard", "eu_oss"] as const, { title: "OrganizationTaxRegistrationScheme" }),
+    country: CountryAlpha2,
+  },
+  {
+    title: "OrganizationTaxRegistration",
+    description: "Tax is collected only from buyers a registration covers; elsewhere it is 0.",
+  },
 );
 
 /**
@@ -315,7 +334,9 @@ export const OrganizationLegalDetails = Type.Object(
       description: "The registered name printed on documents (set at creation from `legal_entity.registered_name`); null prints `name`.",
     }),
     address: Nullable(Address, { description: "The seller's postal address printed on documents." }),
-    tax_registrations: Type.Array(OrganizationTaxRegistration, { description: "Tax registrations, their numbers printed on documents." }),
+    tax_registrations: Type.Array(OrganizationTaxRegistration, {
+      description: "Where the organization collects tax (only there); the numbers are printed on documents.",
+    }),
   },
   { title: "OrganizationLegalDetails" },
 );
@@ -327,7 +348,10 @@ export const OrganizationLegalDetailsUpdate = Type.Object(
     registered_name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
     address: Type.Optional(Nullable(AddressInput)),
     tax_registrations: Type.Optional(
-      Type.Array(Type.Object(TaxRegistrationFields, { title: "OrganizationTaxRegistrationInput" }), { maxItems: 50 }),
+      Type.Array(Type.Object(TaxRegistrationFields, { title: "OrganizationTaxRegistrationInput" }), {
+        maxItems: 60,
+        description: "Replaces every registration: tax is collected from the buyers these cover, from the next price computed.",
+      }),
     ),
   },
   { title: "OrganizationLegalDetailsUpdate" },

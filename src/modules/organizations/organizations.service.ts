@@ -12,6 +12,7 @@ import type {
 import type { OrganizationRow } from "./organizations.table.ts";
 import { toStoredAddress } from "../../kit/address.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
+import { readTaxRegistrations } from "./tax-registrations.ts";
 
 const toLegalDetails = (row: OrganizationRow): OrganizationLegalDetails => ({
   registered_name: row.legal_name,
@@ -58,28 +59,22 @@ export function createOrganizationService(deps: Deps) {
       return toLegalDetails(row);
     },
 
-    /** Writes the fields sent; an address of a country whose states are checked needs a valid one. */
+    /**
+     * Writes the fields sent; an address of a country whose states are checked needs a valid one.
+     * The registrations sent replace the stored ones: tax is collected where they say from then on.
+     */
     async updateLegalDetails(
       id: string,
       allowed: OrganizationScope,
       input: OrganizationLegalDetailsUpdate,
     ): Promise<OrganizationLegalDetails> {
       const address = input.address ? normalizeState(toStoredAddress(input.address), ["body", "address"]) : input.address;
+      const registrations = input.tax_registrations && readTaxRegistrations(input.tax_registrations, ["body", "tax_registrations"]);
       const row = await repo.updateOrganization(deps.db, id, allowed, {
         modified_at: deps.now(),
         ...(input.registered_name !== undefined ? { legal_name: input.registered_name } : {}),
         ...(address !== undefined ? { legal_address: address === null ? null : JSON.stringify(address) } : {}),
-        ...(input.tax_registrations
-          ? {
-              tax_registrations: JSON.stringify(
-                input.tax_registrations.map((entry) => ({
-                  country: entry.country,
-                  state: entry.state ?? null,
-                  number: entry.number.trim(),
-                })),
-              ),
-            }
-          : {}),
+        ...(registrations ? { tax_registrations: JSON.stringify(registrations) } : {}),
       });
       if (!row) throw new ResourceNotFound();
       return toLegalDetails(row);

@@ -2,12 +2,15 @@ import type { ColumnType, Generated, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
 import type { CountryCode, StoredAddress } from "../../kit/address.ts";
 
-/** Where the organization is registered for tax, with the number it was given. */
+/** Where the organization is registered to collect tax, with the number it was given. */
 export interface TaxRegistration {
   country: CountryCode;
-  /** The state or province, for a registration that is one (ISO 3166-2); null for a country-wide one. */
+  /** The state or province, for a registration of one (ISO 3166-2, `CA-QC`); null for a country-wide one. */
   state: string | null;
-  number: string;
+  /** `eu_oss`: the One-Stop Shop registration held in `country`, collecting the VAT of every EU member state. */
+  scheme: "standard" | "eu_oss";
+  /** Null for a registration recorded without its number (the ones given to organizations that existed before registrations counted). */
+  number: string | null;
 }
 
 export interface OrganizationsTable {

@@ -155,17 +155,21 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     const taxable = subtotal - input.discount;
     const behavior = row.tax_behavior ?? "exclusive";
     const address = customer.billing_address;
-    const tax =
+    const computed =
       input.product.is_tax_applicable && address && taxable > 0
         ? taxEngine.calculate({
             amount: taxable,
             currency: row.currency,
             behavior,
             country: address.country,
+            state: address.state,
             isBusiness: customer.tax_id !== null,
             taxId: customer.tax_id?.[0] ?? null,
-          }).amount
-        : 0;
+            registrations: organization.tax_registrations,
+            at: now,
+          })
+        : null;
+    const tax = computed?.amount ?? 0;
     const net = behavior === "inclusive" ? taxable - tax : taxable;
     const { order } = await writeOrder(trx, {
       organization,
@@ -177,6 +181,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       product: { id: row.product_id, name: input.product.name },
       lines,
       amounts: { subtotal, discount: input.discount, net, tax, total: net + tax, currency: row.currency },
+      taxRate: { basisPoints: computed?.basisPoints ?? null, reverseCharge: computed?.reverseCharge ?? false },
       discountId: input.discountId,
       billing: { name: customer.billing_name ?? customer.name, address, taxId: customer.tax_id },
       seats: row.seats,

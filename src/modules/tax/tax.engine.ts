@@ -1,9 +1,21 @@
 import type { CountryCode } from "../../kit/address.ts";
 import { applyBasisPoints, includedTax } from "../../kit/money.ts";
+import { isoSubdivision } from "../../kit/subdivisions.ts";
 import { parseTaxId } from "./tax-id.ts";
-import { STANDARD_RATE_BASIS_POINTS, isEuMember } from "./tax.rates.ts";
+import { TAX_RULES, isEuMember, rateOn, type TaxRule } from "./tax.rates.ts";
 
 export type TaxBehavior = "inclusive" | "exclusive";
+
+/** `standard`: the registration of its country (or state); `eu_oss`: the One-Stop Shop, covering every EU member state. */
+export type TaxRegistrationScheme = "standard" | "eu_oss";
+
+/** Where the seller is registered to collect tax (the organization's registrations, numbers aside). */
+export interface TaxRegistrationFacts {
+  country: string;
+  /** ISO 3166-2 (`CA-QC`) for a state's own registration; null for a country-wide one. */
+  state: string | null;
+  scheme: TaxRegistrationScheme;
+}
 
 export interface TaxQuery {
   /** Taxable amount in minor units, after discounts. */
@@ -11,13 +23,20 @@ export interface TaxQuery {
   currency: string;
   behavior: TaxBehavior;
   country: CountryCode;
+  /** The buyer's state (`CA-ON`, or `ON` as a session may keep it), or null. */
+  state: string | null;
   isBusiness: boolean;
   taxId: string | null;
+  /** Where the seller collects tax: nothing is charged elsewhere. */
+  registrations: readonly TaxRegistrationFacts[];
+  /** The transaction's time: the rates in force then apply. */
+  at: Date;
 }
 
 export interface TaxResult {
   amount: number;
-  basisPoints: number;
+  /** The rate charged; 0 when reverse-charged; null when no tax is collected (no registration, or no rate, there). */
+  basisPoints: number | null;
   reverseCharge: boolean;
 }
 
@@ -30,26 +49,60 @@ export interface TaxEngine {
 export const reverseChargeApplies = (buyer: Pick<TaxQuery, "country" | "isBusiness" | "taxId">): boolean =>
   buyer.isBusiness && isEuMember(buyer.country) && buyer.taxId !== null && parseTaxId(buyer.taxId, buyer.country)?.[1] === "eu_vat";
 
+/** Whether a registration collects the tax of a rule: the same registration, or the One-Stop Shop for an EU member's VAT. */
+function covers(registration: TaxRegistrationFacts, rule: TaxRule): boolean {
+  if (registration.scheme === "eu_oss") return rule.registration.state === null && isEuMember(rule.registration.country);
+  return registration.country === rule.registration.country && registration.state === rule.registration.state;
+}
+
+/** Why this service cannot collect tax under a registration, or null when it can (some rule of the table is collected under it). */
+export function registrationProblem(registration: TaxRegistrationFacts): string | null {
+  if (registration.scheme === "eu_oss") {
+    if (!isEuMember(registration.country)) return "A One-Stop Shop registration is held in an EU member state.";
+    return registration.state === null ? null : "A One-Stop Shop registration covers whole member states: it has no state.";
+  }
+  if (TAX_RULES.some((rule) => covers(registration, rule))) return null;
+  return registration.state === null
+    ? "No tax of this country is in the rate table."
+    : "No tax of this state is collected under a registration of its own: register the country.";
+}
+
+const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
+
 /**
- * The rate that produced `tax` on `net` in the buyer's country: the table's standard rate when it
- * gives that tax (prices with or without tax), else (no country, another rate) the effective rate
- * in whole basis points.
+ * The combined rate the seller collects from a buyer in `country`/`state` on `at`: per registration
+ * that covers the buyer, the state's rule where there is one in force, else the country's; the rules
+ * of different registrations add up. Null when no registration covers the buyer.
  */
-export function rateOfTax(country: CountryCode | null, net: number, tax: number): number {
-  const standard = country === null ? undefined : STANDARD_RATE_BASIS_POINTS[country];
-  if (standard !== undefined && (applyBasisPoints(net, standard) === tax || includedTax(net + tax, standard) === tax)) return standard;
-  return net > 0 ? Math.round((tax * 10_000) / net) : 0;
+export function collectedRate(query: Pick<TaxQuery, "country" | "state" | "registrations" | "at">): number | null {
+  const day = dayOf(query.at);
+  // Sessions keep a state as typed (`QC`); the table names them in ISO 3166-2 form.
+  const state = query.state ? isoSubdivision(query.country, query.state) : null;
+  const byRegistration = new Map<string, number>();
+  // Country rules first, so that a state's rule under the same registration replaces its country's.
+  const rules = TAX_RULES.filter((rule) => rule.country === query.country && (rule.state === null || rule.state === state)).sort(
+    (a, b) => Number(a.state !== null) - Number(b.state !== null),
+  );
+  for (const rule of rules) {
+    const rate = rateOn(rule, day);
+    if (rate === null || !query.registrations.some((registration) => covers(registration, rule))) continue;
+    byRegistration.set(`${rule.registration.country}/${rule.registration.state ?? ""}`, rate);
+  }
+  if (byRegistration.size === 0) return null;
+  return [...byRegistration.values()].reduce((sum, rate) => sum + rate, 0);
 }
 
 /**
- * The standard rate of the buyer's country; EU businesses with a tax ID that validates for their
- * country are reverse-charged (no tax).
+ * The table's rates where the seller is registered, in force at the transaction's time; EU
+ * businesses with a VAT number that validates for their country are reverse-charged (no tax),
+ * registered there or not.
  */
 export const rateTableTaxEngine: TaxEngine = {
   calculate(query) {
-    const reverseCharge = reverseChargeApplies(query);
-    const basisPoints = reverseCharge ? 0 : (STANDARD_RATE_BASIS_POINTS[query.country] ?? 0);
+    if (reverseChargeApplies(query)) return { amount: 0, basisPoints: 0, reverseCharge: true };
+    const basisPoints = collectedRate(query);
+    if (basisPoints === null) return { amount: 0, basisPoints: null, reverseCharge: false };
     const amount = query.behavior === "inclusive" ? includedTax(query.amount, basisPoints) : applyBasisPoints(query.amount, basisPoints);
-    return { amount, basisPoints, reverseCharge };
+    return { amount, basisPoints, reverseCharge: false };
   },
 };

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { expect } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
-import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import { createProduct, openOrganizationContext, registerForTax } from "../../helpers/factories.ts";
 
 /** Row counts of what the checkout flow writes, to prove a refused request wrote nothing. */
 export async function writeCounts(ctx: TestContext) {
@@ -38,13 +38,14 @@ export async function openCheckoutThroughApi(ctx: TestContext, token: string, pa
   return response.json<{ id: string; client_secret: string; created_at: string; [key: string]: unknown }>();
 }
 
-/** A context with a checkout writer's token and one product to check out. */
+/** A context with a checkout writer's token and one product to check out, its organization registered for tax (`registerForTax`). */
 export async function openCheckoutContext() {
   const {
     ctx,
     org,
     tokens: [token],
   } = await openOrganizationContext(["checkouts:write"]);
+  await registerForTax(ctx.deps, org.id);
   return { ctx, token, productId: (await createProduct(ctx.deps, org.id)).product.id };
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createDiscount, createOrganization, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import { createDiscount, createOrganization, createProduct, openOrganizationContext, registerForTax } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { US_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
 
@@ -15,6 +15,7 @@ beforeAll(async () => {
     org,
     tokens: [token],
   } = await openOrganizationContext(["checkouts:write"]));
+  await registerForTax(ctx.deps, org.id);
 });
 afterAll(() => ctx.close());
 

@@ -10,6 +10,7 @@ import {
   createOrganizationToken,
   createProduct,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, US_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
@@ -24,6 +25,7 @@ beforeAll(async () => {
     org,
     tokens: [token],
   } = await openOrganizationContext(["checkouts:write"]));
+  await registerForTax(ctx.deps, org.id);
 });
 afterAll(() => ctx.close());
 

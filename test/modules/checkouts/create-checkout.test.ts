@@ -8,6 +8,7 @@ import {
   createOrganizationToken,
   createProduct,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, eventsFor, writeCounts } from "./checkout-helpers.ts";
@@ -22,6 +23,7 @@ beforeAll(async () => {
     org: { id: orgId },
     tokens: [writeToken],
   } = await openOrganizationContext(["checkouts:write"]));
+  await registerForTax(ctx.deps, orgId);
 });
 afterAll(() => ctx.close());
 

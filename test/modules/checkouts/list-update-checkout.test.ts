@@ -9,6 +9,7 @@ import {
   createOrganizationToken,
   createProduct,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { FR_ADDRESS, eventsFor, writeCounts, openCheckoutThroughApi } from "./checkout-helpers.ts";
@@ -24,6 +25,7 @@ beforeAll(async () => {
     org: { id: orgId },
     tokens: [writeToken, readToken],
   } = await openOrganizationContext(["checkouts:write"], ["checkouts:read"]));
+  await registerForTax(ctx.deps, orgId);
 });
 afterAll(() => ctx.close());
 

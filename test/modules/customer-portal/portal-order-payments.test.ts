@@ -12,6 +12,7 @@ import {
   createOrder,
   createOrganization,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { orderOf, paymentsOf, renewedSubscription, subscriptionOf } from "./payment-helpers.ts";
@@ -26,6 +27,7 @@ beforeAll(async () => {
     org,
     tokens: [checkoutToken],
   } = await openOrganizationContext(["checkouts:write"]));
+  await registerForTax(ctx.deps, org.id);
 });
 afterAll(() => ctx.close());
 

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+  registerForTax,
+} from "../../helpers/factories.ts";
 import { qs } from "../../helpers/query-string.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { renewedSubscription } from "../customer-portal/payment-helpers.ts";
@@ -48,6 +54,7 @@ beforeAll(async () => {
     org,
     tokens: [checkoutToken, readToken, refundsToken],
   } = await openOrganizationContext(["checkouts:write"], ["payments:read"], ["refunds:read"]));
+  await registerForTax(ctx.deps, org.id);
   ctx.clock.set(new Date("2027-01-05T00:00:00.000Z"));
   attempts = [];
   const buy = async (productId: string, card: string, email: string) => {

@@ -1,13 +1,13 @@
 import { expect } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
-import { createProduct } from "../../helpers/factories.ts";
+import { createProduct, registerForTax } from "../../helpers/factories.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 
 /**
  * A one-time product bought through the API with a sandbox card: the order is paid and its payment
- * recorded, as a storefront's purchase leaves them. `price` is the pre-tax price; a French buyer
- * pays 20% VAT on top (the rate table's FR rate), a US buyer none.
+ * recorded, as a storefront's purchase leaves them. `price` is the pre-tax price; the organization
+ * is registered for tax (`registerForTax`), so a French buyer pays 20% VAT on top, a US buyer none.
  */
 export async function paidOrder(
   ctx: TestContext,
@@ -20,6 +20,7 @@ export async function paidOrder(
     benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"];
   } = {},
 ): Promise<OrderRow> {
+  await registerForTax(ctx.deps, organizationId);
   const { product } = await createProduct(ctx.deps, organizationId, {
     prices: [{ amount_type: "fixed", price_amount: options.price ?? 2500 }],
     ...(options.benefits ? { benefits: options.benefits } : {}),

@@ -10,6 +10,7 @@ import {
   createOrganizationToken,
   createProduct,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { buyThroughCheckout, eventTypesOf } from "./subscription-helpers.ts";
@@ -25,6 +26,7 @@ beforeAll(async () => {
     org,
     tokens: [token, readToken],
   } = await openOrganizationContext(["checkouts:write"], ["subscriptions:read", "orders:read"]));
+  await registerForTax(ctx.deps, org.id);
 });
 afterAll(() => ctx.close());
 
@@ -89,6 +91,8 @@ describe("renewals", () => {
         status: "paid",
         subtotal_amount: 2000,
         tax_amount: 400,
+        tax_rate_basis_points: 2000,
+        tax_reverse_charge: false,
         total_amount: 2400,
         next_payment_attempt_at: null,
       });

@@ -10,6 +10,7 @@ import {
   createProduct,
   createSubscription,
   openOrganizationContext,
+  registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { buyThroughCheckout, eventTypesOf } from "./subscription-helpers.ts";
@@ -27,6 +28,7 @@ beforeAll(async () => {
     org,
     tokens: [checkoutToken, writeToken, readToken],
   } = await openOrganizationContext(["checkouts:write"], ["subscriptions:write"], ["subscriptions:read"]));
+  await registerForTax(ctx.deps, org.id);
   const other = await createOrganization(ctx.deps);
   otherOrgSubscription = (await createSubscription(ctx.deps, other.id)).id;
 });
