@@ -1,11 +1,10 @@
-import type { Runner } from "graphile-worker";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../../src/jobs/runner.ts";
+import { startWorker, type JobWorker } from "../../src/jobs/runner.ts";
 import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
 import { taskList } from "../../src/tasks.ts";
 import { expectAccessible, launchBrowser, screenshotAll, startListeningContext } from "../helpers/browser.ts";
@@ -26,7 +25,7 @@ describe.skipIf(!chromiumAvailable)("customer portal in a browser", { timeout: 1
   let ctx: TestContext;
   let dataDir: string;
   let browser: Browser;
-  let worker: Runner;
+  let worker: JobWorker;
   let origin: string;
   let orgId: string;
   let customer: CustomerRow;
