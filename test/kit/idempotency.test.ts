@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS } from "../../src/kit/idempotency.ts";
@@ -123,6 +124,26 @@ describe("a retry with the same Idempotency-Key", () => {
     expect(retry.statusCode).toBe(422);
     expect(retry.body).toBe(first.body);
     expect(retry.headers["idempotent-replayed"]).toBe("true");
+  });
+});
+
+describe("PATCH", () => {
+  it("replays an update the same way", async () => {
+    const customerToken = await createOrganizationToken(ctx.deps, org.id, ["customers:write"]);
+    const key = newKey();
+    const update = (name: string) =>
+      ctx.request({ method: "PATCH", url: `/v1/customers/${customerId}`, token: customerToken, headers: withKey(key), payload: { name } });
+    const first = await update("Ada");
+    expect(first.statusCode, first.body).toBe(200);
+    // Changed behind the key's back: a replay answers the kept body, it does not update again.
+    await ctx.deps.db.updateTable("customers").set({ name: "Changed" }).where("id", "=", customerId).execute();
+    const retry = await update("Ada");
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.body).toBe(first.body);
+    expect((await ctx.deps.db.selectFrom("customers").select("name").where("id", "=", customerId).executeTakeFirstOrThrow()).name).toBe(
+      "Changed",
+    );
+    expect((await update("Grace")).statusCode).toBe(422);
   });
 });
 
@@ -292,10 +313,52 @@ describe("failures and crashes", () => {
     expect(await refundsOf(order.id)).toEqual([{ amount: 300 }]);
   });
 
-  it("after a crash between commit and response, a retry never refunds twice", async () => {
-    const order = await paidOrder(ctx, org.id, checkoutToken, { price: 1000 });
+  /** Each route users retry most: a request with a key, and how many rows it has written. */
+  const crashCases: {
+    route: string;
+    status: number;
+    open: (key: string) => Promise<{ send: () => Promise<LightMyRequestResponse>; written: () => Promise<number> }>;
+  }[] = [
+    {
+      route: "POST /v1/refunds/",
+      status: 201,
+      open: async (key) => {
+        const order = await paidOrder(ctx, org.id, checkoutToken, { price: 1000 });
+        return { send: () => refund(key, order.id), written: async () => (await refundsOf(order.id)).length };
+      },
+    },
+    {
+      route: "POST /v1/events/ingest",
+      status: 200,
+      open: async (key) => {
+        const name = `crash-${key}`;
+        const stored = () => ctx.deps.db.selectFrom("events").select("id").where("name", "=", name).execute();
+        return { send: () => ingest(key, name), written: async () => (await stored()).length };
+      },
+    },
+    {
+      route: "POST /v1/checkouts/client/{client_secret}/confirm",
+      status: 200,
+      open: async (key) => {
+        const { product } = await createProduct(ctx.deps, org.id);
+        const session = await openCheckoutThroughApi(ctx, checkoutToken, { products: [product.id] });
+        const send = () =>
+          ctx.request({
+            method: "POST",
+            url: `/v1/checkouts/client/${session.client_secret}/confirm`,
+            headers: withKey(key),
+            payload: { ...BUYER, confirmation_token_id: "tok_visa" },
+          });
+        const orders = () => ctx.deps.db.selectFrom("orders").select("id").where("checkout_id", "=", session.id).execute();
+        return { send, written: async () => (await orders()).length };
+      },
+    },
+  ];
+
+  it.each(crashCases)("after a crash between commit and response, a retry of $route never runs twice", async ({ status, open }) => {
     const key = newKey();
-    // The response is never stored, as when the process dies right after the refund's commit.
+    const { send, written } = await open(key);
+    // The response is never kept, as when the process dies right after the request's commit.
     await sql`CREATE FUNCTION lose_response() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated crash'; END $$`.execute(
       ctx.deps.db,
     );
@@ -303,19 +366,21 @@ describe("failures and crashes", () => {
       ctx.deps.db,
     );
     try {
-      expect((await refund(key, order.id)).statusCode).toBe(201);
+      const first = await send();
+      expect(first.statusCode, first.body).toBe(status);
     } finally {
       await sql`DROP TRIGGER lose_response ON idempotency_keys; DROP FUNCTION lose_response()`.execute(ctx.deps.db);
     }
+    expect(await written()).toBe(1);
     const record = await ctx.deps.db.selectFrom("idempotency_keys").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
     expect(record).toMatchObject({ state: "running", status_code: null });
     expect(record.committed_at).not.toBeNull();
     // Once the dead attempt's lease is over, retries learn that its changes were made; none runs.
     ctx.clock.advance(IDEMPOTENCY_LEASE_MS + 1_000);
-    const retry = await refund(key, order.id);
+    const retry = await send();
     expect(retry.statusCode, retry.body).toBe(409);
     expect(retry.json().error).toBe("IdempotencyKeyInUse");
-    expect(await refundsOf(order.id)).toEqual([{ amount: 300 }]);
+    expect(await written()).toBe(1);
   });
 
   it("a dead attempt that committed nothing is taken over once its lease ends", async () => {
