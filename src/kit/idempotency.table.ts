@@ -3,7 +3,7 @@ import type { ColumnType } from "kysely";
 /** One Idempotency-Key of one principal scope (src/kit/idempotency.ts). */
 export interface IdempotencyKeysTable {
   id: string;
-  /** Who used the key: `organization:<id>`, `user:<token id>`, `customer:<id>`, `member:<id>` or `anonymous:<path>`. */
+  /** Who used the key: `organization:<id>`, `user:<token id>`, `customer:<id>`, `member:<id>`, `client-secret:<sha256>` or `anonymous:<request fingerprint>`. */
   scope: string;
   key: string;
   /** sha256 of method, URL and body: a reuse of the key for another request is refused. */

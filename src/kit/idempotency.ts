@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { openCommitMarkScope, setCommitMark } from "../db/commit-marks.ts";
 import type { Db } from "../db/database.ts";
-import type { Principal } from "./auth.ts";
 import { realTime } from "./clock.ts";
 import { AppError, RequestValidationError, fieldIssue } from "./errors.ts";
 import { committedMark, releaseKey, reserveKey, storeResponse, type KeyClaim, type StoredResponse } from "./idempotency-keys.repository.ts";
@@ -68,12 +67,17 @@ function keyOf(request: FastifyRequest): string | null {
 
 /**
  * Whose keys these are. An organization's tokens share its keys (as an account's do at Stripe); a
- * customer's sessions share the customer's; a member's, the member's. Routes without a credential
- * (a checkout's client secret, a license key activation) are keyed by their path, hashed because
- * it may hold a client secret.
+ * customer's sessions share the customer's; a member's, the member's. A route without a credential
+ * is keyed by its client secret where its path holds one (the checkout client routes); a shared
+ * public path (license-key activation) is keyed by the whole request, so no caller can take or
+ * probe another's key: only the identical request meets it again. Stored hashed (secrets inside).
  */
-function scopeOf(principal: Principal | null, path: string): string {
-  if (principal === null) return `anonymous:${sha256(path)}`;
+function scopeOf(request: FastifyRequest, fingerprint: string): string {
+  const principal = request.principal;
+  if (principal === null) {
+    const secret = (request.params as Record<string, unknown> | undefined)?.client_secret;
+    return typeof secret === "string" ? `client-secret:${sha256(secret)}` : `anonymous:${fingerprint}`;
+  }
   switch (principal.kind) {
     case "user":
       return `user:${principal.tokenId}`;
@@ -127,11 +131,11 @@ export function registerIdempotency(app: FastifyInstance, { db, now }: Idempoten
     if (!appliesTo(request)) return;
     const key = keyOf(request);
     if (key === null) return;
-    const path = request.url.split("?")[0] ?? request.url;
+    const fingerprint = sha256(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`);
     const claim: Omit<KeyClaim, "now"> = {
-      scope: scopeOf(request.principal, path),
+      scope: scopeOf(request, fingerprint),
       key,
-      fingerprint: sha256(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`),
+      fingerprint,
       ttlMs: IDEMPOTENCY_TTL_MS,
       leaseMs: IDEMPOTENCY_LEASE_MS,
     };

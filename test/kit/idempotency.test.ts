@@ -8,6 +8,7 @@ import { badInputTable } from "../helpers/bad-inputs.ts";
 import type { TestContext } from "../helpers/context.ts";
 import {
   createCustomer,
+  createLicenseKey,
   createOrganization,
   createOrganizationToken,
   createProduct,
@@ -218,6 +219,34 @@ describe("keys belong to a principal", () => {
     const key = newKey();
     expect((await ingest(key)).statusCode).toBe(200);
     expect((await ingest(key, "api.call", secondToken)).headers["idempotent-replayed"]).toBe("true");
+  });
+});
+
+describe("routes without a credential", () => {
+  it("on a shared public path, callers cannot meet each other's keys: only the identical request replays", async () => {
+    const licenseKey = await createLicenseKey(ctx.deps, org.id, customerId);
+    const key = "shared-by-accident";
+    const activate = (label: string) =>
+      ctx.request({
+        method: "POST",
+        url: "/v1/customer-portal/license-keys/activate",
+        headers: withKey(key),
+        payload: { key: licenseKey.key, organization_id: org.id, label },
+      });
+    const mine = await activate("laptop");
+    expect(mine.statusCode, mine.body).toBe(200);
+    const theirs = await activate("desktop");
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    expect(theirs.headers["idempotent-replayed"]).toBeUndefined();
+    const again = await activate("laptop");
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.body).toBe(mine.body);
+    const activations = await ctx.deps.db
+      .selectFrom("license_key_activations")
+      .select("label")
+      .where("license_key_id", "=", licenseKey.id)
+      .execute();
+    expect(activations.map((row) => row.label).sort()).toEqual(["desktop", "laptop"]);
   });
 });
 
