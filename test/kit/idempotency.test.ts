@@ -412,6 +412,36 @@ describe("failures and crashes", () => {
     expect(await written()).toBe(1);
   });
 
+  it("a 5xx after a commit is not kept and not run again: the confirm's retry answers 409 at once", async () => {
+    const { product } = await createProduct(ctx.deps, org.id);
+    const session = await openCheckoutThroughApi(ctx, checkoutToken, { products: [product.id] });
+    const key = newKey();
+    const confirm = () =>
+      ctx.request({
+        method: "POST",
+        url: `/v1/checkouts/client/${session.client_secret}/confirm`,
+        headers: withKey(key),
+        payload: { ...BUYER, confirmation_token_id: "tok_visa" },
+      });
+    // The confirmation commits, then completing it into an order fails.
+    await sql`CREATE FUNCTION refuse_order() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated failure'; END $$`.execute(
+      ctx.deps.db,
+    );
+    await sql`CREATE TRIGGER refuse_order BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION refuse_order()`.execute(ctx.deps.db);
+    try {
+      expect((await confirm()).statusCode).toBe(500);
+    } finally {
+      await sql`DROP TRIGGER refuse_order ON orders; DROP FUNCTION refuse_order()`.execute(ctx.deps.db);
+    }
+    const statusOf = async () =>
+      (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", session.id).executeTakeFirstOrThrow()).status;
+    expect(await statusOf()).toBe("confirmed");
+    const retry = await confirm();
+    expect(retry.statusCode, retry.body).toBe(409);
+    expect(retry.json().error).toBe("IdempotencyKeyInUse");
+    expect(await statusOf()).toBe("confirmed");
+  });
+
   it("a dead attempt that committed nothing is taken over once its lease ends", async () => {
     const order = await paidOrder(ctx, org.id, checkoutToken, { price: 1000 });
     const key = newKey();
