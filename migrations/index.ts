@@ -20,6 +20,7 @@ import * as refunds from "./2026-11-24T0160_refunds.ts";
 import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_sessions.ts";
 import * as meters from "./2026-11-24T0190_meters.ts";
 import * as workerLeaseRenewals from "./2026-11-24T0200_worker_lease_renewals.ts";
+import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
 
 /**
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0190_meters": meters,
   "2026-11-24T0200_worker_lease_renewals": workerLeaseRenewals,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
+  "2026-11-24T0250_idempotency_keys": idempotencyKeys,
 };
 
 /**

@@ -10,6 +10,7 @@ import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
 import { registerRequestClock } from "./kit/clock.ts";
 import { registerErrorHandling } from "./kit/http-errors.ts";
+import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency } from "./kit/idempotency.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
 import { loggerOptions } from "./logger.ts";
@@ -95,7 +96,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // First: a bad version is refused before CORS, authentication and routing see the request.
   registerApiVersioning(app);
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
-  await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER] });
+  await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER, IDEMPOTENT_REPLAYED_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -105,7 +106,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   await app.register(swagger, {
     transformObject: (document) =>
-      "openapiObject" in document ? markDeepObjectParameters(document.openapiObject) : document.swaggerObject,
+      "openapiObject" in document ? documentIdempotencyKey(markDeepObjectParameters(document.openapiObject)) : document.swaggerObject,
     openapi: {
       openapi: "3.1.0",
       info: DOCUMENT_INFO,
@@ -128,6 +129,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const services = options.services ?? buildServices(deps);
   registerRequestClock(app);
   registerAuth(app, services.authenticators);
+  registerIdempotency(app, { db: deps.db, now: deps.now });
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {

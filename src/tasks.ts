@@ -1,6 +1,8 @@
 import type { TaskList } from "graphile-worker";
 import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
+import { realTime } from "./kit/clock.ts";
+import { purgeExpiredKeys } from "./kit/idempotency-keys.repository.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
 import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
@@ -23,8 +25,11 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
+    [TaskName.idempotencyPurge]: async () => {
+      await purgeExpiredKeys(deps.db, realTime(deps.now));
+    },
   };
 }
 
 /** Recurring tasks, in graphile-worker's crontab syntax: one process enqueues each tick, whatever runs. */
-export const crontab = `* * * * * ${TaskName.subscriptionsSweep} ?max=1`;
+export const crontab = [`* * * * * ${TaskName.subscriptionsSweep} ?max=1`, `17 * * * * ${TaskName.idempotencyPurge} ?max=1`].join("\n");

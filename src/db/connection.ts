@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
+import { markingPostgresDialect } from "./commit-marks.ts";
 import type { Database } from "./database.ts";
 
 // int8 columns hold money in minor units and counters; they stay far below 2^53, so read them as numbers.
@@ -33,6 +34,6 @@ export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Conne
     // customer name: 192 ms with JIT, 34 ms without, bench/orders-list.md).
     client.query("SET jit = off").catch(() => undefined);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: markingPostgresDialect({ pool }) });
   return { db, pool, close: () => db.destroy() };
 }

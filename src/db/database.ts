@@ -26,6 +26,7 @@ import type {
   SubscriptionPricesTable,
   SubscriptionsTable,
 } from "../modules/subscriptions/subscriptions.table.ts";
+import type { IdempotencyKeysTable } from "../kit/idempotency.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
@@ -70,6 +71,7 @@ export interface Database {
   product_custom_fields: ProductCustomFieldsTable;
   checkout_links: CheckoutLinksTable;
   checkout_link_products: CheckoutLinkProductsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Db = Kysely<Database>;

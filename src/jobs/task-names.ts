@@ -21,5 +21,7 @@ export const TaskName = {
   customerStateChanged: "customers.state_changed",
   /** Adds the events ingested before a meter's definition to its pre-aggregates. */
   meterBackfill: "meters.backfill",
+  /** Deletes Idempotency-Key records past their 24 hours (hourly; a crontab task, hence the `:`). */
+  idempotencyPurge: "idempotency:purge",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];
