@@ -27,7 +27,7 @@ describe("usageAmount: unit × quantity, rounded half away from zero once, then 
   });
 
   it("stays exact for huge quantities, where a float would not", () => {
-    // 2^53 + 1 units at 1 cent: a float reads the quantity as 2^53.
+    // The largest amount an order holds exactly; one more unit is refused below.
     expect(usageAmount("1", "9007199254740991", null)).toBe(Number.MAX_SAFE_INTEGER);
     // 9 007 199 254 740 990.5 cents at the 12th decimal: a float cannot hold the half.
     expect(usageAmount("0.000000000001", "9007199254740990500000000000", null)).toBe(9007199254740991);

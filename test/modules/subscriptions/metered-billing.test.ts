@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestContext } from "../../helpers/context.ts";
+import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { ingest } from "../meters/meters-helpers.ts";
+import { buyThroughCheckout } from "./subscription-helpers.ts";
+
+let ctx: TestContext;
+let orgId: string;
+let token: string;
+let meterToken: string;
+let readToken: string;
+
+beforeAll(async () => {
+  ({
+    ctx,
+    org: { id: orgId },
+    tokens: [token, meterToken, readToken],
+  } = await openOrganizationContext(["checkouts:write", "subscriptions:write"], ["meters:write", "events:write"], ["orders:read"]));
+});
+afterAll(() => ctx.close());
+
+const sweep = () => ctx.services.subscriptionRenewals.sweep();
+const subscriptionRow = (id: string) => ctx.deps.db.selectFrom("subscriptions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const ordersOf = (subscriptionId: string) =>
+  ctx.deps.db.selectFrom("orders").selectAll().where("subscription_id", "=", subscriptionId).orderBy("invoice_number").execute();
+const itemsOf = (orderId: string) =>
+  ctx.deps.db
+    .selectFrom("order_items")
+    .select(["label", "amount", "product_price_id", "proration"])
+    .where("order_id", "=", orderId)
+    .orderBy("position")
+    .execute();
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function createMeter(eventName: string): Promise<string> {
+  const response = await ctx.request({
+    method: "POST",
+    url: "/v1/meters/",
+    token: meterToken,
+    payload: {
+      name: `${eventName} calls`,
+      filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: eventName }] },
+      aggregation: { func: "count" },
+    },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<{ id: string }>().id;
+}
+
+/** A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now. */
+async function subscribe(eventName: string, unitAmount: string, capAmount: number | null) {
+  const meterId = await createMeter(eventName);
+  const plan = await createProduct(ctx.deps, orgId, {
+    product: { name: `Plan ${eventName}`, recurring_interval: "month", recurring_interval_count: 1 },
+    prices: [
+      { amount_type: "fixed", price_amount: 1000 },
+      { amount_type: "metered_unit", unit_amount: unitAmount, cap_amount: capAmount, meter_id: meterId, meter_name: `${eventName} calls` },
+    ],
+  });
+  const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: `${eventName}@example.com` } });
+  return { id: checkout.subscription_id, customerId: checkout.customer_id, meteredPriceId: plan.prices[1]!.id, label: `${eventName} calls` };
+}
+
+const events = (name: string, customerId: string, timestamps: number[]) =>
+  timestamps.map((timestamp) => ({ name, customer_id: customerId, timestamp: iso(timestamp) }));
+
+/** Moves the clock to the subscription's period end and renews it; returns the renewal order's items. */
+async function renew(id: string) {
+  const before = await subscriptionRow(id);
+  ctx.clock.set(before.current_period_end);
+  await sweep();
+  const orders = await ordersOf(id);
+  const order = orders.at(-1)!;
+  return { before, order, items: await itemsOf(order.id) };
+}
+
+describe("metered prices on renewals", () => {
+  it("bills each closed period's usage by event timestamp over [start, end), in arrears, over several renewals, with late events billed once on the next order", async () => {
+    ctx.clock.set(new Date("2027-03-10T09:15:30.000Z"));
+    const sub = await subscribe("api", "12.5", null);
+    const first = await subscriptionRow(sub.id);
+    const start = first.current_period_start.getTime();
+    const end = first.current_period_end.getTime();
+    // In period 1: its first instant, the middle, its last millisecond; the period end itself opens period 2.
+    ctx.clock.set(new Date(end));
+    await ingest(ctx, meterToken, events("api", sub.customerId, [start, start + 3_600_000, end - 1]));
+    // Another customer's and another event name's usage never count.
+    await ingest(ctx, meterToken, [{ name: "api", external_customer_id: "someone-else", timestamp: iso(start + 10) }]);
+    await ingest(ctx, meterToken, events("other", sub.customerId, [start + 20]));
+    const before = await subscriptionRow(sub.id);
+    await sweep();
+    await ingest(ctx, meterToken, events("api", sub.customerId, [end]));
+
+    const one = (await ordersOf(sub.id)).at(-1)!;
+    expect(one.billing_reason).toBe("subscription_cycle");
+    // 3 × 12.5 = 37.5 → 38 (half away from zero), its own line after the plan's.
+    expect(await itemsOf(one.id)).toEqual([
+      { label: "Plan api", amount: 1000, product_price_id: expect.any(String), proration: false },
+      { label: "api calls", amount: 38, product_price_id: sub.meteredPriceId, proration: false },
+    ]);
+    expect(one.subtotal_amount).toBe(1038);
+    expect(before.current_period_end.getTime()).toBe(end);
+
+    // Period 2: two events (one at its start), plus a late one for period 1 arriving now.
+    const second = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(second.current_period_end.getTime() - 1000));
+    await ingest(ctx, meterToken, events("api", sub.customerId, [second.current_period_start.getTime() + 5000]));
+    await ingest(ctx, meterToken, events("api", sub.customerId, [end - 2]));
+    const two = await renew(sub.id);
+    // 2 × 12.5 = 25; period 1 now has 4 events: 50 less the 38 billed = 12 more, on a line of its own.
+    expect(two.items.map((item) => [item.label, item.amount])).toEqual([
+      ["Plan api", 1000],
+      ["api calls", 25],
+      ["api calls (late usage, 2027-03-10 to 2027-04-10)", 12],
+    ]);
+
+    // Period 3: no usage, nothing late: only the plan; nothing is billed twice.
+    const three = await renew(sub.id);
+    expect(three.items.map((item) => [item.label, item.amount])).toEqual([["Plan api", 1000]]);
+    const charges = await ctx.deps.db
+      .selectFrom("subscription_usage_charges")
+      .select(["quantity", "amount"])
+      .where("subscription_id", "=", sub.id)
+      .orderBy("period_start")
+      .execute();
+    expect(charges.map((charge) => [Number(charge.quantity), charge.amount])).toEqual([
+      [4, 50],
+      [2, 25],
+      [0, 0],
+    ]);
+
+    // The order as the reference describes it.
+    const response = await ctx.request({ method: "GET", url: `/v1/orders/${two.order.id}`, token: readToken });
+    expect(response.statusCode).toBe(200);
+    expectReferenceResponse("orders:get", 200, response.json());
+    const body = response.json<{ items: { label: string; amount: number; product_price_id: string | null; proration: boolean }[] }>();
+    expect(body.items.filter((item) => item.product_price_id === sub.meteredPriceId).map((item) => item.amount)).toEqual([25, 12]);
+  });
+
+  it("caps a period's usage at cap_amount, exactly reached and exceeded, late events included", async () => {
+    ctx.clock.set(new Date("2027-05-03T00:00:00.000Z"));
+    const sub = await subscribe("capped", "50", 100);
+    const first = await subscriptionRow(sub.id);
+    const start = first.current_period_start.getTime();
+    ctx.clock.set(new Date(start + 86_400_000));
+    await ingest(ctx, meterToken, events("capped", sub.customerId, [start + 1, start + 2]));
+    const one = await renew(sub.id);
+    expect(one.items.at(-1)).toMatchObject({ label: "capped calls", amount: 100 });
+    // A late event for the capped period adds nothing; three events in period 2 are capped too.
+    const second = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(second.current_period_start.getTime() + 86_400_000));
+    await ingest(ctx, meterToken, events("capped", sub.customerId, [start + 3]));
+    await ingest(ctx, meterToken, events("capped", sub.customerId, [1, 2, 3].map((n) => second.current_period_start.getTime() + n)));
+    const two = await renew(sub.id);
+    expect(two.items.map((item) => [item.label, item.amount])).toEqual([
+      ["Plan capped", 1000],
+      ["capped calls", 100],
+    ]);
+  });
+
+  it("bills the last period's usage when a subscription canceled at period end ends, and none after", async () => {
+    ctx.clock.set(new Date("2027-06-15T12:00:00.000Z"));
+    const sub = await subscribe("ending", "7", null);
+    const first = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
+    await ingest(ctx, meterToken, events("ending", sub.customerId, [first.current_period_start.getTime() + 1]));
+    const patched = await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: { cancel_at_period_end: true } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const ordersBefore = (await ordersOf(sub.id)).length;
+    const last = await renew(sub.id);
+    const ended = await subscriptionRow(sub.id);
+    expect(ended.status).toBe("canceled");
+    expect((await ordersOf(sub.id)).length).toBe(ordersBefore + 1);
+    expect(last.order.billing_reason).toBe("subscription_cycle");
+    expect(last.order.status).toBe("paid");
+    expect(last.items.map((item) => [item.label, item.amount])).toEqual([["ending calls", 7]]);
+  });
+
+  it("ends a canceled subscription without an order when its last period had no usage", async () => {
+    ctx.clock.set(new Date("2027-07-01T00:00:00.000Z"));
+    const sub = await subscribe("quiet", "7", null);
+    await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: { cancel_at_period_end: true } });
+    const count = (await ordersOf(sub.id)).length;
+    await renew(sub.id);
+    expect((await subscriptionRow(sub.id)).status).toBe("canceled");
+    expect((await ordersOf(sub.id)).length).toBe(count);
+  });
+
+  it("counts usage ingested while the renewal runs exactly once: in the closing order or as late usage on the next", async () => {
+    ctx.clock.set(new Date("2027-08-05T08:00:00.000Z"));
+    const sub = await subscribe("racing", "1", null);
+    const first = await subscriptionRow(sub.id);
+    const start = first.current_period_start.getTime();
+    const end = first.current_period_end.getTime();
+    ctx.clock.set(new Date(end));
+    await ingest(ctx, meterToken, events("racing", sub.customerId, [start + 1]));
+    const batches = Array.from({ length: 8 }, (_, batch) =>
+      events(
+        "racing",
+        sub.customerId,
+        Array.from({ length: 25 }, (_, n) => start + 1000 + batch * 100 + n),
+      ),
+    );
+    await Promise.all([sweep(), ...batches.map((batch) => ingest(ctx, meterToken, batch))]);
+    const two = await renew(sub.id);
+    const one = (await ordersOf(sub.id)).at(-2)!;
+    const billed = [...(await itemsOf(one.id)), ...two.items].filter((item) => item.label.startsWith("racing calls"));
+    // 201 events at 1 cent, each counted once across the two orders.
+    expect(billed.reduce((sum, item) => sum + item.amount, 0)).toBe(201);
+  });
+});
