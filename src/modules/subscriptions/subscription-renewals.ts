@@ -128,6 +128,16 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return billOrder(trx, row, { billingReason: "subscription_cycle", product, lines: usage, discount: 0, discountId: null, now });
   }
 
+  /**
+   * Ends a locked subscription now (a revoke), its open period's usage up to now billed first, as the
+   * anchor settles an open meter period; returns the order when it waits for a payment.
+   */
+  async function endNow(trx: Executor, row: SubscriptionRow, now: Date, cancellation: Parameters<typeof endSubscription>[3]) {
+    const usage = await closePeriodUsage(trx, { ...row, current_period_end: now }, now);
+    const ended = await endSubscription(trx, row, now, cancellation);
+    return billUsage(trx, ended, usage, now);
+  }
+
   const productFacts = (trx: Executor, productId: string) =>
     trx.selectFrom("products").select(["name", "is_tax_applicable"]).where("id", "=", productId).executeTakeFirstOrThrow();
 
@@ -462,6 +472,6 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return totals;
   }
 
-  return { sweep, collect, cycle, resume, invoiceChanges, chargeBeforeCommit, lockForCharge, chargeLocked };
+  return { sweep, collect, cycle, resume, endNow, invoiceChanges, chargeBeforeCommit, lockForCharge, chargeLocked };
 }
 export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

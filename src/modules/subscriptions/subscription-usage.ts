@@ -14,7 +14,8 @@ const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
 
 /**
  * The usage lines of the locked subscription's closing period [current_period_start,
- * current_period_end) (none for a trial period: usage during a trial is free), followed by the late
+ * current_period_end) (none for a trial period: usage during a trial is free; from the end of the
+ * last billed period when that is later, after a pause), followed by the late
  * lines of its earlier periods, and the charges recorded, in the caller's transaction (the order that
  * bills the lines is written in it too). A line per metered price with usage, even when its cap makes
  * it free; late lines only when they add to an amount.
@@ -24,7 +25,8 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
   const quantityOf = (meterId: string | null, from: Date, to: Date) =>
     meterId === null ? Promise.resolve(null) : customerUsage(trx, { meterId, customerId: row.customer_id, from, to });
 
-  for (const charge of await usageRepo.usageChargesOf(trx, row.id)) {
+  const charges = await usageRepo.usageChargesOf(trx, row.id);
+  for (const charge of charges) {
     const quantity = await quantityOf(charge.meter_id, charge.period_start, charge.period_end);
     if (quantity === null || quantity === charge.quantity) continue;
     const amount = usageAmount(charge.unit_amount ?? "0", quantity, charge.cap_amount);
@@ -35,8 +37,16 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
     }
   }
 
-  if (row.status === "trialing" || row.current_period_end <= row.current_period_start) return lines;
-  const period = { from: row.current_period_start, to: row.current_period_end };
+  // From where the last billed usage ended, so periods never overlap (a resume after a pause restarts the period).
+  const lastEnd = charges.reduce<Date | null>(
+    (last, charge) => (last === null || charge.period_end > last ? charge.period_end : last),
+    null,
+  );
+  const period = {
+    from: lastEnd !== null && lastEnd > row.current_period_start ? lastEnd : row.current_period_start,
+    to: row.current_period_end,
+  };
+  if (row.status === "trialing" || period.to <= period.from) return lines;
   const current: PriceLine[] = [];
   for (const price of await usageRepo.meteredPrices(trx, row.id)) {
     const quantity = await quantityOf(price.meter_id, period.from, period.to);

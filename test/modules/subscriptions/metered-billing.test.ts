@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
 import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { ingest } from "../meters/meters-helpers.ts";
+import { ingest, runBackfills } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "./subscription-helpers.ts";
 
 let ctx: TestContext;
@@ -59,7 +59,12 @@ async function subscribe(eventName: string, unitAmount: string, capAmount: numbe
     ],
   });
   const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: `${eventName}@example.com` } });
-  return { id: checkout.subscription_id, customerId: checkout.customer_id, meteredPriceId: plan.prices[1]!.id, label: `${eventName} calls` };
+  return {
+    id: checkout.subscription_id,
+    customerId: checkout.customer_id,
+    meteredPriceId: plan.prices[1]!.id,
+    label: `${eventName} calls`,
+  };
 }
 
 const events = (name: string, customerId: string, timestamps: number[]) =>
@@ -151,7 +156,15 @@ describe("metered prices on renewals", () => {
     const second = await subscriptionRow(sub.id);
     ctx.clock.set(new Date(second.current_period_start.getTime() + 86_400_000));
     await ingest(ctx, meterToken, events("capped", sub.customerId, [start + 3]));
-    await ingest(ctx, meterToken, events("capped", sub.customerId, [1, 2, 3].map((n) => second.current_period_start.getTime() + n)));
+    await ingest(
+      ctx,
+      meterToken,
+      events(
+        "capped",
+        sub.customerId,
+        [1, 2, 3].map((n) => second.current_period_start.getTime() + n),
+      ),
+    );
     const two = await renew(sub.id);
     expect(two.items.map((item) => [item.label, item.amount])).toEqual([
       ["Plan capped", 1000],
@@ -165,7 +178,12 @@ describe("metered prices on renewals", () => {
     const first = await subscriptionRow(sub.id);
     ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
     await ingest(ctx, meterToken, events("ending", sub.customerId, [first.current_period_start.getTime() + 1]));
-    const patched = await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: { cancel_at_period_end: true } });
+    const patched = await ctx.request({
+      method: "PATCH",
+      url: `/v1/subscriptions/${sub.id}`,
+      token,
+      payload: { cancel_at_period_end: true },
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     const ordersBefore = (await ordersOf(sub.id)).length;
     const last = await renew(sub.id);
@@ -185,6 +203,84 @@ describe("metered prices on renewals", () => {
     await renew(sub.id);
     expect((await subscriptionRow(sub.id)).status).toBe("canceled");
     expect((await ordersOf(sub.id)).length).toBe(count);
+  });
+
+  it("revoked mid-period, bills the usage up to the revoke; events after it are not the subscription's", async () => {
+    ctx.clock.set(new Date("2027-09-01T00:00:00.000Z"));
+    const sub = await subscribe("revoked", "3", null);
+    const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+    ctx.clock.set(new Date(start + 10 * 86_400_000));
+    await ingest(ctx, meterToken, events("revoked", sub.customerId, [start + 1, start + 2]));
+    const count = (await ordersOf(sub.id)).length;
+    const revoked = await ctx.request({ method: "DELETE", url: `/v1/subscriptions/${sub.id}`, token });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(revoked.json<{ status: string }>().status).toBe("canceled");
+    const orders = await ordersOf(sub.id);
+    expect(orders.length).toBe(count + 1);
+    expect((await itemsOf(orders.at(-1)!.id)).map((item) => [item.label, item.amount])).toEqual([["revoked calls", 6]]);
+    expect(orders.at(-1)!.status).toBe("paid");
+    ctx.clock.set(new Date(start + 40 * 86_400_000));
+    await ingest(ctx, meterToken, events("revoked", sub.customerId, [start + 20 * 86_400_000]));
+    await sweep();
+    expect((await ordersOf(sub.id)).length).toBe(count + 1);
+  });
+
+  it("pausing bills the closing period's usage; the resume bills the paused time's usage once, never the period again", async () => {
+    ctx.clock.set(new Date("2027-10-01T00:00:00.000Z"));
+    const sub = await subscribe("paused", "2", null);
+    const first = await subscriptionRow(sub.id);
+    const start = first.current_period_start.getTime();
+    const end = first.current_period_end.getTime();
+    ctx.clock.set(new Date(start + 86_400_000));
+    await ingest(ctx, meterToken, events("paused", sub.customerId, [start + 1]));
+    const paused = await ctx.request({
+      method: "PATCH",
+      url: `/v1/subscriptions/${sub.id}`,
+      token,
+      payload: { pause_at_period_end: true },
+    });
+    expect(paused.statusCode, paused.body).toBe(200);
+    const atPause = await renew(sub.id);
+    expect((await subscriptionRow(sub.id)).status).toBe("paused");
+    expect(atPause.items.map((item) => [item.label, item.amount])).toEqual([["paused calls", 2]]);
+    // While paused: one event; then resumed.
+    ctx.clock.set(new Date(end + 5 * 86_400_000));
+    await ingest(ctx, meterToken, events("paused", sub.customerId, [end + 86_400_000]));
+    const resumed = await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: { resume: true } });
+    expect(resumed.statusCode, resumed.body).toBe(200);
+    const order = (await ordersOf(sub.id)).at(-1)!;
+    expect((await itemsOf(order.id)).map((item) => [item.label, item.amount])).toEqual([
+      ["Plan paused", 1000],
+      ["paused calls", 2],
+    ]);
+  });
+
+  it("bills exactly from a meter created after the events, while its back-fill is pending and after it ran", async () => {
+    ctx.clock.set(new Date("2027-11-02T10:30:00.000Z"));
+    const sub = await subscribe("early", "5", null);
+    const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+    ctx.clock.set(new Date(start + 3_600_000));
+    await ingest(ctx, meterToken, events("late-meter", sub.customerId, [start + 1, start + 2, start + 3]));
+    const meterId = await createMeter("late-meter");
+    const pending = await ctx.deps.db.selectFrom("meters").select("backfilled_at").where("id", "=", meterId).executeTakeFirstOrThrow();
+    expect(pending.backfilled_at).toBeNull();
+    const plan = await ctx.deps.db
+      .selectFrom("product_prices")
+      .select("product_id")
+      .where("id", "=", sub.meteredPriceId)
+      .executeTakeFirstOrThrow();
+    await ctx.deps.db
+      .updateTable("product_prices")
+      .set({ meter_id: meterId })
+      .where("product_id", "=", plan.product_id)
+      .where("amount_type", "=", "metered_unit")
+      .execute();
+    const one = await renew(sub.id);
+    expect(one.items.at(-1)).toMatchObject({ label: "early calls", amount: 15 });
+    await runBackfills(ctx);
+    const two = await renew(sub.id);
+    // After the back-fill the buckets hold them: nothing changed, nothing late.
+    expect(two.items.map((item) => [item.label, item.amount])).toEqual([["Plan early", 1000]]);
   });
 
   it("counts usage ingested while the renewal runs exactly once: in the closing order or as late usage on the next", async () => {
