@@ -1,5 +1,6 @@
+import { createPolar } from "@polar-sh/sdk/2026-04";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestContext } from "../../helpers/context.ts";
+import { listen, type TestContext } from "../../helpers/context.ts";
 import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { ingest, runBackfills } from "../meters/meters-helpers.ts";
@@ -10,6 +11,7 @@ let orgId: string;
 let token: string;
 let meterToken: string;
 let readToken: string;
+let baseUrl: string;
 
 beforeAll(async () => {
   ({
@@ -17,6 +19,7 @@ beforeAll(async () => {
     org: { id: orgId },
     tokens: [token, meterToken, readToken],
   } = await openOrganizationContext(["checkouts:write", "subscriptions:write"], ["meters:write", "events:write"], ["orders:read"]));
+  baseUrl = await listen(ctx);
 });
 afterAll(() => ctx.close());
 
@@ -49,7 +52,7 @@ async function createMeter(eventName: string): Promise<string> {
 }
 
 /** A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now. */
-async function subscribe(eventName: string, unitAmount: string, capAmount: number | null) {
+async function subscribe(eventName: string, unitAmount: string, capAmount: number | null, card = "tok_visa") {
   const meterId = await createMeter(eventName);
   const plan = await createProduct(ctx.deps, orgId, {
     product: { name: `Plan ${eventName}`, recurring_interval: "month", recurring_interval_count: 1 },
@@ -58,7 +61,10 @@ async function subscribe(eventName: string, unitAmount: string, capAmount: numbe
       { amount_type: "metered_unit", unit_amount: unitAmount, cap_amount: capAmount, meter_id: meterId, meter_name: `${eventName} calls` },
     ],
   });
-  const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: `${eventName}@example.com` } });
+  const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, {
+    buyer: { customer_email: `${eventName}@example.com` },
+    card,
+  });
   return {
     id: checkout.subscription_id,
     customerId: checkout.customer_id,
@@ -141,6 +147,14 @@ describe("metered prices on renewals", () => {
     expectReferenceResponse("orders:get", 200, response.json());
     const body = response.json<{ items: { label: string; amount: number; product_price_id: string | null; proration: boolean }[] }>();
     expect(body.items.filter((item) => item.product_price_id === sub.meteredPriceId).map((item) => item.amount)).toEqual([25, 12]);
+    // The official client reads it unchanged.
+    const viaSdk = await createPolar({ accessToken: readToken, baseUrl }).orders.get(two.order.id);
+    expect(viaSdk.items.map((item) => [item.label, item.amount, item.proration])).toEqual([
+      ["Plan api", 1000, false],
+      ["api calls", 25, false],
+      ["api calls (late usage, 2027-03-10 to 2027-04-10)", 12, false],
+    ]);
+    expect(viaSdk.billing_reason).toBe("subscription_cycle");
   });
 
   it("caps a period's usage at cap_amount, exactly reached and exceeded, late events included", async () => {
@@ -193,6 +207,31 @@ describe("metered prices on renewals", () => {
     expect(last.order.billing_reason).toBe("subscription_cycle");
     expect(last.order.status).toBe("paid");
     expect(last.items.map((item) => [item.label, item.amount])).toEqual([["ending calls", 7]]);
+  });
+
+  it("retries an ended subscription's unpaid usage order on the dunning schedule, then voids it; the subscription stays canceled", async () => {
+    ctx.clock.set(new Date("2027-12-01T00:00:00.000Z"));
+    const sub = await subscribe("unpaid", "9", null, "tok_chargeCustomerFail");
+    const first = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
+    await ingest(ctx, meterToken, events("unpaid", sub.customerId, [first.current_period_start.getTime() + 1]));
+    await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: { cancel_at_period_end: true } });
+    const last = await renew(sub.id);
+    expect(last.items.map((item) => [item.label, item.amount])).toEqual([["unpaid calls", 9]]);
+    const attempts: string[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      const order = await ctx.deps.db.selectFrom("orders").selectAll().where("id", "=", last.order.id).executeTakeFirstOrThrow();
+      if (order.next_payment_attempt_at === null) break;
+      attempts.push(order.next_payment_attempt_at.toISOString().slice(0, 10));
+      ctx.clock.set(order.next_payment_attempt_at);
+      await sweep();
+      expect((await subscriptionRow(sub.id)).status).toBe("canceled");
+    }
+    expect(attempts).toHaveLength(4);
+    const settled = await ctx.deps.db.selectFrom("orders").select("status").where("id", "=", last.order.id).executeTakeFirstOrThrow();
+    expect(settled.status).toBe("void");
+    const payments = await ctx.deps.db.selectFrom("payments").select("status").where("order_id", "=", last.order.id).execute();
+    expect(payments.map((payment) => payment.status)).toEqual(Array(5).fill("failed"));
   });
 
   it("ends a canceled subscription without an order when its last period had no usage", async () => {
