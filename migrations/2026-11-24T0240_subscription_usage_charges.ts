@@ -22,3 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint("subscription_usage_charges_period_key", ["subscription_id", "product_price_id", "period_start"])
     .execute();
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable("subscription_usage_charges").execute();
+}
