@@ -72,7 +72,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       return billUsage(trx, ended, usage, now);
     }
     if (!options.restart && due.pause_at_period_end) {
-      // Paused at the period end: no order, benefits revoked until it resumes.
+      // Paused at the period end: no renewal order (only the closing period's usage), benefits revoked until it resumes.
       const paused = await repo.updateSubscription(trx, due.id, {
         status: "paused",
         paused_at: now,

@@ -14,11 +14,11 @@ const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
 
 /**
  * The usage lines of the locked subscription's closing period [current_period_start,
- * current_period_end) (none for a trial period: usage during a trial is free; from the end of the
- * last billed period when that is later, after a pause), followed by the late
- * lines of its earlier periods, and the charges recorded, in the caller's transaction (the order that
- * bills the lines is written in it too). A line per metered price with usage, even when its cap makes
- * it free; late lines only when they add to an amount.
+ * current_period_end), from the end of the last billed period when that is later (after a pause),
+ * none for a trial period (usage during a trial is free); then the late lines of its earlier
+ * periods. The charges are recorded in the caller's transaction, which writes the order billing the
+ * lines too. A line per metered price with usage, even when its cap makes it free; late lines only
+ * when they add to an amount.
  */
 export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now: Date): Promise<PriceLine[]> {
   const lines: PriceLine[] = [];
