@@ -1,7 +1,7 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, type TestContext } from "../../helpers/context.ts";
-import { createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { ingest, runBackfills } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "./subscription-helpers.ts";
@@ -343,5 +343,74 @@ describe("metered prices on renewals", () => {
     const billed = [...(await itemsOf(one.id)), ...two.items].filter((item) => item.label.startsWith("racing calls"));
     // 201 events at 1 cent, each counted once across the two orders.
     expect(billed.reduce((sum, item) => sum + item.amount, 0)).toBe(201);
+  });
+
+  it("runs months in seconds on the sandbox test clock: each advance bills the usage of the periods it closes", async () => {
+    ctx.clock.set(new Date("2028-01-20T15:00:00.000Z"));
+    const organization = await createOrganization(ctx.deps);
+    const sandbox = await createOrganizationToken(ctx.deps, organization.id, [
+      "checkouts:write",
+      "subscriptions:write",
+      "meters:write",
+      "events:write",
+      "orders:read",
+    ]);
+    const meter = await ctx.request({
+      method: "POST",
+      url: "/v1/meters/",
+      token: sandbox,
+      payload: {
+        name: "Builds",
+        filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "build" }] },
+        aggregation: { func: "count" },
+      },
+    });
+    expect(meter.statusCode, meter.body).toBe(201);
+    const plan = await createProduct(ctx.deps, organization.id, {
+      product: { name: "CI", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [
+        { amount_type: "fixed", price_amount: 500 },
+        {
+          amount_type: "metered_unit",
+          unit_amount: "0.75",
+          cap_amount: null,
+          meter_id: meter.json<{ id: string }>().id,
+          meter_name: "Builds",
+        },
+      ],
+    });
+    const { checkout } = await buyThroughCheckout(ctx, sandbox, plan.product.id, { buyer: { customer_email: "ci@example.com" } });
+    const advance = async (days: number) => {
+      const response = await ctx.request({
+        method: "POST",
+        url: "/v1/test-clock/advance",
+        token: sandbox,
+        payload: { seconds: days * 86_400 },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<{ now: string }>().now;
+    };
+    const usageLines = async () => {
+      const orders = await ordersOf(checkout.subscription_id);
+      const items = await Promise.all(orders.map((order) => itemsOf(order.id)));
+      return items
+        .flat()
+        .filter((item) => item.label.startsWith("Builds"))
+        .map((item) => item.amount);
+    };
+    // Month 1: 3 builds (3 × 0.75 = 2.25 → 2); month 2: 2 builds (1.5 → 2); month 3: none.
+    let now = await advance(10);
+    const build = (count: number) =>
+      ingest(
+        ctx,
+        sandbox,
+        Array.from({ length: count }, () => ({ name: "build", customer_id: checkout.customer_id, timestamp: now })),
+      );
+    await build(3);
+    now = await advance(31);
+    await build(2);
+    await advance(31);
+    await advance(31);
+    expect(await usageLines()).toEqual([2, 2]);
   });
 });
