@@ -25,6 +25,7 @@ import type {
   SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
   SubscriptionsTable,
+  SubscriptionUsageChargesTable,
 } from "../modules/subscriptions/subscriptions.table.ts";
 import type { IdempotencyKeysTable } from "../kit/idempotency.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
@@ -64,6 +65,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   subscription_prices: SubscriptionPricesTable;
   subscription_billing_entries: SubscriptionBillingEntriesTable;
+  subscription_usage_charges: SubscriptionUsageChargesTable;
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

@@ -18,12 +18,16 @@ export interface QuantitiesRequest {
   customerKeys: readonly string[] | null;
   metadata: MetadataFilter | null;
   customerFunction: AggregationFunction | null;
+  /** Keeps only the events of this exact range [from, to) (its edge hours read raw); absent: the points' intervals. */
+  within?: { from: Date; to: Date };
 }
 
 export interface QuantityRow {
   timestamp: Date;
   quantity: number;
   total: number;
+  /** The total as an exact decimal string (no float rounding), for billing. */
+  exact_total: string;
 }
 
 const STEP: Record<TimeInterval, string> = { hour: "1 hour", day: "1 day", week: "1 week", month: "1 month", year: "1 year" };
@@ -87,6 +91,15 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
     sql<SqlBool>`${keyOf(hour)} = ${keyOf(sql`${hour} + interval '1 hour' - interval '1 microsecond'`)}`;
   const keys = request.customerKeys;
   const { numeric, value } = aggregatedValue(meter.aggregation, "e");
+  const within = request.within;
+  const rawWithin = within ? sql<SqlBool>`e."timestamp" >= ${within.from} AND e."timestamp" < ${within.to}` : sql<SqlBool>`true`;
+  const bucketWithin = (table: string) =>
+    within
+      ? sql<SqlBool>`${sql.ref(`${table}.bucket`)} >= ${within.from} AND ${sql.ref(`${table}.bucket`)} + interval '1 hour' <= ${within.to}`
+      : sql<SqlBool>`true`;
+  const edgeHours = within
+    ? sql`UNION SELECT h FROM (VALUES (${within.from}::timestamptz), (${within.to}::timestamptz)) edges (t), date_trunc('hour', t) h WHERE h <> t`
+    : sql``;
 
   const rawScope: RawBuilder<SqlBool> =
     request.metadata !== null
@@ -101,10 +114,10 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
     UNION ALL
     SELECT e.* FROM split JOIN events e ON e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= split.h AND e."timestamp" < split.h + interval '1 hour'
       WHERE ${request.metadata === null && request.pendingCut === null ? sql`true` : sql`false`}`;
-  const rawFilter = sql<SqlBool>`${compileFilter(meter.filter, "e")} AND ${metadataMatch} ${keys === null ? sql`` : sql`AND ${customerKey("e")} = ANY(${keys}::text[])`}`;
+  const rawFilter = sql<SqlBool>`${compileFilter(meter.filter, "e")} AND ${metadataMatch} AND ${rawWithin} ${keys === null ? sql`` : sql`AND ${customerKey("e")} = ANY(${keys}::text[])`}`;
   const bucketWhere = (table: string) =>
     sql<SqlBool>`${sql.ref(`${table}.meter_id`)} = ${meter.id}::uuid AND ${sql.ref(`${table}.bucket`)} >= span.lo AND ${sql.ref(`${table}.bucket`)} < span.hi
-      AND ${whole(sql.ref(`${table}.bucket`))} AND ${request.metadata === null ? sql`true` : sql`false`}
+      AND ${whole(sql.ref(`${table}.bucket`))} AND ${bucketWithin(table)} AND ${request.metadata === null ? sql`true` : sql`false`}
       ${keys === null ? sql`` : sql`AND ${sql.ref(`${table}.customer_key`)} = ANY(${keys}::text[])`}`;
 
   const rows = unique
@@ -146,12 +159,14 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
       SELECT DISTINCT h FROM (
         SELECT date_trunc('hour', b.k AT TIME ZONE ${tz}) + d * interval '1 hour' AS h FROM boundaries b, generate_series(-2, 2) d
       ) candidates WHERE NOT ${whole(sql`h`)}
+      ${edgeHours}
     ),
     raw AS MATERIALIZED (${rawEvents}),
     rows AS (${rows}),
     results AS (${results})
     SELECT p.local_point AT TIME ZONE ${tz} AS "timestamp", coalesce(r.quantity, 0)::float8 AS quantity,
-      coalesce((SELECT quantity FROM results WHERE k IS NULL), 0)::float8 AS total
+      coalesce((SELECT quantity FROM results WHERE k IS NULL), 0)::float8 AS total,
+      coalesce((SELECT quantity FROM results WHERE k IS NULL), 0)::numeric::text AS exact_total
     FROM points p LEFT JOIN results r ON r.k = p.k ORDER BY p.local_point`.execute(db);
   return out;
 }

@@ -22,6 +22,7 @@ import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { endSubscription } from "./subscription-lifecycle.ts";
 import { applyPendingUpdate, subscriptionLines } from "./subscription-plan-changes.ts";
 import { billableEntries, type PriceLine } from "./subscription-proration.ts";
+import { closePeriodUsage } from "./subscription-usage.ts";
 import { PaymentFailed } from "./subscriptions.errors.ts";
 import * as repo from "./subscriptions.repository.ts";
 import { publishSubscriptionEvents } from "./subscriptions.service.ts";
@@ -64,12 +65,14 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
    * restarts the cycle), billed as `subscription_update`. Returns the order when it waits for a payment.
    */
   async function cycle(trx: Executor, due: SubscriptionRow, now: Date, options: { restart?: boolean } = {}): Promise<OrderRow | null> {
+    // The closing period's usage, billed in arrears whatever follows it (docs/decisions.md, "Metered billing").
+    const usage = await closePeriodUsage(trx, due, now);
     if (!options.restart && (due.cancel_at_period_end || (due.ends_at !== null && due.ends_at <= now))) {
-      await endSubscription(trx, due, now);
-      return null;
+      const ended = await endSubscription(trx, due, now);
+      return billUsage(trx, ended, usage, now);
     }
     if (!options.restart && due.pause_at_period_end) {
-      // Paused at the period end: no order, benefits revoked until it resumes.
+      // Paused at the period end: no renewal order (only the closing period's usage), benefits revoked until it resumes.
       const paused = await repo.updateSubscription(trx, due.id, {
         status: "paused",
         paused_at: now,
@@ -78,7 +81,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       });
       await setSubscriptionBenefits(trx, due.id, false, now);
       await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
-      return null;
+      return billUsage(trx, paused, usage, now);
     }
     const row = await applyPendingUpdate(trx, due, now);
     // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
@@ -111,11 +114,28 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return billOrder(trx, cycled, {
       billingReason: options.restart ? "subscription_update" : "subscription_cycle",
       product,
-      lines,
+      lines: [...lines, ...usage],
       discount: discounted,
       discountId: keepsDiscount ? row.discount_id : null,
       now,
     });
+  }
+
+  /** The closing period's usage alone, on a subscription that does not renew (ended, paused): an order only when there is usage. */
+  async function billUsage(trx: Executor, row: SubscriptionRow, usage: PriceLine[], now: Date): Promise<OrderRow | null> {
+    if (usage.length === 0) return null;
+    const product = await productFacts(trx, row.product_id);
+    return billOrder(trx, row, { billingReason: "subscription_cycle", product, lines: usage, discount: 0, discountId: null, now });
+  }
+
+  /**
+   * Ends a locked subscription now (a revoke), its open period's usage up to now billed first, as the
+   * anchor settles an open meter period; returns the order when it waits for a payment.
+   */
+  async function endNow(trx: Executor, row: SubscriptionRow, now: Date, cancellation: Parameters<typeof endSubscription>[3]) {
+    const usage = await closePeriodUsage(trx, { ...row, current_period_end: now }, now);
+    const ended = await endSubscription(trx, row, now, cancellation);
+    return billUsage(trx, ended, usage, now);
   }
 
   const productFacts = (trx: Executor, productId: string) =>
@@ -260,13 +280,19 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     const pastDueAt = row.past_due_at ?? now;
     const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
     const step = dunningStep({ failures, pastDueAt, now, hasMethod: outcome.attempted });
-    if (step.revoke) {
+    // An ended subscription's last usage order is retried on the same schedule, then voided; the subscription stays as it is.
+    const ended = row.ended_at !== null;
+    if (step.revoke && !ended) {
       await endSubscription(trx, row, now);
       return;
     }
-    const failed = await updateOrder(trx, order.id, { next_payment_attempt_at: step.nextAttemptAt, modified_at: now });
+    const failed = await updateOrder(trx, order.id, {
+      ...(step.revoke ? { status: "void" as const } : {}),
+      next_payment_attempt_at: step.nextAttemptAt,
+      modified_at: now,
+    });
     await publishOrderUpdated(trx, failed, now);
-    if (row.status !== "past_due") {
+    if (!ended && row.status !== "past_due") {
       const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
       // The anchor's default grace period is none: benefits go at the first failure.
       await setSubscriptionBenefits(trx, row.id, false, now);
@@ -446,6 +472,6 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     return totals;
   }
 
-  return { sweep, collect, cycle, resume, invoiceChanges, chargeBeforeCommit, lockForCharge, chargeLocked };
+  return { sweep, collect, cycle, resume, endNow, invoiceChanges, chargeBeforeCommit, lockForCharge, chargeLocked };
 }
 export type SubscriptionRenewals = ReturnType<typeof createSubscriptionRenewals>;

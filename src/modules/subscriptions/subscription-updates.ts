@@ -7,7 +7,7 @@ import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redempti
 import type { OrderRow } from "../orders/orders.table.ts";
 import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
 import type { SubscriptionRenewals } from "./subscription-renewals.ts";
-import { endSubscription, isBillable, isCanceling, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
+import { isBillable, isCanceling, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 import { changeProduct, changeSeats } from "./subscription-plan-updates.ts";
 import { periodAmount } from "./subscription-plan-changes.ts";
 import {
@@ -159,8 +159,7 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
   async function apply(trx: Executor, row: SubscriptionRow, input: SubscriptionUpdate, now: Date, actor: Actor): Promise<OrderRow | null> {
     if ("revoke" in input) {
       if (row.ended_at !== null || !(isBillable(row) || row.status === "paused")) throw new AlreadyCanceledSubscription();
-      await endSubscription(trx, row, now, { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment });
-      return null;
+      return renewals.endNow(trx, row, now, { reason: input.customer_cancellation_reason, comment: input.customer_cancellation_comment });
     }
     let change: Change;
     if ("cancel_at_period_end" in input) change = await cancel(row, input, now);

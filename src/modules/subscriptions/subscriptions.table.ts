@@ -84,3 +84,19 @@ export interface SubscriptionBillingEntriesTable {
   /** The order that billed it; null while it waits. */
   order_id: string | null;
 }
+
+/** What a closed period was charged for one metered price (docs/decisions.md, "Metered billing"). */
+export interface SubscriptionUsageChargesTable {
+  id: Generated<string>;
+  created_at: Date;
+  modified_at: Date | null;
+  organization_id: string;
+  subscription_id: string;
+  product_price_id: string;
+  period_start: Date;
+  period_end: Date;
+  /** The quantity read at billing (raised when late events are billed), an exact decimal string. */
+  quantity: string;
+  /** What was charged for it in minor units, late lines included. */
+  amount: number;
+}

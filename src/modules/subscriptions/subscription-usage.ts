@@ -1,0 +1,69 @@
+import type { Executor } from "../../db/database.ts";
+import { customerUsage } from "../meters/meter-usage.ts";
+import type { PriceLine } from "./subscription-proration.ts";
+import * as usageRepo from "./subscription-usage.repository.ts";
+import type { SubscriptionRow } from "./subscriptions.table.ts";
+import { isPositiveDecimal, usageAmount } from "./usage-amount.ts";
+
+// Metered prices bill in arrears (docs/decisions.md, "Metered billing"): when a period closes, each
+// metered price charges the customer's usage of its meter over [period start, period end) by event
+// timestamp. What each closed period was charged is recorded; every later closing re-reads those
+// periods and bills what arrived since as a separate late line, so a late event is charged once.
+
+const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
+
+/**
+ * The usage lines of the locked subscription's closing period [current_period_start,
+ * current_period_end), from the end of the last billed period when that is later (after a pause),
+ * none for a trial period (usage during a trial is free); then the late lines of its earlier
+ * periods. The charges are recorded in the caller's transaction, which writes the order billing the
+ * lines too. A line per metered price with usage, even when its cap makes it free; late lines only
+ * when they add to an amount.
+ */
+export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now: Date): Promise<PriceLine[]> {
+  const lines: PriceLine[] = [];
+  const quantityOf = (meterId: string | null, from: Date, to: Date) =>
+    meterId === null ? Promise.resolve(null) : customerUsage(trx, { meterId, customerId: row.customer_id, from, to });
+
+  const charges = await usageRepo.usageChargesOf(trx, row.id);
+  for (const charge of charges) {
+    const quantity = await quantityOf(charge.meter_id, charge.period_start, charge.period_end);
+    if (quantity === null || quantity === charge.quantity) continue;
+    const amount = usageAmount(charge.unit_amount ?? "0", quantity, charge.cap_amount);
+    await usageRepo.updateUsageCharge(trx, charge.id, { quantity, amount: Math.max(amount, charge.amount), modified_at: now });
+    if (amount > charge.amount) {
+      const label = `${charge.meter_name ?? "Usage"} (late usage, ${dateOf(charge.period_start)} to ${dateOf(charge.period_end)})`;
+      lines.push({ priceId: charge.product_price_id, amount: amount - charge.amount, label });
+    }
+  }
+
+  // From where the last billed usage ended, so periods never overlap (a resume after a pause restarts the period).
+  const lastEnd = charges.reduce<Date | null>(
+    (last, charge) => (last === null || charge.period_end > last ? charge.period_end : last),
+    null,
+  );
+  const period = {
+    from: lastEnd !== null && lastEnd > row.current_period_start ? lastEnd : row.current_period_start,
+    to: row.current_period_end,
+  };
+  if (row.status === "trialing" || period.to <= period.from) return lines;
+  const current: PriceLine[] = [];
+  for (const price of await usageRepo.meteredPrices(trx, row.id)) {
+    const quantity = await quantityOf(price.meter_id, period.from, period.to);
+    if (quantity === null) continue;
+    const amount = usageAmount(price.unit_amount ?? "0", quantity, price.cap_amount);
+    await usageRepo.insertUsageCharge(trx, {
+      created_at: now,
+      modified_at: null,
+      organization_id: row.organization_id,
+      subscription_id: row.id,
+      product_price_id: price.id,
+      period_start: period.from,
+      period_end: period.to,
+      quantity,
+      amount,
+    });
+    if (isPositiveDecimal(quantity)) current.push({ priceId: price.id, amount, label: price.meter_name ?? "Usage" });
+  }
+  return [...current, ...lines];
+}
