@@ -21,6 +21,7 @@ import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_
 import * as meters from "./2026-11-24T0190_meters.ts";
 import * as workerLeaseRenewals from "./2026-11-24T0200_worker_lease_renewals.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
+import * as customerMeters from "./2026-11-24T0230_customer_meters.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0190_meters": meters,
   "2026-11-24T0200_worker_lease_renewals": workerLeaseRenewals,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
+  "2026-11-24T0230_customer_meters": customerMeters,
 };
 
 /**

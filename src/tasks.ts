@@ -4,6 +4,7 @@ import { TaskName } from "./jobs/task-names.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
 import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
+import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
@@ -23,6 +24,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
+    [TaskName.meterCredit]: meterCreditTask(services.customerMeters),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
+import { enqueueMeterCredit } from "../../jobs/meter-credits.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
@@ -28,6 +29,9 @@ export async function publishGrantEvents(
     if (!row) throw new Error(`benefit grant ${id} vanished within its own transaction`);
     const data = { ...toBenefitGrant(row), previous_properties: previous.get(id) ?? null };
     await recordWebhookEvent(db, { organizationId: row.organization_id, type, data, now });
+    if (row.benefit?.type === "meter_credit" && (type === "benefit_grant.created" || type === "benefit_grant.cycled")) {
+      await enqueueMeterCredit(db, { grant_id: id, cycle: type === "benefit_grant.cycled", at: now.toISOString() });
+    }
   }
   for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
 }
