@@ -67,5 +67,7 @@ export const BenefitMeterCreditCreate = Type.Object(
 );
 
 /** Benefit types this service can create; the others need integrations it does not run. */
-export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeysCreate, BenefitMeterCreditCreate], { title: "BenefitCreate" });
+export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeysCreate, BenefitMeterCreditCreate], {
+  title: "BenefitCreate",
+});
 export type BenefitCreate = Static<typeof BenefitCreate>;

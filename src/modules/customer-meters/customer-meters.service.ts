@@ -4,7 +4,7 @@ import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.t
 import type { MeterCreditPayload } from "../../jobs/meter-credits.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
-import { pageWindow, paginate, parseSorting, toPage, type Page, type SortCriterion } from "../../kit/pagination.ts";
+import { pageWindow, paginate, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
 import { customersByIds } from "../customers/customers.repository.ts";
 import { consumedUnits } from "../meters/meter-consumption.repository.ts";
 import { customerKeysOf, findMeter } from "../meters/meters.repository.ts";
@@ -37,7 +37,10 @@ async function withUnits(db: Executor, rows: readonly CustomerMeterRow[]): Promi
     .setIsolationLevel("repeatable read")
     .execute(async (trx) => {
       const meters = new Map((await repo.metersByIds(trx, [...new Set(rows.map((row) => row.meter_id))])).map((m) => [m.id, m]));
-      const customers = await customersByIds(trx, rows.map((row) => row.customer_id));
+      const customers = await customersByIds(
+        trx,
+        rows.map((row) => row.customer_id),
+      );
       const out: CustomerMeterUnits[] = [];
       for (const row of rows) {
         const meter = meters.get(row.meter_id)!;
@@ -84,9 +87,9 @@ const COMPUTED: ReadonlySet<CustomerMeterSortKey> = new Set(["consumed_units", "
 async function pageOf(
   db: Executor,
   filters: repo.CustomerMeterFilters,
-  query: { page?: number; limit?: number; sorting?: readonly string[] },
+  query: { page?: number; limit?: number; sorting?: readonly (CustomerMeterSortKey | `-${CustomerMeterSortKey}`)[] },
 ): Promise<Page<CustomerMeterUnits>> {
-  const sorting = parseSorting((query.sorting ?? []) as CustomerMeterSortKey[]) as SortCriterion<CustomerMeterSortKey>[];
+  const sorting = parseSorting<CustomerMeterSortKey>(query.sorting);
   if (!sorting.some(({ key }) => COMPUTED.has(key))) {
     return paginate(
       query,
@@ -143,7 +146,11 @@ export function createCustomerMeterService(deps: Deps) {
 
     /** The session's customer's meters it holds (credited or subscribed), of meters not archived. */
     async portalList(query: PortalCustomerMeterListQuery, session: { organizationId: string; customerId: string }) {
-      const filters = { ...portalFilters(session), meterIds: query.meter_id, ...(query.query === undefined ? {} : { meterName: query.query }) };
+      const filters = {
+        ...portalFilters(session),
+        meterIds: query.meter_id,
+        ...(query.query === undefined ? {} : { meterName: query.query }),
+      };
       const page = await pageOf(db, filters, query);
       return { ...page, items: page.items.map(toCustomerCustomerMeter) };
     },
@@ -199,7 +206,12 @@ export function createCustomerMeterService(deps: Deps) {
         }
         credited += terms.units;
         if (terms.rollover) rollover += terms.units;
-        await repo.updateCustomerMeter(trx, row.id, { credited_units: credited, rollover_units: rollover, reset_at: resetAt, modified_at: now });
+        await repo.updateCustomerMeter(trx, row.id, {
+          credited_units: credited,
+          rollover_units: rollover,
+          reset_at: resetAt,
+          modified_at: now,
+        });
         await repo.setGrantProperties(
           trx,
           grant.id,

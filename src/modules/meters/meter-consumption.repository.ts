@@ -21,7 +21,9 @@ export async function consumedUnits(db: Executor, meter: MeterRow, customerKeys:
   const keys = [...customerKeys];
   const { numeric, value } = aggregatedValue(meter.aggregation, "e");
   const firstWhole: RawBuilder<Date> =
-    since === null ? sql`'-infinity'::timestamptz` : sql`date_trunc('hour', ${since}::timestamptz + interval '1 hour' - interval '1 microsecond')`;
+    since === null
+      ? sql`'-infinity'::timestamptz`
+      : sql`date_trunc('hour', ${since}::timestamptz + interval '1 hour' - interval '1 microsecond')`;
   const pending = meter.backfilled_at === null ? meter.backfill_cut : null;
   // The raw events: the cut hour before the first whole one, and the pending back-fill's after it.
   const rawScope: RawBuilder<SqlBool> = sql`(${since === null ? sql`false` : sql`e."timestamp" >= ${since}::timestamptz AND e."timestamp" < ${firstWhole}`}
@@ -36,8 +38,8 @@ export async function consumedUnits(db: Executor, meter: MeterRow, customerKeys:
       : sql`SELECT b.events, b."values", b.sum, b.min, b.max FROM meter_buckets b
           WHERE b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole}
         UNION ALL SELECT 1, CASE WHEN ${numeric} IS NULL THEN 0 ELSE 1 END, ${numeric}, ${numeric}, ${numeric} FROM (${raw}) e`;
-  const { rows: out } = await sql<{ quantity: number }>`SELECT (${meterQuantity(meter.aggregation.func)})::float8 AS quantity FROM (${rows}) r`.execute(
-    db,
-  );
+  const { rows: out } = await sql<{
+    quantity: number;
+  }>`SELECT (${meterQuantity(meter.aggregation.func)})::float8 AS quantity FROM (${rows}) r`.execute(db);
   return out[0]?.quantity ?? 0;
 }
