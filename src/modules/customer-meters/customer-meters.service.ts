@@ -52,6 +52,24 @@ async function withUnits(db: Executor, rows: readonly CustomerMeterRow[]): Promi
     });
 }
 
+type CreditGrant = NonNullable<Awaited<ReturnType<typeof repo.meterCreditGrantForUpdate>>>;
+
+/** A revoked grant's last credit taken back from its meter (never below 0), and forgotten by the grant. */
+async function takeBack(trx: Executor, grant: CreditGrant, now: Date): Promise<void> {
+  const { last_credited_meter_id: meterId, last_credited_units: units, last_credited_at: _at, ...rest } = grant.properties;
+  if (typeof meterId === "string" && typeof units === "number") {
+    const row = await repo.customerMeterForUpdate(trx, { organizationId: grant.organization_id, customerId: grant.customer_id, meterId }, now);
+    await repo.updateCustomerMeter(trx, row.id, {
+      credited_units: Math.max(0, Number(row.credited_units) - units),
+      rollover_units: Math.min(Number(row.rollover_units), Math.max(0, Number(row.credited_units) - units)),
+      reset_at: row.reset_at,
+      modified_at: now,
+    });
+  }
+  await repo.setGrantProperties(trx, grant.id, rest, now);
+  await enqueueCustomerStateChanged(trx, grant.customer_id);
+}
+
 /** The value a criterion orders by. */
 function sortValue(units: CustomerMeterUnits, key: CustomerMeterSortKey): string | number {
   const { row } = units;
@@ -171,20 +189,28 @@ export function createCustomerMeterService(deps: Deps) {
     },
 
     /**
-     * Applies a `meter_credit` grant (the `customer_meters.credit` job). Granted: `+units`. Cycled:
-     * the window resets at the cycle (once per cycle, however many credits of the meter cycle with
-     * it), carrying over at most the rollover-flagged credits still unused, then `+units`. The grant
-     * remembers its last credit, so a repeated or late job applies nothing twice.
+     * Applies a `meter_credit` grant's change (the `customer_meters.credit` job). Granted: `+units`.
+     * Cycled: the window resets at the cycle (once per cycle, however many credits of the meter
+     * cycle with it), carrying over at most the rollover-flagged credits still unused, then `+units`.
+     * Revoked: the last credit taken back (never below 0), and the grant forgets it, so a grant
+     * restored later credits again. The grant remembers its last credit, so a repeated or late job
+     * applies nothing twice; a job whose grant changed state since (revoked, or granted again)
+     * does nothing, the later job applies the grant as it is.
      */
     async applyCredit(payload: MeterCreditPayload): Promise<void> {
       const at = new Date(payload.at);
       const now = deps.now();
       await db.transaction().execute(async (trx) => {
         const grant = await repo.meterCreditGrantForUpdate(trx, payload.grant_id);
-        if (!grant || grant.type !== "meter_credit" || grant.revoked_at !== null) return;
+        if (!grant || grant.type !== "meter_credit" || (grant.revoked_at !== null) !== (payload.kind === "revoke")) return;
         const terms = grant.terms as unknown as MeterCreditTerms;
         const lastAt = typeof grant.properties.last_credited_at === "string" ? new Date(grant.properties.last_credited_at) : null;
-        if (lastAt !== null && (!payload.cycle || lastAt >= at)) return;
+        if (payload.kind === "revoke") {
+          if (lastAt === null) return;
+          await takeBack(trx, grant, now);
+          return;
+        }
+        if (lastAt !== null && (payload.kind === "grant" || lastAt >= at)) return;
         const meter = await findMeter(trx, terms.meter_id, [grant.organization_id]);
         if (!meter) return;
         const row = await repo.customerMeterForUpdate(
@@ -195,7 +221,7 @@ export function createCustomerMeterService(deps: Deps) {
         let credited = Number(row.credited_units);
         let rollover = Number(row.rollover_units);
         let resetAt = row.reset_at;
-        if (payload.cycle && lastAt !== null && (resetAt === null || resetAt < at)) {
+        if (payload.kind === "cycle" && lastAt !== null && (resetAt === null || resetAt < at)) {
           const keys = await customerKeysOf(trx, grant.organization_id, [grant.customer_id], []);
           const consumed = await consumedUnits(trx, meter, keys, resetAt);
           // The anchor's rollover: the whole unused units, at most the rollover-flagged credits, never negative.

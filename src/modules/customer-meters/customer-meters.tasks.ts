@@ -1,5 +1,5 @@
 import type { Task } from "graphile-worker";
-import type { MeterCreditPayload } from "../../jobs/meter-credits.ts";
+import { MeterCreditKinds, type MeterCreditKind, type MeterCreditPayload } from "../../jobs/meter-credits.ts";
 import type { CustomerMeterService } from "./customer-meters.service.ts";
 
 const isMeterCreditPayload = (payload: unknown): payload is MeterCreditPayload =>
@@ -7,12 +7,12 @@ const isMeterCreditPayload = (payload: unknown): payload is MeterCreditPayload =
   payload !== null &&
   "grant_id" in payload &&
   typeof payload.grant_id === "string" &&
-  "cycle" in payload &&
-  typeof payload.cycle === "boolean" &&
+  "kind" in payload &&
+  MeterCreditKinds.includes(payload.kind as MeterCreditKind) &&
   "at" in payload &&
   typeof payload.at === "string";
 
-/** Applies a `meter_credit` grant's credit (on purchase) or its cycle's reset and credit (on renewal). */
+/** Applies a `meter_credit` grant's credit (on purchase), its cycle's reset and credit (on renewal), or takes it back (revoked). */
 export const meterCreditTask =
   (customerMeters: CustomerMeterService): Task =>
   async (payload) => {

@@ -12,6 +12,7 @@ import {
   openOrganizationContext,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { ingest } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -23,6 +24,7 @@ let orgId: string;
 let token: string;
 let readToken: string;
 let checkoutToken: string;
+let subscriptionsToken: string;
 let foreignToken: string;
 let meterId: string;
 
@@ -49,11 +51,12 @@ beforeAll(async () => {
   ({
     ctx,
     org: { id: orgId },
-    tokens: [token, readToken, checkoutToken],
+    tokens: [token, readToken, checkoutToken, subscriptionsToken],
   } = await openOrganizationContext(
     ["meters:write", "events:write", "benefits:write"],
     ["customer_meters:read", "customers:read"],
     ["checkouts:write"],
+    ["subscriptions:write"],
   ));
   foreignToken = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, [
     "customer_meters:read",
@@ -186,10 +189,10 @@ describe("credits, consumption and balances", () => {
       buyer: { customer_email: "metered@example.com" },
     });
     customerId = checkout.customer_id;
-    expect((await runCredits()).map((p) => p.cycle)).toEqual([false]);
+    expect((await runCredits()).map((p) => p.kind)).toEqual(["grant"]);
     // A replayed job applies nothing twice.
     const [grant] = await ctx.deps.db.selectFrom("benefit_grants").select("id").where("customer_id", "=", customerId).execute();
-    await ctx.services.customerMeters.applyCredit({ grant_id: grant!.id, cycle: false, at: "2027-04-01T10:20:00.000Z" });
+    await ctx.services.customerMeters.applyCredit({ grant_id: grant!.id, kind: "grant", at: "2027-04-01T10:20:00.000Z" });
 
     ctx.clock.set(new Date("2027-05-01T10:20:00.000Z"));
     await ingest(ctx, token, [
@@ -227,7 +230,7 @@ describe("credits, consumption and balances", () => {
 
   it("resets on renewal, carrying the unused rollover units over, and counts only the events after the reset", async () => {
     await ctx.services.subscriptionRenewals.sweep({ organizationId: orgId });
-    expect((await runCredits()).map((p) => [p.cycle, p.at])).toEqual([[true, "2027-05-01T10:20:00.000Z"]]);
+    expect((await runCredits()).map((p) => [p.kind, p.at])).toEqual([["cycle", "2027-05-01T10:20:00.000Z"]]);
     // 69 unused (all of them rollover-flagged) carried over, then the new 100; the 10:05 event is before the reset.
     expect(units((await get(`/v1/customer-meters/${customerMeterId}`)).json())).toEqual([0, 169, 169]);
 
@@ -276,6 +279,50 @@ describe("credits, consumption and balances", () => {
     expect((await get("/v1/customer-meters/")).json<{ items: unknown[] }>().items).toEqual([]);
     expect((await get(`/v1/customer-meters/?meter_id=${meterId}`)).json<{ items: unknown[] }>().items).toHaveLength(2);
     await ctx.request({ method: "PATCH", url: `/v1/meters/${meterId}`, token, payload: { is_archived: false } });
+  });
+});
+
+describe("grants that race, end, or are read by a member", () => {
+  it("applies one credit however many copies of its job run at once, and takes it back when the grant is revoked", async () => {
+    ctx.clock.set(new Date("2027-06-01T08:00:00.000Z"));
+    const plan = await createProduct(ctx.deps, orgId, {
+      product: { name: "Racing plan", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "fixed", price_amount: 700 }],
+      benefits: [{ type: "meter_credit", description: "Race credits", properties: { units: 40, rollover: false, meter_id: meterId } }],
+    });
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "race@example.com" } });
+    const [payload] = (
+      await sql<{ payload: MeterCreditPayload }>`SELECT j.payload FROM graphile_worker._private_jobs j
+        JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'customer_meters.credit'`.execute(ctx.deps.db)
+    ).rows;
+    await Promise.all(Array.from({ length: 6 }, () => ctx.services.customerMeters.applyCredit(payload!.payload)));
+    await runCredits();
+    const row = () =>
+      get(`/v1/customer-meters/?customer_id=${checkout.customer_id}`).then(
+        (r) => r.json<{ items: { consumed_units: number; credited_units: number; balance: number }[] }>().items,
+      );
+    expect((await row()).map(units)).toEqual([[0, 40, 40]]);
+
+    const member = await (async () => {
+      await enableMembers(ctx.deps, orgId);
+      const created = await createMember(ctx.deps, { id: checkout.customer_id, organization_id: orgId }, "member");
+      return createMemberSessionToken(ctx.deps, checkout.customer_id, created.id);
+    })();
+    const portal = await get("/v1/customer-portal/meters/", member);
+    expect(portal.statusCode, portal.body).toBe(200);
+    expect(portal.json<{ items: { credited_units: number }[] }>().items.map((i) => i.credited_units)).toEqual([40]);
+
+    const revoked = await ctx.request({
+      method: "PATCH",
+      url: `/v1/subscriptions/${checkout.subscription_id}`,
+      token: subscriptionsToken,
+      payload: { revoke: true },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect((await runCredits()).map((p) => p.kind)).toEqual(["revoke"]);
+    expect((await row()).map(units)).toEqual([[0, 0, 0]]);
+    // The portal lists only meters the customer still holds.
+    expect((await get("/v1/customer-portal/meters/", member)).json<{ items: unknown[] }>().items).toEqual([]);
   });
 });
 
