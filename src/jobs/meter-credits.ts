@@ -21,5 +21,7 @@ export interface MeterCreditPayload {
  * instant: a replayed enqueue folds into the pending job, and the handler skips what it already applied.
  */
 export async function enqueueMeterCredit(db: Executor, payload: MeterCreditPayload): Promise<void> {
-  await enqueueJob(db, TaskName.meterCredit, payload, { jobKey: `${TaskName.meterCredit}:${payload.grant_id}:${payload.kind}:${payload.at}` });
+  await enqueueJob(db, TaskName.meterCredit, payload, {
+    jobKey: `${TaskName.meterCredit}:${payload.grant_id}:${payload.kind}:${payload.at}`,
+  });
 }

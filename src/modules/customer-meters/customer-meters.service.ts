@@ -58,7 +58,11 @@ type CreditGrant = NonNullable<Awaited<ReturnType<typeof repo.meterCreditGrantFo
 async function takeBack(trx: Executor, grant: CreditGrant, now: Date): Promise<void> {
   const { last_credited_meter_id: meterId, last_credited_units: units, last_credited_at: _at, ...rest } = grant.properties;
   if (typeof meterId === "string" && typeof units === "number") {
-    const row = await repo.customerMeterForUpdate(trx, { organizationId: grant.organization_id, customerId: grant.customer_id, meterId }, now);
+    const row = await repo.customerMeterForUpdate(
+      trx,
+      { organizationId: grant.organization_id, customerId: grant.customer_id, meterId },
+      now,
+    );
     await repo.updateCustomerMeter(trx, row.id, {
       credited_units: Math.max(0, Number(row.credited_units) - units),
       rollover_units: Math.min(Number(row.rollover_units), Math.max(0, Number(row.credited_units) - units)),
