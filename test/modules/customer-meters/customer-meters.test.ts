@@ -1,5 +1,6 @@
+import { webhooks } from "@polar-sh/sdk/2026-04";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
@@ -14,6 +15,7 @@ import {
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { ingest } from "../meters/meters-helpers.ts";
+import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 // Customer meters: credits from `meter_credit` grants (on purchase, and reset with rollover on each
@@ -76,6 +78,11 @@ beforeAll(async () => {
   meterId = meter.json<{ id: string }>().id;
 });
 afterAll(() => ctx.close());
+const { engine, receiver, closeReceivers } = deliveryHarness(() => ctx);
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeReceivers();
+});
 
 describe("the meter_credit benefit", () => {
   it("is created with its units, rollover and meter, in the reference's shape", async () => {
@@ -240,6 +247,24 @@ describe("credits, consumption and balances", () => {
       ...Array.from({ length: 4 }, (_, i) => ({ name: "api_call", customer_id: customerId, timestamp: `2027-05-01T15:0${i}:00Z` })),
     ]);
     expect(units((await get(`/v1/customer-meters/${customerMeterId}`)).json())).toEqual([5, 169, 164]);
+  });
+
+  it("sends the meters in customer.state_changed, parsed by the SDK", async () => {
+    const hook = await receiver();
+    const endpoint = await createWebhookEndpoint(ctx.deps, orgId, { url: hook.url, events: ["customer.state_changed"] });
+    await ctx.services.customerStates.publishStateChanged(customerId);
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received).toHaveLength(1);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(ctx.clock.now());
+    const parsed = await webhooks.validateEvent(hook.received[0]!.body, hook.received[0]!.headers, endpoint.secret);
+    expect(parsed.type).toBe("customer.state_changed");
+    expect(parsed.data).toMatchObject({
+      id: customerId,
+      active_meters: [{ id: customerMeterId, meter_id: meterId, consumed_units: 5, credited_units: 169, balance: 164 }],
+    });
   });
 
   it("shows the session's customer its meters in the portal, and no other customer's", async () => {
