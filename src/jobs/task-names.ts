@@ -21,7 +21,7 @@ export const TaskName = {
   customerStateChanged: "customers.state_changed",
   /** Adds the events ingested before a meter's definition to its pre-aggregates. */
   meterBackfill: "meters.backfill",
-  /** Applies a `meter_credit` grant's credit (granted) or its new cycle's reset and credit (cycled) to its customer meter. */
+  /** Applies a `meter_credit` grant's credit (granted), its cycle's reset and credit (cycled) or its take-back (revoked) to its customer meter. */
   meterCredit: "customer_meters.credit",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];
