@@ -222,6 +222,14 @@ describe("credits, consumption and balances", () => {
     expect(units(item!)).toEqual([31, 100, 69]);
     customerMeterId = item!.id;
 
+    // The grant tells its last credit, in the reference's shape.
+    const grants = await get(`/v1/benefit-grants/?customer_id=${customerId}`, token);
+    expect(grants.statusCode, grants.body).toBe(200);
+    expectReferenceResponse("benefit-grants:list", 200, grants.json());
+    expect(grants.json<{ items: { properties: unknown }[] }>().items.map((g) => g.properties)).toEqual([
+      { last_credited_meter_id: meterId, last_credited_units: 100, last_credited_at: "2027-04-01T10:20:00.000Z" },
+    ]);
+
     const one = await get(`/v1/customer-meters/${customerMeterId}`);
     expect(one.statusCode, one.body).toBe(200);
     expectReferenceResponse("customer_meters:get", 200, one.json());
