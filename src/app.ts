@@ -38,6 +38,8 @@ import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
 import { portalBenefitGrantRoutes } from "./modules/customer-portal/benefit-grants.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { meterRoutes } from "./modules/meters/meters.routes.ts";
+import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.routes.ts";
+import { portalMeterRoutes } from "./modules/customer-portal/meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/license-keys.routes.ts";
@@ -166,6 +168,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(meterRoutes(services.meters, services.meterQuantities));
+  await app.register(customerMeterRoutes(services.customerMeters));
+  await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));

@@ -24,6 +24,7 @@ import { createCustomerStateService } from "./modules/customer-state/customer-st
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
 import { createMeterService } from "./modules/meters/meters.service.ts";
+import { createCustomerMeterService } from "./modules/customer-meters/customer-meters.service.ts";
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
@@ -83,6 +84,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
   // The checkout page's payment step follows the processor: the sandbox's test cards, else none it can drive.
   const checkoutPaymentForm: PaymentFormKind = adapters.payments === sandboxProcessor ? "sandbox_card" : "none";
+  const customerMeters = createCustomerMeterService(deps);
   return {
     ...adapters,
     checkoutPaymentForm,
@@ -93,7 +95,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerSessions,
     members: createMemberService(deps),
     portalMembers: createPortalMemberService(deps),
-    customerStates: createCustomerStateService(deps),
+    customerStates: createCustomerStateService(deps, customerMeters),
     discounts: createDiscountService(deps),
     customFields: createCustomFieldService(deps),
     products: createProductService(deps),
@@ -109,6 +111,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     events: createEventService(deps),
     meters: createMeterService(deps),
     meterQuantities: createMeterQuantityService(deps),
+    customerMeters,
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
     licenseKeys: createLicenseKeyService(deps),

@@ -6,6 +6,7 @@ import { purgeExpiredKeys } from "./kit/idempotency-keys.repository.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
 import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
+import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
@@ -28,6 +29,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.idempotencyPurge]: async () => {
       await purgeExpiredKeys(deps.db, realTime(deps.now));
     },
+    [TaskName.meterCredit]: meterCreditTask(services.customerMeters),
   };
 }
 

@@ -8,6 +8,7 @@ import type { MemberSessionsTable } from "../modules/customers/member-sessions.t
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
+import type { CustomerMetersTable } from "../modules/customer-meters/customer-meters.table.ts";
 import type { MeterBucketValuesTable, MeterBucketsTable, MetersTable } from "../modules/meters/meters.table.ts";
 import type {
   OrganizationAccessTokensTable,
@@ -59,6 +60,7 @@ export interface Database {
   meters: MetersTable;
   meter_buckets: MeterBucketsTable;
   meter_bucket_values: MeterBucketValuesTable;
+  customer_meters: CustomerMetersTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_endpoint_events: WebhookEndpointEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -23,5 +23,7 @@ export const TaskName = {
   meterBackfill: "meters.backfill",
   /** Deletes Idempotency-Key records past their 24 hours (hourly; a crontab task, hence the `:`). */
   idempotencyPurge: "idempotency:purge",
+  /** Applies a `meter_credit` grant's credit (granted), its cycle's reset and credit (cycled) or its take-back (revoked) to its customer meter. */
+  meterCredit: "customer_meters.credit",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

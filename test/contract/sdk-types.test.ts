@@ -33,6 +33,7 @@ import * as SU from "../../src/modules/subscriptions/subscriptions.schemas.ts";
 import type * as SI from "../../src/modules/subscriptions/subscription-inputs.schemas.ts";
 import type * as CPS from "../../src/modules/customer-portal/subscriptions.schemas.ts";
 import * as CST from "../../src/modules/customer-state/customer-state.schemas.ts";
+import * as CM from "../../src/modules/customer-meters/customer-meters.schemas.ts";
 import * as BG from "../../src/modules/benefits/benefit-grants.schemas.ts";
 import * as CPBG from "../../src/modules/customer-portal/benefit-grants.schemas.ts";
 import { REFERENCE_MISSING, fullReferencePath, referenceAvailable } from "../helpers/reference-path.ts";
@@ -242,6 +243,20 @@ const _meter: AssertAssignable<M.Meter, models.Meter> = true;
 const _listMeter: AssertAssignable<M.ListResourceMeter, models.ListResourceMeter> = true;
 const _meterQuantities: AssertAssignable<M.MeterQuantities, models.MeterQuantities> = true;
 const _timeInterval: AssertEqual<MI.TimeInterval, models.TimeInterval> = true;
+// Customer meters.
+const _customerMeter: AssertAssignable<CM.CustomerMeter, models.CustomerMeter> = true;
+const _listCustomerMeter: AssertAssignable<S<typeof CM.ListResourceCustomerMeter>, models.ListResourceCustomerMeter> = true;
+const _customerCustomerMeter: AssertAssignable<CM.CustomerCustomerMeter, models.CustomerCustomerMeter> = true;
+const _listCustomerCustomerMeter: AssertAssignable<
+  S<typeof CM.ListResourceCustomerCustomerMeter>,
+  models.ListResourceCustomerCustomerMeter
+> = true;
+const _customerMeterSort: AssertEqual<NonNullable<CM.CustomerMeterListQuery["sorting"]>[number], models.CustomerMeterSortProperty> = true;
+const _portalMeterSort: AssertEqual<
+  NonNullable<CM.PortalCustomerMeterListQuery["sorting"]>[number],
+  models.CustomerCustomerMeterSortProperty
+> = true;
+const _meterCreditIn: AssertAssignable<models.BenefitMeterCreditCreate, S<typeof BI.BenefitMeterCreditCreate>> = true;
 const _aggregationFunction: AssertEqual<(typeof M.AggregationFunctionValues)[number], models.AggregationFunction> = true;
 const _meterSort: AssertEqual<NonNullable<MI.MeterListQuery["sorting"]>[number], models.MeterSortProperty> = true;
 // Inputs the other way round: every meter body the SDK can send is one we accept.
@@ -636,6 +651,10 @@ const mirrored: Record<string, TSchema> = {
   MeterUpdate: MI.MeterUpdate,
   MeterQuantities: M.MeterQuantities,
   MeterQuantity: M.MeterQuantity,
+  CustomerMeter: CM.CustomerMeter,
+  CustomerCustomerMeter: CM.CustomerCustomerMeter,
+  CustomerCustomerMeterMeter: CM.CustomerCustomerMeterMeter,
+  BenefitMeterCreditCreate: BI.BenefitMeterCreditCreate,
   Filter: M.Filter,
   FilterClause: M.FilterClause,
   FilterOperator: M.FilterOperator,

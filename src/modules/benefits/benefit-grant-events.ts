@@ -1,11 +1,19 @@
 import type { Executor } from "../../db/database.ts";
 import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
+import { enqueueMeterCredit, type MeterCreditKind } from "../../jobs/meter-credits.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
 import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
 
 export type BenefitGrantEventType = "benefit_grant.created" | "benefit_grant.updated" | "benefit_grant.revoked" | "benefit_grant.cycled";
+
+/** What each event does to a `meter_credit` grant's customer meter (an update changes nothing). */
+const CREDIT_KINDS: Partial<Record<BenefitGrantEventType, MeterCreditKind>> = {
+  "benefit_grant.created": "grant",
+  "benefit_grant.cycled": "cycle",
+  "benefit_grant.revoked": "revoke",
+};
 
 /**
  * Records one `benefit_grant.*` event per grant, on the transaction of the change, each carrying
@@ -28,6 +36,8 @@ export async function publishGrantEvents(
     if (!row) throw new Error(`benefit grant ${id} vanished within its own transaction`);
     const data = { ...toBenefitGrant(row), previous_properties: previous.get(id) ?? null };
     await recordWebhookEvent(db, { organizationId: row.organization_id, type, data, now });
+    const kind = CREDIT_KINDS[type];
+    if (row.benefit?.type === "meter_credit" && kind) await enqueueMeterCredit(db, { grant_id: id, kind, at: now.toISOString() });
   }
   for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
 }

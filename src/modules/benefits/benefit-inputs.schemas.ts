@@ -50,6 +50,24 @@ export const BenefitCustomCreate = Type.Object(
   { title: "BenefitCustomCreate" },
 );
 
+export const BenefitMeterCreditCreate = Type.Object(
+  {
+    ...benefitCreateFields,
+    type: Type.Literal("meter_credit"),
+    properties: Type.Object(
+      {
+        units: Int32Positive,
+        rollover: Type.Boolean({ description: "Whether unused units carry over to the next cycle." }),
+        meter_id: Uuid4({ description: "The meter credited." }),
+      },
+      { title: "BenefitMeterCreditCreateProperties" },
+    ),
+  },
+  { title: "BenefitMeterCreditCreate" },
+);
+
 /** Benefit types this service can create; the others need integrations it does not run. */
-export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeysCreate], { title: "BenefitCreate" });
+export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeysCreate, BenefitMeterCreditCreate], {
+  title: "BenefitCreate",
+});
 export type BenefitCreate = Static<typeof BenefitCreate>;

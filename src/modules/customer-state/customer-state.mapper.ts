@@ -2,7 +2,7 @@ import { isoFrom, isoFromOrNull } from "../../db/jsonified.ts";
 import type { BenefitType } from "../benefits/benefits.schemas.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import type { CustomerStateRow } from "./customer-state.repository.ts";
-import type { CustomerState, CustomerStateBenefitGrant, CustomerStateSubscription } from "./customer-state.schemas.ts";
+import type { CustomerState, CustomerStateBenefitGrant, CustomerStateMeter, CustomerStateSubscription } from "./customer-state.schemas.ts";
 
 type SubscriptionJson = CustomerStateRow["active_subscriptions"][number];
 type GrantJson = CustomerStateRow["granted_benefits"][number];
@@ -44,13 +44,15 @@ const toStateGrant = (row: GrantJson): CustomerStateBenefitGrant => ({
   properties: row.properties,
 });
 
-/** A customer's state: the customer, its subscriptions giving access, its granted benefits. */
-export function toCustomerState({ active_subscriptions, granted_benefits, ...customer }: CustomerStateRow): CustomerState {
+/** A customer's state: the customer, its subscriptions giving access, its granted benefits, its meters. */
+export function toCustomerState(
+  { active_subscriptions, granted_benefits, ...customer }: CustomerStateRow,
+  meters: readonly CustomerStateMeter[],
+): CustomerState {
   const state = {
     active_subscriptions: active_subscriptions.map(toStateSubscription),
     granted_benefits: granted_benefits.map(toStateGrant),
-    // Meters arrive with usage billing (a later issue); until then no customer has an active meter.
-    active_meters: [],
+    active_meters: [...meters],
   };
   return { ...toCustomer(customer), ...state };
 }

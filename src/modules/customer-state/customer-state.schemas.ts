@@ -77,6 +77,7 @@ export const CustomerStateMeter = Type.Object(
   },
   { title: "CustomerStateMeter", description: "An active meter for a customer, with latest consumed and credited units." },
 );
+export type CustomerStateMeter = Static<typeof CustomerStateMeter>;
 
 const stateFields = {
   active_subscriptions: Type.Array(CustomerStateSubscription, { description: "The customer's active subscriptions." }),

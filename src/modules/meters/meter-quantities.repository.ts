@@ -33,7 +33,7 @@ export interface QuantityRow {
 const STEP: Record<TimeInterval, string> = { hour: "1 hour", day: "1 day", week: "1 week", month: "1 month", year: "1 year" };
 
 /** The meter's function over bucket rows (events, values, sum, min, max) or value rows (value). */
-function meterQuantity(func: AggregationFunction): RawBuilder<number> {
+export function meterQuantity(func: AggregationFunction): RawBuilder<number> {
   switch (func) {
     case "count":
       return sql`coalesce(sum(r.events), 0)`;

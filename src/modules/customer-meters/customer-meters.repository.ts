@@ -1,0 +1,133 @@
+import { sql, type SqlBool } from "kysely";
+import { countRows } from "../../db/count-rows.ts";
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../kit/auth.ts";
+import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import type { CustomerMeterSortKey } from "./customer-meters.schemas.ts";
+import type { CustomerMeterRow } from "./customer-meters.table.ts";
+
+export interface CustomerMeterFilters {
+  allowed: OrganizationScope;
+  organizationIds?: readonly string[];
+  customerIds?: readonly string[];
+  externalCustomerIds?: readonly string[];
+  meterIds?: readonly string[];
+  /** Meter name contains (the portal's `query`). */
+  meterName?: string;
+  /** Hide the rows of archived meters (the merchant list without `meter_id`, and the portal). */
+  hideArchived: boolean;
+  /**
+   * The portal's rule: only meters the customer holds through a granted `meter_credit` benefit or an
+   * active or trialing subscription with a metered price on the meter.
+   */
+  heldOnly: boolean;
+}
+
+// Written as SQL: the correlated references to `cm` are outside the subqueries' own tables.
+const held = sql<SqlBool>`(EXISTS (
+    SELECT 1 FROM benefit_grants g JOIN benefits b ON b.id = g.benefit_id
+    WHERE g.customer_id = cm.customer_id AND g.revoked_at IS NULL AND g.granted_at IS NOT NULL
+      AND b.type = 'meter_credit' AND b.properties->>'meter_id' = cm.meter_id::text
+  ) OR EXISTS (
+    SELECT 1 FROM subscriptions s JOIN product_prices p ON p.product_id = s.product_id
+    WHERE s.customer_id = cm.customer_id AND p.meter_id = cm.meter_id AND s.status IN ('active', 'trialing')
+  ))`;
+
+const filtered = (db: Executor, filters: CustomerMeterFilters) =>
+  db
+    .selectFrom("customer_meters as cm")
+    .innerJoin("meters as m", "m.id", "cm.meter_id")
+    .innerJoin("customers as c", "c.id", "cm.customer_id")
+    .where("c.deleted_at", "is", null)
+    .where((eb) =>
+      eb.and([
+        ...(filters.allowed !== null ? [eb("cm.organization_id", "in", filters.allowed)] : []),
+        ...(filters.organizationIds?.length ? [eb("cm.organization_id", "in", filters.organizationIds)] : []),
+        ...(filters.customerIds?.length ? [eb("cm.customer_id", "in", filters.customerIds)] : []),
+        ...(filters.externalCustomerIds?.length ? [eb("c.external_id", "in", filters.externalCustomerIds)] : []),
+        ...(filters.meterIds?.length ? [eb("cm.meter_id", "in", filters.meterIds)] : []),
+        ...(filters.meterName !== undefined ? [eb("m.name", "ilike", containsPattern(filters.meterName))] : []),
+        ...(filters.hideArchived ? [eb("m.archived_at", "is", null)] : []),
+        ...(filters.heldOnly ? [held] : []),
+      ]),
+    );
+
+export const countCustomerMeters = (db: Executor, filters: CustomerMeterFilters): Promise<number> => countRows(filtered(db, filters));
+
+/** Keys the database can order by; the computed ones (consumed units, balance) are ordered by the service. */
+const COLUMN: Partial<Record<CustomerMeterSortKey, string>> = {
+  created_at: "cm.created_at",
+  modified_at: "cm.modified_at",
+  customer_id: "cm.customer_id",
+  meter_id: "cm.meter_id",
+  credited_units: "cm.credited_units",
+  customer_name: "c.name",
+  meter_name: "m.name",
+};
+
+/** The rows of the filter, ordered by `sorting` then id; a window when given, else every row. */
+export async function listCustomerMeters(
+  db: Executor,
+  filters: CustomerMeterFilters,
+  sorting: readonly SortCriterion<CustomerMeterSortKey>[],
+  window: { offset: number; limit: number } | null,
+): Promise<CustomerMeterRow[]> {
+  let query = filtered(db, filters).selectAll("cm");
+  for (const { key, direction } of sorting) {
+    const column = COLUMN[key];
+    // Nulls of `modified_at` (never changed) sort as the oldest.
+    if (column !== undefined) query = query.orderBy(sql.ref(column), sql.raw(direction === "desc" ? "desc nulls last" : "asc nulls first"));
+  }
+  query = query.orderBy("cm.id");
+  return window === null ? query.execute() : query.offset(window.offset).limit(window.limit).execute();
+}
+
+export const findCustomerMeter = (db: Executor, id: string, filters: CustomerMeterFilters): Promise<CustomerMeterRow | undefined> =>
+  filtered(db, filters).selectAll("cm").where("cm.id", "=", id).executeTakeFirst();
+
+/** The customer's meter locked for a credit, created (empty, window from all time) on its first credit. */
+export async function customerMeterForUpdate(
+  db: Executor,
+  key: { organizationId: string; customerId: string; meterId: string },
+  now: Date,
+): Promise<CustomerMeterRow> {
+  await db
+    .insertInto("customer_meters")
+    .values({ organization_id: key.organizationId, customer_id: key.customerId, meter_id: key.meterId, created_at: now, modified_at: null })
+    .onConflict((oc) => oc.columns(["customer_id", "meter_id"]).doNothing())
+    .execute();
+  return db
+    .selectFrom("customer_meters")
+    .selectAll()
+    .where("customer_id", "=", key.customerId)
+    .where("meter_id", "=", key.meterId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+export const updateCustomerMeter = (
+  db: Executor,
+  id: string,
+  values: { credited_units: number; rollover_units: number; reset_at: Date | null; modified_at: Date },
+) => db.updateTable("customer_meters").set(values).where("id", "=", id).execute();
+
+/** A `meter_credit` grant with its benefit's terms, locked: two runs of its credit cannot both apply it. */
+export const meterCreditGrantForUpdate = (db: Executor, grantId: string) =>
+  db
+    .selectFrom("benefit_grants as g")
+    .innerJoin("benefits as b", "b.id", "g.benefit_id")
+    .select(["g.id", "g.organization_id", "g.customer_id", "g.revoked_at", "g.properties", "b.properties as terms", "b.type"])
+    .where("g.id", "=", grantId)
+    .forUpdate("g")
+    .executeTakeFirst();
+
+export const setGrantProperties = (db: Executor, grantId: string, properties: Record<string, unknown>, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ properties: JSON.stringify(properties), modified_at: now })
+    .where("id", "=", grantId)
+    .execute();
+
+/** Meters and customers of some rows, by id. */
+export const metersByIds = (db: Executor, ids: readonly string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom("meters").selectAll().where("id", "in", ids).execute();
