@@ -20,10 +20,10 @@ import * as refunds from "./2026-11-24T0160_refunds.ts";
 import * as membersAndMemberSessions from "./2026-11-24T0170_members_and_member_sessions.ts";
 import * as meters from "./2026-11-24T0190_meters.ts";
 import * as workerLeaseRenewals from "./2026-11-24T0200_worker_lease_renewals.ts";
-import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
 import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_where_registered.ts";
-import * as subscriptionUsageCharges from "./2026-11-24T0240_subscription_usage_charges.ts";
 import * as customerMeters from "./2026-11-24T0230_customer_meters.ts";
+import * as subscriptionUsageCharges from "./2026-11-24T0240_subscription_usage_charges.ts";
+import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -54,9 +54,9 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0190_meters": meters,
   "2026-11-24T0200_worker_lease_renewals": workerLeaseRenewals,
   "2026-11-24T0220_tax_collected_where_registered": taxCollectedWhereRegistered,
-  "2026-11-24T0250_idempotency_keys": idempotencyKeys,
-  "2026-11-24T0240_subscription_usage_charges": subscriptionUsageCharges,
   "2026-11-24T0230_customer_meters": customerMeters,
+  "2026-11-24T0240_subscription_usage_charges": subscriptionUsageCharges,
+  "2026-11-24T0250_idempotency_keys": idempotencyKeys,
 };
 
 /**
