@@ -169,3 +169,13 @@ export function metadataMatches<DB, TB extends keyof DB>(
     ),
   );
 }
+
+/** A list filter applies when it names at least one value (an empty list filters nothing). */
+export const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
+
+/**
+ * Rows whose customer (the `customerColumn`, e.g. `o.customer_id`) answers to one of these
+ * external ids. Soft-deleted customers no longer answer to theirs.
+ */
+export const customerExternalIdIn = (customerColumn: string, externalIds: readonly string[]): Expression<SqlBool> =>
+  sql<SqlBool>`exists (select 1 from customers as c where c.id = ${sql.ref(customerColumn)} and c.external_id in (${sql.join(externalIds)}) and c.deleted_at is null)`;

@@ -3,7 +3,7 @@ import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../kit/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";
@@ -36,8 +36,6 @@ export interface GrantFilter {
 
 type GrantsScope = ExpressionBuilder<Database & { g: BenefitGrantsTable }, "g">;
 
-const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
-
 const benefitWhere = (eb: GrantsScope) => eb.selectFrom("benefits as b").select("b.id").whereRef("b.id", "=", "g.benefit_id");
 
 function matches(eb: GrantsScope, filter: GrantFilter): Expression<SqlBool> {
@@ -46,10 +44,7 @@ function matches(eb: GrantsScope, filter: GrantFilter): Expression<SqlBool> {
   if (given(filter.organizationIds)) conditions.push(eb("g.organization_id", "in", filter.organizationIds));
   if (given(filter.customerIds)) conditions.push(eb("g.customer_id", "in", filter.customerIds));
   if (filter.benefitId !== undefined) conditions.push(eb("g.benefit_id", "=", filter.benefitId));
-  if (given(filter.externalCustomerIds)) {
-    const customers = eb.selectFrom("customers as c").select("c.id").whereRef("c.id", "=", "g.customer_id");
-    conditions.push(eb.exists(customers.where("c.external_id", "in", filter.externalCustomerIds).where("c.deleted_at", "is", null)));
-  }
+  if (given(filter.externalCustomerIds)) conditions.push(customerExternalIdIn("g.customer_id", filter.externalCustomerIds));
   // Every grant here either succeeds or is not made, so "not granted" is exactly "revoked".
   if (filter.isGranted !== undefined) conditions.push(eb("g.granted_at", filter.isGranted ? "is not" : "is", null));
   if (filter.customerId !== undefined) {

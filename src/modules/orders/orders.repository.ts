@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern } from "../../kit/pagination.ts";
+import { customerExternalIdIn, given, containsPattern } from "../../kit/pagination.ts";
 import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
@@ -39,8 +39,6 @@ export interface OrderFilter extends OrderVisibility {
 
 type OrdersScope = ExpressionBuilder<Database & { o: OrdersTable }, "o">;
 
-const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
-
 function visible(eb: OrdersScope, visibility: OrderVisibility): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [];
   if (visibility.allowed !== null) conditions.push(eb("o.organization_id", "in", visibility.allowed));
@@ -60,20 +58,7 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
   if (filter.createdAfter) conditions.push(eb("o.created_at", ">", filter.createdAfter));
   if (filter.createdBefore) conditions.push(eb("o.created_at", "<", filter.createdBefore));
   if (filter.metadata) conditions.push(metadataMatches(eb, "o.metadata", filter.metadata));
-  if (given(filter.externalCustomerIds)) {
-    // Soft-deleted customers no longer answer to their external id.
-    const ids = filter.externalCustomerIds;
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("customers as c")
-          .select("c.id")
-          .whereRef("c.id", "=", "o.customer_id")
-          .where("c.external_id", "in", ids)
-          .where("c.deleted_at", "is", null),
-      ),
-    );
-  }
+  if (given(filter.externalCustomerIds)) conditions.push(customerExternalIdIn("o.customer_id", filter.externalCustomerIds));
   if (given(filter.billingTypes) && filter.billingTypes.length === 1) {
     // Both types together match every order with a product; orders without one never match.
     const recurring = filter.billingTypes[0] === "recurring";

@@ -1,3 +1,4 @@
+import { given } from "../../kit/pagination.ts";
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
@@ -146,8 +147,6 @@ type PaymentScope = ExpressionBuilder<Database & { p: PaymentsTable; m: PaymentM
  * seam charges: a checkout's one-off card is not saved, so nothing else is known of it).
  */
 const METHOD = sql<string>`coalesce(m.type, 'card')`;
-
-const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
 
 function paymentMatches(eb: PaymentScope, filter: PaymentFilter): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];

@@ -1,3 +1,4 @@
+import { given, customerExternalIdIn } from "../../kit/pagination.ts";
 import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
@@ -23,8 +24,6 @@ export interface RefundFilter {
   succeeded?: boolean;
 }
 
-const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
-
 function matches(eb: ExpressionBuilder<Database & { r: RefundsTable }, "r">, filter: RefundFilter): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
   if (filter.allowed !== null) conditions.push(eb("r.organization_id", "in", filter.allowed));
@@ -34,19 +33,7 @@ function matches(eb: ExpressionBuilder<Database & { r: RefundsTable }, "r">, fil
   if (given(filter.subscriptionIds)) conditions.push(eb("r.subscription_id", "in", filter.subscriptionIds));
   if (given(filter.customerIds)) conditions.push(eb("r.customer_id", "in", filter.customerIds));
   if (filter.succeeded !== undefined) conditions.push(eb("r.status", filter.succeeded ? "=" : "<>", "succeeded"));
-  if (given(filter.externalCustomerIds)) {
-    const ids = filter.externalCustomerIds;
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("customers as c")
-          .select("c.id")
-          .whereRef("c.id", "=", "r.customer_id")
-          .where("c.external_id", "in", ids)
-          .where("c.deleted_at", "is", null),
-      ),
-    );
-  }
+  if (given(filter.externalCustomerIds)) conditions.push(customerExternalIdIn("r.customer_id", filter.externalCustomerIds));
   return eb.and(conditions);
 }
 

@@ -3,7 +3,14 @@ import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import {
+  customerExternalIdIn,
+  given,
+  containsPattern,
+  metadataMatches,
+  type MetadataFilter,
+  type SortCriterion,
+} from "../../kit/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 import { productRelations } from "../products/products.queries.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
@@ -54,8 +61,6 @@ export interface SubscriptionFilter extends SubscriptionVisibility {
 
 type SubscriptionsScope = ExpressionBuilder<Database & { s: SubscriptionsTable }, "s">;
 
-const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
-
 /** A row that never started (the anchor's incomplete rows) is hidden from every read. */
 function visible(eb: SubscriptionsScope, visibility: SubscriptionVisibility): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [eb("s.started_at", "is not", null)];
@@ -91,19 +96,7 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
       ]),
     );
   }
-  if (given(filter.externalCustomerIds)) {
-    const ids = filter.externalCustomerIds;
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("customers as c")
-          .select("c.id")
-          .whereRef("c.id", "=", "s.customer_id")
-          .where("c.external_id", "in", ids)
-          .where("c.deleted_at", "is", null),
-      ),
-    );
-  }
+  if (given(filter.externalCustomerIds)) conditions.push(customerExternalIdIn("s.customer_id", filter.externalCustomerIds));
   return eb.and(conditions);
 }
 
