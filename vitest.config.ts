@@ -1,14 +1,31 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * Fault-injection tests that stop and start PostgreSQL clusters and kill server processes. Their
+ * waits assume a machine that is not also running the rest of the suite, so they run after it, one
+ * file at a time (`vitest.faults.config.ts`, the second half of `npm test`).
+ */
+export const FAULT_TESTS = [
+  "test/jobs/worker-crash-restarts.test.ts",
+  "test/jobs/worker-lease-restarts.test.ts",
+  "test/reliability/database-outage.test.ts",
+];
+
+/** What both runs share. */
+export const sharedTestOptions = {
+  globalSetup: ["./test/global-setup.ts"],
+  // The default output, plus one line when reference checks could not run (../shared missing).
+  reporters: ["default", "./test/helpers/reference-reporter.ts", "./test/helpers/browser-reporter.ts"],
+  pool: "forks" as const,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   test: {
-    globalSetup: ["./test/global-setup.ts"],
+    ...sharedTestOptions,
     include: ["test/**/*.test.ts"],
-    // The default output, plus one line when reference checks could not run (../shared missing).
-    reporters: ["default", "./test/helpers/reference-reporter.ts", "./test/helpers/browser-reporter.ts"],
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    exclude: [...configDefaults.exclude, ...FAULT_TESTS],
     // Each file gets its own database cloned from a migrated template, so files run in parallel.
     fileParallelism: true,
   },
