@@ -79,6 +79,11 @@ export async function openOrganizationContext<const S extends readonly Available
   return { ctx, org, tokens: tokens as { [K in keyof S]: string } };
 }
 
+/** A token of a new organization: the "another organization" of isolation tests. */
+export async function createForeignToken(deps: Deps, scopes: AvailableScope[]): Promise<string> {
+  return createOrganizationToken(deps, (await createOrganization(deps)).id, scopes);
+}
+
 export interface ProductWithPrices {
   product: ProductRow;
   prices: ProductPriceRow[];

@@ -1,9 +1,17 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { badInputTable } from "../../helpers/bad-inputs.ts";
+import {
+  badInputTable,
+  getRequest,
+  jsonRequest,
+  organizationIdRefusals,
+  paginationRefusals,
+  tokenRefusals,
+} from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import {
   createCheckout,
+  createForeignToken,
   createOrganization,
   createOrganizationToken,
   createProduct,
@@ -23,10 +31,9 @@ beforeAll(async () => {
   ({
     ctx,
     org: { id: orgId },
-    tokens: [token, readToken],
-  } = await openOrganizationContext(["custom_fields:write", "products:write"], ["custom_fields:read"]));
-  foreignToken = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, ["custom_fields:write"]);
-  unscopedToken = await createOrganizationToken(ctx.deps, orgId, ["products:read"]);
+    tokens: [token, readToken, unscopedToken],
+  } = await openOrganizationContext(["custom_fields:write", "products:write"], ["custom_fields:read"], ["products:read"]));
+  foreignToken = await createForeignToken(ctx.deps, ["custom_fields:write"]);
 });
 afterAll(() => ctx.close());
 
@@ -114,9 +121,7 @@ describe("POST /v1/custom-fields/", () => {
     beforeAll(async () => {
       before = await fieldRows();
     });
-    const post =
-      (payload: unknown, as: () => string | null = () => token) =>
-      () => ({ method: "POST" as const, url: "/v1/custom-fields/", token: as(), payload: payload as object });
+    const post = jsonRequest("POST", "/v1/custom-fields/", () => token);
     const text = { type: "text", slug: "bad-input", name: "Bad", properties: {} };
 
     badInputTable(
@@ -169,21 +174,8 @@ describe("POST /v1/custom-fields/", () => {
           status: 422,
           loc: ["body", "properties", "options", 0, "label"],
         },
-        {
-          name: "another organization's id",
-          request: post({ ...text, organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }),
-          status: 422,
-          loc: ["body", "organization_id"],
-        },
-        {
-          name: "a non-UUID organization",
-          request: post({ ...text, organization_id: "org" }),
-          status: 422,
-          loc: ["body", "organization_id"],
-        },
-        { name: "no token", request: post(text, () => null), status: 401, error: "Unauthorized" },
-        { name: "a malformed token", request: post(text, () => "polar_oat_nope"), status: 401, error: "invalid_token" },
-        { name: "a read-only token", request: post(text, () => readToken), status: 403, error: "insufficient_scope" },
+        ...organizationIdRefusals(post, text),
+        ...tokenRefusals((as) => post(text, as), { "a read-only token": () => readToken }),
       ],
       async () => expect(await fieldRows()).toEqual(before),
     );
@@ -208,6 +200,7 @@ describe("GET /v1/custom-fields/", () => {
     }
   });
   const list = (query: string, as = listToken) => ctx.request({ method: "GET", url: `/v1/custom-fields/${query}`, token: as });
+  const listRequest = getRequest("/v1/custom-fields/", () => listToken);
   const slugs = async (query: string) => {
     const response = await list(query);
     expect(response.statusCode, response.body).toBe(200);
@@ -238,30 +231,11 @@ describe("GET /v1/custom-fields/", () => {
   badInputTable(
     () => ctx.request,
     [
-      { name: "an unknown type", request: () => ({ method: "GET", url: "/v1/custom-fields/?type=color", token: listToken }), status: 422 },
-      {
-        name: "an unknown sort key",
-        request: () => ({ method: "GET", url: "/v1/custom-fields/?sorting=size", token: listToken }),
-        status: 422,
-      },
-      {
-        name: "page 0",
-        request: () => ({ method: "GET", url: "/v1/custom-fields/?page=0", token: listToken }),
-        status: 422,
-        loc: ["query", "page"],
-      },
-      {
-        name: "a non-UUID organization",
-        request: () => ({ method: "GET", url: "/v1/custom-fields/?organization_id=x", token: listToken }),
-        status: 422,
-      },
-      { name: "no token", request: () => ({ method: "GET", url: "/v1/custom-fields/" }), status: 401 },
-      {
-        name: "a token without the scope",
-        request: () => ({ method: "GET", url: "/v1/custom-fields/", token: unscopedToken }),
-        status: 403,
-        error: "insufficient_scope",
-      },
+      { name: "an unknown type", request: listRequest("?type=color"), status: 422 },
+      { name: "an unknown sort key", request: listRequest("?sorting=size"), status: 422 },
+      { name: "a non-UUID organization", request: listRequest("?organization_id=x"), status: 422 },
+      ...paginationRefusals(listRequest),
+      ...tokenRefusals((as) => listRequest("", as), { "a token without the scope": () => unscopedToken }),
     ],
   );
 });

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { badInputTable } from "../../helpers/bad-inputs.ts";
+import {
+  badInputTable,
+  getRequest,
+  jsonRequest,
+  organizationIdRefusals,
+  paginationRefusals,
+  tokenRefusals,
+} from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
+import { createForeignToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { ingest, runBackfills } from "./meters-helpers.ts";
 
@@ -16,10 +23,9 @@ beforeAll(async () => {
   ({
     ctx,
     org: { id: orgId },
-    tokens: [token, readToken],
-  } = await openOrganizationContext(["meters:write", "events:write", "events:read"], ["meters:read"]));
-  foreignToken = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, ["meters:write"]);
-  unscopedToken = await createOrganizationToken(ctx.deps, orgId, ["events:read"]);
+    tokens: [token, readToken, unscopedToken],
+  } = await openOrganizationContext(["meters:write", "events:write", "events:read"], ["meters:read"], ["events:read"]));
+  foreignToken = await createForeignToken(ctx.deps, ["meters:write"]);
 });
 afterAll(() => ctx.close());
 
@@ -88,9 +94,7 @@ describe("POST /v1/meters/", () => {
     beforeAll(async () => {
       before = await meterRows();
     });
-    const post =
-      (payload: unknown, as: () => string | null = () => token) =>
-      () => ({ method: "POST" as const, url: "/v1/meters/", token: as(), payload: payload as object });
+    const post = jsonRequest("POST", "/v1/meters/", () => token);
     const valid = { name: "Meter", filter: tokensFilter, aggregation: { func: "count" } };
     const clause = (c: unknown) => ({ ...valid, filter: { conjunction: "and", clauses: [c] } });
     const deep = (depth: number): unknown =>
@@ -179,22 +183,11 @@ describe("POST /v1/meters/", () => {
           status: 422,
           loc: ["body", "metadata", "k"],
         },
-        {
-          name: "another organization's id",
-          request: post({ ...valid, organization_id: "3f2b1c4d-1111-4222-8333-123456789abc" }),
-          status: 422,
-          loc: ["body", "organization_id"],
-        },
-        {
-          name: "a non-UUID organization",
-          request: post({ ...valid, organization_id: "org" }),
-          status: 422,
-          loc: ["body", "organization_id"],
-        },
-        { name: "no token", request: post(valid, () => null), status: 401, error: "Unauthorized" },
-        { name: "a malformed token", request: post(valid, () => "polar_oat_nope"), status: 401, error: "invalid_token" },
-        { name: "a read-only token", request: post(valid, () => readToken), status: 403, error: "insufficient_scope" },
-        { name: "a token without meter scopes", request: post(valid, () => unscopedToken), status: 403, error: "insufficient_scope" },
+        ...organizationIdRefusals(post, valid),
+        ...tokenRefusals((as) => post(valid, as), {
+          "a read-only token": () => readToken,
+          "a token without meter scopes": () => unscopedToken,
+        }),
       ],
       async () => expect(await meterRows()).toEqual(before),
     );
@@ -222,6 +215,7 @@ describe("GET /v1/meters/ and /v1/meters/{id}", () => {
     expectReferenceResponse("meters:get", 404, foreign.json());
   });
 
+  const list = getRequest("/v1/meters/", () => readToken);
   badInputTable(
     () => ctx.request,
     [
@@ -231,15 +225,10 @@ describe("GET /v1/meters/ and /v1/meters/{id}", () => {
         status: 422,
         loc: ["path", "id"],
       },
-      { name: "an unknown sorting", request: () => ({ method: "GET", url: "/v1/meters/?sorting=unit", token: readToken }), status: 422 },
-      {
-        name: "a bad is_archived",
-        request: () => ({ method: "GET", url: "/v1/meters/?is_archived=maybe", token: readToken }),
-        status: 422,
-      },
-      { name: "a page of 0", request: () => ({ method: "GET", url: "/v1/meters/?page=0", token: readToken }), status: 422 },
-      { name: "no token", request: () => ({ method: "GET", url: "/v1/meters/", token: null }), status: 401 },
-      { name: "no meter scope", request: () => ({ method: "GET", url: "/v1/meters/", token: unscopedToken }), status: 403 },
+      { name: "an unknown sorting", request: list("?sorting=unit"), status: 422 },
+      { name: "a bad is_archived", request: list("?is_archived=maybe"), status: 422 },
+      ...paginationRefusals(list),
+      ...tokenRefusals((as) => list("", as), { "no meter scope": () => unscopedToken }),
     ],
   );
 });
@@ -356,8 +345,7 @@ describe("PATCH /v1/meters/{id}", () => {
           status: 404,
           error: "ResourceNotFound",
         },
-        { name: "no token", request: send({ name: "Fine name" }, () => null), status: 401 },
-        { name: "a read-only token", request: send({ name: "Fine name" }, () => readToken), status: 403, error: "insufficient_scope" },
+        ...tokenRefusals((as) => send({ name: "Fine name" }, as), { "a read-only token": () => readToken }),
       ],
       async () => expect(await meterRows()).toEqual(before),
     );
