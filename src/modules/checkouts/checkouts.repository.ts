@@ -1,5 +1,6 @@
-import { type CompiledQuery, type Expression, type Insertable, type Updateable } from "kysely";
+import { type Expression, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
@@ -50,38 +51,19 @@ function findQuery(db: Executor, where: CheckoutLocator, allowed: OrganizationSc
   return allowed === null ? query : query.where("c.organization_id", "in", allowed);
 }
 
-// Building and compiling the nested query costs more than running it; it is compiled once per
-// shape with placeholder values, which are swapped for the real ones on every call.
-const KEY_PLACEHOLDER = "\u0000checkout-key";
-const SCOPE_PLACEHOLDER = "\u0000checkout-scope-";
-const compiledFinds = new Map<string, CompiledQuery>();
-
-function compiledFind(db: Executor, where: CheckoutLocator, allowed: OrganizationScope): CompiledQuery {
-  const shape = `${"id" in where ? "id" : "secret"}:${allowed?.length ?? "all"}`;
-  let compiled = compiledFinds.get(shape);
-  if (!compiled) {
-    const placeholderScope = allowed === null ? null : (allowed.map((_, i) => `${SCOPE_PLACEHOLDER}${i}`) as [string, ...string[]]);
-    const placeholderWhere = "id" in where ? { id: KEY_PLACEHOLDER } : { clientSecret: KEY_PLACEHOLDER };
-    compiled = findQuery(db, placeholderWhere, placeholderScope).compile();
-    compiledFinds.set(shape, compiled);
-  }
-  const key = "id" in where ? where.id : where.clientSecret;
-  const parameters = compiled.parameters.map((p) =>
-    p === KEY_PLACEHOLDER
-      ? key
-      : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER)
-        ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))]
-        : p,
-  );
-  return { ...compiled, parameters };
-}
+// The read path of every checkout response: its nested statement is compiled once per shape.
+const compiledFind = compiledLookup("checkout", (db, by: "id" | "secret", key, scope) =>
+  findQuery(db, by === "id" ? { id: key } : { clientSecret: key }, scope),
+);
 
 export async function findCheckoutWithRelations(
   db: Executor,
   where: CheckoutLocator,
   allowed: OrganizationScope,
 ): Promise<CheckoutWithRelations | undefined> {
-  const result = await db.executeQuery<CheckoutWithRelations>(compiledFind(db, where, allowed));
+  const result = await db.executeQuery<CheckoutWithRelations>(
+    "id" in where ? compiledFind(db, "id", where.id, allowed) : compiledFind(db, "secret", where.clientSecret, allowed),
+  );
   // JSON aggregation returns timestamps as text; the Jsonified types say so.
   return result.rows[0];
 }

@@ -1,5 +1,6 @@
-import type { CompiledQuery, NotNull } from "kysely";
+import type { NotNull } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
+import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
@@ -81,32 +82,11 @@ function stateQuery(db: Executor, where: CustomerLocator, allowed: OrganizationS
 
 export type CustomerStateRow = NonNullable<Awaited<ReturnType<ReturnType<typeof stateQuery>["executeTakeFirst"]>>>;
 
-// The state is read on every request of an integrator's app, and building and compiling the nested
-// query costs more than running it: it is compiled once per shape with placeholder values, which
-// are swapped for the real ones on every call (as the checkout read does).
-const KEY_PLACEHOLDER = "\u0000customer-state-key";
-const SCOPE_PLACEHOLDER = "\u0000customer-state-scope-";
-const compiledStates = new Map<string, CompiledQuery>();
-
-function compiledState(db: Executor, where: CustomerLocator, allowed: OrganizationScope): CompiledQuery {
-  const byId = "id" in where;
-  const shape = `${byId ? "id" : "external"}:${allowed?.length ?? "all"}`;
-  let compiled = compiledStates.get(shape);
-  if (!compiled) {
-    const placeholderScope = allowed === null ? null : (allowed.map((_, i) => `${SCOPE_PLACEHOLDER}${i}`) as [string, ...string[]]);
-    compiled = stateQuery(db, byId ? { id: KEY_PLACEHOLDER } : { externalId: KEY_PLACEHOLDER }, placeholderScope).compile();
-    compiledStates.set(shape, compiled);
-  }
-  const key = byId ? where.id : where.externalId;
-  const parameters = compiled.parameters.map((p) =>
-    p === KEY_PLACEHOLDER
-      ? key
-      : typeof p === "string" && p.startsWith(SCOPE_PLACEHOLDER)
-        ? allowed![Number(p.slice(SCOPE_PLACEHOLDER.length))]
-        : p,
-  );
-  return { ...compiled, parameters };
-}
+// The state is read on every request of an integrator's app: its nested statement is compiled once
+// per shape (as the checkout read's).
+const compiledState = compiledLookup("customer-state", (db, by: "id" | "external", key, scope) =>
+  stateQuery(db, by === "id" ? { id: key } : { externalId: key }, scope),
+);
 
 /** The customer's state as of this statement's snapshot; undefined when no live customer matches. */
 export async function findCustomerState(
@@ -114,6 +94,8 @@ export async function findCustomerState(
   where: CustomerLocator,
   allowed: OrganizationScope,
 ): Promise<CustomerStateRow | undefined> {
-  const result = await db.executeQuery<CustomerStateRow>(compiledState(db, where, allowed));
+  const result = await db.executeQuery<CustomerStateRow>(
+    "id" in where ? compiledState(db, "id", where.id, allowed) : compiledState(db, "external", where.externalId, allowed),
+  );
   return result.rows[0];
 }
