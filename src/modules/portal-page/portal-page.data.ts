@@ -31,26 +31,40 @@ export const visibilityOf = (visit: PortalVisit): OrderVisibility => ({
   customerId: visit.session.customerId,
 });
 
-/** The portal shows the first page of each list, newest first; a customer with more sees the most recent. */
+/**
+ * Orders grow with every purchase and renewal: they are shown a page at a time, newest first. The
+ * other lists grow with what a customer holds (subscriptions, keys, saved cards), and show their
+ * first 100, newest first.
+ */
+export const ORDERS_PER_PAGE = 20;
 const PAGE = { page: 1, limit: 100 } as const;
 
 export interface Overview {
   customer: CustomerPortalCustomer;
   orders: CustomerOrder[];
+  /** The page of orders shown (from 1) and the last one there is (0 without orders). */
+  ordersPage: { page: number; maxPage: number };
   subscriptions: CustomerSubscription[];
   licenseKeys: LicenseKeyWithActivations[];
   paymentMethods: CustomerPaymentMethod[];
 }
 
 /** Everything the portal's main page shows, read in parallel. */
-export async function loadOverview(services: PortalPageServices, session: PortalVisit["session"]): Promise<Overview> {
+export async function loadOverview(services: PortalPageServices, session: PortalVisit["session"], ordersPage = 1): Promise<Overview> {
   const [customer, orders, subscriptions, keys, paymentMethods] = await Promise.all([
     services.customers.get(session),
-    services.orders.list({ ...PAGE, sorting: ["-created_at"] }, session),
+    services.orders.list({ page: ordersPage, limit: ORDERS_PER_PAGE, sorting: ["-created_at"] }, session),
     services.subscriptions.list({ ...PAGE, sorting: ["-started_at"] }, session),
     services.licenseKeys.listForCustomer(PAGE, session),
     services.paymentMethods.list(PAGE, session),
   ]);
   const licenseKeys = await Promise.all(keys.items.map((key) => services.licenseKeys.getForCustomer(key.id, session)));
-  return { customer, orders: orders.items, subscriptions: subscriptions.items, licenseKeys, paymentMethods: paymentMethods.items };
+  return {
+    customer,
+    orders: orders.items,
+    ordersPage: { page: ordersPage, maxPage: orders.pagination.max_page },
+    subscriptions: subscriptions.items,
+    licenseKeys,
+    paymentMethods: paymentMethods.items,
+  };
 }

@@ -167,6 +167,7 @@ export interface OverviewInput {
   returnUrl: string | null;
   customer: CustomerPortalCustomer;
   orders: CustomerOrder[];
+  ordersPage: { page: number; maxPage: number };
   subscriptions: CustomerSubscription[];
   licenseKeys: LicenseKeyWithActivations[];
   paymentMethods: CustomerPaymentMethod[];
@@ -181,6 +182,19 @@ const section = (id: string, title: string, content: string): string =>
 
 const list = (items: string[], empty: string): string =>
   items.length ? `<ul class="items">${items.join("")}</ul>` : `<p class="muted">${e(empty)}</p>`;
+
+/** Links to the newer and older pages of orders, where there are any. */
+function ordersPager(base: string, { page, maxPage }: OverviewInput["ordersPage"]): string {
+  const link = (to: number, label: string, rel: string) =>
+    `<a href="${e(`${base}?orders_page=${to}#orders`)}" rel="${rel}">${e(label)}</a>`;
+  const links = [
+    page > 1 ? link(Math.min(page - 1, Math.max(maxPage, 1)), "Newer orders", "prev") : "",
+    page < maxPage ? link(page + 1, "Older orders", "next") : "",
+  ].filter(Boolean);
+  return links.length
+    ? `<nav class="pager" aria-label="Pages of orders"><p class="muted">Page ${page} of ${Math.max(maxPage, page)}</p>${links.join(" ")}</nav>`
+    : "";
+}
 
 /** The portal: subscriptions, orders and their documents, license keys, billing details, payment method. */
 export function overviewPage(shell: PortalShell, input: OverviewInput): string {
@@ -203,8 +217,8 @@ ${section(
   "Orders",
   list(
     input.orders.map((o) => orderItem(base, o)),
-    "You have no orders yet.",
-  ),
+    input.ordersPage.page > 1 ? "There are no orders on this page." : "You have no orders yet.",
+  ) + ordersPager(base, input.ordersPage),
 )}
 ${section(
   "license-keys",

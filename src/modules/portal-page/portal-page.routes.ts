@@ -43,6 +43,12 @@ const noticeOf = (query: unknown): string | null => {
   return typeof done === "string" && done in NOTICES ? NOTICES[done as Notice] : null;
 };
 
+/** The page of orders asked for: a whole number from 1 (anything else shows the first page). */
+const ordersPageOf = (query: unknown): number => {
+  const asked = typeof query === "object" && query !== null ? (query as { orders_page?: unknown }).orders_page : undefined;
+  return typeof asked === "string" && /^[1-9][0-9]{0,5}$/.test(asked) ? Number(asked) : 1;
+};
+
 /**
  * Another site's form must not act as the customer: a POST comes from this origin, as the browser
  * says in `Sec-Fetch-Site`, or else in `Origin`.
@@ -119,9 +125,10 @@ export const portalPageRoutes =
         notice?: string | null;
         problem?: string | null;
         billing?: { values: BillingForm; errors: FieldErrors };
+        ordersPage?: number;
       } = {},
     ) {
-      const data = await loadOverview(services, visit.session);
+      const data = await loadOverview(services, visit.session, options.ordersPage);
       return sendPage(reply, options.code ?? 200, (assets) =>
         overviewPage(shellOf(visit.organization, theme, assets), {
           ...data,
@@ -183,7 +190,9 @@ export const portalPageRoutes =
       async (request, reply) => {
         const token = request.query.customer_session_token;
         if (typeof token !== "string")
-          return asCustomer(async (visit, req, res, theme) => overview(res, visit, theme, { notice: noticeOf(req.query) }))(request, reply);
+          return asCustomer(async (visit, req, res, theme) =>
+            overview(res, visit, theme, { notice: noticeOf(req.query), ordersPage: ordersPageOf(req.query) }),
+          )(request, reply);
         const theme = themeOf(request.query);
         const organization = await services.sessions.organization(request.params.slug);
         if (!organization) return status(reply, 404, null, theme, "Portal not found", "There is no customer portal at this address.");

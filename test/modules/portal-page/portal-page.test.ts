@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
+import { ORDERS_PER_PAGE } from "../../../src/modules/portal-page/portal-page.data.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import {
   createCustomer,
@@ -161,6 +162,50 @@ describe("the portal page", () => {
     expect(response.body).not.toContain("$99.00");
     expect(response.body).toContain("<dd>paid</dd>");
     expect(response.body).not.toContain(link.token);
+  });
+});
+
+describe("the orders, a page at a time", () => {
+  const ORDERS = ORDERS_PER_PAGE + 3;
+  let pagedBase: string;
+  let pagedCookie: string;
+  let orderIds: string[];
+  beforeAll(async () => {
+    const org = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, org.id);
+    orderIds = [];
+    for (let i = 0; i < ORDERS; i++) orderIds.push((await createOrder(ctx.deps, org.id, { customer, product: null })).id);
+    await createOrder(ctx.deps, org.id, { product: null }); // another customer's
+    pagedCookie = await signIn(await openPortalSession(ctx, org.id, customer.id));
+    pagedBase = `/${org.slug}/portal`;
+  });
+  const shownOrders = (html: string) => [...html.matchAll(/id="order-([0-9a-f-]{36})"/g)].map((m) => m[1]!);
+
+  it("shows the newest page first and links the older ones; together the pages show each of the customer's orders once", async () => {
+    const first = await page(pagedBase, pagedCookie);
+    expect(first.statusCode).toBe(200);
+    expect(shownOrders(first.body)).toHaveLength(ORDERS_PER_PAGE);
+    expect(first.body).toContain(`href="${pagedBase}?orders_page=2#orders" rel="next"`);
+    expect(first.body).not.toContain('rel="prev"');
+    const second = await page(`${pagedBase}?orders_page=2`, pagedCookie);
+    expect(shownOrders(second.body)).toHaveLength(ORDERS - ORDERS_PER_PAGE);
+    expect(second.body).toContain(`href="${pagedBase}?orders_page=1#orders" rel="prev"`);
+    expect(second.body).not.toContain('rel="next"');
+    expect([...shownOrders(first.body), ...shownOrders(second.body)].sort()).toEqual([...orderIds].sort());
+  });
+
+  it("shows the first page for a page that is no whole number from 1, and an empty page past the last", async () => {
+    const firstPage = shownOrders((await page(pagedBase, pagedCookie)).body);
+    for (const asked of ["0", "-1", "abc", "1.5", "1e3", "9".repeat(40), "%3Cb%3E"]) {
+      const response = await page(`${pagedBase}?orders_page=${asked}`, pagedCookie);
+      expect(response.statusCode, asked).toBe(200);
+      expect(shownOrders(response.body), asked).toEqual(firstPage);
+    }
+    const past = await page(`${pagedBase}?orders_page=7`, pagedCookie);
+    expect(past.statusCode).toBe(200);
+    expect(shownOrders(past.body)).toEqual([]);
+    expect(past.body).toContain("There are no orders on this page.");
+    expect(past.body).toContain(`href="${pagedBase}?orders_page=2#orders" rel="prev"`);
   });
 });
 
