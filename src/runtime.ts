@@ -7,6 +7,7 @@ import { ConfigError } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { connect } from "./db/connection.ts";
 import { organizationClock } from "./kit/clock.ts";
+import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { provisionDatabase, readOrCreateSecretFile } from "./db/provision.ts";
 
@@ -39,6 +40,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const connection = connect(database.url, config.databasePoolSize, config.databaseConnectTimeoutMs);
   try {
     await migrateToLatest(connection.db, connection.pool);
+    // The current month's partition and the next ones, before the first event (the job keeps them ahead).
+    await ensureEventPartitions(connection.db, new Date());
   } catch (error) {
     await connection.close();
     await database.stop();

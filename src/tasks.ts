@@ -3,6 +3,7 @@ import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
 import { realTime } from "./kit/clock.ts";
 import { purgeExpiredKeys } from "./kit/idempotency-keys.repository.ts";
+import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
 import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
@@ -30,8 +31,15 @@ export function taskList(deps: Deps, services: Services): TaskList {
       await purgeExpiredKeys(deps.db, realTime(deps.now));
     },
     [TaskName.meterCredit]: meterCreditTask(services.customerMeters),
+    [TaskName.eventPartitions]: async () => {
+      await ensureEventPartitions(deps.db, realTime(deps.now));
+    },
   };
 }
 
 /** Recurring tasks, in graphile-worker's crontab syntax: one process enqueues each tick, whatever runs. */
-export const crontab = [`* * * * * ${TaskName.subscriptionsSweep} ?max=1`, `17 * * * * ${TaskName.idempotencyPurge} ?max=1`].join("\n");
+export const crontab = [
+  `* * * * * ${TaskName.subscriptionsSweep} ?max=1`,
+  `17 * * * * ${TaskName.idempotencyPurge} ?max=1`,
+  `41 * * * * ${TaskName.eventPartitions} ?max=1`,
+].join("\n");

@@ -25,5 +25,7 @@ export const TaskName = {
   idempotencyPurge: "idempotency:purge",
   /** Applies a `meter_credit` grant's credit (granted), its cycle's reset and credit (cycled) or its take-back (revoked) to its customer meter. */
   meterCredit: "customer_meters.credit",
+  /** Creates the partitions of `events` for this month and the next ones (hourly; a crontab task, hence the `:`). */
+  eventPartitions: "events:partitions",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -21,7 +21,8 @@ export interface EventInsert {
   metadata: Record<string, JsonValue>;
 }
 
-const EXTERNAL_ID_INDEX = "events_org_external_id_uq";
+/** Holds each organization's external ids once, across every partition of `events`. */
+const EXTERNAL_ID_KEY = "event_external_ids_pkey";
 
 export const isExternalIdConflict = (error: unknown): boolean =>
   typeof error === "object" &&
@@ -29,7 +30,7 @@ export const isExternalIdConflict = (error: unknown): boolean =>
   "code" in error &&
   error.code === "23505" &&
   "constraint" in error &&
-  error.constraint === EXTERNAL_ID_INDEX;
+  error.constraint === EXTERNAL_ID_KEY;
 
 /** Columns sent per batch, each as one array parameter, in the order of the `unnest` below. */
 const INSERT_COLUMNS = [
@@ -63,12 +64,15 @@ export const prepareEventColumns = columnArrays;
  * Inserts a whole batch in one statement, and returns how many rows were inserted. Rows travel as
  * one array per column (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
  *
- * The plain INSERT is tried first (`skipDuplicates` false): `ON CONFLICT` makes every row a
- * speculative insertion, which measured 15–40% slower, and a batch of new events (the common case)
- * has no conflict. On a conflict (`isExternalIdConflict`) the statement has changed nothing and the
- * caller sends the batch again with `ON CONFLICT DO NOTHING`. Concurrent batches carrying the same
- * external id wait on each other's index entry, so each id is inserted exactly once; rows go in
- * ordered by that key so that two batches sharing ids lock them in the same order and cannot deadlock.
+ * The batch's external ids are claimed in `event_external_ids` by the same statement: `events` is
+ * partitioned, so no index of its own can keep an external id unique across partitions (docs/decisions.md,
+ * "Events partitioned by month"). The plain claim is tried first (`skipDuplicates` false): `ON
+ * CONFLICT` makes every row a speculative insertion, which measured 15–40% slower, and a batch of new
+ * events (the common case) has no conflict. On a conflict (`isExternalIdConflict`) the statement has
+ * changed nothing and the caller sends the batch again with `ON CONFLICT DO NOTHING`: the claims that
+ * return are the new events, and only those are inserted. Concurrent batches carrying the same
+ * external id wait on each other's key, so each id is claimed exactly once; claims go in ordered by
+ * that key so that two batches sharing ids lock them in the same order and cannot deadlock.
  *
  * With meters, the same statement adds the inserted rows, and only those (a skipped duplicate is
  * not returned), to the meters' pre-aggregates. `ingested_at` is the clock after the caller took the
@@ -92,21 +96,25 @@ export async function insertEvents(
     parentIds,
     metadata,
   ] = columns;
-  const insert = sql`
-    INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT r.id, (SELECT clock_timestamp()), r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
-           r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
-    FROM (
+  const claims = sql`batch AS (
       SELECT gen_random_uuid() AS id, u.*
       FROM unnest(
         ${organizationIds}::uuid[], ${customerIds}::uuid[], ${externalCustomerIds}::text[], ${memberIds}::uuid[], ${externalMemberIds}::text[],
         ${names}::text[], ${timestamps}::timestamptz[], ${externalIds}::text[], ${parentIds}::text[], ${metadata}::jsonb[]
       ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
-    ) r
-    ORDER BY r.organization_id, r.external_id
-    ${skipDuplicates ? sql`ON CONFLICT (organization_id, external_id) WHERE external_id IS NOT NULL DO NOTHING` : sql``}`;
-  if (meters.length === 0) return Number((await insert.execute(db)).numAffectedRows ?? 0n);
-  const { rows } = await sql<{ inserted: number }>`WITH inserted AS (
+    ), claimed AS (
+      INSERT INTO event_external_ids (organization_id, external_id)
+      SELECT organization_id, external_id FROM batch WHERE external_id IS NOT NULL ORDER BY organization_id, external_id
+      ${skipDuplicates ? sql`ON CONFLICT DO NOTHING RETURNING organization_id, external_id` : sql``}
+    )`;
+  const insert = sql`
+    INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
+    SELECT r.id, (SELECT clock_timestamp()), r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+           r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
+    FROM batch r
+    ${skipDuplicates ? sql`WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)` : sql``}`;
+  if (meters.length === 0) return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
+  const { rows } = await sql<{ inserted: number }>`WITH ${claims}, inserted AS (
       ${insert} RETURNING organization_id, customer_id, external_customer_id, name, source, "timestamp", metadata
     )${aggregateCtes(meters, sql`inserted`, "i")}
     SELECT count(*)::int AS inserted FROM inserted`.execute(db);
