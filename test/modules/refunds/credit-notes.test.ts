@@ -173,6 +173,37 @@ describe("credit notes of refunds", () => {
   });
 });
 
+describe("the documents' language", () => {
+  it("follows the checkout's locale: a French buyer's invoice and credit note are in French", async () => {
+    const order = await paidOrder(ctx, orgId, checkoutToken, { price: 2500, locale: "fr-FR" });
+    await requestInvoice(order.id);
+    const refunded = await refund(order.id, 1000);
+    await runDocumentJobs(ctx);
+    const invoice = await ctx.request({ method: "GET", url: `/v1/orders/${order.id}/invoice`, token: ordersReadToken });
+    const invoiceLines = (await pdfText((await download(ctx, invoice.json<{ url: string }>().url)).rawPayload))
+      .replace(/\u00a0|\u202f/g, " ")
+      .split("\n");
+    expect(invoiceLines).toEqual(
+      expect.arrayContaining(["Facture", `Numéro de facture: ${order.invoice_number}`, "Montant payé 30,00 $US"]),
+    );
+    const noteLines = (await creditNoteText(refunded.id)).replace(/\u00a0|\u202f/g, " ").split("\n");
+    expect(noteLines).toEqual(expect.arrayContaining(["Avoir", "Total crédité -12,00 $US"]));
+    expect(noteLines.join("\n")).toContain(`Facture d'origine: ${order.invoice_number} du `);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("lists the refund's credit note and the portal's credit notes of an order", async () => {
+    const document = (await ctx.request({ method: "GET", url: "/openapi.json" })).json();
+    const refundNote = document.paths["/v1/refunds/{id}/credit-note"].get;
+    expect(refundNote.operationId).toBe("refunds:credit_note");
+    expect(Object.keys(refundNote.responses)).toEqual(expect.arrayContaining(["200", "202", "404"]));
+    expect(refundNote.responses["200"].content["application/json"].schema.required).toEqual(["url"]);
+    const portalNotes = document.paths["/v1/customer-portal/orders/{id}/credit-notes"].get;
+    expect(portalNotes.operationId).toBe("customer_portal:orders:credit_notes");
+  });
+});
+
 describe("GET /v1/refunds/{id}/credit-note refusals", () => {
   let own: string;
   let foreign: string;
