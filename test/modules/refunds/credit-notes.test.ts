@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
+import { allocateCreditNoteNumber } from "../../../src/modules/orders/order-numbers.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomerSessionToken, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
@@ -160,6 +161,19 @@ describe("credit notes of refunds", () => {
       Array.from({ length: 8 }, (_, i) => `RACE-SHOP-CN-${String(i + 1).padStart(4, "0")}`),
     );
     expect(new Set(notes.map((note) => note.order_id)).size).toBe(8);
+  });
+
+  it("gives the number of a transaction that rolls back to the next note: no gap", async () => {
+    const org = await createOrganization(ctx.deps, "Rollback Shop");
+    const numbering = { id: org.id, slug: org.slug, invoice_prefix: null };
+    await expect(
+      ctx.deps.db.transaction().execute(async (trx) => {
+        expect(await allocateCreditNoteNumber(trx, numbering)).toBe("ROLLBACK-SHOP-CN-0001");
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await allocateCreditNoteNumber(ctx.deps.db, numbering)).toBe("ROLLBACK-SHOP-CN-0001");
+    expect(await allocateCreditNoteNumber(ctx.deps.db, { ...numbering, invoice_prefix: "RB" })).toBe("RB-CN-0002");
   });
 
   it("numbers per organization, each from 0001", async () => {
