@@ -80,6 +80,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
   const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
   const orders = createOrderService(deps);
+  const orderDocuments = createOrderDocumentService(deps, adapters.blobs);
   const checkouts = createCheckoutService(deps, checkoutSessions);
   const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
   // The checkout page's payment step follows the processor: the sandbox's test cards, else none it can drive.
@@ -118,7 +119,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalCustomers: createPortalCustomerService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),
-    orderDocuments: createOrderDocumentService(deps, adapters.blobs),
+    orderDocuments,
     subscriptions: createSubscriptionService(deps),
     subscriptionRenewals,
     subscriptionUpdates,
@@ -127,7 +128,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalOrderPayments,
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
     paymentRecords: createPaymentService(deps),
-    refunds: createRefundService(deps, adapters.payments),
+    refunds: createRefundService(deps, adapters.payments, orderDocuments),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
   };
 }

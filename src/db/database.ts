@@ -17,7 +17,7 @@ import type {
 } from "../modules/organizations/organizations.table.ts";
 import type { ProductBenefitsTable, ProductMediasTable, ProductPricesTable, ProductsTable } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
-import type { BillingCountersTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
+import type { BillingCountersTable, CreditNotesTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
@@ -53,6 +53,7 @@ export interface Database {
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;
+  credit_notes: CreditNotesTable;
   benefit_grants: BenefitGrantsTable;
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;

@@ -1,7 +1,7 @@
 import PDFDocument from "pdfkit";
 import type { StoredAddress } from "../kit/address.ts";
 import { registerFaces } from "./fonts.ts";
-import { documentLanguage, type DocumentLanguage } from "./language.ts";
+import { documentLanguage, type DocumentLanguage, type Words } from "./language.ts";
 import { Typesetter, type Align } from "./typeset.ts";
 
 /** A party to the sale as the document names it. */
@@ -24,9 +24,12 @@ export interface DocumentLine {
   taxAmount: number;
 }
 
-/** Everything printed on an invoice or a receipt; amounts in minor units of `currency`. */
+/**
+ * Everything printed on an invoice, a receipt or a credit note; amounts in minor units of
+ * `currency`. A credit note's lines, subtotal, taxes and total are negative: what is credited.
+ */
 export interface BillingDocument {
-  kind: "invoice" | "receipt";
+  kind: "invoice" | "receipt" | "credit_note";
   number: string;
   issuedAt: Date;
   suppliedAt: Date;
@@ -47,9 +50,18 @@ export interface BillingDocument {
   total: number;
   /** Set when the buyer accounts for the VAT: the document then carries the statement and both numbers. */
   reverseCharge: { sellerVatNumber: string | null; buyerVatNumber: string } | null;
-  /** What was refunded since the payment, tax included (a receipt after a refund); absent or 0 for none. */
-  refunded?: number;
+  /** A receipt's refunds since the payment, oldest first, each tax included; absent or empty for none. */
+  refunds?: { at: Date; amount: number }[];
+  /** A credit note's reference: the invoice it corrects, and when the money went back. */
+  credits?: { invoiceNumber: string; invoiceIssuedAt: Date; refundedAt: Date };
 }
+
+/** The title and number label of each kind of document. */
+const HEADINGS = {
+  invoice: { title: "invoice", number: "invoiceNumber" },
+  receipt: { title: "receipt", number: "receiptNumber" },
+  credit_note: { title: "creditNote", number: "creditNoteNumber" },
+} as const satisfies Record<BillingDocument["kind"], { title: keyof Words; number: keyof Words }>;
 
 const PAGE = { width: 595.28, height: 841.89, margin: 50 };
 const CONTENT = PAGE.width - 2 * PAGE.margin;
@@ -162,15 +174,20 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
   const { words } = language;
   const money = (amount: number) => language.money(amount, doc.currency);
 
+  const heading = HEADINGS[doc.kind];
   if (doc.seller.logo) layout.logo(doc.seller.logo);
-  layout.y = layout.column([{ text: doc.kind === "invoice" ? words.invoice : words.receipt, size: SIZE.title }], PAGE.margin, CONTENT);
+  layout.y = layout.column([{ text: words[heading.title], size: SIZE.title }], PAGE.margin, CONTENT);
   layout.gap(SIZE.title * 0.6);
   layout.y = layout.column(
     [
-      [doc.kind === "invoice" ? words.invoiceNumber : words.receiptNumber, doc.number],
+      [words[heading.number], doc.number],
+      ...(doc.credits
+        ? [[words.creditedInvoice, words.invoiceOf(doc.credits.invoiceNumber, language.date(doc.credits.invoiceIssuedAt))]]
+        : []),
       [words.dateOfIssue, language.date(doc.issuedAt)],
       [words.dateOfSupply, language.date(doc.suppliedAt)],
       ...(doc.paidAt ? [[words.datePaid, language.date(doc.paidAt)]] : []),
+      ...(doc.credits ? [[words.dateRefunded, language.date(doc.credits.refundedAt)]] : []),
     ].map(([label, value]) => ({ text: `${label}: ${value}`, size: SIZE.body })),
     PAGE.margin,
     CONTENT,
@@ -224,10 +241,19 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
   // As the anchor prints it: one row, the amount negative, only when there is a discount.
   if (doc.discount > 0) layout.total(words.discount, money(-doc.discount));
   for (const tax of doc.taxes) layout.total(words.taxOn(language.rate(tax.rateBasisPoints), money(tax.base)), money(tax.amount));
-  layout.total(words.total, money(doc.total), SIZE.name);
-  // Only an unpaid order's invoice asks for money; everything paid says so.
-  layout.total(doc.paidAt ? words.amountPaid : words.amountDue, money(doc.total), SIZE.name);
-  if (doc.refunded) layout.total(words.refunded, money(-doc.refunded), SIZE.name);
+  if (doc.kind === "credit_note") {
+    // Negative, and said in words: this document takes the amount back, it asks for nothing.
+    layout.total(words.totalCredited, money(doc.total), SIZE.name);
+  } else {
+    layout.total(words.total, money(doc.total), SIZE.name);
+    // Only an unpaid order's invoice asks for money; everything paid says so.
+    layout.total(doc.paidAt ? words.amountPaid : words.amountDue, money(doc.total), SIZE.name);
+  }
+  const refunds = doc.refunds ?? [];
+  for (const refund of refunds) layout.total(words.refundedOn(language.date(refund.at)), money(-refund.amount), SIZE.name);
+  if (refunds.length > 0) {
+    layout.total(words.netPaid, money(doc.total - refunds.reduce((sum, refund) => sum + refund.amount, 0)), SIZE.name);
+  }
 
   if (doc.reverseCharge) {
     layout.gap(SIZE.body * 2);
@@ -252,7 +278,7 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
  */
 export function renderBillingPdf(doc: BillingDocument): Promise<Buffer> {
   const language = documentLanguage(doc.locale);
-  const title = `${doc.kind === "invoice" ? language.words.invoice : language.words.receipt} ${doc.number}`;
+  const title = `${language.words[HEADINGS[doc.kind].title]} ${doc.number}`;
   const pdf = new PDFDocument({
     size: "A4",
     margin: PAGE.margin,

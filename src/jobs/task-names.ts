@@ -10,6 +10,8 @@ export const TaskName = {
   webhookDeliver: "webhooks.deliver",
   orderInvoice: "orders.invoice",
   orderReceipt: "orders.receipt",
+  /** Renders and stores a credit note issued for a refund. */
+  creditNote: "orders.credit_note",
   /**
    * Renews the subscriptions whose period ended and retries due dunning charges (every minute). A
    * crontab task: graphile-worker's crontab takes no `.` in a task name, hence the `:`.

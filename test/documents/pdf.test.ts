@@ -72,19 +72,84 @@ describe("billing PDFs", () => {
     );
   });
 
-  it("formats numbers, dates and countries for the buyer's locale, in English words", async () => {
+  it("formats numbers, dates and countries for the buyer's locale, in its language's words", async () => {
     const content = await lines({ ...invoice, locale: "de-DE" });
     expect(content).toEqual(
       expect.arrayContaining([
-        "Date of issue: 1. November 2026",
+        "Rechnung",
+        "Rechnungsdatum: 1. November 2026",
         "Frankreich",
         "Deutschland",
-        "Total 96,00 €",
-        "Tax 20 % on 80,00 € 16,00 €",
+        "Gesamtbetrag 96,00 €",
+        "Steuer 20 % auf 80,00 € 16,00 €",
       ]),
     );
     // An unknown or malformed tag falls back to the default locale.
     expect(await lines({ ...invoice, locale: "not a locale!" })).toContain("Total €96.00");
+  });
+
+  it("writes English words where the locale's language has no translation, its formats still the locale's", async () => {
+    const content = await lines({ ...invoice, locale: "nl-NL" });
+    expect(content).toContain("Invoice");
+    expect(content.join("\n")).toMatch(/Date of issue: 1 november 2026/);
+  });
+
+  it.each([
+    ["fr-FR", ["Facture", "Numéro de facture: ACME-AAAAAAAB-0042", "Date d'émission: 1 novembre 2026", "Montant payé 96,00 €"]],
+    ["fr-CA", ["Facture", "Montant payé 96,00 €"]],
+    ["de-AT", ["Rechnung", "Rechnungsnummer: ACME-AAAAAAAB-0042", "Bezahlter Betrag € 96,00"]],
+    ["ja-JP", ["請求書", "請求書番号: ACME-AAAAAAAB-0042", "発行日: 2026年11月1日"]],
+  ])("writes a %s document in that language", async (locale, expected) => {
+    const content = (await lines({ ...invoice, locale })).map((line) => line.replace(/\u00a0|\u202f/g, " "));
+    expect(content).toEqual(expect.arrayContaining(expected));
+  });
+
+  it("prints a credit note: its own number, the invoice it corrects, the refund date and negative amounts said to be credited", async () => {
+    const content = await lines({
+      ...invoice,
+      kind: "credit_note",
+      number: "ACME-CN-0001",
+      issuedAt: new Date("2026-11-05T09:00:00Z"),
+      paidAt: null,
+      lines: [{ description: "Pro license", quantity: 1, unitAmount: -1_000, amount: -1_000, taxRateBasisPoints: 2_000, taxAmount: -200 }],
+      subtotal: -1_000,
+      discount: 0,
+      taxes: [{ rateBasisPoints: 2_000, base: -1_000, amount: -200 }],
+      total: -1_200,
+      credits: { invoiceNumber: "ACME-AAAAAAAB-0042", invoiceIssuedAt: invoice.issuedAt, refundedAt: new Date("2026-11-04T12:00:00Z") },
+    });
+    expect(content).toEqual(
+      expect.arrayContaining([
+        "Credit note",
+        "Credit note number: ACME-CN-0001",
+        "Credited invoice: ACME-AAAAAAAB-0042 of November 1, 2026",
+        "Date of issue: November 5, 2026",
+        "Date refunded: November 4, 2026",
+        "Subtotal -€10.00",
+        "Tax 20% on -€10.00 -€2.00",
+        "Total credited -€12.00",
+      ]),
+    );
+    expect(content.join("\n")).not.toMatch(/Amount paid|Amount due|Date paid/);
+  });
+
+  it("lists a receipt's refunds by date, then what stays paid", async () => {
+    const content = await lines({
+      ...invoice,
+      kind: "receipt",
+      refunds: [
+        { at: new Date("2026-11-03T00:00:00Z"), amount: 1_200 },
+        { at: new Date("2026-11-04T00:00:00Z"), amount: 600 },
+      ],
+    });
+    expect(content).toEqual(
+      expect.arrayContaining([
+        "Amount paid €96.00",
+        "Refunded November 3, 2026 -€12.00",
+        "Refunded November 4, 2026 -€6.00",
+        "Net paid €78.00",
+      ]),
+    );
   });
 
   it("renders the same document to the same bytes, so a repeated job stores the same file", async () => {

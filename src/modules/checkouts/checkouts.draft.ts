@@ -41,6 +41,8 @@ export interface EditContext {
   defaultTaxBehavior: string;
   /** The organization's tax registrations: tax is collected only from buyers they cover. */
   taxRegistrations: readonly TaxRegistrationFacts[];
+  /** The organization's country of establishment (its legal address's). */
+  sellerCountry: string | null;
   taxEngine: TaxEngine;
   now: Date;
   /** Which side edits: the merchant may set the discount by id, the buyer only by code. */
@@ -309,6 +311,7 @@ export async function applyChanges(
       taxId: draft.customer_tax_id,
       defaultTaxBehavior: ctx.defaultTaxBehavior,
       taxRegistrations: ctx.taxRegistrations,
+      sellerCountry: ctx.sellerCountry,
       now: ctx.now,
     },
     ctx.taxEngine,

@@ -144,6 +144,8 @@ export interface PricingFacts {
   /** The organization's default: `location`, `inclusive` or `exclusive`. */
   defaultTaxBehavior: string;
   taxRegistrations: readonly TaxRegistrationFacts[];
+  /** The seller's country of establishment: a business buyer there is charged VAT, not reverse-charged. */
+  sellerCountry: string | null;
   now: Date;
 }
 
@@ -211,6 +213,7 @@ export function priceCheckout(facts: PricingFacts, taxEngine: TaxEngine): Priced
           isBusiness: facts.isBusiness,
           taxId: facts.taxId,
           registrations: facts.taxRegistrations,
+          sellerCountry: facts.sellerCountry,
           at: facts.now,
         })
       : null;

@@ -17,6 +17,7 @@ import type { PortalOrderPayments } from "./order-payments.service.ts";
 import { portalCustomerOf } from "./session.ts";
 import type { FastifyRequest } from "fastify";
 import {
+  CustomerOrderCreditNotes,
   CustomerOrderInvoice,
   CustomerOrderReceipt,
   generateInvoiceResponses,
@@ -140,6 +141,23 @@ export const portalOrderRoutes =
         const receipt = await documents.receipt(request.params.id, ownOrders(request));
         return receipt ? receipt : reply.code(202).send();
       },
+    );
+
+    // Ours: the order's credit notes, one per refund once its invoice exists (the reference has none).
+    app.get(
+      "/v1/customer-portal/orders/:id/credit-notes",
+      {
+        config: requirePortalBilling(READ),
+        schema: {
+          operationId: "customer_portal:orders:credit_notes",
+          tags: documentTags,
+          summary: "List Order Credit Notes",
+          description: "The credit notes of an order of the authenticated customer, oldest first, each with its link once rendered.",
+          params: IdParams,
+          response: responses({ 200: CustomerOrderCreditNotes }, { notFound: true }),
+        },
+      },
+      async (request) => ({ items: await documents.creditNotes(request.params.id, ownOrders(request)) }),
     );
 
     app.get(

@@ -2,13 +2,18 @@ import type { Executor } from "../../db/database.ts";
 import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
 import { logoImage } from "../../documents/logo.ts";
 import { isEuMember } from "../tax/tax.rates.ts";
+import { succeededRefundsOfOrder } from "./credit-notes.repository.ts";
 import { orderDocumentContext, organizationForDocument } from "./order-documents.repository.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
+import type { CreditNoteRow } from "./orders.table.ts";
+
+/** The documents of an order itself; a credit note is a refund's. */
+export type OrderDocumentKind = "invoice" | "receipt";
 
 const PAID: readonly OrderEmbeddedRow["status"][] = ["paid", "refunded", "partially_refunded"];
 
 /** Everything printed on the order's invoice or receipt: the order with its relations, the seller, the checkout's locale. */
-export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, kind: BillingDocument["kind"]): Promise<BillingDocument> {
+export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, kind: OrderDocumentKind): Promise<BillingDocument> {
   const { items, customer } = row;
   const organization = await organizationForDocument(db, row.organization_id);
   const context = await orderDocumentContext(db, row.id);
@@ -58,10 +63,48 @@ export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, 
     taxes: tax.rate === null ? [] : [{ rateBasisPoints: tax.rate, base: row.net_amount, amount: row.tax_amount }],
     total: row.total_amount,
     reverseCharge: tax.reverseCharge && buyerTaxId ? { sellerVatNumber, buyerVatNumber: buyerTaxId } : null,
-    // A receipt is rendered again after each refund (refunds.service.ts) and says what went back.
-    refunded: kind === "receipt" ? row.refunded_amount + row.refunded_tax_amount : 0,
+    // A receipt is rendered again after each refund (refunds.service.ts) and says what went back, refund by refund.
+    refunds:
+      kind === "receipt"
+        ? (await succeededRefundsOfOrder(db, row.id)).map((refund) => ({
+            at: refund.created_at,
+            amount: refund.amount + refund.tax_amount,
+          }))
+        : [],
   };
 }
 
-export const renderOrderDocument = async (db: Executor, row: OrderEmbeddedRow, kind: BillingDocument["kind"]): Promise<Buffer> =>
+/**
+ * A credit note: the invoice's parties and rate, and one negative line for what the refund
+ * recorded (its pre-tax amount and its tax share), referring to the invoice it corrects.
+ */
+export async function creditNoteBillingDocument(db: Executor, row: OrderEmbeddedRow, note: CreditNoteRow): Promise<BillingDocument> {
+  const invoice = await orderBillingDocument(db, row, "invoice");
+  const rate = row.tax_rate_basis_points;
+  return {
+    ...invoice,
+    kind: "credit_note",
+    number: note.number,
+    issuedAt: note.created_at,
+    paidAt: null,
+    lines: [
+      {
+        description: row.items.map((item) => item.label).join(", "),
+        quantity: 1,
+        unitAmount: -note.amount,
+        amount: -note.amount,
+        taxRateBasisPoints: rate,
+        taxAmount: -note.tax_amount,
+      },
+    ],
+    subtotal: -note.amount,
+    discount: 0,
+    taxes: rate === null ? [] : [{ rateBasisPoints: rate, base: -note.amount, amount: -note.tax_amount }],
+    total: -(note.amount + note.tax_amount),
+    refunds: [],
+    credits: { invoiceNumber: invoice.number, invoiceIssuedAt: invoice.issuedAt, refundedAt: note.refunded_at },
+  };
+}
+
+export const renderOrderDocument = async (db: Executor, row: OrderEmbeddedRow, kind: OrderDocumentKind): Promise<Buffer> =>
   renderBillingPdf(await orderBillingDocument(db, row, kind));

@@ -4,8 +4,16 @@ import { TaskName } from "../../jobs/task-names.ts";
 import { ResourceNotFound } from "../../kit/errors.ts";
 import type { Executor } from "../../db/database.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
+import { creditNotesOfOrder, findCreditNoteOfRefund } from "./credit-notes.repository.ts";
+import { creditNoteFilename, issueEarlierCreditNotes } from "./credit-notes.service.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";
-import { InvoiceDoesNotExist, MissingInvoiceBillingDetails, OrderNotEligibleForInvoice, ReceiptNotAllocated } from "./orders.errors.ts";
+import {
+  CreditNoteDoesNotExist,
+  InvoiceDoesNotExist,
+  MissingInvoiceBillingDetails,
+  OrderNotEligibleForInvoice,
+  ReceiptNotAllocated,
+} from "./orders.errors.ts";
 import * as repo from "./orders.repository.ts";
 import type { OrderRow, OrderStatus } from "./orders.table.ts";
 
@@ -50,6 +58,14 @@ export interface DocumentLink {
   url: string;
 }
 
+export interface ListedCreditNote {
+  number: string;
+  created_at: Date;
+  refunded_amount: number;
+  refunded_tax_amount: number;
+  url: string | null;
+}
+
 export function createOrderDocumentService(deps: Deps, store: BlobStore) {
   const { db } = deps;
   const link = async (key: string, filename: string): Promise<DocumentLink> => ({
@@ -69,7 +85,9 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
         // An empty name is a name: only a missing one refuses, as the anchor does.
         if (row.billing_name === null || row.billing_address === null) throw new MissingInvoiceBillingDetails();
         if (row.invoice_requested_at !== null || row.invoice_path !== null) return;
-        await repo.updateOrder(trx, row.id, { invoice_requested_at: deps.now() });
+        const now = deps.now();
+        await repo.updateOrder(trx, row.id, { invoice_requested_at: now });
+        await issueEarlierCreditNotes(trx, row, now);
         await enqueueJob(trx, TaskName.orderInvoice, { orderId: row.id } satisfies DocumentJobPayload, {
           jobKey: `${TaskName.orderInvoice}:${row.id}`,
         });
@@ -93,6 +111,31 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
         if (await markReceiptRequested(trx, row.id, deps.now())) await enqueueReceipt(trx, row.id);
       });
       return null;
+    },
+
+    /**
+     * The credit note of a refund the caller may see: its link, or null while it is being
+     * rendered. A refund without one (its order has no invoice, or it did not succeed) is 404.
+     */
+    async creditNote(refundId: string): Promise<DocumentLink | null> {
+      const note = await findCreditNoteOfRefund(db, refundId);
+      if (!note) throw new CreditNoteDoesNotExist(refundId);
+      return note.path === null ? null : link(note.path, creditNoteFilename(note.number));
+    },
+
+    /** An order's credit notes, oldest first, each with its link once rendered (null before). */
+    async creditNotes(orderId: string, visibility: repo.OrderVisibility): Promise<ListedCreditNote[]> {
+      const row = await repo.findOrder(db, orderId, visibility);
+      if (!row) throw new ResourceNotFound();
+      return Promise.all(
+        (await creditNotesOfOrder(db, row.id)).map(async (note) => ({
+          number: note.number,
+          created_at: note.created_at,
+          refunded_amount: note.amount,
+          refunded_tax_amount: note.tax_amount,
+          url: note.path === null ? null : (await link(note.path, creditNoteFilename(note.number))).url,
+        })),
+      );
     },
   };
 }

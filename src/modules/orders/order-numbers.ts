@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import type { BillingCountersTable } from "./orders.table.ts";
 
 /** Customer short id as 8 letters: base 26 over A–Z, left-padded with `A`. */
 export function shortIdCode(shortId: number): string {
@@ -18,7 +19,7 @@ const sequenceNumber = (value: number): string => String(value).padStart(4, "0")
  * The next value of a counter. The upsert takes the counter's row lock until the transaction ends,
  * so concurrent orders of one subject are serialized and a rollback frees the number: gap-free.
  */
-async function nextValue(db: Executor, organizationId: string, subjectId: string, kind: "invoice" | "receipt"): Promise<number> {
+async function nextValue(db: Executor, organizationId: string, subjectId: string, kind: BillingCountersTable["kind"]): Promise<number> {
   const row = await db
     .insertInto("billing_counters")
     .values({ organization_id: organizationId, subject_id: subjectId, kind, value: 1 })
@@ -35,13 +36,16 @@ export interface NumberingOrganization {
   invoice_numbering: "customer" | "organization";
 }
 
+const invoicePrefix = (organization: Pick<NumberingOrganization, "slug" | "invoice_prefix">): string =>
+  organization.invoice_prefix ?? organization.slug.toUpperCase();
+
 /** `{PREFIX}-{SHORTID}-{NNNN}` per customer, or `{PREFIX}-{NNNN}` per organization. */
 export async function allocateInvoiceNumber(
   db: Executor,
   organization: NumberingOrganization,
   customer: { id: string; short_id: number },
 ): Promise<string> {
-  const prefix = organization.invoice_prefix ?? organization.slug.toUpperCase();
+  const prefix = invoicePrefix(organization);
   if (organization.invoice_numbering === "organization") {
     return `${prefix}-${sequenceNumber(await nextValue(db, organization.id, organization.id, "invoice"))}`;
   }
@@ -55,4 +59,15 @@ export async function allocateReceiptNumber(
   customer: { id: string; short_id: number },
 ): Promise<string> {
   return `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextValue(db, organizationId, customer.id, "receipt"))}`;
+}
+
+/**
+ * `{PREFIX}-CN-{NNNN}`: one sequence per organization whatever its invoice numbering, so the
+ * seller's credit notes read as one gap-free series beside its invoices.
+ */
+export async function allocateCreditNoteNumber(
+  db: Executor,
+  organization: Pick<NumberingOrganization, "id" | "slug" | "invoice_prefix">,
+): Promise<string> {
+  return `${invoicePrefix(organization)}-CN-${sequenceNumber(await nextValue(db, organization.id, organization.id, "credit_note"))}`;
 }

@@ -36,3 +36,10 @@ export class OrderInvoiceAlreadyRequested extends AppError {
     );
   }
 }
+
+/** Ours: a refund has a credit note only when its order's invoice exists and the money went back. */
+export class CreditNoteDoesNotExist extends AppError {
+  constructor(refundId: string) {
+    super(404, "CreditNoteDoesNotExist", `No credit note exists for refund ${refundId}.`);
+  }
+}

@@ -75,6 +75,26 @@ export interface BillingCountersTable {
   organization_id: string;
   /** The customer (per-customer numbering, receipts) or the organization (per-organization invoices). */
   subject_id: string;
-  kind: "invoice" | "receipt";
+  kind: "invoice" | "receipt" | "credit_note";
   value: number;
 }
+
+/** A credit note: one per succeeded refund of an order whose invoice exists (docs/decisions.md, "Credit notes"). */
+export interface CreditNotesTable {
+  id: Generated<string>;
+  /** When the note was issued: with its refund, or with the invoice when the refund came first. */
+  created_at: Date;
+  organization_id: string;
+  order_id: string;
+  refund_id: string;
+  number: string;
+  /** What the refund recorded: its date, its pre-tax amount and its tax share, in minor units. */
+  refunded_at: Date;
+  amount: number;
+  tax_amount: number;
+  currency: string;
+  /** The stored PDF and its SHA-256, once rendered. */
+  path: string | null;
+  checksum: string | null;
+}
+export type CreditNoteRow = Selectable<CreditNotesTable>;

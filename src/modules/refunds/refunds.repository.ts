@@ -37,6 +37,14 @@ function matches(eb: ExpressionBuilder<Database & { r: RefundsTable }, "r">, fil
   return eb.and(conditions);
 }
 
+/** One refund the scope may see. */
+export const findRefund = (db: Executor, id: string, allowed: OrganizationScope): Promise<RefundRow | undefined> =>
+  db
+    .selectFrom("refunds as r")
+    .selectAll("r")
+    .where((eb) => matches(eb, { allowed, ids: [id] }))
+    .executeTakeFirst();
+
 export const countRefunds = async (db: Executor, filter: RefundFilter): Promise<number> =>
   Number(
     (

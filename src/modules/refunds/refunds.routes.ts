@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../kit/auth.ts";
 import { ErrorBody } from "../../kit/errors.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { IdParams } from "../../kit/schema.ts";
+import { creditNoteResponses } from "../orders/order-documents.schemas.ts";
 import { RefundCreate, RefundListQuery } from "./refund-inputs.schemas.ts";
 import { ListResourceRefund, Refund } from "./refunds.schemas.ts";
 import type { RefundService } from "./refunds.service.ts";
@@ -40,5 +42,27 @@ export const refundRoutes =
         },
       },
       async (request, reply) => reply.code(201).send(await refunds.create(request.body, organizationScope(principalOf(request)))),
+    );
+
+    // Ours (the reference's Refund has no document): the credit note a refund of an invoiced
+    // order issues. Read scopes as the order documents', since reading it changes nothing.
+    app.get(
+      "/v1/refunds/:id/credit-note",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["refunds:read", "refunds:write"]),
+        schema: {
+          operationId: "refunds:credit_note",
+          tags,
+          summary: "Get Refund Credit Note",
+          description:
+            "The credit note a succeeded refund of an order whose invoice exists issues: 200 with its link, 202 while it is being rendered, 404 `CreditNoteDoesNotExist` when the refund has none.",
+          params: IdParams,
+          response: creditNoteResponses(),
+        },
+      },
+      async (request, reply) => {
+        const note = await refunds.creditNote(request.params.id, organizationScope(principalOf(request)));
+        return note ? note : reply.code(202).send();
+      },
     );
   };

@@ -2,9 +2,11 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
+import { ResourceNotFound } from "../../kit/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import { revokeOrderBenefits } from "../benefits/benefit-grants.service.ts";
-import { rerenderReceipt } from "../orders/order-documents.service.ts";
+import { issueCreditNote } from "../orders/credit-notes.service.ts";
+import { rerenderReceipt, type DocumentLink, type OrderDocumentService } from "../orders/order-documents.service.ts";
 import { refundableAmount } from "../orders/orders.mapper.ts";
 import { findOrderForUpdate, updateOrder } from "../orders/orders.repository.ts";
 import { publishOrderUpdated } from "../orders/orders.service.ts";
@@ -21,7 +23,7 @@ import {
   orderNotFound,
 } from "./refunds.errors.ts";
 import { toRefund } from "./refunds.mapper.ts";
-import { countRefunds, insertRefund, listRefunds, updateRefund } from "./refunds.repository.ts";
+import { countRefunds, findRefund, insertRefund, listRefunds, updateRefund } from "./refunds.repository.ts";
 import type { Refund } from "./refunds.schemas.ts";
 import type { RefundRow } from "./refunds.table.ts";
 
@@ -60,9 +62,10 @@ async function applyToOrder(trx: Executor, order: OrderRow, refund: RefundRow, n
   await recordWebhookEvent(trx, { organizationId: order.organization_id, type: "order.refunded", data: published, now });
   if (refund.revoke_benefits) await revokeOrderBenefits(trx, order.id, now);
   await rerenderReceipt(trx, updated, now);
+  await issueCreditNote(trx, updated, refund, now);
 }
 
-export function createRefundService(deps: Deps, processor: PaymentProcessor) {
+export function createRefundService(deps: Deps, processor: PaymentProcessor, documents: OrderDocumentService) {
   const { db } = deps;
 
   return {
@@ -115,6 +118,13 @@ export function createRefundService(deps: Deps, processor: PaymentProcessor) {
         await publishRefund(trx, "refund.updated", settled, now);
         return toRefund(settled);
       });
+    },
+
+    /** The credit note of a refund the caller may see (docs/decisions.md, "Credit notes"); null while it renders. */
+    async creditNote(id: string, allowed: OrganizationScope): Promise<DocumentLink | null> {
+      const refund = await findRefund(db, id, allowed);
+      if (!refund) throw new ResourceNotFound();
+      return documents.creditNote(refund.id);
     },
 
     list(query: RefundListQuery, allowed: OrganizationScope): Promise<Page<Refund>> {

@@ -186,6 +186,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
             isBusiness: customer.tax_id !== null,
             taxId: customer.tax_id?.[0] ?? null,
             registrations: organization.tax_registrations,
+            sellerCountry: organization.legal_address?.country ?? null,
             at: now,
           })
         : null;

@@ -29,6 +29,8 @@ export interface TaxQuery {
   taxId: string | null;
   /** Where the seller collects tax: nothing is charged elsewhere. */
   registrations: readonly TaxRegistrationFacts[];
+  /** Where the seller is established (its legal address's country); null when not recorded. */
+  sellerCountry: string | null;
   /** The transaction's time: the rates in force then apply. */
   at: Date;
 }
@@ -45,9 +47,18 @@ export interface TaxEngine {
   calculate(query: TaxQuery): TaxResult;
 }
 
-/** An EU business buyer with a VAT number that validates for its country accounts for the VAT itself. */
-export const reverseChargeApplies = (buyer: Pick<TaxQuery, "country" | "isBusiness" | "taxId">): boolean =>
-  buyer.isBusiness && isEuMember(buyer.country) && buyer.taxId !== null && parseTaxId(buyer.taxId, buyer.country)?.[1] === "eu_vat";
+/**
+ * An EU business buyer with a VAT number that validates for its country accounts for the VAT
+ * itself, unless it is established in the seller's own member state: a domestic sale to a
+ * business is charged VAT like any other (Article 196 of Directive 2006/112/EC covers supplies by
+ * a supplier not established in the member state where the VAT is due).
+ */
+export const reverseChargeApplies = (query: Pick<TaxQuery, "country" | "isBusiness" | "taxId" | "sellerCountry">): boolean =>
+  query.isBusiness &&
+  isEuMember(query.country) &&
+  query.country !== query.sellerCountry &&
+  query.taxId !== null &&
+  parseTaxId(query.taxId, query.country)?.[1] === "eu_vat";
 
 /** Whether a registration collects the tax of a rule: the same registration, or the One-Stop Shop for an EU member's VAT. */
 function covers(registration: TaxRegistrationFacts, rule: TaxRule): boolean {

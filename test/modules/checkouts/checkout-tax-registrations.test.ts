@@ -81,6 +81,49 @@ describe("checkout tax where the seller is (not) registered", () => {
     }
   });
 
+  it("charges VAT to a business in the seller's country of establishment (domestic B2B), reverse-charges one elsewhere in the EU", async () => {
+    const org = await createOrganization(ctx.deps);
+    const writeToken = await createOrganizationToken(ctx.deps, org.id, ["organizations:write", "checkouts:write"]);
+    const established = await ctx.request({
+      method: "PATCH",
+      url: `/v1/organizations/${org.id}/legal-details`,
+      token: writeToken,
+      payload: { address: FR_ADDRESS, tax_registrations: [{ country: "FR", number: "FR40303265045" }] },
+    });
+    expect(established.statusCode, established.body).toBe(200);
+    const seller = {
+      orgId: org.id,
+      token: writeToken,
+      productId: (await createProduct(ctx.deps, org.id, { prices: [{ amount_type: "fixed", price_amount: 10_000 }] })).product.id,
+    };
+    const domestic = await open(seller, {
+      customer_billing_address: FR_ADDRESS,
+      is_business_customer: true,
+      customer_tax_id: "FR61954506077",
+    });
+    expect(domestic).toMatchObject({ tax_amount: 2000, total_amount: 12_000 });
+    // A German business buys from the French seller: reverse charge, whatever the seller's registrations.
+    const abroad = await open(seller, { customer_billing_address: DE_ADDRESS, is_business_customer: true, customer_tax_id: "DE136695976" });
+    expect(abroad).toMatchObject({ tax_amount: 0, total_amount: 10_000 });
+    // The seller without a recorded address: the business buyer at home is reverse-charged as before.
+    expect(
+      (
+        await ctx.request({
+          method: "PATCH",
+          url: `/v1/organizations/${org.id}/legal-details`,
+          token: writeToken,
+          payload: { address: null },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const unknownHome = await open(seller, {
+      customer_billing_address: FR_ADDRESS,
+      is_business_customer: true,
+      customer_tax_id: "FR61954506077",
+    });
+    expect(unknownHome).toMatchObject({ tax_amount: 0, total_amount: 10_000 });
+  });
+
   it("reprices under the registrations in force at the next change", async () => {
     const session = await open(registered, { customer_billing_address: GB_ADDRESS });
     expect(session.tax_amount).toBe(0);

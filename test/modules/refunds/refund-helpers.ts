@@ -17,6 +17,8 @@ export async function paidOrder(
     price?: number;
     email?: string;
     country?: "FR" | "US";
+    /** The checkout's locale, which the order's documents follow. */
+    locale?: string;
     benefits?: NonNullable<Parameters<typeof createProduct>[2]>["benefits"];
   } = {},
 ): Promise<OrderRow> {
@@ -28,7 +30,10 @@ export async function paidOrder(
   const buyer: Record<string, unknown> = { customer_email: options.email ?? `buyer-${Math.random().toString(16).slice(2)}@example.com` };
   if (options.country === "US")
     buyer.customer_billing_address = { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" };
-  const { checkout } = await buyThroughCheckout(ctx, checkoutToken, product.id, { buyer });
+  const { checkout } = await buyThroughCheckout(ctx, checkoutToken, product.id, {
+    buyer,
+    ...(options.locale ? { checkout: { locale: options.locale } } : {}),
+  });
   const order = await ctx.deps.db.selectFrom("orders").selectAll().where("checkout_id", "=", checkout.id).executeTakeFirstOrThrow();
   expect(order.status).toBe("paid");
   return order;

@@ -56,13 +56,19 @@ describe("the receipt of a refunded order", () => {
     expect(ready.statusCode).toBe(200);
     const text = await pdfText((await download(ctx, ready.json<{ url: string }>().url)).rawPayload);
     expect(text).toContain("Amount paid $48.00");
-    expect(text).toMatch(/Refunded -\$12\.00/);
+    // Each refund on its own line with its date, then what stays paid.
+    const longDate = new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" });
+    const refundDate = longDate.format(ctx.deps.now());
+    expect(text).toContain(`Refunded ${refundDate} -$12.00\nNet paid $36.00`);
 
+    // The second refund a day later: the receipt lists both, oldest first, each with its date.
+    ctx.clock.advance(86_400_000);
+    const laterDate = longDate.format(ctx.deps.now());
     expect((await refund(order.id, 3000)).statusCode).toBe(201);
     await runDocumentJobs(ctx);
     expect((await orderRow(ctx, order.id)).receipt_path).toBe(`receipts/${orgId}/${order.id}-refunded-4800.pdf`);
     const full = await pdfText((await download(ctx, (await receipt(order.id)).json<{ url: string }>().url)).rawPayload);
-    expect(full).toMatch(/Refunded -\$48\.00/);
+    expect(full).toContain(`Refunded ${refundDate} -$12.00\nRefunded ${laterDate} -$36.00\nNet paid $0.00`);
   });
 
   it("is not rendered for a refund when nobody asked for it yet; the first request renders it with the refund", async () => {
@@ -73,7 +79,7 @@ describe("the receipt of a refunded order", () => {
     expect((await receipt(order.id)).statusCode).toBe(202);
     await runDocumentJobs(ctx);
     const text = await pdfText((await download(ctx, (await receipt(order.id)).json<{ url: string }>().url)).rawPayload);
-    expect(text).toMatch(/Refunded -\$6\.00/);
+    expect(text).toMatch(/Refunded [A-Z][a-z]+ \d+, \d{4} -\$6\.00/);
   });
 
   it("is not recorded from a render that a refund overtook: the refund's own render is", async () => {
@@ -102,6 +108,6 @@ describe("the receipt of a refunded order", () => {
     expect(refunded).toBe(true);
     expect((await orderRow(ctx, order.id)).receipt_path).toBe(`receipts/${orgId}/${order.id}-refunded-600.pdf`);
     const text = await pdfText((await download(ctx, (await receipt(order.id)).json<{ url: string }>().url)).rawPayload);
-    expect(text).toMatch(/Refunded -\$6\.00/);
+    expect(text).toMatch(/Refunded [A-Z][a-z]+ \d+, \d{4} -\$6\.00/);
   });
 });

@@ -19,6 +19,7 @@ const query: Omit<TaxQuery, "country"> = {
   isBusiness: false,
   taxId: null,
   registrations: registered(...EU_MEMBERS, "GB", "NO", "CH", "AU", "CA"),
+  sellerCountry: null,
   at: new Date("2026-11-24T12:00:00Z"),
 };
 const tax = (overrides: Partial<TaxQuery> & Pick<TaxQuery, "country">) => rateTableTaxEngine.calculate({ ...query, ...overrides });
@@ -119,6 +120,20 @@ describe("rate table tax engine: where the seller is registered", () => {
     expect(tax({ ...business, isBusiness: false, taxId: "FR61954506077" }).amount).toBe(2000);
     // The UK left the EU: no reverse charge there.
     expect(tax({ ...business, country: "GB", taxId: "GB980780684" }).amount).toBe(2000);
+  });
+
+  it("charges VAT to a business in the seller's own member state (domestic B2B), reverse-charges the other member states'", () => {
+    const french = { country: "FR" as const, isBusiness: true, taxId: "FR61954506077" };
+    const charged = { amount: 2000, basisPoints: 2000, reverseCharge: false };
+    expect(tax({ ...french, sellerCountry: "FR" })).toEqual(charged);
+    expect(tax({ ...french, sellerCountry: "FR", registrations: registered("FR:oss") })).toEqual(charged);
+    // Not recorded as registered at home: nothing is collected, and it is not reverse-charged either.
+    expect(tax({ ...french, sellerCountry: "FR", registrations: [] })).toEqual({ amount: 0, basisPoints: null, reverseCharge: false });
+    const reversed = { amount: 0, basisPoints: 0, reverseCharge: true };
+    expect(tax({ ...french, sellerCountry: "DE" })).toEqual(reversed);
+    expect(tax({ ...french, sellerCountry: "US" })).toEqual(reversed);
+    expect(tax({ country: "DE", isBusiness: true, taxId: "DE136695976", sellerCountry: "FR" })).toEqual(reversed);
+    expect(tax({ country: "DE", isBusiness: true, taxId: "DE136695976", sellerCountry: "DE" }).amount).toBe(1900);
   });
 
   it("rounds half away from zero, for exclusive and inclusive amounts", () => {

@@ -1,0 +1,47 @@
+import type { Insertable, Updateable } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { CreditNoteRow, CreditNotesTable } from "./orders.table.ts";
+
+export const insertCreditNote = (db: Executor, values: Insertable<CreditNotesTable>): Promise<CreditNoteRow> =>
+  db.insertInto("credit_notes").values(values).returningAll().executeTakeFirstOrThrow();
+
+export const updateCreditNote = (db: Executor, id: string, values: Updateable<CreditNotesTable>): Promise<void> =>
+  db
+    .updateTable("credit_notes")
+    .set(values)
+    .where("id", "=", id)
+    .execute()
+    .then(() => undefined);
+
+export const findCreditNote = (db: Executor, id: string): Promise<CreditNoteRow | undefined> =>
+  db.selectFrom("credit_notes").selectAll().where("id", "=", id).executeTakeFirst();
+
+export const findCreditNoteForUpdate = (db: Executor, id: string): Promise<CreditNoteRow | undefined> =>
+  db.selectFrom("credit_notes").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
+export const findCreditNoteOfRefund = (db: Executor, refundId: string): Promise<CreditNoteRow | undefined> =>
+  db.selectFrom("credit_notes").selectAll().where("refund_id", "=", refundId).executeTakeFirst();
+
+/** An order's credit notes, oldest number first. */
+export const creditNotesOfOrder = (db: Executor, orderId: string): Promise<CreditNoteRow[]> =>
+  db.selectFrom("credit_notes").selectAll().where("order_id", "=", orderId).orderBy("created_at").orderBy("number").execute();
+
+/** What credit-note numbering reads of the seller: its invoice prefix, or its slug. */
+export const numberingOrganization = (db: Executor, id: string) =>
+  db.selectFrom("organizations").select(["id", "slug", "invoice_prefix"]).where("id", "=", id).executeTakeFirstOrThrow();
+
+/**
+ * An order's succeeded refunds, oldest first, read through the database schema (the refunds
+ * feature builds on orders, not the other way round): the receipt lists them, and an invoice
+ * requested after them issues their credit notes.
+ */
+export const succeededRefundsOfOrder = (db: Executor, orderId: string) =>
+  db
+    .selectFrom("refunds as r")
+    .leftJoin("credit_notes as cn", "cn.refund_id", "r.id")
+    .select(["r.id", "r.created_at", "r.amount", "r.tax_amount", "r.currency", "cn.id as credit_note_id"])
+    .where("r.order_id", "=", orderId)
+    .where("r.status", "=", "succeeded")
+    .orderBy("r.created_at")
+    .orderBy("r.id")
+    .execute();
