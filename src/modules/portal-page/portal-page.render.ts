@@ -5,6 +5,7 @@ import type { CustomerPortalCustomer } from "../customer-portal/customers.schema
 import type { CustomerOrder } from "../customer-portal/orders.schemas.ts";
 import type { CustomerSubscription } from "../customer-portal/subscriptions.schemas.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
+import type { ListedCreditNote } from "../orders/order-documents.service.ts";
 import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";
 import type { BillingForm, FieldErrors } from "./portal-page.forms.ts";
 import { portalPath, type PortalOrganization } from "./portal-page.session.ts";
@@ -124,6 +125,8 @@ function orderItem(base: string, order: CustomerOrder): string {
   const id = `order-${order.id}`;
   const links: string[] = [];
   if (order.receipt_number) links.push(`<a href="${e(`${base}/orders/${order.id}/receipt`)}" aria-describedby="${id}">Receipt</a>`);
+  if (order.is_invoice_generated && order.refunded_amount > 0)
+    links.push(`<a href="${e(`${base}/orders/${order.id}/credit-notes`)}" aria-describedby="${id}">Credit notes</a>`);
   if (order.status !== "draft" && order.status !== "void")
     links.push(
       `<a href="${e(`${base}/orders/${order.id}/invoice`)}" aria-describedby="${id}">${order.is_invoice_generated ? "Invoice" : "Generate invoice"}</a>`,
@@ -281,6 +284,31 @@ ${billingFields(input.values, input.errors, true)}
 ${back}</section>
 </main>`;
   return page(shell, "Invoice", { view: "status", pollMs: null }, body);
+}
+
+/** An invoiced order's credit notes, one per refund, oldest first; the page asks again while one is being rendered. */
+export function creditNotesPage(shell: PortalShell, input: { order: CustomerOrder; notes: ListedCreditNote[] }): string {
+  const base = portalPath(shell.organization.slug);
+  const items = input.notes.map((note) => {
+    const id = `credit-note-${note.number}`;
+    const download = note.url
+      ? `<a href="${e(note.url)}" aria-describedby="${e(id)}">Download</a>`
+      : `<span class="muted" role="status">Being prepared</span>`;
+    return `<li class="item"><h3 id="${e(id)}">${e(note.number)}</h3><dl class="facts"><div><dt>Date</dt><dd>${e(
+      day(note.created_at.toISOString()),
+    )}</dd></div><div><dt>Credited</dt><dd>${e(money(-note.refunded_amount, input.order.currency))}</dd></div></dl><p class="links">${download}</p></li>`;
+  });
+  const pending = input.notes.some((note) => note.url === null);
+  const body = `<main class="portal"${pending ? ' aria-busy="true"' : ""}>
+${header(shell.organization, "Credit notes")}
+<section class="panel" aria-labelledby="credit-notes-title"><h2 id="credit-notes-title">Credit notes for ${e(
+    input.order.product?.name ?? input.order.description,
+  )}</h2>
+<p>${e(day(input.order.created_at))} · ${e(money(input.order.total_amount, input.order.currency))}</p>
+${list(items, "This order has no credit notes.")}
+<p><a href="${e(`${base}#orders`)}">Back to your orders</a></p></section>
+</main>`;
+  return page(shell, "Credit notes", { view: "status", pollMs: pending ? 1500 : null }, body);
 }
 
 /** A page with a heading, a sentence and a way out (sign-in problems, documents being prepared). */

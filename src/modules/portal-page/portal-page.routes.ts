@@ -12,7 +12,7 @@ import {
   type FieldErrors,
 } from "./portal-page.forms.ts";
 import { loadOverview, visibilityOf, type PortalPageServices } from "./portal-page.data.ts";
-import { invoicePage, overviewPage, portalStatusPage, type PortalShell } from "./portal-page.render.ts";
+import { creditNotesPage, invoicePage, overviewPage, portalStatusPage, type PortalShell } from "./portal-page.render.ts";
 import { SESSION_COOKIE, portalPath, readCookie, sessionCookie, type PortalOrganization, type PortalVisit } from "./portal-page.session.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -282,6 +282,16 @@ export const portalPageRoutes =
           );
         }
         return reply.redirect(`${portalPath(visit.organization.slug)}/orders/${id}/invoice?pending=1`, 303);
+      }),
+    );
+
+    app.get<{ Params: Params }>(
+      "/:slug/portal/orders/:id/credit-notes",
+      { schema: { hide: true } },
+      asCustomer(async (visit, request, reply, theme) => {
+        const order = await services.orders.get(request.params.id!, visit.session);
+        const notes = await services.documents.creditNotes(order.id, visibilityOf(visit));
+        return sendPage(reply, 200, (assets) => creditNotesPage(shellOf(visit.organization, theme, assets), { order, notes }));
       }),
     );
 

@@ -30,6 +30,13 @@ export async function openPortalSession(
   return { url: session.customer_portal_url, path: `${url.pathname}${url.search}`, token: session.token };
 }
 
+/** Opens the portal with a session's link as a browser does: the cookie it sets, to send with every later page. */
+export async function signInToPortal(ctx: TestContext, portal: PortalLink): Promise<string> {
+  const response = await ctx.request({ method: "GET", url: portal.path });
+  expect(response.statusCode).toBe(303);
+  return String(response.headers["set-cookie"]).split(";")[0]!;
+}
+
 /** A live activation of a license key; its id. */
 export async function addActivation(ctx: TestContext, organizationId: string, licenseKeyId: string, label: string): Promise<string> {
   const row = await ctx.deps.db

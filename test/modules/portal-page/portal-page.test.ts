@@ -12,7 +12,7 @@ import {
   createSubscription,
 } from "../../helpers/factories.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
-import { addActivation, openPortalSession, type PortalLink } from "./portal-page-helpers.ts";
+import { addActivation, openPortalSession, signInToPortal, type PortalLink } from "./portal-page-helpers.ts";
 
 /** The portal's pages over HTTP (no browser): sign-in, headers, escaping, every action and its refusals. */
 let ctx: TestContext;
@@ -36,12 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-async function signIn(portal: PortalLink): Promise<string> {
-  const response = await ctx.request({ method: "GET", url: portal.path });
-  expect(response.statusCode).toBe(303);
-  const setCookie = String(response.headers["set-cookie"]);
-  return setCookie.split(";")[0]!;
-}
+const signIn = (portal: PortalLink) => signInToPortal(ctx, portal);
 
 const page = (url: string, withCookie = cookie) => ctx.request({ method: "GET", url, headers: withCookie ? { cookie: withCookie } : {} });
 const post = (url: string, form: Record<string, string> = {}, headers: Record<string, string> = {}) =>
