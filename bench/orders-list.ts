@@ -25,7 +25,7 @@ import type { OrderEmbeddedRow } from "../src/modules/orders/orders.repository.t
 import type { OrderListQuery } from "../src/modules/orders/orders.schemas.ts";
 import { createOrderService } from "../src/modules/orders/orders.service.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
-import { announceReady, compareInterleaved, withServerProcess } from "./harness.ts";
+import { announceReady, compareInterleaved, cpuSeconds, withServerProcess } from "./harness.ts";
 import { benchOrganizations, openBenchDatabase, seedOrders } from "./orders-seed.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
@@ -95,7 +95,7 @@ async function explain(): Promise<void> {
   await stop();
 }
 
-type Ready = { port: number; bare: number; token: string };
+type Ready = { port: number; bare: number; token: string; pid: number };
 
 /**
  * The bare server: `/?variant=<index>` runs that variant's captured statement (page, relations and
@@ -139,7 +139,7 @@ async function serve(): Promise<void> {
   const app = await buildApp(appDeps, { logger: false });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const bare = await bareServer(connection, organizationId);
-  const ready: Ready = { port: (app.server.address() as { port: number }).port, bare, token };
+  const ready: Ready = { port: (app.server.address() as { port: number }).port, bare, token, pid: process.pid };
   announceReady(ready, async () => {
     await app.close();
     await stop();
@@ -148,9 +148,13 @@ async function serve(): Promise<void> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-/** autocannon's result plus the p95 of every response's own time (autocannon reports no p95). */
-async function load(url: string, token: string, seconds: number, connections = CONNECTIONS) {
+/**
+ * autocannon's result plus the p95 of every response's own time (autocannon reports no p95) and,
+ * given the server's pid, its CPU milliseconds per request.
+ */
+async function load(url: string, token: string, seconds: number, connections = CONNECTIONS, pid?: number) {
   const times: number[] = [];
+  const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       { url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } },
@@ -159,7 +163,8 @@ async function load(url: string, token: string, seconds: number, connections = C
     instance.on("response", (_client, _status, _bytes, responseTime) => void times.push(responseTime));
   });
   times.sort((a, b) => a - b);
-  return { ...result, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99) };
+  const cpuMs = pid === undefined ? Number.NaN : ((cpuSeconds(pid) - cpuBefore) * 1000) / result.requests.total;
+  return { ...result, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), cpuMs };
 }
 
 async function measure(url: string, token: string, seconds: number, connections = CONNECTIONS) {
@@ -187,13 +192,18 @@ async function compare(ready: Ready): Promise<void> {
       throw new Error(`${variant.label}: the app and the bare server answer different documents`);
     console.log(`\n${variant.label}: app against bare node:http + pg (equal JSON documents)`);
     const rounds = await compareInterleaved(
-      { name: "bare", load: (seconds) => load(bareUrl, ready.token, seconds) },
-      { name: "app", load: (seconds) => load(appUrl, ready.token, seconds) },
+      { name: "bare", load: (seconds) => load(bareUrl, ready.token, seconds, CONNECTIONS, ready.pid) },
+      { name: "app", load: (seconds) => load(appUrl, ready.token, seconds, CONNECTIONS, ready.pid) },
       { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE, floor: FLOOR_PERCENT },
     );
-    const meanP95 = (which: "baseline" | "subject") => rounds.reduce((sum, r) => sum + r[which].p95, 0) / rounds.length;
+    const mean = (which: "baseline" | "subject", pick: "p95" | "cpuMs") =>
+      rounds.reduce((sum, r) => sum + r[which][pick], 0) / rounds.length;
     console.log(
-      `p95 at ${CONNECTIONS} connections (mean of rounds): bare ${meanP95("baseline").toFixed(1)} ms, app ${meanP95("subject").toFixed(1)} ms`,
+      `p95 at ${CONNECTIONS} connections (mean of rounds): bare ${mean("baseline", "p95").toFixed(1)} ms, app ${mean("subject", "p95").toFixed(1)} ms`,
+    );
+    // Throughput swings with the machine's load; the server's own CPU per request does not.
+    console.log(
+      `server process CPU per request (mean of rounds): bare ${mean("baseline", "cpuMs").toFixed(2)} ms, app ${mean("subject", "cpuMs").toFixed(2)} ms`,
     );
   }
 }
