@@ -22,8 +22,7 @@ import { findCheckoutWithRelations, type CheckoutWithRelations } from "../src/mo
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
-import { insertBenefit } from "../src/modules/benefits/benefits.repository.ts";
-import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
+import { seedProducts } from "./fixtures.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);
@@ -50,46 +49,7 @@ async function serve(): Promise<void> {
       expires_in: null,
     })
   ).token;
-  const products = [];
-  for (let i = 0; i < 3; i += 1) {
-    const product = await insertProduct(connection.db, {
-      organization_id: org.id,
-      name: `Product ${i}`,
-      description: "A product",
-      recurring_interval: null,
-      recurring_interval_count: null,
-      trial_interval: null,
-      trial_interval_count: null,
-      meter_interval: null,
-      meter_interval_count: null,
-      modified_at: null,
-    });
-    await insertPrices(connection.db, [
-      { organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1000 * (i + 1), position: 0 },
-    ]);
-    const benefit = await insertBenefit(connection.db, {
-      organization_id: org.id,
-      type: "license_keys",
-      description: "Key",
-      properties: JSON.stringify({ prefix: "B" }),
-      modified_at: null,
-    });
-    await attachBenefits(connection.db, org.id, product.id, [benefit.id]);
-    await insertMedia(connection.db, {
-      organization_id: org.id,
-      product_id: product.id,
-      name: "c.png",
-      path: "p/c.png",
-      mime_type: "image/png",
-      size: 2048,
-      checksum_sha256_base64: null,
-      checksum_sha256_hex: null,
-      public_url: "https://files.bench/c.png",
-      position: 0,
-      modified_at: null,
-    });
-    products.push(product.id);
-  }
+  const products = await seedProducts(connection.db, org.id, 3);
   const services = buildServices(deps);
   const checkout = await services.checkouts.create({ products }, [org.id]);
 

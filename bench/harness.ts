@@ -3,9 +3,11 @@
  * with `--serve`), so the load generator in the parent never shares its event loop.
  */
 import type autocannon from "autocannon";
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../src/db/embedded.ts";
 
 /**
  * Parent: starts `benchUrl` again with `--serve`, waits for the message it sends once ready, runs
@@ -36,6 +38,51 @@ export async function withServerProcess<Ready>(
     clearTimeout(killer);
     child.send("stop");
   }
+}
+
+/**
+ * The real server (`src/server.ts`: API and worker in one process, as `npm start` runs it) as a
+ * child process, quiet (request logging would cost it CPU); resolves once `/readyz` answers 200.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn" },
+    stdio: "inherit",
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; ;) {
+    if (child.exitCode !== null) throw new Error("server exited before ready");
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error("server not ready in 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The worker starts right after the listener; give it its first poll.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  return { url, pid: child.pid!, stop: () => (child.kill("SIGTERM"), exited) };
+}
+
+/** A process's resident memory in KiB, from /proc (Linux). */
+export function rssKiB(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kib);
+}
+
+/**
+ * CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 10 ms). The
+ * difference over a measurement, divided by its requests, is a server's CPU per request: unlike
+ * throughput, it hardly moves with what else runs on the machine.
+ */
+export function cpuSeconds(pid: number): number {
+  // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Child: tells the parent it is ready, and on the parent's word runs `stop` and exits. */
@@ -74,15 +121,16 @@ export async function compareWithBare(
 /**
  * Two loads side by side in one run: a warm-up of each, then interleaved rounds (so drift in the
  * machine's load hits both alike), reported as means and `subject`'s share of `baseline`'s throughput.
+ * The rounds are returned, for figures a bench adds of its own (a p95, say).
  */
-export async function compareInterleaved(
-  baseline: { name: string; load: (seconds: number) => Promise<autocannon.Result> },
-  subject: { name: string; load: (seconds: number) => Promise<autocannon.Result> },
+export async function compareInterleaved<Result extends autocannon.Result>(
+  baseline: { name: string; load: (seconds: number) => Promise<Result> },
+  subject: { name: string; load: (seconds: number) => Promise<Result> },
   settings: CompareSettings,
-): Promise<void> {
+): Promise<{ baseline: Result; subject: Result }[]> {
   await baseline.load(2);
   await subject.load(2);
-  const rounds: { baseline: autocannon.Result; subject: autocannon.Result }[] = [];
+  const rounds: { baseline: Result; subject: Result }[] = [];
   for (let round = 0; round < settings.rounds; round += 1) {
     rounds.push({ baseline: await baseline.load(settings.seconds), subject: await subject.load(settings.seconds) });
   }
@@ -105,4 +153,5 @@ export async function compareInterleaved(
   console.log(
     `${subject.name} / ${baseline.name} throughput: ${((mean((r) => r.subject.requests.average) / mean((r) => r.baseline.requests.average)) * 100).toFixed(1)}% (floor ${settings.floor ?? 75}%)`,
   );
+  return rounds;
 }

@@ -7,7 +7,6 @@
  *                                           WORKER_CONCURRENCY passed to the server, default its own)
  */
 import autocannon from "autocannon";
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { benchDatabase } from "./bench-database.ts";
@@ -16,13 +15,11 @@ import path from "node:path";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
-import { freePort } from "../src/db/embedded.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { insertCustomer } from "../src/modules/customers/customers.repository.ts";
-import type { CustomerRow } from "../src/modules/customers/customers.table.ts";
-import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { seedCustomers, seedPaidOrders } from "./fixtures.ts";
+import { startServerProcess } from "./harness.ts";
 
 const ORDERS = Math.min(Number(process.env.BENCH_ORDERS ?? 1000), 10_000);
 const CUSTOMERS = 100;
@@ -45,77 +42,9 @@ async function seed(url: string, secret: string): Promise<{ token: string; order
     scopes: ["orders:read"],
     expires_in: null,
   });
-  const customers: CustomerRow[] = [];
-  for (let i = 0; i < CUSTOMERS; i += 1) {
-    customers.push(
-      await insertCustomer(connection.db, {
-        organization_id: org.id,
-        email: `c${i}@bench.example`,
-        external_id: null,
-        name: `Customer ${i}`,
-        billing_name: null,
-        locale: null,
-        default_payment_method_id: null,
-        modified_at: null,
-        deleted_at: null,
-      }),
-    );
-  }
-  const orderIds: string[] = [];
-  for (let i = 0; i < ORDERS; i += 1) {
-    const { order } = await connection.db.transaction().execute((trx) =>
-      writeOrder(trx, {
-        organization,
-        customer: customers[i % CUSTOMERS]!,
-        checkoutId: null,
-        subscriptionId: null,
-        billingReason: "purchase",
-        status: "paid",
-        product: { id: null, name: `Bench product ${i % 7}` },
-        lines: [],
-        amounts: { subtotal: 10_000, discount: 1_000, net: 9_000, tax: 1_800, total: 10_800, currency: "eur" },
-        taxRate: { basisPoints: 2_000, reverseCharge: false },
-        discountId: null,
-        billing: {
-          name: `Buyer ${i} GmbH`,
-          address: { line1: `${i} Hauptstrasse`, line2: null, postal_code: "10115", city: "Berlin", state: null, country: "DE" },
-          taxId: ["DE123456789", "eu_vat"],
-        },
-        seats: null,
-        metadata: {},
-        customFieldData: {},
-        paymentReference: `pay_${i}`,
-        now: new Date(),
-      }),
-    );
-    orderIds.push(order.id);
-  }
+  const orderIds = await seedPaidOrders(connection.db, organization, await seedCustomers(connection.db, org.id, CUSTOMERS), ORDERS);
   await connection.close();
   return { token, orderIds };
-}
-
-/** The real server (API and worker in one process), quiet: request logging would cost it CPU. */
-async function startServer(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn" },
-    stdio: "inherit",
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; ;) {
-    if (child.exitCode !== null) throw new Error("server exited before ready");
-    const ready = await fetch(`${url}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error("server not ready in 60 s");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  // The worker starts right after the listener; give it its first poll.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  return { url, stop: () => (child.kill("SIGTERM"), exited) };
 }
 
 /** Reads of random orders until `stop` is called; `done` resolves with autocannon's result. */
@@ -149,7 +78,7 @@ async function main(): Promise<void> {
   const seedStarted = performance.now();
   const { token, orderIds } = await seed(db.url, secret);
   console.log(`seeded ${ORDERS} paid orders in ${Math.round(performance.now() - seedStarted)} ms`);
-  const server = await startServer({
+  const server = await startServerProcess({
     DATABASE_URL: db.url,
     DATA_DIR: dataDir,
     SECRET_KEY: secret,

@@ -16,16 +16,14 @@ import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import type { Database } from "../src/db/database.ts";
 import { benchDatabase } from "./bench-database.ts";
+import { seedCustomers, seedLicenseKeys } from "./fixtures.ts";
 import { announceReady, compareWithBare, withServerProcess } from "./harness.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { licenseKeyValue } from "../src/modules/license-keys/license-keys.service.ts";
 import type { LicenseKeyActivationRow, LicenseKeyRow } from "../src/modules/license-keys/license-keys.table.ts";
 import type { CustomerReadRow } from "../src/modules/customers/customers.mapper.ts";
-import { insertCustomer } from "../src/modules/customers/customers.repository.ts";
 import { toActivation, toLicenseKey } from "../src/modules/license-keys/license-keys.mapper.ts";
 import { createLicenseKeyService } from "../src/modules/license-keys/license-keys.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { insertBenefit } from "../src/modules/benefits/benefits.repository.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);
@@ -62,43 +60,9 @@ async function serve(): Promise<void> {
   });
   const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
-  const benefit = await insertBenefit(connection.db, {
-    organization_id: org.id,
-    type: "license_keys",
-    description: "Key",
-    properties: JSON.stringify({ prefix: "B" }),
-    modified_at: null,
-  });
   const service = createLicenseKeyService(deps);
   const targets: Target[] = [];
-  for (let i = 0; i < KEYS; i += 1) {
-    const customer = await insertCustomer(connection.db, {
-      organization_id: org.id,
-      email: `c${i}@bench.example`,
-      external_id: null,
-      name: `C ${i}`,
-      billing_name: null,
-      locale: null,
-      default_payment_method_id: null,
-      modified_at: null,
-      deleted_at: null,
-    });
-    const key = await connection.db
-      .insertInto("license_keys")
-      .values({
-        organization_id: org.id,
-        customer_id: customer.id,
-        benefit_id: benefit.id,
-        key: licenseKeyValue("B"),
-        modified_at: null,
-        deleted_at: null,
-        limit_activations: 3,
-        limit_usage: null,
-        last_validated_at: null,
-        expires_at: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  for (const key of await seedLicenseKeys(connection.db, org.id, await seedCustomers(connection.db, org.id, KEYS))) {
     const activation = await service.activate(
       { key: key.key, organization_id: org.id, label: "bench", conditions: { host: "bench" } },
       null,

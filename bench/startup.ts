@@ -10,16 +10,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { rssKiB } from "./harness.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runs = Number(process.argv[2] ?? 3);
-
-const rssKiB = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.replace(/\D+/g, "") ?? 0);
-};
 
 const processes = (): { pid: number; ppid: number; cmdline: string }[] =>
   readdirSync("/proc")
