@@ -60,7 +60,7 @@ async function serve(): Promise<void> {
     LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000",
     LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000",
   });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
   const benefit = await insertBenefit(connection.db, {
     organization_id: org.id,

@@ -137,6 +137,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     try {
       await sql`SELECT 1`.execute(deps.db);
+      // A replica that cannot answer fails the lists this instance serves: out of rotation as well.
+      if (deps.readDb !== deps.db) await sql`SELECT 1`.execute(deps.readDb);
       if (!(await isMigrated(deps.db))) return reply.code(503).send({ status: "migrations pending" });
       return { status: "ready" };
     } catch {
