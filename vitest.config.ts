@@ -9,13 +9,14 @@ export const FAULT_TESTS = [
   "test/jobs/worker-crash-restarts.test.ts",
   "test/jobs/worker-lease-restarts.test.ts",
   "test/reliability/database-outage.test.ts",
+  "test/reliability/read-replica.test.ts",
 ];
 
 /** What both runs share. */
 export const sharedTestOptions = {
   globalSetup: ["./test/global-setup.ts"],
   // The default output, plus one line when reference checks could not run (../shared missing).
-  reporters: ["default", "./test/helpers/reference-reporter.ts", "./test/helpers/browser-reporter.ts"],
+  reporters: ["default", "./test/helpers/reference-reporter.ts", "./test/helpers/skip-reporter.ts"],
   pool: "forks" as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,

@@ -39,7 +39,7 @@ async function serve(): Promise<void> {
   await migrateToLatest(connection.db, connection.pool);
 
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.bench" });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
   const token = (
     await createAccessTokenService(deps).createOrganizationToken({

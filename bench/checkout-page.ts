@@ -38,7 +38,7 @@ async function serve(): Promise<void> {
   const connection = connect(database.url, 10);
   await migrateToLatest(connection.db, connection.pool);
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", ENVIRONMENT: "sandbox" });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${database.name}` });
   const services = buildServices(deps);
   const owner = { kind: "user", tokenId: "bench", scopes: "all" } as const;

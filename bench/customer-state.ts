@@ -46,7 +46,7 @@ async function serve(): Promise<void> {
   const db = connection.db;
 
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.bench" });
-  const deps = { db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db, readDb: db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${database.name}` });
   const token = (
     await createAccessTokenService(deps).createOrganizationToken({

@@ -30,7 +30,13 @@ const TIMEOUT_MS = 300_000;
 async function seed(url: string, secret: string): Promise<{ token: string; orderIds: string[] }> {
   const connection = connect(url, 10);
   await migrateToLatest(connection.db, connection.pool);
-  const deps = { db: connection.db, config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }), secret, now: () => new Date() };
+  const deps = {
+    db: connection.db,
+    readDb: connection.db,
+    config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }),
+    secret,
+    now: () => new Date(),
+  };
   const org = await createOrganizationService(deps).create({
     name: "Bench Invoices",
     slug: `bench-invoices-${randomBytes(3).toString("hex")}`,

@@ -2,9 +2,10 @@
  * Public POST /v1/customer-portal/license-keys/validate of activated keys through the app, side
  * by side with a bare `node:http` + `pg` server running the same statements in the same
  * transaction and writing the same JSON. The servers run in a child process so the load generator
- * does not share their event loop. The app's rate limits are raised out of the way.
+ * does not share their event loop. The app's rate limits are raised out of the way, but still
+ * counted: in memory, or in PostgreSQL with RATE_LIMIT_STORE=postgres.
  *
- *   node --import tsx bench/license-validate.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3)
+ *   node --import tsx bench/license-validate.ts   (BENCH_SECONDS per measurement, default 10; BENCH_ROUNDS, default 3; RATE_LIMIT_STORE, default memory)
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
@@ -57,8 +58,9 @@ async function serve(): Promise<void> {
     LOG_LEVEL: "silent",
     LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000000",
     LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000000",
+    RATE_LIMIT_STORE: process.env.RATE_LIMIT_STORE,
   });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${name}` });
   const service = createLicenseKeyService(deps);
   const targets: Target[] = [];

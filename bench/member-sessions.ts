@@ -57,7 +57,7 @@ async function serve(): Promise<void> {
   await migrateToLatest(connection.db, connection.pool);
   const db = connection.db;
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.bench" });
-  const deps = { db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db, readDb: db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const organizations = createOrganizationService(deps);
   const tokens = createAccessTokenService(deps);
   const sessionToken = async (organizationId: string) =>

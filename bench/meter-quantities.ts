@@ -78,7 +78,7 @@ const percentile = (values: number[], p: number) => {
 try {
   await migrateToLatest(connection.db, connection.pool);
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date() };
   const services = buildServices(deps);
   const organizations = createOrganizationService(deps);
   const large = await organizations.create({ name: "Large", slug: `large-${database.name}` });

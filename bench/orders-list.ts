@@ -57,6 +57,7 @@ const VARIANTS: { label: string; query: string; parsed: OrderListQuery }[] = [
 
 const deps = (connection: Connection) => ({
   db: connection.db,
+  readDb: connection.db,
   config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }),
   secret: randomBytes(32).toString("hex"),
   now: () => new Date(),

@@ -77,6 +77,7 @@ export async function seedOrders(connection: Connection, log: (line: string) => 
   const step = (what: string) => log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   const deps = {
     db: connection.db,
+    readDb: connection.db,
     config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" }),
     secret: randomBytes(32).toString("hex"),
     now: () => new Date(),

@@ -40,7 +40,13 @@ async function serve(): Promise<void> {
   await migrateToLatest(connection.db, connection.pool);
   let now = new Date("2027-01-15T12:00:00.000Z");
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", SECRET_KEY: randomBytes(32).toString("hex") });
-  const deps = { db: connection.db, config, secret: randomBytes(32).toString("hex"), now: organizationClock(() => now) };
+  const deps = {
+    db: connection.db,
+    readDb: connection.db,
+    config,
+    secret: randomBytes(32).toString("hex"),
+    now: organizationClock(() => now),
+  };
   const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${database.name}` });
   const token = (
     await createAccessTokenService(deps).createOrganizationToken({

@@ -86,7 +86,13 @@ async function main(): Promise<void> {
   if (process.env.BENCH_LOG) process.stderr.write(`database ${db.url}\n`);
   await migrateToLatest(connection.db, connection.pool);
   const config = loadConfig({ NODE_ENV: "development", LOG_LEVEL: "silent" });
-  const deps: Deps = { db: connection.db, config, secret: "bench-secret-bench-secret-bench-secret", now: () => new Date() };
+  const deps: Deps = {
+    db: connection.db,
+    readDb: connection.db,
+    config,
+    secret: "bench-secret-bench-secret-bench-secret",
+    now: () => new Date(),
+  };
 
   const receiver = fork(fileURLToPath(new URL("./webhooks-receiver.ts", import.meta.url)), [], { execArgv: ["--import", "tsx"] });
   const port = await new Promise<number>((resolve) => receiver.once("message", (message: { port: number }) => resolve(message.port)));

@@ -8,11 +8,12 @@ import { sql } from "kysely";
 import type { Deps } from "./context.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
-import { registerRequestClock } from "./kit/clock.ts";
+import { realTime, registerRequestClock } from "./kit/clock.ts";
 import { registerErrorHandling } from "./kit/http-errors.ts";
 import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency } from "./kit/idempotency.ts";
 import { acceptEmptyJsonBodies } from "./kit/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./kit/query-string.ts";
+import { registerRateLimiting } from "./kit/rate-limit.ts";
 import { loggerOptions } from "./logger.ts";
 import { UUID4_PATTERN, compileBodyValidator, paramsAjv } from "./kit/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./kit/versioning.ts";
@@ -132,11 +133,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRequestClock(app);
   registerAuth(app, services.authenticators);
   registerIdempotency(app, { db: deps.db, now: deps.now });
+  await registerRateLimiting(app, config, deps.db, () => realTime(deps.now));
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     try {
       await sql`SELECT 1`.execute(deps.db);
+      // A replica that cannot answer fails the lists this instance serves: out of rotation as well.
+      if (deps.readDb !== deps.db) await sql`SELECT 1`.execute(deps.readDb);
       if (!(await isMigrated(deps.db))) return reply.code(503).send({ status: "migrations pending" });
       return { status: "ready" };
     } catch {

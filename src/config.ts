@@ -17,6 +17,7 @@ const EnvSchema = Type.Object({
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
   CHECKOUT_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://[^\\s]+[^/]$" })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
+  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://" })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 5_000 }),
   EMBEDDED_POSTGRES_PORT: Type.Optional(Port),
@@ -54,6 +55,7 @@ const EnvSchema = Type.Object({
   LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: Type.Integer({ minimum: 1, default: 180 }),
   LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  RATE_LIMIT_STORE: Type.Union([Type.Literal("memory"), Type.Literal("postgres")], { default: "memory" }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -69,6 +71,8 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly checkoutBaseUrl: string;
   readonly databaseUrl: string | undefined;
+  /** A streaming replica for the reads that tolerate its lag (docs/scaling.md, "A read replica"); unset: the primary. */
+  readonly databaseReadUrl: string | undefined;
   readonly databasePoolSize: number;
   /** How long a request waits for a database connection before answering 503 (0: forever). */
   readonly databaseConnectTimeoutMs: number;
@@ -96,6 +100,8 @@ export interface Config {
   readonly webhookMaxConsecutiveFailures: number;
   /** Public license-key routes: requests per window from one client address, and for one key. */
   readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
+  /** Where rate-limit counters live: this process's memory, or PostgreSQL, shared by every process. */
+  readonly rateLimitStore: Env["RATE_LIMIT_STORE"];
 }
 
 export type StorageConfig =
@@ -136,6 +142,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError("Invalid environment variable HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS");
   }
+  if (env.DATABASE_READ_URL && !env.DATABASE_URL) {
+    throw new ConfigError("Invalid environment variable DATABASE_READ_URL: requires DATABASE_URL (a replica of that database)");
+  }
   if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
     throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
   }
@@ -162,6 +171,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
     databaseUrl: env.DATABASE_URL,
+    databaseReadUrl: env.DATABASE_READ_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
     databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     embeddedPostgresPort: env.EMBEDDED_POSTGRES_PORT,
@@ -192,5 +202,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       perKey: env.LICENSE_KEY_RATE_LIMIT_PER_KEY,
       windowMs: env.LICENSE_KEY_RATE_LIMIT_WINDOW_MS,
     }),
+    rateLimitStore: env.RATE_LIMIT_STORE,
   });
 }

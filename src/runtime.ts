@@ -38,22 +38,25 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     log: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
   });
   const connection = connect(database.url, config.databasePoolSize, config.databaseConnectTimeoutMs);
+  // The replica is migrated by replication: nothing is run on it, and it is not reached until a read needs it.
+  const replica = config.databaseReadUrl ? connect(config.databaseReadUrl, config.databasePoolSize, config.databaseConnectTimeoutMs) : null;
+  const close = async () => {
+    await replica?.close();
+    await connection.close();
+    await database.stop();
+  };
   try {
     await migrateToLatest(connection.db, connection.pool);
     // The current month's partition and the next ones, before the first event (the job keeps them ahead).
     await ensureEventPartitions(connection.db, new Date());
   } catch (error) {
-    await connection.close();
-    await database.stop();
+    await close();
     throw error;
   }
   return {
-    deps: { db: connection.db, config, secret, now: organizationClock(() => new Date()) },
+    deps: { db: connection.db, readDb: replica?.db ?? connection.db, config, secret, now: organizationClock(() => new Date()) },
     pool: connection.pool,
     embedded: database.embedded,
-    close: async () => {
-      await connection.close();
-      await database.stop();
-    },
+    close,
   };
 }

@@ -3,6 +3,7 @@ import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
 import { realTime } from "./kit/clock.ts";
 import { purgeExpiredKeys } from "./kit/idempotency-keys.repository.ts";
+import { purgeEndedWindows } from "./kit/rate-limit-counters.repository.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
@@ -34,6 +35,9 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.eventPartitions]: async () => {
       await ensureEventPartitions(deps.db, realTime(deps.now));
     },
+    [TaskName.rateLimitPurge]: async () => {
+      await purgeEndedWindows(deps.db, realTime(deps.now));
+    },
   };
 }
 
@@ -42,4 +46,5 @@ export const crontab = [
   `* * * * * ${TaskName.subscriptionsSweep} ?max=1`,
   `17 * * * * ${TaskName.idempotencyPurge} ?max=1`,
   `41 * * * * ${TaskName.eventPartitions} ?max=1`,
+  `47 * * * * ${TaskName.rateLimitPurge} ?max=1`,
 ].join("\n");

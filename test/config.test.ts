@@ -8,6 +8,8 @@ describe("configuration", () => {
       host: "127.0.0.1",
       port: 8000,
       databaseUrl: undefined,
+      databaseReadUrl: undefined,
+      rateLimitStore: "memory",
       bodyLimitBytes: 10 * 1024 * 1024,
       checkoutTtlSeconds: 86_400,
     });
@@ -24,9 +26,19 @@ describe("configuration", () => {
     ["BODY_LIMIT_BYTES", "12", /BODY_LIMIT_BYTES/],
     ["PUBLIC_BASE_URL", "ftp://x", /PUBLIC_BASE_URL/],
     ["S3_PUBLIC_ENDPOINT", "localhost:9000", /S3_PUBLIC_ENDPOINT/],
+    ["DATABASE_READ_URL", "mysql://x", /DATABASE_READ_URL/],
+    // A replica of what? The embedded database has none.
+    ["DATABASE_READ_URL", "postgres://replica/db", /DATABASE_READ_URL: requires DATABASE_URL/],
+    ["RATE_LIMIT_STORE", "redis", /RATE_LIMIT_STORE/],
   ])("fails fast naming %s for %j", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("reads a replica beside the primary and the shared rate-limit store", () => {
+    expect(
+      loadConfig({ DATABASE_URL: "postgres://primary/db", DATABASE_READ_URL: "postgres://replica/db", RATE_LIMIT_STORE: "postgres" }),
+    ).toMatchObject({ databaseUrl: "postgres://primary/db", databaseReadUrl: "postgres://replica/db", rateLimitStore: "postgres" });
   });
 
   it("treats empty values as unset", () => {

@@ -29,6 +29,7 @@ import type {
   SubscriptionUsageChargesTable,
 } from "../modules/subscriptions/subscriptions.table.ts";
 import type { IdempotencyKeysTable } from "../kit/idempotency.table.ts";
+import type { RateLimitCountersTable } from "../kit/rate-limit.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
@@ -77,6 +78,7 @@ export interface Database {
   checkout_links: CheckoutLinksTable;
   checkout_link_products: CheckoutLinkProductsTable;
   idempotency_keys: IdempotencyKeysTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
 
 export type Db = Kysely<Database>;

@@ -25,6 +25,8 @@ export const TaskName = {
   meterBackfill: "meters.backfill",
   /** Deletes Idempotency-Key records past their 24 hours (hourly; a crontab task, hence the `:`). */
   idempotencyPurge: "idempotency:purge",
+  /** Deletes shared rate-limit counters whose window has ended (hourly; `RATE_LIMIT_STORE=postgres` writes them). */
+  rateLimitPurge: "rate_limits:purge",
   /** Applies a `meter_credit` grant's credit (granted), its cycle's reset and credit (cycled) or its take-back (revoked) to its customer meter. */
   meterCredit: "customer_meters.credit",
   /** Creates the partitions of `events` for this month and the next ones (hourly; a crontab task, hence the `:`). */

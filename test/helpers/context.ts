@@ -51,6 +51,7 @@ export async function createTestContext(options: { env?: Record<string, string> 
   const clock = testClock();
   const deps: Deps = {
     db: database.db,
+    readDb: database.db,
     config: testConfig(options.env),
     secret: randomBytes(32).toString("hex"),
     now: organizationClock(clock.now),

@@ -15,6 +15,7 @@ if (!url || !at || !Number.isFinite(startAt)) throw new Error("DATABASE_URL, SWE
 const connection = connect(url, 5);
 const deps = {
   db: connection.db,
+  readDb: connection.db,
   config: loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent" }),
   secret: "sweep",
   now: organizationClock(() => new Date(at)),

@@ -47,6 +47,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-crash-"));
   deps = {
     db: connection.db,
+    readDb: connection.db,
     config: testConfig({ DATA_DIR: dataDir, PUBLIC_BASE_URL: "http://api.test" }),
     secret: "crash-test-secret-".padEnd(64, "x"),
     now: organizationClock(() => new Date()),

@@ -26,6 +26,7 @@ let organizationId: string;
 function appDeps(db: Connection["db"]): Deps {
   return {
     db,
+    readDb: db,
     config: testConfig({ DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS) }),
     secret: "outage-test-secret-".padEnd(64, "x"),
     now: organizationClock(() => new Date()),

@@ -36,7 +36,7 @@ export function createBenefitGrantService(deps: Deps) {
         externalCustomerIds: asList(query.external_customer_id),
         isGranted: query.is_granted,
       };
-      return pageGrants(deps.db, filter, query, async (_db, rows) => rows.map(toBenefitGrant));
+      return pageGrants(deps.readDb, filter, query, async (_db, rows) => rows.map(toBenefitGrant));
     },
 
     /** One benefit's grants, newest first; an unknown benefit, or another organization's, answers 404. */

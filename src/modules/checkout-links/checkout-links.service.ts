@@ -62,9 +62,9 @@ export function createCheckoutLinkService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countCheckoutLinks(deps.db, allowed, filters),
+        () => repo.countCheckoutLinks(deps.readDb, allowed, filters),
         async (offset, limit) =>
-          (await repo.listCheckoutLinks(deps.db, allowed, filters, sorting, offset, limit)).map((row) => toCheckoutLink(row, baseUrl)),
+          (await repo.listCheckoutLinks(deps.readDb, allowed, filters, sorting, offset, limit)).map((row) => toCheckoutLink(row, baseUrl)),
       );
     },
 

@@ -136,8 +136,8 @@ export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => countCheckouts(deps.db, filters, allowed),
-        async (offset, limit) => (await listCheckouts(deps.db, filters, allowed, sorting, offset, limit)).map(sessions.view),
+        () => countCheckouts(deps.readDb, filters, allowed),
+        async (offset, limit) => (await listCheckouts(deps.readDb, filters, allowed, sorting, offset, limit)).map(sessions.view),
       );
     },
 

@@ -72,8 +72,8 @@ export function createCustomFieldService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countCustomFields(deps.db, allowed, filters),
-        async (offset, limit) => (await repo.listCustomFields(deps.db, allowed, filters, sorting, offset, limit)).map(toCustomField),
+        () => repo.countCustomFields(deps.readDb, allowed, filters),
+        async (offset, limit) => (await repo.listCustomFields(deps.readDb, allowed, filters, sorting, offset, limit)).map(toCustomField),
       );
     },
 

@@ -158,7 +158,7 @@ export function createCustomerMeterService(deps: Deps) {
         hideArchived: !query.meter_id?.length,
         heldOnly: false,
       };
-      const page = await pageOf(db, filters, query);
+      const page = await pageOf(deps.readDb, filters, query);
       return { ...page, items: page.items.map(toCustomerMeter) };
     },
 

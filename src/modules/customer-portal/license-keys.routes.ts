@@ -56,9 +56,9 @@ export const portalLicenseKeyRoutes =
     );
 
     const limits = config.licenseKeyRateLimit;
-    const preHandler = await rateLimitHook(app, [
-      { max: limits.perAddress, windowMs: limits.windowMs, key: (request) => request.ip },
-      { max: limits.perKey, windowMs: limits.windowMs, key: keyBucket },
+    const preHandler = rateLimitHook(app, [
+      { name: "license-key-address", max: limits.perAddress, windowMs: limits.windowMs, key: (request) => request.ip },
+      { name: "license-key-key", max: limits.perKey, windowMs: limits.windowMs, key: keyBucket },
     ]);
     await app.register(
       licenseKeyActions(service, {

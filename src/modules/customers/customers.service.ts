@@ -141,8 +141,8 @@ export function createCustomerService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countCustomers(deps.db, allowed, filters),
-        async (offset, limit) => (await repo.listCustomers(deps.db, allowed, filters, sorting, offset, limit)).map(toCustomer),
+        () => repo.countCustomers(deps.readDb, allowed, filters),
+        async (offset, limit) => (await repo.listCustomers(deps.readDb, allowed, filters, sorting, offset, limit)).map(toCustomer),
       );
     },
 

@@ -76,8 +76,8 @@ export function createMemberService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countMembers(deps.db, allowed, filters),
-        async (offset, limit) => (await repo.listMembers(deps.db, allowed, filters, sorting, offset, limit)).map(toMember),
+        () => repo.countMembers(deps.readDb, allowed, filters),
+        async (offset, limit) => (await repo.listMembers(deps.readDb, allowed, filters, sorting, offset, limit)).map(toMember),
       );
     },
   };

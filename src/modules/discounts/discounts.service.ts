@@ -99,8 +99,8 @@ export function createDiscountService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countDiscounts(deps.db, allowed, filters),
-        async (offset, limit) => (await repo.listDiscounts(deps.db, allowed, filters, sorting, offset, limit)).map(toDiscount),
+        () => repo.countDiscounts(deps.readDb, allowed, filters),
+        async (offset, limit) => (await repo.listDiscounts(deps.readDb, allowed, filters, sorting, offset, limit)).map(toDiscount),
       );
     },
   };

@@ -198,10 +198,10 @@ export function createEventService(deps: Deps) {
         metadata: query.metadata,
       };
       const [total, rows] = await Promise.all([
-        countEvents(db, filter),
-        listEvents(db, filter, parseSorting(query.sorting), pageWindow(query)),
+        countEvents(deps.readDb, filter),
+        listEvents(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
       ]);
-      const customerOf = customerMatcher(await findCustomersOfEvents(db, rows));
+      const customerOf = customerMatcher(await findCustomersOfEvents(deps.readDb, rows));
       return toPage(
         rows.map((row) => toEvent(row, customerOf(row))),
         total,
@@ -213,8 +213,8 @@ export function createEventService(deps: Deps) {
     async listNames(query: EventNameListQuery, allowed: OrganizationScope): Promise<ListResourceEventName> {
       const filter: EventFilter = { ...ownerFilter(query, allowed), nameContains: query.query };
       const [total, rows] = await Promise.all([
-        countEventNames(db, filter),
-        listEventNames(db, filter, parseSorting(query.sorting), pageWindow(query)),
+        countEventNames(deps.readDb, filter),
+        listEventNames(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
       ]);
       return toPage(rows.map(toEventName), total, query);
     },

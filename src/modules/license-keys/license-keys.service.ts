@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Deps } from "../../context.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Db, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../kit/auth.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
 import { asList, pageWindow, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
@@ -98,10 +98,11 @@ export async function issueLicenseKey(
 }
 
 export function createLicenseKeyService(deps: Deps) {
-  async function page(filter: repo.LicenseKeyFilter, request: PageRequest): Promise<Page<LicenseKeyRead>> {
-    const [rows, total] = await Promise.all([repo.listKeys(deps.db, filter, pageWindow(request)), repo.countKeys(deps.db, filter)]);
+  /** `reads`: the replica for the organization's list, the primary for a customer's portal. */
+  async function page(reads: Db, filter: repo.LicenseKeyFilter, request: PageRequest): Promise<Page<LicenseKeyRead>> {
+    const [rows, total] = await Promise.all([repo.listKeys(reads, filter, pageWindow(request)), repo.countKeys(reads, filter)]);
     const customers = await customersByIds(
-      deps.db,
+      reads,
       rows.map((row) => row.customer_id),
     );
     return toPage(
@@ -173,6 +174,7 @@ export function createLicenseKeyService(deps: Deps) {
 
     list(query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
       return page(
+        deps.readDb,
         { allowed, organizationIds: asList(query.organization_id), benefitIds: asList(query.benefit_id), statuses: asList(query.status) },
         query,
       );
@@ -190,7 +192,7 @@ export function createLicenseKeyService(deps: Deps) {
       customer: { organizationId: string; customerId: string },
     ): Promise<Page<LicenseKeyRead>> {
       const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
-      return page({ allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
+      return page(deps.db, { allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
     },
 
     async getForCustomer(id: string, customer: { organizationId: string; customerId: string }): Promise<LicenseKeyWithActivations> {

@@ -121,8 +121,8 @@ export function createMeterService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => repo.countMeters(db, allowed, filters),
-        async (offset, limit) => (await repo.listMeters(db, allowed, filters, sorting, offset, limit)).map(toMeter),
+        () => repo.countMeters(deps.readDb, allowed, filters),
+        async (offset, limit) => (await repo.listMeters(deps.readDb, allowed, filters, sorting, offset, limit)).map(toMeter),
       );
     },
 

@@ -81,7 +81,7 @@ export function createOrderService(deps: Deps) {
   }
   /** The organization's view: the page, its relations and the count in one statement. */
   async function page(filter: repo.OrderFilter, query: PageQuery): Promise<Page<Order>> {
-    const { rows, total } = await repo.pageOrdersEmbedded(db, filter, parseSorting(query.sorting), pageWindow(query));
+    const { rows, total } = await repo.pageOrdersEmbedded(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query));
     return toPage(rows.map(toEmbeddedOrder), total, query);
   }
 

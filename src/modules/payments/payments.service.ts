@@ -23,8 +23,9 @@ export function createPaymentService(deps: Deps) {
       };
       return paginate(
         query,
-        () => countPaymentViews(db, filter),
-        async (offset, limit) => (await listPaymentViews(db, filter, parseSorting(query.sorting), { offset, limit })).map(toPayment),
+        () => countPaymentViews(deps.readDb, filter),
+        async (offset, limit) =>
+          (await listPaymentViews(deps.readDb, filter, parseSorting(query.sorting), { offset, limit })).map(toPayment),
       );
     },
 

@@ -112,8 +112,8 @@ export function createProductService(deps: Deps) {
       const sorting = parseSorting(query.sorting);
       return paginate(
         query,
-        () => queries.countProducts(deps.db, allowed, filters),
-        async (offset, limit) => (await queries.listProducts(deps.db, allowed, filters, sorting, offset, limit)).map(toProduct),
+        () => queries.countProducts(deps.readDb, allowed, filters),
+        async (offset, limit) => (await queries.listProducts(deps.readDb, allowed, filters, sorting, offset, limit)).map(toProduct),
       );
     },
 

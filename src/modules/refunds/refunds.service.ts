@@ -140,8 +140,8 @@ export function createRefundService(deps: Deps, processor: PaymentProcessor, doc
       };
       return paginate(
         query,
-        () => countRefunds(db, filter),
-        async (offset, limit) => (await listRefunds(db, filter, parseSorting(query.sorting), { offset, limit })).map(toRefund),
+        () => countRefunds(deps.readDb, filter),
+        async (offset, limit) => (await listRefunds(deps.readDb, filter, parseSorting(query.sorting), { offset, limit })).map(toRefund),
       );
     },
   };

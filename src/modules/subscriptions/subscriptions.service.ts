@@ -159,7 +159,7 @@ export function createSubscriptionService(deps: Deps) {
         startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
         metadata: query.metadata,
       };
-      return pageSubscriptions(db, filter, query, async (_trx, rows) => rows.map(toSubscription));
+      return pageSubscriptions(deps.readDb, filter, query, async (_trx, rows) => rows.map(toSubscription));
     },
 
     /** The CSV export: the list's filters, every matching row, the chosen columns in order. */

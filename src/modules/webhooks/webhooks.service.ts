@@ -92,7 +92,7 @@ export function createWebhookService(deps: Deps) {
 
     async list(query: WebhookEndpointListQuery, allowed: OrganizationScope) {
       const page = pageWindow(query);
-      const { rows, total } = await listEndpoints(deps.db, { organizationIds: asList(query.organization_id) }, allowed, page);
+      const { rows, total } = await listEndpoints(deps.readDb, { organizationIds: asList(query.organization_id) }, allowed, page);
       return toPage(rows.map(present), total, query);
     },
 
@@ -156,7 +156,7 @@ export function createWebhookService(deps: Deps) {
     async listDeliveries(query: WebhookDeliveryListQuery, allowed: OrganizationScope) {
       const page = pageWindow(query);
       const { rows, total } = await listDeliveries(
-        deps.db,
+        deps.readDb,
         {
           endpointIds: asList(query.endpoint_id),
           start: query.start_timestamp ? new Date(query.start_timestamp) : null,

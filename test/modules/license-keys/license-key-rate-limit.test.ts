@@ -1,20 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { purgeEndedWindows } from "../../../src/kit/rate-limit-counters.repository.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createLicenseKey, createOrganization } from "../../helpers/factories.ts";
+
+// Both stores (RATE_LIMIT_STORE): the same limits, answered the same way. Across processes:
+// test/reliability/shared-rate-limits.test.ts.
 
 let ctx: TestContext;
 let orgId: string;
 let foreignKey: string;
 
-beforeAll(async () => {
+const open = async (store: string) => {
   ctx = await createTestContext({
-    env: { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "5", LICENSE_KEY_RATE_LIMIT_PER_KEY: "3", LICENSE_KEY_RATE_LIMIT_WINDOW_MS: "60000" },
+    env: {
+      RATE_LIMIT_STORE: store,
+      LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "5",
+      LICENSE_KEY_RATE_LIMIT_PER_KEY: "3",
+      LICENSE_KEY_RATE_LIMIT_WINDOW_MS: "60000",
+    },
   });
   orgId = (await createOrganization(ctx.deps)).id;
   const otherOrgId = (await createOrganization(ctx.deps)).id;
   foreignKey = (await createLicenseKey(ctx.deps, otherOrgId, (await createCustomer(ctx.deps, otherOrgId)).id)).key;
-});
-afterAll(() => ctx.close());
+};
 
 const validate = (key: string, remoteAddress: string) =>
   ctx.request({
@@ -32,7 +40,10 @@ const trace = async (key: string, address: string, times: number) => {
   return out;
 };
 
-describe("public license-key routes rate limits", () => {
+describe.each(["memory", "postgres"])("public license-key routes rate limits (RATE_LIMIT_STORE=%s)", (store) => {
+  beforeAll(() => open(store));
+  afterAll(() => ctx.close());
+
   it("limits one key across addresses, answering 429 with Retry-After", async () => {
     const results = await trace("TEST-UNKNOWN-ONE", "10.0.0.1", 4);
     expect(results.map((r) => r.status)).toEqual([404, 404, 404, 429]);
@@ -53,5 +64,36 @@ describe("public license-key routes rate limits", () => {
     const wrong = await trace("TEST-NO-SUCH-KEY", "10.0.0.5", 4);
     const foreign = await trace(foreignKey, "10.0.0.6", 4);
     expect(foreign.map((r) => [r.status, r.body])).toEqual(wrong.map((r) => [r.status, r.body]));
+  });
+});
+
+describe("the shared store (RATE_LIMIT_STORE=postgres)", () => {
+  beforeAll(() => open("postgres"));
+  afterAll(() => ctx.close());
+
+  const counters = () => ctx.deps.db.selectFrom("rate_limit_counters").select(["key", "count"]).orderBy("key").execute();
+
+  it("counts concurrent requests exactly: of 12 at once on one key, 3 pass", async () => {
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => validate("TEST-RACE", `10.1.0.${i}`)));
+    expect(statuses.filter((r) => r.statusCode === 404)).toHaveLength(3);
+    expect(statuses.filter((r) => r.statusCode === 429)).toHaveLength(9);
+    expect(await counters()).toContainEqual({ key: `license-key-key:${orgId}:TEST-RACE`, count: 12 });
+  });
+
+  it("opens a new window when the last one ends (by the injected clock), and the purge deletes ended windows only", async () => {
+    expect((await trace("TEST-WINDOW", "10.2.0.1", 4)).map((r) => r.status)).toEqual([404, 404, 404, 429]);
+    ctx.clock.advance(59_000);
+    const late = await validate("TEST-WINDOW", "10.2.0.1");
+    expect(late.statusCode).toBe(429);
+    expect(Number(late.headers["retry-after"])).toBe(1);
+    ctx.clock.advance(1_000);
+    expect((await validate("TEST-WINDOW", "10.2.0.1")).statusCode).toBe(404);
+
+    const before = (await counters()).map((row) => row.key);
+    expect(await purgeEndedWindows(ctx.deps.db, ctx.clock.now())).toBeGreaterThan(0);
+    const after = (await counters()).map((row) => row.key);
+    // Only the buckets touched after the clock moved are live: this key's and its address's.
+    expect(after.sort()).toEqual([`license-key-address:10.2.0.1`, `license-key-key:${orgId}:TEST-WINDOW`]);
+    expect(before.length).toBeGreaterThan(after.length);
   });
 });

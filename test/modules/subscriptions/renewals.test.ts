@@ -325,7 +325,7 @@ describe("renewals racing", () => {
     // A second process: its own pool and its own services, on the same database and clock.
     const second = connect(ctx.database.url, 10);
     try {
-      const deps: Deps = { ...ctx.deps, db: second.db };
+      const deps: Deps = { ...ctx.deps, db: second.db, readDb: second.db };
       const other = buildServices(deps).subscriptionRenewals;
       ctx.clock.set(new Date("2027-11-01T00:00:00.000Z"));
       const mine = { organizationId };

@@ -103,7 +103,7 @@ describe("durable delivery", () => {
 
     const second = connect(ctx.database.url, 10);
     cleanups.push(() => second.close());
-    const secondDeps: Deps = { ...ctx.deps, db: second.db };
+    const secondDeps: Deps = { ...ctx.deps, db: second.db, readDb: second.db };
     await runner(ctx.deps, ctx.database.pool);
     await runner(secondDeps, second.pool);
 
