@@ -77,7 +77,7 @@ async function seed(url: string, secret: string, receiverPort: number): Promise<
   const connection = connect(url, 5);
   await migrateToLatest(connection.db, connection.pool);
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", WEBHOOK_ALLOW_INSECURE_LOCALHOST: "true" });
-  const deps = { db: connection.db, config, secret, now: () => new Date() };
+  const deps = { db: connection.db, readDb: connection.db, config, secret, now: () => new Date() };
   const org = await createOrganizationService(deps).create({ name: "Bench soak", slug: `bench-soak-${randomBytes(3).toString("hex")}` });
   const organization = await connection.db.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
   const { token } = await createAccessTokenService(deps).createOrganizationToken({
