@@ -5,6 +5,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
+import type { TrustProxy } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./kit/auth.ts";
@@ -71,11 +72,17 @@ export interface BuildOptions {
 }
 
 /** The HTTP application: plugins, then infrastructure, then feature modules. */
+/** TRUST_PROXY as Fastify takes it; a hop count as the function that trusts that many hops. */
+const trustProxyOption = (trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) =>
+  typeof trust === "number" ? (_address, hop) => hop < trust : typeof trust === "boolean" ? trust : [...trust];
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
     bodyLimit: config.bodyLimitBytes,
+    // Behind a load balancer the client is the address it forwards, where the operator says whom to believe.
+    trustProxy: trustProxyOption(config.trustProxy),
     // Slow clients: all headers within headersMs and the whole request within requestMs (else 408),
     // idle kept-alive connections closed after keepAliveMs (longer than common load balancers' 60 s,
     // so the balancer closes first). Node checks the first two every `connectionsCheckingInterval`.

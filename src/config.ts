@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import path from "node:path";
+import { isIP } from "node:net";
 
 /**
  * The environment, read and validated once at start. Nothing else reads `process.env`.
@@ -56,6 +57,7 @@ const EnvSchema = Type.Object({
   LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
   RATE_LIMIT_STORE: Type.Union([Type.Literal("memory"), Type.Literal("postgres")], { default: "memory" }),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -102,6 +104,34 @@ export interface Config {
   readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
   /** Where rate-limit counters live: this process's memory, or PostgreSQL, shared by every process. */
   readonly rateLimitStore: Env["RATE_LIMIT_STORE"];
+  /**
+   * Which peers' `X-Forwarded-For` names the client (Fastify's `trustProxy`): none (false), every
+   * peer (true), the last N hops, or the listed addresses and ranges.
+   */
+  readonly trustProxy: TrustProxy;
+}
+
+export type TrustProxy = boolean | number | readonly string[];
+
+/** proxy-addr's names for the private ranges, which Fastify's `trustProxy` also takes. */
+const NAMED_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** `TRUST_PROXY`: true/false, a hop count, or a comma-separated list of addresses, CIDR ranges and named ranges. */
+function trustProxyOf(value: string | undefined): TrustProxy {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true") return true;
+  if (/^[1-9][0-9]?$/.test(value)) return Number(value);
+  const entries = value.split(",").map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split("/");
+    const family = isIP(address ?? "");
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!NAMED_RANGES.has(entry) && (family === 0 || !prefixOk || rest.length > 0))
+      throw new ConfigError(
+        `Invalid environment variable TRUST_PROXY: ${JSON.stringify(entry)} is no address, CIDR range or named range (loopback, linklocal, uniquelocal)`,
+      );
+  }
+  return Object.freeze(entries);
 }
 
 export type StorageConfig =
@@ -203,5 +233,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       windowMs: env.LICENSE_KEY_RATE_LIMIT_WINDOW_MS,
     }),
     rateLimitStore: env.RATE_LIMIT_STORE,
+    trustProxy: trustProxyOf(env.TRUST_PROXY),
   });
 }

@@ -30,6 +30,11 @@ describe("configuration", () => {
     // A replica of what? The embedded database has none.
     ["DATABASE_READ_URL", "postgres://replica/db", /DATABASE_READ_URL: requires DATABASE_URL/],
     ["RATE_LIMIT_STORE", "redis", /RATE_LIMIT_STORE/],
+    ["TRUST_PROXY", "yes", /TRUST_PROXY: "yes" is no address/],
+    ["TRUST_PROXY", "10.0.0.0/33", /TRUST_PROXY: "10.0.0.0\/33"/],
+    ["TRUST_PROXY", "10.0.0.1,", /TRUST_PROXY: "" is no address/],
+    ["TRUST_PROXY", "::1/129", /TRUST_PROXY/],
+    ["TRUST_PROXY", "100", /TRUST_PROXY/],
   ])("fails fast naming %s for %j", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -39,6 +44,19 @@ describe("configuration", () => {
     expect(
       loadConfig({ DATABASE_URL: "postgres://primary/db", DATABASE_READ_URL: "postgres://replica/db", RATE_LIMIT_STORE: "postgres" }),
     ).toMatchObject({ databaseUrl: "postgres://primary/db", databaseReadUrl: "postgres://replica/db", rateLimitStore: "postgres" });
+  });
+
+  it("reads whom to trust for the client address: nobody by default, everybody, a hop count, or addresses and ranges", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8,fd00::/8 ,192.168.1.7" }).trustProxy).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "fd00::/8",
+      "192.168.1.7",
+    ]);
   });
 
   it("treats empty values as unset", () => {

@@ -10,9 +10,10 @@ let ctx: TestContext;
 let orgId: string;
 let foreignKey: string;
 
-const open = async (store: string) => {
+const open = async (store: string, env: Record<string, string> = {}) => {
   ctx = await createTestContext({
     env: {
+      ...env,
       RATE_LIMIT_STORE: store,
       LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "5",
       LICENSE_KEY_RATE_LIMIT_PER_KEY: "3",
@@ -95,5 +96,44 @@ describe("the shared store (RATE_LIMIT_STORE=postgres)", () => {
     // Only the buckets touched after the clock moved are live: this key's and its address's.
     expect(after.sort()).toEqual([`license-key-address:10.2.0.1`, `license-key-key:${orgId}:TEST-WINDOW`]);
     expect(before.length).toBeGreaterThan(after.length);
+  });
+});
+
+describe("client addresses behind a load balancer (TRUST_PROXY)", () => {
+  const spray = async (forwardedFor: (i: number) => string) => {
+    const statuses = [];
+    for (let i = 0; i < 6; i += 1)
+      statuses.push(
+        (
+          await ctx.request({
+            method: "POST",
+            url: "/v1/customer-portal/license-keys/validate",
+            payload: { key: `TEST-BALANCED-${forwardedFor(i)}-${i}`, organization_id: orgId },
+            remoteAddress: "127.0.0.1",
+            headers: { "x-forwarded-for": forwardedFor(i) },
+          })
+        ).statusCode,
+      );
+    return statuses;
+  };
+
+  it("limits the balancer's own address when no proxy is trusted, whatever it forwards", async () => {
+    await open("memory");
+    try {
+      expect(await spray((i) => `203.0.113.${i}`)).toEqual([404, 404, 404, 404, 404, 429]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it("limits each forwarded client apart when the balancer is trusted, and a lying client's own header buys it nothing", async () => {
+    await open("memory", { TRUST_PROXY: "loopback" });
+    try {
+      expect(await spray((i) => `203.0.113.${i}`)).toEqual([404, 404, 404, 404, 404, 404]);
+      // The client behind the balancer wrote its own X-Forwarded-For; only the hop the balancer added counts.
+      expect(await spray((i) => `198.51.100.${i}, 203.0.113.99`)).toEqual([404, 404, 404, 404, 404, 429]);
+    } finally {
+      await ctx.close();
+    }
   });
 });
