@@ -76,6 +76,17 @@ export async function documentedOperations(ctx: TestContext): Promise<Operation[
   );
 }
 
+/** The license-key rate limits would turn the portal's key actions into 429s after a few requests. */
+export const EVERY_ROUTE_ENV = { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" };
+
+/** Deletions last, so that the other operations meet the seeded rows. */
+export const deletionsLast = (operations: Operation[]) =>
+  operations.sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+
+/** A stable seed per operation: adding a route does not change what the others are sent. */
+export const operationSeed = (operation: Operation, base: number) =>
+  [...operation.operationId].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) | 0, base);
+
 /** `METHOD /path` with every parameter written `{}` and no trailing slash: how both tables are compared. */
 export const routeKey = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}|:[^/]+/g, "{}").replace(/\/$/, "")}`;
 
@@ -150,6 +161,9 @@ function pathIdName(path: string, parameter: string): string {
  */
 const headerValue = fc.uuid({ version: 4 });
 
+/** A path value that stays a segment of its route: an empty one, `.` or `..` would be another route's path. */
+const isOwnSegment = (value: unknown) => !["", ".", ".."].includes(asText(value));
+
 function parameterArbitraries(operation: Operation, location: Parameter["in"], ids: IdSource) {
   const parameters = operation.parameters.filter((parameter) => parameter.in === location);
   const arbitraries = Object.fromEntries(
@@ -157,7 +171,9 @@ function parameterArbitraries(operation: Operation, location: Parameter["in"], i
       parameter.name,
       location === "header"
         ? headerValue
-        : arbitraryOf(parameter.schema, ids, location === "path" ? pathIdName(operation.path, parameter.name) : parameter.name),
+        : location === "path"
+          ? arbitraryOf(parameter.schema, ids, pathIdName(operation.path, parameter.name)).filter(isOwnSegment)
+          : arbitraryOf(parameter.schema, ids, parameter.name),
     ]),
   );
   const requiredKeys = parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name);
@@ -195,10 +211,8 @@ export function invalidRequests(operation: Operation, ids: IdSource): fc.Arbitra
     if (location === "body") return build(operation, { ...values, body: mutate(values.body, choice) });
     const names = operation.parameters.filter((parameter) => parameter.in === location).map((parameter) => parameter.name);
     const name = names[choice.place % names.length]!;
-    // Path values must stay non-empty (an empty segment is another route); headers must stay ASCII.
-    const hostile = HOSTILE_VALUES.filter(
-      (value) => location === "query" || (asText(value) !== "" && /^[\x20-\x7e]*$/.test(asText(value))),
-    );
+    // Path values must stay their route's segment; headers must stay ASCII.
+    const hostile = HOSTILE_VALUES.filter((value) => location === "query" || (isOwnSegment(value) && /^[\x20-\x7e]*$/.test(asText(value))));
     const replaced = { ...values[location], [name]: hostile[choice.hostile % hostile.length] };
     return build(operation, { ...values, [location]: replaced });
   });

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { randomBytes } from "node:crypto";
 import type { IdSource } from "./schema-arbitraries.ts";
 import type { TestContext } from "./context.ts";
 import {
@@ -39,7 +40,7 @@ export interface Tenant {
   readonly checkoutLinkClientSecret: string;
 }
 
-const unique = () => Math.random().toString(36).slice(2, 10);
+const unique = () => randomBytes(4).toString("hex");
 
 async function teamCustomer(ctx: TestContext, organizationId: string): Promise<TenantCustomer> {
   const externalId = `ext-${unique()}`;

@@ -5,7 +5,10 @@ import { createTestContext } from "../helpers/context.ts";
 import { createDiscount } from "../helpers/factories.ts";
 import { changedTables, databaseFingerprinter } from "../helpers/database-fingerprint.ts";
 import {
+  deletionsLast,
   documentedOperations,
+  EVERY_ROUTE_ENV,
+  operationSeed,
   fastifyRouteKeys,
   invalidRequests,
   routeKey,
@@ -25,14 +28,9 @@ import { seedTenant, tenantIdSource, type Tenant } from "../helpers/tenant.ts";
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_125);
 
-// The license-key rate limits would turn the portal actions into 429s after a few runs.
-const ctx = await createTestContext({
-  env: { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" },
-});
+const ctx = await createTestContext({ env: EVERY_ROUTE_ENV });
 afterAll(() => ctx.close());
-
-// Deletions last, so that the other operations meet the seeded rows.
-const operations = (await documentedOperations(ctx)).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+const operations = deletionsLast(await documentedOperations(ctx));
 
 let tenant: Tenant;
 let ids: IdSource;
@@ -51,10 +49,6 @@ function tokenFor(operation: Operation): string | null {
   if (kinds.includes("member")) return tenant.customer.session;
   return ctx.ownerToken;
 }
-
-/** A stable seed per operation: adding a route does not change what the others are sent. */
-const seedOf = (operation: Operation) =>
-  [...operation.operationId].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) | 0, SEED);
 
 it("covers every /v1 route of Fastify's route table", () => {
   const documented = new Set(operations.map((operation) => routeKey(operation.method, operation.path)));
@@ -93,7 +87,7 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
         }
         before = after;
       }),
-      { seed: seedOf(operation), numRuns: RUNS * 2, endOnFailure: true },
+      { seed: operationSeed(operation, SEED), numRuns: RUNS * 2, endOnFailure: true },
     );
   });
 });
