@@ -11,6 +11,62 @@ export interface BadInputCase {
   loc?: (string | number)[];
 }
 
+interface ValidationEntry {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export interface ErrorBody {
+  /** Absent only from the router's bare 404. */
+  error?: string;
+  detail?: string | ValidationEntry[];
+  error_description?: string;
+}
+
+/** The bearer-token refusals (RFC 6750) carry `error_description` instead of `detail`. */
+const OAUTH_ERRORS = new Set(["invalid_token", "insufficient_scope"]);
+
+/**
+ * Asserts the documented shape of an error answer and returns it: `{error, detail}` with a message
+ * (or the router's bare `{detail: "Not Found"}`),
+ * the RFC 6750 `{error, error_description}` of token refusals, or for a request validation error
+ * a non-empty list of `{loc, msg, type, input?, ctx?}` entries.
+ */
+export function expectErrorBody(status: number, json: unknown): ErrorBody {
+  const body = json as ErrorBody;
+  // The router's answer to a path no route serves, as the reference answers it.
+  if (status === 404 && body.error === undefined) {
+    expect(body).toEqual({ detail: "Not Found" });
+    return body;
+  }
+  expect(typeof body.error, `error of ${JSON.stringify(json).slice(0, 500)}`).toBe("string");
+  if (OAUTH_ERRORS.has(body.error!)) {
+    expect([401, 403]).toContain(status);
+    expect(Object.keys(body).sort()).toEqual(["error", "error_description"]);
+    expect(typeof body.error_description).toBe("string");
+  } else if (body.error === "RequestValidationError") {
+    expect(status).toBe(422);
+    expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
+    const detail = body.detail as ValidationEntry[];
+    expect(Array.isArray(detail)).toBe(true);
+    expect(detail.length).toBeGreaterThan(0);
+    for (const entry of detail) {
+      expect(Array.isArray(entry.loc)).toBe(true);
+      expect(typeof entry.msg).toBe("string");
+      expect(typeof entry.type).toBe("string");
+      expect(Object.keys(entry).filter((key) => !["loc", "msg", "type", "input", "ctx"].includes(key))).toEqual([]);
+      if (entry.ctx !== undefined) expect(typeof entry.ctx).toBe("object");
+    }
+  } else {
+    expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
+    expect(typeof body.detail).toBe("string");
+  }
+  return body;
+}
+
 type Send = (options: InjectOptions & { token?: string | null }) => Promise<LightMyRequestResponse>;
 
 /**
@@ -22,18 +78,10 @@ export function badInputTable(send: () => Send, cases: BadInputCase[], unchanged
     it(`answers ${testCase.status} for ${testCase.name}`, async () => {
       const response = await send()(testCase.request());
       expect(response.statusCode, response.body).toBe(testCase.status);
-      const body = response.json<{ error?: string; detail?: unknown }>();
+      const body = expectErrorBody(response.statusCode, response.json());
       if (testCase.status === 422) {
         expect(body.error).toBe(testCase.error ?? "RequestValidationError");
-        expect(Array.isArray(body.detail)).toBe(true);
-        const detail = body.detail as { loc: unknown[]; msg: unknown; type: unknown }[];
-        expect(detail.length).toBeGreaterThan(0);
-        for (const entry of detail) {
-          expect(Array.isArray(entry.loc)).toBe(true);
-          expect(typeof entry.msg).toBe("string");
-          expect(typeof entry.type).toBe("string");
-        }
-        if (testCase.loc) expect(detail.map((d) => d.loc)).toContainEqual(testCase.loc);
+        if (testCase.loc) expect((body.detail as ValidationEntry[]).map((d) => d.loc)).toContainEqual(testCase.loc);
       } else if (testCase.error) {
         expect(body.error).toBe(testCase.error);
       }
