@@ -24,6 +24,7 @@ import * as taxCollectedWhereRegistered from "./2026-11-24T0220_tax_collected_wh
 import * as customerMeters from "./2026-11-24T0230_customer_meters.ts";
 import * as subscriptionUsageCharges from "./2026-11-24T0240_subscription_usage_charges.ts";
 import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
+import * as usageChargeCredits from "./2026-11-25T0270_usage_charge_credits.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0230_customer_meters": customerMeters,
   "2026-11-24T0240_subscription_usage_charges": subscriptionUsageCharges,
   "2026-11-24T0250_idempotency_keys": idempotencyKeys,
+  "2026-11-25T0270_usage_charge_credits": usageChargeCredits,
 };
 
 /**

@@ -1,14 +1,15 @@
 import type { Executor } from "../../db/database.ts";
-import { customerUsage } from "../meters/meter-usage.ts";
+import { customerCredits, customerUsage } from "../meters/meter-usage.ts";
 import type { PriceLine } from "./subscription-proration.ts";
 import * as usageRepo from "./subscription-usage.repository.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
-import { isPositiveDecimal, usageAmount } from "./usage-amount.ts";
+import { decimalExcess, isPositiveDecimal, usageAmount } from "./usage-amount.ts";
 
 // Metered prices bill in arrears (docs/decisions.md, "Metered billing"): when a period closes, each
 // metered price charges the customer's usage of its meter over [period start, period end) by event
-// timestamp. What each closed period was charged is recorded; every later closing re-reads those
-// periods and bills what arrived since as a separate late line, so a late event is charged once.
+// timestamp, less the customer's credited units of that meter. What each closed period was charged
+// (and the credits it subtracted) is recorded; every later closing re-reads those periods and bills
+// what arrived since, against the same credits, as a separate late line, so a late event is charged once.
 
 const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
 
@@ -17,19 +18,25 @@ const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
  * current_period_end), from the end of the last billed period when that is later (after a pause),
  * none for a trial period (usage during a trial is free); then the late lines of its earlier
  * periods. The charges are recorded in the caller's transaction, which writes the order billing the
- * lines too. A line per metered price with usage, even when its cap makes it free; late lines only
- * when they add to an amount.
+ * lines too. A line per metered price with usage, even when its cap or credits make it free; late
+ * lines only when they add to an amount.
  */
 export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now: Date): Promise<PriceLine[]> {
   const lines: PriceLine[] = [];
   const quantityOf = (meterId: string | null, from: Date, to: Date) =>
     meterId === null ? Promise.resolve(null) : customerUsage(trx, { meterId, customerId: row.customer_id, from, to });
+  // The credited units a period starting at `from` subtracts: those of the customer meter's window
+  // left after what the window consumed before `from` (docs/decisions.md, "Metered billing: credits").
+  const creditedFor = async (meterId: string, from: Date) => {
+    const credits = await customerCredits(trx, { meterId, customerId: row.customer_id, before: from });
+    return credits === null ? "0" : decimalExcess(credits.credited, credits.consumedBefore);
+  };
 
   const charges = await usageRepo.usageChargesOf(trx, row.id);
   for (const charge of charges) {
     const quantity = await quantityOf(charge.meter_id, charge.period_start, charge.period_end);
     if (quantity === null || quantity === charge.quantity) continue;
-    const amount = usageAmount(charge.unit_amount ?? "0", quantity, charge.cap_amount);
+    const amount = usageAmount(charge.unit_amount ?? "0", decimalExcess(quantity, charge.credited_units), charge.cap_amount);
     await usageRepo.updateUsageCharge(trx, charge.id, { quantity, amount: Math.max(amount, charge.amount), modified_at: now });
     if (amount > charge.amount) {
       const label = `${charge.meter_name ?? "Usage"} (late usage, ${dateOf(charge.period_start)} to ${dateOf(charge.period_end)})`;
@@ -49,9 +56,11 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
   if (row.status === "trialing" || period.to <= period.from) return lines;
   const current: PriceLine[] = [];
   for (const price of await usageRepo.meteredPrices(trx, row.id)) {
+    if (price.meter_id === null) continue;
     const quantity = await quantityOf(price.meter_id, period.from, period.to);
     if (quantity === null) continue;
-    const amount = usageAmount(price.unit_amount ?? "0", quantity, price.cap_amount);
+    const credited = await creditedFor(price.meter_id, period.from);
+    const amount = usageAmount(price.unit_amount ?? "0", decimalExcess(quantity, credited), price.cap_amount);
     await usageRepo.insertUsageCharge(trx, {
       created_at: now,
       modified_at: null,
@@ -62,6 +71,7 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
       period_end: period.to,
       quantity,
       amount,
+      credited_units: credited,
     });
     if (isPositiveDecimal(quantity)) current.push({ priceId: price.id, amount, label: price.meter_name ?? "Usage" });
   }

@@ -14,7 +14,7 @@ import {
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
-import { ingest } from "../meters/meters-helpers.ts";
+import { ingest, runMeterCredits } from "../meters/meters-helpers.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -30,17 +30,7 @@ let subscriptionsToken: string;
 let foreignToken: string;
 let meterId: string;
 
-/** Runs the pending credit jobs as the worker would (the task's handler); their payloads. */
-async function runCredits(): Promise<MeterCreditPayload[]> {
-  const { rows } = await sql<{ id: string; payload: MeterCreditPayload }>`
-    SELECT j.id, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-    WHERE t.identifier = 'customer_meters.credit' ORDER BY j.id`.execute(ctx.deps.db);
-  for (const row of rows) {
-    await ctx.services.customerMeters.applyCredit(row.payload);
-    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
-  }
-  return rows.map((row) => row.payload);
-}
+const runCredits = () => runMeterCredits(ctx);
 
 const get = (url: string, as: string | null = readToken) => ctx.request({ method: "GET", url, token: as });
 const units = (body: { consumed_units: number; credited_units: number; balance: number }) => [

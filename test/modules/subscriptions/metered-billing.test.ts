@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { ingest, runBackfills } from "../meters/meters-helpers.ts";
+import { ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "./subscription-helpers.ts";
 
 let ctx: TestContext;
@@ -51,8 +51,17 @@ async function createMeter(eventName: string): Promise<string> {
   return response.json<{ id: string }>().id;
 }
 
-/** A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now. */
-async function subscribe(eventName: string, unitAmount: string, capAmount: number | null, card = "tok_visa") {
+/**
+ * A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now; with
+ * `credits`, the plan also grants a `meter_credit` benefit of the meter.
+ */
+async function subscribe(
+  eventName: string,
+  unitAmount: string,
+  capAmount: number | null,
+  card = "tok_visa",
+  credits?: { units: number; rollover: boolean },
+) {
   const meterId = await createMeter(eventName);
   const plan = await createProduct(ctx.deps, orgId, {
     product: { name: `Plan ${eventName}`, recurring_interval: "month", recurring_interval_count: 1 },
@@ -60,12 +69,14 @@ async function subscribe(eventName: string, unitAmount: string, capAmount: numbe
       { amount_type: "fixed", price_amount: 1000 },
       { amount_type: "metered_unit", unit_amount: unitAmount, cap_amount: capAmount, meter_id: meterId, meter_name: `${eventName} calls` },
     ],
+    benefits: credits ? [{ type: "meter_credit", description: `${eventName} credits`, properties: { ...credits, meter_id: meterId } }] : [],
   });
   const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, {
     buyer: { customer_email: `${eventName}@example.com` },
     card,
   });
   return {
+    meterId,
     id: checkout.subscription_id,
     customerId: checkout.customer_id,
     meteredPriceId: plan.prices[1]!.id,
@@ -412,5 +423,93 @@ describe("metered prices on renewals", () => {
     await advance(31);
     await advance(31);
     expect(await usageLines()).toEqual([2, 2]);
+  });
+});
+
+describe("credits of meter_credit benefits on metered lines", () => {
+  const usageOf = (items: { label: string; amount: number }[], label: string) =>
+    items.filter((item) => item.label.startsWith(label)).map((item) => [item.label, item.amount]);
+  const chargesOf = async (subscriptionId: string) =>
+    (
+      await ctx.deps.db
+        .selectFrom("subscription_usage_charges")
+        .select(["quantity", "credited_units", "amount"])
+        .where("subscription_id", "=", subscriptionId)
+        .orderBy("period_start")
+        .execute()
+    ).map((charge) => [Number(charge.quantity), Number(charge.credited_units), charge.amount]);
+
+  it("bills usage less the period's credits (more credits than usage, as many, fewer), late usage against the same credits", async () => {
+    ctx.clock.set(new Date("2028-03-04T10:00:00.000Z"));
+    // 5 credited units a period (not rolled over), 10 cents a unit.
+    const sub = await subscribe("credited", "10", null, "tok_visa", { units: 5, rollover: false });
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // Period 1: 3 used of 5 credited: nothing to pay, the line says so with 0.
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [p1 + 1, p1 + 2, p1 + 3]));
+    const one = await renew(sub.id);
+    expect(usageOf(one.items, "credited calls")).toEqual([["credited calls", 0]]);
+    // The paid renewal resets the window and credits the next 5 (the 2 unused are not rollover units).
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["cycle"]);
+
+    // Period 2: exactly 5 used; meanwhile 2 late events bring period 1 to its 5 credits: still free.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [p2, p2 + 1, p2 + 2, p2 + 3, p2 + 4, p1 + 4, p1 + 5]));
+    const two = await renew(sub.id);
+    expect(usageOf(two.items, "credited calls")).toEqual([["credited calls", 0]]);
+    await runMeterCredits(ctx);
+
+    // Period 3: 8 used, 5 credited: 3 × 10 = 30. One more late event for period 1 (its credits used up): 10 late.
+    const third = await subscriptionRow(sub.id);
+    const p3 = third.current_period_start.getTime();
+    ctx.clock.set(new Date(p3 + 86_400_000));
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [...Array.from({ length: 8 }, (_, n) => p3 + n), p1 + 6]));
+    const three = await renew(sub.id);
+    expect(usageOf(three.items, "credited calls")).toEqual([
+      ["credited calls", 30],
+      [expect.stringMatching(/^credited calls \(late usage, /), 10],
+    ]);
+    expect(await chargesOf(sub.id)).toEqual([
+      [6, 5, 10],
+      [5, 5, 0],
+      [8, 5, 30],
+    ]);
+    // The order's subtotal is the plan and what is left to pay for usage.
+    expect(three.order.subtotal_amount).toBe(1040);
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["cycle"]);
+  });
+
+  it("spends credits that outlive a period across periods: each period subtracts what the earlier ones left", async () => {
+    ctx.clock.set(new Date("2028-06-07T10:00:00.000Z"));
+    const sub = await subscribe("pack", "10", null);
+    // A one-time pack of 10 units, bought by the same customer: its window never resets.
+    const pack = await createProduct(ctx.deps, orgId, {
+      product: { name: "Pack of 10" },
+      prices: [{ amount_type: "fixed", price_amount: 300 }],
+      benefits: [{ type: "meter_credit", description: "10 pack units", properties: { units: 10, rollover: false, meter_id: sub.meterId } }],
+    });
+    await buyThroughCheckout(ctx, token, pack.product.id, { checkout: { customer_id: sub.customerId } });
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    await ingest(ctx, meterToken, events("pack", sub.customerId, Array.from({ length: 6 }, (_, n) => p1 + n)));
+    const one = await renew(sub.id);
+    expect(usageOf(one.items, "pack calls")).toEqual([["pack calls", 0]]);
+    // Period 2: 7 used, 4 left of the pack: 3 × 10.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(ctx, meterToken, events("pack", sub.customerId, Array.from({ length: 7 }, (_, n) => p2 + n)));
+    const two = await renew(sub.id);
+    expect(usageOf(two.items, "pack calls")).toEqual([["pack calls", 30]]);
+    expect(await chargesOf(sub.id)).toEqual([
+      [6, 10, 0],
+      [7, 4, 30],
+    ]);
   });
 });
