@@ -28,10 +28,15 @@ function consumption(meter: MeterRow, keys: readonly string[], window: Consumpti
   const wholeEnd: RawBuilder<Date> =
     window.until === null ? sql`'infinity'::timestamptz` : sql`greatest(${firstWhole}, date_trunc('hour', ${window.until}::timestamptz))`;
   const pending = meter.backfilled_at === null ? meter.backfill_cut : null;
-  const head = window.since === null ? sql`false` : sql`(e."timestamp" >= ${window.since}::timestamptz AND e."timestamp" < least(${firstWhole}, ${window.until ?? "infinity"}::timestamptz))`;
+  const head =
+    window.since === null
+      ? sql`false`
+      : sql`(e."timestamp" >= ${window.since}::timestamptz AND e."timestamp" < least(${firstWhole}, ${window.until ?? "infinity"}::timestamptz))`;
   const tail = window.until === null ? sql`false` : sql`(e."timestamp" >= ${wholeEnd} AND e."timestamp" < ${window.until}::timestamptz)`;
   const backfill =
-    pending === null ? sql`false` : sql`(e.ingested_at < ${pending}::timestamptz AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
+    pending === null
+      ? sql`false`
+      : sql`(e.ingested_at < ${pending}::timestamptz AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
   const rawScope: RawBuilder<SqlBool> = sql`(${head} OR ${tail} OR ${backfill})`;
   const raw = sql`SELECT e.* FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
     AND ${rawScope} AND ${compileFilter(meter.filter, "e")}`;
@@ -50,15 +55,29 @@ function consumption(meter: MeterRow, keys: readonly string[], window: Consumpti
  * Read it in a repeatable-read transaction with the meter row, as the quantities do, so a back-fill
  * committing in between is neither counted twice nor missed.
  */
-export async function consumedUnits(db: Executor, meter: MeterRow, customerKeys: readonly string[], window: ConsumptionWindow): Promise<number> {
+export async function consumedUnits(
+  db: Executor,
+  meter: MeterRow,
+  customerKeys: readonly string[],
+  window: ConsumptionWindow,
+): Promise<number> {
   if (customerKeys.length === 0) return 0;
-  const { rows } = await sql<{ quantity: number }>`SELECT quantity::float8 AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
+  const { rows } = await sql<{
+    quantity: number;
+  }>`SELECT quantity::float8 AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
   return rows[0]?.quantity ?? 0;
 }
 
 /** The same as an exact decimal string (the `numeric` as text): what billing subtracts credits with. */
-export async function consumedUnitsExact(db: Executor, meter: MeterRow, customerKeys: readonly string[], window: ConsumptionWindow): Promise<string> {
+export async function consumedUnitsExact(
+  db: Executor,
+  meter: MeterRow,
+  customerKeys: readonly string[],
+  window: ConsumptionWindow,
+): Promise<string> {
   if (customerKeys.length === 0) return "0";
-  const { rows } = await sql<{ quantity: string }>`SELECT quantity::numeric::text AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
+  const { rows } = await sql<{
+    quantity: string;
+  }>`SELECT quantity::numeric::text AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
   return rows[0]?.quantity ?? "0";
 }

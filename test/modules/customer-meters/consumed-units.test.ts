@@ -38,7 +38,8 @@ interface Sent {
 
 function direct(events: readonly Sent[], func: string, since: Date | null, until: Date | null): number {
   const rows = events.filter(
-    (e) => e.customer === "alice" && e.name === "llm" && (since === null || e.timestamp >= since) && (until === null || e.timestamp < until),
+    (e) =>
+      e.customer === "alice" && e.name === "llm" && (since === null || e.timestamp >= since) && (until === null || e.timestamp < until),
   );
   const numbers = rows.flatMap((e) => (e.tokens === null ? [] : [e.tokens]));
   switch (func) {

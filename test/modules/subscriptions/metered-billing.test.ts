@@ -1,7 +1,13 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createDiscount,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "./subscription-helpers.ts";
@@ -52,16 +58,16 @@ async function createMeter(eventName: string): Promise<string> {
 }
 
 /**
- * A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now; with
- * `credits`, the plan also grants a `meter_credit` benefit of the meter.
+ * A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now (with
+ * `discountId`, at that discount); with `credits`, the plan also grants a `meter_credit` benefit of the meter.
  */
 async function subscribe(
   eventName: string,
   unitAmount: string,
   capAmount: number | null,
-  card = "tok_visa",
-  credits?: { units: number; rollover: boolean },
+  options: { card?: string; credits?: { units: number; rollover: boolean }; discountId?: string } = {},
 ) {
+  const { card = "tok_visa", credits } = options;
   const meterId = await createMeter(eventName);
   const plan = await createProduct(ctx.deps, orgId, {
     product: { name: `Plan ${eventName}`, recurring_interval: "month", recurring_interval_count: 1 },
@@ -73,6 +79,7 @@ async function subscribe(
   });
   const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, {
     buyer: { customer_email: `${eventName}@example.com` },
+    ...(options.discountId ? { checkout: { discount_id: options.discountId } } : {}),
     card,
   });
   return {
@@ -222,7 +229,7 @@ describe("metered prices on renewals", () => {
 
   it("retries an ended subscription's unpaid usage order on the dunning schedule, then voids it; the subscription stays canceled", async () => {
     ctx.clock.set(new Date("2027-12-01T00:00:00.000Z"));
-    const sub = await subscribe("unpaid", "9", null, "tok_chargeCustomerFail");
+    const sub = await subscribe("unpaid", "9", null, { card: "tok_chargeCustomerFail" });
     const first = await subscriptionRow(sub.id);
     ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
     await ingest(ctx, meterToken, events("unpaid", sub.customerId, [first.current_period_start.getTime() + 1]));
@@ -442,7 +449,7 @@ describe("credits of meter_credit benefits on metered lines", () => {
   it("bills usage less the period's credits (more credits than usage, as many, fewer), late usage against the same credits", async () => {
     ctx.clock.set(new Date("2028-03-04T10:00:00.000Z"));
     // 5 credited units a period (not rolled over), 10 cents a unit.
-    const sub = await subscribe("credited", "10", null, "tok_visa", { units: 5, rollover: false });
+    const sub = await subscribe("credited", "10", null, { credits: { units: 5, rollover: false } });
     expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
     const first = await subscriptionRow(sub.id);
     const p1 = first.current_period_start.getTime();
@@ -497,19 +504,115 @@ describe("credits of meter_credit benefits on metered lines", () => {
     const first = await subscriptionRow(sub.id);
     const p1 = first.current_period_start.getTime();
     ctx.clock.set(new Date(p1 + 86_400_000));
-    await ingest(ctx, meterToken, events("pack", sub.customerId, Array.from({ length: 6 }, (_, n) => p1 + n)));
+    await ingest(
+      ctx,
+      meterToken,
+      events(
+        "pack",
+        sub.customerId,
+        Array.from({ length: 6 }, (_, n) => p1 + n),
+      ),
+    );
     const one = await renew(sub.id);
     expect(usageOf(one.items, "pack calls")).toEqual([["pack calls", 0]]);
     // Period 2: 7 used, 4 left of the pack: 3 × 10.
     const second = await subscriptionRow(sub.id);
     const p2 = second.current_period_start.getTime();
     ctx.clock.set(new Date(p2 + 86_400_000));
-    await ingest(ctx, meterToken, events("pack", sub.customerId, Array.from({ length: 7 }, (_, n) => p2 + n)));
+    await ingest(
+      ctx,
+      meterToken,
+      events(
+        "pack",
+        sub.customerId,
+        Array.from({ length: 7 }, (_, n) => p2 + n),
+      ),
+    );
     const two = await renew(sub.id);
     expect(usageOf(two.items, "pack calls")).toEqual([["pack calls", 30]]);
     expect(await chargesOf(sub.id)).toEqual([
       [6, 10, 0],
       [7, 4, 30],
     ]);
+  });
+});
+
+describe("discounts on metered lines", () => {
+  const amountsOf = (order: { subtotal_amount: number; discount_amount: number; net_amount: number }) => [
+    order.subtotal_amount,
+    order.discount_amount,
+    order.net_amount,
+  ];
+
+  it("a percentage discount covers the static and usage lines together, rounded half away from zero once", async () => {
+    ctx.clock.set(new Date("2028-09-03T10:00:00.000Z"));
+    // 10% off forever; usage of 5 cents a call.
+    const discount = await createDiscount(ctx.deps, orgId, { duration: "forever", basis_points: 1000 });
+    const sub = await subscribe("pct", "5", null, { discountId: discount.id });
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // 1000 + 5 × 5 = 1025: 10% is 102.5 → 103 (the static line alone would give 100).
+    await ingest(ctx, meterToken, events("pct", sub.customerId, [p1 + 1, p1 + 2, p1 + 3, p1 + 4, p1 + 5]));
+    const one = await renew(sub.id);
+    expect(amountsOf(one.order)).toEqual([1025, 103, 922]);
+    expect(one.order.discount_id).toBe(discount.id);
+    // The subscription's own amount stays its static price less the discount.
+    expect((await subscriptionRow(sub.id)).amount).toBe(900);
+    // 1000 + 4 × 5 = 1020: exactly 102; then a period without usage: 100.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(ctx, meterToken, events("pct", sub.customerId, [p2 + 1, p2 + 2, p2 + 3, p2 + 4]));
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1020, 102, 918]);
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1000, 100, 900]);
+  });
+
+  it("a fixed discount takes off at most the static and usage lines together", async () => {
+    ctx.clock.set(new Date("2028-10-03T10:00:00.000Z"));
+    const discount = await createDiscount(ctx.deps, orgId, {
+      type: "fixed",
+      duration: "forever",
+      basis_points: null,
+      amounts: JSON.stringify({ usd: 1010 }),
+    });
+    const sub = await subscribe("fixed", "5", null, { discountId: discount.id });
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // 1000 + 3 × 5 = 1015 less 1010: 5 left to pay.
+    await ingest(ctx, meterToken, events("fixed", sub.customerId, [p1 + 1, p1 + 2, p1 + 3]));
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1015, 1010, 5]);
+    // 1000 + 1 × 5 = 1005 under the 1010 off: the discount stops at the lines' sum, nothing to pay.
+    const second = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(second.current_period_start.getTime() + 86_400_000));
+    await ingest(ctx, meterToken, events("fixed", sub.customerId, [second.current_period_start.getTime() + 1]));
+    const two = await renew(sub.id);
+    expect(amountsOf(two.order)).toEqual([1005, 1005, 0]);
+    expect(two.order.status).toBe("paid");
+  });
+
+  it("the last usage order of an ended subscription keeps a discount still running, never an expired one", async () => {
+    ctx.clock.set(new Date("2028-11-03T10:00:00.000Z"));
+    const forever = await createDiscount(ctx.deps, orgId, { duration: "forever", basis_points: 5000 });
+    const once = await createDiscount(ctx.deps, orgId, { duration: "once", basis_points: 5000 });
+    const lastOrder = async (discountId: string, eventName: string) => {
+      const sub = await subscribe(eventName, "7", null, { discountId });
+      const first = await subscriptionRow(sub.id);
+      const p1 = first.current_period_start.getTime();
+      ctx.clock.set(new Date(p1 + 60_000));
+      await ingest(ctx, meterToken, events(eventName, sub.customerId, [p1 + 1]));
+      const patched = await ctx.request({
+        method: "PATCH",
+        url: `/v1/subscriptions/${sub.id}`,
+        token,
+        payload: { cancel_at_period_end: true },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+      return (await renew(sub.id)).order;
+    };
+    // 7 at 50%: 3.5 → 4 off. A `once` discount covered the first (in advance) charge only.
+    expect(amountsOf(await lastOrder(forever.id, "end-forever"))).toEqual([7, 4, 3]);
+    expect(amountsOf(await lastOrder(once.id, "end-once"))).toEqual([7, 0, 7]);
   });
 });
