@@ -25,6 +25,7 @@ import * as customerMeters from "./2026-11-24T0230_customer_meters.ts";
 import * as subscriptionUsageCharges from "./2026-11-24T0240_subscription_usage_charges.ts";
 import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
 import * as usageChargeCredits from "./2026-11-25T0270_usage_charge_credits.ts";
+import * as customerMetersFromEvents from "./2026-11-25T0271_customer_meters_from_events.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0240_subscription_usage_charges": subscriptionUsageCharges,
   "2026-11-24T0250_idempotency_keys": idempotencyKeys,
   "2026-11-25T0270_usage_charge_credits": usageChargeCredits,
+  "2026-11-25T0271_customer_meters_from_events": customerMetersFromEvents,
 };
 
 /**
