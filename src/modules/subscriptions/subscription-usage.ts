@@ -13,6 +13,37 @@ import { decimalExcess, isPositiveDecimal, usageAmount } from "./usage-amount.ts
 
 const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
 
+type MeteredPrice = Awaited<ReturnType<typeof usageRepo.meteredPrices>>[number];
+
+/** What a metered price charges a customer for [from, to): the usage, the credits it subtracts, the amount. */
+export interface PriceUsage {
+  quantity: string;
+  credited: string;
+  amount: number;
+}
+
+/**
+ * A metered price's usage over [from, to) for the customer, less the credited units of the
+ * customer's meter left at `from` (docs/decisions.md, "Metered billing: credits"), priced by the
+ * one rounding rule. Null when the price has no meter or its meter is gone (read over a non-empty range). Reads lock the meter and
+ * the customer meter `FOR SHARE`: run it in a read-committed transaction.
+ */
+export async function meteredPriceUsage(
+  trx: Executor,
+  customerId: string,
+  price: Pick<MeteredPrice, "meter_id" | "unit_amount" | "cap_amount">,
+  from: Date,
+  to: Date,
+): Promise<PriceUsage | null> {
+  if (price.meter_id === null) return null;
+  // An empty range (a period that has just begun) used nothing; its credits still tell.
+  const quantity = to > from ? await customerUsage(trx, { meterId: price.meter_id, customerId, from, to }) : "0";
+  if (quantity === null) return null;
+  const credits = await customerCredits(trx, { meterId: price.meter_id, customerId, before: from });
+  const credited = credits === null ? "0" : decimalExcess(credits.credited, credits.consumedBefore);
+  return { quantity, credited, amount: usageAmount(price.unit_amount ?? "0", decimalExcess(quantity, credited), price.cap_amount) };
+}
+
 /**
  * The usage lines of the locked subscription's closing period [current_period_start,
  * current_period_end), from the end of the last billed period when that is later (after a pause),
@@ -25,13 +56,6 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
   const lines: PriceLine[] = [];
   const quantityOf = (meterId: string | null, from: Date, to: Date) =>
     meterId === null ? Promise.resolve(null) : customerUsage(trx, { meterId, customerId: row.customer_id, from, to });
-  // The credited units a period starting at `from` subtracts: those of the customer meter's window
-  // left after what the window consumed before `from` (docs/decisions.md, "Metered billing: credits").
-  const creditedFor = async (meterId: string, from: Date) => {
-    const credits = await customerCredits(trx, { meterId, customerId: row.customer_id, before: from });
-    return credits === null ? "0" : decimalExcess(credits.credited, credits.consumedBefore);
-  };
-
   const charges = await usageRepo.usageChargesOf(trx, row.id);
   for (const charge of charges) {
     const quantity = await quantityOf(charge.meter_id, charge.period_start, charge.period_end);
@@ -56,11 +80,8 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
   if (row.status === "trialing" || period.to <= period.from) return lines;
   const current: PriceLine[] = [];
   for (const price of await usageRepo.meteredPrices(trx, row.id)) {
-    if (price.meter_id === null) continue;
-    const quantity = await quantityOf(price.meter_id, period.from, period.to);
-    if (quantity === null) continue;
-    const credited = await creditedFor(price.meter_id, period.from);
-    const amount = usageAmount(price.unit_amount ?? "0", decimalExcess(quantity, credited), price.cap_amount);
+    const usage = await meteredPriceUsage(trx, row.customer_id, price, period.from, period.to);
+    if (usage === null) continue;
     await usageRepo.insertUsageCharge(trx, {
       created_at: now,
       modified_at: null,
@@ -69,11 +90,11 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
       product_price_id: price.id,
       period_start: period.from,
       period_end: period.to,
-      quantity,
-      amount,
-      credited_units: credited,
+      quantity: usage.quantity,
+      amount: usage.amount,
+      credited_units: usage.credited,
     });
-    if (isPositiveDecimal(quantity)) current.push({ priceId: price.id, amount, label: price.meter_name ?? "Usage" });
+    if (isPositiveDecimal(usage.quantity)) current.push({ priceId: price.id, amount: usage.amount, label: price.meter_name ?? "Usage" });
   }
   return [...current, ...lines];
 }

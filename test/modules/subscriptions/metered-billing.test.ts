@@ -616,3 +616,57 @@ describe("discounts on metered lines", () => {
     expect(amountsOf(await lastOrder(once.id, "end-once"))).toEqual([7, 0, 7]);
   });
 });
+
+describe("subscription.meters[]: the current period's usage so far", () => {
+  it("answers each metered price's meter with consumed and credited units and the amount due so far, as the reference and the SDK read it", async () => {
+    ctx.clock.set(new Date("2028-12-03T10:00:00.000Z"));
+    const sub = await subscribe("shown", "10", null, { credits: { units: 2, rollover: false } });
+    await runMeterCredits(ctx);
+    const reader = await createOrganizationToken(ctx.deps, orgId, ["subscriptions:read", "customers:read"]);
+    const read = async () => {
+      const response = await ctx.request({ method: "GET", url: `/v1/subscriptions/${sub.id}`, token: reader });
+      expect(response.statusCode, response.body).toBe(200);
+      expectReferenceResponse("subscriptions:get", 200, response.json());
+      return response.json<{
+        meters: { id: string; meter_id: string; consumed_units: number; credited_units: number; amount: number; meter: { name: string } }[];
+      }>().meters;
+    };
+    const empty = await read();
+    expect(empty.map((m) => [m.meter_id, m.consumed_units, m.credited_units, m.amount, m.meter.name])).toEqual([
+      [sub.meterId, 0, 2, 0, "shown calls"],
+    ]);
+
+    // 5 events so far; the event of the day before the period is not the period's usage, but the credit's window has
+    // been open since the grant (all time), so it used 1 of the 2 credits: 5 − 1 = 4 × 10 due.
+    const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+    ctx.clock.set(new Date(start + 3 * 86_400_000));
+    await ingest(ctx, meterToken, events("shown", sub.customerId, [start - 86_400_000, ...[1, 2, 3, 4, 5].map((n) => start + n)]));
+    const meters = await read();
+    expect(meters.map((m) => [m.consumed_units, m.credited_units, m.amount])).toEqual([[5, 1, 40]]);
+    // A stable id across reads.
+    expect(meters[0]!.id).toBe(empty[0]!.id);
+
+    // The list and the official client read the same.
+    const list = await ctx.request({ method: "GET", url: `/v1/subscriptions/?customer_id=${sub.customerId}`, token: reader });
+    expectReferenceResponse("subscriptions:list", 200, list.json());
+    expect(list.json<{ items: { meters: { amount: number }[] }[] }>().items.map((s) => s.meters.map((m) => m.amount))).toEqual([[40]]);
+    const viaSdk = await createPolar({ accessToken: reader, baseUrl }).subscriptions.get(sub.id);
+    expect(viaSdk.meters.map((m) => [m.consumed_units, m.credited_units, m.amount, m.meter_id])).toEqual([[5, 1, 40, sub.meterId]]);
+
+    // The customer's state carries them on its active subscription, without the meter object.
+    const state = await ctx.request({ method: "GET", url: `/v1/customers/${sub.customerId}/state`, token: reader });
+    expect(state.statusCode, state.body).toBe(200);
+    expectReferenceResponse("customers:get_state", 200, state.json());
+    expect(state.json<{ active_subscriptions: { meters: unknown[] }[] }>().active_subscriptions[0]!.meters).toEqual([
+      {
+        id: meters[0]!.id,
+        created_at: expect.any(String),
+        modified_at: null,
+        consumed_units: 5,
+        credited_units: 1,
+        amount: 40,
+        meter_id: sub.meterId,
+      },
+    ]);
+  });
+});
