@@ -168,7 +168,9 @@ async function serve(): Promise<void> {
           response.writeHead(404, { "content-type": "application/json" }).end('{"error":"ResourceNotFound","detail":"Not found"}');
           return;
         }
-        response.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(toCustomerState(row, [])));
+        response
+          .writeHead(200, { "content-type": "application/json; charset=utf-8" })
+          .end(JSON.stringify(toCustomerState(row, [], new Map())));
       })
       .catch(() => response.writeHead(500).end());
   });

@@ -25,6 +25,8 @@ import * as customerMeters from "./2026-11-24T0230_customer_meters.ts";
 import * as subscriptionUsageCharges from "./2026-11-24T0240_subscription_usage_charges.ts";
 import * as idempotencyKeys from "./2026-11-24T0250_idempotency_keys.ts";
 import * as creditNotes from "./2026-11-25T0260_credit_notes.ts";
+import * as usageChargeCredits from "./2026-11-25T0270_usage_charge_credits.ts";
+import * as customerMetersFromEvents from "./2026-11-25T0271_customer_meters_from_events.ts";
 import * as rateLimitCounters from "./2026-11-25T0280_rate_limit_counters.ts";
 import * as eventsPartitionedByMonth from "./2026-11-25T0290_events_partitioned_by_month.ts";
 
@@ -61,6 +63,8 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24T0240_subscription_usage_charges": subscriptionUsageCharges,
   "2026-11-24T0250_idempotency_keys": idempotencyKeys,
   "2026-11-25T0260_credit_notes": creditNotes,
+  "2026-11-25T0270_usage_charge_credits": usageChargeCredits,
+  "2026-11-25T0271_customer_meters_from_events": customerMetersFromEvents,
   "2026-11-25T0280_rate_limit_counters": rateLimitCounters,
   "2026-11-25T0290_events_partitioned_by_month": eventsPartitionedByMonth,
 };

@@ -331,6 +331,7 @@ type SdkSubscription = Omit<models.Subscription, "units" | "product" | "pending_
   pending_update: Omit<models.PendingSubscriptionUpdate, "units"> | null;
 };
 const _subscription: AssertAssignable<SU.Subscription, SdkSubscription> = true;
+const _subscriptionMeter: AssertAssignable<SU.SubscriptionMeter, models.SubscriptionMeter> = true;
 const _listSubscriptions: AssertAssignable<SU.ListResourceSubscription, { items: SdkSubscription[]; pagination: models.Pagination }> = true;
 const _subscriptionSort: AssertEqual<NonNullable<SU.SubscriptionListQuery["sorting"]>[number], models.SubscriptionSortProperty> = true;
 const _subscriptionStatus: AssertEqual<S<typeof OR.SubscriptionStatus>, models.SubscriptionStatus> = true;

@@ -15,7 +15,7 @@ export interface CustomerMeterUnits {
 
 /** The fields every view shares (the state's view is exactly these). */
 export const toCustomerMeterUnits = ({ row, consumed }: CustomerMeterUnits) => {
-  const credited = Number(row.credited_units);
+  const credited = row.credited_units;
   return {
     id: row.id,
     created_at: toIso(row.created_at),

@@ -46,7 +46,7 @@ async function withUnits(db: Executor, rows: readonly CustomerMeterRow[]): Promi
         const meter = meters.get(row.meter_id)!;
         const customer = customers.get(row.customer_id)!;
         const keys = [`c:${customer.id}`, ...(customer.external_id === null ? [] : [`e:${customer.external_id}`])];
-        out.push({ row, meter, customer, consumed: await consumedUnits(trx, meter, keys, row.reset_at) });
+        out.push({ row, meter, customer, consumed: await consumedUnits(trx, meter, keys, { since: row.reset_at, until: null }) });
       }
       return out;
     });
@@ -64,8 +64,8 @@ async function takeBack(trx: Executor, grant: CreditGrant, now: Date): Promise<v
       now,
     );
     await repo.updateCustomerMeter(trx, row.id, {
-      credited_units: Math.max(0, Number(row.credited_units) - units),
-      rollover_units: Math.min(Number(row.rollover_units), Math.max(0, Number(row.credited_units) - units)),
+      credited_units: Math.max(0, row.credited_units - units),
+      rollover_units: Math.min(row.rollover_units, Math.max(0, row.credited_units - units)),
       reset_at: row.reset_at,
       modified_at: now,
     });
@@ -91,11 +91,11 @@ function sortValue(units: CustomerMeterUnits, key: CustomerMeterSortKey): string
     case "meter_name":
       return units.meter.name;
     case "credited_units":
-      return Number(row.credited_units);
+      return row.credited_units;
     case "consumed_units":
       return units.consumed;
     case "balance":
-      return Number(row.credited_units) - units.consumed;
+      return row.credited_units - units.consumed;
   }
 }
 
@@ -222,12 +222,13 @@ export function createCustomerMeterService(deps: Deps) {
           { organizationId: grant.organization_id, customerId: grant.customer_id, meterId: meter.id },
           now,
         );
-        let credited = Number(row.credited_units);
-        let rollover = Number(row.rollover_units);
+        let credited = row.credited_units;
+        let rollover = row.rollover_units;
         let resetAt = row.reset_at;
         if (payload.kind === "cycle" && lastAt !== null && (resetAt === null || resetAt < at)) {
           const keys = await customerKeysOf(trx, grant.organization_id, [grant.customer_id], []);
-          const consumed = await consumedUnits(trx, meter, keys, resetAt);
+          // The balance at the cycle's instant: usage after it belongs to the new window.
+          const consumed = await consumedUnits(trx, meter, keys, { since: resetAt, until: at });
           // The anchor's rollover: the whole unused units, at most the rollover-flagged credits, never negative.
           const carried = Math.max(0, Math.min(Math.floor(credited - consumed), rollover));
           credited = carried;

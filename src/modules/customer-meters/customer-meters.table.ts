@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 
-type Units = ColumnType<string, string | number | undefined, string | number>;
+// `bigint` columns, read as numbers (db/connection.ts parses INT8); credits are whole units.
+type Units = ColumnType<number, number | undefined, number>;
 
 /** A customer's meter: what is not in the meter's buckets (credits, the window's start). */
 export interface CustomerMetersTable {

@@ -2,13 +2,19 @@ import { isoFrom, isoFromOrNull } from "../../db/jsonified.ts";
 import type { BenefitType } from "../benefits/benefits.schemas.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import type { CustomerStateRow } from "./customer-state.repository.ts";
-import type { CustomerState, CustomerStateBenefitGrant, CustomerStateMeter, CustomerStateSubscription } from "./customer-state.schemas.ts";
+import type {
+  CustomerState,
+  CustomerStateBenefitGrant,
+  CustomerStateMeter,
+  CustomerStateSubscription,
+  CustomerStateSubscriptionMeter,
+} from "./customer-state.schemas.ts";
 
 type SubscriptionJson = CustomerStateRow["active_subscriptions"][number];
 type GrantJson = CustomerStateRow["granted_benefits"][number];
 
 // Nested rows come through JSON aggregation, so their timestamps are text (isoFrom takes either).
-const toStateSubscription = (row: SubscriptionJson): CustomerStateSubscription => ({
+const toStateSubscription = (row: SubscriptionJson, meters: readonly CustomerStateSubscriptionMeter[]): CustomerStateSubscription => ({
   id: row.id,
   created_at: isoFrom(row.created_at),
   modified_at: isoFromOrNull(row.modified_at),
@@ -28,8 +34,7 @@ const toStateSubscription = (row: SubscriptionJson): CustomerStateSubscription =
   ends_at: isoFromOrNull(row.ends_at),
   product_id: row.product_id,
   discount_id: row.discount_id,
-  // Usage billing (meters) is a later issue: no subscription has a meter yet.
-  meters: [],
+  meters: [...meters],
 });
 
 const toStateGrant = (row: GrantJson): CustomerStateBenefitGrant => ({
@@ -44,13 +49,17 @@ const toStateGrant = (row: GrantJson): CustomerStateBenefitGrant => ({
   properties: row.properties,
 });
 
-/** A customer's state: the customer, its subscriptions giving access, its granted benefits, its meters. */
+/**
+ * A customer's state: the customer, its subscriptions giving access (each with its meters, by
+ * subscription id), its granted benefits, its meters.
+ */
 export function toCustomerState(
   { active_subscriptions, granted_benefits, ...customer }: CustomerStateRow,
   meters: readonly CustomerStateMeter[],
+  subscriptionMeters: ReadonlyMap<string, readonly CustomerStateSubscriptionMeter[]>,
 ): CustomerState {
   const state = {
-    active_subscriptions: active_subscriptions.map(toStateSubscription),
+    active_subscriptions: active_subscriptions.map((row) => toStateSubscription(row, subscriptionMeters.get(row.id) ?? [])),
     granted_benefits: granted_benefits.map(toStateGrant),
     active_meters: [...meters],
   };

@@ -24,6 +24,7 @@ export const CustomerStateSubscriptionMeter = Type.Object(
   },
   { title: "CustomerStateSubscriptionMeter" },
 );
+export type CustomerStateSubscriptionMeter = Static<typeof CustomerStateSubscriptionMeter>;
 
 export const CustomerStateSubscription = Type.Object(
   {
@@ -45,7 +46,6 @@ export const CustomerStateSubscription = Type.Object(
     ends_at: Nullable(DateTime(), { description: "The timestamp when the subscription will end." }),
     product_id: Uuid4({ description: "The ID of the subscribed product." }),
     discount_id: Nullable(Uuid4(), { description: "The ID of the applied discount, if any." }),
-    // Metered prices arrive with usage billing (a later issue); until then a subscription has no meter.
     meters: Type.Array(CustomerStateSubscriptionMeter, { description: "List of meters associated with the subscription." }),
   },
   { title: "CustomerStateSubscription", description: "An active customer subscription." },

@@ -76,13 +76,15 @@ export const prepareEventColumns = columnArrays;
  *
  * With meters, the same statement adds the inserted rows, and only those (a skipped duplicate is
  * not returned), to the meters' pre-aggregates. `ingested_at` is the clock after the caller took the
- * meter definitions' shared lock (meter-aggregates.repository.ts), once for the batch.
+ * meter definitions' shared lock (meter-aggregates.repository.ts), once for the batch; a customer's
+ * first event of a meter creates its customer meter, dated `now`.
  */
 export async function insertEvents(
   db: Executor,
   columns: EventColumns,
   skipDuplicates: boolean,
   meters: readonly MeterSpec[],
+  now: Date,
 ): Promise<number> {
   const [
     organizationIds,
@@ -116,7 +118,7 @@ export async function insertEvents(
   if (meters.length === 0) return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
   const { rows } = await sql<{ inserted: number }>`WITH ${claims}, inserted AS (
       ${insert} RETURNING organization_id, customer_id, external_customer_id, name, source, "timestamp", metadata
-    )${aggregateCtes(meters, sql`inserted`, "i")}
+    )${aggregateCtes(meters, sql`inserted`, "i", now)}
     SELECT count(*)::int AS inserted FROM inserted`.execute(db);
   return rows[0]?.inserted ?? 0;
 }

@@ -136,7 +136,9 @@ export function createEventService(deps: Deps) {
     const columns = await prepareEventColumns(rows);
     const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
     const attempt = (skipDuplicates: boolean) =>
-      db.transaction().execute(async (trx) => insertEvents(trx, columns, skipDuplicates, await meterSpecsForIngest(trx, organizationIds)));
+      db
+        .transaction()
+        .execute(async (trx) => insertEvents(trx, columns, skipDuplicates, await meterSpecsForIngest(trx, organizationIds), deps.now()));
     try {
       return await attempt(false);
     } catch (error) {

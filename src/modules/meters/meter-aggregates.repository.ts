@@ -30,11 +30,17 @@ function meterRows(meters: readonly MeterSpec[], source: RawBuilder<unknown>, al
  * The CTEs (each starting with a comma) that add the rows of `source` to the buckets and value sets
  * of `meters`. Rows go in ordered by key, so two statements adding to the same buckets lock them in
  * the same order and cannot deadlock; adding is commutative, so concurrent writers need no more.
+ *
+ * A bucket row inserted (not updated: `xmax = 0`) is a customer's first event of a meter in that
+ * hour; only those look for the customer's meter row and create it (activated by its first matching
+ * event, as the anchor's), at `now`, so the common case, adding to existing buckets, costs nothing
+ * more. A key whose external id names no customer yet creates nothing (its next new hour will).
  */
 export function aggregateCtes(
   meters: readonly MeterSpec[],
   source: RawBuilder<unknown>,
   alias: string,
+  now: Date,
   extra: RawBuilder<SqlBool> = sql`true`,
 ) {
   const withValues = meters.some((meter) => meter.aggregation.func === "unique");
@@ -49,6 +55,17 @@ export function aggregateCtes(
         sum = CASE WHEN excluded.sum IS NULL THEN meter_buckets.sum ELSE coalesce(meter_buckets.sum, 0) + excluded.sum END,
         min = LEAST(meter_buckets.min, excluded.min),
         max = GREATEST(meter_buckets.max, excluded.max)
+      RETURNING meter_id, customer_key, xmax = 0 AS created
+    ),
+    customer_meter_activation AS (
+      INSERT INTO customer_meters (organization_id, customer_id, meter_id, created_at)
+      SELECT DISTINCT c.organization_id, c.id, n.meter_id, ${now}::timestamptz
+      FROM meter_bucket_upsert n JOIN meters m ON m.id = n.meter_id
+      JOIN customers c ON c.organization_id = m.organization_id AND c.deleted_at IS NULL AND CASE
+        WHEN n.customer_key LIKE 'c:%' THEN c.id = substr(n.customer_key, 3)::uuid ELSE c.external_id = substr(n.customer_key, 3) END
+      WHERE n.created
+      ORDER BY c.id, n.meter_id
+      ON CONFLICT (customer_id, meter_id) DO NOTHING
     )${
       withValues
         ? sql`, meter_value_upsert AS (
@@ -61,8 +78,8 @@ export function aggregateCtes(
 }
 
 /** Adds the meter's events ingested before its cut to its buckets (the back-fill); one statement. */
-export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date): Promise<void> {
-  await sql`WITH source AS (SELECT 1)${aggregateCtes([meter], sql`events`, "e", sql<SqlBool>`e.ingested_at < ${cut}`)}
+export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, now: Date): Promise<void> {
+  await sql`WITH source AS (SELECT 1)${aggregateCtes([meter], sql`events`, "e", now, sql<SqlBool>`e.ingested_at < ${cut}`)}
     SELECT 1`.execute(db);
 }
 

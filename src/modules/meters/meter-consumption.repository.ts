@@ -5,41 +5,79 @@ import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
 import type { MeterRow } from "./meters.table.ts";
 
+/** A window of event timestamps: from `since` (all time when null) to before `until` (no end when null). */
+export interface ConsumptionWindow {
+  since: Date | null;
+  until: Date | null;
+}
+
 /**
- * What a customer consumed of a meter since `since` (all time when null), as one number: the
- * meter's function over the customer's whole hours from the buckets (every hour from the first
- * whole one on: the window has no end, it runs to now), plus the raw events of the hour `since`
- * cuts (one hour at most), plus, while the meter's back-fill is pending, the raw events ingested
- * before its cut (they are not in the buckets yet). The cost follows the customer's hours, never
- * the number of events (docs/decisions.md, "Customer meters and credits").
- *
+ * The meter's function over a customer's events in a window, as a numeric SQL expression: the
+ * whole hours inside it from the buckets, plus the raw events of the (at most two) hours its edges
+ * cut, plus, while the meter's back-fill is pending, the raw events ingested before its cut (they
+ * are not in the buckets yet). The cost follows the customer's hours, never the number of events
+ * (docs/decisions.md, "Customer meters and credits").
+ */
+function consumption(meter: MeterRow, keys: readonly string[], window: ConsumptionWindow): RawBuilder<unknown> {
+  const { numeric, value } = aggregatedValue(meter.aggregation, "e");
+  const firstWhole: RawBuilder<Date> =
+    window.since === null
+      ? sql`'-infinity'::timestamptz`
+      : sql`date_trunc('hour', ${window.since}::timestamptz + interval '1 hour' - interval '1 microsecond')`;
+  // The whole hours end where the hour of `until` starts, never before they begin (a window inside one hour has none).
+  const wholeEnd: RawBuilder<Date> =
+    window.until === null ? sql`'infinity'::timestamptz` : sql`greatest(${firstWhole}, date_trunc('hour', ${window.until}::timestamptz))`;
+  const pending = meter.backfilled_at === null ? meter.backfill_cut : null;
+  const head =
+    window.since === null
+      ? sql`false`
+      : sql`(e."timestamp" >= ${window.since}::timestamptz AND e."timestamp" < least(${firstWhole}, ${window.until ?? "infinity"}::timestamptz))`;
+  const tail = window.until === null ? sql`false` : sql`(e."timestamp" >= ${wholeEnd} AND e."timestamp" < ${window.until}::timestamptz)`;
+  const backfill =
+    pending === null
+      ? sql`false`
+      : sql`(e.ingested_at < ${pending}::timestamptz AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
+  const rawScope: RawBuilder<SqlBool> = sql`(${head} OR ${tail} OR ${backfill})`;
+  const raw = sql`SELECT e.* FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
+    AND ${rawScope} AND ${compileFilter(meter.filter, "e")}`;
+  const buckets = sql`b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole} AND b.bucket < ${wholeEnd}`;
+  const rows =
+    meter.aggregation.func === "unique"
+      ? sql`SELECT b.value FROM meter_bucket_values b WHERE ${buckets}
+        UNION ALL SELECT ${value} FROM (${raw}) e WHERE ${value} IS NOT NULL`
+      : sql`SELECT b.events, b."values", b.sum, b.min, b.max FROM meter_buckets b WHERE ${buckets}
+        UNION ALL SELECT 1, CASE WHEN ${numeric} IS NULL THEN 0 ELSE 1 END, ${numeric}, ${numeric}, ${numeric} FROM (${raw}) e`;
+  return sql`SELECT ${meterQuantity(meter.aggregation.func)} AS quantity FROM (${rows}) r`;
+}
+
+/**
+ * What a customer consumed of a meter in a window, as one number (what the customer meters show).
  * Read it in a repeatable-read transaction with the meter row, as the quantities do, so a back-fill
  * committing in between is neither counted twice nor missed.
  */
-export async function consumedUnits(db: Executor, meter: MeterRow, customerKeys: readonly string[], since: Date | null): Promise<number> {
+export async function consumedUnits(
+  db: Executor,
+  meter: MeterRow,
+  customerKeys: readonly string[],
+  window: ConsumptionWindow,
+): Promise<number> {
   if (customerKeys.length === 0) return 0;
-  const keys = [...customerKeys];
-  const { numeric, value } = aggregatedValue(meter.aggregation, "e");
-  const firstWhole: RawBuilder<Date> =
-    since === null
-      ? sql`'-infinity'::timestamptz`
-      : sql`date_trunc('hour', ${since}::timestamptz + interval '1 hour' - interval '1 microsecond')`;
-  const pending = meter.backfilled_at === null ? meter.backfill_cut : null;
-  // The raw events: the cut hour before the first whole one, and the pending back-fill's after it.
-  const rawScope: RawBuilder<SqlBool> = sql`(${since === null ? sql`false` : sql`e."timestamp" >= ${since}::timestamptz AND e."timestamp" < ${firstWhole}`}
-    OR ${pending === null ? sql`false` : sql`(e.ingested_at < ${pending}::timestamptz AND e."timestamp" >= ${firstWhole})`})`;
-  const raw = sql`SELECT e.* FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
-    AND ${rawScope} AND ${compileFilter(meter.filter, "e")}`;
-  const rows =
-    meter.aggregation.func === "unique"
-      ? sql`SELECT b.value FROM meter_bucket_values b
-          WHERE b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole}
-        UNION ALL SELECT ${value} FROM (${raw}) e WHERE ${value} IS NOT NULL`
-      : sql`SELECT b.events, b."values", b.sum, b.min, b.max FROM meter_buckets b
-          WHERE b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole}
-        UNION ALL SELECT 1, CASE WHEN ${numeric} IS NULL THEN 0 ELSE 1 END, ${numeric}, ${numeric}, ${numeric} FROM (${raw}) e`;
-  const { rows: out } = await sql<{
+  const { rows } = await sql<{
     quantity: number;
-  }>`SELECT (${meterQuantity(meter.aggregation.func)})::float8 AS quantity FROM (${rows}) r`.execute(db);
-  return out[0]?.quantity ?? 0;
+  }>`SELECT quantity::float8 AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
+  return rows[0]?.quantity ?? 0;
+}
+
+/** The same as an exact decimal string (the `numeric` as text): what billing subtracts credits with. */
+export async function consumedUnitsExact(
+  db: Executor,
+  meter: MeterRow,
+  customerKeys: readonly string[],
+  window: ConsumptionWindow,
+): Promise<string> {
+  if (customerKeys.length === 0) return "0";
+  const { rows } = await sql<{
+    quantity: string;
+  }>`SELECT quantity::numeric::text AS quantity FROM (${consumption(meter, customerKeys, window)}) q`.execute(db);
+  return rows[0]?.quantity ?? "0";
 }

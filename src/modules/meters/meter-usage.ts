@@ -1,4 +1,5 @@
 import type { Executor } from "../../db/database.ts";
+import { consumedUnitsExact } from "./meter-consumption.repository.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
 import { customerKeysOf } from "./meters.repository.ts";
 import { toMeterSpec } from "./meters.mapper.ts";
@@ -32,4 +33,30 @@ export async function customerUsage(
     within: { from: input.from, to: input.to },
   });
   return row?.exact_total ?? "0";
+}
+
+/**
+ * What a customer's credits of a meter leave for usage from `before` on: the units credited in its
+ * customer meter's window, and what the customer consumed in that window before `before` (nothing
+ * when the window opened at or after it), both exact decimal strings; none without a customer
+ * meter. The row is read `FOR SHARE`, so a credit or reset cannot change it until the caller commits.
+ * Read through the database schema: customer meters sit above subscriptions, which bill with this.
+ */
+export async function customerCredits(
+  trx: Executor,
+  input: { meterId: string; customerId: string; before: Date },
+): Promise<{ credited: string; consumedBefore: string } | null> {
+  const row = await trx
+    .selectFrom("customer_meters")
+    .select(["credited_units", "reset_at"])
+    .where("customer_id", "=", input.customerId)
+    .where("meter_id", "=", input.meterId)
+    .forShare()
+    .executeTakeFirst();
+  if (!row) return null;
+  const credited = String(row.credited_units);
+  if (row.reset_at !== null && row.reset_at >= input.before) return { credited, consumedBefore: "0" };
+  const meter = await trx.selectFrom("meters").selectAll().where("id", "=", input.meterId).forShare().executeTakeFirstOrThrow();
+  const keys = await customerKeysOf(trx, meter.organization_id, [input.customerId], []);
+  return { credited, consumedBefore: await consumedUnitsExact(trx, meter, keys, { since: row.reset_at, until: input.before }) };
 }

@@ -183,8 +183,9 @@ export function createMeterService(deps: Deps) {
       await db.transaction().execute(async (trx) => {
         const row = await repo.findMeterForUpdate(trx, payload.meter_id, null);
         if (!row || row.generation !== payload.generation || row.backfilled_at !== null) return;
-        await backfillMeter(trx, toMeterSpec(row), row.backfill_cut);
-        await repo.updateMeter(trx, row.id, { backfilled_at: deps.now() });
+        const now = deps.now();
+        await backfillMeter(trx, toMeterSpec(row), row.backfill_cut, now);
+        await repo.updateMeter(trx, row.id, { backfilled_at: now });
       });
     },
   };

@@ -35,6 +35,8 @@ import type { SubscriptionRow } from "./subscriptions.table.ts";
  */
 const SWEEP_CONCURRENCY = 3;
 
+const linesTotal = (lines: readonly PriceLine[]) => lines.reduce((sum, line) => sum + line.amount, 0);
+
 /** Runs `step` on SWEEP_CONCURRENCY loops until it reports nothing left; returns how many steps did something. */
 async function drain(step: () => Promise<boolean>): Promise<number> {
   let done = 0;
@@ -69,7 +71,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     const usage = await closePeriodUsage(trx, due, now);
     if (!options.restart && (due.cancel_at_period_end || (due.ends_at !== null && due.ends_at <= now))) {
       const ended = await endSubscription(trx, due, now);
-      return billUsage(trx, ended, usage, now);
+      return billUsage(trx, ended, usage, due.current_period_end, now);
     }
     if (!options.restart && due.pause_at_period_end) {
       // Paused at the period end: no renewal order (only the closing period's usage), benefits revoked until it resumes.
@@ -81,7 +83,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       });
       await setSubscriptionBenefits(trx, due.id, false, now);
       await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
-      return billUsage(trx, paused, usage, now);
+      return billUsage(trx, paused, usage, due.current_period_end, now);
     }
     const row = await applyPendingUpdate(trx, due, now);
     // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
@@ -90,15 +92,15 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
     const start = row.current_period_end;
     const end = addInterval(start, row.recurring_interval, row.recurring_interval_count, anchorDay);
 
-    const discount = row.discount_id
-      ? await trx.selectFrom("discounts").selectAll().where("id", "=", row.discount_id).executeTakeFirst()
-      : undefined;
-    const appliedAt = row.discount_applied_at ?? start;
-    const keepsDiscount = discount !== undefined && !discountExpired(discount, appliedAt, start);
+    const kept = await discountFor(trx, row, start);
+    const keepsDiscount = kept !== null;
+    const appliedAt = kept?.appliedAt ?? null;
     const product = await productFacts(trx, row.product_id);
     const lines = await subscriptionLines(trx, row, product.name);
     const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
-    const discounted = keepsDiscount ? discountAmount(discount, subtotal, row.currency) : 0;
+    // The subscription's amount is its static price; the order's discount also covers the usage lines (the anchor's).
+    const discounted = kept ? discountAmount(kept.discount, subtotal, row.currency) : 0;
+    const orderDiscount = kept ? discountAmount(kept.discount, subtotal + linesTotal(usage), row.currency) : 0;
 
     const cycled = await repo.updateSubscription(trx, row.id, {
       status: leavingTrial ? "active" : row.status,
@@ -106,7 +108,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       current_period_start: start,
       current_period_end: end,
       discount_id: keepsDiscount ? row.discount_id : null,
-      discount_applied_at: keepsDiscount ? appliedAt : null,
+      discount_applied_at: appliedAt,
       amount: subtotal - discounted,
       modified_at: now,
     });
@@ -115,17 +117,39 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
       billingReason: options.restart ? "subscription_update" : "subscription_cycle",
       product,
       lines: [...lines, ...usage],
-      discount: discounted,
+      discount: orderDiscount,
       discountId: keepsDiscount ? row.discount_id : null,
       now,
     });
   }
 
-  /** The closing period's usage alone, on a subscription that does not renew (ended, paused): an order only when there is usage. */
-  async function billUsage(trx: Executor, row: SubscriptionRow, usage: PriceLine[], now: Date): Promise<OrderRow | null> {
+  /**
+   * The closing period's usage alone, on a subscription that does not renew (ended, paused): an
+   * order only when there is usage, less the discount that a renewal at `usageEnd` would keep.
+   */
+  async function billUsage(trx: Executor, row: SubscriptionRow, usage: PriceLine[], usageEnd: Date, now: Date): Promise<OrderRow | null> {
     if (usage.length === 0) return null;
     const product = await productFacts(trx, row.product_id);
-    return billOrder(trx, row, { billingReason: "subscription_cycle", product, lines: usage, discount: 0, discountId: null, now });
+    const kept = await discountFor(trx, row, usageEnd);
+    return billOrder(trx, row, {
+      billingReason: "subscription_cycle",
+      product,
+      lines: usage,
+      discount: kept ? discountAmount(kept.discount, linesTotal(usage), row.currency) : 0,
+      discountId: kept ? row.discount_id : null,
+      now,
+    });
+  }
+
+  /**
+   * The subscription's discount if it still applies to a period starting at `start` (the anchor
+   * checks expiry against the new period's start), with the start of its first billed period.
+   */
+  async function discountFor(trx: Executor, row: SubscriptionRow, start: Date) {
+    if (!row.discount_id) return null;
+    const discount = await trx.selectFrom("discounts").selectAll().where("id", "=", row.discount_id).executeTakeFirst();
+    const appliedAt = row.discount_applied_at ?? start;
+    return discount && !discountExpired(discount, appliedAt, start) ? { discount, appliedAt } : null;
   }
 
   /**
@@ -135,7 +159,7 @@ export function createSubscriptionRenewals(deps: Deps, payments: PaymentProcesso
   async function endNow(trx: Executor, row: SubscriptionRow, now: Date, cancellation: Parameters<typeof endSubscription>[3]) {
     const usage = await closePeriodUsage(trx, { ...row, current_period_end: now }, now);
     const ended = await endSubscription(trx, row, now, cancellation);
-    return billUsage(trx, ended, usage, now);
+    return billUsage(trx, ended, usage, now, now);
   }
 
   const productFacts = (trx: Executor, productId: string) =>

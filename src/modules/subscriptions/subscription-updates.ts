@@ -224,12 +224,14 @@ export function createSubscriptionUpdates(deps: Deps, renewals: SubscriptionRene
     updateRow,
 
     async update(id: string, input: SubscriptionUpdate, allowed: OrganizationScope): Promise<Subscription> {
-      return readSubscription(db, await updateRow(id, input, { allowed }));
+      const row = await updateRow(id, input, { allowed });
+      return db.transaction().execute((trx) => readSubscription(trx, row, deps.now()));
     },
 
     /** `DELETE /v1/subscriptions/{id}`: revoke now. */
     async revoke(id: string, allowed: OrganizationScope): Promise<Subscription> {
-      return readSubscription(db, await updateRow(id, { revoke: true }, { allowed }));
+      const row = await updateRow(id, { revoke: true }, { allowed });
+      return db.transaction().execute((trx) => readSubscription(trx, row, deps.now()));
     },
   };
 }

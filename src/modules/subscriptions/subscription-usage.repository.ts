@@ -18,7 +18,7 @@ export const usageChargesOf = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("subscription_usage_charges as uc")
     .innerJoin("product_prices as pp", "pp.id", "uc.product_price_id")
-    .select(["uc.id", "uc.product_price_id", "uc.period_start", "uc.period_end", "uc.quantity", "uc.amount"])
+    .select(["uc.id", "uc.product_price_id", "uc.period_start", "uc.period_end", "uc.quantity", "uc.amount", "uc.credited_units"])
     .select(["pp.unit_amount", "pp.cap_amount", "pp.meter_id", "pp.meter_name"])
     .where("uc.subscription_id", "=", subscriptionId)
     .orderBy("uc.period_start")

@@ -4,10 +4,16 @@ import { toDiscountBase } from "../discounts/discounts.mapper.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
 import { toProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { SubscriptionEmbeddedRow } from "./subscriptions.repository.ts";
-import type { Subscription } from "./subscriptions.schemas.ts";
+import type { Subscription, SubscriptionMeter } from "./subscriptions.schemas.ts";
 
-/** A subscription read with its relations aggregated as JSON (`findSubscriptionEmbedded`, `pageSubscriptionsEmbedded`). */
-export function toSubscription({ customer, product, discount, prices, ...row }: SubscriptionEmbeddedRow): Subscription {
+/**
+ * A subscription read with its relations aggregated as JSON (`findSubscriptionEmbedded`,
+ * `pageSubscriptionsEmbedded`), with its meters computed for the current period (`subscriptionMeters`).
+ */
+export function toSubscription(
+  { customer, product, discount, prices, ...row }: SubscriptionEmbeddedRow,
+  meters: readonly SubscriptionMeter[],
+): Subscription {
   // Customer and product are foreign keys of the row: they are always there.
   if (!customer || !product) throw new Error(`subscription ${row.id} without its customer or product`);
   // JSON aggregation widens the stored `[number, format]` tax id pair to a list.
@@ -20,7 +26,7 @@ export function toSubscription({ customer, product, discount, prices, ...row }: 
     product: toProduct(product),
     discount: discount ? toDiscountBase(discount) : null,
     prices: prices.map(toProductPrice),
-    meters: [],
+    meters: [...meters],
     pending_update: row.pending_update
       ? {
           id: row.pending_update.id,

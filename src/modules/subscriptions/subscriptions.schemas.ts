@@ -3,6 +3,7 @@ import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery }
 import { DateTime, MetadataOutput, Nullable, Uuid4 } from "../../kit/schema.ts";
 import { OrderDiscount } from "../discounts/discounts.schemas.ts";
 import { CustomerCancellationReason, OrderCustomer, SubscriptionStatus, subscriptionFields } from "../orders/orders.schemas.ts";
+import { Meter } from "../meters/meters.schemas.ts";
 import { Product, ProductPrice } from "../products/products.schemas.ts";
 
 const CustomFieldData = Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer(), Type.Boolean(), DateTime(), Type.Null()]), {
@@ -22,6 +23,22 @@ export const PendingSubscriptionUpdate = Type.Object(
   { title: "PendingSubscriptionUpdate" },
 );
 
+/** A metered price's meter on a subscription: the current period's usage so far, computed when read. */
+export const SubscriptionMeter = Type.Object(
+  {
+    created_at: DateTime({ description: "Creation timestamp of the object." }),
+    modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),
+    id: Uuid4({ description: "The ID of the object." }),
+    consumed_units: Type.Number({ description: "The number of consumed units so far in this billing period." }),
+    credited_units: Type.Integer({ description: "The number of credited units so far in this billing period." }),
+    amount: Type.Integer({ description: "The amount due in cents so far in this billing period." }),
+    meter_id: Uuid4({ description: "The ID of the meter." }),
+    meter: Meter,
+  },
+  { title: "SubscriptionMeter", description: "Current consumption and spending for a subscription meter." },
+);
+export type SubscriptionMeter = Static<typeof SubscriptionMeter>;
+
 export const Subscription = Type.Object(
   {
     ...subscriptionFields,
@@ -31,8 +48,7 @@ export const Subscription = Type.Object(
     product: Product,
     discount: Nullable(OrderDiscount),
     prices: Type.Array(ProductPrice, { description: "List of enabled prices for the subscription." }),
-    // Metered prices are billed by the usage-billing work; until it lands a subscription has no meter.
-    meters: Type.Array(Type.Never(), { description: "List of meters associated with the subscription." }),
+    meters: Type.Array(SubscriptionMeter, { description: "List of meters associated with the subscription." }),
     pending_update: Nullable(PendingSubscriptionUpdate, { description: "Pending subscription update that will be applied at period end." }),
   },
   { title: "Subscription" },

@@ -7,6 +7,7 @@ import { addInterval } from "../../kit/calendar.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
 import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
+import { subscriptionMeters } from "./subscription-meters.ts";
 import * as repo from "./subscriptions.repository.ts";
 import type { Subscription, SubscriptionListQuery } from "./subscriptions.schemas.ts";
 import type { SubscriptionCreate, SubscriptionExportQuery } from "./subscription-inputs.schemas.ts";
@@ -17,11 +18,18 @@ import { findLiveCustomer } from "../customers/customer-links.repository.ts";
 import { grantBenefits } from "../benefits/benefit-grants.service.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
 
-/** The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it. */
-export async function readSubscription(db: Executor, row: Pick<SubscriptionRow, "id" | "organization_id">): Promise<Subscription> {
+/**
+ * The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it,
+ * its meters computed at `now`.
+ */
+export async function readSubscription(
+  db: Executor,
+  row: Pick<SubscriptionRow, "id" | "organization_id">,
+  now: Date,
+): Promise<Subscription> {
   const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
   if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
-  return toSubscription(embedded);
+  return toSubscription(embedded, await subscriptionMeters(db, embedded, now));
 }
 
 /**
@@ -34,7 +42,7 @@ export async function publishSubscriptionEvents(
   types: readonly Extract<WebhookEventType, `subscription.${string}`>[],
   now: Date,
 ): Promise<Subscription> {
-  const subscription = await readSubscription(db, row);
+  const subscription = await readSubscription(db, row, now);
   for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
   await enqueueCustomerStateChanged(db, row.customer_id);
   return subscription;
@@ -159,7 +167,14 @@ export function createSubscriptionService(deps: Deps) {
         startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
         metadata: query.metadata,
       };
-      return pageSubscriptions(deps.readDb, filter, query, async (_trx, rows) => rows.map(toSubscription));
+      // The meters are computed after the page's snapshot, each in a transaction of its own (their reads lock).
+      const page = await pageSubscriptions(deps.readDb, filter, query, async (_trx, rows) => rows);
+      const now = deps.now();
+      const items: Subscription[] = [];
+      for (const row of page.items) {
+        items.push(toSubscription(row, await db.transaction().execute((trx) => subscriptionMeters(trx, row, now))));
+      }
+      return { ...page, items };
     },
 
     /** The CSV export: the list's filters, every matching row, the chosen columns in order. */
@@ -235,7 +250,7 @@ export function createSubscriptionService(deps: Deps) {
     async get(id: string, allowed: OrganizationScope): Promise<Subscription> {
       const row = await repo.findSubscriptionEmbedded(db, id, { allowed });
       if (!row) throw new ResourceNotFound();
-      return toSubscription(row);
+      return toSubscription(row, await db.transaction().execute((trx) => subscriptionMeters(trx, row, deps.now())));
     },
   };
 }

@@ -99,4 +99,6 @@ export interface SubscriptionUsageChargesTable {
   quantity: string;
   /** What was charged for it in minor units, late lines included. */
   amount: number;
+  /** The credited units subtracted from the quantity (late usage is billed against the same), an exact decimal string. */
+  credited_units: ColumnType<string, string | undefined, string>;
 }

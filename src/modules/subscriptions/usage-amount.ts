@@ -33,3 +33,14 @@ export function usageAmount(unitAmount: string, quantity: string, capAmount: num
 
 /** Whether a decimal string is above zero, exactly. */
 export const isPositiveDecimal = (text: string): boolean => parseDecimal(text).digits > 0n;
+
+/** `max(0, a − b)` of two decimal strings, exactly, as a decimal string (the units left to bill after credits). */
+export function decimalExcess(a: string, b: string): string {
+  const x = parseDecimal(a);
+  const y = parseDecimal(b);
+  const scale = Math.max(x.scale, y.scale);
+  const difference = x.digits * 10n ** BigInt(scale - x.scale) - y.digits * 10n ** BigInt(scale - y.scale);
+  if (difference <= 0n) return "0";
+  const text = difference.toString().padStart(scale + 1, "0");
+  return scale === 0 ? text : `${text.slice(0, -scale)}.${text.slice(-scale)}`;
+}

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumedUnits } from "../../../src/modules/meters/meter-consumption.repository.ts";
+import { consumedUnits, consumedUnitsExact } from "../../../src/modules/meters/meter-consumption.repository.ts";
 import { findMeter } from "../../../src/modules/meters/meters.repository.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { openOrganizationContext } from "../../helpers/factories.ts";
 import { ingest, runBackfills } from "../meters/meters-helpers.ts";
 
-// A customer's consumed units since a window's start, from the buckets plus the raw events of the
-// hour the start cuts (and, while a back-fill is pending, the raw events before the cut), equal the
+// A customer's consumed units in a window, from the buckets plus the raw events of the hours its
+// start and end cut (and, while a back-fill is pending, the raw events before the cut), equal the
 // same aggregation computed directly over the raw events, for every function and many starts.
 
 let ctx: TestContext;
@@ -36,8 +36,11 @@ interface Sent {
   name: string;
 }
 
-function direct(events: readonly Sent[], func: string, since: Date | null): number {
-  const rows = events.filter((e) => e.customer === "alice" && e.name === "llm" && (since === null || e.timestamp >= since));
+function direct(events: readonly Sent[], func: string, since: Date | null, until: Date | null): number {
+  const rows = events.filter(
+    (e) =>
+      e.customer === "alice" && e.name === "llm" && (since === null || e.timestamp >= since) && (until === null || e.timestamp < until),
+  );
   const numbers = rows.flatMap((e) => (e.tokens === null ? [] : [e.tokens]));
   switch (func) {
     case "count":
@@ -56,7 +59,7 @@ function direct(events: readonly Sent[], func: string, since: Date | null): numb
 }
 
 describe("consumed units from the pre-aggregates", () => {
-  it("equal the raw aggregation for every function and window start, pending back-fill and after it", async () => {
+  it("equal the raw aggregation for every function, window start and end, pending back-fill and after it", async () => {
     ctx.clock.set(new Date("2027-03-10T00:00:00.000Z"));
     // A deterministic spread of events over two days, several per hour, some minutes apart around hour edges.
     const events: Sent[] = Array.from({ length: 240 }, (_, i) => ({
@@ -101,12 +104,20 @@ describe("consumed units from the pre-aggregates", () => {
       ...[0, 1, 37, 60, 61, 600, 1439, 1500, 2880, 3000].map((m) => new Date(Date.UTC(2027, 2, 8) + m * 60_000 + 13_000)),
     ];
     starts.push(new Date(Date.UTC(2027, 2, 8, 5)), new Date(Date.UTC(2027, 2, 9, 12)));
+    // Ends: none, on an hour edge, inside the hour of a start (a window within one hour), across hours and days.
+    const ends: (Date | null)[] = [null, ...[62, 600, 1501, 2100].map((m) => new Date(Date.UTC(2027, 2, 8) + m * 60_000 + 29_000))];
+    ends.push(new Date(Date.UTC(2027, 2, 9, 12)));
     const check = async () => {
       for (const { id, func } of meters) {
         const meter = (await findMeter(ctx.deps.db, id, null))!;
         for (const since of starts) {
-          const got = await consumedUnits(ctx.deps.db, meter, ["e:alice"], since);
-          expect(got, `${func} since ${since?.toISOString() ?? "always"}`).toBeCloseTo(direct(events, func, since), 9);
+          for (const until of ends.filter((end) => end === null || since === null || end > since)) {
+            const window = { since, until };
+            const label = `${func} from ${since?.toISOString() ?? "always"} to ${until?.toISOString() ?? "now"}`;
+            const expected = direct(events, func, since, until);
+            expect(await consumedUnits(ctx.deps.db, meter, ["e:alice"], window), label).toBeCloseTo(expected, 9);
+            expect(Number(await consumedUnitsExact(ctx.deps.db, meter, ["e:alice"], window)), label).toBeCloseTo(expected, 9);
+          }
         }
       }
     };

@@ -14,7 +14,7 @@ import {
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
-import { ingest } from "../meters/meters-helpers.ts";
+import { ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -30,17 +30,7 @@ let subscriptionsToken: string;
 let foreignToken: string;
 let meterId: string;
 
-/** Runs the pending credit jobs as the worker would (the task's handler); their payloads. */
-async function runCredits(): Promise<MeterCreditPayload[]> {
-  const { rows } = await sql<{ id: string; payload: MeterCreditPayload }>`
-    SELECT j.id, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-    WHERE t.identifier = 'customer_meters.credit' ORDER BY j.id`.execute(ctx.deps.db);
-  for (const row of rows) {
-    await ctx.services.customerMeters.applyCredit(row.payload);
-    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
-  }
-  return rows.map((row) => row.payload);
-}
+const runCredits = () => runMeterCredits(ctx);
 
 const get = (url: string, as: string | null = readToken) => ctx.request({ method: "GET", url, token: as });
 const units = (body: { consumed_units: number; credited_units: number; balance: number }) => [
@@ -429,5 +419,110 @@ describe("bad input", () => {
       expect(response.statusCode, url).toBe(422);
       expect(response.json<{ error: string }>().error).toBe("RequestValidationError");
     }
+  });
+});
+
+describe("a customer meter activated by the customer's first matching event", () => {
+  let activationMeterId: string;
+  const rowsOf = async (customerId: string) =>
+    (await get(`/v1/customer-meters/?customer_id=${customerId}&meter_id=${activationMeterId}`)).json<{
+      items: { id: string; consumed_units: number; credited_units: number; balance: number }[];
+    }>().items;
+
+  beforeAll(async () => {
+    const meter = await ctx.request({
+      method: "POST",
+      url: "/v1/meters/",
+      token,
+      payload: {
+        name: "Activations",
+        filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "activation" }] },
+        aggregation: { func: "count" },
+      },
+    });
+    expect(meter.statusCode, meter.body).toBe(201);
+    activationMeterId = meter.json<{ id: string }>().id;
+  });
+
+  it("exists once the customer's first event matches, by id or external id, never twice; an unknown external id creates none", async () => {
+    ctx.clock.set(new Date("2027-08-01T12:00:00.000Z"));
+    const byId = await createCustomer(ctx.deps, orgId);
+    const byExternal = await createCustomer(ctx.deps, orgId, { external_id: "activation-ext" });
+    // Not matching the meter: no row.
+    await ingest(ctx, token, [{ name: "other", customer_id: byId.id, timestamp: "2027-08-01T10:00:00Z" }]);
+    expect(await rowsOf(byId.id)).toEqual([]);
+
+    await ingest(ctx, token, [
+      { name: "activation", customer_id: byId.id, timestamp: "2027-08-01T10:00:00Z" },
+      { name: "activation", external_customer_id: "activation-ext", timestamp: "2027-08-01T10:00:00Z" },
+      { name: "activation", external_customer_id: "nobody-yet", timestamp: "2027-08-01T10:00:00Z" },
+    ]);
+    // Same hour, then new hours: still one row each, counting every event; usage without credit is a negative balance.
+    await ingest(ctx, token, [
+      { name: "activation", customer_id: byId.id, timestamp: "2027-08-01T10:30:00Z" },
+      { name: "activation", customer_id: byId.id, timestamp: "2027-08-01T11:30:00Z" },
+      { name: "activation", external_customer_id: "activation-ext", timestamp: "2027-08-01T11:00:00Z" },
+    ]);
+    expect((await rowsOf(byId.id)).map(units)).toEqual([[3, 0, -3]]);
+    expect((await rowsOf(byExternal.id)).map(units)).toEqual([[2, 0, -2]]);
+    const one = await get(`/v1/customer-meters/?meter_id=${activationMeterId}`);
+    expectReferenceResponse("customer_meters:list", 200, one.json());
+    expect(
+      one
+        .json<{ items: { customer_id: string }[] }>()
+        .items.map((i) => i.customer_id)
+        .sort(),
+    ).toEqual([byId.id, byExternal.id].sort());
+    // The customer's state lists it.
+    const state = await get(`/v1/customers/${byId.id}/state`);
+    expect(state.json<{ active_meters: { meter_id: string }[] }>().active_meters.map((m) => m.meter_id)).toEqual([activationMeterId]);
+  });
+
+  it("is created once however many first batches race, and by a meter's back-fill for events that came before it", async () => {
+    ctx.clock.set(new Date("2027-08-02T12:00:00.000Z"));
+    const racer = await createCustomer(ctx.deps, orgId);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, batch) =>
+        ingest(ctx, token, [{ name: "activation", customer_id: racer.id, timestamp: `2027-08-02T0${batch}:00:00Z` }]),
+      ),
+    );
+    expect((await rowsOf(racer.id)).map(units)).toEqual([[6, 0, -6]]);
+
+    // Events before their meter exists: the back-fill activates the row.
+    const early = await createCustomer(ctx.deps, orgId);
+    await ingest(ctx, token, [{ name: "backfilled", customer_id: early.id, timestamp: "2027-08-02T09:00:00Z" }]);
+    const meter = await ctx.request({
+      method: "POST",
+      url: "/v1/meters/",
+      token,
+      payload: {
+        name: "Back-filled",
+        filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "backfilled" }] },
+        aggregation: { func: "count" },
+      },
+    });
+    const backfilledMeterId = meter.json<{ id: string }>().id;
+    const listed = () =>
+      get(`/v1/customer-meters/?customer_id=${early.id}&meter_id=${backfilledMeterId}`).then((r) => r.json<{ items: unknown[] }>().items);
+    expect(await listed()).toEqual([]);
+    await runBackfills(ctx);
+    expect(await listed()).toHaveLength(1);
+  });
+
+  it("shows a subscribed meter without credits in the portal once the customer uses it", async () => {
+    ctx.clock.set(new Date("2027-08-03T12:00:00.000Z"));
+    const plan = await createProduct(ctx.deps, orgId, {
+      product: { name: "Pay as you go", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "metered_unit", unit_amount: "1", cap_amount: null, meter_id: activationMeterId, meter_name: "Activations" }],
+    });
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "payg@example.com" } });
+    const session = await createCustomerSessionToken(ctx.deps, checkout.customer_id);
+    expect((await get("/v1/customer-portal/meters/", session)).json<{ items: unknown[] }>().items).toEqual([]);
+    await ingest(ctx, token, [{ name: "activation", customer_id: checkout.customer_id, timestamp: "2027-08-03T11:00:00Z" }]);
+    const portal = await get("/v1/customer-portal/meters/", session);
+    expectReferenceResponse("customer_portal:customer_meters:list", 200, portal.json());
+    expect(portal.json<{ items: { meter_id: string; consumed_units: number; credited_units: number }[] }>().items).toEqual([
+      expect.objectContaining({ meter_id: activationMeterId, consumed_units: 1, credited_units: 0 }),
+    ]);
   });
 });

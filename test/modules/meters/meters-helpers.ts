@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
 import type { TestContext } from "../../helpers/context.ts";
 
 /** The pending back-fill jobs' payloads, then each run as the worker would (the task's handler). */
@@ -11,6 +12,18 @@ export async function runBackfills(ctx: TestContext): Promise<number> {
     await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
   }
   return rows.length;
+}
+
+/** Runs the pending credit jobs of `meter_credit` grants as the worker would (the task's handler); their payloads. */
+export async function runMeterCredits(ctx: TestContext): Promise<MeterCreditPayload[]> {
+  const { rows } = await sql<{ id: string; payload: MeterCreditPayload }>`
+    SELECT j.id, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+    WHERE t.identifier = 'customer_meters.credit' ORDER BY j.id`.execute(ctx.deps.db);
+  for (const row of rows) {
+    await ctx.services.customerMeters.applyCredit(row.payload);
+    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
+  }
+  return rows.map((row) => row.payload);
 }
 
 export interface IngestEvent {

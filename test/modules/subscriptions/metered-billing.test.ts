@@ -1,9 +1,15 @@
 import { createPolar } from "@polar-sh/sdk/2026-04";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct, openOrganizationContext } from "../../helpers/factories.ts";
+import {
+  createDiscount,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  openOrganizationContext,
+} from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { ingest, runBackfills } from "../meters/meters-helpers.ts";
+import { ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
 import { buyThroughCheckout } from "./subscription-helpers.ts";
 
 let ctx: TestContext;
@@ -51,8 +57,17 @@ async function createMeter(eventName: string): Promise<string> {
   return response.json<{ id: string }>().id;
 }
 
-/** A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now. */
-async function subscribe(eventName: string, unitAmount: string, capAmount: number | null, card = "tok_visa") {
+/**
+ * A monthly plan of 10.00 a month plus `unitAmount` cents per `eventName` event, bought now (with
+ * `discountId`, at that discount); with `credits`, the plan also grants a `meter_credit` benefit of the meter.
+ */
+async function subscribe(
+  eventName: string,
+  unitAmount: string,
+  capAmount: number | null,
+  options: { card?: string; credits?: { units: number; rollover: boolean }; discountId?: string } = {},
+) {
+  const { card = "tok_visa", credits } = options;
   const meterId = await createMeter(eventName);
   const plan = await createProduct(ctx.deps, orgId, {
     product: { name: `Plan ${eventName}`, recurring_interval: "month", recurring_interval_count: 1 },
@@ -60,12 +75,15 @@ async function subscribe(eventName: string, unitAmount: string, capAmount: numbe
       { amount_type: "fixed", price_amount: 1000 },
       { amount_type: "metered_unit", unit_amount: unitAmount, cap_amount: capAmount, meter_id: meterId, meter_name: `${eventName} calls` },
     ],
+    benefits: credits ? [{ type: "meter_credit", description: `${eventName} credits`, properties: { ...credits, meter_id: meterId } }] : [],
   });
   const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, {
     buyer: { customer_email: `${eventName}@example.com` },
+    ...(options.discountId ? { checkout: { discount_id: options.discountId } } : {}),
     card,
   });
   return {
+    meterId,
     id: checkout.subscription_id,
     customerId: checkout.customer_id,
     meteredPriceId: plan.prices[1]!.id,
@@ -211,7 +229,7 @@ describe("metered prices on renewals", () => {
 
   it("retries an ended subscription's unpaid usage order on the dunning schedule, then voids it; the subscription stays canceled", async () => {
     ctx.clock.set(new Date("2027-12-01T00:00:00.000Z"));
-    const sub = await subscribe("unpaid", "9", null, "tok_chargeCustomerFail");
+    const sub = await subscribe("unpaid", "9", null, { card: "tok_chargeCustomerFail" });
     const first = await subscriptionRow(sub.id);
     ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
     await ingest(ctx, meterToken, events("unpaid", sub.customerId, [first.current_period_start.getTime() + 1]));
@@ -412,5 +430,243 @@ describe("metered prices on renewals", () => {
     await advance(31);
     await advance(31);
     expect(await usageLines()).toEqual([2, 2]);
+  });
+});
+
+describe("credits of meter_credit benefits on metered lines", () => {
+  const usageOf = (items: { label: string; amount: number }[], label: string) =>
+    items.filter((item) => item.label.startsWith(label)).map((item) => [item.label, item.amount]);
+  const chargesOf = async (subscriptionId: string) =>
+    (
+      await ctx.deps.db
+        .selectFrom("subscription_usage_charges")
+        .select(["quantity", "credited_units", "amount"])
+        .where("subscription_id", "=", subscriptionId)
+        .orderBy("period_start")
+        .execute()
+    ).map((charge) => [Number(charge.quantity), Number(charge.credited_units), charge.amount]);
+
+  it("bills usage less the period's credits (more credits than usage, as many, fewer), late usage against the same credits", async () => {
+    ctx.clock.set(new Date("2028-03-04T10:00:00.000Z"));
+    // 5 credited units a period (not rolled over), 10 cents a unit.
+    const sub = await subscribe("credited", "10", null, { credits: { units: 5, rollover: false } });
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // Period 1: 3 used of 5 credited: nothing to pay, the line says so with 0.
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [p1 + 1, p1 + 2, p1 + 3]));
+    const one = await renew(sub.id);
+    expect(usageOf(one.items, "credited calls")).toEqual([["credited calls", 0]]);
+    // The paid renewal resets the window and credits the next 5 (the 2 unused are not rollover units).
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["cycle"]);
+
+    // Period 2: exactly 5 used; meanwhile 2 late events bring period 1 to its 5 credits: still free.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [p2, p2 + 1, p2 + 2, p2 + 3, p2 + 4, p1 + 4, p1 + 5]));
+    const two = await renew(sub.id);
+    expect(usageOf(two.items, "credited calls")).toEqual([["credited calls", 0]]);
+    await runMeterCredits(ctx);
+
+    // Period 3: 8 used, 5 credited: 3 × 10 = 30. One more late event for period 1 (its credits used up): 10 late.
+    const third = await subscriptionRow(sub.id);
+    const p3 = third.current_period_start.getTime();
+    ctx.clock.set(new Date(p3 + 86_400_000));
+    await ingest(ctx, meterToken, events("credited", sub.customerId, [...Array.from({ length: 8 }, (_, n) => p3 + n), p1 + 6]));
+    const three = await renew(sub.id);
+    expect(usageOf(three.items, "credited calls")).toEqual([
+      ["credited calls", 30],
+      [expect.stringMatching(/^credited calls \(late usage, /), 10],
+    ]);
+    expect(await chargesOf(sub.id)).toEqual([
+      [6, 5, 10],
+      [5, 5, 0],
+      [8, 5, 30],
+    ]);
+    // The order's subtotal is the plan and what is left to pay for usage.
+    expect(three.order.subtotal_amount).toBe(1040);
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["cycle"]);
+  });
+
+  it("spends credits that outlive a period across periods: each period subtracts what the earlier ones left", async () => {
+    ctx.clock.set(new Date("2028-06-07T10:00:00.000Z"));
+    const sub = await subscribe("pack", "10", null);
+    // A one-time pack of 10 units, bought by the same customer: its window never resets.
+    const pack = await createProduct(ctx.deps, orgId, {
+      product: { name: "Pack of 10" },
+      prices: [{ amount_type: "fixed", price_amount: 300 }],
+      benefits: [{ type: "meter_credit", description: "10 pack units", properties: { units: 10, rollover: false, meter_id: sub.meterId } }],
+    });
+    await buyThroughCheckout(ctx, token, pack.product.id, { checkout: { customer_id: sub.customerId } });
+    expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    await ingest(
+      ctx,
+      meterToken,
+      events(
+        "pack",
+        sub.customerId,
+        Array.from({ length: 6 }, (_, n) => p1 + n),
+      ),
+    );
+    const one = await renew(sub.id);
+    expect(usageOf(one.items, "pack calls")).toEqual([["pack calls", 0]]);
+    // Period 2: 7 used, 4 left of the pack: 3 × 10.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(
+      ctx,
+      meterToken,
+      events(
+        "pack",
+        sub.customerId,
+        Array.from({ length: 7 }, (_, n) => p2 + n),
+      ),
+    );
+    const two = await renew(sub.id);
+    expect(usageOf(two.items, "pack calls")).toEqual([["pack calls", 30]]);
+    expect(await chargesOf(sub.id)).toEqual([
+      [6, 10, 0],
+      [7, 4, 30],
+    ]);
+  });
+});
+
+describe("discounts on metered lines", () => {
+  const amountsOf = (order: { subtotal_amount: number; discount_amount: number; net_amount: number }) => [
+    order.subtotal_amount,
+    order.discount_amount,
+    order.net_amount,
+  ];
+
+  it("a percentage discount covers the static and usage lines together, rounded half away from zero once", async () => {
+    ctx.clock.set(new Date("2028-09-03T10:00:00.000Z"));
+    // 10% off forever; usage of 5 cents a call.
+    const discount = await createDiscount(ctx.deps, orgId, { duration: "forever", basis_points: 1000 });
+    const sub = await subscribe("pct", "5", null, { discountId: discount.id });
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // 1000 + 5 × 5 = 1025: 10% is 102.5 → 103 (the static line alone would give 100).
+    await ingest(ctx, meterToken, events("pct", sub.customerId, [p1 + 1, p1 + 2, p1 + 3, p1 + 4, p1 + 5]));
+    const one = await renew(sub.id);
+    expect(amountsOf(one.order)).toEqual([1025, 103, 922]);
+    expect(one.order.discount_id).toBe(discount.id);
+    // The subscription's own amount stays its static price less the discount.
+    expect((await subscriptionRow(sub.id)).amount).toBe(900);
+    // 1000 + 4 × 5 = 1020: exactly 102; then a period without usage: 100.
+    const second = await subscriptionRow(sub.id);
+    const p2 = second.current_period_start.getTime();
+    ctx.clock.set(new Date(p2 + 86_400_000));
+    await ingest(ctx, meterToken, events("pct", sub.customerId, [p2 + 1, p2 + 2, p2 + 3, p2 + 4]));
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1020, 102, 918]);
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1000, 100, 900]);
+  });
+
+  it("a fixed discount takes off at most the static and usage lines together", async () => {
+    ctx.clock.set(new Date("2028-10-03T10:00:00.000Z"));
+    const discount = await createDiscount(ctx.deps, orgId, {
+      type: "fixed",
+      duration: "forever",
+      basis_points: null,
+      amounts: JSON.stringify({ usd: 1010 }),
+    });
+    const sub = await subscribe("fixed", "5", null, { discountId: discount.id });
+    const first = await subscriptionRow(sub.id);
+    const p1 = first.current_period_start.getTime();
+    ctx.clock.set(new Date(p1 + 86_400_000));
+    // 1000 + 3 × 5 = 1015 less 1010: 5 left to pay.
+    await ingest(ctx, meterToken, events("fixed", sub.customerId, [p1 + 1, p1 + 2, p1 + 3]));
+    expect(amountsOf((await renew(sub.id)).order)).toEqual([1015, 1010, 5]);
+    // 1000 + 1 × 5 = 1005 under the 1010 off: the discount stops at the lines' sum, nothing to pay.
+    const second = await subscriptionRow(sub.id);
+    ctx.clock.set(new Date(second.current_period_start.getTime() + 86_400_000));
+    await ingest(ctx, meterToken, events("fixed", sub.customerId, [second.current_period_start.getTime() + 1]));
+    const two = await renew(sub.id);
+    expect(amountsOf(two.order)).toEqual([1005, 1005, 0]);
+    expect(two.order.status).toBe("paid");
+  });
+
+  it("the last usage order of an ended subscription keeps a discount still running, never an expired one", async () => {
+    ctx.clock.set(new Date("2028-11-03T10:00:00.000Z"));
+    const forever = await createDiscount(ctx.deps, orgId, { duration: "forever", basis_points: 5000 });
+    const once = await createDiscount(ctx.deps, orgId, { duration: "once", basis_points: 5000 });
+    const lastOrder = async (discountId: string, eventName: string) => {
+      const sub = await subscribe(eventName, "7", null, { discountId });
+      const first = await subscriptionRow(sub.id);
+      const p1 = first.current_period_start.getTime();
+      ctx.clock.set(new Date(p1 + 60_000));
+      await ingest(ctx, meterToken, events(eventName, sub.customerId, [p1 + 1]));
+      const patched = await ctx.request({
+        method: "PATCH",
+        url: `/v1/subscriptions/${sub.id}`,
+        token,
+        payload: { cancel_at_period_end: true },
+      });
+      expect(patched.statusCode, patched.body).toBe(200);
+      return (await renew(sub.id)).order;
+    };
+    // 7 at 50%: 3.5 → 4 off. A `once` discount covered the first (in advance) charge only.
+    expect(amountsOf(await lastOrder(forever.id, "end-forever"))).toEqual([7, 4, 3]);
+    expect(amountsOf(await lastOrder(once.id, "end-once"))).toEqual([7, 0, 7]);
+  });
+});
+
+describe("subscription.meters[]: the current period's usage so far", () => {
+  it("answers each metered price's meter with consumed and credited units and the amount due so far, as the reference and the SDK read it", async () => {
+    ctx.clock.set(new Date("2028-12-03T10:00:00.000Z"));
+    const sub = await subscribe("shown", "10", null, { credits: { units: 2, rollover: false } });
+    await runMeterCredits(ctx);
+    const reader = await createOrganizationToken(ctx.deps, orgId, ["subscriptions:read", "customers:read"]);
+    const read = async () => {
+      const response = await ctx.request({ method: "GET", url: `/v1/subscriptions/${sub.id}`, token: reader });
+      expect(response.statusCode, response.body).toBe(200);
+      expectReferenceResponse("subscriptions:get", 200, response.json());
+      return response.json<{
+        meters: { id: string; meter_id: string; consumed_units: number; credited_units: number; amount: number; meter: { name: string } }[];
+      }>().meters;
+    };
+    const empty = await read();
+    expect(empty.map((m) => [m.meter_id, m.consumed_units, m.credited_units, m.amount, m.meter.name])).toEqual([
+      [sub.meterId, 0, 2, 0, "shown calls"],
+    ]);
+
+    // 5 events so far; the event of the day before the period is not the period's usage, but the credit's window has
+    // been open since the grant (all time), so it used 1 of the 2 credits: 5 − 1 = 4 × 10 due.
+    const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+    ctx.clock.set(new Date(start + 3 * 86_400_000));
+    await ingest(ctx, meterToken, events("shown", sub.customerId, [start - 86_400_000, ...[1, 2, 3, 4, 5].map((n) => start + n)]));
+    const meters = await read();
+    expect(meters.map((m) => [m.consumed_units, m.credited_units, m.amount])).toEqual([[5, 1, 40]]);
+    // A stable id across reads.
+    expect(meters[0]!.id).toBe(empty[0]!.id);
+
+    // The list and the official client read the same.
+    const list = await ctx.request({ method: "GET", url: `/v1/subscriptions/?customer_id=${sub.customerId}`, token: reader });
+    expectReferenceResponse("subscriptions:list", 200, list.json());
+    expect(list.json<{ items: { meters: { amount: number }[] }[] }>().items.map((s) => s.meters.map((m) => m.amount))).toEqual([[40]]);
+    const viaSdk = await createPolar({ accessToken: reader, baseUrl }).subscriptions.get(sub.id);
+    expect(viaSdk.meters.map((m) => [m.consumed_units, m.credited_units, m.amount, m.meter_id])).toEqual([[5, 1, 40, sub.meterId]]);
+
+    // The customer's state carries them on its active subscription, without the meter object.
+    const state = await ctx.request({ method: "GET", url: `/v1/customers/${sub.customerId}/state`, token: reader });
+    expect(state.statusCode, state.body).toBe(200);
+    expectReferenceResponse("customers:get_state", 200, state.json());
+    expect(state.json<{ active_subscriptions: { meters: unknown[] }[] }>().active_subscriptions[0]!.meters).toEqual([
+      {
+        id: meters[0]!.id,
+        created_at: expect.any(String),
+        modified_at: null,
+        consumed_units: 5,
+        credited_units: 1,
+        amount: 40,
+        meter_id: sub.meterId,
+      },
+    ]);
   });
 });

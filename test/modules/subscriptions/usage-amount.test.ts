@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPositiveDecimal, usageAmount } from "../../../src/modules/subscriptions/usage-amount.ts";
+import { decimalExcess, isPositiveDecimal, usageAmount } from "../../../src/modules/subscriptions/usage-amount.ts";
 
 describe("usageAmount: unit × quantity, rounded half away from zero once, then capped", () => {
   it.each([
@@ -46,5 +46,27 @@ describe("usageAmount: unit × quantity, rounded half away from zero once, then 
     expect(isPositiveDecimal("0.000000000001")).toBe(true);
     expect(isPositiveDecimal("0.000")).toBe(false);
     expect(isPositiveDecimal("-1")).toBe(false);
+  });
+});
+
+describe("decimalExcess: the units left to bill after credits, max(0, used − credited), exactly", () => {
+  it.each([
+    ["3", "5", "0"], // credits larger than usage
+    ["5", "5", "0"], // equal
+    ["8", "5", "3"], // smaller
+    ["5.000", "5", "0"], // equal at another scale
+    ["0.000000000001", "0", "0.000000000001"],
+    ["5.25", "5", "0.25"],
+    ["5", "4.999999999999", "0.000000000001"],
+    ["123456789012345678901234567890", "1", "123456789012345678901234567889"],
+    ["0", "0", "0"],
+    ["-2", "0", "0"],
+  ])("%s − %s = %s", (used, credited, expected) => {
+    expect(decimalExcess(used, credited)).toBe(expected);
+  });
+
+  it("rounds once, after the credits: 2.5 units left at 1.5 cents are 3.75 → 4", () => {
+    expect(usageAmount("1.5", decimalExcess("7.5", "5"), null)).toBe(4);
+    expect(usageAmount("1.5", decimalExcess("7.5", "7.5"), null)).toBe(0);
   });
 });
