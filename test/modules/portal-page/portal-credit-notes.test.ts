@@ -3,7 +3,7 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { documentsContext, download, runDocumentJobs } from "../orders/order-documents-helpers.ts";
-import { paidOrder } from "../refunds/refund-helpers.ts";
+import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
 import { openPortalSession, signInToPortal } from "./portal-page-helpers.ts";
 
 /** The portal page's credit notes: linked from a refunded, invoiced order, listed, downloaded; nobody else's. */
@@ -27,13 +27,7 @@ beforeAll(async () => {
   orderId = order.id;
   expect((await ctx.request({ method: "POST", url: `/v1/orders/${orderId}/invoice`, token: ordersToken })).statusCode).toBe(202);
   await runDocumentJobs(ctx);
-  const refund = await ctx.request({
-    method: "POST",
-    url: "/v1/refunds/",
-    token: refundToken,
-    payload: { order_id: orderId, reason: "other", amount: 750 },
-  });
-  expect(refund.statusCode, refund.body).toBe(201);
+  await createRefund(ctx, refundToken, orderId, 750);
   cookie = await signInToPortal(ctx, await openPortalSession(ctx, orgId, order.customer_id));
 });
 afterAll(() => ctx.close());

@@ -6,7 +6,7 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomerSessionToken, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { documentRouteBadInputs, documentsContext, download, jobsWithKey, runDocumentJobs } from "../orders/order-documents-helpers.ts";
-import { orderRow, paidOrder } from "./refund-helpers.ts";
+import { createRefund, orderRow, paidOrder } from "./refund-helpers.ts";
 
 // A refund of an order whose invoice exists issues a credit note in the seller's own gap-free
 // sequence, linked from the refund (and listed on the customer's order in the portal).
@@ -34,16 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const refund = async (orderId: string, amount: number, token = refundToken) => {
-  const response = await ctx.request({
-    method: "POST",
-    url: "/v1/refunds/",
-    token,
-    payload: { order_id: orderId, reason: "other", amount },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json<{ id: string; status: string }>();
-};
+const refund = (orderId: string, amount: number, token = refundToken) => createRefund(ctx, token, orderId, amount);
 const requestInvoice = async (orderId: string, token = ordersReadToken) =>
   expect((await ctx.request({ method: "POST", url: `/v1/orders/${orderId}/invoice`, token })).statusCode).toBe(202);
 const creditNoteUrl = (refundId: string) => `/v1/refunds/${refundId}/credit-note`;

@@ -5,7 +5,7 @@ import { createOrganization, createOrganizationToken, createProduct, openOrganiz
 import { qs } from "../../helpers/query-string.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
-import { paidOrder } from "./refund-helpers.ts";
+import { createRefund, paidOrder } from "./refund-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string };
@@ -24,16 +24,9 @@ beforeAll(async () => {
     org,
     tokens: [checkoutToken, writeToken, readToken, ordersOnlyToken],
   } = await openOrganizationContext(["checkouts:write"], ["refunds:write"], ["refunds:read"], ["orders:read"]));
-  const create = async (orderId: string, amount: number, token = writeToken) => {
+  const create = (orderId: string, amount: number, token = writeToken) => {
     ctx.clock.advance(1000);
-    const response = await ctx.request({
-      method: "POST",
-      url: "/v1/refunds/",
-      token,
-      payload: { order_id: orderId, reason: "other", amount },
-    });
-    expect(response.statusCode, response.body).toBe(201);
-    return response.json<(typeof refunds)[number]>();
+    return createRefund<(typeof refunds)[number]>(ctx, token, orderId, amount);
   };
   const order1 = await paidOrder(ctx, org.id, checkoutToken, { price: 1000, email: "first@refunds.example" });
   await ctx.deps.db.updateTable("customers").set({ external_id: "ext-first" }).where("id", "=", order1.customer_id).execute();

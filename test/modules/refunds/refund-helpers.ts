@@ -60,3 +60,20 @@ export async function refundWrites(ctx: TestContext) {
   ]);
   return { refunds: Number(refunds.n), events: Number(events.n), refunded: Number(jobs.amount), refundedTax: Number(jobs.tax) };
 }
+
+/** `POST /v1/refunds/` of `amount` cents of an order, which must succeed (201); the refund as answered. */
+export async function createRefund<T = { id: string; status: string }>(
+  ctx: TestContext,
+  token: string,
+  orderId: string,
+  amount: number,
+): Promise<T> {
+  const response = await ctx.request({
+    method: "POST",
+    url: "/v1/refunds/",
+    token,
+    payload: { order_id: orderId, reason: "other", amount },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<T>();
+}

@@ -104,6 +104,14 @@ async function renew(id: string) {
   return { before, order, items: await itemsOf(order.id) };
 }
 
+/** One period: a day into it the events `usage(start)` are ingested, then the period closes; its start and renewal. */
+async function billPeriod(sub: { id: string; customerId: string }, eventName: string, usage: (start: number) => number[]) {
+  const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+  ctx.clock.set(new Date(start + 86_400_000));
+  await ingest(ctx, meterToken, events(eventName, sub.customerId, usage(start)));
+  return { start, renewal: await renew(sub.id) };
+}
+
 describe("metered prices on renewals", () => {
   it("bills each closed period's usage by event timestamp over [start, end), in arrears, over several renewals, with late events billed once on the next order", async () => {
     ctx.clock.set(new Date("2027-03-10T09:15:30.000Z"));
@@ -451,31 +459,19 @@ describe("credits of meter_credit benefits on metered lines", () => {
     // 5 credited units a period (not rolled over), 10 cents a unit.
     const sub = await subscribe("credited", "10", null, { credits: { units: 5, rollover: false } });
     expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
-    const first = await subscriptionRow(sub.id);
-    const p1 = first.current_period_start.getTime();
-    ctx.clock.set(new Date(p1 + 86_400_000));
     // Period 1: 3 used of 5 credited: nothing to pay, the line says so with 0.
-    await ingest(ctx, meterToken, events("credited", sub.customerId, [p1 + 1, p1 + 2, p1 + 3]));
-    const one = await renew(sub.id);
+    const { start: p1, renewal: one } = await billPeriod(sub, "credited", (start) => [start + 1, start + 2, start + 3]);
     expect(usageOf(one.items, "credited calls")).toEqual([["credited calls", 0]]);
     // The paid renewal resets the window and credits the next 5 (the 2 unused are not rollover units).
     expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["cycle"]);
 
     // Period 2: exactly 5 used; meanwhile 2 late events bring period 1 to its 5 credits: still free.
-    const second = await subscriptionRow(sub.id);
-    const p2 = second.current_period_start.getTime();
-    ctx.clock.set(new Date(p2 + 86_400_000));
-    await ingest(ctx, meterToken, events("credited", sub.customerId, [p2, p2 + 1, p2 + 2, p2 + 3, p2 + 4, p1 + 4, p1 + 5]));
-    const two = await renew(sub.id);
+    const two = (await billPeriod(sub, "credited", (p2) => [p2, p2 + 1, p2 + 2, p2 + 3, p2 + 4, p1 + 4, p1 + 5])).renewal;
     expect(usageOf(two.items, "credited calls")).toEqual([["credited calls", 0]]);
     await runMeterCredits(ctx);
 
     // Period 3: 8 used, 5 credited: 3 × 10 = 30. One more late event for period 1 (its credits used up): 10 late.
-    const third = await subscriptionRow(sub.id);
-    const p3 = third.current_period_start.getTime();
-    ctx.clock.set(new Date(p3 + 86_400_000));
-    await ingest(ctx, meterToken, events("credited", sub.customerId, [...Array.from({ length: 8 }, (_, n) => p3 + n), p1 + 6]));
-    const three = await renew(sub.id);
+    const three = (await billPeriod(sub, "credited", (p3) => [...Array.from({ length: 8 }, (_, n) => p3 + n), p1 + 6])).renewal;
     expect(usageOf(three.items, "credited calls")).toEqual([
       ["credited calls", 30],
       [expect.stringMatching(/^credited calls \(late usage, /), 10],
@@ -501,34 +497,10 @@ describe("credits of meter_credit benefits on metered lines", () => {
     });
     await buyThroughCheckout(ctx, token, pack.product.id, { checkout: { customer_id: sub.customerId } });
     expect((await runMeterCredits(ctx)).map((p) => p.kind)).toEqual(["grant"]);
-    const first = await subscriptionRow(sub.id);
-    const p1 = first.current_period_start.getTime();
-    ctx.clock.set(new Date(p1 + 86_400_000));
-    await ingest(
-      ctx,
-      meterToken,
-      events(
-        "pack",
-        sub.customerId,
-        Array.from({ length: 6 }, (_, n) => p1 + n),
-      ),
-    );
-    const one = await renew(sub.id);
+    const one = (await billPeriod(sub, "pack", (p1) => Array.from({ length: 6 }, (_, n) => p1 + n))).renewal;
     expect(usageOf(one.items, "pack calls")).toEqual([["pack calls", 0]]);
     // Period 2: 7 used, 4 left of the pack: 3 × 10.
-    const second = await subscriptionRow(sub.id);
-    const p2 = second.current_period_start.getTime();
-    ctx.clock.set(new Date(p2 + 86_400_000));
-    await ingest(
-      ctx,
-      meterToken,
-      events(
-        "pack",
-        sub.customerId,
-        Array.from({ length: 7 }, (_, n) => p2 + n),
-      ),
-    );
-    const two = await renew(sub.id);
+    const two = (await billPeriod(sub, "pack", (p2) => Array.from({ length: 7 }, (_, n) => p2 + n))).renewal;
     expect(usageOf(two.items, "pack calls")).toEqual([["pack calls", 30]]);
     expect(await chargesOf(sub.id)).toEqual([
       [6, 10, 0],
@@ -549,12 +521,8 @@ describe("discounts on metered lines", () => {
     // 10% off forever; usage of 5 cents a call.
     const discount = await createDiscount(ctx.deps, orgId, { duration: "forever", basis_points: 1000 });
     const sub = await subscribe("pct", "5", null, { discountId: discount.id });
-    const first = await subscriptionRow(sub.id);
-    const p1 = first.current_period_start.getTime();
-    ctx.clock.set(new Date(p1 + 86_400_000));
     // 1000 + 5 × 5 = 1025: 10% is 102.5 → 103 (the static line alone would give 100).
-    await ingest(ctx, meterToken, events("pct", sub.customerId, [p1 + 1, p1 + 2, p1 + 3, p1 + 4, p1 + 5]));
-    const one = await renew(sub.id);
+    const one = (await billPeriod(sub, "pct", (p1) => [p1 + 1, p1 + 2, p1 + 3, p1 + 4, p1 + 5])).renewal;
     expect(amountsOf(one.order)).toEqual([1025, 103, 922]);
     expect(one.order.discount_id).toBe(discount.id);
     // The subscription's own amount stays its static price less the discount.
