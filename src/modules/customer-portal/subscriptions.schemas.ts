@@ -3,11 +3,28 @@ import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../ki
 import { DateTime, Nullable, Uuid4 } from "../../kit/schema.ts";
 import { CustomerCancellationReason, subscriptionFields } from "../orders/orders.schemas.ts";
 import { ProductPrice } from "../products/products.schemas.ts";
-import { PendingSubscriptionUpdate } from "../subscriptions/subscriptions.schemas.ts";
+import { PendingSubscriptionUpdate, SubscriptionMeter } from "../subscriptions/subscriptions.schemas.ts";
 import { CustomerOrderProduct } from "./orders.schemas.ts";
 
 /** The product of a portal subscription: the same view as a portal order's product. */
 export const CustomerSubscriptionProduct = Type.Object(CustomerOrderProduct.properties, { title: "CustomerSubscriptionProduct" });
+
+/** A subscription's meter as its customer sees it: the consumption and amount, the meter by name only. */
+export const CustomerSubscriptionMeter = Type.Object(
+  {
+    ...Type.Omit(SubscriptionMeter, ["meter"]).properties,
+    meter: Type.Object(
+      {
+        created_at: DateTime({ description: "Creation timestamp of the object." }),
+        modified_at: Nullable(DateTime(), { description: "Last modification timestamp of the object." }),
+        id: Uuid4({ description: "The ID of the object." }),
+        name: Type.String({ description: "The name of the meter. Will be shown on customer's invoices and usage." }),
+      },
+      { title: "CustomerSubscriptionMeterMeter" },
+    ),
+  },
+  { title: "CustomerSubscriptionMeter" },
+);
 
 /** The organization's `Subscription` without what the customer must not see (customer, discount, metadata). */
 export const CustomerSubscription = Type.Object(
@@ -15,8 +32,7 @@ export const CustomerSubscription = Type.Object(
     ...subscriptionFields,
     product: CustomerSubscriptionProduct,
     prices: Type.Array(ProductPrice, { description: "List of enabled prices for the subscription." }),
-    // Metered prices are billed by the usage-billing work; until it lands a subscription has no meter.
-    meters: Type.Array(Type.Never(), { description: "List of meters associated with the subscription." }),
+    meters: Type.Array(CustomerSubscriptionMeter, { description: "List of meters associated with the subscription." }),
     pending_update: Nullable(PendingSubscriptionUpdate),
   },
   { title: "CustomerSubscription" },

@@ -1,5 +1,4 @@
 import type { Deps } from "../../context.ts";
-import type { Executor } from "../../db/database.ts";
 import { AppError, Conflict, ResourceNotFound } from "../../kit/errors.ts";
 import { asList, type Page } from "../../kit/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
@@ -9,6 +8,7 @@ import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.t
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
 import type { SubscriptionUpdates } from "../subscriptions/subscription-updates.ts";
 import * as repo from "../subscriptions/subscriptions.repository.ts";
+import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
 import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";
 import type { portalCustomerOf } from "./session.ts";
 import type { CustomerSubscription, CustomerSubscriptionListQuery, CustomerSubscriptionUpdate } from "./subscriptions.schemas.ts";
@@ -28,23 +28,35 @@ const visibleTo = (session: PortalCustomer): repo.SubscriptionVisibility => ({
   customerId: session.customerId,
 });
 
-/** The customer's view: each subscription's product with its public benefits and seller, no metadata, customer or discount. */
-async function present(db: Executor, rows: readonly repo.SubscriptionEmbeddedRow[]): Promise<CustomerSubscription[]> {
+/**
+ * The customer's view: each subscription's product with its public benefits and seller, its meters
+ * for the current period (the meter named, not described), no metadata, customer or discount.
+ */
+async function present(deps: Deps, rows: readonly repo.SubscriptionEmbeddedRow[]): Promise<CustomerSubscription[]> {
+  const { db } = deps;
   const sellers = new Map<string, ReturnType<typeof toCustomerOrganization>>();
   for (const id of new Set(rows.map((row) => row.organization_id))) {
     const organization = await findOrganization(db, id, null);
     if (organization) sellers.set(id, toCustomerOrganization(organization));
   }
-  return rows.map(({ customer: _customer, product, discount: _discount, prices, ...row }) => {
+  const now = deps.now();
+  const presented: CustomerSubscription[] = [];
+  for (const { customer: _customer, product, discount: _discount, prices, ...row } of rows) {
     if (!product) throw new Error(`subscription ${row.id} without its product`);
-    return {
+    // Each in a transaction of its own, as the organization's reads (the usage reads lock the meter).
+    const meters = await db.transaction().execute((trx) => subscriptionMeters(trx, row, now));
+    presented.push({
       ...toSubscriptionFields(row),
       product: { ...toCheckoutProduct(product), organization: sellers.get(row.organization_id)! },
       prices: prices.map(toProductPrice),
-      meters: [],
+      meters: meters.map(({ meter: { id, name, created_at, modified_at }, ...meter }) => ({
+        ...meter,
+        meter: { id, name, created_at, modified_at },
+      })),
       pending_update: row.pending_update ? { ...row.pending_update, modified_at: null } : null,
-    };
-  });
+    });
+  }
+  return presented;
 }
 
 /** The portal's subscription routes: reads, and the changes the anchor lets a customer make. */
@@ -54,7 +66,7 @@ export function createPortalSubscriptionService(deps: Deps, updates: Subscriptio
   async function read(id: string, session: PortalCustomer): Promise<CustomerSubscription> {
     const row = await repo.findSubscriptionEmbedded(db, id, visibleTo(session));
     if (!row) throw new ResourceNotFound();
-    return (await present(db, [row]))[0]!;
+    return (await present(deps, [row]))[0]!;
   }
 
   /** The organization's portal settings decide which changes a customer may make. */
@@ -113,7 +125,7 @@ export function createPortalSubscriptionService(deps: Deps, updates: Subscriptio
         active: query.active,
         query: query.query,
       };
-      return pageSubscriptions(db, filter, query, present);
+      return pageSubscriptions(db, filter, query, (_trx, rows) => present(deps, rows));
     },
 
     get: read,

@@ -2,6 +2,7 @@ import { createPolar } from "@polar-sh/sdk/2026-04";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listen, type TestContext } from "../../helpers/context.ts";
 import {
+  createCustomerSessionToken,
   createDiscount,
   createOrganization,
   createOrganizationToken,
@@ -636,5 +637,27 @@ describe("subscription.meters[]: the current period's usage so far", () => {
         meter_id: sub.meterId,
       },
     ]);
+
+    // The customer's portal shows the same, the meter named only.
+    const session = await createCustomerSessionToken(ctx.deps, sub.customerId);
+    const portal = await ctx.request({ method: "GET", url: `/v1/customer-portal/subscriptions/${sub.id}`, token: session });
+    expect(portal.statusCode, portal.body).toBe(200);
+    expectReferenceResponse("customer_portal:subscriptions:get", 200, portal.json());
+    const portalMeters = portal.json<{ meters: Record<string, unknown>[] }>().meters;
+    expect(portalMeters).toEqual([
+      {
+        id: meters[0]!.id,
+        created_at: expect.any(String),
+        modified_at: null,
+        consumed_units: 5,
+        credited_units: 1,
+        amount: 40,
+        meter_id: sub.meterId,
+        meter: { id: sub.meterId, name: "shown calls", created_at: expect.any(String), modified_at: null },
+      },
+    ]);
+    const portalList = await ctx.request({ method: "GET", url: "/v1/customer-portal/subscriptions/", token: session });
+    expectReferenceResponse("customer_portal:subscriptions:list", 200, portalList.json());
+    expect(portalList.json<{ items: { meters: unknown[] }[] }>().items.map((s) => s.meters)).toEqual([portalMeters]);
   });
 });
