@@ -29,6 +29,7 @@ import * as usageChargeCredits from "./2026-11-25T0270_usage_charge_credits.ts";
 import * as customerMetersFromEvents from "./2026-11-25T0271_customer_meters_from_events.ts";
 import * as rateLimitCounters from "./2026-11-25T0280_rate_limit_counters.ts";
 import * as eventsPartitionedByMonth from "./2026-11-25T0290_events_partitioned_by_month.ts";
+import * as organizationLogos from "./2026-11-25T0300_organization_logos.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T0271_customer_meters_from_events": customerMetersFromEvents,
   "2026-11-25T0280_rate_limit_counters": rateLimitCounters,
   "2026-11-25T0290_events_partitioned_by_month": eventsPartitionedByMonth,
+  "2026-11-25T0300_organization_logos": organizationLogos,
 };
 
 /**

@@ -10,6 +10,7 @@ import { customerStateChangedTask } from "./modules/customer-state/customer-stat
 import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
 import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
+import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
 import type { Services } from "./services.ts";
@@ -35,6 +36,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.eventPartitions]: async () => {
       await ensureEventPartitions(deps.db, realTime(deps.now));
     },
+    [TaskName.organizationLogoFetch]: fetchLogoTask(deps),
     [TaskName.rateLimitPurge]: async () => {
       await purgeEndedWindows(deps.db, realTime(deps.now));
     },

@@ -15,6 +15,7 @@ import type {
   OrganizationsTable,
   PersonalAccessTokensTable,
 } from "../modules/organizations/organizations.table.ts";
+import type { OrganizationLogosTable } from "../modules/organizations/organization-logos.table.ts";
 import type { ProductBenefitsTable, ProductMediasTable, ProductPricesTable, ProductsTable } from "../modules/products/products.table.ts";
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, CreditNotesTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
@@ -35,6 +36,7 @@ import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpoin
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */
 export interface Database {
   organizations: OrganizationsTable;
+  organization_logos: OrganizationLogosTable;
   personal_access_tokens: PersonalAccessTokensTable;
   organization_access_tokens: OrganizationAccessTokensTable;
   products: ProductsTable;

@@ -31,5 +31,7 @@ export const TaskName = {
   meterCredit: "customer_meters.credit",
   /** Creates the partitions of `events` for this month and the next ones (hourly; a crontab task, hence the `:`). */
   eventPartitions: "events:partitions",
+  /** Fetches an organization's http(s) avatar URL once, when it is set, and stores the logo documents draw. */
+  organizationLogoFetch: "organizations.logo_fetch",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

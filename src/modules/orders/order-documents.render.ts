@@ -40,7 +40,7 @@ export async function orderBillingDocument(db: Executor, row: OrderEmbeddedRow, 
       address: organization.legal_address,
       taxIds: organization.tax_registrations.flatMap((registration) => (registration.number === null ? [] : [registration.number])),
       contact: [organization.email, organization.website].filter((line): line is string => line !== null),
-      logo: logoImage(organization.avatar_url),
+      logo: logoImage(organization.avatar_url) ?? organization.fetched_logo,
     },
     buyer: {
       // Receipts need no billing details; they fall back to the customer.

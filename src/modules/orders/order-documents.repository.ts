@@ -17,9 +17,12 @@ export async function markReceiptRequested(db: Executor, orderId: string, now: D
 
 export const organizationForDocument = (db: Executor, id: string) =>
   db
-    .selectFrom("organizations")
-    .select(["id", "name", "email", "website", "avatar_url", "legal_name", "legal_address", "tax_registrations"])
-    .where("id", "=", id)
+    .selectFrom("organizations as o")
+    // The logo fetched from the avatar URL, only while the avatar URL is still the one it came from.
+    .leftJoin("organization_logos as l", (join) => join.onRef("l.organization_id", "=", "o.id").onRef("l.source_url", "=", "o.avatar_url"))
+    .select(["o.id", "o.name", "o.email", "o.website", "o.avatar_url", "o.legal_name", "o.legal_address", "o.tax_registrations"])
+    .select("l.content as fetched_logo")
+    .where("o.id", "=", id)
     .executeTakeFirstOrThrow();
 
 /**

@@ -13,6 +13,27 @@ import type { OrganizationRow } from "./organizations.table.ts";
 import { toStoredAddress } from "../../kit/address.ts";
 import { normalizeState } from "../../kit/subdivisions.ts";
 import { readTaxRegistrations } from "./tax-registrations.ts";
+import type { Executor } from "../../db/database.ts";
+import { enqueueJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
+import type { LogoFetchPayload } from "./organizations.tasks.ts";
+
+/** A logo that cannot be fetched after this many tries is given up: the document goes without. */
+const LOGO_FETCH_ATTEMPTS = 3;
+
+/**
+ * Schedules the fetch of an http(s) avatar URL in the transaction that sets it, so the logo is
+ * fetched once when the URL is set and never while a document renders; a `data:` URL carries its image.
+ */
+async function scheduleLogoFetch(trx: Executor, organizationId: string, avatarUrl: string | null): Promise<void> {
+  if (avatarUrl === null || !/^https?:/i.test(avatarUrl)) return;
+  const payload: LogoFetchPayload = { organizationId, url: avatarUrl };
+  // One pending fetch per organization: a newer URL replaces a fetch not yet run.
+  await enqueueJob(trx, TaskName.organizationLogoFetch, payload, {
+    jobKey: `organization-logo:${organizationId}`,
+    maxAttempts: LOGO_FETCH_ATTEMPTS,
+  });
+}
 
 const toLegalDetails = (row: OrganizationRow): OrganizationLegalDetails => ({
   registered_name: row.legal_name,
@@ -23,23 +44,27 @@ const toLegalDetails = (row: OrganizationRow): OrganizationLegalDetails => ({
 export function createOrganizationService(deps: Deps) {
   return {
     async create(input: OrganizationCreateBody): Promise<Organization> {
-      const row = await repo.insertOrganization(deps.db, {
-        name: input.name,
-        slug: input.slug,
-        avatar_url: input.avatar_url ?? null,
-        email: input.email ?? null,
-        website: input.website ?? null,
-        socials: JSON.stringify(input.socials ?? []),
-        country: input.country ?? null,
-        default_presentment_currency: input.default_presentment_currency ?? "usd",
-        default_tax_behavior: input.default_tax_behavior ?? "location",
-        feature_settings: JSON.stringify(input.feature_settings ?? {}),
-        subscription_settings: JSON.stringify(input.subscription_settings ?? {}),
-        customer_email_settings: JSON.stringify(input.customer_email_settings ?? {}),
-        customer_portal_settings: JSON.stringify(input.customer_portal_settings ?? {}),
-        invoice_numbering: input.order_settings?.invoice_numbering ?? "customer",
-        invoice_prefix: null,
-        ...(input.legal_entity?.type === "company" ? { legal_name: input.legal_entity.registered_name } : {}),
+      const row = await deps.db.transaction().execute(async (trx) => {
+        const inserted = await repo.insertOrganization(trx, {
+          name: input.name,
+          slug: input.slug,
+          avatar_url: input.avatar_url ?? null,
+          email: input.email ?? null,
+          website: input.website ?? null,
+          socials: JSON.stringify(input.socials ?? []),
+          country: input.country ?? null,
+          default_presentment_currency: input.default_presentment_currency ?? "usd",
+          default_tax_behavior: input.default_tax_behavior ?? "location",
+          feature_settings: JSON.stringify(input.feature_settings ?? {}),
+          subscription_settings: JSON.stringify(input.subscription_settings ?? {}),
+          customer_email_settings: JSON.stringify(input.customer_email_settings ?? {}),
+          customer_portal_settings: JSON.stringify(input.customer_portal_settings ?? {}),
+          invoice_numbering: input.order_settings?.invoice_numbering ?? "customer",
+          invoice_prefix: null,
+          ...(input.legal_entity?.type === "company" ? { legal_name: input.legal_entity.registered_name } : {}),
+        });
+        if (inserted) await scheduleLogoFetch(trx, inserted.id, inserted.avatar_url);
+        return inserted;
       });
       if (!row) {
         throw new RequestValidationError([fieldIssue(["body", "slug"], "An organization with this slug already exists.", input.slug)]);

@@ -17,7 +17,7 @@ import {
 } from "./webhook-delivery.repository.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
-import type { UrlPolicy } from "./webhook-url-policy.ts";
+import { urlPolicyOf } from "../../kit/url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
 const DELIVERY_PRIORITY = -1;
@@ -50,18 +50,13 @@ export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0):
   );
 }
 
-export const urlPolicyOf = (deps: Deps): UrlPolicy => ({
-  allowInsecureLocalhost: deps.config.webhookAllowInsecureLocalhost,
-  allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks,
-});
-
 export interface DeliveryOptions {
   /** Jitter source of the backoff; tests pin it. */
   random?: () => number;
 }
 
 export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
-  const policy = urlPolicyOf(deps);
+  const policy = urlPolicyOf(deps.config);
   const random = options.random ?? Math.random;
 
   // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which

@@ -5,9 +5,9 @@ import { RequestValidationError, ResourceNotFound, valueError, missingIssue } fr
 import { asList, pageWindow, toPage } from "../../kit/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
-import { scheduleDelivery, urlPolicyOf } from "./webhook-delivery.service.ts";
+import { scheduleDelivery } from "./webhook-delivery.service.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
-import { urlProblem } from "./webhook-url-policy.ts";
+import { urlPolicyOf, urlProblem } from "../../kit/url-policy.ts";
 import { toWebhookDelivery, toWebhookEndpoint } from "./webhooks.mapper.ts";
 import {
   findEndpoint,
@@ -32,7 +32,7 @@ import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table
 const HTTP_CODE_CLASS: Record<string, number> = { "2xx": 200, "3xx": 300, "4xx": 400, "5xx": 500 };
 
 export function createWebhookService(deps: Deps) {
-  const policy = urlPolicyOf(deps);
+  const policy = urlPolicyOf(deps.config);
   const present = (row: WebhookEndpointRow): WebhookEndpoint => toWebhookEndpoint(row, openSecret(deps.secret, row.secret_sealed));
 
   function checkUrl(url: string): void {

@@ -2,14 +2,21 @@ import dns from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /**
- * Where webhooks may go. The URL text is checked when an endpoint is saved, and every address the
- * host resolves to is checked again when a delivery connects, so a name that later resolves to an
- * internal address (DNS rebinding) is still refused: no server-side request forgery.
+ * Where this server's outgoing requests may go (webhook deliveries, the fetch of a seller's logo).
+ * The URL text is checked when it is saved, and every address the host resolves to is checked
+ * again when a request connects, so a name that later resolves to an internal address (DNS
+ * rebinding) is still refused: no server-side request forgery.
  */
 export interface UrlPolicy {
   readonly allowInsecureLocalhost: boolean;
   readonly allowPrivateNetworks: boolean;
 }
+
+/** The configured policy: `WEBHOOK_ALLOW_INSECURE_LOCALHOST` and `WEBHOOK_ALLOW_PRIVATE_NETWORKS` govern every outgoing request. */
+export const urlPolicyOf = (config: { webhookAllowInsecureLocalhost: boolean; webhookAllowPrivateNetworks: boolean }): UrlPolicy => ({
+  allowInsecureLocalhost: config.webhookAllowInsecureLocalhost,
+  allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+});
 
 const ranges = (entries: [string, number, "ipv4" | "ipv6"][]): BlockList => {
   const list = new BlockList();
@@ -48,7 +55,7 @@ function matches(list: BlockList, address: string): boolean {
   return list.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
 }
 
-/** Why an IP address may not receive webhooks, or null when it may. */
+/** Why an IP address may not be connected to, or null when it may. */
 export function addressProblem(address: string, policy: UrlPolicy): string | null {
   if (isIP(address) === 0) return `${address} is not an IP address`;
   if (matches(UNROUTABLE, address)) return `${address} is not a routable address`;
@@ -61,7 +68,7 @@ export function addressProblem(address: string, policy: UrlPolicy): string | nul
 
 const isLocalhostName = (host: string): boolean => host === "localhost" || host.endsWith(".localhost");
 
-/** Why a URL may not receive webhooks, or null when it may (as far as its text tells). */
+/** Why a URL may not be requested, or null when it may (as far as its text tells). */
 export function urlProblem(text: string, policy: UrlPolicy): string | null {
   let url: URL;
   try {
