@@ -1,10 +1,11 @@
 import type { Executor } from "../../db/database.ts";
+import type { OrganizationLogosTable } from "./organization-logos.table.ts";
 
 /**
- * Stores the logo fetched from `sourceUrl`, replacing any earlier one, only while the
- * organization's avatar URL is still that URL: a fetch that finishes after the URL changed keeps nothing.
+ * Stores a fetched logo, replacing any earlier one, only while the organization's avatar URL is
+ * still the URL it came from: a fetch that finishes after the URL changed keeps nothing.
  */
-export const saveLogoIfCurrent = (db: Executor, organizationId: string, sourceUrl: string, content: Buffer, fetchedAt: Date) =>
+export const saveLogoIfCurrent = (db: Executor, logo: OrganizationLogosTable) =>
   db
     .insertInto("organization_logos")
     .columns(["organization_id", "source_url", "content", "fetched_at"])
@@ -13,12 +14,12 @@ export const saveLogoIfCurrent = (db: Executor, organizationId: string, sourceUr
         .selectFrom("organizations")
         .select((sel) => [
           sel.ref("id").as("organization_id"),
-          sel.val(sourceUrl).as("source_url"),
-          sel.val(content).as("content"),
-          sel.val(fetchedAt).as("fetched_at"),
+          sel.val(logo.source_url).as("source_url"),
+          sel.val(logo.content).as("content"),
+          sel.val(logo.fetched_at).as("fetched_at"),
         ])
-        .where("id", "=", organizationId)
-        .where("avatar_url", "=", sourceUrl),
+        .where("id", "=", logo.organization_id)
+        .where("avatar_url", "=", logo.source_url),
     )
     .onConflict((oc) =>
       oc.column("organization_id").doUpdateSet((eb) => ({

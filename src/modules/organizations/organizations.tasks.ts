@@ -27,7 +27,12 @@ export const fetchLogoTask =
     if (!isLogoFetchPayload(payload)) throw new Error("organizations.logo_fetch: malformed payload");
     const fetched = await fetchLogo(payload.url, urlPolicyOf(deps.config));
     if (fetched.ok) {
-      await saveLogoIfCurrent(deps.db, payload.organizationId, payload.url, fetched.content, realTime(deps.now));
+      await saveLogoIfCurrent(deps.db, {
+        organization_id: payload.organizationId,
+        source_url: payload.url,
+        content: fetched.content,
+        fetched_at: realTime(deps.now),
+      });
       return;
     }
     helpers.logger.warn(
