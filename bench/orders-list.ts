@@ -78,7 +78,8 @@ async function statementsOf(connection: Connection, organizationId: string, quer
     dialect: new PostgresDialect({ pool: connection.pool }),
     log: (event) => void captured.push(event.query),
   });
-  await createOrderService({ ...deps(connection), db: spy }).list(query, [organizationId]);
+  // Lists read the replica connection (`readDb`), the same database here.
+  await createOrderService({ ...deps(connection), db: spy, readDb: spy }).list(query, [organizationId]);
   // The page with its relations and count, in one statement (a page past the end adds a lone count).
   return captured.filter((q) => /from "order(s|_items)"/.test(q.sql));
 }
