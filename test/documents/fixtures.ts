@@ -1,4 +1,6 @@
+import { expect } from "vitest";
 import type { BillingDocument } from "../../src/documents/pdf.ts";
+import type { TestContext } from "../helpers/context.ts";
 
 /** A paid one-line invoice in euros from a French seller to a German business; tests vary it. */
 export const invoice: BillingDocument = {
@@ -34,3 +36,15 @@ export const invoice: BillingDocument = {
 /** A 24 × 24 red PNG, as a seller's avatar carries it in a `data:` URL. */
 export const LOGO_PNG_DATA_URL =
   "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAH0lEQVR42mM4IWdDFcQwatCoQaMGjRo0atCoQQNvEACKvoyflfvzkQAAAABJRU5ErkJggg==";
+
+/** `POST /v1/organizations/` as the owner, with this avatar URL (which a document draws as the logo); its id. */
+export async function createOrganizationWithAvatar(ctx: TestContext, avatarUrl: string): Promise<string> {
+  const created = await ctx.request({
+    method: "POST",
+    url: "/v1/organizations/",
+    token: ctx.ownerToken,
+    payload: { name: "Logo Shop", slug: `logo-${Math.random().toString(36).slice(2, 8)}`, avatar_url: avatarUrl },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  return created.json<{ id: string }>().id;
+}

@@ -10,7 +10,7 @@ import { findOrderEmbedded } from "../../src/modules/orders/orders.repository.ts
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 import { createOrder } from "../helpers/factories.ts";
 import { POPPLER_MISSING, popplerAvailable, writePagePngs } from "../helpers/pdf.ts";
-import { LOGO_PNG_DATA_URL, invoice } from "./fixtures.ts";
+import { LOGO_PNG_DATA_URL, createOrganizationWithAvatar, invoice } from "./fixtures.ts";
 
 const PNG_BYTES = Buffer.from(LOGO_PNG_DATA_URL.split(",")[1]!, "base64");
 
@@ -69,14 +69,7 @@ describe("the seller's logo from its avatar URL", () => {
     afterAll(() => ctx.close());
 
     const documentOf = async (avatarUrl: string) => {
-      const created = await ctx.request({
-        method: "POST",
-        url: "/v1/organizations/",
-        token: ctx.ownerToken,
-        payload: { name: "Logo Shop", slug: `logo-${Math.random().toString(36).slice(2, 8)}`, avatar_url: avatarUrl },
-      });
-      expect(created.statusCode, created.body).toBe(201);
-      const order = await createOrder(ctx.deps, created.json().id);
+      const order = await createOrder(ctx.deps, await createOrganizationWithAvatar(ctx, avatarUrl));
       const row = await findOrderEmbedded(ctx.deps.db, order.id, { allowed: null });
       return orderBillingDocument(ctx.deps.db, row!, "invoice");
     };

@@ -14,7 +14,7 @@ import { fetchLogoTask } from "../../../src/modules/organizations/organizations.
 import { addressProblem } from "../../../src/kit/url-policy.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrder } from "../../helpers/factories.ts";
-import { LOGO_PNG_DATA_URL } from "../../documents/fixtures.ts";
+import { LOGO_PNG_DATA_URL, createOrganizationWithAvatar } from "../../documents/fixtures.ts";
 
 const PNG_BYTES = Buffer.from(LOGO_PNG_DATA_URL.split(",")[1]!, "base64");
 // A PNG's signature followed by more bytes than a logo may have.
@@ -72,16 +72,7 @@ describe("the seller's logo fetched from an http(s) avatar URL", () => {
       logger: silentLogger,
     });
 
-  const createOrganization = async (avatarUrl: string): Promise<string> => {
-    const created = await ctx.request({
-      method: "POST",
-      url: "/v1/organizations/",
-      token: ctx.ownerToken,
-      payload: { name: "Logo Shop", slug: `logo-${Math.random().toString(36).slice(2, 8)}`, avatar_url: avatarUrl },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    return created.json<{ id: string }>().id;
-  };
+  const createOrganization = (avatarUrl: string) => createOrganizationWithAvatar(ctx, avatarUrl);
 
   const invoicePdf = async (organizationId: string): Promise<Buffer> => {
     const order = await createOrder(ctx.deps, organizationId);

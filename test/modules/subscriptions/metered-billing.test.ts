@@ -113,6 +113,20 @@ async function billPeriod(sub: { id: string; customerId: string }, eventName: st
   return { start, renewal: await renew(sub.id) };
 }
 
+/** A minute into the current period, one event, then the subscription is set to cancel at the period end. */
+async function oneEventThenCancelAtPeriodEnd(sub: { id: string; customerId: string }, eventName: string) {
+  const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
+  ctx.clock.set(new Date(start + 60_000));
+  await ingest(ctx, meterToken, events(eventName, sub.customerId, [start + 1]));
+  const patched = await ctx.request({
+    method: "PATCH",
+    url: `/v1/subscriptions/${sub.id}`,
+    token,
+    payload: { cancel_at_period_end: true },
+  });
+  expect(patched.statusCode, patched.body).toBe(200);
+}
+
 describe("metered prices on renewals", () => {
   it("bills each closed period's usage by event timestamp over [start, end), in arrears, over several renewals, with late events billed once on the next order", async () => {
     ctx.clock.set(new Date("2027-03-10T09:15:30.000Z"));
@@ -216,16 +230,7 @@ describe("metered prices on renewals", () => {
   it("bills the last period's usage when a subscription canceled at period end ends, and none after", async () => {
     ctx.clock.set(new Date("2027-06-15T12:00:00.000Z"));
     const sub = await subscribe("ending", "7", null);
-    const first = await subscriptionRow(sub.id);
-    ctx.clock.set(new Date(first.current_period_start.getTime() + 60_000));
-    await ingest(ctx, meterToken, events("ending", sub.customerId, [first.current_period_start.getTime() + 1]));
-    const patched = await ctx.request({
-      method: "PATCH",
-      url: `/v1/subscriptions/${sub.id}`,
-      token,
-      payload: { cancel_at_period_end: true },
-    });
-    expect(patched.statusCode, patched.body).toBe(200);
+    await oneEventThenCancelAtPeriodEnd(sub, "ending");
     const ordersBefore = (await ordersOf(sub.id)).length;
     const last = await renew(sub.id);
     const ended = await subscriptionRow(sub.id);
@@ -567,17 +572,7 @@ describe("discounts on metered lines", () => {
     const once = await createDiscount(ctx.deps, orgId, { duration: "once", basis_points: 5000 });
     const lastOrder = async (discountId: string, eventName: string) => {
       const sub = await subscribe(eventName, "7", null, { discountId });
-      const first = await subscriptionRow(sub.id);
-      const p1 = first.current_period_start.getTime();
-      ctx.clock.set(new Date(p1 + 60_000));
-      await ingest(ctx, meterToken, events(eventName, sub.customerId, [p1 + 1]));
-      const patched = await ctx.request({
-        method: "PATCH",
-        url: `/v1/subscriptions/${sub.id}`,
-        token,
-        payload: { cancel_at_period_end: true },
-      });
-      expect(patched.statusCode, patched.body).toBe(200);
+      await oneEventThenCancelAtPeriodEnd(sub, eventName);
       return (await renew(sub.id)).order;
     };
     // 7 at 50%: 3.5 → 4 off. A `once` discount covered the first (in advance) charge only.
