@@ -1,7 +1,7 @@
 import type { Compilable, CompiledQuery } from "kysely";
 import type { Executor } from "./database.ts";
 
-/** Organizations a lookup is confined to (null: any), as the auth layer gives them. */
+/** Organizations a lookup is confined to (null: every one), as the auth layer gives them. */
 type Scope = readonly [string, ...string[]] | null;
 
 /**

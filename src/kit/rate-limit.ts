@@ -22,7 +22,7 @@ export interface RateLimitRule {
 
 /**
  * The counters in `rate_limit_counters`, shared by every process on the database: one upsert per
- * rule and request. A database error fails the request (503 when unreachable), as any other query.
+ * rule and request. A database error fails the request (503 when unreachable), like every other query.
  */
 function postgresStore(db: Db, now: () => Date): FastifyRateLimitStoreCtor {
   return class PostgresRateLimitStore implements FastifyRateLimitStore {
