@@ -113,17 +113,17 @@ async function billPeriod(sub: { id: string; customerId: string }, eventName: st
   return { start, renewal: await renew(sub.id) };
 }
 
-/** A minute into the current period, one event, then the subscription is set to cancel at the period end. */
-async function oneEventThenCancelAtPeriodEnd(sub: { id: string; customerId: string }, eventName: string) {
+/** `after` into the current period, one event, then the subscription is updated (to end or pause at the period end). */
+async function oneEventThenUpdate(
+  sub: { id: string; customerId: string },
+  eventName: string,
+  update: { cancel_at_period_end: true } | { pause_at_period_end: true } = { cancel_at_period_end: true },
+  after = 60_000,
+) {
   const start = (await subscriptionRow(sub.id)).current_period_start.getTime();
-  ctx.clock.set(new Date(start + 60_000));
+  ctx.clock.set(new Date(start + after));
   await ingest(ctx, meterToken, events(eventName, sub.customerId, [start + 1]));
-  const patched = await ctx.request({
-    method: "PATCH",
-    url: `/v1/subscriptions/${sub.id}`,
-    token,
-    payload: { cancel_at_period_end: true },
-  });
+  const patched = await ctx.request({ method: "PATCH", url: `/v1/subscriptions/${sub.id}`, token, payload: update });
   expect(patched.statusCode, patched.body).toBe(200);
 }
 
@@ -230,7 +230,7 @@ describe("metered prices on renewals", () => {
   it("bills the last period's usage when a subscription canceled at period end ends, and none after", async () => {
     ctx.clock.set(new Date("2027-06-15T12:00:00.000Z"));
     const sub = await subscribe("ending", "7", null);
-    await oneEventThenCancelAtPeriodEnd(sub, "ending");
+    await oneEventThenUpdate(sub, "ending");
     const ordersBefore = (await ordersOf(sub.id)).length;
     const last = await renew(sub.id);
     const ended = await subscriptionRow(sub.id);
@@ -300,17 +300,8 @@ describe("metered prices on renewals", () => {
     ctx.clock.set(new Date("2027-10-01T00:00:00.000Z"));
     const sub = await subscribe("paused", "2", null);
     const first = await subscriptionRow(sub.id);
-    const start = first.current_period_start.getTime();
     const end = first.current_period_end.getTime();
-    ctx.clock.set(new Date(start + 86_400_000));
-    await ingest(ctx, meterToken, events("paused", sub.customerId, [start + 1]));
-    const paused = await ctx.request({
-      method: "PATCH",
-      url: `/v1/subscriptions/${sub.id}`,
-      token,
-      payload: { pause_at_period_end: true },
-    });
-    expect(paused.statusCode, paused.body).toBe(200);
+    await oneEventThenUpdate(sub, "paused", { pause_at_period_end: true }, 86_400_000);
     const atPause = await renew(sub.id);
     expect((await subscriptionRow(sub.id)).status).toBe("paused");
     expect(atPause.items.map((item) => [item.label, item.amount])).toEqual([["paused calls", 2]]);
@@ -572,7 +563,7 @@ describe("discounts on metered lines", () => {
     const once = await createDiscount(ctx.deps, orgId, { duration: "once", basis_points: 5000 });
     const lastOrder = async (discountId: string, eventName: string) => {
       const sub = await subscribe(eventName, "7", null, { discountId });
-      await oneEventThenCancelAtPeriodEnd(sub, eventName);
+      await oneEventThenUpdate(sub, eventName);
       return (await renew(sub.id)).order;
     };
     // 7 at 50%: 3.5 → 4 off. A `once` discount covered the first (in advance) charge only.
