@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
-import { arrayElement } from "../../db/array-literal.ts";
+import { arrayElements } from "../../db/array-literal.ts";
 import { mapSlices } from "../../kit/slices.ts";
 import { aggregateCtes, type MeterSpec } from "../meters/meter-aggregates.repository.ts";
 
@@ -32,8 +32,8 @@ export const isExternalIdConflict = (error: unknown): boolean =>
   "constraint" in error &&
   error.constraint === EXTERNAL_ID_KEY;
 
-/** Columns sent per batch, each as one array parameter, in the order of the `unnest` below. */
-const INSERT_COLUMNS = [
+/** Columns sent per batch as array literals, in the order of the `unnest`s below; `metadata` follows as one JSON array. */
+const ARRAY_COLUMNS = [
   "organization_id",
   "customer_id",
   "external_customer_id",
@@ -43,26 +43,31 @@ const INSERT_COLUMNS = [
   "timestamp",
   "external_id",
   "parent_id",
-  "metadata",
 ] as const;
 
-/** One array literal per column: ten bind parameters whatever the batch size. */
+/**
+ * Ten bind parameters whatever the batch size: one array literal per column, and the metadata as one
+ * JSON array. One `JSON.stringify` of the slice's metadata is about four times cheaper than a JSON
+ * text per event escaped into a `jsonb[]` literal, and PostgreSQL reads both at the same cost.
+ */
 async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
-  const slices = await mapSlices(rows, (slice) =>
-    INSERT_COLUMNS.map((column) =>
-      slice.map((row) => arrayElement(column === "metadata" ? JSON.stringify(row.metadata) : row[column])).join(","),
-    ),
-  );
-  return INSERT_COLUMNS.map((_, i) => `{${slices.map((columns) => columns[i]!).join(",")}}`);
+  // Per slice, each parameter's elements without their brackets, joined below across the slices.
+  const slices = await mapSlices(rows, (slice) => [
+    ...ARRAY_COLUMNS.map((column) => arrayElements(slice, (row) => row[column])),
+    JSON.stringify(slice.map((row) => row.metadata)).slice(1, -1),
+  ]);
+  const elements = (parameter: number) => slices.map((pieces) => pieces[parameter]!).join(",");
+  return [...ARRAY_COLUMNS.map((_, i) => `{${elements(i)}}`), `[${elements(ARRAY_COLUMNS.length)}]`];
 }
 
-/** A batch's rows as one array literal per column (`prepareEventColumns`). */
+/** A batch's rows as one literal per column (`prepareEventColumns`). */
 export type EventColumns = readonly string[];
 export const prepareEventColumns = columnArrays;
 
 /**
  * Inserts a whole batch in one statement, and returns how many rows were inserted. Rows travel as
- * one array per column (`unnest`), which PostgreSQL reads at about half the cost of one JSON document.
+ * one array per column (`unnest`, zipped by `ROWS FROM`), which PostgreSQL reads at about half the
+ * cost of one JSON document of whole events.
  *
  * The batch's external ids are claimed in `event_external_ids` by the same statement: `events` is
  * partitioned, so no index of its own can keep an external id unique across partitions (docs/decisions.md,
@@ -100,9 +105,10 @@ export async function insertEvents(
   ] = columns;
   const claims = sql`batch AS (
       SELECT gen_random_uuid() AS id, u.*
-      FROM unnest(
-        ${organizationIds}::uuid[], ${customerIds}::uuid[], ${externalCustomerIds}::text[], ${memberIds}::uuid[], ${externalMemberIds}::text[],
-        ${names}::text[], ${timestamps}::timestamptz[], ${externalIds}::text[], ${parentIds}::text[], ${metadata}::jsonb[]
+      FROM ROWS FROM (
+        unnest(${organizationIds}::uuid[]), unnest(${customerIds}::uuid[]), unnest(${externalCustomerIds}::text[]), unnest(${memberIds}::uuid[]),
+        unnest(${externalMemberIds}::text[]), unnest(${names}::text[]), unnest(${timestamps}::timestamptz[]), unnest(${externalIds}::text[]),
+        unnest(${parentIds}::text[]), jsonb_array_elements(${metadata}::jsonb)
       ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
     ), claimed AS (
       INSERT INTO event_external_ids (organization_id, external_id)

@@ -14,16 +14,74 @@ export type { MeterSpec };
 export const customerKey = (alias: string) =>
   sql<string>`CASE WHEN ${sql.ref(`${alias}.customer_id`)} IS NOT NULL THEN 'c:' || ${sql.ref(`${alias}.customer_id`)}::text ELSE 'e:' || coalesce(${sql.ref(`${alias}.external_customer_id`)}, '') END`;
 
-/** One row per (meter, matching event) of `source`: the meter, customer, hour and contributed values. */
-function meterRows(meters: readonly MeterSpec[], source: RawBuilder<unknown>, alias: string, extra: RawBuilder<SqlBool>) {
-  const parts = meters.map((meter) => {
+/** The meter's columns in `meter_events`: whether the event matches it, and what it contributes. */
+const matchColumn = (index: number) => sql.ref(`m${index}`);
+const numericColumn = (index: number) => sql.ref(`v${index}`);
+const valueColumn = (index: number) => sql.ref(`j${index}`);
+
+const meterCondition = (meter: MeterSpec, alias: string) =>
+  sql<SqlBool>`(${sql.ref(`${alias}.organization_id`)} = ${meter.organization_id}::uuid AND ${compileFilter(meter.filter, alias)})`;
+
+/**
+ * One row per event of `source` that any meter matches: its customer key and hour, computed once,
+ * and per meter whether it matches and the values it contributes. One row per event rather than one
+ * per (meter, event): a single scan and a single grouping whatever the number of meters.
+ */
+function meterEvents(meters: readonly MeterSpec[], source: RawBuilder<unknown>, alias: string, extra: RawBuilder<SqlBool>) {
+  const columns = meters.flatMap((meter, index) => {
     const { numeric, value } = aggregatedValue(meter.aggregation, alias);
-    return sql`SELECT ${meter.id}::uuid AS meter_id, ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket,
-        ${numeric} AS v, ${meter.aggregation.func === "unique" ? value : sql`NULL::jsonb`} AS j
-      FROM ${source} ${sql.ref(alias)}
-      WHERE ${sql.ref(`${alias}.organization_id`)} = ${meter.organization_id}::uuid AND ${extra} AND ${compileFilter(meter.filter, alias)}`;
+    return [
+      sql`${meterCondition(meter, alias)} AS ${matchColumn(index)}`,
+      sql`${numeric} AS ${numericColumn(index)}`,
+      ...(meter.aggregation.func === "unique" ? [sql`${value} AS ${valueColumn(index)}`] : []),
+    ];
   });
-  return sql.join(parts, sql` UNION ALL `);
+  return sql`SELECT ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket, ${sql.join(columns)}
+    FROM ${source} ${sql.ref(alias)}
+    WHERE ${extra} AND (${sql.join(
+      meters.map((meter) => meterCondition(meter, alias)),
+      sql` OR `,
+    )})`;
+}
+
+/** Per customer and hour, each meter's partial aggregates (`FILTER`ed to the events it matches). */
+function meterGroups(meters: readonly MeterSpec[]) {
+  const aggregates = meters.flatMap((_, index) => {
+    const matches = matchColumn(index);
+    const v = numericColumn(index);
+    return [
+      sql`count(*) FILTER (WHERE ${matches}) AS ${sql.ref(`events${index}`)}`,
+      sql`count(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`values${index}`)}`,
+      sql`sum(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`sum${index}`)}`,
+      sql`min(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`min${index}`)}`,
+      sql`max(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`max${index}`)}`,
+    ];
+  });
+  return sql`SELECT customer_key, bucket, ${sql.join(aggregates)} FROM meter_events GROUP BY customer_key, bucket`;
+}
+
+/** The groups as one row per (meter, customer, hour) the batch touched. */
+function meterGroupRows(meters: readonly MeterSpec[]) {
+  const perMeter = meters.map(
+    (meter, index) =>
+      sql`(${meter.id}::uuid, ${sql.join(["events", "values", "sum", "min", "max"].map((name) => sql.ref(`g.${name}${index}`)))})`,
+  );
+  return sql`SELECT x.meter_id, g.customer_key, g.bucket, x.events, x."values", x.sum, x.min, x.max
+      FROM meter_groups g CROSS JOIN LATERAL (VALUES ${sql.join(perMeter)}) AS x(meter_id, events, "values", sum, min, max)
+      WHERE x.events > 0`;
+}
+
+/** Each unique meter's distinct values per customer and hour. */
+function meterValueRows(meters: readonly MeterSpec[]) {
+  const parts = meters.flatMap((meter, index) =>
+    meter.aggregation.func === "unique"
+      ? [
+          sql`SELECT ${meter.id}::uuid AS meter_id, customer_key, bucket, ${valueColumn(index)} AS value
+            FROM meter_events WHERE ${matchColumn(index)} AND ${valueColumn(index)} IS NOT NULL`,
+        ]
+      : [],
+  );
+  return parts.length === 0 ? null : sql.join(parts, sql` UNION ALL `);
 }
 
 /**
@@ -43,12 +101,12 @@ export function aggregateCtes(
   now: Date,
   extra: RawBuilder<SqlBool> = sql`true`,
 ) {
-  const withValues = meters.some((meter) => meter.aggregation.func === "unique");
-  return sql`, meter_rows AS MATERIALIZED (${meterRows(meters, source, alias, extra)}),
+  const valueRows = meterValueRows(meters);
+  return sql`, meter_events AS MATERIALIZED (${meterEvents(meters, source, alias, extra)}),
+    meter_groups AS (${meterGroups(meters)}),
     meter_bucket_upsert AS (
       INSERT INTO meter_buckets (meter_id, customer_key, bucket, events, "values", sum, min, max)
-      SELECT meter_id, customer_key, bucket, count(*), count(v), sum(v), min(v), max(v)
-      FROM meter_rows GROUP BY meter_id, customer_key, bucket ORDER BY meter_id, customer_key, bucket
+      SELECT * FROM (${meterGroupRows(meters)}) AS r ORDER BY meter_id, customer_key, bucket
       ON CONFLICT (meter_id, customer_key, bucket) DO UPDATE SET
         events = meter_buckets.events + excluded.events,
         "values" = meter_buckets."values" + excluded."values",
@@ -67,10 +125,10 @@ export function aggregateCtes(
       ORDER BY c.id, n.meter_id
       ON CONFLICT (customer_id, meter_id) DO NOTHING
     )${
-      withValues
+      valueRows
         ? sql`, meter_value_upsert AS (
       INSERT INTO meter_bucket_values (meter_id, customer_key, bucket, value)
-      SELECT DISTINCT meter_id, customer_key, bucket, j FROM meter_rows WHERE j IS NOT NULL ORDER BY meter_id, customer_key, bucket, j
+      SELECT DISTINCT meter_id, customer_key, bucket, value FROM (${valueRows}) AS v ORDER BY meter_id, customer_key, bucket, value
       ON CONFLICT DO NOTHING
     )`
         : sql``

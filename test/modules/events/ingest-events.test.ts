@@ -152,10 +152,28 @@ describe("POST /v1/events/ingest", () => {
     expect(responses.reduce((sum, r) => sum + r.json<{ inserted: number }>().inserted, 0)).toBe(300);
   });
 
-  it("validates and stores a batch larger than one validation slice", async () => {
+  it("validates and stores a batch larger than one validation slice, each row with its own fields", async () => {
     const count = SLICE_SIZE * 2 + 321;
-    const events = Array.from({ length: count }, (_, i) => ({ name: "bulk", external_customer_id: `u${i % 7}`, external_id: `bulk-${i}` }));
+    const events = Array.from({ length: count }, (_, i) => ({
+      name: "bulk",
+      external_customer_id: `u${i % 7}`,
+      external_id: `bulk-${i}`,
+      metadata: { position: i },
+    }));
     expect((await ingest(events)).json()).toEqual({ inserted: count, duplicates: 0 });
+    // Columns travel as separate arrays joined from slices: every stored row keeps its own values.
+    const stored = await ctx.deps.db
+      .selectFrom("events")
+      .select(["external_id", "external_customer_id", "metadata"])
+      .where("organization_id", "=", orgId)
+      .where("name", "=", "bulk")
+      .execute();
+    expect(stored).toHaveLength(count);
+    const misplaced = stored.filter((row) => {
+      const position = Number(row.external_id!.slice("bulk-".length));
+      return row.external_customer_id !== `u${position % 7}` || (row.metadata as { position?: number }).position !== position;
+    });
+    expect(misplaced).toEqual([]);
     const bad = events.map((e, i) =>
       i === SLICE_SIZE + 5 ? { ...e, external_id: `fresh-${i}`, timestamp: "2025-01-01T00:00:00" } : { ...e, external_id: `fresh-${i}` },
     );
