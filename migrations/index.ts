@@ -30,6 +30,7 @@ import * as customerMetersFromEvents from "./2026-11-25T0271_customer_meters_fro
 import * as rateLimitCounters from "./2026-11-25T0280_rate_limit_counters.ts";
 import * as eventsPartitionedByMonth from "./2026-11-25T0290_events_partitioned_by_month.ts";
 import * as organizationLogos from "./2026-11-25T0300_organization_logos.ts";
+import * as meterBucketDeltas from "./2026-11-28T0310_meter_bucket_deltas.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T0280_rate_limit_counters": rateLimitCounters,
   "2026-11-25T0290_events_partitioned_by_month": eventsPartitionedByMonth,
   "2026-11-25T0300_organization_logos": organizationLogos,
+  "2026-11-28T0310_meter_bucket_deltas": meterBucketDeltas,
 };
 
 /**

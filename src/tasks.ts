@@ -7,7 +7,7 @@ import { purgeEndedWindows } from "./kit/rate-limit-counters.repository.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
-import { backfillMeterTask } from "./modules/meters/meters.tasks.ts";
+import { backfillMeterTask, compactMeterBucketsTask } from "./modules/meters/meters.tasks.ts";
 import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
@@ -29,6 +29,9 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
+    [TaskName.meterBucketsCompact]: async () => {
+      await compactMeterBucketsTask(deps.db);
+    },
     [TaskName.idempotencyPurge]: async () => {
       await purgeExpiredKeys(deps.db, realTime(deps.now));
     },
@@ -46,6 +49,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
 /** Recurring tasks, in graphile-worker's crontab syntax: one process enqueues each tick, whatever runs. */
 export const crontab = [
   `* * * * * ${TaskName.subscriptionsSweep} ?max=1`,
+  `* * * * * ${TaskName.meterBucketsCompact} ?max=1`,
   `17 * * * * ${TaskName.idempotencyPurge} ?max=1`,
   `41 * * * * ${TaskName.eventPartitions} ?max=1`,
   `47 * * * * ${TaskName.rateLimitPurge} ?max=1`,

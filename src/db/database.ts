@@ -63,6 +63,7 @@ export interface Database {
   events: EventsTable;
   meters: MetersTable;
   meter_buckets: MeterBucketsTable;
+  meter_bucket_deltas: MeterBucketsTable;
   meter_bucket_values: MeterBucketValuesTable;
   customer_meters: CustomerMetersTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -23,6 +23,8 @@ export const TaskName = {
   customerStateChanged: "customers.state_changed",
   /** Adds the events ingested before a meter's definition to its pre-aggregates. */
   meterBackfill: "meters.backfill",
+  /** Moves the meter bucket deltas ingest appended into one row per meter, customer and hour (every minute; a crontab task, hence the `:`). */
+  meterBucketsCompact: "meters:compact",
   /** Deletes Idempotency-Key records past their 24 hours (hourly; a crontab task, hence the `:`). */
   idempotencyPurge: "idempotency:purge",
   /** Deletes shared rate-limit counters whose window has ended (hourly; `RATE_LIMIT_STORE=postgres` writes them). */

@@ -85,14 +85,28 @@ function meterValueRows(meters: readonly MeterSpec[]) {
 }
 
 /**
- * The CTEs (each starting with a comma) that add the rows of `source` to the buckets and value sets
- * of `meters`. Rows go in ordered by key, so two statements adding to the same buckets lock them in
- * the same order and cannot deadlock; adding is commutative, so concurrent writers need no more.
+ * Every bucket row of the meters: the compacted ones and the deltas appended since (docs/decisions.md,
+ * "Meters: deltas appended, then compacted"). A key may have several rows; every read adds them up.
+ */
+export const bucketRows = sql`(
+  SELECT meter_id, customer_key, bucket, events, "values", sum, min, max FROM meter_buckets
+  UNION ALL SELECT meter_id, customer_key, bucket, events, "values", sum, min, max FROM meter_bucket_deltas
+)`;
+
+/**
+ * The CTEs (each starting with a comma) that add the rows of `source` to the meters' pre-aggregates.
+ * The batch's partial aggregates are appended to `meter_bucket_deltas`, a new row per meter,
+ * customer and hour it touched, which no other writer holds: concurrent batches never wait on each
+ * other's rows, and `compactMeterBucketDeltas` later moves them into `meter_buckets`. Value rows
+ * (for `unique`) go in ordered by key with `ON CONFLICT DO NOTHING`, so two batches adding the same
+ * values lock their keys in the same order and cannot deadlock.
  *
- * A bucket row inserted (not updated: `xmax = 0`) is a customer's first event of a meter in that
- * hour; only those look for the customer's meter row and create it (activated by its first matching
- * event, as the anchor's), at `now`, so the common case, adding to existing buckets, costs nothing
- * more. A key whose external id names no customer yet creates nothing (its next new hour will).
+ * A key with no bucket row before this statement (its snapshot does not see its own inserts) is a
+ * customer's first event of a meter in that hour; only those look for the customer's meter row and
+ * create it (activated by its first matching event, as the anchor's), at `now`, so the common case,
+ * a key already seen that hour, costs an index probe. Two batches racing on a new key both try, and
+ * `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer yet creates
+ * nothing (its next new hour will).
  */
 export function aggregateCtes(
   meters: readonly MeterSpec[],
@@ -104,24 +118,21 @@ export function aggregateCtes(
   const valueRows = meterValueRows(meters);
   return sql`, meter_events AS MATERIALIZED (${meterEvents(meters, source, alias, extra)}),
     meter_groups AS (${meterGroups(meters)}),
-    meter_bucket_upsert AS (
-      INSERT INTO meter_buckets (meter_id, customer_key, bucket, events, "values", sum, min, max)
-      SELECT * FROM (${meterGroupRows(meters)}) AS r ORDER BY meter_id, customer_key, bucket
-      ON CONFLICT (meter_id, customer_key, bucket) DO UPDATE SET
-        events = meter_buckets.events + excluded.events,
-        "values" = meter_buckets."values" + excluded."values",
-        sum = CASE WHEN excluded.sum IS NULL THEN meter_buckets.sum ELSE coalesce(meter_buckets.sum, 0) + excluded.sum END,
-        min = LEAST(meter_buckets.min, excluded.min),
-        max = GREATEST(meter_buckets.max, excluded.max)
-      RETURNING meter_id, customer_key, xmax = 0 AS created
+    meter_group_rows AS MATERIALIZED (${meterGroupRows(meters)}),
+    meter_delta_insert AS (
+      INSERT INTO meter_bucket_deltas (meter_id, customer_key, bucket, events, "values", sum, min, max)
+      SELECT meter_id, customer_key, bucket, events, "values", sum, min, max FROM meter_group_rows
+    ),
+    meter_new_keys AS MATERIALIZED (
+      SELECT DISTINCT n.meter_id, n.customer_key FROM meter_group_rows n
+      WHERE NOT EXISTS (SELECT 1 FROM ${bucketRows} o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
     ),
     customer_meter_activation AS (
       INSERT INTO customer_meters (organization_id, customer_id, meter_id, created_at)
       SELECT DISTINCT c.organization_id, c.id, n.meter_id, ${now}::timestamptz
-      FROM meter_bucket_upsert n JOIN meters m ON m.id = n.meter_id
+      FROM meter_new_keys n JOIN meters m ON m.id = n.meter_id
       JOIN customers c ON c.organization_id = m.organization_id AND c.deleted_at IS NULL AND CASE
         WHEN n.customer_key LIKE 'c:%' THEN c.id = substr(n.customer_key, 3)::uuid ELSE c.external_id = substr(n.customer_key, 3) END
-      WHERE n.created
       ORDER BY c.id, n.meter_id
       ON CONFLICT (customer_id, meter_id) DO NOTHING
     )${
@@ -135,6 +146,35 @@ export function aggregateCtes(
     }`;
 }
 
+/**
+ * Moves up to `limit` deltas into `meter_buckets`, each key's deltas added to its row (created when
+ * missing), in one statement, and returns how many it moved (fewer than `limit`: none is left). A
+ * read before and after adds up the same numbers: the delete and the upsert commit together. Deltas
+ * appended by a batch committing meanwhile are not in the statement's snapshot and wait for the next
+ * run; two runs at once cannot count a delta twice, as only the statement that deleted a row returns
+ * it. Keys go in ordered, so two runs adding to the same buckets cannot deadlock. Deltas of a meter
+ * deleted meanwhile (the deltas have no foreign key; the buckets do) are dropped with it.
+ */
+export async function compactMeterBucketDeltas(db: Executor, limit: number): Promise<number> {
+  const { rows } = await sql<{ moved: number }>`WITH moved AS (
+      DELETE FROM meter_bucket_deltas d WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM meter_bucket_deltas LIMIT ${limit}))
+      RETURNING d.*
+    ), merged AS (
+      INSERT INTO meter_buckets (meter_id, customer_key, bucket, events, "values", sum, min, max)
+      SELECT d.meter_id, d.customer_key, d.bucket, sum(d.events), sum(d."values"), sum(d.sum), min(d.min), max(d.max)
+      FROM moved d JOIN meters m ON m.id = d.meter_id
+      GROUP BY d.meter_id, d.customer_key, d.bucket ORDER BY d.meter_id, d.customer_key, d.bucket
+      ON CONFLICT (meter_id, customer_key, bucket) DO UPDATE SET
+        events = meter_buckets.events + excluded.events,
+        "values" = meter_buckets."values" + excluded."values",
+        sum = CASE WHEN excluded.sum IS NULL THEN meter_buckets.sum ELSE coalesce(meter_buckets.sum, 0) + excluded.sum END,
+        min = LEAST(meter_buckets.min, excluded.min),
+        max = GREATEST(meter_buckets.max, excluded.max)
+    )
+    SELECT count(*)::int AS moved FROM moved`.execute(db);
+  return rows[0]?.moved ?? 0;
+}
+
 /** Adds the meter's events ingested before its cut to its buckets (the back-fill); one statement. */
 export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, now: Date): Promise<void> {
   await sql`WITH source AS (SELECT 1)${aggregateCtes([meter], sql`events`, "e", now, sql<SqlBool>`e.ingested_at < ${cut}`)}
@@ -143,8 +183,10 @@ export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, n
 
 /** Whether any event has reached the meter's buckets. */
 export async function meterHasBuckets(db: Executor, meterId: string): Promise<boolean> {
-  const row = await db.selectFrom("meter_buckets").select("meter_id").where("meter_id", "=", meterId).limit(1).executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await sql<{
+    found: boolean;
+  }>`SELECT EXISTS (SELECT 1 FROM ${bucketRows} b WHERE b.meter_id = ${meterId}::uuid) AS found`.execute(db);
+  return rows[0]?.found ?? false;
 }
 
 /** Whether any event ingested before `cut` matches the meter (what its back-fill will add). */

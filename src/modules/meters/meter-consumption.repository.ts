@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import { customerKey } from "./meter-aggregates.repository.ts";
+import { bucketRows, customerKey } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
 import type { MeterRow } from "./meters.table.ts";
@@ -45,7 +45,7 @@ function consumption(meter: MeterRow, keys: readonly string[], window: Consumpti
     meter.aggregation.func === "unique"
       ? sql`SELECT b.value FROM meter_bucket_values b WHERE ${buckets}
         UNION ALL SELECT ${value} FROM (${raw}) e WHERE ${value} IS NOT NULL`
-      : sql`SELECT b.events, b."values", b.sum, b.min, b.max FROM meter_buckets b WHERE ${buckets}
+      : sql`SELECT b.events, b."values", b.sum, b.min, b.max FROM ${bucketRows} b WHERE ${buckets}
         UNION ALL SELECT 1, CASE WHEN ${numeric} IS NULL THEN 0 ELSE 1 END, ${numeric}, ${numeric}, ${numeric} FROM (${raw}) e`;
   return sql`SELECT ${meterQuantity(meter.aggregation.func)} AS quantity FROM (${rows}) r`;
 }

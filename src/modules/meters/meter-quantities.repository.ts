@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import { metadataMatches, type MetadataFilter } from "../../kit/pagination.ts";
-import { customerKey, type MeterSpec } from "./meter-aggregates.repository.ts";
+import { bucketRows, customerKey, type MeterSpec } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
 import type { AggregationFunction } from "./meters.schemas.ts";
@@ -127,7 +127,7 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
       SELECT ${customerKey("e")}, ${keyOf(sql`e."timestamp"`)}, 0, 0, NULL, NULL, NULL, ${value}
         FROM raw e WHERE ${rawFilter} AND ${value} IS NOT NULL`
     : sql`SELECT b.customer_key, ${keyOf(sql`b.bucket`)} AS k, b.events, b."values", b.sum, b.min, b.max, NULL::jsonb AS value
-        FROM meter_buckets b, span WHERE ${bucketWhere("b")}
+        FROM ${bucketRows} b, span WHERE ${bucketWhere("b")}
       UNION ALL
       SELECT ${customerKey("e")}, ${keyOf(sql`e."timestamp"`)}, 1, CASE WHEN ${numeric} IS NULL THEN 0 ELSE 1 END, ${numeric}, ${numeric}, ${numeric}, NULL
         FROM raw e WHERE ${rawFilter}`;

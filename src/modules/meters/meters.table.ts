@@ -29,7 +29,11 @@ export type MeterRow = Selectable<MetersTable>;
 /** What aggregating needs of a meter. */
 export type MeterSpec = Pick<MeterRow, "id" | "organization_id" | "filter" | "aggregation">;
 
-/** Per meter, customer (`c:<id>` or `e:<external id>`) and UTC hour: the exact partial aggregates. */
+/**
+ * Per meter, customer (`c:<id>` or `e:<external id>`) and UTC hour: the exact partial aggregates.
+ * `meter_buckets` holds one row per key; `meter_bucket_deltas`, the same columns, one row per batch
+ * appended since the key's last compaction (reads add both up).
+ */
 export interface MeterBucketsTable {
   meter_id: string;
   customer_key: string;

@@ -4,6 +4,7 @@ import { badInputTable, tokenRefusals } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createForeignToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { compactMeterBucketsTask } from "../../../src/modules/meters/meters.tasks.ts";
 import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 let ctx: TestContext;
@@ -32,6 +33,14 @@ async function createMeter(name: string, eventName: string, aggregation: Record<
   });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<{ id: string }>().id;
+}
+
+/** The events a meter's bucket rows count, compacted or not. */
+async function bucketEvents(meter: string): Promise<number> {
+  const { rows } = await sql<{ events: string }>`SELECT sum(events) AS events FROM (
+      SELECT events FROM meter_buckets WHERE meter_id = ${meter} UNION ALL SELECT events FROM meter_bucket_deltas WHERE meter_id = ${meter}
+    ) b`.execute(ctx.deps.db);
+  return Number(rows[0]!.events);
 }
 
 type Quantities = { quantities: { timestamp: string; quantity: number }[]; total: number };
@@ -87,8 +96,17 @@ describe("GET /v1/meters/{id}/quantities", () => {
     // The average of the values, not of the days' averages; carol's event has no `tokens`.
     expect(values(await quantities(avg, range))).toEqual([7.5, 7, 1.5]);
     expect((await quantities(avg, range)).total).toBe(23.5 / 4);
+  });
+
+  it("answers the same after the deltas are compacted into one bucket row per customer and hour", async () => {
+    const before = await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)));
+    const deltas = await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", count).execute();
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(await compactMeterBucketsTask(ctx.deps.db)).toBeGreaterThanOrEqual(deltas.length);
+    expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").execute()).toEqual([]);
     const rows = await ctx.deps.db.selectFrom("meter_buckets").select("meter_id").where("meter_id", "=", count).execute();
     expect(rows.length).toBe(5);
+    expect(await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)))).toEqual(before);
   });
 
   it("keeps the point as given: a mid-day start still counts whole days, empty days give 0", async () => {
@@ -167,10 +185,51 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(50);
     const q = await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" });
     expect(q.total).toBe((49 * 50) / 2);
-    const { rows } = await sql<{ events: string }>`SELECT sum(events) AS events FROM meter_buckets WHERE meter_id = ${meter}`.execute(
+    expect(await bucketEvents(meter)).toBe(50);
+  });
+
+  it("drops in a compaction the deltas of a meter that no longer exists", async () => {
+    const gone = "00000000-0000-4000-8000-000000000001";
+    await sql`INSERT INTO meter_bucket_deltas (meter_id, customer_key, bucket, events, "values") VALUES (${gone}, 'e:x', now(), 1, 0)`.execute(
       ctx.deps.db,
     );
-    expect(Number(rows[0]!.events)).toBe(50);
+    await compactMeterBucketsTask(ctx.deps.db);
+    expect(await bucketEvents(gone)).toBe(0);
+  });
+
+  it("counts every event once while compactions race the batches that append deltas", async () => {
+    const meter = await createMeter("Compacted", "compact", { func: "sum", property: "n" });
+    const batches = Array.from({ length: 16 }, (_, b) =>
+      Array.from({ length: 30 }, (_, i) => ({
+        name: "compact",
+        external_customer_id: `k${i % 5}`,
+        external_id: `compact-${b}-${i}`,
+        timestamp: at(`2026-03-01T0${i % 3}:00:00Z`),
+        metadata: { n: 1 },
+      })),
+    );
+    // Two compaction loops run until the last batch has answered.
+    let ingesting = true;
+    const compacting = async () => {
+      let moved = 0;
+      while (ingesting) moved += await compactMeterBucketsTask(ctx.deps.db);
+      return moved;
+    };
+    const loops = [compacting(), compacting()];
+    const results = await Promise.all(batches.map((batch) => ingest(ctx, token, batch)));
+    ingesting = false;
+    expect((await Promise.all(loops)).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(480);
+    expect(await bucketEvents(meter)).toBe(480);
+    expect((await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" })).total).toBe(480);
+    await compactMeterBucketsTask(ctx.deps.db);
+    const { rows } = await sql<{
+      keys: number;
+      rows: number;
+    }>`SELECT count(DISTINCT (customer_key, bucket))::int AS keys, count(*)::int AS rows
+      FROM meter_buckets WHERE meter_id = ${meter}`.execute(ctx.deps.db);
+    expect(rows[0]).toEqual({ keys: 15, rows: 15 });
+    expect(await bucketEvents(meter)).toBe(480);
   });
 
   it("counts every event once when its meters are created while batches are being ingested", async () => {
