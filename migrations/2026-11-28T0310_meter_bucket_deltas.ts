@@ -15,16 +15,8 @@ import { sql, type Kysely } from "kysely";
  * picks finds a key in one descent, and the all-customer range reads keep their index.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE TABLE meter_bucket_deltas (
-    meter_id uuid NOT NULL,
-    customer_key text NOT NULL,
-    bucket timestamptz NOT NULL,
-    events bigint NOT NULL,
-    "values" bigint NOT NULL,
-    sum numeric,
-    min numeric,
-    max numeric
-  )`.execute(db);
+  // The same columns as the buckets (with their NOT NULLs), none of their keys or storage settings.
+  await sql`CREATE TABLE meter_bucket_deltas (LIKE meter_buckets)`.execute(db);
   await sql`CREATE INDEX meter_bucket_deltas_key_idx ON meter_bucket_deltas (meter_id, customer_key, bucket)`.execute(db);
   await sql`DROP INDEX meter_buckets_meter_bucket_idx`.execute(db);
   await sql`CREATE INDEX meter_buckets_meter_bucket_idx ON meter_buckets (meter_id, bucket, customer_key)`.execute(db);

@@ -35,6 +35,19 @@ async function createMeter(name: string, eventName: string, aggregation: Record<
   return response.json<{ id: string }>().id;
 }
 
+/** Batches of events named `name`, each `{n: 1}`, spread over customers `<name>0…` and the first hours of `day`. */
+function unitBatches(name: string, shape: { batches: number; size: number; customers: number; hours: number; day: string }) {
+  return Array.from({ length: shape.batches }, (_, b) =>
+    Array.from({ length: shape.size }, (_, i) => ({
+      name,
+      external_customer_id: `${name}${i % shape.customers}`,
+      external_id: `${name}-${b}-${i}`,
+      timestamp: new Date(`${shape.day}T0${i % shape.hours}:00:00Z`).toISOString(),
+      metadata: { n: 1 },
+    })),
+  );
+}
+
 /** The events a meter's bucket rows count, compacted or not. */
 async function bucketEvents(meter: string): Promise<number> {
   const { rows } = await sql<{ events: string }>`SELECT sum(events) AS events FROM (
@@ -199,15 +212,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
 
   it("counts every event once while compactions race the batches that append deltas", async () => {
     const meter = await createMeter("Compacted", "compact", { func: "sum", property: "n" });
-    const batches = Array.from({ length: 16 }, (_, b) =>
-      Array.from({ length: 30 }, (_, i) => ({
-        name: "compact",
-        external_customer_id: `k${i % 5}`,
-        external_id: `compact-${b}-${i}`,
-        timestamp: at(`2026-03-01T0${i % 3}:00:00Z`),
-        metadata: { n: 1 },
-      })),
-    );
+    const batches = unitBatches("compact", { batches: 16, size: 30, customers: 5, hours: 3, day: "2026-03-01" });
     // Two compaction loops run until the last batch has answered.
     let ingesting = true;
     const compacting = async () => {
@@ -233,15 +238,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
   });
 
   it("counts every event once when its meters are created while batches are being ingested", async () => {
-    const batches = Array.from({ length: 12 }, (_, b) =>
-      Array.from({ length: 40 }, (_, i) => ({
-        name: "race",
-        external_customer_id: `r${i % 4}`,
-        external_id: `race-${b}-${i}`,
-        timestamp: at(`2026-03-02T0${i % 10}:00:00Z`),
-        metadata: { n: 1 },
-      })),
-    );
+    const batches = unitBatches("race", { batches: 12, size: 40, customers: 4, hours: 10, day: "2026-03-02" });
     // Meters created at staggered moments, so that creations land among the batches (each is then
     // fed partly by ingest, partly by its back-fill); some batches are sent twice.
     const creations = [5, 20, 40].map(async (delay, k) => {
