@@ -25,7 +25,7 @@ import { pino } from "pino";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openRuntime } from "../src/runtime.ts";
-import { compactMeterBucketsTask } from "../src/modules/meters/meters.tasks.ts";
+import { compactAllMeterBucketDeltas } from "../src/modules/meters/meters.tasks.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { copyFromText } from "./copy-from.ts";
@@ -206,12 +206,15 @@ const COMPACTION_EVERY_MS = 60_000;
  * then compacts what is left and counts that time in the phase: the rate includes moving every delta
  * the load appended into the buckets (a round shorter than a minute compacts once, at its end).
  */
-async function withCompaction(db: Parameters<typeof compactMeterBucketsTask>[0], load: () => Promise<ClientResult>): Promise<ClientResult> {
-  const timer = setInterval(() => void compactMeterBucketsTask(db), COMPACTION_EVERY_MS);
+async function withCompaction(
+  db: Parameters<typeof compactAllMeterBucketDeltas>[0],
+  load: () => Promise<ClientResult>,
+): Promise<ClientResult> {
+  const timer = setInterval(() => void compactAllMeterBucketDeltas(db), COMPACTION_EVERY_MS);
   const result = await load();
   clearInterval(timer);
   const started = performance.now();
-  await compactMeterBucketsTask(db);
+  await compactAllMeterBucketDeltas(db);
   return { ...result, seconds: result.seconds + (performance.now() - started) / 1000 };
 }
 

@@ -18,7 +18,7 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { compactMeterBucketsTask } from "../src/modules/meters/meters.tasks.ts";
+import { compactAllMeterBucketDeltas } from "../src/modules/meters/meters.tasks.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
@@ -116,7 +116,7 @@ try {
     small: { ...(await meter(small.id)), token: await token(small.id) },
   };
   // The worker moves the back-fill's deltas into the buckets within a minute: measure that steady state.
-  await compactMeterBucketsTask(connection.db);
+  await compactAllMeterBucketDeltas(connection.db);
   await sql`ANALYZE`.execute(connection.db);
   console.log(`back-fill: ${targets.large.backfillSeconds.toFixed(1)} s (large), ${targets.small.backfillSeconds.toFixed(1)} s (small)`);
 

@@ -7,7 +7,7 @@ import { purgeEndedWindows } from "./kit/rate-limit-counters.repository.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
-import { backfillMeterTask, compactMeterBucketsTask } from "./modules/meters/meters.tasks.ts";
+import { backfillMeterTask, compactAllMeterBucketDeltas } from "./modules/meters/meters.tasks.ts";
 import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
@@ -30,7 +30,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
     [TaskName.meterBucketsCompact]: async () => {
-      await compactMeterBucketsTask(deps.db);
+      await compactAllMeterBucketDeltas(deps.db);
     },
     [TaskName.idempotencyPurge]: async () => {
       await purgeExpiredKeys(deps.db, realTime(deps.now));

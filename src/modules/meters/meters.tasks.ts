@@ -1,6 +1,6 @@
+import type { Task } from "graphile-worker";
 import type { Executor } from "../../db/database.ts";
 import { compactMeterBucketDeltas } from "./meter-aggregates.repository.ts";
-import type { Task } from "graphile-worker";
 import type { BackfillPayload, MeterService } from "./meters.service.ts";
 
 const isBackfillPayload = (payload: unknown): payload is BackfillPayload =>
@@ -27,7 +27,7 @@ const COMPACTION_BATCH = 10_000;
  * what a read adds up stays one row per customer and hour plus the last minute's deltas. Returns
  * how many it moved.
  */
-export async function compactMeterBucketsTask(db: Executor): Promise<number> {
+export async function compactAllMeterBucketDeltas(db: Executor): Promise<number> {
   let total = 0;
   for (let moved = COMPACTION_BATCH; moved === COMPACTION_BATCH; total += moved)
     moved = await compactMeterBucketDeltas(db, COMPACTION_BATCH);

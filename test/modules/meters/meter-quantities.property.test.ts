@@ -5,7 +5,7 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { compileFilter } from "../../../src/modules/meters/meter-filter.ts";
 import type { MeterFilter } from "../../../src/modules/meters/meters.schemas.ts";
-import { compactMeterBucketsTask } from "../../../src/modules/meters/meters.tasks.ts";
+import { compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
 import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 /**
@@ -236,7 +236,7 @@ it("answers every aggregation from the pre-aggregates exactly as from the raw ev
         const half = Math.ceil(toIngest.length / 2);
         await ingest(ctx, token, toIngest.slice(0, half));
         // The first half's deltas are compacted: the reads add compacted rows and the second half's deltas.
-        await compactMeterBucketsTask(ctx.deps.db);
+        await compactAllMeterBucketDeltas(ctx.deps.db);
         await ingest(ctx, token, toIngest.slice(half));
         const late = await createMeter();
         for (const q of queries) {
@@ -249,7 +249,7 @@ it("answers every aggregation from the pre-aggregates exactly as from the raw ev
           expect(await answered(late, token, q), `back-filled ${JSON.stringify(q)}`).toEqual(
             await direct(organization.id, meterFilter, agg, q),
           );
-        await compactMeterBucketsTask(ctx.deps.db);
+        await compactAllMeterBucketDeltas(ctx.deps.db);
         for (const q of queries) {
           const expected = await direct(organization.id, meterFilter, agg, q);
           expect(await answered(early, token, q), `compacted ${JSON.stringify(q)}`).toEqual(expected);

@@ -4,7 +4,7 @@ import { badInputTable, tokenRefusals } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createForeignToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { compactMeterBucketsTask } from "../../../src/modules/meters/meters.tasks.ts";
+import { compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
 import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 let ctx: TestContext;
@@ -115,7 +115,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     const before = await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)));
     const deltas = await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", count).execute();
     expect(deltas.length).toBeGreaterThan(0);
-    expect(await compactMeterBucketsTask(ctx.deps.db)).toBeGreaterThanOrEqual(deltas.length);
+    expect(await compactAllMeterBucketDeltas(ctx.deps.db)).toBeGreaterThanOrEqual(deltas.length);
     expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").execute()).toEqual([]);
     const rows = await ctx.deps.db.selectFrom("meter_buckets").select("meter_id").where("meter_id", "=", count).execute();
     expect(rows.length).toBe(5);
@@ -206,7 +206,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     await sql`INSERT INTO meter_bucket_deltas (meter_id, customer_key, bucket, events, "values") VALUES (${gone}, 'e:x', now(), 1, 0)`.execute(
       ctx.deps.db,
     );
-    await compactMeterBucketsTask(ctx.deps.db);
+    await compactAllMeterBucketDeltas(ctx.deps.db);
     expect(await bucketEvents(gone)).toBe(0);
   });
 
@@ -217,7 +217,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     let ingesting = true;
     const compacting = async () => {
       let moved = 0;
-      while (ingesting) moved += await compactMeterBucketsTask(ctx.deps.db);
+      while (ingesting) moved += await compactAllMeterBucketDeltas(ctx.deps.db);
       return moved;
     };
     const loops = [compacting(), compacting()];
@@ -227,7 +227,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(480);
     expect(await bucketEvents(meter)).toBe(480);
     expect((await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" })).total).toBe(480);
-    await compactMeterBucketsTask(ctx.deps.db);
+    await compactAllMeterBucketDeltas(ctx.deps.db);
     const { rows } = await sql<{
       keys: number;
       rows: number;
