@@ -14,6 +14,18 @@ export type { MeterSpec };
 export const customerKey = (alias: string) =>
   sql<string>`CASE WHEN ${sql.ref(`${alias}.customer_id`)} IS NOT NULL THEN 'c:' || ${sql.ref(`${alias}.customer_id`)}::text ELSE 'e:' || coalesce(${sql.ref(`${alias}.external_customer_id`)}, '') END`;
 
+/**
+ * The live customer a key names, in `organization`: by id (`c:`) or by external id (`e:`), each
+ * branch a lookup in its own unique index (one condition over both columns would scan every
+ * customer of the organization for each key).
+ */
+const liveCustomerOfKey = (key: RawBuilder<unknown>, organization: RawBuilder<unknown>) =>
+  sql`SELECT c.id, c.organization_id FROM customers c WHERE c.organization_id = ${organization} AND c.deleted_at IS NULL
+      AND c.id = CASE WHEN ${key} LIKE 'c:%' THEN substr(${key}, 3)::uuid END
+    UNION ALL
+    SELECT c.id, c.organization_id FROM customers c WHERE c.organization_id = ${organization} AND c.deleted_at IS NULL
+      AND c.external_id = CASE WHEN ${key} LIKE 'e:%' THEN substr(${key}, 3) END`;
+
 /** The meter's columns in `meter_events`: whether the event matches it, and what it contributes. */
 const matchColumn = (index: number) => sql.ref(`m${index}`);
 const numericColumn = (index: number) => sql.ref(`v${index}`);
@@ -32,25 +44,36 @@ function meterEvents(meters: readonly MeterSpec[], source: RawBuilder<unknown>, 
     const { numeric, value } = aggregatedValue(meter.aggregation, alias);
     return [
       sql`${meterCondition(meter, alias)} AS ${matchColumn(index)}`,
-      sql`${numeric} AS ${numericColumn(index)}`,
+      ...(numericFunction(meter) ? [sql`${numeric} AS ${numericColumn(index)}`] : []),
       ...(meter.aggregation.func === "unique" ? [sql`${value} AS ${valueColumn(index)}`] : []),
     ];
   });
-  return sql`SELECT ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket, ${sql.join(columns)}
-    FROM ${source} ${sql.ref(alias)}
-    WHERE ${extra} AND (${sql.join(
-      meters.map((meter) => meterCondition(meter, alias)),
+  // Each condition is evaluated once, in the inner select (`OFFSET 0` keeps the planner from merging
+  // it into the outer one, which would evaluate them again); the outer keeps the rows any meter matches.
+  return sql`SELECT * FROM (
+      SELECT ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket, ${sql.join(columns)}
+      FROM ${source} ${sql.ref(alias)} WHERE ${extra} OFFSET 0
+    ) AS per_event WHERE ${sql.join(
+      meters.map((_, index) => matchColumn(index)),
       sql` OR `,
-    )})`;
+    )}`;
 }
+
+/**
+ * Whether the meter reads the numeric columns of its buckets (`values`, `sum`, `min`, `max`): a count
+ * reads `events` only, a unique its value rows (`meter_bucket_values`); theirs stay 0 and null.
+ */
+const numericFunction = (meter: MeterSpec) => meter.aggregation.func !== "count" && meter.aggregation.func !== "unique";
 
 /** Per customer and hour, each meter's partial aggregates (`FILTER`ed to the events it matches). */
 function meterGroups(meters: readonly MeterSpec[]) {
-  const aggregates = meters.flatMap((_, index) => {
+  const aggregates = meters.flatMap((meter, index) => {
     const matches = matchColumn(index);
     const v = numericColumn(index);
+    const events = sql`count(*) FILTER (WHERE ${matches}) AS ${sql.ref(`events${index}`)}`;
+    if (!numericFunction(meter)) return [events];
     return [
-      sql`count(*) FILTER (WHERE ${matches}) AS ${sql.ref(`events${index}`)}`,
+      events,
       sql`count(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`values${index}`)}`,
       sql`sum(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`sum${index}`)}`,
       sql`min(${v}) FILTER (WHERE ${matches}) AS ${sql.ref(`min${index}`)}`,
@@ -62,10 +85,12 @@ function meterGroups(meters: readonly MeterSpec[]) {
 
 /** The groups as one row per (meter, customer, hour) the batch touched. */
 function meterGroupRows(meters: readonly MeterSpec[]) {
-  const perMeter = meters.map(
-    (meter, index) =>
-      sql`(${meter.id}::uuid, ${sql.join(["events", "values", "sum", "min", "max"].map((name) => sql.ref(`g.${name}${index}`)))})`,
-  );
+  const perMeter = meters.map((meter, index) => {
+    const numeric = numericFunction(meter)
+      ? ["values", "sum", "min", "max"].map((name) => sql.ref(`g.${name}${index}`))
+      : [sql`0::bigint`, sql`NULL::numeric`, sql`NULL::numeric`, sql`NULL::numeric`];
+    return sql`(${meter.id}::uuid, ${sql.ref(`g.events${index}`)}, ${sql.join(numeric)})`;
+  });
   return sql`SELECT x.meter_id, g.customer_key, g.bucket, x.events, x."values", x.sum, x.min, x.max
       FROM meter_groups g CROSS JOIN LATERAL (VALUES ${sql.join(perMeter)}) AS x(meter_id, events, "values", sum, min, max)
       WHERE x.events > 0`;
@@ -104,9 +129,9 @@ export const bucketRows = sql`(
  * A key with no bucket row before this statement (its snapshot does not see its own inserts) is a
  * customer's first event of a meter in that hour; only those look for the customer's meter row and
  * create it (activated by its first matching event, as the anchor's), at `now`, so the common case,
- * a key already seen that hour, costs an index probe. Two batches racing on a new key both try, and
- * `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer yet creates
- * nothing (its next new hour will).
+ * a key already seen that hour, costs an index probe per table. Two batches racing on a new key
+ * both try, and `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer
+ * yet creates nothing (its next new hour will).
  */
 export function aggregateCtes(
   meters: readonly MeterSpec[],
@@ -125,21 +150,22 @@ export function aggregateCtes(
     ),
     meter_new_keys AS MATERIALIZED (
       SELECT DISTINCT n.meter_id, n.customer_key FROM meter_group_rows n
-      WHERE NOT EXISTS (SELECT 1 FROM ${bucketRows} o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
+      WHERE NOT EXISTS (SELECT 1 FROM meter_buckets o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
+        AND NOT EXISTS (SELECT 1 FROM meter_bucket_deltas o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
     ),
     customer_meter_activation AS (
       INSERT INTO customer_meters (organization_id, customer_id, meter_id, created_at)
       SELECT DISTINCT c.organization_id, c.id, n.meter_id, ${now}::timestamptz
       FROM meter_new_keys n JOIN meters m ON m.id = n.meter_id
-      JOIN customers c ON c.organization_id = m.organization_id AND c.deleted_at IS NULL AND CASE
-        WHEN n.customer_key LIKE 'c:%' THEN c.id = substr(n.customer_key, 3)::uuid ELSE c.external_id = substr(n.customer_key, 3) END
+      CROSS JOIN LATERAL (${liveCustomerOfKey(sql.ref("n.customer_key"), sql.ref("m.organization_id"))}) c
       ORDER BY c.id, n.meter_id
       ON CONFLICT (customer_id, meter_id) DO NOTHING
     )${
       valueRows
         ? sql`, meter_value_upsert AS (
       INSERT INTO meter_bucket_values (meter_id, customer_key, bucket, value)
-      SELECT DISTINCT meter_id, customer_key, bucket, value FROM (${valueRows}) AS v ORDER BY meter_id, customer_key, bucket, value
+      SELECT meter_id, customer_key, bucket, value FROM (${valueRows}) AS v
+      GROUP BY meter_id, customer_key, bucket, value ORDER BY meter_id, customer_key, bucket, value
       ON CONFLICT DO NOTHING
     )`
         : sql``
