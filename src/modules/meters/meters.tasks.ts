@@ -1,4 +1,5 @@
 import type { Task } from "graphile-worker";
+import { TaskName } from "../../jobs/task-names.ts";
 import type { Executor } from "../../db/database.ts";
 import { compactMeterBucketDeltas } from "./meter-aggregates.repository.ts";
 import type { BackfillPayload, MeterService } from "./meters.service.ts";
@@ -22,10 +23,20 @@ export const backfillMeterTask =
 const COMPACTION_BATCH = 10_000;
 
 /**
- * Moves the deltas ingest appended into the meters' buckets (every minute; docs/decisions.md,
- * "Meters: deltas appended, then compacted"), `COMPACTION_BATCH` at a time until none is left, so
- * what a read adds up stays one row per customer and hour plus the last minute's deltas. Returns
- * how many it moved.
+ * How long after a compaction the next one runs. Short, so a read adds up a few seconds of deltas
+ * at most and the work runs alongside ingest rather than piling up; the work per delta does not
+ * depend on it, and a run with nothing to move is one empty delete.
+ */
+export const COMPACTION_INTERVAL_MS = 5_000;
+
+/** The key that keeps one compaction pending at a time, whichever of the chain and the crontab added it. */
+export const COMPACTION_JOB_KEY = "meters:compact";
+
+/**
+ * Moves the deltas ingest appended into the meters' buckets (docs/decisions.md, "Meters: deltas
+ * appended, then compacted"), `COMPACTION_BATCH` at a time until none is left, so what a read adds
+ * up stays one row per customer and hour plus the last few seconds' deltas. Returns how many it
+ * moved.
  */
 export async function compactAllMeterBucketDeltas(db: Executor): Promise<number> {
   let total = 0;
@@ -33,3 +44,26 @@ export async function compactAllMeterBucketDeltas(db: Executor): Promise<number>
     moved = await compactMeterBucketDeltas(db, COMPACTION_BATCH);
   return total;
 }
+
+/**
+ * The `meters:compact` task: compacts, then schedules the next run `COMPACTION_INTERVAL_MS` later
+ * under `COMPACTION_JOB_KEY`, a chain graphile-worker's minute-grained crontab cannot express. The
+ * crontab adds the same key every minute (keeping a pending run's time), so a chain broken by a
+ * failure or a stopped worker starts again within a minute, and there is never more than one.
+ * Paced by the machine's clock, as the webhook retries: it is upkeep, not anything billed by time.
+ */
+export const compactMeterBucketsTask =
+  (db: Executor): Task =>
+  async (_payload, helpers) => {
+    await compactAllMeterBucketDeltas(db);
+    await helpers.addJob(
+      TaskName.meterBucketsCompact,
+      {},
+      {
+        runAt: new Date(Date.now() + COMPACTION_INTERVAL_MS),
+        jobKey: COMPACTION_JOB_KEY,
+        jobKeyMode: "preserve_run_at",
+        maxAttempts: 1,
+      },
+    );
+  };

@@ -4,7 +4,10 @@ import { badInputTable, tokenRefusals } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createForeignToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
+import { parseCrontab, quickAddJob, runOnce } from "graphile-worker";
+import { TaskName } from "../../../src/jobs/task-names.ts";
+import { COMPACTION_INTERVAL_MS, COMPACTION_JOB_KEY, compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
+import { crontab, taskList } from "../../../src/tasks.ts";
 import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 let ctx: TestContext;
@@ -208,6 +211,39 @@ describe("GET /v1/meters/{id}/quantities", () => {
     );
     await compactAllMeterBucketDeltas(ctx.deps.db);
     expect(await bucketEvents(gone)).toBe(0);
+  });
+
+  it("is compacted by the meters:compact job, which schedules its next run a few seconds later, one at a time", async () => {
+    const meter = await createMeter("Chained", "chained", { func: "count" });
+    const batches = unitBatches("chained", { batches: 1, size: 12, customers: 3, hours: 2, day: "2026-03-01" });
+    await ingest(ctx, token, batches[0]!);
+    expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", meter).execute()).not.toEqual([]);
+    const pool = { pgPool: ctx.database.pool };
+    const pending = async () =>
+      (
+        await sql<{ key: string | null; run_at: Date; locked_at: Date | null; now: Date }>`SELECT j.key, j.run_at, j.locked_at, now() AS now
+          FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+          WHERE t.identifier = ${TaskName.meterBucketsCompact}`.execute(ctx.deps.db)
+      ).rows;
+    await quickAddJob(pool, TaskName.meterBucketsCompact, {}, { jobKey: COMPACTION_JOB_KEY });
+    await runOnce({
+      ...pool,
+      taskList: { [TaskName.meterBucketsCompact]: taskList(ctx.deps, ctx.services)[TaskName.meterBucketsCompact]! },
+    });
+    expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", meter).execute()).toEqual([]);
+    expect(await bucketEvents(meter)).toBe(12);
+    const [next, ...others] = await pending();
+    expect(others).toEqual([]);
+    expect(next).toMatchObject({ key: COMPACTION_JOB_KEY, locked_at: null });
+    const delay = next!.run_at.getTime() - next!.now.getTime();
+    expect(delay).toBeGreaterThan(COMPACTION_INTERVAL_MS - 2_000);
+    expect(delay).toBeLessThanOrEqual(COMPACTION_INTERVAL_MS);
+    // The crontab's minutely add (same key, the pending run's time kept) leaves the one chained run.
+    const cron = parseCrontab(crontab).find((item) => item.task === TaskName.meterBucketsCompact)!;
+    expect(cron.match({ min: 7, hour: 3, date: 14, month: 3, dow: 2 })).toBe(true);
+    await quickAddJob(pool, TaskName.meterBucketsCompact, {}, { jobKey: cron.options.jobKey!, jobKeyMode: cron.options.jobKeyMode! });
+    expect(await pending()).toEqual([expect.objectContaining({ key: COMPACTION_JOB_KEY, run_at: next!.run_at })]);
+    await sql`SELECT graphile_worker.remove_job(${COMPACTION_JOB_KEY})`.execute(ctx.deps.db);
   });
 
   it("counts every event once while compactions race the batches that append deltas", async () => {
