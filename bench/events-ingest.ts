@@ -26,7 +26,8 @@ import { pino } from "pino";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openRuntime } from "../src/runtime.ts";
-import { COMPACTION_INTERVAL_MS, compactAllMeterBucketDeltas } from "../src/modules/meters/meters.tasks.ts";
+import { AGGREGATION_INTERVAL_MS, aggregateMeterEvents } from "../src/modules/meters/meters.tasks.ts";
+import { createMeterService } from "../src/modules/meters/meters.service.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { copyFromText } from "./copy-from.ts";
@@ -140,6 +141,7 @@ async function main() {
       console.error(`meters: ${ROUNDS} rounds of ${DURATION_S / ROUNDS} s HTTP without meters, with three, then COPY`);
       await child("load", { url, token, seconds: WARMUP_S });
       const meterRounds: MeterRound[] = [];
+      const meterService = createMeterService(deps);
       const removeMeters = () => sql`DELETE FROM meters WHERE organization_id = ${organization.id}`.execute(deps.db);
       const loadWithout = async () => {
         await removeMeters();
@@ -148,7 +150,10 @@ async function main() {
       const loadWithThree = async () => {
         await removeMeters();
         await createMeters(url, token);
-        return withCompaction(deps.db, () => child("load", { url, token, seconds: DURATION_S / ROUNDS }));
+        return withAggregation(
+          () => aggregateMeterEvents(deps.db, meterService),
+          () => child("load", { url, token, seconds: DURATION_S / ROUNDS }),
+        );
       };
       for (let round = 0; round < ROUNDS; round += 1) {
         // The table grows through the run: alternating which goes first keeps that from favouring either.
@@ -211,21 +216,19 @@ async function main() {
 }
 
 /**
- * Runs a load while the meters' deltas are compacted as the worker's chain does (a compaction, then
- * the next one `COMPACTION_INTERVAL_MS` after it ends), then finishes any compaction under way and
- * compacts what is left, counting that time in the phase: the rate includes moving every delta the
- * load appended into the buckets.
+ * Runs a load while the meters' upkeep runs as the worker's chain does (an aggregation of the events
+ * ingested since the last one and a compaction of its deltas, then the next one
+ * `AGGREGATION_INTERVAL_MS` after it ends), then finishes the run under way and does one more,
+ * counting that time in the phase: the rate includes adding every event the load ingested to the
+ * buckets.
  */
-async function withCompaction(
-  db: Parameters<typeof compactAllMeterBucketDeltas>[0],
-  load: () => Promise<ClientResult>,
-): Promise<ClientResult> {
+async function withAggregation(upkeep: () => Promise<void>, load: () => Promise<ClientResult>): Promise<ClientResult> {
   const stop = new AbortController();
   const chain = (async () => {
     try {
       for (;;) {
-        await sleep(COMPACTION_INTERVAL_MS, undefined, { signal: stop.signal });
-        await compactAllMeterBucketDeltas(db);
+        await sleep(AGGREGATION_INTERVAL_MS, undefined, { signal: stop.signal });
+        await upkeep();
       }
     } catch (error) {
       if (!stop.signal.aborted) throw error;
@@ -235,7 +238,7 @@ async function withCompaction(
   const started = performance.now();
   stop.abort();
   await chain;
-  await compactAllMeterBucketDeltas(db);
+  await upkeep();
   return { ...result, seconds: result.seconds + (performance.now() - started) / 1000 };
 }
 
@@ -279,8 +282,8 @@ function renderMeters(rounds: MeterRound[]): string {
   return `### Ingest with three meters matching every event
 
 Each round: HTTP with no meter and HTTP with three meters (count, sum of \`tokens\`, unique \`route\`, each
-matching every event: the statement that inserts the batch appends its partial aggregates to the
-deltas, which a compaction moves into the buckets ${COMPACTION_INTERVAL_MS / 1000} s after the previous one ends, as the worker's chain does,
+matching every event: an aggregation adds the events ingested since the previous one to the meters'
+deltas and a compaction moves those into the buckets, ${AGGREGATION_INTERVAL_MS / 1000} s after the previous run ends, as the worker's chain does,
 and once more at the end of the load, inside the measured time), no meter first in odd rounds and three
 meters first in even ones (the table grows through the run, so a fixed order would favour whichever goes
 first), then COPY. Every event of a batch falls in the same hour and one

@@ -7,7 +7,7 @@ import { purgeEndedWindows } from "./kit/rate-limit-counters.repository.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";
-import { COMPACTION_JOB_KEY, backfillMeterTask, compactMeterBucketsTask } from "./modules/meters/meters.tasks.ts";
+import { AGGREGATION_JOB_KEY, aggregateMeterEventsTask, backfillMeterTask } from "./modules/meters/meters.tasks.ts";
 import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
@@ -29,7 +29,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
-    [TaskName.meterBucketsCompact]: compactMeterBucketsTask(deps.db),
+    [TaskName.meterEventsAggregate]: aggregateMeterEventsTask(deps.db, services.meters),
     [TaskName.idempotencyPurge]: async () => {
       await purgeExpiredKeys(deps.db, realTime(deps.now));
     },
@@ -47,8 +47,8 @@ export function taskList(deps: Deps, services: Services): TaskList {
 /** Recurring tasks, in graphile-worker's crontab syntax: one process enqueues each tick, whatever runs. */
 export const crontab = [
   `* * * * * ${TaskName.subscriptionsSweep} ?max=1`,
-  // Restarts the compaction's own chain (every few seconds) should it have stopped; a pending run keeps its time.
-  `* * * * * ${TaskName.meterBucketsCompact} ?max=1&jobKey=${COMPACTION_JOB_KEY}&jobKeyMode=preserve_run_at`,
+  // Restarts the aggregation's own chain (every few seconds) should it have stopped; a pending run keeps its time.
+  `* * * * * ${TaskName.meterEventsAggregate} ?max=1&jobKey=${AGGREGATION_JOB_KEY}&jobKeyMode=preserve_run_at`,
   `17 * * * * ${TaskName.idempotencyPurge} ?max=1`,
   `41 * * * * ${TaskName.eventPartitions} ?max=1`,
   `47 * * * * ${TaskName.rateLimitPurge} ?max=1`,

@@ -23,8 +23,8 @@ export const TaskName = {
   customerStateChanged: "customers.state_changed",
   /** Adds the events ingested before a meter's definition to its pre-aggregates. */
   meterBackfill: "meters.backfill",
-  /** Moves the meter bucket deltas ingest appended into one row per meter, customer and hour (every minute; a crontab task, hence the `:`). */
-  meterBucketsCompact: "meters:compact",
+  /** Adds the events ingested since the last run to the meters' buckets, then compacts their deltas (every few seconds; a crontab task restarts the chain, hence the `:`). */
+  meterEventsAggregate: "meters:aggregate",
   /** Deletes Idempotency-Key records past their 24 hours (hourly; a crontab task, hence the `:`). */
   idempotencyPurge: "idempotency:purge",
   /** Deletes shared rate-limit counters whose window has ended (hourly; `RATE_LIMIT_STORE=postgres` writes them). */

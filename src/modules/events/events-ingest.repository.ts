@@ -3,7 +3,6 @@ import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { arrayElements } from "../../db/array-literal.ts";
 import { mapSlices } from "../../kit/slices.ts";
-import { aggregateCtes, type MeterSpec } from "../meters/meter-aggregates.repository.ts";
 
 // The write side of events: batches inserted with their duplicates skipped.
 
@@ -79,18 +78,11 @@ export const prepareEventColumns = columnArrays;
  * external id wait on each other's key, so each id is claimed exactly once; claims go in ordered by
  * that key so that two batches sharing ids lock them in the same order and cannot deadlock.
  *
- * With meters, the same statement adds the inserted rows, and only those (a skipped duplicate is
- * not returned), to the meters' pre-aggregates. `ingested_at` is the clock after the caller took the
- * meter definitions' shared lock (meter-aggregates.repository.ts), once for the batch; a customer's
- * first event of a meter creates its customer meter, dated `now`.
+ * `ingested_at` is the clock once for the batch, read after the caller took the organizations'
+ * shared ingest lock: the meters aggregate the events by it, after their commit
+ * (meter-aggregates.repository.ts).
  */
-export async function insertEvents(
-  db: Executor,
-  columns: EventColumns,
-  skipDuplicates: boolean,
-  meters: readonly MeterSpec[],
-  now: Date,
-): Promise<number> {
+export async function insertEvents(db: Executor, columns: EventColumns, skipDuplicates: boolean): Promise<number> {
   const [
     organizationIds,
     customerIds,
@@ -121,12 +113,7 @@ export async function insertEvents(
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM batch r
     ${skipDuplicates ? sql`WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)` : sql``}`;
-  if (meters.length === 0) return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
-  const { rows } = await sql<{ inserted: number }>`WITH ${claims}, inserted AS (
-      ${insert} RETURNING organization_id, customer_id, external_customer_id, name, source, "timestamp", metadata
-    )${aggregateCtes(meters, sql`inserted`, "i", now)}
-    SELECT count(*)::int AS inserted FROM inserted`.execute(db);
-  return rows[0]?.inserted ?? 0;
+  return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
 }
 
 /** Organization of each live (not deleted) customer among `ids`, in one query. */

@@ -18,7 +18,7 @@ import {
   prepareEventColumns,
   type EventInsert,
 } from "./events-ingest.repository.ts";
-import { meterSpecsForIngest } from "../meters/meter-aggregates.repository.ts";
+import { lockIngestShared } from "../meters/meter-aggregates.repository.ts";
 import type {
   Event,
   EventCreate,
@@ -128,17 +128,19 @@ export function createEventService(deps: Deps) {
   }
 
   /**
-   * Stores the rows and adds them to their organizations' meters, in one transaction that holds the
-   * meter definitions' shared lock; a batch meeting a known external id goes again skipping duplicates.
+   * Stores the rows in one transaction that holds their organizations' shared ingest lock (the
+   * meters' aggregation cuts wait for it: meter-aggregates.repository.ts); a batch meeting a known
+   * external id goes again skipping duplicates.
    */
-  async function storeWithMeters(rows: readonly EventInsert[]): Promise<number> {
+  async function store(rows: readonly EventInsert[]): Promise<number> {
     if (rows.length === 0) return 0;
     const columns = await prepareEventColumns(rows);
     const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
     const attempt = (skipDuplicates: boolean) =>
-      db
-        .transaction()
-        .execute(async (trx) => insertEvents(trx, columns, skipDuplicates, await meterSpecsForIngest(trx, organizationIds), deps.now()));
+      db.transaction().execute(async (trx) => {
+        await lockIngestShared(trx, organizationIds);
+        return insertEvents(trx, columns, skipDuplicates);
+      });
     try {
       return await attempt(false);
     } catch (error) {
@@ -182,7 +184,7 @@ export function createEventService(deps: Deps) {
       const rows = dropRepeatedExternalIds(
         await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
       );
-      const inserted = await storeWithMeters(rows);
+      const inserted = await store(rows);
       return { inserted, duplicates: body.events.length - inserted };
     },
 

@@ -1,14 +1,13 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
-import { findMetersOfOrganizations } from "./meters.repository.ts";
-import { toMeterSpec } from "./meters.mapper.ts";
-import type { MeterSpec } from "./meters.table.ts";
+import type { MeterRow, MeterSpec } from "./meters.table.ts";
 
 export type { MeterSpec };
 
-// The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written by ingest in
-// the statement that inserts the events, and by the back-fill; the quantities read them.
+// The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written after ingest
+// by the `meters:aggregate` job (docs/decisions.md, "Meters: aggregated after ingest") and by the
+// back-fill; the quantities read them, plus the events ingested since a meter's `aggregated_until`.
 
 /** The customer an event names, as the buckets key it: `c:<customer id>` or `e:<external id>`. */
 export const customerKey = (alias: string) =>
@@ -109,6 +108,28 @@ function meterValueRows(meters: readonly MeterSpec[]) {
   return parts.length === 0 ? null : sql.join(parts, sql` UNION ALL `);
 }
 
+/** What a read needs of a meter: its definition and where its buckets end. */
+export type MeterState = MeterSpec & Pick<MeterRow, "backfilled_at" | "backfill_cut" | "aggregated_until">;
+
+/**
+ * The events of a meter that no bucket holds yet, which a read adds raw: those ingested since its
+ * last aggregation, and, while its back-fill is pending, those ingested before its cut. Both are
+ * read from the meter's row by the reading statement itself, in the snapshot it reads the buckets
+ * in, so they agree whatever the caller's isolation and whatever committed since the caller read
+ * the row. The caller's `aggregated_until` is repeated as a constant for the planner (a subquery's
+ * value is unknown when it plans): it only moves on, so the caller's is never later than the
+ * statement's, and the condition on both is the statement's alone.
+ */
+export function unaggregatedEvents(meter: MeterState, alias: string): RawBuilder<SqlBool> {
+  const ingestedAt = sql.ref(`${alias}.ingested_at`);
+  const row = (column: string, where: RawBuilder<unknown> = sql``) =>
+    sql`(SELECT ${sql.ref(`m.${column}`)} FROM meters m WHERE m.id = ${meter.id}::uuid ${where})`;
+  const sinceAggregation = sql<SqlBool>`(${ingestedAt} >= ${meter.aggregated_until}::timestamptz AND ${ingestedAt} >= ${row("aggregated_until")})`;
+  if (meter.backfilled_at !== null) return sinceAggregation;
+  // A back-fill done since the caller read the row leaves no cut: `< NULL` keeps nothing.
+  return sql<SqlBool>`(${sinceAggregation} OR ${ingestedAt} < ${row("backfill_cut", sql`AND m.backfilled_at IS NULL`)})`;
+}
+
 /**
  * Every bucket row of the meters: the compacted ones and the deltas appended since (docs/decisions.md,
  * "Meters: deltas appended, then compacted"). A key may have several rows; every read adds them up.
@@ -201,10 +222,41 @@ export async function compactMeterBucketDeltas(db: Executor, limit: number): Pro
   return rows[0]?.moved ?? 0;
 }
 
+/** Adds the events `range` selects to the meters' buckets, in one statement. */
+const aggregateEvents = (db: Executor, meters: readonly MeterSpec[], range: RawBuilder<SqlBool>, now: Date) =>
+  sql`WITH source AS (SELECT 1)${aggregateCtes(meters, sql`events`, "e", now, range)} SELECT 1`.execute(db);
+
 /** Adds the meter's events ingested before its cut to its buckets (the back-fill); one statement. */
 export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, now: Date): Promise<void> {
-  await sql`WITH source AS (SELECT 1)${aggregateCtes([meter], sql`events`, "e", now, sql<SqlBool>`e.ingested_at < ${cut}`)}
-    SELECT 1`.execute(db);
+  await aggregateEvents(db, [meter], sql<SqlBool>`e.organization_id = ${meter.organization_id}::uuid AND e.ingested_at < ${cut}`, now);
+}
+
+/**
+ * Adds the events of the meters' organization ingested in [`from`, `until`) to their buckets, in one
+ * statement: one scan of those events (through `events (organization_id, ingested_at)`) for all of
+ * the meters, whose deltas the compaction then moves as any others.
+ */
+export async function aggregateIngestedEvents(
+  db: Executor,
+  organizationId: string,
+  meters: readonly MeterSpec[],
+  from: Date,
+  until: Date,
+  now: Date,
+): Promise<void> {
+  await aggregateEvents(
+    db,
+    meters,
+    sql<SqlBool>`e.organization_id = ${organizationId}::uuid AND e.ingested_at >= ${from} AND e.ingested_at < ${until}`,
+    now,
+  );
+}
+
+/** The organizations that have events ingested since one of their meters' `aggregated_until`: one index probe per meter. */
+export async function organizationsWithUnaggregatedEvents(db: Executor): Promise<string[]> {
+  const { rows } = await sql<{ organization_id: string }>`SELECT DISTINCT m.organization_id FROM meters m
+    WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = m.organization_id AND e.ingested_at >= m.aggregated_until)`.execute(db);
+  return rows.map((row) => row.organization_id);
 }
 
 /** Whether any event has reached the meter's buckets. */
@@ -215,37 +267,35 @@ export async function meterHasBuckets(db: Executor, meterId: string): Promise<bo
   return rows[0]?.found ?? false;
 }
 
-/** Whether any event ingested before `cut` matches the meter (what its back-fill will add). */
-export async function meterHasEventsBefore(db: Executor, meter: MeterSpec, cut: Date): Promise<boolean> {
+/** Whether any event ingested in [`from`, `until`) (either end open when null) matches the meter. */
+export async function meterHasEventsIngested(db: Executor, meter: MeterSpec, from: Date | null, until: Date | null): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`SELECT EXISTS (
-      SELECT 1 FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND e.ingested_at < ${cut} AND ${compileFilter(meter.filter, "e")}
+      SELECT 1 FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid
+        AND ${from === null ? sql`true` : sql`e.ingested_at >= ${from}`} AND ${until === null ? sql`true` : sql`e.ingested_at < ${until}`}
+        AND ${compileFilter(meter.filter, "e")}
     ) AS found`.execute(db);
   return rows[0]?.found ?? false;
 }
 
 /**
- * Serialises meter definitions against ingest, per organization: ingest holds the shared lock from
- * reading the organization's meters to its commit, a meter's creation or new definition the
- * exclusive one. So every event is either aggregated by its ingest or older than the meter's cut.
+ * Orders an organization's ingest against its cuts (a meter's creation or new definition, an
+ * aggregation's range): ingest holds the shared lock from before it dates its events to its
+ * commit, a cut takes the exclusive one. Once that is granted, every event dated before the cut's
+ * clock is committed, and every event dated after it is ingested after it: a range of
+ * `ingested_at` closed by a cut never gains an event.
  */
 const lockKey = (organizationId: string) => sql`hashtextextended(${`meters:${organizationId}`}, 0)`;
 
-export async function lockMeterDefinitionsShared(db: Executor, organizationIds: readonly string[]): Promise<void> {
+export async function lockIngestShared(db: Executor, organizationIds: readonly string[]): Promise<void> {
   for (const id of [...new Set(organizationIds)].sort()) await sql`SELECT pg_advisory_xact_lock_shared(${lockKey(id)})`.execute(db);
 }
 
-export async function lockMeterDefinitions(db: Executor, organizationId: string): Promise<void> {
+export async function lockIngestExclusive(db: Executor, organizationId: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${lockKey(organizationId)})`.execute(db);
 }
 
-/** The instant, after the exclusive lock, that separates back-filled events from ingested ones. */
+/** The instant, after the exclusive lock, that closes a range of `ingested_at` (see the locks above). */
 export async function cutInstant(db: Executor): Promise<Date> {
   const { rows } = await sql<{ at: Date }>`SELECT clock_timestamp() AS at`.execute(db);
   return rows[0]!.at;
-}
-
-/** The meters an ingest batch feeds, read under the shared lock (held until the batch commits). */
-export async function meterSpecsForIngest(db: Executor, organizationIds: readonly string[]): Promise<MeterSpec[]> {
-  await lockMeterDefinitionsShared(db, organizationIds);
-  return (await findMetersOfOrganizations(db, organizationIds)).map(toMeterSpec);
 }

@@ -1,9 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import { bucketRows, customerKey } from "./meter-aggregates.repository.ts";
+import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
-import type { MeterRow } from "./meters.table.ts";
 
 /** A window of event timestamps: from `since` (all time when null) to before `until` (no end when null). */
 export interface ConsumptionWindow {
@@ -14,11 +13,11 @@ export interface ConsumptionWindow {
 /**
  * The meter's function over a customer's events in a window, as a numeric SQL expression: the
  * whole hours inside it from the buckets, plus the raw events of the (at most two) hours its edges
- * cut, plus, while the meter's back-fill is pending, the raw events ingested before its cut (they
- * are not in the buckets yet). The cost follows the customer's hours, never the number of events
+ * cut, plus the raw events of the whole hours that no bucket holds yet (`unaggregatedEvents`). The
+ * cost follows the customer's hours and the last seconds' events, never the number of events
  * (docs/decisions.md, "Customer meters and credits").
  */
-function consumption(meter: MeterRow, keys: readonly string[], window: ConsumptionWindow): RawBuilder<unknown> {
+function consumption(meter: MeterState, keys: readonly string[], window: ConsumptionWindow): RawBuilder<unknown> {
   const { numeric, value } = aggregatedValue(meter.aggregation, "e");
   const firstWhole: RawBuilder<Date> =
     window.since === null
@@ -27,17 +26,13 @@ function consumption(meter: MeterRow, keys: readonly string[], window: Consumpti
   // The whole hours end where the hour of `until` starts, never before they begin (a window inside one hour has none).
   const wholeEnd: RawBuilder<Date> =
     window.until === null ? sql`'infinity'::timestamptz` : sql`greatest(${firstWhole}, date_trunc('hour', ${window.until}::timestamptz))`;
-  const pending = meter.backfilled_at === null ? meter.backfill_cut : null;
   const head =
     window.since === null
       ? sql`false`
       : sql`(e."timestamp" >= ${window.since}::timestamptz AND e."timestamp" < least(${firstWhole}, ${window.until ?? "infinity"}::timestamptz))`;
   const tail = window.until === null ? sql`false` : sql`(e."timestamp" >= ${wholeEnd} AND e."timestamp" < ${window.until}::timestamptz)`;
-  const backfill =
-    pending === null
-      ? sql`false`
-      : sql`(e.ingested_at < ${pending}::timestamptz AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
-  const rawScope: RawBuilder<SqlBool> = sql`(${head} OR ${tail} OR ${backfill})`;
+  const unaggregated = sql`(${unaggregatedEvents(meter, "e")} AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
+  const rawScope: RawBuilder<SqlBool> = sql`(${head} OR ${tail} OR ${unaggregated})`;
   const raw = sql`SELECT e.* FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
     AND ${rawScope} AND ${compileFilter(meter.filter, "e")}`;
   const buckets = sql`b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole} AND b.bucket < ${wholeEnd}`;
@@ -50,14 +45,10 @@ function consumption(meter: MeterRow, keys: readonly string[], window: Consumpti
   return sql`SELECT ${meterQuantity(meter.aggregation.func)} AS quantity FROM (${rows}) r`;
 }
 
-/**
- * What a customer consumed of a meter in a window, as one number (what the customer meters show).
- * Read it in a repeatable-read transaction with the meter row, as the quantities do, so a back-fill
- * committing in between is neither counted twice nor missed.
- */
+/** What a customer consumed of a meter in a window, as one number (what the customer meters show). */
 export async function consumedUnits(
   db: Executor,
-  meter: MeterRow,
+  meter: MeterState,
   customerKeys: readonly string[],
   window: ConsumptionWindow,
 ): Promise<number> {
@@ -71,7 +62,7 @@ export async function consumedUnits(
 /** The same as an exact decimal string (the `numeric` as text): what billing subtracts credits with. */
 export async function consumedUnitsExact(
   db: Executor,
-  meter: MeterRow,
+  meter: MeterState,
   customerKeys: readonly string[],
   window: ConsumptionWindow,
 ): Promise<string> {

@@ -1,15 +1,13 @@
 import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import { metadataMatches, type MetadataFilter } from "../../kit/pagination.ts";
-import { bucketRows, customerKey, type MeterSpec } from "./meter-aggregates.repository.ts";
+import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
 import type { AggregationFunction } from "./meters.schemas.ts";
 
 export interface QuantitiesRequest {
-  meter: MeterSpec;
-  /** Events ingested before this instant are not in the buckets yet (back-fill pending); null when they are. */
-  pendingCut: Date | null;
+  meter: MeterState;
   start: Date;
   end: Date;
   interval: TimeInterval;
@@ -78,8 +76,9 @@ function acrossCustomers(func: AggregationFunction): RawBuilder<number> {
  *   offset is whole hours), read from the pre-aggregates;
  * - split hours: an hour an interval boundary cuts (zones with 30- or 45-minute offsets) is read
  *   from the raw events of that hour only, found near each boundary;
- * - while the back-fill is pending, the events ingested before the cut are read raw; with a
- *   `metadata` filter (which no pre-aggregate can answer) every event of the range is read raw.
+ * - the events no bucket holds yet (`unaggregatedEvents`: ingested since the meter's last
+ *   aggregation, or before the cut of its pending back-fill) are read raw; with a `metadata` filter
+ *   (which no pre-aggregate can answer) every event of the range is read raw.
  */
 export async function meterQuantities(db: Executor, request: QuantitiesRequest): Promise<QuantityRow[]> {
   const { meter, timezone: tz, interval } = request;
@@ -101,19 +100,23 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
     ? sql`UNION SELECT h FROM (VALUES (${within.from}::timestamptz), (${within.to}::timestamptz)) edges (t), date_trunc('hour', t) h WHERE h <> t`
     : sql``;
 
+  const unaggregated = unaggregatedEvents(meter, "e");
+  // The split hours are read on their own (through the timestamp index) but while a back-fill is
+  // pending, whose raw events span the range anyway; they leave the unaggregated events to the range.
+  const splitApart = request.metadata === null && meter.backfilled_at !== null;
   const rawScope: RawBuilder<SqlBool> =
     request.metadata !== null
       ? sql`true`
-      : request.pendingCut !== null
-        ? sql`(e.ingested_at < ${request.pendingCut} OR date_trunc('hour', e."timestamp") IN (SELECT h FROM split))`
-        : sql`false`;
+      : splitApart
+        ? unaggregated
+        : sql`(${unaggregated} OR date_trunc('hour', e."timestamp") IN (SELECT h FROM split))`;
   const metadataMatch =
     request.metadata === null ? sql<SqlBool>`true` : metadataMatches(expressionBuilder<Database, never>(), "e.metadata", request.metadata);
   const rawEvents = sql`SELECT e.* FROM events e, span
       WHERE e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= span.lo AND e."timestamp" < span.hi AND ${rawScope}
     UNION ALL
     SELECT e.* FROM split JOIN events e ON e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= split.h AND e."timestamp" < split.h + interval '1 hour'
-      WHERE ${request.metadata === null && request.pendingCut === null ? sql`true` : sql`false`}`;
+      WHERE ${splitApart ? sql`NOT ${unaggregated}` : sql`false`}`;
   const rawFilter = sql<SqlBool>`${compileFilter(meter.filter, "e")} AND ${metadataMatch} AND ${rawWithin} ${keys === null ? sql`` : sql`AND ${customerKey("e")} = ANY(${keys}::text[])`}`;
   const bucketWhere = (table: string) =>
     sql<SqlBool>`${sql.ref(`${table}.meter_id`)} = ${meter.id}::uuid AND ${sql.ref(`${table}.bucket`)} >= span.lo AND ${sql.ref(`${table}.bucket`)} < span.hi

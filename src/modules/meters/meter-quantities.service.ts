@@ -5,7 +5,6 @@ import type { MeterQuantitiesQuery, TimeInterval } from "./meter-inputs.schemas.
 import { meterQuantities } from "./meter-quantities.repository.ts";
 import { customerKeysOf, findMeter, knownTimeZones } from "./meters.repository.ts";
 import type { MeterQuantities } from "./meters.schemas.ts";
-import { toMeterSpec } from "./meters.mapper.ts";
 
 const DAY_MS = 86_400_000;
 /** The longest range per interval, in days, as the anchor bounds it (at most a few thousand points). */
@@ -43,8 +42,8 @@ export function createMeterQuantityService(deps: Deps) {
   const { db } = deps;
   return {
     /**
-     * Quantities from the pre-aggregates, read with the meter's back-fill state in one snapshot
-     * (repeatable read): the events before the cut are read raw exactly while they are not in the buckets.
+     * Quantities from the pre-aggregates and the raw events no bucket holds yet, in one statement
+     * that reads which those are itself (`unaggregatedEvents`).
      */
     async quantities(id: string, query: MeterQuantitiesQuery, allowed: OrganizationScope): Promise<MeterQuantities> {
       const meter = await findMeter(db, id, allowed);
@@ -61,23 +60,16 @@ export function createMeterQuantityService(deps: Deps) {
       const externalIds = query.external_customer_id ?? [];
       const customerKeys =
         customerIds.length + externalIds.length === 0 ? null : await customerKeysOf(db, meter.organization_id, customerIds, externalIds);
-      const rows = await db
-        .transaction()
-        .setIsolationLevel("repeatable read")
-        .execute(async (trx) => {
-          const current = (await findMeter(trx, id, null))!;
-          return meterQuantities(trx, {
-            meter: toMeterSpec(current),
-            pendingCut: current.backfilled_at === null ? current.backfill_cut : null,
-            start,
-            end,
-            interval: query.interval,
-            timezone,
-            customerKeys,
-            metadata: query.metadata && Object.keys(query.metadata).length > 0 ? query.metadata : null,
-            customerFunction: query.customer_aggregation_function ?? null,
-          });
-        });
+      const rows = await meterQuantities(db, {
+        meter,
+        start,
+        end,
+        interval: query.interval,
+        timezone,
+        customerKeys,
+        metadata: query.metadata && Object.keys(query.metadata).length > 0 ? query.metadata : null,
+        customerFunction: query.customer_aggregation_function ?? null,
+      });
       return {
         quantities: rows.map((row) => ({ timestamp: row.timestamp.toISOString(), quantity: row.quantity })),
         total: rows[0]?.total ?? 0,

@@ -23,11 +23,18 @@ export const findMeterForUpdate = (db: Executor, id: string, allowed: Organizati
 export const updateMeter = (db: Executor, id: string, values: Updateable<MetersTable>) =>
   db.updateTable("meters").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
 
-/** Every meter of these organizations, archived ones too (their buckets stay exact for when they return). */
-export const findMetersOfOrganizations = (db: Executor, organizationIds: readonly string[]): Promise<MeterRow[]> =>
-  organizationIds.length === 0
-    ? Promise.resolve([])
-    : db.selectFrom("meters").selectAll().where("organization_id", "in", organizationIds).execute();
+/**
+ * Every meter of the organization, archived ones too (their buckets stay exact for when they
+ * return), locked in id order: one aggregation of the organization at a time, and none while a
+ * meter's definition or back-fill changes.
+ */
+export const findMetersOfOrganizationForUpdate = (db: Executor, organizationId: string): Promise<MeterRow[]> =>
+  db.selectFrom("meters").selectAll().where("organization_id", "=", organizationId).orderBy("id").forUpdate().execute();
+
+/** Moves the meters' `aggregated_until` on to `until`. */
+export async function markMetersAggregated(db: Executor, ids: readonly string[], until: Date): Promise<void> {
+  if (ids.length > 0) await db.updateTable("meters").set({ aggregated_until: until }).where("id", "in", ids).execute();
+}
 
 /** Whether the organization has stored any event before `cut` (else a new meter has nothing to back-fill). */
 export async function organizationHasEventsBefore(db: Executor, organizationId: string, cut: Date): Promise<boolean> {

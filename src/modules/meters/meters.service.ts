@@ -6,7 +6,15 @@ import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIs
 import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
 import type { Executor } from "../../db/database.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
-import { backfillMeter, cutInstant, lockMeterDefinitions, meterHasBuckets, meterHasEventsBefore } from "./meter-aggregates.repository.ts";
+import {
+  aggregateIngestedEvents,
+  backfillMeter,
+  cutInstant,
+  lockIngestExclusive,
+  meterHasBuckets,
+  meterHasEventsIngested,
+  organizationsWithUnaggregatedEvents,
+} from "./meter-aggregates.repository.ts";
 import { filterIssues, normalizeAggregation } from "./meter-filter.ts";
 import type { MeterCreate, MeterListQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
 import * as repo from "./meters.repository.ts";
@@ -56,14 +64,16 @@ function unitFields(unit: MeterUnit, label: string | null | undefined, multiplie
 
 /**
  * A new definition (creation, or a new filter or aggregation) in the transaction: the exclusive
- * lock against ingest, the cut, and the back-fill of the events before it, when there are any.
+ * lock against ingest, the cut, and the back-fill of the events before it, when there are any; the
+ * events after it are the aggregation's.
  */
 async function startDefinition(trx: Executor, organizationId: string) {
-  await lockMeterDefinitions(trx, organizationId);
+  await lockIngestExclusive(trx, organizationId);
   const cut = await cutInstant(trx);
   const pending = await repo.organizationHasEventsBefore(trx, organizationId, cut);
-  return { backfill_cut: cut, backfilled_at: pending ? null : cut, pending };
+  return { backfill_cut: cut, backfilled_at: pending ? null : cut, aggregated_until: cut, pending };
 }
+
 
 const enqueueBackfill = (trx: Executor, row: MeterRow) =>
   enqueueJob(trx, TaskName.meterBackfill, { meter_id: row.id, generation: row.generation } satisfies BackfillPayload, {
@@ -73,10 +83,42 @@ const enqueueBackfill = (trx: Executor, row: MeterRow) =>
 export function createMeterService(deps: Deps) {
   const { db } = deps;
 
-  /** Whether events already count for the meter: its filter and aggregation are then frozen (as the anchor). */
+  /**
+   * Whether events already count for the meter: its filter and aggregation are then frozen (as the
+   * anchor). They count once in its buckets, and before: ingested before the cut of a pending
+   * back-fill, or since its last aggregation.
+   */
   async function aggregating(trx: Executor, row: MeterRow): Promise<boolean> {
     if (await meterHasBuckets(trx, row.id)) return true;
-    return row.backfilled_at === null && (await meterHasEventsBefore(trx, toMeterSpec(row), row.backfill_cut));
+    const spec = toMeterSpec(row);
+    if (row.backfilled_at === null && (await meterHasEventsIngested(trx, spec, null, row.backfill_cut))) return true;
+    return meterHasEventsIngested(trx, spec, row.aggregated_until, null);
+  }
+
+  /**
+   * Adds the organization's events ingested since its meters' `aggregated_until` to their buckets,
+   * up to a cut taken now, and moves `aggregated_until` to the cut in the same transaction: a read
+   * (one snapshot) sees each event either in the buckets or raw, never both, never neither.
+   */
+  async function aggregateIngested(organizationId: string): Promise<void> {
+    // The cut in a transaction of its own: ingest waits for the lock, not for the aggregation.
+    const cut = await db.transaction().execute(async (trx) => {
+      await lockIngestExclusive(trx, organizationId);
+      return cutInstant(trx);
+    });
+    await db.transaction().execute(async (trx) => {
+      const behind = (await repo.findMetersOfOrganizationForUpdate(trx, organizationId)).filter((meter) => meter.aggregated_until < cut);
+      // Meters share their `aggregated_until` but after a creation or a new definition: one scan per instant.
+      const byStart = new Map<number, MeterRow[]>();
+      for (const meter of behind) byStart.set(meter.aggregated_until.getTime(), [...(byStart.get(meter.aggregated_until.getTime()) ?? []), meter]);
+      for (const [from, meters] of byStart)
+        await aggregateIngestedEvents(trx, organizationId, meters.map(toMeterSpec), new Date(from), cut, deps.now());
+      await repo.markMetersAggregated(
+        trx,
+        behind.map((meter) => meter.id),
+        cut,
+      );
+    });
   }
 
   return {
@@ -147,16 +189,16 @@ export function createMeterService(deps: Deps) {
         const redefined =
           (input.filter != null && !sameJson(input.filter, current.filter)) ||
           (aggregation !== null && !sameJson(aggregation, current.aggregation));
-        let redefinition: { backfill_cut: Date; backfilled_at: Date | null; generation: number } | null = null;
+        let redefinition: { backfill_cut: Date; backfilled_at: Date | null; aggregated_until: Date; generation: number } | null = null;
         let pending = false;
         if (redefined) {
           if (await aggregating(trx, current)) {
             const field = input.filter != null ? "filter" : "aggregation";
             throw new RequestValidationError([fieldIssue(["body", field], FROZEN, input[field], "forbidden")]);
           }
-          const started = await startDefinition(trx, current.organization_id);
-          pending = started.pending;
-          redefinition = { backfill_cut: started.backfill_cut, backfilled_at: started.backfilled_at, generation: current.generation + 1 };
+          const { pending: backfillPending, ...definition } = await startDefinition(trx, current.organization_id);
+          pending = backfillPending;
+          redefinition = { ...definition, generation: current.generation + 1 };
         }
         const archived = input.is_archived == null ? {} : { archived_at: input.is_archived ? (current.archived_at ?? deps.now()) : null };
         const updated = await repo.updateMeter(trx, current.id, {
@@ -173,6 +215,11 @@ export function createMeterService(deps: Deps) {
         return updated;
       });
       return toMeter(row);
+    },
+
+    /** Every organization's events ingested since its last aggregation, added to its meters' buckets (the `meters:aggregate` job). */
+    async aggregateAllIngested(): Promise<void> {
+      for (const organizationId of await organizationsWithUnaggregatedEvents(db)) await aggregateIngested(organizationId);
     },
 
     /**

@@ -23,6 +23,11 @@ export interface MetersTable {
   backfill_cut: ColumnType<Date, Date | string, Date | string>;
   /** When the back-fill of this generation finished; null while it is pending. */
   backfilled_at: Date | null;
+  /**
+   * Events ingested from `backfill_cut` to this instant are in the buckets (the `meters:aggregate`
+   * job moves it on); the later ones are read raw. Starts at `backfill_cut`.
+   */
+  aggregated_until: ColumnType<Date, Date | string, Date | string>;
 }
 export type MeterRow = Selectable<MetersTable>;
 

@@ -23,20 +23,20 @@ export const backfillMeterTask =
 const COMPACTION_BATCH = 10_000;
 
 /**
- * How long after a compaction the next one runs. Short, so a read adds up a few seconds of deltas
- * at most and the work runs alongside ingest rather than piling up; the work per delta does not
- * depend on it, and a run with nothing to move is one empty delete.
+ * How long after an aggregation the next one runs. Short, so a read adds up a few seconds of raw
+ * events and deltas at most, and the work runs alongside ingest rather than piling up; the work per
+ * event does not depend on it, and a run with nothing to do is one index probe per meter.
  */
-export const COMPACTION_INTERVAL_MS = 5_000;
+export const AGGREGATION_INTERVAL_MS = 2_000;
 
-/** The key that keeps one compaction pending at a time, whichever of the chain and the crontab added it. */
-export const COMPACTION_JOB_KEY = "meters:compact";
+/** The key that keeps one aggregation pending at a time, whichever of the chain and the crontab added it. */
+export const AGGREGATION_JOB_KEY = "meters:aggregate";
 
 /**
- * Moves the deltas ingest appended into the meters' buckets (docs/decisions.md, "Meters: deltas
- * appended, then compacted"), `COMPACTION_BATCH` at a time until none is left, so what a read adds
- * up stays one row per customer and hour plus the last few seconds' deltas. Returns how many it
- * moved.
+ * Moves the deltas the aggregations appended into the meters' buckets (docs/decisions.md, "Meters:
+ * deltas appended, then compacted"), `COMPACTION_BATCH` at a time until none is left, so what a read
+ * adds up stays one row per customer and hour plus the last few seconds' deltas. Returns how many
+ * it moved.
  */
 export async function compactAllMeterBucketDeltas(db: Executor): Promise<number> {
   let total = 0;
@@ -46,22 +46,32 @@ export async function compactAllMeterBucketDeltas(db: Executor): Promise<number>
 }
 
 /**
- * The `meters:compact` task: compacts, then schedules the next run `COMPACTION_INTERVAL_MS` later
- * under `COMPACTION_JOB_KEY`, a chain graphile-worker's minute-grained crontab cannot express. The
+ * One run of the meters' upkeep: every organization's events ingested since the last run added to
+ * its meters' buckets (docs/decisions.md, "Meters: aggregated after ingest"), then the deltas that
+ * wrote compacted.
+ */
+export async function aggregateMeterEvents(db: Executor, meters: MeterService): Promise<void> {
+  await meters.aggregateAllIngested();
+  await compactAllMeterBucketDeltas(db);
+}
+
+/**
+ * The `meters:aggregate` task: a run, then the next one `AGGREGATION_INTERVAL_MS` later under
+ * `AGGREGATION_JOB_KEY`, a chain graphile-worker's minute-grained crontab cannot express. The
  * crontab adds the same key every minute (keeping a pending run's time), so a chain broken by a
  * failure or a stopped worker starts again within a minute, and there is never more than one.
  * Paced by the machine's clock, as the webhook retries: it is upkeep, not anything billed by time.
  */
-export const compactMeterBucketsTask =
-  (db: Executor): Task =>
+export const aggregateMeterEventsTask =
+  (db: Executor, meters: MeterService): Task =>
   async (_payload, helpers) => {
-    await compactAllMeterBucketDeltas(db);
+    await aggregateMeterEvents(db, meters);
     await helpers.addJob(
-      TaskName.meterBucketsCompact,
+      TaskName.meterEventsAggregate,
       {},
       {
-        runAt: new Date(Date.now() + COMPACTION_INTERVAL_MS),
-        jobKey: COMPACTION_JOB_KEY,
+        runAt: new Date(Date.now() + AGGREGATION_INTERVAL_MS),
+        jobKey: AGGREGATION_JOB_KEY,
         jobKeyMode: "preserve_run_at",
         maxAttempts: 1,
       },

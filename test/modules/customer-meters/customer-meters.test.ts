@@ -14,7 +14,7 @@ import {
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
-import { ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
+import { aggregateMeters, ingest, runBackfills, runMeterCredits } from "../meters/meters-helpers.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending } from "../../helpers/webhooks.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -444,12 +444,13 @@ describe("a customer meter activated by the customer's first matching event", ()
     activationMeterId = meter.json<{ id: string }>().id;
   });
 
-  it("exists once the customer's first event matches, by id or external id, never twice; an unknown external id creates none", async () => {
+  it("exists once the customer's first matching event is aggregated, by id or external id, never twice; an unknown external id creates none", async () => {
     ctx.clock.set(new Date("2027-08-01T12:00:00.000Z"));
     const byId = await createCustomer(ctx.deps, orgId);
     const byExternal = await createCustomer(ctx.deps, orgId, { external_id: "activation-ext" });
     // Not matching the meter: no row.
     await ingest(ctx, token, [{ name: "other", customer_id: byId.id, timestamp: "2027-08-01T10:00:00Z" }]);
+    await aggregateMeters(ctx);
     expect(await rowsOf(byId.id)).toEqual([]);
 
     await ingest(ctx, token, [
@@ -457,12 +458,17 @@ describe("a customer meter activated by the customer's first matching event", ()
       { name: "activation", external_customer_id: "activation-ext", timestamp: "2027-08-01T10:00:00Z" },
       { name: "activation", external_customer_id: "nobody-yet", timestamp: "2027-08-01T10:00:00Z" },
     ]);
+    // Not before the meters:aggregate job has seen the event (seconds later, as the anchor's).
+    expect(await rowsOf(byId.id)).toEqual([]);
+    await aggregateMeters(ctx);
+    expect((await rowsOf(byId.id)).map(units)).toEqual([[1, 0, -1]]);
     // Same hour, then new hours: still one row each, counting every event; usage without credit is a negative balance.
     await ingest(ctx, token, [
       { name: "activation", customer_id: byId.id, timestamp: "2027-08-01T10:30:00Z" },
       { name: "activation", customer_id: byId.id, timestamp: "2027-08-01T11:30:00Z" },
       { name: "activation", external_customer_id: "activation-ext", timestamp: "2027-08-01T11:00:00Z" },
     ]);
+    await aggregateMeters(ctx);
     expect((await rowsOf(byId.id)).map(units)).toEqual([[3, 0, -3]]);
     expect((await rowsOf(byExternal.id)).map(units)).toEqual([[2, 0, -2]]);
     const one = await get(`/v1/customer-meters/?meter_id=${activationMeterId}`);
@@ -478,14 +484,23 @@ describe("a customer meter activated by the customer's first matching event", ()
     expect(state.json<{ active_meters: { meter_id: string }[] }>().active_meters.map((m) => m.meter_id)).toEqual([activationMeterId]);
   });
 
-  it("is created once however many first batches race, and by a meter's back-fill for events that came before it", async () => {
+  it("is created once however many first batches and aggregations race, and by a meter's back-fill for events that came before it", async () => {
     ctx.clock.set(new Date("2027-08-02T12:00:00.000Z"));
     const racer = await createCustomer(ctx.deps, orgId);
+    // Batches and two workers' aggregation runs at once, then a last run for what they missed.
+    let ingesting = true;
+    const working = async () => {
+      while (ingesting) await aggregateMeters(ctx);
+    };
+    const workers = [working(), working()];
     await Promise.all(
       Array.from({ length: 6 }, (_, batch) =>
         ingest(ctx, token, [{ name: "activation", customer_id: racer.id, timestamp: `2027-08-02T0${batch}:00:00Z` }]),
       ),
     );
+    ingesting = false;
+    await Promise.all(workers);
+    await aggregateMeters(ctx);
     expect((await rowsOf(racer.id)).map(units)).toEqual([[6, 0, -6]]);
 
     // Events before their meter exists: the back-fill activates the row.
@@ -519,6 +534,7 @@ describe("a customer meter activated by the customer's first matching event", ()
     const session = await createCustomerSessionToken(ctx.deps, checkout.customer_id);
     expect((await get("/v1/customer-portal/meters/", session)).json<{ items: unknown[] }>().items).toEqual([]);
     await ingest(ctx, token, [{ name: "activation", customer_id: checkout.customer_id, timestamp: "2027-08-03T11:00:00Z" }]);
+    await aggregateMeters(ctx);
     const portal = await get("/v1/customer-portal/meters/", session);
     expectReferenceResponse("customer_portal:customer_meters:list", 200, portal.json());
     expect(portal.json<{ items: { meter_id: string; consumed_units: number; credited_units: number }[] }>().items).toEqual([

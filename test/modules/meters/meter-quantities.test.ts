@@ -6,9 +6,9 @@ import { createCustomer, createForeignToken, openOrganizationContext } from "../
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { parseCrontab, quickAddJob, runOnce } from "graphile-worker";
 import { TaskName } from "../../../src/jobs/task-names.ts";
-import { COMPACTION_INTERVAL_MS, COMPACTION_JOB_KEY, compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
+import { AGGREGATION_INTERVAL_MS, AGGREGATION_JOB_KEY, compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
 import { crontab, taskList } from "../../../src/tasks.ts";
-import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
+import { aggregateMeters, ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -96,7 +96,8 @@ describe("GET /v1/meters/{id}/quantities", () => {
   });
   const range = { start_timestamp: "2026-03-01T00:00:00Z", end_timestamp: "2026-03-03T00:00:00Z", interval: "day" };
 
-  it("answers each day of the range from the pre-aggregates, with the total", async () => {
+  it("answers each day of the range, with the total, right after ingest (the events read raw until aggregated)", async () => {
+    expect(await bucketEvents(count)).toBe(0);
     const q = await quantities(count, range);
     expect(q.quantities).toEqual([
       { timestamp: "2026-03-01T00:00:00.000Z", quantity: 2 },
@@ -114,8 +115,11 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect((await quantities(avg, range)).total).toBe(23.5 / 4);
   });
 
-  it("answers the same after the deltas are compacted into one bucket row per customer and hour", async () => {
+  it("answers the same once aggregated into deltas, and once those are compacted into one bucket row per customer and hour", async () => {
     const before = await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)));
+    await ctx.services.meters.aggregateAllIngested();
+    expect(await bucketEvents(count)).toBe(5);
+    expect(await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)))).toEqual(before);
     const deltas = await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", count).execute();
     expect(deltas.length).toBeGreaterThan(0);
     expect(await compactAllMeterBucketDeltas(ctx.deps.db)).toBeGreaterThanOrEqual(deltas.length);
@@ -201,6 +205,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(50);
     const q = await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" });
     expect(q.total).toBe((49 * 50) / 2);
+    await aggregateMeters(ctx);
     expect(await bucketEvents(meter)).toBe(50);
   });
 
@@ -213,64 +218,72 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(await bucketEvents(gone)).toBe(0);
   });
 
-  it("is compacted by the meters:compact job, which schedules its next run a few seconds later, one at a time", async () => {
+  it("is aggregated and compacted by the meters:aggregate job, which schedules its next run a few seconds later, one at a time", async () => {
     const meter = await createMeter("Chained", "chained", { func: "count" });
     const batches = unitBatches("chained", { batches: 1, size: 12, customers: 3, hours: 2, day: "2026-03-01" });
     await ingest(ctx, token, batches[0]!);
-    expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", meter).execute()).not.toEqual([]);
+    expect(await bucketEvents(meter)).toBe(0);
     const pool = { pgPool: ctx.database.pool };
     const pending = async () =>
       (
         await sql<{ key: string | null; run_at: Date; locked_at: Date | null; now: Date }>`SELECT j.key, j.run_at, j.locked_at, now() AS now
           FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-          WHERE t.identifier = ${TaskName.meterBucketsCompact}`.execute(ctx.deps.db)
+          WHERE t.identifier = ${TaskName.meterEventsAggregate}`.execute(ctx.deps.db)
       ).rows;
-    await quickAddJob(pool, TaskName.meterBucketsCompact, {}, { jobKey: COMPACTION_JOB_KEY });
+    await quickAddJob(pool, TaskName.meterEventsAggregate, {}, { jobKey: AGGREGATION_JOB_KEY });
     await runOnce({
       ...pool,
-      taskList: { [TaskName.meterBucketsCompact]: taskList(ctx.deps, ctx.services)[TaskName.meterBucketsCompact]! },
+      taskList: { [TaskName.meterEventsAggregate]: taskList(ctx.deps, ctx.services)[TaskName.meterEventsAggregate]! },
     });
     expect(await ctx.deps.db.selectFrom("meter_bucket_deltas").select("meter_id").where("meter_id", "=", meter).execute()).toEqual([]);
     expect(await bucketEvents(meter)).toBe(12);
     const [next, ...others] = await pending();
     expect(others).toEqual([]);
-    expect(next).toMatchObject({ key: COMPACTION_JOB_KEY, locked_at: null });
+    expect(next).toMatchObject({ key: AGGREGATION_JOB_KEY, locked_at: null });
     const delay = next!.run_at.getTime() - next!.now.getTime();
-    expect(delay).toBeGreaterThan(COMPACTION_INTERVAL_MS - 2_000);
-    expect(delay).toBeLessThanOrEqual(COMPACTION_INTERVAL_MS);
+    expect(delay).toBeGreaterThan(AGGREGATION_INTERVAL_MS - 2_000);
+    expect(delay).toBeLessThanOrEqual(AGGREGATION_INTERVAL_MS);
     // The crontab's minutely add (same key, the pending run's time kept) leaves the one chained run.
-    const cron = parseCrontab(crontab).find((item) => item.task === TaskName.meterBucketsCompact)!;
+    const cron = parseCrontab(crontab).find((item) => item.task === TaskName.meterEventsAggregate)!;
     expect(cron.match({ min: 7, hour: 3, date: 14, month: 3, dow: 2 })).toBe(true);
-    await quickAddJob(pool, TaskName.meterBucketsCompact, {}, { jobKey: cron.options.jobKey!, jobKeyMode: cron.options.jobKeyMode! });
-    expect(await pending()).toEqual([expect.objectContaining({ key: COMPACTION_JOB_KEY, run_at: next!.run_at })]);
-    await sql`SELECT graphile_worker.remove_job(${COMPACTION_JOB_KEY})`.execute(ctx.deps.db);
+    await quickAddJob(pool, TaskName.meterEventsAggregate, {}, { jobKey: cron.options.jobKey!, jobKeyMode: cron.options.jobKeyMode! });
+    expect(await pending()).toEqual([expect.objectContaining({ key: AGGREGATION_JOB_KEY, run_at: next!.run_at })]);
+    await sql`SELECT graphile_worker.remove_job(${AGGREGATION_JOB_KEY})`.execute(ctx.deps.db);
   });
 
-  it("counts every event once while compactions race the batches that append deltas", async () => {
+  it("counts every event once while aggregations and compactions race the batches", async () => {
     const meter = await createMeter("Compacted", "compact", { func: "sum", property: "n" });
     const batches = unitBatches("compact", { batches: 16, size: 30, customers: 5, hours: 3, day: "2026-03-01" });
-    // Two compaction loops run until the last batch has answered.
+    const total = async () => (await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" })).total;
+    // Two workers' runs loop until the last batch has answered, while quantities are read: at any
+    // moment each event is either in the buckets or read raw, never both.
     let ingesting = true;
-    const compacting = async () => {
-      let moved = 0;
-      while (ingesting) moved += await compactAllMeterBucketDeltas(ctx.deps.db);
-      return moved;
+    const totals: number[] = [];
+    const working = async () => {
+      let runs = 0;
+      for (; ingesting; runs += 1) {
+        await aggregateMeters(ctx);
+        totals.push(await total());
+      }
+      return runs;
     };
-    const loops = [compacting(), compacting()];
+    const loops = [working(), working()];
     const results = await Promise.all(batches.map((batch) => ingest(ctx, token, batch)));
     ingesting = false;
     expect((await Promise.all(loops)).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(results.reduce((n, r) => n + r.inserted, 0)).toBe(480);
+    // Each read counts whole batches only: 30 events each.
+    for (const seen of totals) expect([seen % 30, seen <= 480]).toEqual([0, true]);
+    expect(await total()).toBe(480);
+    await aggregateMeters(ctx);
     expect(await bucketEvents(meter)).toBe(480);
-    expect((await quantities(meter, { ...range, end_timestamp: "2026-03-01T00:00:00Z" })).total).toBe(480);
-    await compactAllMeterBucketDeltas(ctx.deps.db);
+    expect(await total()).toBe(480);
     const { rows } = await sql<{
       keys: number;
       rows: number;
     }>`SELECT count(DISTINCT (customer_key, bucket))::int AS keys, count(*)::int AS rows
       FROM meter_buckets WHERE meter_id = ${meter}`.execute(ctx.deps.db);
     expect(rows[0]).toEqual({ keys: 15, rows: 15 });
-    expect(await bucketEvents(meter)).toBe(480);
   });
 
   it("counts every event once when its meters are created while batches are being ingested", async () => {
@@ -284,7 +297,10 @@ describe("GET /v1/meters/{id}/quantities", () => {
     const sent = [...batches, ...batches.slice(0, 4)].map((batch) => ingest(ctx, token, batch));
     const [meters] = await Promise.all([Promise.all(creations), Promise.all(sent)]);
     await runBackfills(ctx);
-    for (const meter of meters) expect((await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total).toBe(12 * 40);
+    const totals = async () => Promise.all(meters.map(async (meter) => (await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total));
+    expect(await totals()).toEqual(meters.map(() => 12 * 40));
+    await aggregateMeters(ctx);
+    expect(await totals()).toEqual(meters.map(() => 12 * 40));
   });
 
   it("answers a range whose end is before its start as the anchor, in the reference's error shape", async () => {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
+import { aggregateMeterEvents } from "../../../src/modules/meters/meters.tasks.ts";
 import type { TestContext } from "../../helpers/context.ts";
 
 /** The pending back-fill jobs' payloads, then each run as the worker would (the task's handler). */
@@ -13,6 +14,9 @@ export async function runBackfills(ctx: TestContext): Promise<number> {
   }
   return rows.length;
 }
+
+/** One run of the `meters:aggregate` job's work (the events ingested since the last run aggregated, then compacted), as the worker does it. */
+export const aggregateMeters = (ctx: TestContext) => aggregateMeterEvents(ctx.deps.db, ctx.services.meters);
 
 /** Runs the pending credit jobs of `meter_credit` grants as the worker would (the task's handler); their payloads. */
 export async function runMeterCredits(ctx: TestContext): Promise<MeterCreditPayload[]> {
