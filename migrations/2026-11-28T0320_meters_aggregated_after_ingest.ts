@@ -13,7 +13,10 @@ import { sql, type Kysely } from "kysely";
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE meters ADD COLUMN aggregated_until timestamptz`.execute(db);
-  await sql`UPDATE meters SET aggregated_until = greatest(clock_timestamp(), backfill_cut)`.execute(db);
+  // In milliseconds, as every instant the application writes (JavaScript dates), rounded up: past every event.
+  await sql`UPDATE meters SET aggregated_until = greatest(date_trunc('milliseconds', clock_timestamp()) + interval '1 millisecond', backfill_cut)`.execute(
+    db,
+  );
   await sql`ALTER TABLE meters ALTER COLUMN aggregated_until SET NOT NULL`.execute(db);
   await sql`CREATE INDEX events_org_ingested_at_idx ON events (organization_id, ingested_at)`.execute(db);
 }

@@ -141,16 +141,16 @@ export const bucketRows = sql`(
 
 /**
  * The CTEs (each starting with a comma) that add the rows of `source` to the meters' pre-aggregates.
- * The batch's partial aggregates are appended to `meter_bucket_deltas`, a new row per meter,
- * customer and hour it touched, which no other writer holds: concurrent batches never wait on each
- * other's rows, and `compactMeterBucketDeltas` later moves them into `meter_buckets`. Value rows
- * (for `unique`) go in ordered by key with `ON CONFLICT DO NOTHING`, so two batches adding the same
- * values lock their keys in the same order and cannot deadlock.
+ * Their partial aggregates are appended to `meter_bucket_deltas`, a new row per meter, customer and
+ * hour they touch, which no other writer holds: concurrent writers (the aggregation, back-fills)
+ * never wait on each other's rows, and `compactMeterBucketDeltas` later moves them into
+ * `meter_buckets`. Value rows (for `unique`) go in ordered by key with `ON CONFLICT DO NOTHING`, so
+ * two writers adding the same values lock their keys in the same order and cannot deadlock.
  *
  * A key with no bucket row before this statement (its snapshot does not see its own inserts) is a
  * customer's first event of a meter in that hour; only those look for the customer's meter row and
  * create it (activated by its first matching event, as the anchor's), at `now`, so the common case,
- * a key already seen that hour, costs an index probe per table. Two batches racing on a new key
+ * a key already seen that hour, costs an index probe per table. Two writers racing on a new key
  * both try, and `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer
  * yet creates nothing (its next new hour will).
  */
@@ -252,10 +252,29 @@ export async function aggregateIngestedEvents(
   );
 }
 
-/** The organizations that have events ingested since one of their meters' `aggregated_until`: one index probe per meter. */
+/**
+ * Where an aggregation step from `from` ends: `until`, or sooner, about `events` events of the
+ * organization later (the step's last instant rounded up to the millisecond, the precision of the
+ * instants it is compared with, so that it always moves on).
+ */
+export async function aggregationStepEnd(db: Executor, organizationId: string, from: Date, until: Date, events: number): Promise<Date> {
+  const { rows } = await sql<{ end: Date }>`SELECT least(${until}::timestamptz, date_trunc('milliseconds', (
+      SELECT e.ingested_at FROM events e WHERE e.organization_id = ${organizationId}::uuid AND e.ingested_at >= ${from} AND e.ingested_at < ${until}
+      ORDER BY e.ingested_at OFFSET ${events} LIMIT 1
+    )) + interval '1 millisecond') AS end`.execute(db);
+  return rows[0]!.end;
+}
+
+/**
+ * The organizations that have events ingested since one of their meters' `aggregated_until`: one
+ * index probe per meter (a `LATERAL … LIMIT 1`: an `EXISTS` is planned as a semi-join, which hashed
+ * every event of the table on each run).
+ */
 export async function organizationsWithUnaggregatedEvents(db: Executor): Promise<string[]> {
   const { rows } = await sql<{ organization_id: string }>`SELECT DISTINCT m.organization_id FROM meters m
-    WHERE EXISTS (SELECT 1 FROM events e WHERE e.organization_id = m.organization_id AND e.ingested_at >= m.aggregated_until)`.execute(db);
+    CROSS JOIN LATERAL (
+      SELECT 1 FROM events e WHERE e.organization_id = m.organization_id AND e.ingested_at >= m.aggregated_until LIMIT 1
+    ) found`.execute(db);
   return rows.map((row) => row.organization_id);
 }
 

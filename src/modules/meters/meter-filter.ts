@@ -7,7 +7,7 @@ import { Filter, type FilterClause, type FilterOperator, type MeterAggregation, 
 /**
  * The meter filter grammar, pure: which event property a clause names, the 422 issues of a filter
  * or an aggregation, and the SQL (Kysely expressions over a table alias) that evaluates them. One
- * compiler serves ingest (over the inserted rows), the back-fill, quantities and the events list.
+ * compiler serves the aggregation, the back-fill, quantities and the events list.
  */
 
 export type EventProperty = { kind: "column"; column: "name" | "source" | "timestamp" } | { kind: "metadata"; path: string[] };

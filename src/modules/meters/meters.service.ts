@@ -8,6 +8,7 @@ import type { Executor } from "../../db/database.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import {
   aggregateIngestedEvents,
+  aggregationStepEnd,
   backfillMeter,
   cutInstant,
   lockIngestExclusive,
@@ -26,6 +27,9 @@ export interface BackfillPayload {
   meter_id: string;
   generation: number;
 }
+
+/** About how many events one aggregation transaction adds (docs/decisions.md, "Meters: aggregated after ingest"). */
+const AGGREGATION_STEP_EVENTS = 100_000;
 
 const FROZEN = "This field can't be updated because the meter is already aggregating events.";
 
@@ -74,7 +78,6 @@ async function startDefinition(trx: Executor, organizationId: string) {
   return { backfill_cut: cut, backfilled_at: pending ? null : cut, aggregated_until: cut, pending };
 }
 
-
 const enqueueBackfill = (trx: Executor, row: MeterRow) =>
   enqueueJob(trx, TaskName.meterBackfill, { meter_id: row.id, generation: row.generation } satisfies BackfillPayload, {
     jobKey: `meter-backfill:${row.id}`,
@@ -97,28 +100,39 @@ export function createMeterService(deps: Deps) {
 
   /**
    * Adds the organization's events ingested since its meters' `aggregated_until` to their buckets,
-   * up to a cut taken now, and moves `aggregated_until` to the cut in the same transaction: a read
-   * (one snapshot) sees each event either in the buckets or raw, never both, never neither.
+   * up to a cut taken now, and moves `aggregated_until` on in the same transaction: a read (one
+   * snapshot) sees each event either in the buckets or raw, never both, never neither. A backlog
+   * (a worker stopped for a while) goes in steps of about `AGGREGATION_STEP_EVENTS`, each its own
+   * transaction, so none grows with the backlog.
    */
-  async function aggregateIngested(organizationId: string): Promise<void> {
+  async function aggregateIngested(organizationId: string, stepEvents: number): Promise<void> {
     // The cut in a transaction of its own: ingest waits for the lock, not for the aggregation.
     const cut = await db.transaction().execute(async (trx) => {
       await lockIngestExclusive(trx, organizationId);
       return cutInstant(trx);
     });
-    await db.transaction().execute(async (trx) => {
-      const behind = (await repo.findMetersOfOrganizationForUpdate(trx, organizationId)).filter((meter) => meter.aggregated_until < cut);
-      // Meters share their `aggregated_until` but after a creation or a new definition: one scan per instant.
-      const byStart = new Map<number, MeterRow[]>();
-      for (const meter of behind) byStart.set(meter.aggregated_until.getTime(), [...(byStart.get(meter.aggregated_until.getTime()) ?? []), meter]);
-      for (const [from, meters] of byStart)
-        await aggregateIngestedEvents(trx, organizationId, meters.map(toMeterSpec), new Date(from), cut, deps.now());
-      await repo.markMetersAggregated(
-        trx,
-        behind.map((meter) => meter.id),
-        cut,
-      );
-    });
+    for (let caughtUp = false; !caughtUp;) {
+      caughtUp = await db.transaction().execute(async (trx) => {
+        const behind = (await repo.findMetersOfOrganizationForUpdate(trx, organizationId)).filter((meter) => meter.aggregated_until < cut);
+        if (behind.length === 0) return true;
+        const from = new Date(Math.min(...behind.map((meter) => meter.aggregated_until.getTime())));
+        const until = await aggregationStepEnd(trx, organizationId, from, cut, stepEvents);
+        // Meters share their `aggregated_until` but after a creation or a new definition: one scan per instant.
+        const byStart = new Map<number, MeterRow[]>();
+        for (const meter of behind.filter((row) => row.aggregated_until < until)) {
+          const start = meter.aggregated_until.getTime();
+          byStart.set(start, [...(byStart.get(start) ?? []), meter]);
+        }
+        for (const [start, meters] of byStart)
+          await aggregateIngestedEvents(trx, organizationId, meters.map(toMeterSpec), new Date(start), until, deps.now());
+        await repo.markMetersAggregated(
+          trx,
+          [...byStart.values()].flat().map((meter) => meter.id),
+          until,
+        );
+        return false;
+      });
+    }
   }
 
   return {
@@ -218,8 +232,8 @@ export function createMeterService(deps: Deps) {
     },
 
     /** Every organization's events ingested since its last aggregation, added to its meters' buckets (the `meters:aggregate` job). */
-    async aggregateAllIngested(): Promise<void> {
-      for (const organizationId of await organizationsWithUnaggregatedEvents(db)) await aggregateIngested(organizationId);
+    async aggregateAllIngested(stepEvents = AGGREGATION_STEP_EVENTS): Promise<void> {
+      for (const organizationId of await organizationsWithUnaggregatedEvents(db)) await aggregateIngested(organizationId, stepEvents);
     },
 
     /**

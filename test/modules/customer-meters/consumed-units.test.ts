@@ -3,7 +3,7 @@ import { consumedUnits, consumedUnitsExact } from "../../../src/modules/meters/m
 import { findMeter } from "../../../src/modules/meters/meters.repository.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { openOrganizationContext } from "../../helpers/factories.ts";
-import { ingest, runBackfills } from "../meters/meters-helpers.ts";
+import { aggregateMeters, ingest, runBackfills } from "../meters/meters-helpers.ts";
 
 // A customer's consumed units in a window, from the buckets plus the raw events of the hours its
 // start and end cut (and, while a back-fill is pending, the raw events before the cut), equal the
@@ -59,7 +59,7 @@ function direct(events: readonly Sent[], func: string, since: Date | null, until
 }
 
 describe("consumed units from the pre-aggregates", () => {
-  it("equal the raw aggregation for every function, window start and end, pending back-fill and after it", async () => {
+  it("equal the raw aggregation for every function, window start and end, pending back-fill, unaggregated events and after both", async () => {
     ctx.clock.set(new Date("2027-03-10T00:00:00.000Z"));
     // A deterministic spread of events over two days, several per hour, some minutes apart around hour edges.
     const events: Sent[] = Array.from({ length: 240 }, (_, i) => ({
@@ -107,9 +107,11 @@ describe("consumed units from the pre-aggregates", () => {
     // Ends: none, on an hour edge, inside the hour of a start (a window within one hour), across hours and days.
     const ends: (Date | null)[] = [null, ...[62, 600, 1501, 2100].map((m) => new Date(Date.UTC(2027, 2, 8) + m * 60_000 + 29_000))];
     ends.push(new Date(Date.UTC(2027, 2, 9, 12)));
-    const check = async () => {
-      for (const { id, func } of meters) {
-        const meter = (await findMeter(ctx.deps.db, id, null))!;
+    const rows = () => Promise.all(meters.map(async ({ id }) => (await findMeter(ctx.deps.db, id, null))!));
+    // `read`: the meter rows as a caller read them, possibly before the job moved on since.
+    const check = async (read: Awaited<ReturnType<typeof rows>>) => {
+      for (const [index, { func }] of meters.entries()) {
+        const meter = read[index]!;
         for (const since of starts) {
           for (const until of ends.filter((end) => end === null || since === null || end > since)) {
             const window = { since, until };
@@ -121,8 +123,16 @@ describe("consumed units from the pre-aggregates", () => {
         }
       }
     };
-    await check();
+    const pendingBackfill = await rows();
+    await check(pendingBackfill);
     expect(await runBackfills(ctx)).toBeGreaterThan(0);
-    await check();
+    const beforeAggregation = await rows();
+    await check(beforeAggregation);
+    await aggregateMeters(ctx);
+    expect((await rows()).map((meter) => meter.aggregated_until > beforeAggregation[0]!.aggregated_until)).toEqual(meters.map(() => true));
+    await check(await rows());
+    // Rows read before the back-fill or the aggregation: the statement reads where the buckets end itself.
+    await check(beforeAggregation);
+    await check(pendingBackfill);
   });
 });

@@ -5,12 +5,11 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { compileFilter } from "../../../src/modules/meters/meter-filter.ts";
 import type { MeterFilter } from "../../../src/modules/meters/meters.schemas.ts";
-import { compactAllMeterBucketDeltas } from "../../../src/modules/meters/meters.tasks.ts";
-import { ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
+import { aggregateMeters, ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
 /**
  * The property: whatever the events and the meter, every quantity answered from the pre-aggregates
- * (kept by ingest, or by the back-fill, or read raw while it is pending) equals the same aggregation
+ * (kept by the aggregation job or by the back-fill, or read raw until they run) equals the same aggregation
  * computed straight from the raw rows by the plain SQL below, for random ranges, intervals, time
  * zones (with DST changes, and 30- and 45-minute offsets) and per-customer functions.
  */
@@ -233,11 +232,14 @@ it("answers every aggregation from the pre-aggregates exactly as from the raw ev
           timestamp: e.timestamp.toISOString(),
           metadata: e.metadata,
         }));
-        const half = Math.ceil(toIngest.length / 2);
-        await ingest(ctx, token, toIngest.slice(0, half));
-        // The first half's deltas are compacted: the reads add compacted rows and the second half's deltas.
-        await compactAllMeterBucketDeltas(ctx.deps.db);
-        await ingest(ctx, token, toIngest.slice(half));
+        const [third, twoThirds] = [Math.ceil(toIngest.length / 3), Math.ceil((2 * toIngest.length) / 3)];
+        // The reads add all three: the first third aggregated and compacted into the buckets, the
+        // second aggregated into deltas (in steps of a few events), the last ingested only (raw).
+        await ingest(ctx, token, toIngest.slice(0, third));
+        await aggregateMeters(ctx);
+        await ingest(ctx, token, toIngest.slice(third, twoThirds));
+        await ctx.services.meters.aggregateAllIngested(3);
+        await ingest(ctx, token, toIngest.slice(twoThirds));
         const late = await createMeter();
         for (const q of queries) {
           const expected = await direct(organization.id, meterFilter, agg, q);
@@ -249,11 +251,11 @@ it("answers every aggregation from the pre-aggregates exactly as from the raw ev
           expect(await answered(late, token, q), `back-filled ${JSON.stringify(q)}`).toEqual(
             await direct(organization.id, meterFilter, agg, q),
           );
-        await compactAllMeterBucketDeltas(ctx.deps.db);
+        await aggregateMeters(ctx);
         for (const q of queries) {
           const expected = await direct(organization.id, meterFilter, agg, q);
-          expect(await answered(early, token, q), `compacted ${JSON.stringify(q)}`).toEqual(expected);
-          expect(await answered(late, token, q), `back-filled and compacted ${JSON.stringify(q)}`).toEqual(expected);
+          expect(await answered(early, token, q), `aggregated and compacted ${JSON.stringify(q)}`).toEqual(expected);
+          expect(await answered(late, token, q), `back-filled, aggregated and compacted ${JSON.stringify(q)}`).toEqual(expected);
         }
       },
     ),

@@ -289,15 +289,23 @@ describe("GET /v1/meters/{id}/quantities", () => {
   it("counts every event once when its meters are created while batches are being ingested", async () => {
     const batches = unitBatches("race", { batches: 12, size: 40, customers: 4, hours: 10, day: "2026-03-02" });
     // Meters created at staggered moments, so that creations land among the batches (each is then
-    // fed partly by ingest, partly by its back-fill); some batches are sent twice.
+    // fed partly by the aggregation, partly by its back-fill); some batches are sent twice.
     const creations = [5, 20, 40].map(async (delay, k) => {
       await new Promise((resolve) => setTimeout(resolve, delay));
       return createMeter(`Raced ${k}`, "race", { func: "sum", property: "n" });
     });
+    // An aggregation loop runs meanwhile, so that cuts land among the batches and the creations too.
+    let ingesting = true;
+    const aggregating = (async () => {
+      while (ingesting) await aggregateMeters(ctx);
+    })();
     const sent = [...batches, ...batches.slice(0, 4)].map((batch) => ingest(ctx, token, batch));
     const [meters] = await Promise.all([Promise.all(creations), Promise.all(sent)]);
+    ingesting = false;
+    await aggregating;
     await runBackfills(ctx);
-    const totals = async () => Promise.all(meters.map(async (meter) => (await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total));
+    const totals = async () =>
+      Promise.all(meters.map(async (meter) => (await quantities(meter, { ...range, end_timestamp: "2026-03-02T00:00:00Z" })).total));
     expect(await totals()).toEqual(meters.map(() => 12 * 40));
     await aggregateMeters(ctx);
     expect(await totals()).toEqual(meters.map(() => 12 * 40));
