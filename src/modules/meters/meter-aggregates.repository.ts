@@ -3,8 +3,6 @@ import type { Executor } from "../../db/database.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import type { MeterRow, MeterSpec } from "./meters.table.ts";
 
-export type { MeterSpec };
-
 // The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written after ingest
 // by the `meters:aggregate` job (docs/decisions.md, "Meters: aggregated after ingest") and by the
 // back-fill; the quantities read them, plus the events ingested since a meter's `aggregated_until`.
@@ -154,7 +152,7 @@ export const bucketRows = sql`(
  * both try, and `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer
  * yet creates nothing (its next new hour will).
  */
-export function aggregateCtes(
+function aggregateCtes(
   meters: readonly MeterSpec[],
   source: RawBuilder<unknown>,
   alias: string,
