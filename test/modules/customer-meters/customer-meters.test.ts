@@ -1,9 +1,10 @@
 import { webhooks } from "@polar-sh/sdk/2026-04";
-import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
 import {
   createCustomer,
   createCustomerSessionToken,
@@ -314,11 +315,8 @@ describe("grants that race, end, or are read by a member", () => {
       benefits: [{ type: "meter_credit", description: "Race credits", properties: { units: 40, rollover: false, meter_id: meterId } }],
     });
     const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "race@example.com" } });
-    const [payload] = (
-      await sql<{ payload: MeterCreditPayload }>`SELECT j.payload FROM graphile_worker._private_jobs j
-        JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'customer_meters.credit'`.execute(ctx.deps.db)
-    ).rows;
-    await Promise.all(Array.from({ length: 6 }, () => ctx.services.customerMeters.applyCredit(payload!.payload)));
+    const [job] = await queuedJobs<MeterCreditPayload>(ctx.deps.db, { task: TaskName.meterCredit });
+    await Promise.all(Array.from({ length: 6 }, () => ctx.services.customerMeters.applyCredit(job!.payload)));
     await runCredits();
     const row = () =>
       get(`/v1/customer-meters/?customer_id=${checkout.customer_id}`).then(

@@ -8,6 +8,7 @@ import type { CustomerRow } from "../../../src/modules/customers/customers.table
 import type { SubscriptionRow } from "../../../src/modules/subscriptions/subscriptions.table.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
 import {
   createCustomer,
   createOrganization,
@@ -248,10 +249,11 @@ describe("GET /v1/customers/{id}/state and /v1/customers/external/{external_id}/
 
 /** The pending state job of a customer, if any. */
 const stateJob = async (customerId: string) =>
-  (
-    await sql<{ run_at: Date; payload: unknown; revision: number }>`SELECT run_at, payload, revision FROM graphile_worker._private_jobs
-      WHERE key = ${customerStateJobKey(customerId)}`.execute(ctx.deps.db)
-  ).rows;
+  (await queuedJobs(ctx.deps.db, { key: customerStateJobKey(customerId) })).map(({ run_at, payload, revision }) => ({
+    run_at,
+    payload,
+    revision,
+  }));
 
 const stateEvents = async (customerId: string) =>
   (

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable, tokenRefusals } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
 import { createCustomer, createForeignToken, openOrganizationContext } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { parseCrontab, quickAddJob, runOnce } from "graphile-worker";
@@ -224,12 +225,7 @@ describe("GET /v1/meters/{id}/quantities", () => {
     await ingest(ctx, token, batches[0]!);
     expect(await bucketEvents(meter)).toBe(0);
     const pool = { pgPool: ctx.database.pool };
-    const pending = async () =>
-      (
-        await sql<{ key: string | null; run_at: Date; locked_at: Date | null; now: Date }>`SELECT j.key, j.run_at, j.locked_at, now() AS now
-          FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-          WHERE t.identifier = ${TaskName.meterEventsAggregate}`.execute(ctx.deps.db)
-      ).rows;
+    const pending = () => queuedJobs(ctx.deps.db, { task: TaskName.meterEventsAggregate });
     await quickAddJob(pool, TaskName.meterEventsAggregate, {}, { jobKey: AGGREGATION_JOB_KEY });
     await runOnce({
       ...pool,

@@ -1,18 +1,18 @@
-import { sql } from "kysely";
 import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
 import { aggregateMeterEvents } from "../../../src/modules/meters/meters.tasks.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs, removeQueuedJob } from "../../helpers/jobs.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
+import type { BackfillPayload } from "../../../src/modules/meters/meters.service.ts";
 
 /** The pending back-fill jobs' payloads, then each run as the worker would (the task's handler). */
 export async function runBackfills(ctx: TestContext): Promise<number> {
-  const { rows } = await sql<{ id: string; payload: { meter_id: string; generation: number } }>`
-    SELECT j.id, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-    WHERE t.identifier = 'meters.backfill'`.execute(ctx.deps.db);
-  for (const row of rows) {
-    await ctx.services.meters.backfill(row.payload);
-    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
+  const jobs = await queuedJobs<BackfillPayload>(ctx.deps.db, { task: TaskName.meterBackfill });
+  for (const job of jobs) {
+    await ctx.services.meters.backfill(job.payload);
+    await removeQueuedJob(ctx.deps.db, job.id);
   }
-  return rows.length;
+  return jobs.length;
 }
 
 /** One run of the `meters:aggregate` job's work (the events ingested since the last run aggregated, then compacted), as the worker does it. */
@@ -20,14 +20,12 @@ export const aggregateMeters = (ctx: TestContext) => aggregateMeterEvents(ctx.de
 
 /** Runs the pending credit jobs of `meter_credit` grants as the worker would (the task's handler); their payloads. */
 export async function runMeterCredits(ctx: TestContext): Promise<MeterCreditPayload[]> {
-  const { rows } = await sql<{ id: string; payload: MeterCreditPayload }>`
-    SELECT j.id, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-    WHERE t.identifier = 'customer_meters.credit' ORDER BY j.id`.execute(ctx.deps.db);
-  for (const row of rows) {
-    await ctx.services.customerMeters.applyCredit(row.payload);
-    await sql`DELETE FROM graphile_worker._private_jobs WHERE id = ${row.id}`.execute(ctx.deps.db);
+  const jobs = await queuedJobs<MeterCreditPayload>(ctx.deps.db, { task: TaskName.meterCredit });
+  for (const job of jobs) {
+    await ctx.services.customerMeters.applyCredit(job.payload);
+    await removeQueuedJob(ctx.deps.db, job.id);
   }
-  return rows.map((row) => row.payload);
+  return jobs.map((job) => job.payload);
 }
 
 export interface IngestEvent {

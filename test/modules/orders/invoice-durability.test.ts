@@ -6,6 +6,8 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
 import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { perProcessStart, spawnProject, stopSpawned, type Spawned } from "../../helpers/process.ts";
 import { documentsContext, orderUpdatedEvents } from "./order-documents-helpers.ts";
@@ -142,12 +144,7 @@ describe("invoice generation across a crash", () => {
         expect(events).toHaveLength(1);
         expect(events[0]).toMatchObject({ is_invoice_generated: true, invoice_number: row.invoice_number });
       }
-      const leftover = await sql<{
-        n: string;
-      }>`SELECT count(*) AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'orders.invoice'`.execute(
-        ctx.deps.db,
-      );
-      expect(Number(leftover.rows[0]!.n)).toBe(0);
+      expect(await queuedJobs(ctx.deps.db, { task: TaskName.orderInvoice })).toEqual([]);
     },
     perProcessStart(2),
   );

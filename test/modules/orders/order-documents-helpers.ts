@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Deps } from "../../../src/context.ts";
 import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.tasks.ts";
 import type { BadInputCase } from "../../helpers/bad-inputs.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
@@ -42,19 +43,9 @@ export async function runDocumentJobs(ctx: TestContext): Promise<void> {
 /** Downloads a local-store link through the app itself. */
 export const download = (ctx: TestContext, url: string) => ctx.request({ method: "GET", url: url.replace(PUBLIC_BASE_URL, "") });
 
-export interface QueuedJob {
-  task_identifier: string;
-  revision: number;
-  payload: unknown;
-}
-
-/** Jobs waiting under a job key; `revision` counts how often the job was re-enqueued. */
-export const jobsWithKey = async (deps: Deps, key: string): Promise<QueuedJob[]> =>
-  (
-    await sql<QueuedJob>`SELECT t.identifier AS task_identifier, j.revision, j.payload
-      FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-      WHERE j.key = ${key}`.execute(deps.db)
-  ).rows;
+/** Jobs waiting under a job key: their task, payload, and `revision` (how often the job was re-enqueued). */
+export const jobsWithKey = async (deps: Deps, key: string) =>
+  (await queuedJobs(deps.db, { key })).map(({ task, revision, payload }) => ({ task_identifier: task, revision, payload }));
 
 /** `order.updated` events recorded for an order, oldest first. */
 export const orderUpdatedEvents = async (deps: Deps, orderId: string) =>

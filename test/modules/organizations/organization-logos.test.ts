@@ -3,7 +3,6 @@ import http from "node:http";
 import os from "node:os";
 import type { AddressInfo } from "node:net";
 import { Logger, runOnce } from "graphile-worker";
-import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_LOGO_BYTES } from "../../../src/documents/logo.ts";
 import { renderBillingPdf } from "../../../src/documents/pdf.ts";
@@ -13,6 +12,7 @@ import { findOrderEmbedded } from "../../../src/modules/orders/orders.repository
 import { fetchLogoTask } from "../../../src/modules/organizations/organizations.tasks.ts";
 import { addressProblem } from "../../../src/kit/url-policy.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
 import { createOrder } from "../../helpers/factories.ts";
 import { LOGO_PNG_DATA_URL, createOrganizationWithAvatar } from "../../documents/fixtures.ts";
 
@@ -85,11 +85,9 @@ describe("the seller's logo fetched from an http(s) avatar URL", () => {
     ctx.deps.db.selectFrom("organization_logos").selectAll().where("organization_id", "=", organizationId).executeTakeFirst();
 
   const pendingLogoJobs = async (organizationId: string) =>
-    (
-      await sql<{ max_attempts: number; payload: unknown }>`SELECT j.max_attempts, j.payload FROM graphile_worker._private_jobs j
-        JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-        WHERE t.identifier = ${TaskName.organizationLogoFetch} AND j.payload->>'organizationId' = ${organizationId}`.execute(ctx.deps.db)
-    ).rows;
+    (await queuedJobs<{ organizationId?: string }>(ctx.deps.db, { task: TaskName.organizationLogoFetch }))
+      .filter((job) => job.payload.organizationId === organizationId)
+      .map(({ max_attempts, payload }) => ({ max_attempts, payload }));
 
   it("enqueues the fetch with the organization, a few attempts at most, and none for a data: URL", async () => {
     const url = `${origin}/logo.png`;
