@@ -232,7 +232,7 @@ export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, n
 /**
  * Adds the events of the meters' organization ingested in [`from`, `until`) to their buckets, in one
  * statement: one scan of those events (through `events (organization_id, ingested_at)`) for all of
- * the meters, whose deltas the compaction then moves as any others.
+ * the meters, whose deltas the compaction then moves like every other.
  */
 export async function aggregateIngestedEvents(
   db: Executor,
