@@ -22,7 +22,7 @@ function subscriptionMeterId(subscriptionId: string, meterId: string): string {
  * min(now, period end)), one per meter (the amounts of several prices on one meter added): consumed
  * units, the credited units the period subtracts, and the amount the period would charge now. A
  * trial's usage is free, so its amount is 0. Computed when read (docs/decisions.md, "Subscription
- * meters"), in the caller's read-committed transaction (the reads lock the meters `FOR SHARE`).
+ * meters"), in the caller's read-committed transaction (the reads lock the customer meters `FOR SHARE`).
  */
 export async function subscriptionMeters(
   trx: Executor,

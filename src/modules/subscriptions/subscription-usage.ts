@@ -25,7 +25,7 @@ export interface PriceUsage {
 /**
  * A metered price's usage over [from, to) for the customer, less the credited units of the
  * customer's meter left at `from` (docs/decisions.md, "Metered billing: credits"), priced by the
- * one rounding rule. Null when the price has no meter or its meter is gone (read over a non-empty range). Reads lock the meter and
+ * one rounding rule. Null when the price has no meter or its meter is gone (read over a non-empty range). Reads lock
  * the customer meter `FOR SHARE`: run it in a read-committed transaction.
  */
 export async function meteredPriceUsage(
