@@ -25,15 +25,16 @@ module.exports = {
     {
       name: "infrastructure-imports-no-feature",
       severity: "error",
-      comment: "kit, db, jobs, storage and documents serve the features and never call into one at run time.",
-      from: { path: "^src/(kit|db|jobs|storage|documents)/" },
+      comment:
+        "Infrastructure (http, schema, values, pages, db, jobs, contracts, documents) and the adapters serve the features and never call into one at run time.",
+      from: { path: "^src/(http|schema|values|pages|db|jobs|contracts|documents|adapters)/" },
       to: { path: "^src/modules/" },
     },
     {
       name: "only-the-entry-points-import-the-composition-root",
       severity: "error",
       comment: "Features and infrastructure receive their dependencies; only the entry points assemble them.",
-      from: { path: "^src/(modules|kit|db|jobs|storage|documents)/" },
+      from: { path: "^src/(modules|http|schema|values|pages|db|jobs|contracts|documents|adapters)/" },
       to: { path: "^src/(app|services|tasks|server|cli|seed|runtime)\\.ts$" },
     },
     {

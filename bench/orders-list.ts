@@ -19,7 +19,7 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect, type Connection } from "../src/db/connection.ts";
 import type { Database } from "../src/db/database.ts";
-import { toPage } from "../src/kit/pagination.ts";
+import { toPage } from "../src/schema/pagination.ts";
 import { toEmbeddedOrder } from "../src/modules/orders/orders.mapper.ts";
 import type { OrderEmbeddedRow } from "../src/modules/orders/orders.repository.ts";
 import type { OrderListQuery } from "../src/modules/orders/orders.schemas.ts";

@@ -18,7 +18,7 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
-import { organizationClock } from "../src/kit/clock.ts";
+import { organizationClock } from "../src/values/clock.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * Idempotency-Key records (src/kit/idempotency.ts): one per principal scope and key, reserved
+ * Idempotency-Key records (src/http/idempotency.ts): one per principal scope and key, reserved
  * (`running`, with a lease) before the request runs and completed with its response. A request's
  * own transactions stamp `committed_at`, so a retry after a crash knows whether changes were made.
  */

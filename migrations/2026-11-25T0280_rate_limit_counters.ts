@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 
 /**
- * Rate-limit counters shared by every process (`RATE_LIMIT_STORE=postgres`, src/kit/rate-limit.ts):
+ * Rate-limit counters shared by every process (`RATE_LIMIT_STORE=postgres`, src/http/rate-limit.ts):
  * one fixed window per bucket. UNLOGGED: a counter is worth less than the WAL it would cost on
  * every limited request, and after a crash PostgreSQL empties the table, which only opens every
  * window afresh. Never replicated, so never read from a replica.

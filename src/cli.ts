@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
-import { AppError } from "./kit/errors.ts";
-import { UUID4_PATTERN } from "./kit/validation.ts";
+import { AppError } from "./http/errors.ts";
+import { UUID4_PATTERN } from "./http/validation.ts";
 import { AvailableScopes, type AvailableScope } from "./modules/organizations/access-tokens.schemas.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";

@@ -6,7 +6,7 @@ import type { Config } from "./config.ts";
 import { ConfigError } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { connect } from "./db/connection.ts";
-import { organizationClock } from "./kit/clock.ts";
+import { organizationClock } from "./values/clock.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { provisionDatabase, readOrCreateSecretFile } from "./db/provision.ts";

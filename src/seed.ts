@@ -1,5 +1,5 @@
 import type { Deps } from "./context.ts";
-import type { Principal } from "./kit/auth.ts";
+import type { Principal } from "./http/auth.ts";
 import { buildServices } from "./services.ts";
 
 /** The seed acts as the instance owner: every scope, any organization. */

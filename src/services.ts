@@ -1,17 +1,17 @@
 import type { Deps } from "./context.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
-import { createPortalBenefitGrantService } from "./modules/customer-portal/benefit-grants.service.ts";
-import type { TokenAuthenticator } from "./kit/auth.ts";
-import { cachePrincipals } from "./kit/auth-cache.ts";
+import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
+import type { TokenAuthenticator } from "./http/auth.ts";
+import { cachePrincipals } from "./http/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
 import { createCheckoutConfirmation } from "./modules/checkouts/checkouts.confirm.ts";
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
-import { createPortalCustomerService } from "./modules/customer-portal/customers.service.ts";
-import { createPortalOrderService } from "./modules/customer-portal/orders.service.ts";
-import { createPortalSubscriptionService } from "./modules/customer-portal/subscriptions.service.ts";
-import { createPortalOrderPayments } from "./modules/customer-portal/order-payments.service.ts";
-import { createPortalPaymentMethodService } from "./modules/customer-portal/payment-methods.service.ts";
+import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
+import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
+import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
+import { createPortalOrderPayments } from "./modules/customer-portal/portal-order-payments.service.ts";
+import { createPortalPaymentMethodService } from "./modules/customer-portal/portal-payment-methods.service.ts";
 import { createPortalPageSessions } from "./modules/portal-page/portal-page.session.ts";
 import { createCheckoutLinkRedirect } from "./modules/checkout-links/checkout-links.redirect.ts";
 import { createCheckoutLinkService } from "./modules/checkout-links/checkout-links.service.ts";
@@ -19,7 +19,7 @@ import { createCustomFieldService } from "./modules/custom-fields/custom-fields.
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createMemberService } from "./modules/customers/members.service.ts";
-import { createPortalMemberService } from "./modules/customer-portal/members.service.ts";
+import { createPortalMemberService } from "./modules/customer-portal/portal-members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
@@ -35,18 +35,18 @@ import { createSubscriptionUpdates } from "./modules/subscriptions/subscription-
 import { createTestClock } from "./modules/test-clock/test-clock.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
-import type { PaymentProcessor } from "./modules/payments/payment-processor.ts";
+import type { PaymentProcessor } from "./adapters/payment-processors/payment-processor.ts";
 import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data.ts";
-import { unconfiguredProcessor } from "./modules/payments/unconfigured.processor.ts";
-import { sandboxProcessor } from "./modules/payments/sandbox.processor.ts";
+import { unconfiguredProcessor } from "./adapters/payment-processors/unconfigured.processor.ts";
+import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
-import { rateTableTaxEngine, type TaxEngine } from "./modules/tax/tax.engine.ts";
+import { rateTableTaxEngine, type TaxEngine } from "./adapters/tax-engine/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
-import type { BlobStore } from "./storage/blob-store.ts";
-import { createBlobStore } from "./storage/index.ts";
+import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
+import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

@@ -1,9 +1,9 @@
 import type { TaskList } from "graphile-worker";
 import type { Deps } from "./context.ts";
 import { TaskName } from "./jobs/task-names.ts";
-import { realTime } from "./kit/clock.ts";
-import { purgeExpiredKeys } from "./kit/idempotency-keys.repository.ts";
-import { purgeEndedWindows } from "./kit/rate-limit-counters.repository.ts";
+import { realTime } from "./values/clock.ts";
+import { purgeExpiredKeys } from "./http/idempotency-keys.repository.ts";
+import { purgeEndedWindows } from "./http/rate-limit-counters.repository.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { expireCheckoutTask, settleCheckoutTask } from "./modules/checkouts/checkouts.tasks.ts";
 import { customerStateChangedTask } from "./modules/customer-state/customer-state.tasks.ts";

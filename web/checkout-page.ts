@@ -1,11 +1,11 @@
 // The hosted checkout page's script. It draws the form from the session the page carries and sends
 // every change to the public client routes; the amounts, the fields required and whether a payment
 // is due always come from the API's answer, never from this file.
-import type { CountryChoice } from "../src/kit/country-names.ts";
+import type { CountryChoice } from "../src/schema/country-names.ts";
 import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
 import type { CheckoutConfirm } from "../src/modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutPublic } from "../src/modules/checkouts/checkouts.schemas.ts";
-import { formatMoney } from "../src/kit/money-format.ts";
+import { formatMoney } from "../src/values/money-format.ts";
 import { field, h, input, setFieldError, type Field } from "./dom.ts";
 import { embedMessenger, wireCloseButtons, type PostToParent } from "./embed-messages.ts";
 import { paymentFormFor, type PaymentForm } from "./payment-forms.ts";

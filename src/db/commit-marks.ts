@@ -12,7 +12,7 @@ import {
  * Commit marks: a statement that every transaction committed within a scope runs just before its
  * COMMIT, so it is durable exactly when the transaction's own writes are. The Idempotency-Key layer
  * uses it to stamp its record "changes committed" atomically with a request's changes, without any
- * service knowing (src/kit/idempotency.ts). Statements outside an explicit transaction are not marked.
+ * service knowing (src/http/idempotency.ts). Statements outside an explicit transaction are not marked.
  */
 const marks = new AsyncLocalStorage<{ statement: CompiledQuery | null }>();
 

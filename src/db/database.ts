@@ -29,8 +29,8 @@ import type {
   SubscriptionsTable,
   SubscriptionUsageChargesTable,
 } from "../modules/subscriptions/subscriptions.table.ts";
-import type { IdempotencyKeysTable } from "../kit/idempotency.table.ts";
-import type { RateLimitCountersTable } from "../kit/rate-limit.table.ts";
+import type { IdempotencyKeysTable } from "../http/idempotency.table.ts";
+import type { RateLimitCountersTable } from "../http/rate-limit.table.ts";
 import type { WebhookDeliveriesTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from "../modules/webhooks/webhooks.table.ts";
 
 /** Every table, as Kysely sees it. Each feature owns its table interfaces. */

@@ -1,4 +1,4 @@
-import type { StoredAddress } from "../kit/address.ts";
+import type { StoredAddress } from "../schema/address.ts";
 
 /** The words of a document in one language. */
 const english = {

@@ -1,5 +1,5 @@
 import PDFDocument from "pdfkit";
-import type { StoredAddress } from "../kit/address.ts";
+import type { StoredAddress } from "../schema/address.ts";
 import { registerFaces } from "./fonts.ts";
 import { documentLanguage, type DocumentLanguage, type Words } from "./language.ts";
 import { Typesetter, type Align } from "./typeset.ts";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { buildApp } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
-import { organizationClock } from "../../src/kit/clock.ts";
+import { organizationClock } from "../../src/values/clock.ts";
 import type { Deps } from "../../src/context.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
 import { buildServices, type Services } from "../../src/services.ts";

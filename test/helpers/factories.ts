@@ -5,7 +5,7 @@ import { createTestContext } from "./context.ts";
 import { checkoutAmount } from "../../src/modules/checkouts/checkouts.pricing.ts";
 import { discountAmount } from "../../src/modules/discounts/discount-amount.ts";
 import { insertCheckout } from "../../src/modules/checkouts/checkouts.repository.ts";
-import { TokenPrefix, generateToken } from "../../src/kit/tokens.ts";
+import { TokenPrefix, generateToken } from "../../src/values/tokens.ts";
 import type { CheckoutsTable } from "../../src/modules/checkouts/checkouts.table.ts";
 import { insertCustomer } from "../../src/modules/customers/customers.repository.ts";
 import { createCustomerSessionService } from "../../src/modules/customers/customer-sessions.service.ts";
@@ -23,7 +23,7 @@ import { writeOrder } from "../../src/modules/orders/order-creation.ts";
 import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
 import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
-import type { InputCountryCode, StoredAddress } from "../../src/kit/address.ts";
+import type { InputCountryCode, StoredAddress } from "../../src/schema/address.ts";
 import type { CustomerRow } from "../../src/modules/customers/customers.table.ts";
 import type { ProductPriceRow, ProductPricesTable, ProductRow, ProductsTable } from "../../src/modules/products/products.table.ts";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { FastifyInstance, InjectOptions } from "fastify";
-import { SecuritySchemeOf, type PrincipalKind } from "../../src/kit/auth.ts";
+import { SecuritySchemeOf, type PrincipalKind } from "../../src/http/auth.ts";
 import type { TestContext } from "./context.ts";
 import {
   arbitraryOf,

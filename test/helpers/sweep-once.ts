@@ -5,7 +5,7 @@
  */
 import { loadConfig } from "../../src/config.ts";
 import { connect } from "../../src/db/connection.ts";
-import { organizationClock } from "../../src/kit/clock.ts";
+import { organizationClock } from "../../src/values/clock.ts";
 import { buildServices } from "../../src/services.ts";
 
 const url = process.env.DATABASE_URL;

@@ -12,7 +12,7 @@ import { migrateToLatest } from "../../src/db/migrate.ts";
 import { enqueueJob } from "../../src/jobs/queue.ts";
 import { TaskName } from "../../src/jobs/task-names.ts";
 import { LEASE_GRACE_MS } from "../../src/jobs/worker-leases.ts";
-import { organizationClock } from "../../src/kit/clock.ts";
+import { organizationClock } from "../../src/values/clock.ts";
 import type { OrderRow } from "../../src/modules/orders/orders.table.ts";
 import { testConfig } from "../helpers/context.ts";
 import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../helpers/factories.ts";

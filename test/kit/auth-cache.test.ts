@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/kit/auth.ts";
-import { cachePrincipals } from "../../src/kit/auth-cache.ts";
+import type { Principal } from "../../src/http/auth.ts";
+import { cachePrincipals } from "../../src/http/auth-cache.ts";
 import { testClock } from "../helpers/context.ts";
 
 const principal: Principal = { kind: "organization", tokenId: "t", organizationId: "o", scopes: new Set(["checkouts:read"]) };

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenPrefix, generateToken } from "../../src/kit/tokens.ts";
+import { TokenPrefix, generateToken } from "../../src/values/tokens.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { INPUT_ECHO_LIMITS, boundInput } from "../../src/kit/bounded-input.ts";
-import { RequestValidationError, fieldIssue } from "../../src/kit/errors.ts";
-import { nestingOverflowAt } from "../../src/kit/json-body.ts";
+import { INPUT_ECHO_LIMITS, boundInput } from "../../src/http/bounded-input.ts";
+import { RequestValidationError, fieldIssue } from "../../src/http/errors.ts";
+import { nestingOverflowAt } from "../../src/http/json-body.ts";
 
 describe("nestingOverflowAt", () => {
   it("finds the first container past the limit, skipping strings and escapes", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { addInterval } from "../../src/kit/calendar.ts";
+import { addInterval } from "../../src/values/calendar.ts";
 
 /** The period ends a subscription started at `start` goes through, anchored to the start's day. */
 function periodEnds(start: string, unit: "day" | "week" | "month" | "year", count: number, cycles: number): string[] {

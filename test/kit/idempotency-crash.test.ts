@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { IDEMPOTENCY_LEASE_MS } from "../../src/kit/idempotency.ts";
+import { IDEMPOTENCY_LEASE_MS } from "../../src/http/idempotency.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { openOrganizationContext } from "../helpers/factories.ts";
 import { perProcessStart, spawnProject, stopSpawned } from "../helpers/process.ts";

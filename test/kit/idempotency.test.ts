@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS } from "../../src/kit/idempotency.ts";
-import { purgeExpiredKeys } from "../../src/kit/idempotency-keys.repository.ts";
-import { realTime } from "../../src/kit/clock.ts";
+import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency.ts";
+import { purgeExpiredKeys } from "../../src/http/idempotency-keys.repository.ts";
+import { realTime } from "../../src/values/clock.ts";
 import { badInputTable } from "../helpers/bad-inputs.ts";
 import type { TestContext } from "../helpers/context.ts";
 import {

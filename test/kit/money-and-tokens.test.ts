@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { applyBasisPoints, roundHalfAwayFromZero } from "../../src/kit/money.ts";
-import { generateToken, hasValidChecksum, hashToken } from "../../src/kit/tokens.ts";
-import { durationToMilliseconds } from "../../src/kit/duration.ts";
+import { applyBasisPoints, roundHalfAwayFromZero } from "../../src/values/money.ts";
+import { generateToken, hasValidChecksum, hashToken } from "../../src/values/tokens.ts";
+import { durationToMilliseconds } from "../../src/values/duration.ts";
 
 describe("rounding: half away from zero", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney, moneyFormat } from "../../src/kit/money-format.ts";
+import { formatMoney, moneyFormat } from "../../src/values/money-format.ts";
 
 /** The pages write amounts by the format the server reads from Intl: the same text as Intl itself, at every edge. */
 describe("formatMoney", () => {

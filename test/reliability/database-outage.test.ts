@@ -6,7 +6,7 @@ import { buildApp } from "../../src/app.ts";
 import type { Deps } from "../../src/context.ts";
 import { connect, type Connection } from "../../src/db/connection.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
-import { organizationClock } from "../../src/kit/clock.ts";
+import { organizationClock } from "../../src/values/clock.ts";
 import { testConfig } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../helpers/factories.ts";
 import { perProcessStart } from "../helpers/process.ts";

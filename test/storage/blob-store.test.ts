@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalBlobStore } from "../../src/storage/local-blob-store.ts";
-import { S3BlobStore } from "../../src/storage/s3-blob-store.ts";
+import { LocalBlobStore } from "../../src/adapters/blob-stores/local-blob-store.ts";
+import { S3BlobStore } from "../../src/adapters/blob-stores/s3-blob-store.ts";
 import { createTestContext, type TestContext } from "../helpers/context.ts";
 import { startTestS3, type TestS3 } from "../helpers/s3.ts";
 

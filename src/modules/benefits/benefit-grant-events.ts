@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
-import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
-import { enqueueMeterCredit, type MeterCreditKind } from "../../jobs/meter-credits.ts";
+import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
+import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-credits.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";

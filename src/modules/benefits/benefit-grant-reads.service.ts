@@ -1,10 +1,10 @@
 import type { Deps } from "../../context.ts";
 import type { Db, Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import * as repo from "./benefit-grants.repository.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
 import type { BenefitGrant, BenefitGrantListQuery, BenefitGrantsOfBenefitQuery } from "./benefit-grants.schemas.ts";
 import { findBenefit } from "./benefits.repository.ts";
 

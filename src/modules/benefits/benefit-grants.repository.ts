@@ -2,8 +2,8 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kyse
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
 import type { Database, Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";

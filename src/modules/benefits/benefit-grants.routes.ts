@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { plainJsonResponse } from "../../kit/serialization.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { plainJsonResponse } from "../../http/serialization.ts";
 import type { BenefitGrantService } from "./benefit-grant-reads.service.ts";
 import { BenefitGrantListQuery, ListResourceBenefitGrant } from "./benefit-grants.schemas.ts";
 

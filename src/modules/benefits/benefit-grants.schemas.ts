@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { Customer } from "../customers/customers.schemas.ts";
 import * as B from "./benefits.schemas.ts";
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { BenefitVisibility } from "./benefits.schemas.ts";
 
 const Int32Positive = Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647 });

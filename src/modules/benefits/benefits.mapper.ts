@@ -1,6 +1,6 @@
 import type { JsonValue } from "../../db/json.ts";
 import { isoFromJson, isoFromJsonOrNull, type Jsonified } from "../../db/jsonified.ts";
-import type { Metadata } from "../../kit/schema.ts";
+import type { Metadata } from "../../schema/primitives.ts";
 import type { Benefit, BenefitLicenseKeys, BenefitPublic, BenefitVisibility } from "./benefits.schemas.ts";
 import type { BenefitRow } from "./benefits.table.ts";
 

@@ -1,6 +1,6 @@
 import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
 
 export const insertBenefit = (db: Executor, values: Insertable<BenefitsTable>) =>

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { UuidRecord } from "../../kit/schema-extra.ts";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { UuidRecord } from "../../schema/extra-primitives.ts";
 
 export const BenefitTypeValues = [
   "custom",

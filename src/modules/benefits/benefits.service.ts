@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import type { OrganizationScope, Principal } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import type { BenefitCreate } from "./benefit-inputs.schemas.ts";
 import { toBenefit } from "./benefits.mapper.ts";

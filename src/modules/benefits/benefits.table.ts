@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
-import type { Metadata } from "../../kit/schema.ts";
+import type { Metadata } from "../../schema/primitives.ts";
 
 type Json<T> = ColumnType<T, string | undefined, string>;
 

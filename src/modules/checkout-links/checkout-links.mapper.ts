@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { toDiscountBase } from "../discounts/discounts.mapper.ts";
 import { toCheckoutProduct } from "../products/products.mapper.ts";
 import type { CheckoutLinkWithRelations } from "./checkout-links.repository.ts";

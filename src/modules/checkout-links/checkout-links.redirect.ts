@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
-import type { Metadata } from "../../kit/schema.ts";
-import { bodyAjv } from "../../kit/validation.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
+import type { Metadata } from "../../schema/primitives.ts";
+import { bodyAjv } from "../../http/validation.ts";
 import type { CheckoutCreate } from "../checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutService } from "../checkouts/checkouts.service.ts";
 import { checkCustomFieldData } from "../custom-fields/custom-field-data.ts";

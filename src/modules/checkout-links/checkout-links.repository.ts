@@ -2,11 +2,11 @@ import { sql, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import type { SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import type { SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { productRelations } from "../products/products.queries.ts";
+import { productRelations } from "../products/product-reads.repository.ts";
 import type { CheckoutLinkSortKeys } from "./checkout-links.schemas.ts";
 import type { CheckoutLinkRow, CheckoutLinksTable } from "./checkout-links.table.ts";
 

@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
-import { DateTime, MetadataInput, MetadataOutput, Nullable, Uuid4 } from "../../kit/schema.ts";
-import { TrialInterval } from "../../kit/schema-extra.ts";
+import { ListResource, OneOrMany, PaginationQuery, SortingQuery, CATALOG_SORTING } from "../../schema/pagination.ts";
+import { DateTime, MetadataInput, MetadataOutput, Nullable, Uuid4 } from "../../schema/primitives.ts";
+import { TrialInterval } from "../../schema/extra-primitives.ts";
 import { HttpUrl } from "../checkouts/checkout-inputs.schemas.ts";
 import { PaymentProcessor } from "../payments/payment-methods.schemas.ts";
 import { OrderDiscount } from "../discounts/discounts.schemas.ts";

@@ -1,9 +1,9 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
-import { TokenPrefix, generateToken } from "../../kit/tokens.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
+import { TokenPrefix, generateToken } from "../../values/tokens.ts";
 import { findLiveDiscount } from "../discounts/discount-redemptions.repository.ts";
 import { findProductOrganization } from "../products/products.repository.ts";
 import { toCheckoutLink } from "./checkout-links.mapper.ts";

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
+import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 
 export interface CheckoutLinksTable {
   id: Generated<string>;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { asset, type Asset } from "../../kit/web-assets.ts";
+import { asset, type Asset } from "../../pages/web-assets.ts";
 
 /**
  * The embed script storefronts load (`Polar.EmbedCheckout.create(url)`) accepts messages only from

@@ -1,4 +1,4 @@
-import type { MoneyFormat } from "../../kit/money-format.ts";
+import type { MoneyFormat } from "../../values/money-format.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
 /**

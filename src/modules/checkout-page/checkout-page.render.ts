@@ -1,5 +1,5 @@
-import { countryChoices } from "../../kit/country-names.ts";
-import { escapeHtml, htmlDocument, jsonBlock, type PageAssets, type Theme } from "../../kit/html-page.ts";
+import { countryChoices } from "../../schema/country-names.ts";
+import { escapeHtml, htmlDocument, jsonBlock, type PageAssets, type Theme } from "../../pages/html-page.ts";
 import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "./checkout-page.data.ts";
 
 let countriesBlock: string | null = null;

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { moneyFormat } from "../../kit/money-format.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
-import { TokenPrefix } from "../../kit/tokens.ts";
+import { moneyFormat } from "../../values/money-format.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
+import { TokenPrefix } from "../../values/tokens.ts";
 import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
 import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
-import { sendHtml, themeOf, type PageAssets, type Theme } from "../../kit/html-page.ts";
-import { sendAsset, type WebAssets } from "../../kit/web-assets.ts";
+import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html-page.ts";
+import { sendAsset, type WebAssets } from "../../pages/web-assets.ts";
 import { embedScriptFor } from "./checkout-page.assets.ts";
 import type { PaymentFormKind } from "./checkout-page.data.ts";
 import { checkoutFormPage, statusPage } from "./checkout-page.render.ts";

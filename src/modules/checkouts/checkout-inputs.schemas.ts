@@ -1,8 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { AddressInput } from "../../kit/address.ts";
-import { OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, MetadataInput, Nullable, Uuid4 } from "../../kit/schema.ts";
-import { TrialInterval } from "../../kit/schema-extra.ts";
+import { AddressInput } from "../../schema/address.ts";
+import { OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, MetadataInput, Nullable, Uuid4 } from "../../schema/primitives.ts";
+import { TrialInterval } from "../../schema/extra-primitives.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
 import { CheckoutStatus } from "./checkouts.schemas.ts";
 

@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkout-inputs.schemas.ts";
 import type { CheckoutConfirmation } from "./checkouts.confirm.ts";
 import { assertNotExpired, assertOpenForBuyer } from "./checkouts.errors.ts";

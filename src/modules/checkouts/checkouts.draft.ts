@@ -1,14 +1,14 @@
 import type { Insertable } from "kysely";
 import { isIP } from "node:net";
 import type { Executor } from "../../db/database.ts";
-import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
-import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { toStoredAddress, type StoredAddress } from "../../schema/address.ts";
+import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { checkCustomFieldData } from "../custom-fields/custom-field-data.ts";
 import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
 import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../tax/tax-id.ts";
-import type { TaxEngine, TaxRegistrationFacts } from "../tax/tax.engine.ts";
+import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../../adapters/tax-engine/tax-id.ts";
+import type { TaxEngine, TaxRegistrationFacts } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import type { CheckoutChanges, CheckoutCreate } from "./checkout-inputs.schemas.ts";
 import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.pricing.ts";

@@ -1,4 +1,4 @@
-import { AppError } from "../../kit/errors.ts";
+import { AppError } from "../../http/errors.ts";
 import type { CheckoutRow } from "./checkouts.table.ts";
 
 /** Updating or confirming a session that is no longer open. */

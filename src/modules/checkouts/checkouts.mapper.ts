@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
 import { toCheckoutDiscount } from "../discounts/discounts.mapper.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";

@@ -1,11 +1,11 @@
-import type { StoredAddress } from "../../kit/address.ts";
-import { addInterval } from "../../kit/calendar.ts";
-import type { RecurringInterval } from "../../kit/schema.ts";
+import type { StoredAddress } from "../../schema/address.ts";
+import { addInterval } from "../../values/calendar.ts";
+import type { RecurringInterval } from "../../schema/primitives.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import { seatAmount } from "../products/seat-pricing.ts";
 import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
-import type { TaxBehavior, TaxEngine, TaxRegistrationFacts, TaxResult } from "../tax/tax.engine.ts";
+import type { TaxBehavior, TaxEngine, TaxRegistrationFacts, TaxResult } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CheckoutBillingAddressFields } from "./checkouts.schemas.ts";
 
 // The checkout's arithmetic and rules: pure functions of the session's facts, no database.

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type, type TSchema } from "@sinclair/typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ErrorBody } from "../../kit/errors.ts";
-import { plainJsonResponse } from "../../kit/serialization.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Uuid4 } from "../../kit/schema.ts";
-import { ListResource } from "../../kit/pagination.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/errors.ts";
+import { plainJsonResponse } from "../../http/serialization.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { Uuid4 } from "../../schema/primitives.ts";
+import { ListResource } from "../../schema/pagination.ts";
 import { CheckoutConfirm, CheckoutCreate, CheckoutListQuery, CheckoutUpdate, CheckoutUpdatePublic } from "./checkout-inputs.schemas.ts";
 import type { CheckoutClientService } from "./checkouts.client.service.ts";
 import { Checkout, CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.schemas.ts";

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Address } from "../../kit/address.ts";
-import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TrialInterval, UuidRecord } from "../../kit/schema-extra.ts";
+import { Address } from "../../schema/address.ts";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TrialInterval, UuidRecord } from "../../schema/extra-primitives.ts";
 import { AnyProductPrice, CheckoutProduct } from "../products/products.schemas.ts";
 import { CheckoutDiscount } from "../discounts/discounts.schemas.ts";
 import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";

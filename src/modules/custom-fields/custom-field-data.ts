@@ -1,5 +1,5 @@
-import { quoteList } from "../../kit/validation.ts";
-import { fieldIssue, missingIssue, type ValidationIssue } from "../../kit/errors.ts";
+import { quoteList } from "../../http/validation.ts";
+import { fieldIssue, missingIssue, type ValidationIssue } from "../../http/errors.ts";
 import type { AttachedCustomField, CustomField } from "./custom-fields.schemas.ts";
 
 /** Values of custom fields keyed by slug, as sessions, orders and subscriptions store them. */

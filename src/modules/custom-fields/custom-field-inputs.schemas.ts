@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
-import { MetadataInput, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, OneOrMany, PaginationQuery, SortingQuery, CATALOG_SORTING } from "../../schema/pagination.ts";
+import { MetadataInput, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import { CustomField, CustomFieldType } from "./custom-fields.schemas.ts";
 
 // Properties arrive as the reference takes them, except that a null or empty value of an optional

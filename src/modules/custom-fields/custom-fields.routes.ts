@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Uuid4 } from "../../kit/schema.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { Uuid4 } from "../../schema/primitives.ts";
 import { CustomFieldCreate, CustomFieldListQuery, CustomFieldUpdate, ListResourceCustomField } from "./custom-field-inputs.schemas.ts";
 import { CustomField } from "./custom-fields.schemas.ts";
 import type { CustomFieldService } from "./custom-fields.service.ts";

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 
 export const CustomFieldTypeValues = ["text", "number", "date", "checkbox", "select"] as const;
 export const CustomFieldType = StringEnum(CustomFieldTypeValues, { title: "CustomFieldType" });

@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { ResourceNotFound, valueError } from "../../kit/errors.ts";
-import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
-import { uniqueViolation } from "../../kit/pg-errors.ts";
+import type { OrganizationScope, Principal } from "../../http/auth.ts";
+import { ResourceNotFound, valueError } from "../../http/errors.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
+import { uniqueViolation } from "../../http/pg-errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import type {
   CustomFieldCreate,

@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
 import { toMeter } from "../meters/meters.mapper.ts";
 import type { MeterRow } from "../meters/meters.table.ts";

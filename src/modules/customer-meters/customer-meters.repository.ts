@@ -1,8 +1,8 @@
 import { sql, type SqlBool } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomerMeterSortKey } from "./customer-meters.schemas.ts";
 import type { CustomerMeterRow } from "./customer-meters.table.ts";
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { IdField, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { IdField, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 import { Customer } from "../customers/customers.schemas.ts";
 import { Meter } from "../meters/meters.schemas.ts";
 

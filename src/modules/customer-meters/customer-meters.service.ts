@@ -1,10 +1,10 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { enqueueCustomerStateChanged } from "../../jobs/customer-state-changes.ts";
-import type { MeterCreditPayload } from "../../jobs/meter-credits.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
-import { pageWindow, paginate, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
+import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
+import type { MeterCreditPayload } from "../../contracts/meter-credits.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
+import { pageWindow, paginate, parseSorting, toPage, type Page } from "../../schema/pagination.ts";
 import { customersByIds } from "../customers/customers.repository.ts";
 import { consumedUnits } from "../meters/meter-consumption.repository.ts";
 import { customerKeysOf, findMeter } from "../meters/meters.repository.ts";

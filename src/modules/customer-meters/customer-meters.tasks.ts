@@ -1,5 +1,5 @@
 import type { Task } from "graphile-worker";
-import { MeterCreditKinds, type MeterCreditKind, type MeterCreditPayload } from "../../jobs/meter-credits.ts";
+import { MeterCreditKinds, type MeterCreditKind, type MeterCreditPayload } from "../../contracts/meter-credits.ts";
 import type { CustomerMeterService } from "./customer-meters.service.ts";
 
 const isMeterCreditPayload = (payload: unknown): payload is MeterCreditPayload =>

@@ -2,7 +2,7 @@ import type { NotNull } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
 
 export type CustomerLocator = { id: string } | { externalId: string };

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { BenefitGrantProperties } from "../benefits/benefit-grants.schemas.ts";
 import { BenefitType } from "../benefits/benefits.schemas.ts";
 import { customerFields } from "../customers/customers.schemas.ts";

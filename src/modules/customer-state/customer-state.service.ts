@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { Executor } from "../../db/database.ts";
 import type { CustomerMeterService } from "../customer-meters/customer-meters.service.ts";
@@ -51,7 +51,7 @@ export function createCustomerStateService(deps: Deps, customerMeters: CustomerM
 
     /**
      * Records `customer.state_changed` with the state as it is now (the debounced job of
-     * `jobs/customer-state-changes.ts`), so changes made since the job was enqueued are included.
+     * `contracts/customer-state-changes.ts`), so changes made since the job was enqueued are included.
      * Running twice records the then-current state twice: a snapshot repeated is harmless, as
      * deliveries are at-least-once anyway.
      */

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import { Customer, EXTERNAL_ID_MAX } from "./customers.schemas.ts";
 
 const ReturnUrl = Type.Optional(

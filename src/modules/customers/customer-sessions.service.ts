@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope, Principal, TokenAuthenticator } from "../../kit/auth.ts";
-import { ResourceNotFound, valueError } from "../../kit/errors.ts";
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
-import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../kit/tokens.ts";
+import type { OrganizationScope, Principal, TokenAuthenticator } from "../../http/auth.ts";
+import { ResourceNotFound, valueError } from "../../http/errors.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
+import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../values/tokens.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCustomer } from "./customers.mapper.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
-import type { TaxIdFormat } from "../tax/tax-id.ts";
+import type { TaxIdFormat } from "../../adapters/tax-engine/tax-id.ts";
 import type { Customer } from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
 

@@ -1,8 +1,8 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { Address, AddressInput } from "../../kit/address.ts";
-import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
-import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TaxIdFormat } from "../tax/tax-id.ts";
+import { Address, AddressInput } from "../../schema/address.ts";
+import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../schema/pagination.ts";
+import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TaxIdFormat } from "../../adapters/tax-engine/tax-id.ts";
 
 export const CustomerTypeValues = ["individual", "team"] as const;
 export const CustomerType = StringEnum(CustomerTypeValues, { title: "CustomerType" });

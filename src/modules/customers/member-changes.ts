@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
-import type { MemberRole } from "../../kit/auth.ts";
-import { NotPermitted, valueError } from "../../kit/errors.ts";
-import { uniqueViolation } from "../../kit/pg-errors.ts";
+import type { MemberRole } from "../../http/auth.ts";
+import { NotPermitted, valueError } from "../../http/errors.ts";
+import { uniqueViolation } from "../../http/pg-errors.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { CustomerRow } from "./customers.table.ts";

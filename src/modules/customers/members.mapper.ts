@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { Member } from "./members.schemas.ts";
 import type { MemberRow } from "./members.table.ts";
 

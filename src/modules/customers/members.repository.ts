@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { MemberRole, OrganizationScope } from "../../kit/auth.ts";
-import type { SortCriterion } from "../../kit/pagination.ts";
+import type { MemberRole, OrganizationScope } from "../../http/auth.ts";
+import type { SortCriterion } from "../../schema/pagination.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { MemberSortKeys } from "./members.schemas.ts";
 import type { MembersTable } from "./members.table.ts";

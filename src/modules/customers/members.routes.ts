@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { IdParams } from "../../kit/schema.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
 import { ExternalIdParams } from "./customers.schemas.ts";
 import {
   CustomerMemberParams,

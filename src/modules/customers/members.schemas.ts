@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { EMAIL_MAX, EXTERNAL_ID_MAX } from "./customers.schemas.ts";
 
 export const MemberRoleValues = ["owner", "billing_manager", "member"] as const;

@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
-import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { NotPermitted, ResourceNotFound } from "../../http/errors.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { findCustomer, findCustomerByExternalId, findCustomerForUpdate } from "./customers.repository.ts";
 import type { CustomerRow } from "./customers.table.ts";

@@ -1,5 +1,5 @@
 import type { Generated, Selectable } from "kysely";
-import type { MemberRole } from "../../kit/auth.ts";
+import type { MemberRole } from "../../http/auth.ts";
 
 export interface MembersTable {
   id: Generated<string>;

@@ -1,4 +1,4 @@
-import { applyBasisPoints } from "../../kit/money.ts";
+import { applyBasisPoints } from "../../values/money.ts";
 
 /** What a discount needs to say how much it takes off. */
 export interface PricingDiscount {

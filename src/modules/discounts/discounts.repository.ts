@@ -1,8 +1,8 @@
 import { sql, type Insertable } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, type SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
 import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";

@@ -1,8 +1,8 @@
 import { Type, type Static, type TProperties } from "@sinclair/typebox";
-import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, MetadataInput, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { ProductBaseFields } from "../products/products.schemas.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
-import { PaginationQuery, ListResource, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
+import { PaginationQuery, ListResource, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../schema/pagination.ts";
 
 export const DiscountDurationValues = ["once", "forever", "repeating"] as const;
 export const DiscountDuration = StringEnum(DiscountDurationValues, { title: "DiscountDuration" });

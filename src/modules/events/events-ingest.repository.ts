@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { arrayElements } from "../../db/array-literal.ts";
-import { mapSlices } from "../../kit/slices.ts";
+import { mapSlices } from "../../values/slices.ts";
 
 // The write side of events: batches inserted with their duplicates skipped.
 

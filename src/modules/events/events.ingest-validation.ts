@@ -1,8 +1,8 @@
 import type { TObject } from "@sinclair/typebox";
-import { MAX_VALIDATION_ENTRIES } from "../../kit/bounded-input.ts";
-import { RequestValidationError, fieldIssue, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { SLICE_SIZE, mapInSlices } from "../../kit/slices.ts";
-import { bodyAjv, compileBodyValidator, toValidationIssues, type BodyValidator } from "../../kit/validation.ts";
+import { MAX_VALIDATION_ENTRIES } from "../../http/bounded-input.ts";
+import { RequestValidationError, fieldIssue, valueIssue, type ValidationIssue } from "../../http/errors.ts";
+import { SLICE_SIZE, mapInSlices } from "../../values/slices.ts";
+import { bodyAjv, compileBodyValidator, toValidationIssues, type BodyValidator } from "../../http/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
 
 /**

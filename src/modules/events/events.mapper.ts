@@ -1,4 +1,4 @@
-import { toIso } from "../../kit/schema.ts";
+import { toIso } from "../../schema/primitives.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { EventNameRow, EventReadRow } from "./events.repository.ts";
 import type { Event, EventName } from "./events.schemas.ts";

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { SafePromiseLike } from "fastify";
 import { Type } from "@sinclair/typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { LengthRequired } from "../../kit/errors.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Uuid4 } from "../../kit/schema.ts";
-import { paramsAjv } from "../../kit/validation.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { LengthRequired } from "../../http/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { Uuid4 } from "../../schema/primitives.ts";
+import { paramsAjv } from "../../http/validation.ts";
 import { createIngestValidator } from "./events.ingest-validation.ts";
 import {
   Event,

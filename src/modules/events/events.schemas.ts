@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { Customer } from "../customers/customers.schemas.ts";
 
 export const EventSourceValues = ["system", "user"] as const;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { onRequestHookHandler, preHandlerAsyncHookHandler } from "fastify";
 import type { TSchema } from "@sinclair/typebox";
-import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../kit/auth.ts";
-import { ErrorBody } from "../../kit/errors.ts";
-import { responses, NoContent } from "../../kit/routes.ts";
+import { organizationScope, principalOf, type OrganizationScope, type RouteAuth } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/errors.ts";
+import { responses, NoContent } from "../../http/route-auth.ts";
 import {
   LicenseKeyActivate,
   LicenseKeyActivationRead,

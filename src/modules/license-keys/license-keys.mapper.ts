@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { LicenseKeyActivationRow, LicenseKeyRow } from "./license-keys.table.ts";
 import { toCustomer, type CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { LicenseKeyActivationBase, LicenseKeyRead } from "./license-keys.schemas.ts";

@@ -1,6 +1,6 @@
 import { sql, type Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from "./license-keys.table.ts";
 import { selectCustomersForRead } from "../customers/customers.repository.ts";
 import type { CustomerReadRow } from "../customers/customers.mapper.ts";

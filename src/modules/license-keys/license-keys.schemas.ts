@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery } from "../../kit/pagination.ts";
-import { DateTime, IdField, MetadataInput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, OneOrMany, PaginationQuery } from "../../schema/pagination.ts";
+import { DateTime, IdField, MetadataInput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 import { CustomerTeam, CustomerType } from "../customers/customers.schemas.ts";
 
 export const LicenseKeyStatusValues = ["granted", "revoked", "disabled"] as const;

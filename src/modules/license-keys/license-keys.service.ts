@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import type { Db, Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { BadRequest, NotPermitted, ResourceNotFound } from "../../kit/errors.ts";
-import { asList, pageWindow, toPage, type Page, type PageRequest } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { BadRequest, NotPermitted, ResourceNotFound } from "../../http/errors.ts";
+import { asList, pageWindow, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { LicenseKeyRow } from "./license-keys.table.ts";
-import { addInterval } from "../../kit/calendar.ts";
+import { addInterval } from "../../values/calendar.ts";
 import { displayKey, toActivation, toLicenseKey } from "./license-keys.mapper.ts";
 import * as repo from "./license-keys.repository.ts";
 import { customersByIds } from "../customers/customers.repository.ts";

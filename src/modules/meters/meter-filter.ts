@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
-import { containsPattern } from "../../kit/pagination.ts";
-import { fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { bodyAjv, toValidationIssues } from "../../kit/validation.ts";
+import { containsPattern } from "../../schema/pagination.ts";
+import { fieldIssue, type ValidationIssue } from "../../http/errors.ts";
+import { bodyAjv, toValidationIssues } from "../../http/validation.ts";
 import { Filter, type FilterClause, type FilterOperator, type MeterAggregation, type MeterFilter } from "./meters.schemas.ts";
 
 /**

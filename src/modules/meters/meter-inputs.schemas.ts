@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, MetadataInput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { Aggregation, AggregationFunctionValues, Filter, MeterUnit } from "./meters.schemas.ts";
 
 // Bounds the reference leaves open: docs/decisions.md ("Meters: filters", "String bounds").

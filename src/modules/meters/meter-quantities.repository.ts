@@ -1,6 +1,6 @@
 import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
-import { metadataMatches, type MetadataFilter } from "../../kit/pagination.ts";
+import { metadataMatches, type MetadataFilter } from "../../schema/pagination.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";

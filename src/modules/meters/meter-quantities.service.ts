@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import type { MeterQuantitiesQuery, TimeInterval } from "./meter-inputs.schemas.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
 import { customerKeysOf, findMeter, knownTimeZones } from "./meters.repository.ts";

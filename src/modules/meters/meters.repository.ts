@@ -1,8 +1,8 @@
 import { sql, type Insertable, type Updateable } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { MeterSortKeys } from "./meter-inputs.schemas.ts";
 import type { MeterRow, MetersTable } from "./meters.table.ts";
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { Uuid4 } from "../../kit/schema.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { Uuid4 } from "../../schema/primitives.ts";
 import { MeterCreate, MeterListQuery, MeterQuantitiesQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
 import type { MeterQuantityService } from "./meter-quantities.service.ts";
 import { ListResourceMeter, Meter, MeterQuantities } from "./meters.schemas.ts";

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { ListResource } from "../../kit/pagination.ts";
+import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { ListResource } from "../../schema/pagination.ts";
 import { MeterUnit } from "../products/prices.schemas.ts";
 
 export { MeterUnit };

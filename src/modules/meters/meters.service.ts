@@ -1,9 +1,9 @@
 import type { Deps } from "../../context.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
+import type { OrganizationScope, Principal } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import type { Executor } from "../../db/database.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import {

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { Metadata } from "../../kit/schema.ts";
+import type { Metadata } from "../../schema/primitives.ts";
 import type { MeterAggregation, MeterFilter, MeterUnit } from "./meters.schemas.ts";
 
 type Json<T> = ColumnType<T, string, string>;

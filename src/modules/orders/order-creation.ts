@@ -1,11 +1,11 @@
 import type { Executor } from "../../db/database.ts";
-import { allocate } from "../../kit/money.ts";
+import { allocate } from "../../values/money.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
 import { insertOrder, insertOrderItems } from "./orders.repository.ts";
 import type { OrderBillingReason, OrderItemRow, OrderRow } from "./orders.table.ts";
-import type { StoredAddress } from "../../kit/address.ts";
-import type { Metadata } from "../../kit/schema.ts";
+import type { StoredAddress } from "../../schema/address.ts";
+import type { Metadata } from "../../schema/primitives.ts";
 
 export interface NewOrder {
   organization: NumberingOrganization;

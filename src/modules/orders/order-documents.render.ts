@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
 import { logoImage } from "../../documents/logo.ts";
-import { isEuMember } from "../tax/tax.rates.ts";
+import { isEuMember } from "../../adapters/tax-engine/tax.rates.ts";
 import { succeededRefundsOfOrder } from "./credit-notes.repository.ts";
 import { orderDocumentContext, organizationForDocument } from "./order-documents.repository.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
-import { ErrorBody, ValidationErrorBody } from "../../kit/errors.ts";
-import { responses } from "../../kit/routes.ts";
-import { DateTime, Nullable } from "../../kit/schema.ts";
+import { ErrorBody, ValidationErrorBody } from "../../http/errors.ts";
+import { responses } from "../../http/route-auth.ts";
+import { DateTime, Nullable } from "../../schema/primitives.ts";
 
 const documentLink = (title: string, description: string, urlDescription: string) =>
   Type.Object({ url: Type.String({ description: urlDescription }) }, { title, description });

@@ -1,9 +1,9 @@
 import type { Deps } from "../../context.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
 import type { Executor } from "../../db/database.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
+import type { BlobStore } from "../../adapters/blob-stores/blob-store.ts";
 import { creditNotesOfOrder, findCreditNoteOfRefund } from "./credit-notes.repository.ts";
 import { creditNoteFilename, issueEarlierCreditNotes } from "./credit-notes.service.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";

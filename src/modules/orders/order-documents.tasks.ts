@@ -3,7 +3,7 @@ import type { Task, TaskList } from "graphile-worker";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import type { BlobStore, StoredObject } from "../../storage/blob-store.ts";
+import type { BlobStore, StoredObject } from "../../adapters/blob-stores/blob-store.ts";
 import { invoiceFilename, invoiceStorageKey, isDocumentJobPayload, receiptFilename, receiptStorageKey } from "./order-documents.service.ts";
 import { renderBillingPdf } from "../../documents/pdf.ts";
 import { findCreditNote, findCreditNoteForUpdate, updateCreditNote } from "./credit-notes.repository.ts";

@@ -1,4 +1,4 @@
-import { AppError } from "../../kit/errors.ts";
+import { AppError } from "../../http/errors.ts";
 
 // Error names and messages are the anchor's, word for word: clients match on them.
 

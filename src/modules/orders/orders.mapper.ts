@@ -1,5 +1,5 @@
 import { isoFrom, isoFromOrNull, type EitherTimestamps } from "../../db/jsonified.ts";
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { toDiscountBase } from "../discounts/discounts.mapper.ts";

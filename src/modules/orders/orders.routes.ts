@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ErrorBody } from "../../kit/errors.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { IdParams } from "../../kit/schema.ts";
-import { plainJsonResponse } from "../../kit/serialization.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
+import { plainJsonResponse } from "../../http/serialization.ts";
 import { ListResourceOrder, Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderService } from "./orders.service.ts";
 import { OrderInvoice, OrderReceipt, generateInvoiceResponses, receiptResponses } from "./order-documents.schemas.ts";

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Address, AddressInput } from "../../kit/address.ts";
-import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { Address, AddressInput } from "../../schema/address.ts";
+import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { CustomerType, CustomerTeam } from "../customers/customers.schemas.ts";
 import { DiscountProduct, OrderDiscount } from "../discounts/discounts.schemas.ts";
 

@@ -1,10 +1,10 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { toStoredAddress, type StoredAddress } from "../../kit/address.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { asList, pageWindow, parseSorting, toPage, type Page } from "../../kit/pagination.ts";
-import { normalizeState } from "../../kit/subdivisions.ts";
+import { toStoredAddress, type StoredAddress } from "../../schema/address.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../http/errors.ts";
+import { asList, pageWindow, parseSorting, toPage, type Page } from "../../schema/pagination.ts";
+import { normalizeState } from "../../schema/subdivisions.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
 import { toEmbeddedOrder } from "./orders.mapper.ts";

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 
 /** Scopes an organization access token may be granted. */
 export const AvailableScopes = [

@@ -1,9 +1,9 @@
 import type { Deps } from "../../context.ts";
-import type { Principal, TokenAuthenticator } from "../../kit/auth.ts";
-import { durationToMilliseconds } from "../../kit/duration.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
-import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../kit/tokens.ts";
+import type { Principal, TokenAuthenticator } from "../../http/auth.ts";
+import { durationToMilliseconds } from "../../values/duration.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
+import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../values/tokens.ts";
 import * as repo from "./organizations.repository.ts";
 import type { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { MAX_LOGO_BYTES, logoFormat } from "../../documents/logo.ts";
-import { guardedLookup, urlProblem, type UrlPolicy } from "../../kit/url-policy.ts";
+import { guardedLookup, urlProblem, type UrlPolicy } from "../../http/outbound-url-policy.ts";
 
 /** How long a logo's server gets, from connect to the last byte read. */
 export const LOGO_FETCH_TIMEOUT_MS = 5000;

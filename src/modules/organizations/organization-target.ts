@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
-import type { Principal } from "../../kit/auth.ts";
-import { RequestValidationError, valueError, fieldIssue } from "../../kit/errors.ts";
+import type { Principal } from "../../http/auth.ts";
+import { RequestValidationError, valueError, fieldIssue } from "../../http/errors.ts";
 import { findOrganization } from "./organizations.repository.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import { OrganizationCustomerPortalSettings, SubscriptionProrationBehavior } from "./organizations.schemas.ts";
 
 // The public views of an organization: what a buyer and a portal customer see of the seller.

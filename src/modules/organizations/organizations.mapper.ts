@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { CheckoutOrganization, CustomerOrganization } from "./organization-views.schemas.ts";
 import type { Organization } from "./organizations.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";

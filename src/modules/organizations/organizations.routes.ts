@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { IdParams } from "../../kit/schema.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { Organization, OrganizationCreateBody, OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organizations.schemas.ts";
 import { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
 import type { OrganizationService } from "./organizations.service.ts";

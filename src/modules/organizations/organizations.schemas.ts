@@ -1,8 +1,8 @@
 import { Type, type Static, type TBoolean } from "@sinclair/typebox";
-import { Address, AddressInput, CountryAlpha2 } from "../../kit/address.ts";
-import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TaxBehaviorOption } from "../../kit/schema-extra.ts";
-import { CountryAlpha2Input } from "../../kit/address.ts";
+import { Address, AddressInput, CountryAlpha2 } from "../../schema/address.ts";
+import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TaxBehaviorOption } from "../../schema/extra-primitives.ts";
+import { CountryAlpha2Input } from "../../schema/address.ts";
 
 export const OrganizationStatusValues = [
   "created",

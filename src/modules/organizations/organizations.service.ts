@@ -1,6 +1,6 @@
 import type { Deps } from "../../context.ts";
-import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../kit/errors.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../http/errors.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
 import type {
@@ -10,8 +10,8 @@ import type {
   OrganizationLegalDetailsUpdate,
 } from "./organizations.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
-import { toStoredAddress } from "../../kit/address.ts";
-import { normalizeState } from "../../kit/subdivisions.ts";
+import { toStoredAddress } from "../../schema/address.ts";
+import { normalizeState } from "../../schema/subdivisions.ts";
 import { readTaxRegistrations } from "./tax-registrations.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
-import type { CountryCode, StoredAddress } from "../../kit/address.ts";
+import type { CountryCode, StoredAddress } from "../../schema/address.ts";
 
 /** Where the organization is registered to collect tax, with the number it was given. */
 export interface TaxRegistration {

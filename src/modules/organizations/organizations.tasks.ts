@@ -1,7 +1,7 @@
 import type { Task } from "graphile-worker";
 import type { Deps } from "../../context.ts";
-import { urlPolicyOf } from "../../kit/url-policy.ts";
-import { realTime } from "../../kit/clock.ts";
+import { urlPolicyOf } from "../../http/outbound-url-policy.ts";
+import { realTime } from "../../values/clock.ts";
 import { fetchLogo } from "./organization-logos.fetch.ts";
 import { saveLogoIfCurrent } from "./organization-logos.repository.ts";
 

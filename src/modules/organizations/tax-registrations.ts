@@ -1,6 +1,6 @@
-import { isoSubdivision } from "../../kit/subdivisions.ts";
-import { RequestValidationError, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { registrationProblem } from "../tax/tax.engine.ts";
+import { isoSubdivision } from "../../schema/subdivisions.ts";
+import { RequestValidationError, valueIssue, type ValidationIssue } from "../../http/errors.ts";
+import { registrationProblem } from "../../adapters/tax-engine/tax.engine.ts";
 import type { OrganizationLegalDetailsUpdate } from "./organizations.schemas.ts";
 import type { TaxRegistration } from "./organizations.table.ts";
 

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import type { PaymentProcessor } from "./payment-processor.ts";
+import type { PaymentProcessor } from "../../adapters/payment-processors/payment-processor.ts";
 import { savePaymentMethod } from "./payments.repository.ts";
 import type { PaymentMethodRow } from "./payments.table.ts";
 

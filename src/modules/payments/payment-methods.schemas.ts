@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, PaginationQuery } from "../../kit/pagination.ts";
-import { DateTime, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, PaginationQuery } from "../../schema/pagination.ts";
+import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 
 export const PaymentProcessor = StringEnum(["stripe"] as const, { title: "PaymentProcessor" });
 export type PaymentProcessor = Static<typeof PaymentProcessor>;

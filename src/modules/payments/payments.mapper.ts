@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { PaymentView } from "./payments.repository.ts";
 import type { Payment } from "./payments.schemas.ts";
 

@@ -1,10 +1,10 @@
-import { given } from "../../kit/pagination.ts";
+import { given } from "../../schema/pagination.ts";
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import type { SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import type { SortCriterion } from "../../schema/pagination.ts";
 import type { PaymentSortKey } from "./payments.schemas.ts";
-import type { SavedPaymentMethod } from "./payment-processor.ts";
+import type { SavedPaymentMethod } from "../../adapters/payment-processors/payment-processor.ts";
 import type { PaymentMethodRow, PaymentMethodsTable, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
 
 /** Stores a method the processor saved for the customer: its handle and display facts only. */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { IdParams } from "../../kit/schema.ts";
-import { plainJsonResponse } from "../../kit/serialization.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
+import { plainJsonResponse } from "../../http/serialization.ts";
 import { ListResourcePayment, Payment, PaymentListQuery } from "./payments.schemas.ts";
 import type { PaymentService } from "./payments.service.ts";
 

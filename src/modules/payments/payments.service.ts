@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { ResourceNotFound } from "../../kit/errors.ts";
-import { asList, paginate, parseSorting, type Page } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
+import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { toPayment } from "./payments.mapper.ts";
 import { countPaymentViews, findPaymentView, listPaymentViews } from "./payments.repository.ts";
 import type { Payment, PaymentListQuery } from "./payments.schemas.ts";

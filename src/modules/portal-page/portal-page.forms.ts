@@ -1,6 +1,6 @@
-import { InputCountryCodes, type AddressInput, type StoredAddress } from "../../kit/address.ts";
-import { RequestValidationError, type ValidationIssue } from "../../kit/errors.ts";
-import type { CustomerPortalCustomer } from "../customer-portal/customers.schemas.ts";
+import { InputCountryCodes, type AddressInput, type StoredAddress } from "../../schema/address.ts";
+import { RequestValidationError, type ValidationIssue } from "../../http/errors.ts";
+import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
 
 /** The billing details form, as posted: every value a string, empty when left blank. */
 export interface BillingForm {

@@ -1,9 +1,9 @@
-import { countryChoices } from "../../kit/country-names.ts";
-import { escapeHtml as e, htmlDocument, type PageAssets, type Theme } from "../../kit/html-page.ts";
+import { countryChoices } from "../../schema/country-names.ts";
+import { escapeHtml as e, htmlDocument, type PageAssets, type Theme } from "../../pages/html-page.ts";
 import type { PaymentFormKind } from "../checkout-page/checkout-page.data.ts";
-import type { CustomerPortalCustomer } from "../customer-portal/customers.schemas.ts";
-import type { CustomerOrder } from "../customer-portal/orders.schemas.ts";
-import type { CustomerSubscription } from "../customer-portal/subscriptions.schemas.ts";
+import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
+import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
+import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
 import type { ListedCreditNote } from "../orders/order-documents.service.ts";
 import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { setRequestClockOffset } from "../../kit/clock.ts";
-import { AppError, RequestValidationError, ResourceNotFound } from "../../kit/errors.ts";
-import { sendHtml, themeOf, type PageAssets, type Theme } from "../../kit/html-page.ts";
-import type { WebAssets } from "../../kit/web-assets.ts";
+import { setRequestClockOffset } from "../../values/clock.ts";
+import { AppError, RequestValidationError, ResourceNotFound } from "../../http/errors.ts";
+import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html-page.ts";
+import type { WebAssets } from "../../pages/web-assets.ts";
 import {
   billingDetails,
   billingFormFrom,

@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
-import type { TokenAuthenticator } from "../../kit/auth.ts";
-import { BILLING_ROLES } from "../../kit/routes.ts";
-import { TokenPrefix } from "../../kit/tokens.ts";
+import type { TokenAuthenticator } from "../../http/auth.ts";
+import { BILLING_ROLES } from "../../http/route-auth.ts";
+import { TokenPrefix } from "../../values/tokens.ts";
 import { findSessionSummary } from "../customers/member-sessions.repository.ts";
 import { findOrganizationBySlug } from "../organizations/organizations.repository.ts";
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { DecimalString, TaxBehaviorOption } from "../../kit/schema-extra.ts";
+import { DateTime, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { DecimalString, TaxBehaviorOption } from "../../schema/extra-primitives.ts";
 
 export const ProductPriceSourceValues = ["catalog", "ad_hoc"] as const;
 export const ProductPriceSource = StringEnum(ProductPriceSourceValues, {

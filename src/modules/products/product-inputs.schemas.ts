@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../kit/pagination.ts";
-import { MetadataInput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TaxBehaviorOption, TrialInterval } from "../../kit/schema-extra.ts";
+import { PaginationQuery, ListResource, MetadataQuery, OneOrMany, SortingQuery, CATALOG_SORTING } from "../../schema/pagination.ts";
+import { MetadataInput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TaxBehaviorOption, TrialInterval } from "../../schema/extra-primitives.ts";
 import { PresentmentCurrency } from "../organizations/organizations.schemas.ts";
 import { ProductPriceSeatTier, SeatTierTypeValues } from "./prices.schemas.ts";
 import { Product, ProductVisibility, ProductVisibilityValues } from "./products.schemas.ts";

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import { valueIssue as issue, type ValidationIssue } from "../../kit/errors.ts";
+import { valueIssue as issue, type ValidationIssue } from "../../http/errors.ts";
 import type { ExistingProductPrice, ProductPriceCreate } from "./product-inputs.schemas.ts";
 import type { PriceAmountType, ProductPricesTable } from "./products.table.ts";
 

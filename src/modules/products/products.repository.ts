@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import type { ProductMediasTable, ProductPricesTable, ProductsTable } from "./products.table.ts";
 
 export const insertProduct = (db: Executor, values: Insertable<ProductsTable>) =>

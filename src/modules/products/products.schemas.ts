@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../kit/schema.ts";
-import { TrialInterval } from "../../kit/schema-extra.ts";
+import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TrialInterval } from "../../schema/extra-primitives.ts";
 import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
 import { AnyProductPrice } from "./prices.schemas.ts";
 import { Benefit, BenefitPublic } from "../benefits/benefits.schemas.ts";

@@ -1,11 +1,11 @@
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../kit/errors.ts";
-import { paginate, parseSorting, type Page } from "../../kit/pagination.ts";
+import type { OrganizationScope, Principal } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueIssue, type ValidationIssue } from "../../http/errors.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
 import { toProduct } from "./products.mapper.ts";
 import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
-import * as queries from "./products.queries.ts";
+import * as queries from "./product-reads.repository.ts";
 import { existingBenefitIds } from "../benefits/benefits.repository.ts";
 import { attachCustomFields, existingCustomFieldIds } from "../custom-fields/custom-fields.repository.ts";
 import type { Executor } from "../../db/database.ts";

@@ -1,4 +1,4 @@
-import { scaleHalfToEven } from "../../kit/money.ts";
+import { scaleHalfToEven } from "../../values/money.ts";
 import { refundableAmount, refundableTaxAmount, refundBase } from "../orders/orders.mapper.ts";
 import type { OrderRow, OrderStatus } from "../orders/orders.table.ts";
 

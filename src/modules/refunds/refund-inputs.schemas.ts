@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { RefundReasonValues } from "./refunds.schemas.ts";
 
 /** The reasons a caller may give: every reason but the system's `dispute_prevention`. */

@@ -1,4 +1,4 @@
-import { AppError, RequestValidationError, fieldIssue } from "../../kit/errors.ts";
+import { AppError, RequestValidationError, fieldIssue } from "../../http/errors.ts";
 
 // Error names and messages are the anchor's, word for word: clients match on them.
 

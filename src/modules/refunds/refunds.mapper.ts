@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { Refund } from "./refunds.schemas.ts";
 import type { RefundRow } from "./refunds.table.ts";
 

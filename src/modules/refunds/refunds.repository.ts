@@ -1,8 +1,8 @@
-import { given, customerExternalIdIn } from "../../kit/pagination.ts";
+import { given, customerExternalIdIn } from "../../schema/pagination.ts";
 import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import type { SortCriterion } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import type { SortCriterion } from "../../schema/pagination.ts";
 import type { RefundRow, RefundsTable } from "./refunds.table.ts";
 
 export const insertRefund = (db: Executor, values: Insertable<RefundsTable>): Promise<RefundRow> =>

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ErrorBody } from "../../kit/errors.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { IdParams } from "../../kit/schema.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
 import { creditNoteResponses } from "../orders/order-documents.schemas.ts";
 import { RefundCreate, RefundListQuery } from "./refund-inputs.schemas.ts";
 import { ListResourceRefund, Refund } from "./refunds.schemas.ts";

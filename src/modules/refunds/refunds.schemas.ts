@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource } from "../../kit/pagination.ts";
-import { DateTime, IdField, MetadataOutput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+import { ListResource } from "../../schema/pagination.ts";
+import { DateTime, IdField, MetadataOutput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 
 export const RefundStatusValues = ["pending", "succeeded", "failed", "canceled"] as const;
 export const RefundStatus = StringEnum(RefundStatusValues, { title: "RefundStatus" });

@@ -1,4 +1,4 @@
-import { addInterval } from "../../kit/calendar.ts";
+import { addInterval } from "../../values/calendar.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

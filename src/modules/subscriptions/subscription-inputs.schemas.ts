@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { OneOrMany } from "../../kit/pagination.ts";
-import { DateTime, MetadataInput, Nullable, StringEnum, Uuid4 } from "../../kit/schema.ts";
+import { OneOrMany } from "../../schema/pagination.ts";
+import { DateTime, MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { CustomerCancellationReason, SubscriptionStatus } from "../orders/orders.schemas.ts";
 
 export const SubscriptionProrationBehavior = StringEnum(["invoice", "prorate", "next_period", "reset"] as const, {

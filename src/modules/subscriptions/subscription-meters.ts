@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
-import { toIso } from "../../kit/schema.ts";
+import { toIso } from "../../schema/primitives.ts";
 import { toMeter } from "../meters/meters.mapper.ts";
 import * as usageRepo from "./subscription-usage.repository.ts";
 import { meteredPriceUsage } from "./subscription-usage.ts";

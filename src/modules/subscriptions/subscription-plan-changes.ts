@@ -4,7 +4,7 @@ import { switchSubscriptionBenefits } from "../benefits/benefit-grants.service.t
 import { findLiveDiscount } from "../discounts/discount-redemptions.repository.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import type { ProductPriceJson, ProductWithRelations } from "../products/products.mapper.ts";
-import { findProductWithRelations } from "../products/products.queries.ts";
+import { findProductWithRelations } from "../products/product-reads.repository.ts";
 import { seatAmount, seatRange } from "../products/seat-pricing.ts";
 import { discountedLines, type PriceLine } from "./subscription-proration.ts";
 import * as repo from "./subscriptions.repository.ts";

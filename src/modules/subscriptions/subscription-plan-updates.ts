@@ -1,8 +1,8 @@
 import type { Executor } from "../../db/database.ts";
-import { RequestValidationError, fieldIssue } from "../../kit/errors.ts";
-import { addInterval } from "../../kit/calendar.ts";
+import { RequestValidationError, fieldIssue } from "../../http/errors.ts";
+import { addInterval } from "../../values/calendar.ts";
 import type { ProductWithRelations } from "../products/products.mapper.ts";
-import { findProductWithRelations } from "../products/products.queries.ts";
+import { findProductWithRelations } from "../products/product-reads.repository.ts";
 import { seatRange } from "../products/seat-pricing.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toOrganization } from "../organizations/organizations.mapper.ts";

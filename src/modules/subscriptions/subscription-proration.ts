@@ -1,4 +1,4 @@
-import { allocate, prorate } from "../../kit/money.ts";
+import { allocate, prorate } from "../../values/money.ts";
 
 // The arithmetic of a change within a period: pure functions on integer minor units, no database.
 // One rounding rule (docs/decisions.md, "Proration"): each entry is rounded half away from zero,

@@ -1,8 +1,8 @@
 import type { Updateable } from "kysely";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { BadRequest, RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { BadRequest, RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
 import type { OrderRow } from "../orders/orders.table.ts";
 import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";

@@ -1,5 +1,5 @@
 import { stringify } from "csv-stringify/sync";
-import { RequestValidationError, fieldIssue } from "../../kit/errors.ts";
+import { RequestValidationError, fieldIssue } from "../../http/errors.ts";
 import type { SubscriptionExportColumn } from "./subscription-inputs.schemas.ts";
 import type { exportRows } from "./subscriptions.repository.ts";
 

@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Sql
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 import {
   customerExternalIdIn,
   given,
@@ -10,9 +10,9 @@ import {
   metadataMatches,
   type MetadataFilter,
   type SortCriterion,
-} from "../../kit/pagination.ts";
+} from "../../schema/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.repository.ts";
-import { productRelations } from "../products/products.queries.ts";
+import { productRelations } from "../products/product-reads.repository.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,

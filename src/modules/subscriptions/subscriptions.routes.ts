@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ErrorBody } from "../../kit/errors.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
-import { IdParams } from "../../kit/schema.ts";
-import { plainJsonResponse } from "../../kit/serialization.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ErrorBody } from "../../http/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
+import { plainJsonResponse } from "../../http/serialization.ts";
 import { ListResourceSubscription, Subscription, SubscriptionListQuery } from "./subscriptions.schemas.ts";
 import type { SubscriptionService } from "./subscriptions.service.ts";
 import { SubscriptionCreate, SubscriptionExportQuery, SubscriptionUpdate } from "./subscription-inputs.schemas.ts";

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../kit/pagination.ts";
-import { DateTime, MetadataOutput, Nullable, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
+import { DateTime, MetadataOutput, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import { OrderDiscount } from "../discounts/discounts.schemas.ts";
 import { CustomerCancellationReason, OrderCustomer, SubscriptionStatus, subscriptionFields } from "../orders/orders.schemas.ts";
 import { Meter } from "../meters/meters.schemas.ts";

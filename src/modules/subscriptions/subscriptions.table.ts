@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { Metadata, RecurringInterval } from "../../kit/schema.ts";
+import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 
 type Json<T> = ColumnType<T, string | undefined, string>;
 

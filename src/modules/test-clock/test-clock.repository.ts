@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
 
 export const findClockOffset = async (db: Executor, organizationId: string, allowed: OrganizationScope): Promise<number | undefined> => {
   let query = db.selectFrom("organizations").select("clock_offset_ms").where("id", "=", organizationId);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf, type Principal } from "../../kit/auth.ts";
-import { RequestValidationError, missingIssue } from "../../kit/errors.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../kit/routes.ts";
+import { organizationScope, principalOf, type Principal } from "../../http/auth.ts";
+import { RequestValidationError, missingIssue } from "../../http/errors.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { TestClock, TestClockAdvance, TestClockAdvanced, TestClockQuery } from "./test-clock.schemas.ts";
 import type { TestClockService } from "./test-clock.service.ts";
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { DateTime, Uuid4 } from "../../kit/schema.ts";
+import { DateTime, Uuid4 } from "../../schema/primitives.ts";
 
 /** An organization's sandbox clock. Beyond the reference (Stripe has test clocks): no SDK model. */
 export const TestClock = Type.Object(

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { atClockOffset, realTime } from "../../kit/clock.ts";
-import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../kit/errors.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { atClockOffset, realTime } from "../../values/clock.ts";
+import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { expireCheckoutWhenDue } from "../checkouts/checkouts.tasks.ts";
 import type { CheckoutSessions } from "../checkouts/checkouts.service.ts";
 import type { SubscriptionRenewals } from "../subscriptions/subscription-renewals.ts";

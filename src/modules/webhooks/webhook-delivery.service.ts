@@ -17,7 +17,7 @@ import {
 } from "./webhook-delivery.repository.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
-import { urlPolicyOf } from "../../kit/url-policy.ts";
+import { urlPolicyOf } from "../../http/outbound-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
 const DELIVERY_PRIORITY = -1;

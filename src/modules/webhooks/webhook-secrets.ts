@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { generateToken } from "../../kit/tokens.ts";
+import { generateToken } from "../../values/tokens.ts";
 
 /**
  * Endpoint signing secrets. Unlike access tokens they cannot be stored as hashes: every delivery

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { Webhook } from "standardwebhooks";
-import { guardedLookup, urlProblem, type UrlPolicy } from "../../kit/url-policy.ts";
+import { guardedLookup, urlProblem, type UrlPolicy } from "../../http/outbound-url-policy.ts";
 
 /** How much of a receiver's answer the delivery log keeps. */
 export const RESPONSE_EXCERPT_BYTES = 2048;

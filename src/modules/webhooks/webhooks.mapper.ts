@@ -1,4 +1,4 @@
-import { toIso, toIsoOrNull } from "../../kit/schema.ts";
+import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { WebhookEventRow } from "./webhook-events.table.ts";
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookEventType, WebhookFormat } from "./webhooks.schemas.ts";
 import type { EndpointEventStatus, WebhookEndpointRow } from "./webhooks.table.ts";

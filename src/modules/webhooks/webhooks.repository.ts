@@ -1,7 +1,7 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { OrganizationScope } from "../../kit/auth.ts";
-import { containsPattern } from "../../kit/pagination.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { containsPattern } from "../../schema/pagination.ts";
 import type { DeliveryView } from "./webhooks.mapper.ts";
 import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table.ts";
 import { countRows } from "../../db/count-rows.ts";

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../kit/auth.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses, NoContent } from "../../kit/routes.ts";
+import { organizationScope, principalOf } from "../../http/auth.ts";
+import { ORGANIZATION_SIDE, requireAuth, responses, NoContent } from "../../http/route-auth.ts";
 import {
   ListResourceWebhookDelivery,
   ListResourceWebhookEndpoint,

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { ListResource, OneOrMany, PaginationQuery } from "../../kit/pagination.ts";
-import { DateTime, IdField, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../kit/schema.ts";
+import { ListResource, OneOrMany, PaginationQuery } from "../../schema/pagination.ts";
+import { DateTime, IdField, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 
 export const WebhookFormatValues = ["raw", "discord", "slack"] as const;
 export type WebhookFormat = (typeof WebhookFormatValues)[number];

@@ -1,13 +1,13 @@
 import type { Updateable } from "kysely";
 import type { Deps } from "../../context.ts";
-import type { OrganizationScope, Principal } from "../../kit/auth.ts";
-import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../kit/errors.ts";
-import { asList, pageWindow, toPage } from "../../kit/pagination.ts";
+import type { OrganizationScope, Principal } from "../../http/auth.ts";
+import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../http/errors.ts";
+import { asList, pageWindow, toPage } from "../../schema/pagination.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery } from "./webhook-delivery.service.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
-import { urlPolicyOf, urlProblem } from "../../kit/url-policy.ts";
+import { urlPolicyOf, urlProblem } from "../../http/outbound-url-policy.ts";
 import { toWebhookDelivery, toWebhookEndpoint } from "./webhooks.mapper.ts";
 import {
   findEndpoint,

@@ -1,8 +1,8 @@
 import type { JobHelpers } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
-import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
-import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
+import { sandboxProcessor } from "../../../src/adapters/payment-processors/sandbox.processor.ts";
+import type { PaymentProcessor } from "../../../src/adapters/payment-processors/payment-processor.ts";
 import { buildServices } from "../../../src/services.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { FR_ADDRESS, openCheckoutContext } from "./checkout-helpers.ts";

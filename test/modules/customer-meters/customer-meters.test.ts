@@ -1,6 +1,6 @@
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
+import type { MeterCreditPayload } from "../../../src/contracts/meter-credits.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";

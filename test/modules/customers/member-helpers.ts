@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Deps } from "../../../src/context.ts";
-import type { MemberRole } from "../../../src/kit/auth.ts";
+import type { MemberRole } from "../../../src/http/auth.ts";
 import { createCustomerSessionService } from "../../../src/modules/customers/customer-sessions.service.ts";
 import { insertMember } from "../../../src/modules/customers/members.repository.ts";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenPrefix, generateToken, hashToken } from "../../../src/kit/tokens.ts";
+import { TokenPrefix, generateToken, hashToken } from "../../../src/values/tokens.ts";
 import { insertCustomerSession } from "../../../src/modules/customers/customer-sessions.repository.ts";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
 import type { MemberRow } from "../../../src/modules/customers/members.table.ts";

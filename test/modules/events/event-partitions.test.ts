@@ -3,7 +3,7 @@ import { Migrator, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrations } from "../../../migrations/index.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
-import { realTime } from "../../../src/kit/clock.ts";
+import { realTime } from "../../../src/values/clock.ts";
 import { ensureEventPartitions, monthPartition, PARTITION_MONTHS_AHEAD } from "../../../src/modules/events/event-partitions.ts";
 import { crontab, taskList } from "../../../src/tasks.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";

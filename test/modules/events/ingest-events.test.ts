@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SLICE_SIZE } from "../../../src/kit/slices.ts";
+import { SLICE_SIZE } from "../../../src/values/slices.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";

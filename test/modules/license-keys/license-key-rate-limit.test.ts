@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { purgeEndedWindows } from "../../../src/kit/rate-limit-counters.repository.ts";
+import { purgeEndedWindows } from "../../../src/http/rate-limit-counters.repository.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createLicenseKey, createOrganization } from "../../helpers/factories.ts";
 

@@ -1,4 +1,4 @@
-import type { MeterCreditPayload } from "../../../src/jobs/meter-credits.ts";
+import type { MeterCreditPayload } from "../../../src/contracts/meter-credits.ts";
 import { aggregateMeterEvents } from "../../../src/modules/meters/meters.tasks.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { queuedJobs, removeQueuedJob } from "../../helpers/jobs.ts";

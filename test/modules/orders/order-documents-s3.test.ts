@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3BlobStore } from "../../../src/storage/s3-blob-store.ts";
+import { S3BlobStore } from "../../../src/adapters/blob-stores/s3-blob-store.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";

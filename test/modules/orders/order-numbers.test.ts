@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addInterval } from "../../../src/kit/calendar.ts";
+import { addInterval } from "../../../src/values/calendar.ts";
 import { shortIdCode } from "../../../src/modules/orders/order-numbers.ts";
 
 describe("shortIdCode", () => {

@@ -10,7 +10,7 @@ import { TaskName } from "../../../src/jobs/task-names.ts";
 import { orderBillingDocument } from "../../../src/modules/orders/order-documents.render.ts";
 import { findOrderEmbedded } from "../../../src/modules/orders/orders.repository.ts";
 import { fetchLogoTask } from "../../../src/modules/organizations/organizations.tasks.ts";
-import { addressProblem } from "../../../src/kit/url-policy.ts";
+import { addressProblem } from "../../../src/http/outbound-url-policy.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
 import { createOrder } from "../../helpers/factories.ts";

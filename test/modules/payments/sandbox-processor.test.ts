@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
+import { sandboxProcessor } from "../../../src/adapters/payment-processors/sandbox.processor.ts";
 
 const charge = (token: string, options: { saveMethod?: boolean; setupOnly?: boolean } = {}) =>
   sandboxProcessor.charge({

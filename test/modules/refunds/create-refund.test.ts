@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app.ts";
-import type { PaymentProcessor } from "../../../src/modules/payments/payment-processor.ts";
-import { sandboxProcessor } from "../../../src/modules/payments/sandbox.processor.ts";
+import type { PaymentProcessor } from "../../../src/adapters/payment-processors/payment-processor.ts";
+import { sandboxProcessor } from "../../../src/adapters/payment-processors/sandbox.processor.ts";
 import { buildServices } from "../../../src/services.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import type { TestContext } from "../../helpers/context.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scaleHalfToEven } from "../../../src/kit/money.ts";
+import { scaleHalfToEven } from "../../../src/values/money.ts";
 import { refundableAmount, refundableTaxAmount } from "../../../src/modules/orders/orders.mapper.ts";
 import { refundTaxShare, statusAfterRefund } from "../../../src/modules/refunds/refund-amounts.ts";
 

@@ -2,7 +2,7 @@ import { Logger, runOnce } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { orderDocumentTasks } from "../../../src/modules/orders/order-documents.tasks.ts";
-import type { BlobStore } from "../../../src/storage/blob-store.ts";
+import type { BlobStore } from "../../../src/adapters/blob-stores/blob-store.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { pdfText } from "../../helpers/pdf.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Deps } from "../../../src/context.ts";
 import { connect } from "../../../src/db/connection.ts";
-import { addInterval } from "../../../src/kit/calendar.ts";
+import { addInterval } from "../../../src/values/calendar.ts";
 import { buildServices } from "../../../src/services.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { addInterval } from "../../../src/kit/calendar.ts";
+import { addInterval } from "../../../src/values/calendar.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import {
   createDiscount,

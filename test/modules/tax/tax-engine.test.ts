@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { allocate, includedTax } from "../../../src/kit/money.ts";
-import { checkTaxId } from "../../../src/modules/tax/tax-id.ts";
-import { rateTableTaxEngine, registrationProblem, type TaxQuery, type TaxRegistrationFacts } from "../../../src/modules/tax/tax.engine.ts";
-import { EU_MEMBERS, TAX_RULES } from "../../../src/modules/tax/tax.rates.ts";
+import { allocate, includedTax } from "../../../src/values/money.ts";
+import { checkTaxId } from "../../../src/adapters/tax-engine/tax-id.ts";
+import {
+  rateTableTaxEngine,
+  registrationProblem,
+  type TaxQuery,
+  type TaxRegistrationFacts,
+} from "../../../src/adapters/tax-engine/tax.engine.ts";
+import { EU_MEMBERS, TAX_RULES } from "../../../src/adapters/tax-engine/tax.rates.ts";
 
 const registered = (...entries: string[]): TaxRegistrationFacts[] =>
   entries.map((entry) => {

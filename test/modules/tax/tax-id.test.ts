@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CountryCodes } from "../../../src/kit/address.ts";
-import { TaxIdFormatValues, checkTaxId, parseTaxId } from "../../../src/modules/tax/tax-id.ts";
+import { CountryCodes } from "../../../src/schema/address.ts";
+import { TaxIdFormatValues, checkTaxId, parseTaxId } from "../../../src/adapters/tax-engine/tax-id.ts";
 
 // One valid number per country jsvat checks, as a buyer might type it.
 const VALID_NUMBERS: Readonly<Record<string, string>> = {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addInterval } from "../../../src/kit/calendar.ts";
+import { addInterval } from "../../../src/values/calendar.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";

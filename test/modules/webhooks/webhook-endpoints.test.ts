@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasValidChecksum } from "../../../src/kit/tokens.ts";
+import { hasValidChecksum } from "../../../src/values/tokens.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";

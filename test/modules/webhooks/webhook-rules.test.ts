@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS, nextAttemptAt, parseRetryAfter } from "../../../src/modules/webhooks/webhook-backoff.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "../../../src/modules/webhooks/webhook-secrets.ts";
-import { addressProblem, guardedLookup, urlProblem } from "../../../src/kit/url-policy.ts";
+import { addressProblem, guardedLookup, urlProblem } from "../../../src/http/outbound-url-policy.ts";
 
 const production = { allowInsecureLocalhost: false, allowPrivateNetworks: false };
 const development = { allowInsecureLocalhost: true, allowPrivateNetworks: false };

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
+import type { Config } from "../../config.ts";
+import { principalOf } from "../../http/auth.ts";
+import { rateLimitHook } from "../../http/rate-limit.ts";
+import { PORTAL_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { IdParams } from "../../schema/primitives.ts";
+import { licenseKeyActions } from "../license-keys/license-key-actions.routes.ts";
+import { LicenseKeyWithActivations, ListResourceLicenseKeyRead, PortalLicenseKeyListQuery } from "../license-keys/license-keys.schemas.ts";
+import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
+import { portalCustomerOf } from "./portal-session.ts";
+
+const READ = ["customer_portal:read", "customer_portal:write"];
+const tags = ["customer_portal"];
+
+/**
+ * Counted per organization and key value whether or not the key exists, so the limiter does not
+ * reveal which keys are real.
+ */
+const keyBucket = (request: FastifyRequest): string => {
+  const body = request.body as { organization_id: string; key: string };
+  return `${body.organization_id}:${body.key}`;
+};
+
+export const portalLicenseKeyRoutes =
+  (service: LicenseKeyService, config: Config): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/customer-portal/license-keys/",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:license_keys:list",
+          tags,
+          summary: "List License Keys",
+          querystring: PortalLicenseKeyListQuery,
+          response: responses({ 200: ListResourceLicenseKeyRead }),
+        },
+      },
+      async (request) => service.listForCustomer(request.query, portalCustomerOf(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/customer-portal/license-keys/:id",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:license_keys:get",
+          tags,
+          summary: "Get License Key",
+          params: IdParams,
+          response: responses({ 200: LicenseKeyWithActivations }, { notFound: true }),
+        },
+      },
+      async (request) => service.getForCustomer(request.params.id, portalCustomerOf(principalOf(request))),
+    );
+
+    const limits = config.licenseKeyRateLimit;
+    const preHandler = rateLimitHook(app, [
+      { name: "license-key-address", max: limits.perAddress, windowMs: limits.windowMs, key: (request) => request.ip },
+      { name: "license-key-key", max: limits.perKey, windowMs: limits.windowMs, key: keyBucket },
+    ]);
+    await app.register(
+      licenseKeyActions(service, {
+        paths: {
+          activate: "/v1/customer-portal/license-keys/activate",
+          validate: "/v1/customer-portal/license-keys/validate",
+          deactivate: "/v1/customer-portal/license-keys/deactivate",
+        },
+        operations: "customer_portal:license_keys",
+        tags,
+        preHandler,
+      }),
+    );
+  };

@@ -1,0 +1,146 @@
+import type { Deps } from "../../context.ts";
+import { AppError, Conflict, ResourceNotFound } from "../../http/errors.ts";
+import { asList, type Page } from "../../schema/pagination.ts";
+import { toSubscriptionFields } from "../orders/orders.mapper.ts";
+import { findOrganization } from "../organizations/organizations.repository.ts";
+import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
+import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
+import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
+import type { SubscriptionUpdates } from "../subscriptions/subscription-updates.ts";
+import * as repo from "../subscriptions/subscriptions.repository.ts";
+import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
+import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";
+import type { portalCustomerOf } from "./portal-session.ts";
+import type { CustomerSubscription, CustomerSubscriptionListQuery, CustomerSubscriptionUpdate } from "./portal-subscriptions.schemas.ts";
+
+type PortalCustomer = ReturnType<typeof portalCustomerOf>;
+
+// The anchor's errors for what the organization's portal settings forbid, word for word.
+class PortalSettingForbids extends AppError {
+  constructor(error: string, detail: string) {
+    super(403, error, detail);
+  }
+}
+
+/** A session sees its own customer's subscriptions in its own organization, and nothing else. */
+const visibleTo = (session: PortalCustomer): repo.SubscriptionVisibility => ({
+  allowed: [session.organizationId],
+  customerId: session.customerId,
+});
+
+/**
+ * The customer's view: each subscription's product with its public benefits and seller, its meters
+ * for the current period (the meter named, not described), no metadata, customer or discount.
+ */
+async function present(deps: Deps, rows: readonly repo.SubscriptionEmbeddedRow[]): Promise<CustomerSubscription[]> {
+  const { db } = deps;
+  const sellers = new Map<string, ReturnType<typeof toCustomerOrganization>>();
+  for (const id of new Set(rows.map((row) => row.organization_id))) {
+    const organization = await findOrganization(db, id, null);
+    if (organization) sellers.set(id, toCustomerOrganization(organization));
+  }
+  const now = deps.now();
+  const presented: CustomerSubscription[] = [];
+  for (const { customer: _customer, product, discount: _discount, prices, ...row } of rows) {
+    if (!product) throw new Error(`subscription ${row.id} without its product`);
+    // Each in a transaction of its own, as the organization's reads (the usage reads lock the meter).
+    const meters = await db.transaction().execute((trx) => subscriptionMeters(trx, row, now));
+    presented.push({
+      ...toSubscriptionFields(row),
+      product: { ...toCheckoutProduct(product), organization: sellers.get(row.organization_id)! },
+      prices: prices.map(toProductPrice),
+      meters: meters.map(({ meter: { id, name, created_at, modified_at }, ...meter }) => ({
+        ...meter,
+        meter: { id, name, created_at, modified_at },
+      })),
+      pending_update: row.pending_update ? { ...row.pending_update, modified_at: null } : null,
+    });
+  }
+  return presented;
+}
+
+/** The portal's subscription routes: reads, and the changes the anchor lets a customer make. */
+export function createPortalSubscriptionService(deps: Deps, updates: SubscriptionUpdates) {
+  const { db } = deps;
+
+  async function read(id: string, session: PortalCustomer): Promise<CustomerSubscription> {
+    const row = await repo.findSubscriptionEmbedded(db, id, visibleTo(session));
+    if (!row) throw new ResourceNotFound();
+    return (await present(deps, [row]))[0]!;
+  }
+
+  /** The organization's portal settings decide which changes a customer may make. */
+  async function merchantChange(input: CustomerSubscriptionUpdate, session: PortalCustomer, id: string): Promise<SubscriptionUpdate> {
+    const organization = await findOrganization(db, session.organizationId, null);
+    if (!organization) throw new ResourceNotFound();
+    const settings = toOrganization(organization).customer_portal_settings.subscription;
+    if ("product_id" in input) {
+      if (!settings.update_plan)
+        throw new PortalSettingForbids("UpdateSubscriptionPlanNotAllowed", "Updating subscription plan is not allowed.");
+      return { product_id: input.product_id };
+    }
+    if ("seats" in input) {
+      if (!settings.update_seats)
+        throw new PortalSettingForbids("UpdateSubscriptionSeatsNotAllowed", "Updating subscription seats is not allowed.");
+      return { seats: input.seats };
+    }
+    if ("pause_at_period_end" in input || "resume" in input) {
+      if (!settings.pause) throw new PortalSettingForbids("PauseResumeNotAllowed", "Pausing and resuming subscriptions is not allowed.");
+      if ("resume" in input) {
+        await requirePaymentMethod(id, session, "resuming");
+        return { resume: true };
+      }
+      return { pause_at_period_end: input.pause_at_period_end, resumes_at: input.resumes_at ?? null };
+    }
+    if ("pending_update" in input) return { pending_update: null };
+    // The cancel member: its fields are all optional, so `{}` lands here and changes nothing.
+    if (input.cancel_at_period_end === undefined || input.cancel_at_period_end === null) return {};
+    if (!input.cancel_at_period_end) await requirePaymentMethod(id, session, "uncancelling");
+    return {
+      cancel_at_period_end: input.cancel_at_period_end,
+      customer_cancellation_reason: input.cancellation_reason ?? null,
+      customer_cancellation_comment: input.cancellation_comment ?? null,
+    };
+  }
+
+  /** A subscription with a price to pay needs a saved method before it may go on (the anchor's 409). */
+  async function requirePaymentMethod(id: string, session: PortalCustomer, doing: "uncancelling" | "resuming"): Promise<void> {
+    // Metered prices (no frozen amount) bill too.
+    const paid = (await repo.frozenPrices(db, id)).some((price) => price.amount === null || price.amount > 0);
+    if (!paid) return;
+    const method = await db
+      .selectFrom("payment_methods")
+      .select("id")
+      .where("customer_id", "=", session.customerId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirst();
+    if (!method) throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
+  }
+
+  return {
+    async list(query: CustomerSubscriptionListQuery, session: PortalCustomer): Promise<Page<CustomerSubscription>> {
+      const filter: repo.SubscriptionFilter = {
+        ...visibleTo(session),
+        productIds: asList(query.product_id),
+        active: query.active,
+        query: query.query,
+      };
+      return pageSubscriptions(db, filter, query, (_trx, rows) => present(deps, rows));
+    },
+
+    get: read,
+
+    async update(id: string, input: CustomerSubscriptionUpdate, session: PortalCustomer): Promise<CustomerSubscription> {
+      await read(id, session);
+      await updates.updateRow(id, await merchantChange(input, session, id), visibleTo(session));
+      return read(id, session);
+    },
+
+    /** The portal's DELETE cancels at the period end (the merchant's revokes now). */
+    async cancel(id: string, session: PortalCustomer): Promise<CustomerSubscription> {
+      await updates.updateRow(id, { cancel_at_period_end: true }, visibleTo(session));
+      return read(id, session);
+    },
+  };
+}
+export type PortalSubscriptionService = ReturnType<typeof createPortalSubscriptionService>;
