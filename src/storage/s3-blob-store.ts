@@ -80,7 +80,7 @@ export class S3BlobStore implements BlobStore {
    */
   async removeAbandonedWrites(startedBefore: Date): Promise<number> {
     let removed = 0;
-    let page: { KeyMarker?: string | undefined; UploadIdMarker?: string | undefined } = {};
+    let page: { KeyMarker?: string; UploadIdMarker?: string } = {};
     for (;;) {
       const listed = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.options.bucket, ...page }));
       for (const { Key, UploadId, Initiated } of listed.Uploads ?? []) {
