@@ -8,6 +8,7 @@ import { loggerOptions } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
+import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
 
 /** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   }
 
   const services = buildServices(runtime.deps);
+  void sweepAbandonedWrites(services.blobs, runtime.deps.now, logger);
   const app = await buildApp(runtime.deps, { services });
   let worker: Promise<JobWorker> | null = null;
   let stopping = false;

@@ -4,6 +4,7 @@ import { startWorker } from "./jobs/runner.ts";
 import { loggerOptions } from "./logger.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
+import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
 
 /**
@@ -21,6 +22,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   const services = buildServices(runtime.deps);
+  void sweepAbandonedWrites(services.blobs, runtime.deps.now, logger);
   const worker = await startWorker({
     pool: runtime.pool,
     tasks: taskList(runtime.deps, services),

@@ -1,6 +1,9 @@
+import { access, mkdir, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OrderRow } from "../../src/modules/orders/orders.table.ts";
+import { ABANDONED_WRITE_AGE_MS } from "../../src/adapters/blob-stores/configured-blob-store.ts";
 import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../helpers/factories.ts";
 import { perProcessStart, spawnProject, stopSpawned, type Spawned } from "../helpers/process.ts";
 import { documentsContext, orderUpdatedEvents } from "../modules/orders/order-documents-helpers.ts";
@@ -32,6 +35,10 @@ async function startApi(): Promise<{ server: Spawned; url: string }> {
   return { server, url: url! };
 }
 
+/** How many leftovers of interrupted writes a process's start removed, once it has said. */
+const removedAtStart = async (process: Spawned) =>
+  Number((await process.waitFor(/"removed":(\d+),"msg":"removed what interrupted blob writes left"/))[1]);
+
 const generated = async () =>
   Number((await sql<{ n: string }>`SELECT count(*) AS n FROM orders WHERE invoice_path IS NOT NULL`.execute(ctx.deps.db)).rows[0]!.n);
 
@@ -39,6 +46,13 @@ describe("API processes and a separate worker process", () => {
   it(
     "the API processes run no job; the worker runs each job once",
     async () => {
+      // A temporary file that a crash left long ago, in the folder the three processes share.
+      const leftover = path.join(ctx.dataDir, "blobs", "invoices", "gone", "order.pdf.00000000000a.tmp");
+      await mkdir(path.dirname(leftover), { recursive: true });
+      await writeFile(leftover, "partial");
+      const longAgo = (Date.now() - ABANDONED_WRITE_AGE_MS - 60_000) / 1000;
+      await utimes(leftover, longAgo, longAgo);
+
       const apis = [await startApi(), await startApi()];
       for (const [i, order] of orders.entries()) {
         const response = await fetch(`${apis[i % 2]!.url}/v1/orders/${order.id}/invoice`, {
@@ -54,6 +68,9 @@ describe("API processes and a separate worker process", () => {
 
       const worker = spawnProject(["src/cli.ts", "worker"], { ...env(), WORKER_CONCURRENCY: "2" });
       await worker.waitFor(/"msg":"worker ready"/);
+      // Each process sweeps the shared folder at its start; the leftover is removed, and counted, once.
+      expect((await removedAtStart(apis[0]!.server)) + (await removedAtStart(apis[1]!.server)) + (await removedAtStart(worker))).toBe(1);
+      await expect(access(leftover)).rejects.toThrow(/ENOENT/);
       const deadline = Date.now() + perProcessStart(1) / 2;
       while ((await generated()) < ORDERS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await generated()).toBe(ORDERS);

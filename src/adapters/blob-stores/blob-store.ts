@@ -12,6 +12,11 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** A time-limited download URL, usable without other credentials. */
   downloadUrl(key: string, options: { filename: string; expiresInSeconds: number }): Promise<string>;
+  /**
+   * Removes what writes begun before `startedBefore` left behind unfinished (a process killed
+   * mid-write): temporary files, incomplete multipart uploads. Answers how many were removed.
+   */
+  removeAbandonedWrites(startedBefore: Date): Promise<number>;
 }
 
 /** Keys are path-like (`invoices/<org>/<order>.pdf`); nothing that could climb out of a folder. */

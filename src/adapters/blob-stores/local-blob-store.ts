@@ -1,11 +1,24 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, rename, stat, writeFile, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../../http/errors.ts";
 import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
 
 /** Where `blob.routes.ts` serves these files (its route path spells it out). */
 const LOCAL_BLOB_ROUTE = "/blobs";
+
+/** `put`'s temporary files: `<key>.<12 hex digits>.tmp` (the body) and `<key>.<12 hex digits>.tmp.meta`. */
+const TEMP_FILE = /\.[0-9a-f]{12}\.tmp(\.meta)?$/;
+
+/** What `operation` answers, or null when its file is gone (renamed by its writer, or removed by another process). */
+async function unlessGone<T>(operation: Promise<T>): Promise<T | null> {
+  try {
+    return await operation;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
 
 /**
  * A link was asked for a file this instance's disk does not have. Local storage belongs to one
@@ -49,6 +62,8 @@ export class LocalBlobStore implements BlobStore {
 
   private file(key: string): string {
     assertSafeKey(key);
+    // An object named like a temporary file would be taken for a crash's leftover and removed.
+    if (TEMP_FILE.test(key)) throw new Error(`unsafe storage key: ${key}`);
     return path.join(this.root, key);
   }
 
@@ -61,6 +76,24 @@ export class LocalBlobStore implements BlobStore {
     // Renames are atomic on one file system: a reader sees the old object or the new one.
     await rename(`${temp}.meta`, `${target}.meta.json`);
     await rename(temp, target);
+  }
+
+  /**
+   * A process killed mid-`put` leaves its temporary files. A write in flight, here or in another
+   * process sharing the folder, renames its files within moments of writing them: a file last
+   * modified before `startedBefore` belongs to none.
+   */
+  async removeAbandonedWrites(startedBefore: Date): Promise<number> {
+    // No folder yet: the first write makes it.
+    const names = (await unlessGone(readdir(this.root, { recursive: true }))) ?? [];
+    let removed = 0;
+    for (const name of names.filter((candidate) => TEMP_FILE.test(candidate))) {
+      const file = path.join(this.root, name);
+      const modified = await unlessGone(stat(file));
+      if (modified === null || modified.mtime >= startedBefore) continue;
+      if ((await unlessGone(unlink(file).then(() => true))) !== null) removed += 1;
+    }
+    return removed;
   }
 
   async exists(key: string): Promise<boolean> {

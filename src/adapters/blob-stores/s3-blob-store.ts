@@ -1,4 +1,11 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  AbortMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
 
@@ -12,6 +19,9 @@ export interface S3Options {
   accessKeyId?: string | undefined;
   secretAccessKey?: string | undefined;
 }
+
+/** S3 answered 404: no such object, or (aborting) no such upload. */
+const isNotFound = (error: unknown): boolean => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 /** S3 or any S3-compatible service; downloads are presigned GETs. */
 export class S3BlobStore implements BlobStore {
@@ -58,8 +68,33 @@ export class S3BlobStore implements BlobStore {
       await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return true;
     } catch (error) {
-      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+      if (isNotFound(error)) return false;
       throw error;
+    }
+  }
+
+  /**
+   * `put` is one PutObject, which leaves nothing behind when cut off; an incomplete multipart
+   * upload in the bucket (a writer killed mid-upload) keeps its parts, billed, until aborted.
+   * Needs `s3:ListBucketMultipartUploads` and `s3:AbortMultipartUpload`.
+   */
+  async removeAbandonedWrites(startedBefore: Date): Promise<number> {
+    let removed = 0;
+    let page: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      const listed = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.options.bucket, ...page }));
+      for (const { Key, UploadId, Initiated } of listed.Uploads ?? []) {
+        if (!Key || !UploadId || !Initiated || Initiated >= startedBefore) continue;
+        try {
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.options.bucket, Key, UploadId }));
+          removed += 1;
+        } catch (error) {
+          // Another process starting at the same time aborted it first.
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      if (!listed.IsTruncated) return removed;
+      page = { KeyMarker: listed.NextKeyMarker, UploadIdMarker: listed.NextUploadIdMarker };
     }
   }
 
