@@ -7,7 +7,7 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { TokenPrefix, generateToken } from "../../values/tokens.ts";
-import { findLiveCustomer } from "../customers/customer-links.repository.ts";
+import { findLiveCustomer } from "../customers/customers.steps.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { findProductOrganization } from "../products/products.repository.ts";
