@@ -1,11 +1,11 @@
 import type { Deps } from "./context.ts";
+import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checkout.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
 import type { TokenAuthenticator } from "./http/auth.ts";
 import { cachePrincipals } from "./http/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
-import { createCheckoutConfirmation } from "./modules/checkouts/checkouts.confirm.ts";
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
@@ -78,7 +78,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine);
   const subscriptionRenewals = createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine);
   const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
-  const checkoutConfirmation = createCheckoutConfirmation(deps, checkoutSessions, adapters.payments);
+  const checkoutConfirmation = confirmationFlow({ deps, sessions: checkoutSessions, payments: adapters.payments });
   const orders = createOrderService(deps);
   const orderDocuments = createOrderDocumentService(deps, adapters.blobs);
   const checkouts = createCheckoutService(deps, checkoutSessions);

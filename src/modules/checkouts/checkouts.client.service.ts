@@ -2,15 +2,27 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkout-inputs.schemas.ts";
-import type { CheckoutConfirmation } from "./checkouts.confirm.ts";
 import { assertNotExpired, assertOpenForBuyer } from "./checkouts.errors.ts";
 import { toCheckoutPublic } from "./checkouts.mapper.ts";
-import { findCheckoutWithRelations } from "./checkouts.repository.ts";
+import { findCheckoutWithRelations, type CheckoutWithRelations } from "./checkouts.repository.ts";
 import type { CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.schemas.ts";
 import type { CheckoutSessions } from "./checkouts.service.ts";
+import type { OrganizationRow } from "../organizations/organizations.table.ts";
+
+/** What confirming gives the buyer's side: the session as confirmed, and the buyer's new customer session. */
+export interface CheckoutConfirmation {
+  confirmed: CheckoutWithRelations;
+  organization: OrganizationRow;
+  customerSessionToken: string;
+}
+
+/** Confirm → charge → complete: the checkout flow, handed in by the composition root (features never import flows). */
+export interface CheckoutConfirmer {
+  confirm(clientSecret: string, input: CheckoutConfirm): Promise<CheckoutConfirmation>;
+}
 
 /** The buyer's side of a session: reached by its client secret, no token needed. */
-export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessions, confirmation: CheckoutConfirmation) {
+export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessions, confirmation: CheckoutConfirmer) {
   async function view(db: Executor, clientSecret: string): Promise<CheckoutPublic> {
     const row = await findCheckoutWithRelations(db, { clientSecret }, null);
     if (!row) throw new ResourceNotFound();
@@ -31,7 +43,14 @@ export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessio
       });
     },
 
-    confirm: (clientSecret: string, input: CheckoutConfirm): Promise<CheckoutPublicConfirmed> => confirmation.confirm(clientSecret, input),
+    async confirm(clientSecret: string, input: CheckoutConfirm): Promise<CheckoutPublicConfirmed> {
+      const { confirmed, organization, customerSessionToken } = await confirmation.confirm(clientSecret, input);
+      return {
+        ...toCheckoutPublic(confirmed, sessions.urls, organization),
+        status: "confirmed",
+        customer_session_token: customerSessionToken,
+      };
+    },
   };
 }
 export type CheckoutClientService = ReturnType<typeof createCheckoutClientService>;

@@ -5,12 +5,13 @@ import { toStoredAddress, type StoredAddress } from "../../schema/address.ts";
 import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { checkCustomFieldData } from "../custom-fields/custom-field-data.ts";
 import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
-import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
-import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
+import type { DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
+import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { checkTaxId, invalidTaxIdIssue, taxIdNeedsCountryIssue } from "../../adapters/tax-engine/tax-id.ts";
 import type { TaxEngine, TaxRegistrationFacts } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import type { CheckoutChanges, CheckoutCreate } from "./checkout-inputs.schemas.ts";
+import { resolveDiscount } from "./checkouts.discount.ts";
 import { priceCheckout, pricesIn, type PricedCheckout } from "./checkouts.pricing.ts";
 import type { CheckoutRow, CheckoutsTable } from "./checkouts.table.ts";
 
@@ -116,19 +117,6 @@ export function blankDraft(organizationId: string, currency: string, input: Chec
   };
 }
 
-/** Why a discount cannot apply to this selection, or null when it can. */
-function discountProblem(discount: DiscountWithProducts, productId: string | null, currency: string, now: Date): string | null {
-  if (discount.starts_at && discount.starts_at > now) return "This discount is not active yet.";
-  if (discount.ends_at && discount.ends_at <= now) return "This discount has ended.";
-  if (discount.max_redemptions !== null && discount.redemptions_count >= discount.max_redemptions)
-    return "This discount has reached its maximum number of redemptions.";
-  if (discount.product_ids.length > 0 && (productId === null || !discount.product_ids.includes(productId)))
-    return "This discount does not apply to the selected product.";
-  if (discount.type === "fixed" && discount.amounts?.[currency] === undefined)
-    return `This discount has no amount in ${currency.toUpperCase()}.`;
-  return null;
-}
-
 /** A preset address with more than a country (or a state outside US/CA) asks for the full address. */
 const isDetailedAddress = (address: StoredAddress): boolean =>
   Boolean(
@@ -162,60 +150,9 @@ function assignPlain(draft: SessionDraft, changes: CheckoutChanges): void {
   if (changes.customer_metadata !== undefined && changes.customer_metadata !== null) draft.customer_metadata = changes.customer_metadata;
 }
 
-/**
- * The discount after this edit: the merchant sets it by id, the buyer by code (when codes are
- * allowed); a new selection the current discount does not cover drops it instead of refusing.
- */
-async function resolveDiscount(
-  draft: SessionDraft,
-  changes: CheckoutChanges,
-  ctx: EditContext,
-  selectionChanged: boolean,
-  issues: ValidationIssue[],
-): Promise<DiscountWithProducts | null> {
-  const find = async (where: { id: string } | { code: string }) => (await findLiveDiscount(ctx.db, draft.organization_id, where)) ?? null;
-  const current = draft.discount_id ? await find({ id: draft.discount_id }) : null;
-  const problemOf = (discount: DiscountWithProducts) => discountProblem(discount, draft.product_id, draft.currency, ctx.now);
-  if (ctx.side === "merchant" && changes.discount_id !== undefined) {
-    const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;
-    const problem = chosen ? problemOf(chosen) : changes.discount_id ? "Discount does not exist." : null;
-    if (problem && ctx.prefill) return null;
-    if (problem) issues.push(fieldIssue(["body", "discount_id"], problem, changes.discount_id));
-    return chosen;
-  }
-  if (changes.discount_code !== undefined) {
-    if (!draft.allow_discount_codes) {
-      issues.push(fieldIssue(["body", "discount_code"], "Discount codes are not allowed on this checkout.", changes.discount_code));
-      return current;
-    }
-    const chosen = changes.discount_code ? await find({ code: changes.discount_code.trim() }) : null;
-    const problem = chosen ? problemOf(chosen) : changes.discount_code ? "Discount code is invalid." : null;
-    if (problem) issues.push(fieldIssue(["body", "discount_code"], problem, changes.discount_code));
-    return chosen;
-  }
-  return current && selectionChanged && problemOf(current) !== null ? null : current;
-}
-
-/**
- * Applies one edit to a draft and prices the result. Every rule failure is collected and raised
- * together as a 422 with the field's location; nothing is written by this function.
- */
-export async function applyChanges(
-  current: SessionDraft,
-  changes: CheckoutChanges,
-  ctx: EditContext,
-): Promise<{ draft: SessionDraft; priced: PricedCheckout; discount: DiscountWithProducts | null }> {
-  const draft: SessionDraft = { ...current };
-  const issues: ValidationIssue[] = [];
-  assignPlain(draft, changes);
-  if (draft.customer_ip_address !== null && isIP(draft.customer_ip_address) === 0) {
-    issues.push(
-      fieldIssue(["body", "customer_ip_address"], "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"),
-    );
-  }
-
+/** The selected product and its prices in the session's currency, after the edit's currency, price or product. */
+function selectProduct(draft: SessionDraft, changes: CheckoutChanges, ctx: EditContext, issues: ValidationIssue[]) {
   if (changes.currency) draft.currency = changes.currency;
-  const previousProductId = draft.product_id;
   if (changes.product_price_id) {
     const owner = ctx.products.find((p) => p.prices.some((price) => price.id === changes.product_price_id));
     if (owner) {
@@ -237,48 +174,51 @@ export async function applyChanges(
         changes.currency ?? draft.product_id,
       ),
     );
-  if (draft.product_id !== previousProductId || !prices.some((p) => p.id === draft.product_price_id))
-    draft.product_price_id = prices[0]?.id ?? null;
+  return { product, prices };
+}
 
-  const customPrice = prices.find((p) => p.amount_type === "custom");
-  let customAmount: number | null = customPrice && draft.product_id === previousProductId && !ctx.creating ? draft.amount : null;
-  if (customPrice && changes.amount !== undefined && changes.amount !== null) {
-    const min = customPrice.minimum_amount ?? 0;
-    const max = customPrice.maximum_amount;
-    if (changes.amount < min || (max !== null && changes.amount > max)) {
-      if (!ctx.prefill)
-        issues.push(fieldIssue(["body", "amount"], `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
-    } else customAmount = changes.amount;
-  }
+/** The buyer's amount for a custom price: the one given when in range, else the one kept (for the same product). */
+function customAmount(
+  draft: SessionDraft,
+  changes: CheckoutChanges,
+  ctx: EditContext,
+  selection: { prices: ProductPriceJson[]; productChanged: boolean },
+  issues: ValidationIssue[],
+): number | null {
+  const customPrice = selection.prices.find((p) => p.amount_type === "custom");
+  if (!customPrice) return null;
+  const kept = !selection.productChanged && !ctx.creating ? draft.amount : null;
+  if (changes.amount === undefined || changes.amount === null) return kept;
+  const min = customPrice.minimum_amount ?? 0;
+  const max = customPrice.maximum_amount;
+  if (changes.amount >= min && (max === null || changes.amount <= max)) return changes.amount;
+  if (!ctx.prefill)
+    issues.push(fieldIssue(["body", "amount"], `Amount must be between ${min} and ${max ?? "any amount"}.`, changes.amount));
+  return kept;
+}
 
+/** The seat count of a seat-based price, within the session's bounds and the price's tiers; none otherwise. */
+function chooseSeats(draft: SessionDraft, changes: CheckoutChanges, prices: ProductPriceJson[], issues: ValidationIssue[]): void {
   const seatPrice = prices.find((p) => p.amount_type === "seat_based");
   if (draft.min_seats !== null && draft.max_seats !== null && draft.min_seats > draft.max_seats) {
     issues.push(fieldIssue(["body", "min_seats"], "Minimum seats cannot exceed maximum seats.", draft.min_seats));
   }
-  if (seatPrice) {
-    const tiers = seatPrice.seat_tiers ?? [];
-    const low = Math.max(draft.min_seats ?? 1, tiers[0]?.min_seats ?? 1);
-    const tierMax = tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null;
-    const high = Math.min(draft.max_seats ?? Number.POSITIVE_INFINITY, tierMax ?? Number.POSITIVE_INFINITY);
-    const seats = changes.seats ?? draft.seats ?? low;
-    if (seats < low || seats > high)
-      issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
-    else draft.seats = seats;
-  } else draft.seats = null;
-
-  if (changes.custom_field_data !== undefined || ctx.confirming) {
-    const attached = (product?.attached_custom_fields ?? []).map(toAttachedCustomField);
-    const checked = checkCustomFieldData(attached, changes.custom_field_data ?? {}, {
-      complete: ctx.confirming === true,
-      loc: ["body", "custom_field_data"],
-    });
-    issues.push(...checked.issues);
-    draft.custom_field_data = ctx.confirming ? checked.data : { ...draft.custom_field_data, ...checked.data };
+  if (!seatPrice) {
+    draft.seats = null;
+    return;
   }
+  const tiers = seatPrice.seat_tiers ?? [];
+  const low = Math.max(draft.min_seats ?? 1, tiers[0]?.min_seats ?? 1);
+  const tierMax = tiers.length ? (tiers[tiers.length - 1]?.max_seats ?? null) : null;
+  const high = Math.min(draft.max_seats ?? Number.POSITIVE_INFINITY, tierMax ?? Number.POSITIVE_INFINITY);
+  const seats = changes.seats ?? draft.seats ?? low;
+  if (seats < low || seats > high)
+    issues.push(fieldIssue(["body", "seats"], `Seats must be between ${low} and ${Number.isFinite(high) ? high : "any number"}.`, seats));
+  else draft.seats = seats;
+}
 
-  const discount = await resolveDiscount(draft, changes, ctx, previousProductId !== draft.product_id || Boolean(changes.currency), issues);
-  draft.discount_id = discount?.id ?? null;
-
+/** The billing address and tax ID, the number checked against the address's country. */
+function applyBillingDetails(draft: SessionDraft, changes: CheckoutChanges, ctx: EditContext, issues: ValidationIssue[]): void {
   if (changes.customer_billing_address !== undefined) {
     draft.customer_billing_address = changes.customer_billing_address ? toStoredAddress(changes.customer_billing_address) : null;
     if (ctx.creating && draft.customer_billing_address && isDetailedAddress(draft.customer_billing_address))
@@ -294,13 +234,50 @@ export async function applyChanges(
     else if (checked) draft.customer_tax_id = checked.value;
     else issues.push(invalidTaxIdIssue(["body", "customer_tax_id"], changes.customer_tax_id ?? draft.customer_tax_id));
   }
+}
+
+/**
+ * Applies one edit to a draft and prices the result. Every rule failure is collected and raised
+ * together as a 422 with the field's location; nothing is written by this function.
+ */
+export async function applyChanges(
+  current: SessionDraft,
+  changes: CheckoutChanges,
+  ctx: EditContext,
+): Promise<{ draft: SessionDraft; priced: PricedCheckout; discount: DiscountWithProducts | null }> {
+  const draft: SessionDraft = { ...current };
+  const issues: ValidationIssue[] = [];
+  assignPlain(draft, changes);
+  if (draft.customer_ip_address !== null && isIP(draft.customer_ip_address) === 0) {
+    issues.push(
+      fieldIssue(["body", "customer_ip_address"], "value is not a valid IPv4 or IPv6 address", draft.customer_ip_address, "ip_any_address"),
+    );
+  }
+  const previousProductId = draft.product_id;
+  const { product, prices } = selectProduct(draft, changes, ctx, issues);
+  const productChanged = draft.product_id !== previousProductId;
+  if (productChanged || !prices.some((p) => p.id === draft.product_price_id)) draft.product_price_id = prices[0]?.id ?? null;
+  const amount = customAmount(draft, changes, ctx, { prices, productChanged }, issues);
+  chooseSeats(draft, changes, prices, issues);
+  if (changes.custom_field_data !== undefined || ctx.confirming) {
+    const attached = (product?.attached_custom_fields ?? []).map(toAttachedCustomField);
+    const checked = checkCustomFieldData(attached, changes.custom_field_data ?? {}, {
+      complete: ctx.confirming === true,
+      loc: ["body", "custom_field_data"],
+    });
+    issues.push(...checked.issues);
+    draft.custom_field_data = ctx.confirming ? checked.data : { ...draft.custom_field_data, ...checked.data };
+  }
+  const discount = await resolveDiscount(draft, changes, ctx, productChanged || Boolean(changes.currency), issues);
+  draft.discount_id = discount?.id ?? null;
+  applyBillingDetails(draft, changes, ctx, issues);
   if (issues.length) throw new RequestValidationError(issues);
 
   const priced = priceCheckout(
     {
       product,
       currency: draft.currency,
-      customAmount,
+      customAmount: amount,
       seats: draft.seats,
       discount,
       allowTrial: draft.allow_trial,

@@ -7,13 +7,14 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { TokenPrefix, generateToken } from "../../values/tokens.ts";
-import { findLiveCustomer } from "../customers/customer-links.repository.ts";
+import { findLiveCustomer } from "../customers/customers.steps.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { findProductOrganization } from "../products/products.repository.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { TaxEngine } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CheckoutChanges, CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkout-inputs.schemas.ts";
+import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { applyChanges, blankDraft, draftColumns, draftOf } from "./checkouts.draft.ts";
 import { NotOpenCheckout } from "./checkouts.errors.ts";
 import { toCheckout } from "./checkouts.mapper.ts";
@@ -41,6 +42,16 @@ export interface PublishedCheckout {
 /** Schedules the `open` → `expired` job at the session's expiry (replacing a pending one). */
 export const scheduleCheckoutExpiry = (db: Executor, checkoutId: string, runAt: Date) =>
   enqueueJob(db, TaskName.checkoutExpire, { checkoutId }, { runAt, jobKey: `${TaskName.checkoutExpire}:${checkoutId}` });
+
+/** The part of an edit's context every edit shares: the organization's tax terms, the tax engine, the time. */
+const editTerms = (db: Executor, organization: OrganizationRow, taxEngine: TaxEngine, now: Date) => ({
+  db,
+  defaultTaxBehavior: organization.default_tax_behavior,
+  taxRegistrations: organization.tax_registrations,
+  sellerCountry: organization.legal_address?.country ?? null,
+  taxEngine,
+  now,
+});
 
 /**
  * What every checkout write shares, merchant and buyer side alike: locking the session, applying
@@ -80,13 +91,8 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
       const organization = await organizationOf(db, row.organization_id);
       const now = deps.now();
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
-        db,
+        ...editTerms(db, organization, taxEngine, now),
         products: await findCheckoutProducts(db, row.id),
-        defaultTaxBehavior: organization.default_tax_behavior,
-        taxRegistrations: organization.tax_registrations,
-        sellerCountry: organization.legal_address?.country ?? null,
-        taxEngine,
-        now,
         side,
         creating: false,
         confirming: options.confirming,
@@ -114,115 +120,144 @@ async function owningOrganization(db: Executor, productIds: readonly string[], a
   return organizationId;
 }
 
+/** What the merchant's side of sessions runs on. */
+interface CheckoutContext {
+  deps: Deps;
+  sessions: CheckoutSessions;
+}
+
+/** Reading never changes status: expiry is the scheduled job's business. */
+async function getCheckout(ctx: CheckoutContext, id: string, allowed: OrganizationScope): Promise<Checkout> {
+  const row = await findCheckoutWithRelations(ctx.deps.db, { id }, allowed);
+  if (!row) throw new ResourceNotFound();
+  return ctx.sessions.view(row);
+}
+
+async function listCheckoutPage(ctx: CheckoutContext, query: CheckoutListQuery, allowed: OrganizationScope): Promise<Page<Checkout>> {
+  const filters: CheckoutListFilters = {
+    organizationIds: asList(query.organization_id),
+    productIds: asList(query.product_id),
+    customerIds: asList(query.customer_id),
+    externalCustomerIds: asList(query.external_customer_id),
+    statuses: asList(query.status),
+    emailQuery: query.query?.trim() || null,
+  };
+  const sorting = parseSorting(query.sorting);
+  const { readDb } = ctx.deps;
+  return paginate(
+    query,
+    () => countCheckouts(readDb, filters, allowed),
+    async (offset, limit) => (await listCheckouts(readDb, filters, allowed, sorting, offset, limit)).map(ctx.sessions.view),
+  );
+}
+
+/**
+ * What a new session is opened over: its products (each offerable, listed once) and its preset
+ * customer; ad-hoc prices and a subscription to upgrade are refused.
+ */
+async function sessionSubjects(
+  trx: Executor,
+  organizationId: string,
+  input: CheckoutCreate,
+): Promise<{ products: ProductWithRelationsJson[]; customer: CustomerRow | null }> {
+  const found = await findProductsWithRelations(trx, organizationId, input.products);
+  const issues: ValidationIssue[] = [];
+  input.products.forEach((id, index) => {
+    const product = found.find((p) => p.id === id);
+    if (!product || product.is_archived) issues.push(fieldIssue(["body", "products", index], "Product does not exist.", id));
+    else if (input.products.indexOf(id) !== index) issues.push(fieldIssue(["body", "products", index], "Product is listed twice.", id));
+  });
+  if (input.prices)
+    issues.push(fieldIssue(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices));
+  if (input.subscription_id) issues.push(fieldIssue(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
+  let customer: CustomerRow | null = null;
+  if (input.customer_id) {
+    customer = (await findLiveCustomer(trx, organizationId, { id: input.customer_id })) ?? null;
+    if (!customer) issues.push(fieldIssue(["body", "customer_id"], "Customer does not exist.", input.customer_id));
+  } else if (input.external_customer_id) {
+    customer = (await findLiveCustomer(trx, organizationId, { externalId: input.external_customer_id })) ?? null;
+  }
+  if (issues.length) throw new RequestValidationError(issues);
+  return { products: input.products.map((id) => found.find((p) => p.id === id)!), customer };
+}
+
+/** The session's currency: the one asked for, else the organization's when the first product has it, else that product's first. */
+function sessionCurrency(input: CheckoutCreate, organization: OrganizationRow, products: readonly ProductWithRelationsJson[]): string {
+  const firstPrices = products[0]?.prices ?? [];
+  const currency =
+    input.currency ??
+    (firstPrices.some((p) => p.price_currency === organization.default_presentment_currency)
+      ? organization.default_presentment_currency
+      : (firstPrices[0]?.price_currency ?? organization.default_presentment_currency));
+  const missing = products.findIndex((p) => !p.prices.some((price) => price.price_currency === currency));
+  if (missing >= 0) {
+    throw new RequestValidationError([
+      fieldIssue(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing]),
+    ]);
+  }
+  return currency;
+}
+
+/**
+ * Opens a session: validated, priced and taxed, its expiry scheduled and `checkout.created`
+ * recorded. A checkout link opens one with `prefill`: the visitor's invalid values are dropped.
+ */
+async function createCheckout(
+  ctx: CheckoutContext,
+  input: CheckoutCreate,
+  allowed: OrganizationScope,
+  options: { prefill?: boolean },
+): Promise<Checkout> {
+  const { deps, sessions } = ctx;
+  return deps.db.transaction().execute(async (trx) => {
+    const organizationId = await owningOrganization(trx, input.products, allowed);
+    const organization = await sessions.organizationOf(trx, organizationId);
+    const { products, customer } = await sessionSubjects(trx, organizationId, input);
+    const currency = sessionCurrency(input, organization, products);
+    const now = deps.now();
+    const { prices: _adHoc, products: _ids, customer_id: _customer, subscription_id: _subscription, ...changes } = input;
+    const { draft, priced } = await applyChanges(blankDraft(organizationId, currency, input, customer), changes, {
+      ...editTerms(trx, organization, sessions.taxEngine, now),
+      products,
+      side: "merchant",
+      creating: true,
+      prefill: options.prefill,
+    });
+    const row = await insertCheckout(
+      trx,
+      {
+        ...draftColumns(draft, priced),
+        organization_id: organizationId,
+        client_secret: generateToken(TokenPrefix.checkoutClientSecret),
+        expires_at: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
+        created_at: now,
+      },
+      input.products,
+    );
+    await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
+    return (await sessions.publish(trx, row.id, "checkout.created")).checkout;
+  });
+}
+
+async function updateOpenCheckout(ctx: CheckoutContext, id: string, input: CheckoutUpdate, allowed: OrganizationScope): Promise<Checkout> {
+  const { deps, sessions } = ctx;
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await sessions.lock(trx, { id }, allowed);
+    if (row.status !== "open" || row.expires_at <= deps.now()) throw new NotOpenCheckout();
+    await sessions.edit(trx, row, input, "merchant");
+    return (await sessions.publish(trx, id, "checkout.updated")).checkout;
+  });
+}
+
 /** The merchant's side of checkout sessions, behind an access token: the one way to open a session. */
 export function createCheckoutService(deps: Deps, sessions: CheckoutSessions) {
+  const ctx: CheckoutContext = { deps, sessions };
   return {
-    /** Reading never changes status: expiry is the scheduled job's business. */
-    async get(id: string, allowed: OrganizationScope): Promise<Checkout> {
-      const row = await findCheckoutWithRelations(deps.db, { id }, allowed);
-      if (!row) throw new ResourceNotFound();
-      return sessions.view(row);
-    },
-
-    async list(query: CheckoutListQuery, allowed: OrganizationScope): Promise<Page<Checkout>> {
-      const filters: CheckoutListFilters = {
-        organizationIds: asList(query.organization_id),
-        productIds: asList(query.product_id),
-        customerIds: asList(query.customer_id),
-        externalCustomerIds: asList(query.external_customer_id),
-        statuses: asList(query.status),
-        emailQuery: query.query?.trim() || null,
-      };
-      const sorting = parseSorting(query.sorting);
-      return paginate(
-        query,
-        () => countCheckouts(deps.readDb, filters, allowed),
-        async (offset, limit) => (await listCheckouts(deps.readDb, filters, allowed, sorting, offset, limit)).map(sessions.view),
-      );
-    },
-
-    /**
-     * Opens a session: validated, priced and taxed, its expiry scheduled and `checkout.created`
-     * recorded. A checkout link opens one with `prefill`: the visitor's invalid values are dropped.
-     */
-    async create(input: CheckoutCreate, allowed: OrganizationScope, options: { prefill?: boolean } = {}): Promise<Checkout> {
-      return deps.db.transaction().execute(async (trx) => {
-        const organizationId = await owningOrganization(trx, input.products, allowed);
-        const organization = await sessions.organizationOf(trx, organizationId);
-        const found = await findProductsWithRelations(trx, organizationId, input.products);
-        const issues: ValidationIssue[] = [];
-        input.products.forEach((id, index) => {
-          const product = found.find((p) => p.id === id);
-          if (!product || product.is_archived) issues.push(fieldIssue(["body", "products", index], "Product does not exist.", id));
-          else if (input.products.indexOf(id) !== index)
-            issues.push(fieldIssue(["body", "products", index], "Product is listed twice.", id));
-        });
-        if (input.prices)
-          issues.push(
-            fieldIssue(["body", "prices"], "Ad-hoc prices are not supported; the products' catalog prices are used.", input.prices),
-          );
-        if (input.subscription_id)
-          issues.push(fieldIssue(["body", "subscription_id"], "Subscription does not exist.", input.subscription_id));
-        let customer: CustomerRow | null = null;
-        if (input.customer_id) {
-          customer = (await findLiveCustomer(trx, organizationId, { id: input.customer_id })) ?? null;
-          if (!customer) issues.push(fieldIssue(["body", "customer_id"], "Customer does not exist.", input.customer_id));
-        } else if (input.external_customer_id) {
-          customer = (await findLiveCustomer(trx, organizationId, { externalId: input.external_customer_id })) ?? null;
-        }
-        if (issues.length) throw new RequestValidationError(issues);
-        const products = input.products.map((id) => found.find((p) => p.id === id)!);
-        const firstPrices = products[0]?.prices ?? [];
-        const currency =
-          input.currency ??
-          (firstPrices.some((p) => p.price_currency === organization.default_presentment_currency)
-            ? organization.default_presentment_currency
-            : (firstPrices[0]?.price_currency ?? organization.default_presentment_currency));
-        const missing = products.findIndex((p) => !p.prices.some((price) => price.price_currency === currency));
-        if (missing >= 0) {
-          throw new RequestValidationError([
-            fieldIssue(["body", "products", missing], `Product has no price in ${currency.toUpperCase()}.`, input.products[missing]),
-          ]);
-        }
-
-        const now = deps.now();
-        const { prices: _adHoc, products: _ids, customer_id: _customer, subscription_id: _subscription, ...changes } = input;
-        const { draft, priced } = await applyChanges(blankDraft(organizationId, currency, input, customer), changes, {
-          db: trx,
-          products,
-          defaultTaxBehavior: organization.default_tax_behavior,
-          taxRegistrations: organization.tax_registrations,
-          sellerCountry: organization.legal_address?.country ?? null,
-          taxEngine: sessions.taxEngine,
-          now,
-          side: "merchant",
-          creating: true,
-          prefill: options.prefill,
-        });
-        const row = await insertCheckout(
-          trx,
-          {
-            ...draftColumns(draft, priced),
-            organization_id: organizationId,
-            client_secret: generateToken(TokenPrefix.checkoutClientSecret),
-            expires_at: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
-            created_at: now,
-          },
-          input.products,
-        );
-        await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
-        return (await sessions.publish(trx, row.id, "checkout.created")).checkout;
-      });
-    },
-
-    async update(id: string, input: CheckoutUpdate, allowed: OrganizationScope): Promise<Checkout> {
-      return deps.db.transaction().execute(async (trx) => {
-        const row = await sessions.lock(trx, { id }, allowed);
-        if (row.status !== "open" || row.expires_at <= deps.now()) throw new NotOpenCheckout();
-        await sessions.edit(trx, row, input, "merchant");
-        return (await sessions.publish(trx, id, "checkout.updated")).checkout;
-      });
-    },
+    get: (id: string, allowed: OrganizationScope) => getCheckout(ctx, id, allowed),
+    list: (query: CheckoutListQuery, allowed: OrganizationScope) => listCheckoutPage(ctx, query, allowed),
+    create: (input: CheckoutCreate, allowed: OrganizationScope, options: { prefill?: boolean } = {}) =>
+      createCheckout(ctx, input, allowed, options),
+    update: (id: string, input: CheckoutUpdate, allowed: OrganizationScope) => updateOpenCheckout(ctx, id, input, allowed),
   };
 }
 export type CheckoutService = ReturnType<typeof createCheckoutService>;

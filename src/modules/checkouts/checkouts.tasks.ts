@@ -1,6 +1,5 @@
 import type { Task } from "graphile-worker";
 import type { Deps } from "../../context.ts";
-import type { CheckoutConfirmation } from "./checkouts.confirm.ts";
 import { expireCheckout, findCheckoutForUpdate } from "./checkouts.repository.ts";
 import { scheduleCheckoutExpiry, type CheckoutSessions } from "./checkouts.service.ts";
 
@@ -33,8 +32,13 @@ export async function expireCheckoutWhenDue(deps: Deps, sessions: CheckoutSessio
 const isSettlePayload = (value: unknown): value is { checkoutId: string; confirmationToken: string | null } =>
   isPayload(value) && ["string", "object"].includes(typeof (value as { confirmationToken?: unknown }).confirmationToken);
 
+/** The checkout flow's recovery, handed in by the composition root (features never import flows). */
+export interface CheckoutRecovery {
+  recover(checkoutId: string, confirmationToken: string | null): Promise<void>;
+}
+
 /** Recovery: settles a session whose confirm request died between confirmation and completion. */
-export function settleCheckoutTask(confirmation: CheckoutConfirmation): Task {
+export function settleCheckoutTask(confirmation: CheckoutRecovery): Task {
   return async (payload) => {
     if (isSettlePayload(payload)) await confirmation.recover(payload.checkoutId, payload.confirmationToken);
   };

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { CustomerRow } from "./customers.table.ts";
 
@@ -12,4 +13,10 @@ export async function findLiveCustomer(
   else if ("externalId" in where) query = query.where("external_id", "=", where.externalId);
   else query = query.where((eb) => eb(eb.fn("lower", ["email"]), "=", where.email.toLowerCase()));
   return query.executeTakeFirst();
+}
+
+/** Transaction-scoped advisory locks on an organization's buyer identities, taken in the order given. */
+export async function lockBuyerIdentities(db: Executor, organizationId: string, identities: readonly string[]): Promise<void> {
+  for (const identity of identities)
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${organizationId}:${identity}`}, 0))`.execute(db);
 }

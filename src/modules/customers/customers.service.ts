@@ -16,6 +16,7 @@ import { toCustomer } from "./customers.mapper.ts";
 import { ensureOwner, memberManagementEnabled } from "./member-changes.ts";
 import * as repo from "./customers.repository.ts";
 import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from "./customers.schemas.ts";
+import type { CustomerRow } from "./customers.table.ts";
 
 const EMAIL_TAKEN = "A customer with this email address already exists.";
 const EXTERNAL_ID_TAKEN = "A customer with this external ID already exists.";
@@ -54,149 +55,168 @@ async function guardUnique<T>(work: () => Promise<T>, input: { email?: string | 
   }
 }
 
+/**
+ * A new customer of the caller's organization, with its `customer.created` and, under the member
+ * model, its owner member.
+ */
+async function createCustomer(deps: Deps, principal: Principal, input: CustomerCreate): Promise<Customer> {
+  const organization = await targetOrganization(deps.db, principal, input.organization_id);
+  // Customers are reached by email (sessions, receipts): a team without its own takes its owner's.
+  const email = input.email ?? input.owner?.email ?? null;
+  if (email === null) {
+    throw valueError(["body"], "An owner with an email address is required when creating a team customer without an email.", input);
+  }
+  const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
+  const taxId = input.tax_id ? requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS) : null;
+  await assertUnique(deps.db, organization.id, input, null);
+  const now = deps.now();
+  return guardUnique(
+    () =>
+      deps.db.transaction().execute(async (trx) => {
+        const row = await repo.insertCustomer(trx, {
+          organization_id: organization.id,
+          created_at: now,
+          modified_at: null,
+          type: input.type ?? "individual",
+          email,
+          external_id: input.external_id ?? null,
+          name: input.name ?? null,
+          billing_name: null,
+          billing_address: address ? JSON.stringify(address) : null,
+          tax_id: taxId ? JSON.stringify(taxId) : null,
+          locale: input.locale ?? null,
+          default_payment_method_id: null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          deleted_at: null,
+        });
+        const customer = toCustomer(row);
+        await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
+        if (memberManagementEnabled(organization)) await ensureOwner(trx, row, input.owner ?? null, now);
+        // The state carries the customer's own fields: the anchor follows customer.* with a state event.
+        await enqueueCustomerStateChanged(trx, customer.id);
+        return customer;
+      }),
+    input,
+  );
+}
+
+/** A customer of the caller's organizations, by id or external id. */
+async function findVisibleCustomer(db: Executor, customer: { id: string } | { externalId: string }, allowed: OrganizationScope) {
+  const row =
+    "id" in customer
+      ? await repo.findCustomer(db, customer.id, allowed)
+      : await repo.findCustomerByExternalId(db, customer.externalId, allowed);
+  if (!row) throw new ResourceNotFound();
+  return row;
+}
+
+/** The customer's live saved methods, newest first, each saying whether it is the default. */
+async function listCustomerPaymentMethods(
+  deps: Deps,
+  customer: { id: string } | { externalId: string },
+  query: PaymentMethodListQuery,
+  allowed: OrganizationScope,
+): Promise<Page<PaymentMethod>> {
+  const row = await findVisibleCustomer(deps.db, customer, allowed);
+  return paginate(
+    query,
+    () => countPaymentMethods(deps.db, row.id),
+    async (offset, limit) =>
+      (await listPaymentMethods(deps.db, row.id, { offset, limit })).map((method) =>
+        toPaymentMethod(method, row.default_payment_method_id),
+      ),
+  );
+}
+
+async function listCustomerPage(deps: Deps, query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
+  const filters = {
+    organizationIds: query.organization_id ?? null,
+    email: query.email,
+    query: query.query,
+    active: query.active,
+    metadata: query.metadata,
+  };
+  const sorting = parseSorting(query.sorting);
+  return paginate(
+    query,
+    () => repo.countCustomers(deps.readDb, allowed, filters),
+    async (offset, limit) => (await repo.listCustomers(deps.readDb, allowed, filters, sorting, offset, limit)).map(toCustomer),
+  );
+}
+
+/** The changes an update may never make: removing the email, changing a set external ID, a team back to an individual. */
+function assertAllowedChange(current: CustomerRow, input: CustomerUpdate): asserts input is CustomerUpdate & { email?: string } {
+  if (input.email === null) throw valueError(["body", "email"], "Email cannot be removed.", null);
+  if (input.external_id !== undefined && current.external_id !== null && input.external_id !== current.external_id) {
+    throw valueError(["body", "external_id"], "Customer external ID cannot be updated.", input.external_id);
+  }
+  if (current.type === "team" && input.type === "individual") {
+    throw valueError(["body", "type"], "Customer type cannot be downgraded from 'team' to 'individual'.", input.type);
+  }
+}
+
+/**
+ * The billing address and tax ID after an update: a new tax ID is checked against the resulting
+ * address; a new address re-checks the stored one.
+ */
+function billingAfter(current: CustomerRow, input: CustomerUpdate) {
+  const address =
+    input.billing_address === undefined ? current.billing_address : input.billing_address && toStoredAddress(input.billing_address);
+  const taxId =
+    input.tax_id !== undefined
+      ? input.tax_id && requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS)
+      : current.tax_id && input.billing_address !== undefined
+        ? requireTaxId(current.tax_id[0], address?.country, CUSTOMER_TAX_ID_FIELDS)
+        : current.tax_id;
+  return { billing_address: address ? JSON.stringify(address) : null, tax_id: taxId ? JSON.stringify(taxId) : null };
+}
+
+async function editCustomer(deps: Deps, id: string, input: CustomerUpdate, allowed: OrganizationScope): Promise<Customer> {
+  return guardUnique(
+    () =>
+      deps.db.transaction().execute(async (trx) => {
+        const current = await repo.findCustomerForUpdate(trx, id, allowed);
+        if (!current) throw new ResourceNotFound();
+        assertAllowedChange(current, input);
+        const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
+        await assertUnique(
+          trx,
+          current.organization_id,
+          { email: emailChanged ? input.email : null, external_id: input.external_id },
+          current.id,
+        );
+        const billing = billingAfter(current, input);
+        const now = deps.now();
+        const row = await repo.updateCustomer(trx, current.id, {
+          modified_at: now,
+          ...(input.email !== undefined ? { email: input.email, email_verified: emailChanged ? false : current.email_verified } : {}),
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.locale !== undefined ? { locale: input.locale } : {}),
+          ...(input.external_id !== undefined ? { external_id: input.external_id } : {}),
+          ...(input.type ? { type: input.type } : {}),
+          ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+          ...billing,
+        });
+        const customer = toCustomer(row);
+        await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: customer, now });
+        await enqueueCustomerStateChanged(trx, customer.id);
+        return customer;
+      }),
+    input,
+  );
+}
+
 export function createCustomerService(deps: Deps) {
   return {
-    async create(principal: Principal, input: CustomerCreate): Promise<Customer> {
-      const organization = await targetOrganization(deps.db, principal, input.organization_id);
-      // Customers are reached by email (sessions, receipts): a team without its own takes its owner's.
-      const email = input.email ?? input.owner?.email ?? null;
-      if (email === null) {
-        throw valueError(["body"], "An owner with an email address is required when creating a team customer without an email.", input);
-      }
-      const address = input.billing_address ? toStoredAddress(input.billing_address) : null;
-      const taxId = input.tax_id ? requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS) : null;
-      await assertUnique(deps.db, organization.id, input, null);
-      const now = deps.now();
-      return guardUnique(
-        () =>
-          deps.db.transaction().execute(async (trx) => {
-            const row = await repo.insertCustomer(trx, {
-              organization_id: organization.id,
-              created_at: now,
-              modified_at: null,
-              type: input.type ?? "individual",
-              email,
-              external_id: input.external_id ?? null,
-              name: input.name ?? null,
-              billing_name: null,
-              billing_address: address ? JSON.stringify(address) : null,
-              tax_id: taxId ? JSON.stringify(taxId) : null,
-              locale: input.locale ?? null,
-              default_payment_method_id: null,
-              metadata: JSON.stringify(input.metadata ?? {}),
-              deleted_at: null,
-            });
-            const customer = toCustomer(row);
-            await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
-            if (memberManagementEnabled(organization)) await ensureOwner(trx, row, input.owner ?? null, now);
-            // The state carries the customer's own fields: the anchor follows customer.* with a state event.
-            await enqueueCustomerStateChanged(trx, customer.id);
-            return customer;
-          }),
-        input,
-      );
-    },
-
-    async get(id: string, allowed: OrganizationScope): Promise<Customer> {
-      const row = await repo.findCustomer(deps.db, id, allowed);
-      if (!row) throw new ResourceNotFound();
-      return toCustomer(row);
-    },
-
-    async getByExternalId(externalId: string, allowed: OrganizationScope): Promise<Customer> {
-      const row = await repo.findCustomerByExternalId(deps.db, externalId, allowed);
-      if (!row) throw new ResourceNotFound();
-      return toCustomer(row);
-    },
-
-    /** The customer's live saved methods, newest first, each saying whether it is the default. */
-    async listPaymentMethods(
-      customer: { id: string } | { externalId: string },
-      query: PaymentMethodListQuery,
-      allowed: OrganizationScope,
-    ): Promise<Page<PaymentMethod>> {
-      const row =
-        "id" in customer
-          ? await repo.findCustomer(deps.db, customer.id, allowed)
-          : await repo.findCustomerByExternalId(deps.db, customer.externalId, allowed);
-      if (!row) throw new ResourceNotFound();
-      return paginate(
-        query,
-        () => countPaymentMethods(deps.db, row.id),
-        async (offset, limit) =>
-          (await listPaymentMethods(deps.db, row.id, { offset, limit })).map((method) =>
-            toPaymentMethod(method, row.default_payment_method_id),
-          ),
-      );
-    },
-
-    async list(query: CustomerListQuery, allowed: OrganizationScope): Promise<Page<Customer>> {
-      const filters = {
-        organizationIds: query.organization_id ?? null,
-        email: query.email,
-        query: query.query,
-        active: query.active,
-        metadata: query.metadata,
-      };
-      const sorting = parseSorting(query.sorting);
-      return paginate(
-        query,
-        () => repo.countCustomers(deps.readDb, allowed, filters),
-        async (offset, limit) => (await repo.listCustomers(deps.readDb, allowed, filters, sorting, offset, limit)).map(toCustomer),
-      );
-    },
-
-    async update(id: string, input: CustomerUpdate, allowed: OrganizationScope): Promise<Customer> {
-      return guardUnique(
-        () =>
-          deps.db.transaction().execute(async (trx) => {
-            const current = await repo.findCustomerForUpdate(trx, id, allowed);
-            if (!current) throw new ResourceNotFound();
-            if (input.email === null) throw valueError(["body", "email"], "Email cannot be removed.", null);
-            if (input.external_id !== undefined && current.external_id !== null && input.external_id !== current.external_id) {
-              throw valueError(["body", "external_id"], "Customer external ID cannot be updated.", input.external_id);
-            }
-            if (current.type === "team" && input.type === "individual") {
-              throw valueError(["body", "type"], "Customer type cannot be downgraded from 'team' to 'individual'.", input.type);
-            }
-            const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
-            await assertUnique(
-              trx,
-              current.organization_id,
-              { email: emailChanged ? input.email : null, external_id: input.external_id },
-              current.id,
-            );
-            const address =
-              input.billing_address === undefined
-                ? current.billing_address
-                : input.billing_address && toStoredAddress(input.billing_address);
-            // A new tax ID is checked against the resulting address; a new address re-checks the stored one.
-            const taxId =
-              input.tax_id !== undefined
-                ? input.tax_id && requireTaxId(input.tax_id, address?.country, CUSTOMER_TAX_ID_FIELDS)
-                : current.tax_id && input.billing_address !== undefined
-                  ? requireTaxId(current.tax_id[0], address?.country, CUSTOMER_TAX_ID_FIELDS)
-                  : current.tax_id;
-            const now = deps.now();
-            const row = await repo.updateCustomer(trx, current.id, {
-              modified_at: now,
-              ...(input.email !== undefined ? { email: input.email, email_verified: emailChanged ? false : current.email_verified } : {}),
-              ...(input.name !== undefined ? { name: input.name } : {}),
-              ...(input.locale !== undefined ? { locale: input.locale } : {}),
-              ...(input.external_id !== undefined ? { external_id: input.external_id } : {}),
-              ...(input.type ? { type: input.type } : {}),
-              ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
-              billing_address: address ? JSON.stringify(address) : null,
-              tax_id: taxId ? JSON.stringify(taxId) : null,
-            });
-            const customer = toCustomer(row);
-            await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "customer.updated", data: customer, now });
-            await enqueueCustomerStateChanged(trx, customer.id);
-            return customer;
-          }),
-        input,
-      );
-    },
+    create: (principal: Principal, input: CustomerCreate) => createCustomer(deps, principal, input),
+    get: async (id: string, allowed: OrganizationScope): Promise<Customer> =>
+      toCustomer(await findVisibleCustomer(deps.db, { id }, allowed)),
+    getByExternalId: async (externalId: string, allowed: OrganizationScope): Promise<Customer> =>
+      toCustomer(await findVisibleCustomer(deps.db, { externalId }, allowed)),
+    listPaymentMethods: (customer: { id: string } | { externalId: string }, query: PaymentMethodListQuery, allowed: OrganizationScope) =>
+      listCustomerPaymentMethods(deps, customer, query, allowed),
+    list: (query: CustomerListQuery, allowed: OrganizationScope) => listCustomerPage(deps, query, allowed),
+    update: (id: string, input: CustomerUpdate, allowed: OrganizationScope) => editCustomer(deps, id, input, allowed),
   };
 }
 export type CustomerService = ReturnType<typeof createCustomerService>;

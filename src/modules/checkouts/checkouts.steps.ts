@@ -1,0 +1,100 @@
+import type { Executor } from "../../db/database.ts";
+import { missingIssue, type ValidationIssue } from "../../http/errors.ts";
+import { enqueueJob, removeJob } from "../../jobs/queue.ts";
+import { TaskName } from "../../jobs/task-names.ts";
+import { parseTaxId, type TaxId } from "../../adapters/tax-engine/tax-id.ts";
+import { redeemDiscount, releaseDiscount } from "../discounts/discount-redemptions.repository.ts";
+import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
+import { DiscountRedemptionLimitReached } from "./checkouts.errors.ts";
+import { checkoutAmount, pricesIn } from "./checkouts.pricing.ts";
+import { findCheckoutWithRelations, updateCheckout, type CheckoutWithRelations } from "./checkouts.repository.ts";
+import type { Checkout } from "./checkouts.schemas.ts";
+import type { CheckoutRow } from "./checkouts.table.ts";
+
+// The session operations and rules the checkout flows run, inside their own transaction.
+
+export { findCheckoutWithRelations, type CheckoutWithRelations };
+
+/** What confirm needs filled in: the email, the address fields the form requires, a business's name. */
+export function missingForConfirm(checkout: Checkout): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (checkout.product_id === null) issues.push(missingIssue(["body", "product_id"]));
+  if (!checkout.customer_email) issues.push(missingIssue(["body", "customer_email"]));
+  if (checkout.is_business_customer && !checkout.customer_billing_name) issues.push(missingIssue(["body", "customer_billing_name"]));
+  const addressNeeded = checkout.is_payment_form_required || checkout.is_business_customer || checkout.require_billing_address;
+  const address = checkout.customer_billing_address;
+  if (addressNeeded && !address) issues.push(missingIssue(["body", "customer_billing_address"]));
+  else if (addressNeeded && address) {
+    for (const [field, mode] of Object.entries(checkout.billing_address_fields)) {
+      if (mode === "required" && !address[field as keyof typeof address])
+        issues.push(missingIssue(["body", "customer_billing_address", field]));
+    }
+  }
+  return issues;
+}
+
+/** The buyer's tax ID as customers and orders keep it: `[number, format]`, only when verified. */
+export function storedTaxId(checkout: CheckoutWithRelations): TaxId | null {
+  const country = checkout.customer_billing_address?.country;
+  return checkout.customer_tax_id && country ? parseTaxId(checkout.customer_tax_id, country) : null;
+}
+
+/** What a session bought: its product and each of the product's prices in the session's currency. */
+export interface CheckoutPurchase {
+  product: ProductWithRelationsJson;
+  /** In display order; `amount` is what the price charges a period, null for a metered price (billed on usage). */
+  prices: { id: string; seatBased: boolean; amount: number | null }[];
+  /** A trial starts with nothing charged: the first order of its subscription is for zero. */
+  charged: boolean;
+}
+
+export function purchaseOf(checkout: CheckoutWithRelations): CheckoutPurchase {
+  const product = checkout.products.find((p) => p.id === checkout.product_id);
+  if (!product) throw new Error(`checkout ${checkout.id} reached completion without a product`);
+  const prices = pricesIn(product, checkout.currency).map((price) => ({
+    id: price.id,
+    seatBased: price.amount_type === "seat_based",
+    amount: price.amount_type === "metered_unit" ? null : checkoutAmount([price], { customAmount: checkout.amount, seats: checkout.seats }),
+  }));
+  return { product, prices, charged: checkout.trial_end === null };
+}
+
+/** How long the confirm request has to settle before the recovery job takes over. */
+const SETTLE_RECOVERY_DELAY_MS = 5 * 60 * 1000;
+
+const settleJobKey = (checkoutId: string) => `${TaskName.checkoutSettle}:${checkoutId}`;
+
+/**
+ * `open` → `confirmed`: the discount redeemed (refused once used up), and the recovery job
+ * scheduled, so that should the confirm request die between charge and completion, the job
+ * settles the session.
+ */
+export async function markConfirmed(db: Executor, checkout: CheckoutRow, confirmationToken: string | null, now: Date): Promise<void> {
+  if (checkout.discount_id && !(await redeemDiscount(db, checkout.discount_id))) throw new DiscountRedemptionLimitReached();
+  await updateCheckout(db, checkout.id, { status: "confirmed", modified_at: now });
+  await enqueueJob(
+    db,
+    TaskName.checkoutSettle,
+    { checkoutId: checkout.id, confirmationToken },
+    { runAt: new Date(now.getTime() + SETTLE_RECOVERY_DELAY_MS), jobKey: settleJobKey(checkout.id) },
+  );
+}
+
+/** The session settled (completed or refused): its recovery job is no longer needed. */
+export const cancelSettleRecovery = (db: Executor, checkoutId: string) => removeJob(db, settleJobKey(checkoutId));
+
+/** `confirmed` → `open` when the processor declined (the buyer may try again), else `failed`; the discount is given back. */
+export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: "declined" | "failed", now: Date): Promise<void> {
+  await updateCheckout(db, checkout.id, { status: outcome === "declined" ? "open" : "failed", modified_at: now });
+  if (checkout.discount_id) await releaseDiscount(db, checkout.discount_id);
+  await cancelSettleRecovery(db, checkout.id);
+}
+
+/** `confirmed` → `succeeded`, linked to the customer and subscription the completion made. */
+export const markSucceeded = (db: Executor, checkoutId: string, links: { customerId: string; subscriptionId: string | null }, now: Date) =>
+  updateCheckout(db, checkoutId, {
+    status: "succeeded",
+    customer_id: links.customerId,
+    subscription_id: links.subscriptionId,
+    modified_at: now,
+  });
