@@ -178,7 +178,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));
-  await app.register(refundRoutes(services.refunds));
+  await app.register(refundRoutes(services.refunds, services.refundOrder));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
