@@ -7,7 +7,7 @@ import { toProduct } from "./products.mapper.ts";
 import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
 import * as queries from "./product-reads.repository.ts";
 import { existingBenefitIds } from "../benefits/benefits.repository.ts";
-import { attachCustomFields, existingCustomFieldIds } from "../custom-fields/custom-fields.repository.ts";
+import { attachCustomFields, existingCustomFieldIds } from "../custom-fields/custom-fields.steps.ts";
 import type { Executor } from "../../db/database.ts";
 import * as repo from "./products.repository.ts";
 import type { Static } from "@sinclair/typebox";

@@ -3,7 +3,7 @@ import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../http/errors.ts";
 import { asList, pageWindow, toPage } from "../../schema/pagination.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery } from "./webhook-delivery.service.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
