@@ -5,7 +5,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import type { TrustProxy } from "./config.ts";
+import type { Config, TrustProxy } from "./config.ts";
 import type { Deps } from "./context.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./http/auth.ts";
@@ -71,14 +71,13 @@ export interface BuildOptions {
   services?: Services;
 }
 
-/** The HTTP application: plugins, then infrastructure, then feature modules. */
 /** TRUST_PROXY as Fastify takes it; a hop count as the function that trusts that many hops. */
 const trustProxyOption = (trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) =>
   typeof trust === "number" ? (_address, hop) => hop < trust : typeof trust === "boolean" ? trust : [...trust];
 
-export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const { config } = deps;
-  const app = Fastify({
+/** The Fastify server itself: logging, limits, timeouts, routing and serialization options. */
+function createServer(config: Config, options: BuildOptions) {
+  return Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
     bodyLimit: config.bodyLimitBytes,
     // Behind a load balancer the client is the address it forwards, where the operator says whom to believe.
@@ -102,7 +101,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
+type App = ReturnType<typeof createServer>;
 
+/** What every request goes through before any route: version, CORS, validation, request id, errors, bodies. */
+async function registerProtocol(app: App, config: Config): Promise<void> {
   // First: a bad version is refused before CORS, authentication and routing see the request.
   registerApiVersioning(app);
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
@@ -113,7 +116,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   registerErrorHandling(app, config.bodyLimitBytes);
   acceptEmptyJsonBodies(app);
+}
 
+/** The OpenAPI document of every route registered after it, its UI at /docs, and its addresses. */
+async function registerDocumentation(app: App, config: Config): Promise<void> {
   await app.register(swagger, {
     transformObject: (document) =>
       "openapiObject" in document ? documentIdempotencyKey(markDeepObjectParameters(document.openapiObject)) : document.swaggerObject,
@@ -135,12 +141,85 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   // As the anchor, each version's document at /{version}/openapi.json (one document: they do not differ).
   for (const version of API_VERSIONS) app.get(`/${version}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+}
 
-  const services = options.services ?? buildServices(deps);
+/** Who is calling, at what time, replayed or not, and how often. */
+async function registerRequestHandling(app: App, deps: Deps, services: Services): Promise<void> {
   registerRequestClock(app);
   registerAuth(app, services.authenticators);
   registerIdempotency(app, { db: deps.db, now: deps.now });
-  await registerRateLimiting(app, config, deps.db, () => realTime(deps.now));
+  await registerRateLimiting(app, deps.config, deps.db, () => realTime(deps.now));
+}
+
+/** Every feature's API routes, in the order the OpenAPI document lists them. */
+async function registerApiRoutes(app: App, deps: Deps, services: Services): Promise<void> {
+  await app.register(organizationRoutes(services.organizations, services.accessTokens));
+  await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
+  await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(memberRoutes(services.members));
+  await app.register(customerStateRoutes(services.customerStates));
+  await app.register(discountRoutes(services.discounts));
+  await app.register(customFieldRoutes(services.customFields));
+  await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
+  await app.register(productRoutes(services.products));
+  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
+  await app.register(benefitGrantRoutes(services.benefitGrants));
+  await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
+  await app.register(eventRoutes(services.events, deps.now));
+  await app.register(meterRoutes(services.meters, services.meterQuantities));
+  await app.register(customerMeterRoutes(services.customerMeters));
+  await app.register(portalMeterRoutes(services.customerMeters));
+  await app.register(webhookRoutes(services.webhooks));
+  await app.register(licenseKeyRoutes(services.licenseKeys));
+  await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
+  await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
+  await app.register(portalCustomerSessionRoutes(services.customerSessions));
+  await app.register(portalMemberRoutes(services.portalMembers));
+  await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
+  await app.register(paymentRoutes(services.paymentRecords));
+  await app.register(refundRoutes(services.refunds, services.refundOrder));
+  await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
+  // Only a sandbox deployment has a test clock; in production the paths do not exist.
+  if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
+  await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));
+}
+
+/** The pages rendered on the server: the hosted checkout and the customer portal, with the scripts they share. */
+async function registerPages(app: App, config: Config, services: Services): Promise<void> {
+  const webAssets = createWebAssets();
+  await app.register(
+    checkoutPageRoutes(services.checkoutClient, webAssets, {
+      checkoutBaseUrl: config.checkoutBaseUrl,
+      paymentForm: services.checkoutPaymentForm,
+    }),
+  );
+  // The customer portal's pages, at the `customer_portal_url` of a session (`/{slug}/portal`).
+  await app.register(
+    portalPageRoutes(
+      {
+        sessions: services.portalPageSessions,
+        customers: services.portalCustomers,
+        orders: services.portalOrders,
+        documents: services.orderDocuments,
+        subscriptions: services.portalSubscriptions,
+        licenseKeys: services.licenseKeys,
+        paymentMethods: services.portalPaymentMethods,
+        paymentForm: services.checkoutPaymentForm,
+      },
+      webAssets,
+    ),
+  );
+}
+
+/** The HTTP application: plugins, then infrastructure, then feature modules. */
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = createServer(deps.config, options);
+  await registerProtocol(app, deps.config);
+  await registerDocumentation(app, deps.config);
+
+  const services = options.services ?? buildServices(deps);
+  await registerRequestHandling(app, deps, services);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
@@ -158,58 +237,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Locally stored documents are downloaded through the API itself; S3 links go to S3.
   if (services.blobs instanceof LocalBlobStore) await app.register(localBlobRoutes(services.blobs));
 
-  await app.register(organizationRoutes(services.organizations, services.accessTokens));
-  await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
-  const webAssets = createWebAssets();
-  await app.register(
-    checkoutPageRoutes(services.checkoutClient, webAssets, {
-      checkoutBaseUrl: config.checkoutBaseUrl,
-      paymentForm: services.checkoutPaymentForm,
-    }),
-  );
-  await app.register(customerRoutes(services.customers, services.customerSessions));
-  await app.register(memberRoutes(services.members));
-  await app.register(customerStateRoutes(services.customerStates));
-  await app.register(discountRoutes(services.discounts));
-  await app.register(customFieldRoutes(services.customFields));
-  await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
-  await app.register(productRoutes(services.products));
-  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
-  await app.register(benefitGrantRoutes(services.benefitGrants));
-  await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
-  await app.register(eventRoutes(services.events, deps.now));
-  await app.register(meterRoutes(services.meters, services.meterQuantities));
-  await app.register(customerMeterRoutes(services.customerMeters));
-  await app.register(portalMeterRoutes(services.customerMeters));
-  await app.register(webhookRoutes(services.webhooks));
-  await app.register(licenseKeyRoutes(services.licenseKeys));
-  await app.register(portalLicenseKeyRoutes(services.licenseKeys, config));
-  await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
-  await app.register(portalCustomerSessionRoutes(services.customerSessions));
-  await app.register(portalMemberRoutes(services.portalMembers));
-  await app.register(orderRoutes(services.orders, services.orderDocuments));
-  await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
-  await app.register(paymentRoutes(services.paymentRecords));
-  await app.register(refundRoutes(services.refunds));
-  await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
-  // Only a sandbox deployment has a test clock; in production the paths do not exist.
-  if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
-  await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));
-  // The customer portal's pages, at the `customer_portal_url` of a session (`/{slug}/portal`).
-  await app.register(
-    portalPageRoutes(
-      {
-        sessions: services.portalPageSessions,
-        customers: services.portalCustomers,
-        orders: services.portalOrders,
-        documents: services.orderDocuments,
-        subscriptions: services.portalSubscriptions,
-        licenseKeys: services.licenseKeys,
-        paymentMethods: services.portalPaymentMethods,
-        paymentForm: services.checkoutPaymentForm,
-      },
-      webAssets,
-    ),
-  );
+  await registerApiRoutes(app, deps, services);
+  await registerPages(app, deps.config, services);
   return app;
 }

@@ -3,7 +3,7 @@ import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checko
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
-import type { TokenAuthenticator } from "./http/auth.ts";
+import type { OrganizationScope, TokenAuthenticator } from "./http/auth.ts";
 import { cachePrincipals } from "./http/auth-cache.ts";
 import { createCheckoutClientService } from "./modules/checkouts/checkouts.client.service.ts";
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
@@ -42,6 +42,8 @@ import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processo
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
+import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
+import { refundOrder } from "./flows/refund-order.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./adapters/tax-engine/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
@@ -128,7 +130,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalOrderPayments,
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
     paymentRecords: createPaymentService(deps),
-    refunds: createRefundService(deps, adapters.payments, orderDocuments),
+    refunds: createRefundService(deps, orderDocuments),
+    refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
   };
 }

@@ -9,6 +9,7 @@ import * as P from "../../src/modules/products/products.schemas.ts";
 import * as D from "../../src/modules/discounts/discounts.schemas.ts";
 import * as C from "../../src/modules/checkouts/checkouts.schemas.ts";
 import * as O from "../../src/modules/organizations/organizations.schemas.ts";
+import * as OI from "../../src/modules/organizations/organization-inputs.schemas.ts";
 import * as Cu from "../../src/modules/customers/customers.schemas.ts";
 import * as CS from "../../src/modules/customers/customer-sessions.schemas.ts";
 import * as PI from "../../src/modules/products/product-inputs.schemas.ts";
@@ -181,8 +182,8 @@ const _orgEmails: AssertAssignable<S<typeof O.OrganizationCustomerEmailSettings>
 const _orgPortal: AssertAssignable<S<typeof O.OrganizationCustomerPortalSettings>, models.OrganizationCustomerPortalSettings> = true;
 const _orgDisputes: AssertAssignable<S<typeof O.OrganizationDisputeSettings>, models.OrganizationDisputeSettings> = true;
 const _organization: AssertAssignable<S<typeof O.Organization>, models.Organization> = true;
-const _orgDetails: AssertAssignable<S<typeof O.OrganizationDetails>, models.OrganizationDetails> = true;
-const _orgCreate: AssertAssignable<S<typeof O.OrganizationCreate>, models.OrganizationCreate> = true;
+const _orgDetails: AssertAssignable<S<typeof OI.OrganizationDetails>, models.OrganizationDetails> = true;
+const _orgCreate: AssertAssignable<S<typeof OI.OrganizationCreate>, models.OrganizationCreate> = true;
 
 // Catalog, customers and customer sessions.
 const _pagination: AssertAssignable<S<typeof Pagination>, models.Pagination> = true;
@@ -597,10 +598,10 @@ const mirrored: Record<string, TSchema> = {
   OrganizationCustomerPortalSettings: O.OrganizationCustomerPortalSettings,
   OrganizationDisputeSettings: O.OrganizationDisputeSettings,
   Organization: O.Organization,
-  OrganizationDetails: O.OrganizationDetails,
-  OrganizationIndividualLegalEntitySchema: O.OrganizationIndividualLegalEntitySchema,
-  OrganizationCompanyLegalEntitySchema: O.OrganizationCompanyLegalEntitySchema,
-  OrganizationCreate: O.OrganizationCreate,
+  OrganizationDetails: OI.OrganizationDetails,
+  OrganizationIndividualLegalEntitySchema: OI.OrganizationIndividualLegalEntitySchema,
+  OrganizationCompanyLegalEntitySchema: OI.OrganizationCompanyLegalEntitySchema,
+  OrganizationCreate: OI.OrganizationCreate,
   Pagination,
   TaxIDFormat: TaxIdFormat,
   CustomerType: Cu.CustomerType,

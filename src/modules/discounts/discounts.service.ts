@@ -4,7 +4,7 @@ import { RequestValidationError, ResourceNotFound, valueError, valueIssue, type 
 import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { uniqueViolation } from "../../http/pg-errors.ts";
 import { targetOrganization } from "../organizations/organization-target.ts";
-import { existingProductIds } from "../products/products.repository.ts";
+import { existingProductIds } from "../products/products.steps.ts";
 import { toDiscount } from "./discounts.mapper.ts";
 import * as repo from "./discounts.repository.ts";
 import type { Discount, DiscountCreate, DiscountListQuery } from "./discounts.schemas.ts";

@@ -97,109 +97,116 @@ export async function issueLicenseKey(
   return { license_key_id: row.id, display_key: displayKey(row.key) };
 }
 
+type PortalCustomer = { organizationId: string; customerId: string };
+
+/** `reads`: the replica for the organization's list, the primary for a customer's portal. */
+async function keysPage(reads: Db, filter: repo.LicenseKeyFilter, request: PageRequest): Promise<Page<LicenseKeyRead>> {
+  const [rows, total] = await Promise.all([repo.listKeys(reads, filter, pageWindow(request)), repo.countKeys(reads, filter)]);
+  const customers = await customersByIds(
+    reads,
+    rows.map((row) => row.customer_id),
+  );
+  return toPage(
+    rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)),
+    total,
+    request,
+  );
+}
+
+async function activateLicenseKey(deps: Deps, input: LicenseKeyActivate, allowed: OrganizationScope): Promise<LicenseKeyActivationRead> {
+  assertInScope(input.organization_id, allowed);
+  const now = deps.now();
+  return deps.db.transaction().execute(async (trx) => {
+    // The row lock makes the count-then-insert below atomic per key.
+    const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
+    if (!key) throw new ResourceNotFound();
+    if (key.status !== "granted") throw new NotPermitted(NO_LONGER_ACTIVE_ACTIVATE);
+    if (isExpired(key, now)) throw new NotPermitted(EXPIRED);
+    if (!key.limit_activations) throw new NotPermitted(NO_ACTIVATIONS);
+    if ((await repo.countLiveActivations(trx, key.id)) >= key.limit_activations) throw new NotPermitted(LIMIT_REACHED);
+    const activation = await repo.insertActivation(trx, {
+      created_at: now,
+      modified_at: null,
+      deleted_at: null,
+      organization_id: key.organization_id,
+      license_key_id: key.id,
+      label: input.label,
+      conditions: JSON.stringify(input.conditions ?? {}),
+      meta: JSON.stringify(input.meta ?? {}),
+    });
+    return { ...toActivation(activation), license_key: await withCustomer(trx, key) };
+  });
+}
+
+async function validateLicenseKey(deps: Deps, input: LicenseKeyValidate, allowed: OrganizationScope): Promise<ValidatedLicenseKey> {
+  assertInScope(input.organization_id, allowed);
+  const now = deps.now();
+  const increment = input.increment_usage ?? 0;
+  return deps.db.transaction().execute(async (trx) => {
+    const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
+    if (!key) throw new ResourceNotFound();
+    if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
+    if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+    let activation = null;
+    if (input.activation_id) {
+      activation = await repo.findLiveActivation(trx, key.id, input.activation_id);
+      if (!activation) throw new ResourceNotFound();
+      if (Object.keys(activation.conditions).length > 0 && !sameConditions(activation.conditions, input.conditions)) {
+        throw new ResourceNotFound(CONDITIONS_MISMATCH);
+      }
+    }
+    if (input.benefit_id && input.benefit_id !== key.benefit_id) throw new ResourceNotFound(BENEFIT_MISMATCH);
+    if (input.customer_id && input.customer_id !== key.customer_id) throw new ResourceNotFound(CUSTOMER_MISMATCH);
+    if (increment > 0 && key.limit_usage !== null) {
+      const remaining = key.limit_usage - key.usage;
+      if (increment > remaining) throw new BadRequest(`License key only has ${Math.max(remaining, 0)} more usages.`);
+    }
+    const updated = await repo.recordValidation(trx, key.id, increment, now);
+    return { ...(await withCustomer(trx, updated)), activation: activation ? toActivation(activation) : null };
+  });
+}
+
+async function deactivateLicenseKey(deps: Deps, input: LicenseKeyDeactivate, allowed: OrganizationScope): Promise<void> {
+  assertInScope(input.organization_id, allowed);
+  const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
+  if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
+}
+
+function listLicenseKeys(deps: Deps, query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
+  return keysPage(
+    deps.readDb,
+    { allowed, organizationIds: asList(query.organization_id), benefitIds: asList(query.benefit_id), statuses: asList(query.status) },
+    query,
+  );
+}
+
+/** One key with its live activations; `customerId` narrows it to a portal customer's own keys. */
+async function getLicenseKey(
+  deps: Deps,
+  id: string,
+  allowed: OrganizationScope,
+  customerId: string | null,
+): Promise<LicenseKeyWithActivations> {
+  const row = await repo.findKey(deps.db, id, allowed, customerId);
+  if (!row) throw new ResourceNotFound();
+  return withActivations(deps.db, row);
+}
+
+/** The portal: a customer sees only its own keys. */
+function listCustomerLicenseKeys(deps: Deps, query: PortalLicenseKeyListQuery, customer: PortalCustomer): Promise<Page<LicenseKeyRead>> {
+  const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
+  return keysPage(deps.db, { allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
+}
+
 export function createLicenseKeyService(deps: Deps) {
-  /** `reads`: the replica for the organization's list, the primary for a customer's portal. */
-  async function page(reads: Db, filter: repo.LicenseKeyFilter, request: PageRequest): Promise<Page<LicenseKeyRead>> {
-    const [rows, total] = await Promise.all([repo.listKeys(reads, filter, pageWindow(request)), repo.countKeys(reads, filter)]);
-    const customers = await customersByIds(
-      reads,
-      rows.map((row) => row.customer_id),
-    );
-    return toPage(
-      rows.map((row) => toLicenseKey(row, customers.get(row.customer_id)!)),
-      total,
-      request,
-    );
-  }
-
   return {
-    async activate(input: LicenseKeyActivate, allowed: OrganizationScope): Promise<LicenseKeyActivationRead> {
-      assertInScope(input.organization_id, allowed);
-      const now = deps.now();
-      return deps.db.transaction().execute(async (trx) => {
-        // The row lock makes the count-then-insert below atomic per key.
-        const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
-        if (!key) throw new ResourceNotFound();
-        if (key.status !== "granted") throw new NotPermitted(NO_LONGER_ACTIVE_ACTIVATE);
-        if (isExpired(key, now)) throw new NotPermitted(EXPIRED);
-        if (!key.limit_activations) throw new NotPermitted(NO_ACTIVATIONS);
-        if ((await repo.countLiveActivations(trx, key.id)) >= key.limit_activations) throw new NotPermitted(LIMIT_REACHED);
-        const activation = await repo.insertActivation(trx, {
-          created_at: now,
-          modified_at: null,
-          deleted_at: null,
-          organization_id: key.organization_id,
-          license_key_id: key.id,
-          label: input.label,
-          conditions: JSON.stringify(input.conditions ?? {}),
-          meta: JSON.stringify(input.meta ?? {}),
-        });
-        return { ...toActivation(activation), license_key: await withCustomer(trx, key) };
-      });
-    },
-
-    async validate(input: LicenseKeyValidate, allowed: OrganizationScope): Promise<ValidatedLicenseKey> {
-      assertInScope(input.organization_id, allowed);
-      const now = deps.now();
-      const increment = input.increment_usage ?? 0;
-      return deps.db.transaction().execute(async (trx) => {
-        const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
-        if (!key) throw new ResourceNotFound();
-        if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
-        if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
-        let activation = null;
-        if (input.activation_id) {
-          activation = await repo.findLiveActivation(trx, key.id, input.activation_id);
-          if (!activation) throw new ResourceNotFound();
-          if (Object.keys(activation.conditions).length > 0 && !sameConditions(activation.conditions, input.conditions)) {
-            throw new ResourceNotFound(CONDITIONS_MISMATCH);
-          }
-        }
-        if (input.benefit_id && input.benefit_id !== key.benefit_id) throw new ResourceNotFound(BENEFIT_MISMATCH);
-        if (input.customer_id && input.customer_id !== key.customer_id) throw new ResourceNotFound(CUSTOMER_MISMATCH);
-        if (increment > 0 && key.limit_usage !== null) {
-          const remaining = key.limit_usage - key.usage;
-          if (increment > remaining) throw new BadRequest(`License key only has ${Math.max(remaining, 0)} more usages.`);
-        }
-        const updated = await repo.recordValidation(trx, key.id, increment, now);
-        return { ...(await withCustomer(trx, updated)), activation: activation ? toActivation(activation) : null };
-      });
-    },
-
-    async deactivate(input: LicenseKeyDeactivate, allowed: OrganizationScope): Promise<void> {
-      assertInScope(input.organization_id, allowed);
-      const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
-      if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
-    },
-
-    list(query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
-      return page(
-        deps.readDb,
-        { allowed, organizationIds: asList(query.organization_id), benefitIds: asList(query.benefit_id), statuses: asList(query.status) },
-        query,
-      );
-    },
-
-    async get(id: string, allowed: OrganizationScope): Promise<LicenseKeyWithActivations> {
-      const row = await repo.findKey(deps.db, id, allowed, null);
-      if (!row) throw new ResourceNotFound();
-      return withActivations(deps.db, row);
-    },
-
-    /** The portal: a customer sees only its own keys. */
-    listForCustomer(
-      query: PortalLicenseKeyListQuery,
-      customer: { organizationId: string; customerId: string },
-    ): Promise<Page<LicenseKeyRead>> {
-      const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
-      return page(deps.db, { allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
-    },
-
-    async getForCustomer(id: string, customer: { organizationId: string; customerId: string }): Promise<LicenseKeyWithActivations> {
-      const row = await repo.findKey(deps.db, id, [customer.organizationId], customer.customerId);
-      if (!row) throw new ResourceNotFound();
-      return withActivations(deps.db, row);
-    },
+    activate: (input: LicenseKeyActivate, allowed: OrganizationScope) => activateLicenseKey(deps, input, allowed),
+    validate: (input: LicenseKeyValidate, allowed: OrganizationScope) => validateLicenseKey(deps, input, allowed),
+    deactivate: (input: LicenseKeyDeactivate, allowed: OrganizationScope) => deactivateLicenseKey(deps, input, allowed),
+    list: (query: LicenseKeyListQuery, allowed: OrganizationScope) => listLicenseKeys(deps, query, allowed),
+    get: (id: string, allowed: OrganizationScope) => getLicenseKey(deps, id, allowed, null),
+    listForCustomer: (query: PortalLicenseKeyListQuery, customer: PortalCustomer) => listCustomerLicenseKeys(deps, query, customer),
+    getForCustomer: (id: string, customer: PortalCustomer) => getLicenseKey(deps, id, [customer.organizationId], customer.customerId),
   };
 }
 export type LicenseKeyService = ReturnType<typeof createLicenseKeyService>;

@@ -1,8 +1,7 @@
 import { Type, type Static, type TBoolean } from "@sinclair/typebox";
-import { Address, AddressInput, CountryAlpha2 } from "../../schema/address.ts";
+import { CountryAlpha2 } from "../../schema/address.ts";
 import { DateTime, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { TaxBehaviorOption } from "../../schema/extra-primitives.ts";
-import { CountryAlpha2Input } from "../../schema/address.ts";
 
 export const OrganizationStatusValues = [
   "created",
@@ -52,7 +51,8 @@ export const PresentmentCurrencyValues = [
 export const PresentmentCurrency = StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency" });
 export type PresentmentCurrency = Static<typeof PresentmentCurrency>;
 
-const HttpUrl = (options: { description?: string } = {}) => Type.String({ format: "uri", minLength: 1, maxLength: 2083, ...options });
+export const HttpUrl = (options: { description?: string } = {}) =>
+  Type.String({ format: "uri", minLength: 1, maxLength: 2083, ...options });
 
 export const OrganizationSocialLink = Type.Object(
   {
@@ -209,151 +209,3 @@ export const Organization = Type.Object(
   { title: "Organization" },
 );
 export type Organization = Static<typeof Organization>;
-
-export const OrganizationDetails = Type.Object(
-  {
-    about: Type.Optional(Nullable(Type.String(), { deprecated: true })),
-    product_description: Type.Optional(Nullable(Type.String(), { description: "What digital products are sold." })),
-    selling_categories: Type.Optional(Type.Array(Type.String())),
-    pricing_models: Type.Optional(Type.Array(Type.String())),
-    intended_use: Type.Optional(Nullable(Type.String(), { deprecated: true })),
-    customer_acquisition: Type.Optional(Type.Array(Type.String(), { deprecated: true })),
-    future_annual_revenue: Type.Optional(Nullable(Type.Integer({ minimum: 0 }), { deprecated: true })),
-    switching: Type.Optional(Type.Boolean({ default: false, description: "Whether the organization moves from another platform." })),
-    switching_from: Type.Optional(Nullable(StringEnum(["paddle", "lemon_squeezy", "gumroad", "stripe", "other"] as const))),
-    previous_annual_revenue: Type.Optional(Nullable(Type.Integer({ minimum: 0 }), { deprecated: true })),
-  },
-  { title: "OrganizationDetails" },
-);
-
-export const OrganizationIndividualLegalEntitySchema = Type.Object(
-  { type: Type.Literal("individual") },
-  { title: "OrganizationIndividualLegalEntitySchema" },
-);
-export const OrganizationCompanyLegalEntitySchema = Type.Object(
-  { type: Type.Literal("company"), registered_name: Type.String() },
-  { title: "OrganizationCompanyLegalEntitySchema" },
-);
-const LegalEntity = Type.Union([OrganizationIndividualLegalEntitySchema, OrganizationCompanyLegalEntitySchema]);
-
-/** How invoice numbers are counted; the prefix is the organization slug in capitals. */
-export const OrganizationOrderSettings = Type.Object(
-  {
-    invoice_numbering: StringEnum(["customer", "organization"] as const, {
-      title: "InvoiceNumbering",
-      default: "customer",
-      description:
-        "`customer`: {PREFIX}-{CUSTOMER SHORT ID}-{NNNN}, one counter per customer; `organization`: {PREFIX}-{NNNN}, one counter for the organization.",
-    }),
-  },
-  { title: "OrganizationOrderSettings" },
-);
-
-/** Body of POST /v1/organizations/. Unknown keys are ignored, as upstream does. */
-export const OrganizationCreate = Type.Object(
-  {
-    name: Type.String({ minLength: 3 }),
-    slug: Type.String({ minLength: 3, maxLength: 64 }),
-    avatar_url: Type.Optional(Nullable(HttpUrl())),
-    legal_entity: Type.Optional(Nullable(LegalEntity)),
-    email: Type.Optional(Nullable(Type.String({ format: "email" }), { description: "Public support email." })),
-    website: Type.Optional(Nullable(HttpUrl(), { description: "Official website." })),
-    socials: Type.Optional(Nullable(Type.Array(OrganizationSocialLink), { description: "Social profile links." })),
-    details: Type.Optional(Nullable(OrganizationDetails, { description: "Private business details used for compliance review." })),
-    country: Type.Optional(Nullable(CountryAlpha2Input, { description: "ISO 3166-1 alpha-2 country code." })),
-    feature_settings: Type.Optional(Nullable(OrganizationFeatureSettingsUpdate)),
-    subscription_settings: Type.Optional(Nullable(OrganizationSubscriptionSettings)),
-    customer_email_settings: Type.Optional(Nullable(OrganizationCustomerEmailSettings)),
-    customer_portal_settings: Type.Optional(Nullable(OrganizationCustomerPortalSettings)),
-    default_presentment_currency: Type.Optional(
-      StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency", default: "usd", description: "Default presentment currency." }),
-    ),
-    default_tax_behavior: Type.Optional(
-      TaxBehaviorOption({ default: "location", description: "Tax behavior applied to products by default." }),
-    ),
-  },
-  { title: "OrganizationCreate" },
-);
-export type OrganizationCreate = Static<typeof OrganizationCreate>;
-
-/**
- * What POST /v1/organizations/ accepts: the reference's body (kept exact above, and checked
- * against it) plus this service's optional `order_settings`, the one way to choose numbering.
- */
-export const OrganizationCreateBody = Type.Object(
-  {
-    ...OrganizationCreate.properties,
-    order_settings: Type.Optional(Nullable(OrganizationOrderSettings, { description: "Invoice numbering of the organization's orders." })),
-  },
-  { title: "OrganizationCreate" },
-);
-export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
-
-const TaxRegistrationFields = {
-  country: CountryAlpha2Input,
-  state: Type.Optional(
-    Nullable(Type.String({ minLength: 1, maxLength: 10 }), {
-      description:
-        "The state or province (ISO 3166-2, `CA-QC`) for a registration of its own (Canada's QST and PSTs); null for a country-wide one.",
-    }),
-  ),
-  scheme: Type.Optional(
-    StringEnum(["standard", "eu_oss"] as const, {
-      title: "OrganizationTaxRegistrationScheme",
-      default: "standard",
-      description:
-        "`standard`: the registration of its country (or state); `eu_oss`: the EU One-Stop Shop registration held in `country` (a member state), collecting the VAT of every EU member state.",
-    }),
-  ),
-  number: Nullable(Type.String({ minLength: 1, maxLength: 64 }), {
-    description: "The registration number, as the documents print it; null when not recorded (nothing printed).",
-  }),
-};
-
-/** One place the organization is registered to collect tax. */
-export const OrganizationTaxRegistration = Type.Object(
-  {
-    ...TaxRegistrationFields,
-    state: Nullable(TaxRegistrationFields.state),
-    scheme: StringEnum(["standard", "eu_oss"] as const, { title: "OrganizationTaxRegistrationScheme" }),
-    country: CountryAlpha2,
-  },
-  {
-    title: "OrganizationTaxRegistration",
-    description: "Tax is collected only from buyers a registration covers; elsewhere it is 0.",
-  },
-);
-
-/**
- * GET and PATCH /v1/organizations/{id}/legal-details, an extension of this service (the reference
- * has no place for them): what the organization's invoices and receipts print about the seller.
- */
-export const OrganizationLegalDetails = Type.Object(
-  {
-    registered_name: Nullable(Type.String(), {
-      description: "The registered name printed on documents (set at creation from `legal_entity.registered_name`); null prints `name`.",
-    }),
-    address: Nullable(Address, { description: "The seller's postal address printed on documents." }),
-    tax_registrations: Type.Array(OrganizationTaxRegistration, {
-      description: "Where the organization collects tax (only there); the numbers are printed on documents.",
-    }),
-  },
-  { title: "OrganizationLegalDetails" },
-);
-export type OrganizationLegalDetails = Static<typeof OrganizationLegalDetails>;
-
-/** Body of PATCH /v1/organizations/{id}/legal-details: only the fields sent change; null clears. */
-export const OrganizationLegalDetailsUpdate = Type.Object(
-  {
-    registered_name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
-    address: Type.Optional(Nullable(AddressInput)),
-    tax_registrations: Type.Optional(
-      Type.Array(Type.Object(TaxRegistrationFields, { title: "OrganizationTaxRegistrationInput" }), {
-        maxItems: 60,
-        description: "Replaces every registration: tax is collected from the buyers these cover, from the next price computed.",
-      }),
-    ),
-  },
-  { title: "OrganizationLegalDetailsUpdate" },
-);
-export type OrganizationLegalDetailsUpdate = Static<typeof OrganizationLegalDetailsUpdate>;

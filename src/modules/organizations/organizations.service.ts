@@ -3,12 +3,9 @@ import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../http
 import type { OrganizationScope } from "../../http/auth.ts";
 import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
-import type {
-  Organization,
-  OrganizationCreateBody,
-  OrganizationLegalDetails,
-  OrganizationLegalDetailsUpdate,
-} from "./organizations.schemas.ts";
+import type { Organization } from "./organizations.schemas.ts";
+import type { OrganizationCreateBody } from "./organization-inputs.schemas.ts";
+import type { OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organization-legal-details.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
 import { toStoredAddress } from "../../schema/address.ts";
 import { normalizeState } from "../../schema/subdivisions.ts";

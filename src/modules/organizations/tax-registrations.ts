@@ -1,7 +1,7 @@
 import { isoSubdivision } from "../../schema/subdivisions.ts";
 import { RequestValidationError, valueIssue, type ValidationIssue } from "../../http/errors.ts";
 import { registrationProblem } from "../../adapters/tax-engine/tax.engine.ts";
-import type { OrganizationLegalDetailsUpdate } from "./organizations.schemas.ts";
+import type { OrganizationLegalDetailsUpdate } from "./organization-legal-details.schemas.ts";
 import type { TaxRegistration } from "./organizations.table.ts";
 
 type RegistrationInput = NonNullable<OrganizationLegalDetailsUpdate["tax_registrations"]>[number];

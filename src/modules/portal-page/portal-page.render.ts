@@ -5,7 +5,6 @@ import type { CustomerPortalCustomer } from "../customer-portal/portal-customers
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
 import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
-import type { ListedCreditNote } from "../orders/order-documents.service.ts";
 import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";
 import type { BillingForm, FieldErrors } from "./portal-page.forms.ts";
 import { portalPath, type PortalOrganization } from "./portal-page.session.ts";
@@ -20,7 +19,7 @@ export interface PortalShell {
 }
 
 const formats = new Map<string, Intl.NumberFormat>();
-const money = (cents: number, currency: string): string => {
+export const money = (cents: number, currency: string): string => {
   let format = formats.get(currency);
   if (!format) {
     format = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() });
@@ -28,7 +27,7 @@ const money = (cents: number, currency: string): string => {
   }
   return format.format(cents / 100);
 };
-const day = (iso: string): string => new Date(iso).toLocaleDateString("en", { dateStyle: "medium", timeZone: "UTC" });
+export const day = (iso: string): string => new Date(iso).toLocaleDateString("en", { dateStyle: "medium", timeZone: "UTC" });
 
 /** A POST form of one button: every action of the portal is one. */
 const actionButton = (action: string, label: string, style: "primary" | "secondary", describedBy?: string): string =>
@@ -36,7 +35,7 @@ const actionButton = (action: string, label: string, style: "primary" | "seconda
     describedBy ? ` aria-describedby="${e(describedBy)}"` : ""
   }>${e(label)}</button></form>`;
 
-function header(organization: PortalOrganization | null, subtitle: string): string {
+export function header(organization: PortalOrganization | null, subtitle: string): string {
   const name = organization?.name ?? "Customer portal";
   return `<header class="merchant"><span class="merchant-mark" aria-hidden="true">${e(name.slice(0, 1).toUpperCase())}</span><div><h1>${e(
     name,
@@ -46,7 +45,7 @@ function header(organization: PortalOrganization | null, subtitle: string): stri
 /** The shell of a page that may not know its organization (an unknown address). */
 type AnyShell = Omit<PortalShell, "organization"> & { organization: PortalOrganization | null };
 
-function page(shell: AnyShell, title: string, data: PortalPageData, body: string): string {
+export function page(shell: AnyShell, title: string, data: PortalPageData, body: string): string {
   const seller = shell.organization ? ` · ${shell.organization.name}` : "";
   return htmlDocument({ title: `${title}${seller}`, theme: shell.theme, assets: shell.assets, data, body });
 }
@@ -95,7 +94,7 @@ export function billingFields(values: BillingForm, errors: FieldErrors, required
   ].join("\n");
 }
 
-const alertBox = (message: string | null): string => (message ? `<div class="alert" role="alert"><p>${e(message)}</p></div>` : "");
+export const alertBox = (message: string | null): string => (message ? `<div class="alert" role="alert"><p>${e(message)}</p></div>` : "");
 const noticeBox = (message: string | null): string =>
   `<div class="notice" role="status"${message ? "" : " hidden"}>${message ? `<p>${e(message)}</p>` : ""}</div>`;
 
@@ -183,7 +182,7 @@ export interface OverviewInput {
 const section = (id: string, title: string, content: string): string =>
   `<section id="${id}" class="panel" aria-labelledby="${id}-title"><h2 id="${id}-title">${e(title)}</h2>${content}</section>`;
 
-const list = (items: string[], empty: string): string =>
+export const list = (items: string[], empty: string): string =>
   items.length ? `<ul class="items">${items.join("")}</ul>` : `<p class="muted">${e(empty)}</p>`;
 
 /** Links to the newer and older pages of orders, where there are any. */
@@ -249,66 +248,6 @@ ${section(
 )}
 </main>`;
   return page(shell, "Customer portal", { view: "overview", paymentForm: input.paymentForm }, body);
-}
-
-/** The invoice of an order that has none yet: the billing details it will carry, then generate. */
-export function invoicePage(
-  shell: PortalShell,
-  input: {
-    order: CustomerOrder;
-    values: BillingForm;
-    errors: FieldErrors;
-    problem: string | null;
-    pending: boolean;
-  },
-): string {
-  const base = portalPath(shell.organization.slug);
-  const back = `<p><a href="${e(`${base}#orders`)}">Back to your orders</a></p>`;
-  if (input.pending)
-    return page(
-      shell,
-      "Invoice",
-      { view: "status", pollMs: 1500 },
-      `<main class="portal status" aria-busy="true">${header(shell.organization, "Invoice")}<h2>Your invoice is being prepared</h2><p role="status">It opens here as soon as it is ready.</p>${back}</main>`,
-    );
-  const body = `<main class="portal">
-${header(shell.organization, "Invoice")}
-${alertBox(input.problem)}
-<section class="panel" aria-labelledby="invoice-title"><h2 id="invoice-title">Invoice for ${e(input.order.product?.name ?? input.order.description)}</h2>
-<p>${e(day(input.order.created_at))} · ${e(money(input.order.total_amount, input.order.currency))}</p>
-<p>The invoice shows the billing name and address below. Check them before generating it: they cannot be changed afterwards.</p>
-<form method="post" action="${e(`${base}/orders/${input.order.id}/invoice`)}" class="stack" novalidate>
-${billingFields(input.values, input.errors, true)}
-<button type="submit" class="button primary">Generate invoice</button>
-</form>
-${back}</section>
-</main>`;
-  return page(shell, "Invoice", { view: "status", pollMs: null }, body);
-}
-
-/** An invoiced order's credit notes, one per refund, oldest first; the page asks again while one is being rendered. */
-export function creditNotesPage(shell: PortalShell, input: { order: CustomerOrder; notes: ListedCreditNote[] }): string {
-  const base = portalPath(shell.organization.slug);
-  const items = input.notes.map((note) => {
-    const id = `credit-note-${note.number}`;
-    const download = note.url
-      ? `<a href="${e(note.url)}" aria-describedby="${e(id)}">Download</a>`
-      : `<span class="muted" role="status">Being prepared</span>`;
-    return `<li class="item"><h3 id="${e(id)}">${e(note.number)}</h3><dl class="facts"><div><dt>Date</dt><dd>${e(
-      day(note.created_at.toISOString()),
-    )}</dd></div><div><dt>Credited</dt><dd>${e(money(-note.refunded_amount, input.order.currency))}</dd></div></dl><p class="links">${download}</p></li>`;
-  });
-  const pending = input.notes.some((note) => note.url === null);
-  const body = `<main class="portal"${pending ? ' aria-busy="true"' : ""}>
-${header(shell.organization, "Credit notes")}
-<section class="panel" aria-labelledby="credit-notes-title"><h2 id="credit-notes-title">Credit notes for ${e(
-    input.order.product?.name ?? input.order.description,
-  )}</h2>
-<p>${e(day(input.order.created_at))} · ${e(money(input.order.total_amount, input.order.currency))}</p>
-${list(items, "This order has no credit notes.")}
-<p><a href="${e(`${base}#orders`)}">Back to your orders</a></p></section>
-</main>`;
-  return page(shell, "Credit notes", { view: "status", pollMs: pending ? 1500 : null }, body);
 }
 
 /** A page with a heading, a sentence and a way out (sign-in problems, documents being prepared). */

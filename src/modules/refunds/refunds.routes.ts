@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../http/auth.ts";
+import { organizationScope, principalOf, type OrganizationScope } from "../../http/auth.ts";
 import { ErrorBody } from "../../http/errors.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
@@ -10,9 +10,12 @@ import type { RefundService } from "./refunds.service.ts";
 
 const tags = ["refunds"];
 
+/** The refund-order flow, handed in by the composition root (a feature never imports a flow). */
+type RefundOrder = (input: RefundCreate, allowed: OrganizationScope) => Promise<Refund>;
+
 /** Every `/v1/refunds/*` route. */
 export const refundRoutes =
-  (refunds: RefundService): FastifyPluginAsyncTypebox =>
+  (refunds: RefundService, refundOrder: RefundOrder): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/refunds/",
@@ -41,7 +44,7 @@ export const refundRoutes =
           response: responses({ 201: Refund, 400: ErrorBody }, { notFound: true }),
         },
       },
-      async (request, reply) => reply.code(201).send(await refunds.create(request.body, organizationScope(principalOf(request)))),
+      async (request, reply) => reply.code(201).send(await refundOrder(request.body, organizationScope(principalOf(request)))),
     );
 
     // Ours (the reference's Refund has no document): the credit note a refund of an invoiced

@@ -17,7 +17,7 @@ import {
 } from "./webhook-delivery.repository.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
-import { urlPolicyOf } from "../../http/outbound-url-policy.ts";
+import { urlPolicyOf, type UrlPolicy } from "../../http/outbound-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
 
 const DELIVERY_PRIORITY = -1;
@@ -55,127 +55,145 @@ export interface DeliveryOptions {
   random?: () => number;
 }
 
-export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
-  const policy = urlPolicyOf(deps.config);
-  const random = options.random ?? Math.random;
+/** What the delivery operations share: the outside world, where webhooks may go, and the backoff's jitter. */
+interface DeliveryContext {
+  deps: Deps;
+  policy: UrlPolicy;
+  random: () => number;
+}
 
-  // After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
-  // concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
-  async function wake(endpointIds: readonly string[]): Promise<void> {
-    for (const endpointId of endpointIds) await scheduleDelivery(deps.db, endpointId);
+// After the commit: a wake-up takes the row lock of the endpoint's delivery job, which
+// concurrent fan-outs would otherwise wait on for the whole of each other's transactions.
+async function wake(deps: Deps, endpointIds: readonly string[]): Promise<void> {
+  for (const endpointId of endpointIds) await scheduleDelivery(deps.db, endpointId);
+}
+
+/**
+ * The outbox job of one event: fans out its organization's pending events, oldest first, and
+ * wakes the endpoints that received some. Its own event may already have gone out in another
+ * job's batch. On a retry (the worker may have died between a commit and its wake-ups) every
+ * endpoint of the organization with something pending is woken.
+ */
+async function fanOutEvent(deps: Deps, eventId: string, attempt = 1): Promise<void> {
+  for (;;) {
+    const result = await fanOutBatch(deps.db, eventId, FANOUT_BATCH, deps.now());
+    if (!result) return;
+    if (result.alreadyFannedOut && attempt > 1) await wake(deps, await findEndpointIdsWithPendingEvents(deps.db, result.organizationId));
+    await wake(deps, result.endpointIds);
+    if (result.count < FANOUT_BATCH) return;
   }
+}
 
-  /**
-   * The outbox job of one event: fans out its organization's pending events, oldest first, and
-   * wakes the endpoints that received some. Its own event may already have gone out in another
-   * job's batch. On a retry (the worker may have died between a commit and its wake-ups) every
-   * endpoint of the organization with something pending is woken.
-   */
-  async function fanOutEvent(eventId: string, attempt = 1): Promise<void> {
-    for (;;) {
-      const result = await fanOutBatch(deps.db, eventId, FANOUT_BATCH, deps.now());
-      if (!result) return;
-      if (result.alreadyFannedOut && attempt > 1) await wake(await findEndpointIdsWithPendingEvents(deps.db, result.organizationId));
-      await wake(result.endpointIds);
-      if (result.count < FANOUT_BATCH) return;
+/** Sends the head event once and describes the attempt. */
+async function send(
+  { deps, policy }: DeliveryContext,
+  head: DeliveryHead,
+  secret: string,
+): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
+  const now = deps.now();
+  const result = await postWebhook(
+    { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
+    { policy, timeoutMs: deps.config.webhookTimeoutMs },
+  );
+  return {
+    record: {
+      organizationId: head.organization_id,
+      endpointId: head.endpoint_id,
+      endpointEventId: head.endpoint_event_id,
+      attempt: head.attempts + 1,
+      succeeded: result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300,
+      httpCode: result.httpCode,
+      response: result.response,
+      durationMs: result.durationMs,
+      at: now,
+    },
+    retryAfter: result.retryAfter,
+  };
+}
+
+/**
+ * Records a failed attempt. `given-up`: the event is settled as failed and the next may follow;
+ * `halt`: the endpoint must wait (a retry is scheduled) or was disabled.
+ */
+function recordFailure(
+  { deps, random }: DeliveryContext,
+  head: DeliveryHead,
+  record: AttemptRecord,
+  retryAfter: string | null,
+): Promise<"given-up" | "halt"> {
+  const now = record.at;
+  return deps.db.transaction().execute(async (trx) => {
+    await insertDelivery(trx, record);
+    if (record.httpCode === 410) {
+      await updateFailedEvent(trx, record, null);
+      await disableEndpoint(trx, head.endpoint_id, now);
+      return "halt";
     }
-  }
+    // Once an event has exhausted its schedule the endpoint is known to be down: the events
+    // queued behind it get one attempt each instead of three more days each.
+    const allowed = head.failed_events_streak > 0 ? 1 : MAX_ATTEMPTS;
+    const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random) : null;
+    await updateFailedEvent(trx, record, retryAt);
+    if (retryAt) {
+      await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
+      return "halt";
+    }
+    const streak = await incrementFailureStreak(trx, head.endpoint_id);
+    if (streak >= deps.config.webhookMaxConsecutiveFailures) {
+      await disableEndpoint(trx, head.endpoint_id, now);
+      return "halt";
+    }
+    return "given-up";
+  });
+}
 
-  /** Sends the head event once and describes the attempt. */
-  async function send(head: DeliveryHead, secret: string): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
-    const now = deps.now();
-    const result = await postWebhook(
-      { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
-      { policy, timeoutMs: deps.config.webhookTimeoutMs },
-    );
-    return {
-      record: {
-        organizationId: head.organization_id,
-        endpointId: head.endpoint_id,
-        endpointEventId: head.endpoint_event_id,
-        attempt: head.attempts + 1,
-        succeeded: result.httpCode !== null && result.httpCode >= 200 && result.httpCode < 300,
-        httpCode: result.httpCode,
-        response: result.response,
-        durationMs: result.durationMs,
-        at: now,
-      },
-      retryAfter: result.retryAfter,
-    };
-  }
-
-  /**
-   * Records a failed attempt. `given-up`: the event is settled as failed and the next may follow;
-   * `halt`: the endpoint must wait (a retry is scheduled) or was disabled.
-   */
-  function recordFailure(head: DeliveryHead, record: AttemptRecord, retryAfter: string | null): Promise<"given-up" | "halt"> {
-    const now = record.at;
-    return deps.db.transaction().execute(async (trx) => {
-      await insertDelivery(trx, record);
-      if (record.httpCode === 410) {
-        await updateFailedEvent(trx, record, null);
-        await disableEndpoint(trx, head.endpoint_id, now);
-        return "halt";
-      }
-      // Once an event has exhausted its schedule the endpoint is known to be down: the events
-      // queued behind it get one attempt each instead of three more days each.
-      const allowed = head.failed_events_streak > 0 ? 1 : MAX_ATTEMPTS;
-      const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random) : null;
-      await updateFailedEvent(trx, record, retryAt);
-      if (retryAt) {
-        await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
-        return "halt";
-      }
-      const streak = await incrementFailureStreak(trx, head.endpoint_id);
-      if (streak >= deps.config.webhookMaxConsecutiveFailures) {
-        await disableEndpoint(trx, head.endpoint_id, now);
-        return "halt";
-      }
-      return "given-up";
-    });
-  }
-
-  /**
-   * Delivers the endpoint's pending events in order until one must wait. Successes are written
-   * in one statement per batch read: a crash in between re-sends them (at least once, as the
-   * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`).
-   */
-  async function deliverEndpoint(endpointId: string): Promise<void> {
-    const started = performance.now();
-    // Bounded by time too, so that a run of slow receivers cannot hold a worker slot (or a
-    // graceful shutdown) for long, nor keep sending from a batch read before a disable.
-    const withinBudget = () => performance.now() - started < MAX_RUN_MS;
-    while (withinBudget()) {
-      const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
-      if (heads.length === 0) return;
-      const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
-      const delivered: AttemptRecord[] = [];
-      let stop: "halt" | "given-up" | null = null;
-      for (const head of heads) {
-        if (!withinBudget()) break;
-        // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
-        const held = head.held_from !== null && Number(head.held_from) < head.sequence;
-        const wait = head.next_attempt_at.getTime() - deps.now().getTime();
-        if (held || wait > 0) {
-          await recordSuccesses(deps.db, delivered);
-          return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
-        }
-        const { record, retryAfter } = await send(head, secret);
-        if (record.succeeded) {
-          delivered.push(record);
-          continue;
-        }
+/**
+ * Delivers the endpoint's pending events in order until one must wait. Successes are written
+ * in one statement per batch read: a crash in between re-sends them (at least once, as the
+ * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`).
+ */
+async function deliverEndpoint(context: DeliveryContext, endpointId: string): Promise<void> {
+  const { deps } = context;
+  const started = performance.now();
+  // Bounded by time too, so that a run of slow receivers cannot hold a worker slot (or a
+  // graceful shutdown) for long, nor keep sending from a batch read before a disable.
+  const withinBudget = () => performance.now() - started < MAX_RUN_MS;
+  while (withinBudget()) {
+    const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
+    if (heads.length === 0) return;
+    const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
+    const delivered: AttemptRecord[] = [];
+    let stop: "halt" | "given-up" | null = null;
+    for (const head of heads) {
+      if (!withinBudget()) break;
+      // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
+      const held = head.held_from !== null && Number(head.held_from) < head.sequence;
+      const wait = head.next_attempt_at.getTime() - deps.now().getTime();
+      if (held || wait > 0) {
         await recordSuccesses(deps.db, delivered);
-        delivered.length = 0;
-        stop = await recordFailure(head, record, retryAfter);
-        break;
+        return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
+      }
+      const { record, retryAfter } = await send(context, head, secret);
+      if (record.succeeded) {
+        delivered.push(record);
+        continue;
       }
       await recordSuccesses(deps.db, delivered);
-      if (stop === "halt") return;
+      delivered.length = 0;
+      stop = await recordFailure(context, head, record, retryAfter);
+      break;
     }
-    await scheduleDelivery(deps.db, endpointId);
+    await recordSuccesses(deps.db, delivered);
+    if (stop === "halt") return;
   }
+  await scheduleDelivery(deps.db, endpointId);
+}
 
-  return { fanOutEvent, deliverEndpoint };
+export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {
+  const context: DeliveryContext = { deps, policy: urlPolicyOf(deps.config), random: options.random ?? Math.random };
+  return {
+    fanOutEvent: (eventId: string, attempt?: number) => fanOutEvent(deps, eventId, attempt),
+    deliverEndpoint: (endpointId: string) => deliverEndpoint(context, endpointId),
+  };
 }
 export type WebhookDeliveryService = ReturnType<typeof createWebhookDeliveryService>;

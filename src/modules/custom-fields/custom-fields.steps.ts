@@ -1,0 +1,2 @@
+// What other modules may do with custom fields inside their own transaction: check ids, attach fields to a product.
+export { attachCustomFields, existingCustomFieldIds } from "./custom-fields.repository.ts";

@@ -1,0 +1,40 @@
+import type { Executor } from "../../db/database.ts";
+import type { OrganizationScope } from "../../http/auth.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { issueCreditNote, type CreditedRefund } from "./credit-notes.service.ts";
+import { rerenderReceipt } from "./order-documents.service.ts";
+import { refundableAmount } from "./orders.mapper.ts";
+import { findOrderForUpdate, updateOrder } from "./orders.repository.ts";
+import { publishOrderUpdated } from "./orders.service.ts";
+import type { OrderRow } from "./orders.table.ts";
+
+// What the refund flow does to an order, inside the refund's transaction.
+
+/** The order a refund is for, locked for the refund, with what of it is left to refund; undefined when the caller may not see it. */
+export async function lockOrderForRefund(
+  db: Executor,
+  orderId: string,
+  allowed: OrganizationScope,
+): Promise<{ order: OrderRow; refundable: number } | undefined> {
+  const order = await findOrderForUpdate(db, orderId, { allowed });
+  return order && { order, refundable: refundableAmount(order) };
+}
+
+/** The order's refunded totals and status after a refund, `order.updated` and `order.refunded`; returns the updated order. */
+export async function recordOrderRefund(
+  db: Executor,
+  order: OrderRow,
+  totals: Pick<OrderRow, "refunded_amount" | "refunded_tax_amount" | "status">,
+  now: Date,
+): Promise<OrderRow> {
+  const updated = await updateOrder(db, order.id, { ...totals, modified_at: now });
+  const published = await publishOrderUpdated(db, updated, now);
+  await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.refunded", data: published, now });
+  return updated;
+}
+
+/** A refunded order's documents: the receipt rendered again, and a credit note where the order was invoiced. */
+export async function reissueRefundedOrderDocuments(db: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<void> {
+  await rerenderReceipt(db, order, now);
+  await issueCreditNote(db, order, refund, now);
+}

@@ -1,0 +1,2 @@
+// What other modules may do with organizations inside their own transaction: find one by id or by slug.
+export { findOrganization, findOrganizationBySlug } from "./organizations.repository.ts";
