@@ -8,7 +8,7 @@ import type { PaymentProcessor } from "../../adapters/payment-processors/payment
 import { countPayments, findPaymentMethod, latestPayment, nextAttemptKey, tryLockOrderPayment } from "../payments/payments.repository.ts";
 import type { PaymentMethodRow } from "../payments/payments.table.ts";
 import { dunningOrdersOfCustomer, moveSubscriptionsToMethod } from "../subscriptions/subscription-payment-methods.repository.ts";
-import type { SubscriptionRenewals } from "../subscriptions/subscription-renewals.ts";
+import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
 import type { CustomerOrderConfirmPayment, CustomerOrderPaymentConfirmation, CustomerOrderPaymentStatus } from "./portal-orders.schemas.ts";
 import {
   ManualRetryLimitExceeded,

@@ -6,7 +6,7 @@ import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
-import type { SubscriptionUpdates } from "../subscriptions/subscription-updates.ts";
+import type { SubscriptionUpdates } from "../../flows/change-subscription.ts";
 import * as repo from "../subscriptions/subscriptions.repository.ts";
 import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
 import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";

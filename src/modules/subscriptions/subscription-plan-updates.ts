@@ -9,6 +9,7 @@ import { toOrganization } from "../organizations/organizations.mapper.ts";
 import type { SubscriptionProrationBehavior } from "./subscription-inputs.schemas.ts";
 import { isBillable, isCanceling, type Actor, type Change } from "./subscription-lifecycle.ts";
 import { changeSeatCount, productPricesIn, scheduleUpdate, switchProduct, type PlanSwitch } from "./subscription-plan-changes.ts";
+import { insertBillingEntries } from "./subscription-billing-entries.repository.ts";
 import { prorationEntries, remainingShare } from "./subscription-proration.ts";
 import { AboveMaximumSeats, AlreadyCanceledSubscription, BelowMinimumSeats, NotASeatBasedSubscription } from "./subscriptions.errors.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -77,7 +78,7 @@ async function prorate(
     credit: (line) => `Unused time on ${line.label}`,
     debit: (line) => `Remaining time on ${line.label}`,
   });
-  await repo.insertBillingEntries(
+  await insertBillingEntries(
     trx,
     entries.map((entry) => ({
       created_at: now,

@@ -1,11 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Db, Executor } from "../../db/database.ts";
-import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
-import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { addInterval } from "../../values/calendar.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
-import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import { subscriptionMeters } from "./subscription-meters.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -15,115 +11,8 @@ import { DEFAULT_EXPORT_COLUMNS, subscriptionsCsv } from "./subscriptions.export
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { findProductWithRelations } from "../products/product-reads.repository.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
-import { grantBenefits } from "../benefits/benefit-grants.service.ts";
-import type { SubscriptionRow } from "./subscriptions.table.ts";
-
-/**
- * The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it,
- * its meters computed at `now`.
- */
-export async function readSubscription(
-  db: Executor,
-  row: Pick<SubscriptionRow, "id" | "organization_id">,
-  now: Date,
-): Promise<Subscription> {
-  const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
-  if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
-  return toSubscription(embedded, await subscriptionMeters(db, embedded, now));
-}
-
-/**
- * Records each event, in the order given, with the subscription as it is now; in the caller's transaction.
- * Every subscription change comes through here, so the customer's state event is scheduled here too.
- */
-export async function publishSubscriptionEvents(
-  db: Executor,
-  row: SubscriptionRow,
-  types: readonly Extract<WebhookEventType, `subscription.${string}`>[],
-  now: Date,
-): Promise<Subscription> {
-  const subscription = await readSubscription(db, row, now);
-  for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
-  await enqueueCustomerStateChanged(db, row.customer_id);
-  return subscription;
-}
-
-export interface NewSubscription {
-  organizationId: string;
-  customerId: string;
-  product: { id: string; recurringInterval: RecurringInterval; recurringIntervalCount: number };
-  checkoutId: string | null;
-  /** Every price the subscription bills, in display order, with what it bills per period (null: metered). */
-  prices: { id: string; amount: number | null }[];
-  currency: string;
-  taxBehavior: "inclusive" | "exclusive" | null;
-  /** What a period bills before tax: the prices less the discount. */
-  amount: number;
-  discountId: string | null;
-  seats: number | null;
-  /** A trial's end; the first period runs until then and nothing is charged before it. */
-  trialEnd: Date | null;
-  metadata: Metadata;
-  customFieldData: Record<string, string | number | boolean | null>;
-  /** The saved method renewals charge. */
-  paymentMethodId: string | null;
-  now: Date;
-}
-
-/**
- * Starts a subscription: `trialing` until `trialEnd`, else `active` for a first period of the
- * product's interval, anchored to today's day of month. Runs in the caller's transaction (a
- * checkout's completion), which also writes the first order.
- */
-export async function startSubscription(db: Executor, input: NewSubscription): Promise<SubscriptionRow> {
-  const { now, trialEnd } = input;
-  const row = await repo.insertSubscription(db, {
-    created_at: now,
-    modified_at: null,
-    organization_id: input.organizationId,
-    customer_id: input.customerId,
-    product_id: input.product.id,
-    checkout_id: input.checkoutId,
-    discount_id: input.discountId,
-    // A discount's duration counts from the first billed period: after the trial, when there is one.
-    discount_applied_at: input.discountId && !trialEnd ? now : null,
-    status: trialEnd ? "trialing" : "active",
-    amount: input.amount,
-    currency: input.currency,
-    tax_behavior: input.taxBehavior,
-    recurring_interval: input.product.recurringInterval,
-    recurring_interval_count: input.product.recurringIntervalCount,
-    anchor_day: now.getUTCDate(),
-    current_period_start: now,
-    current_period_end: trialEnd ?? addInterval(now, input.product.recurringInterval, input.product.recurringIntervalCount),
-    trial_start: trialEnd ? now : null,
-    trial_end: trialEnd,
-    canceled_at: null,
-    started_at: now,
-    ends_at: null,
-    ended_at: null,
-    past_due_at: null,
-    paused_at: null,
-    resumes_at: null,
-    seats: input.seats,
-    payment_method_id: input.paymentMethodId,
-    customer_cancellation_reason: null,
-    customer_cancellation_comment: null,
-    metadata: JSON.stringify(input.metadata),
-    custom_field_data: JSON.stringify(input.customFieldData),
-  });
-  await repo.insertSubscriptionPrices(
-    db,
-    input.prices.map((price, position) => ({
-      subscription_id: row.id,
-      product_price_id: price.id,
-      organization_id: input.organizationId,
-      amount: price.amount,
-      position,
-    })),
-  );
-  return row;
-}
+import { grantBenefits } from "../benefits/benefits.steps.ts";
+import { publishSubscriptionEvents, startSubscription } from "./subscriptions.steps.ts";
 
 /**
  * One page of subscriptions in a read schema of the caller's (`present`), with the count of every

@@ -5,7 +5,7 @@ import { atClockOffset, realTime } from "../../values/clock.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { expireCheckoutWhenDue } from "../checkouts/checkouts.tasks.ts";
 import type { CheckoutSessions } from "../checkouts/checkouts.service.ts";
-import type { SubscriptionRenewals } from "../subscriptions/subscription-renewals.ts";
+import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
 import * as repo from "./test-clock.repository.ts";
 import type { TestClock, TestClockAdvanced } from "./test-clock.schemas.ts";
 
