@@ -4,8 +4,8 @@ import { BadRequest, RequestValidationError, fieldIssue } from "../../http/error
 import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
 import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
 import { isBillable, isCanceling, type Actor, type Change } from "./subscription-lifecycle.ts";
-import { changeProduct, changeSeats } from "./subscription-plan-updates.ts";
-import { periodAmount } from "./subscription-plan-changes.ts";
+import { requestProductSwitch, requestSeatCount } from "./subscription-plan-change.request.ts";
+import { periodAmount } from "./subscription-change.apply.ts";
 import {
   AlreadyCanceledSubscription,
   CannotPauseSubscription,
@@ -102,7 +102,7 @@ function requestTrialEnd(row: SubscriptionRow, trialEnd: string, now: Date): Cha
 async function requestBaseChange(trx: Executor, row: SubscriptionRow, input: Base, now: Date, actor: Actor): Promise<Change> {
   const change: Change =
     input.product_id !== undefined && input.product_id !== null && input.product_id !== row.product_id
-      ? await changeProduct(trx, row, { productId: input.product_id, behavior: input.proration_behavior, actor }, now)
+      ? await requestProductSwitch(trx, row, { productId: input.product_id, behavior: input.proration_behavior, actor }, now)
       : { values: {}, events: [] };
   if (input.discount_id !== undefined) {
     if (!isBillable(row) || isCanceling(row)) throw new AlreadyCanceledSubscription();
@@ -154,6 +154,6 @@ export async function requestChange(trx: Executor, row: SubscriptionRow, input: 
       throw new RequestValidationError([fieldIssue(["body", "pending_update"], "This subscription has no pending update to clear.", null)]);
     return { values: { pending_update: null }, events: [] };
   }
-  if ("seats" in input) return changeSeats(trx, row, { seats: input.seats, behavior: input.proration_behavior }, now);
+  if ("seats" in input) return requestSeatCount(trx, row, { seats: input.seats, behavior: input.proration_behavior }, now);
   return requestBaseChange(trx, row, input, now, actor);
 }

@@ -8,7 +8,7 @@ import { publishOrderUpdated, updateOrder } from "../orders/orders.steps.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { markEntriesBilled, unbilledEntries } from "./subscription-billing-entries.repository.ts";
 import { subscriptionMeters } from "./subscription-meters.ts";
-import { applyPendingUpdate, subscriptionLines } from "./subscription-plan-changes.ts";
+import { applyPendingUpdate, subscriptionLines } from "./subscription-change.apply.ts";
 import { billableEntries, type PriceLine } from "./subscription-proration.ts";
 import {
   claimDueResume,

@@ -12,7 +12,8 @@ import * as repo from "./subscriptions.repository.ts";
 import type { PendingUpdate, SubscriptionRow } from "./subscriptions.table.ts";
 
 // What a subscription bills per period and how a change of product or seats rewrites it. Shared by
-// the changes made now (subscription-updates.ts) and those applied at the period end (renewals).
+// the changes requested now (subscription-plan-change.request.ts) and those applied at the period end
+// (src/flows/renew-subscriptions.ts).
 
 const seatLabel = (productName: string, seats: number | null) => `${productName} (${seats ?? 1} seats)`;
 
@@ -127,7 +128,7 @@ export async function switchProduct(db: Executor, row: SubscriptionRow, product:
 }
 
 /** Sets a locked subscription's seats: its seat price is repriced from its own tiers for the new count. */
-export async function changeSeatCount(db: Executor, row: SubscriptionRow, seats: number, now: Date): Promise<PlanSwitch> {
+export async function setSeatCount(db: Executor, row: SubscriptionRow, seats: number, now: Date): Promise<PlanSwitch> {
   const product = await findProductBilling(db, row.product_id);
   const before = await billedLines(db, row, await subscriptionLines(db, row, product.name));
   for (const price of await repo.frozenPrices(db, row.id)) {
@@ -167,6 +168,6 @@ export async function applyPendingUpdate(db: Executor, row: SubscriptionRow, now
       current = (await switchProduct(db, current, product, now)).row;
   }
   if (pending.seats !== null && current.seats !== null && pending.seats !== current.seats)
-    current = (await changeSeatCount(db, current, pending.seats, now)).row;
+    current = (await setSeatCount(db, current, pending.seats, now)).row;
   return current;
 }
