@@ -4,6 +4,7 @@ import { asList, type Page } from "../../schema/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
+import { hasPaymentMethod } from "../payments/payments.steps.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
 import type { SubscriptionUpdates } from "../../flows/change-subscription.ts";
@@ -108,13 +109,8 @@ export function createPortalSubscriptionService(deps: Deps, updates: Subscriptio
     // Metered prices (no frozen amount) bill too.
     const paid = (await repo.frozenPrices(db, id)).some((price) => price.amount === null || price.amount > 0);
     if (!paid) return;
-    const method = await db
-      .selectFrom("payment_methods")
-      .select("id")
-      .where("customer_id", "=", session.customerId)
-      .where("deleted_at", "is", null)
-      .executeTakeFirst();
-    if (!method) throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
+    if (!(await hasPaymentMethod(db, session.customerId)))
+      throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
   }
 
   return {

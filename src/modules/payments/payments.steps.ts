@@ -1,10 +1,21 @@
 import type { Executor } from "../../db/database.ts";
-import { countFailedPayments, findPaymentMethod, insertPayment, nextAttemptKey, savePaymentMethod } from "./payments.repository.ts";
+import {
+  countFailedPayments,
+  countPaymentMethods,
+  findPaymentMethod,
+  insertPayment,
+  nextAttemptKey,
+  savePaymentMethod,
+} from "./payments.repository.ts";
 import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 
 // The payment operations other modules and flows run inside their own transaction.
 
 export { countFailedPayments, findPaymentMethod, nextAttemptKey, savePaymentMethod };
+
+/** Whether the customer has a live (not deleted) payment method. */
+export const hasPaymentMethod = async (db: Executor, customerId: string): Promise<boolean> =>
+  (await countPaymentMethods(db, customerId)) > 0;
 
 /** One charge of an order, whatever its outcome. */
 interface PaymentAttempt {

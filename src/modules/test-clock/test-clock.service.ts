@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { atClockOffset, realTime } from "../../values/clock.ts";
@@ -45,9 +44,8 @@ export function createTestClock(deps: Deps, renewals: SubscriptionRenewals, chec
       allowed: OrganizationScope,
     ): Promise<TestClockAdvanced> {
       await offsetOf(organizationId, allowed);
-      // One advance of an organization at a time, across processes: a session advisory lock on a connection of its own.
       return db.connection().execute(async (connection) => {
-        await sql`SELECT pg_advisory_lock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+        await repo.lockClockAdvance(connection, organizationId);
         try {
           const start = await offsetOf(organizationId, allowed);
           const current = baseNow().getTime() + start;
@@ -84,7 +82,7 @@ export function createTestClock(deps: Deps, renewals: SubscriptionRenewals, chec
           await repo.setClockOffset(db, organizationId, offset);
           return { ...view(organizationId, offset), ...totals };
         } finally {
-          await sql`SELECT pg_advisory_unlock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+          await repo.unlockClockAdvance(connection, organizationId);
         }
       });
     },
