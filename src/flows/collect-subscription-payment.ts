@@ -14,6 +14,7 @@ import {
   nextAttemptKey,
   recordDeclinedPayment,
   recordPayment,
+  tryLockOrderPayment,
 } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
@@ -25,6 +26,7 @@ import {
   findSubscriptionForUpdate,
   hasOtherDunningOrder,
   markPastDue,
+  moveSubscriptionsToMethod,
   recoverSubscription,
   subscriptionIdOfOrder,
 } from "../modules/subscriptions/subscriptions.steps.ts";
@@ -187,4 +189,44 @@ export async function chargeBeforeCommit(trx: Executor, ctx: SubscriptionFlowCon
   if (!method) throw new PaymentFailed("missing_payment_method");
   const outcome = await chargeLocked(trx, ctx, locked, method, "purchase");
   if (outcome.status !== "succeeded") throw new PaymentFailed("card_error");
+}
+
+/** A subscription order whose dunning is still running: the only kind a customer may retry. */
+export const inDunning = (order: OrderRow): boolean =>
+  order.status === "pending" && order.subscription_id !== null && order.next_payment_attempt_at !== null;
+
+/** The method a customer's retry charges, chosen once the order is locked (a setup refused before any charge is a failed attempt). */
+export type CustomerMethodChoice = (locked: OrderRow) => Promise<PaymentMethodRow | { refused: string }>;
+/** The errors a customer's own retry answers with: another request pays the order, or its dunning ended. */
+export type RetryRefusals = { busy: () => Error; ended: () => Error };
+
+/**
+ * A customer paying an order dunning is chasing, themselves (the portal's retry, or a new default
+ * method): a `retry_customer` charge on `method` under the subscription's and the order's locks,
+ * while the caller's transaction holds the order's payment lock, so a second retry of the same order
+ * is refused rather than queued. The subscription keeps the method that paid. Null when another
+ * request holds the order or dunning ended meanwhile (or `refuse`'s error, when given).
+ */
+export async function retryAsCustomer(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  orderId: string,
+  method: CustomerMethodChoice,
+  refuse: RetryRefusals | null,
+): Promise<OffSessionChargeOutcome | null> {
+  if (!(await tryLockOrderPayment(trx, orderId))) {
+    if (refuse) throw refuse.busy();
+    return null;
+  }
+  const locked = await lockForCharge(trx, orderId);
+  // Dunning may have settled or ended the order while this request waited for the locks.
+  if (!locked || !inDunning(locked.order)) {
+    if (refuse) throw refuse.ended();
+    return null;
+  }
+  const chosen = await method(locked.order);
+  const outcome = await chargeLocked(trx, ctx, locked, chosen, "retry_customer");
+  if (outcome.status === "succeeded" && "id" in chosen)
+    await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, chosen.id, ctx.deps.now());
+  return outcome;
 }

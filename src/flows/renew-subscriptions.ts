@@ -24,11 +24,11 @@ import {
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { billOrder, billUsage, discountFor, linesTotal } from "./bill-subscription.ts";
 import {
-  chargeLocked,
   collectSubscriptionPayment,
-  lockForCharge,
+  retryAsCustomer,
   scheduleCollectRecovery,
-  type LockedCharge,
+  type CustomerMethodChoice,
+  type RetryRefusals,
   type SubscriptionFlowContext,
 } from "./collect-subscription-payment.ts";
 
@@ -212,13 +212,12 @@ export async function renewSubscriptions(
 
 /**
  * The flows bound to the application's context: the tasks' and the test clock's sweep and collect,
- * and the portal's charge of a customer's own retry under the renewals' locks.
+ * and the portal's retry of an order in dunning.
  */
 export const subscriptionRenewals = (ctx: SubscriptionFlowContext) => ({
   sweep: (options: { organizationId?: string } = {}) => renewSubscriptions(ctx, options),
   collect: (orderId: string, trigger: PaymentTrigger) => collectSubscriptionPayment(ctx, orderId, trigger),
-  lockForCharge,
-  chargeLocked: (trx: Executor, locked: LockedCharge, method: Parameters<typeof chargeLocked>[3], trigger: PaymentTrigger) =>
-    chargeLocked(trx, ctx, locked, method, trigger),
+  retryAsCustomer: (trx: Executor, orderId: string, method: CustomerMethodChoice, refuse: RetryRefusals | null) =>
+    retryAsCustomer(trx, ctx, orderId, method, refuse),
 });
 export type SubscriptionRenewals = ReturnType<typeof subscriptionRenewals>;

@@ -6,12 +6,13 @@ import {
   insertPayment,
   nextAttemptKey,
   savePaymentMethod,
+  tryLockOrderPayment,
 } from "./payments.repository.ts";
 import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 
 // The payment operations other modules and flows run inside their own transaction.
 
-export { countFailedPayments, findPaymentMethod, nextAttemptKey, savePaymentMethod };
+export { countFailedPayments, findPaymentMethod, nextAttemptKey, savePaymentMethod, tryLockOrderPayment };
 
 /** Whether the customer has a live (not deleted) payment method. */
 export const hasPaymentMethod = async (db: Executor, customerId: string): Promise<boolean> =>

@@ -34,6 +34,7 @@ import type { CancellationReason, SubscriptionRow } from "./subscriptions.table.
 export { findSubscriptionForUpdate, updateSubscription, type SubscriptionVisibility } from "./subscriptions.repository.ts";
 export { isBillable, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 export { requestChange } from "./subscription-change.request.ts";
+export { moveSubscriptionsToMethod } from "./subscription-payment-methods.repository.ts";
 export {
   applyPendingUpdate,
   billableEntries,
