@@ -2,8 +2,10 @@ import type { Executor } from "../../db/database.ts";
 import {
   countFailedPayments,
   countPaymentMethods,
+  countPayments,
   findPaymentMethod,
   insertPayment,
+  latestPayment,
   nextAttemptKey,
   savePaymentMethod,
   tryLockOrderPayment,
@@ -12,7 +14,7 @@ import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 
 // The payment operations other modules and flows run inside their own transaction.
 
-export { countFailedPayments, findPaymentMethod, nextAttemptKey, savePaymentMethod, tryLockOrderPayment };
+export { countFailedPayments, countPayments, findPaymentMethod, latestPayment, nextAttemptKey, savePaymentMethod, tryLockOrderPayment };
 
 /** Whether the customer has a live (not deleted) payment method. */
 export const hasPaymentMethod = async (db: Executor, customerId: string): Promise<boolean> =>
