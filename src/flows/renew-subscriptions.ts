@@ -180,13 +180,7 @@ async function retryOne(ctx: SubscriptionFlowContext, organizationId: string | u
  * period at a time. `organizationId` limits it to one organization.
  */
 async function sweepDue(ctx: SubscriptionFlowContext, organizationId: string | undefined): Promise<{ renewed: number; retried: number }> {
-  const renewed = await drain(() =>
-    renewOne(
-      ctx,
-      (trx, now) => claimDueSubscription(trx, now, organizationId),
-      (trx, c, row, now) => cycleSubscription(trx, c, row, now),
-    ),
-  );
+  const renewed = await drain(() => renewOne(ctx, (trx, now) => claimDueSubscription(trx, now, organizationId), cycleSubscription));
   const resumed = await drain(() => renewOne(ctx, (trx, now) => claimDueResume(trx, now, organizationId), resumeAndRenew));
   const retried = await drain(() => retryOne(ctx, organizationId));
   return { renewed: renewed + resumed, retried };
