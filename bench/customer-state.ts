@@ -25,7 +25,7 @@ import { insertCustomer } from "../src/modules/customers/customers.repository.ts
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
-import { startSubscription } from "../src/modules/subscriptions/subscriptions.service.ts";
+import { startSubscription } from "../src/modules/subscriptions/subscriptions.steps.ts";
 import { buildServices } from "../src/services.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);

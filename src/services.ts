@@ -1,5 +1,7 @@
 import type { Deps } from "./context.ts";
 import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checkout.ts";
+import { subscriptionChanges } from "./flows/change-subscription.ts";
+import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
@@ -30,8 +32,6 @@ import { createLicenseKeyService } from "./modules/license-keys/license-keys.ser
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
-import { createSubscriptionRenewals } from "./modules/subscriptions/subscription-renewals.ts";
-import { createSubscriptionUpdates } from "./modules/subscriptions/subscription-updates.ts";
 import { createTestClock } from "./modules/test-clock/test-clock.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
@@ -78,8 +78,9 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   }
 
   const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine);
-  const subscriptionRenewals = createSubscriptionRenewals(deps, adapters.payments, adapters.taxEngine);
-  const subscriptionUpdates = createSubscriptionUpdates(deps, subscriptionRenewals);
+  const subscriptionFlows = { deps, payments: adapters.payments, taxEngine: adapters.taxEngine };
+  const subscriptionRenewals = renewalsFlow(subscriptionFlows);
+  const subscriptionUpdates = subscriptionChanges(subscriptionFlows);
   const checkoutConfirmation = confirmationFlow({ deps, sessions: checkoutSessions, payments: adapters.payments });
   const orders = createOrderService(deps);
   const orderDocuments = createOrderDocumentService(deps, adapters.blobs);

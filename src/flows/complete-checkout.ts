@@ -17,7 +17,7 @@ import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/o
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { recordPayment, savePaymentMethod } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
-import { publishSubscriptionEvents, startSubscription } from "../modules/subscriptions/subscriptions.service.ts";
+import { publishSubscriptionEvents, startSubscription } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 
 /** What the checkout flows run on: the application's dependencies, the sessions service and the processor. */

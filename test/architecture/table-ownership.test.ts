@@ -16,7 +16,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   "checkout-links": ["discounts", "product_prices", "products"],
   checkouts: ["discounts", "products"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
-  "customer-portal": ["payment_methods"],
   "customer-state": ["benefit_grants", "benefits", "customers", "subscriptions"],
   customers: ["events", "organizations", "subscriptions"],
   discounts: ["products"],

@@ -20,7 +20,7 @@ import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../../
 import { licenseKeyValue } from "../../src/modules/license-keys/license-keys.service.ts";
 import type { LicenseKeysTable } from "../../src/modules/license-keys/license-keys.table.ts";
 import { writeOrder } from "../../src/modules/orders/order-creation.ts";
-import { startSubscription } from "../../src/modules/subscriptions/subscriptions.service.ts";
+import { startSubscription } from "../../src/modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../../src/modules/subscriptions/subscriptions.table.ts";
 import type { OrderRow, OrdersTable } from "../../src/modules/orders/orders.table.ts";
 import type { InputCountryCode, StoredAddress } from "../../src/schema/address.ts";
@@ -359,7 +359,7 @@ export async function createOrder(deps: Deps, organizationId: string, options: O
 
 /**
  * A subscription of `customer` to a recurring product (a new monthly one by default), started
- * through the service's own `startSubscription`, as a checkout's completion starts one.
+ * through the module's own `startSubscription`, as a checkout's completion starts one.
  */
 export async function createSubscription(
   deps: Deps,

@@ -2,6 +2,7 @@ import type { Executor } from "../../db/database.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-credits.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
 import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
@@ -40,4 +41,21 @@ export async function publishGrantEvents(
     if (row.benefit?.type === "meter_credit" && kind) await enqueueMeterCredit(db, { grant_id: id, kind, at: now.toISOString() });
   }
   for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
+}
+
+/**
+ * Revokes or restores the license keys of changed grants and records the grants' events (which tell
+ * their customers' state): a restored grant is granted again, so it is `created` (as the anchor sends it).
+ */
+export async function afterGrantChanges(
+  db: Executor,
+  changed: readonly { id: string; properties: Record<string, unknown> }[],
+  granted: boolean,
+  now: Date,
+): Promise<number> {
+  const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
+  await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
+  const ids = changed.map((grant) => grant.id).sort();
+  await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
+  return changed.length;
 }

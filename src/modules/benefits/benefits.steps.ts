@@ -1,8 +1,14 @@
 import type { Executor } from "../../db/database.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
-import { publishGrantEvents } from "./benefit-grant-events.ts";
+import { afterGrantChanges, publishGrantEvents } from "./benefit-grant-events.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
-import { hasGrant, insertBenefitGrant } from "./benefits.repository.ts";
+import {
+  grantedSubscriptionGrantIds,
+  hasGrant,
+  insertBenefitGrant,
+  revokeGrantsOutsideProduct,
+  setSubscriptionGrants,
+} from "./benefits.repository.ts";
 
 // The benefit operations other modules and flows run inside their own transaction.
 
@@ -46,4 +52,40 @@ export async function grantBenefits(
   }
   await publishGrantEvents(db, "benefit_grant.created", granted, input.now);
   return granted.length;
+}
+
+/**
+ * A subscription's grants follow its life: revoked when it ends or falls past due, restored when it
+ * recovers. The license keys they issued are revoked and restored with them (the same key, as the
+ * anchor re-grants it). Returns how many grants changed.
+ */
+export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
+  return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
+}
+
+/** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */
+export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: string, now: Date): Promise<number> {
+  const ids = await grantedSubscriptionGrantIds(db, subscriptionId);
+  await publishGrantEvents(db, "benefit_grant.cycled", ids, now);
+  return ids.length;
+}
+
+/**
+ * After a subscription's product changed: the grants of benefits the new product lacks are revoked,
+ * and its benefits granted (restored when granted before). A subscription whose grants are off
+ * (past due) gets the new grants revoked too, to be restored with the rest when it recovers.
+ */
+export async function switchSubscriptionBenefits(
+  db: Executor,
+  input: { customerId: string; subscriptionId: string; benefits: readonly BenefitJson[]; granted: boolean; now: Date },
+): Promise<void> {
+  await afterGrantChanges(db, await revokeGrantsOutsideProduct(db, input.subscriptionId, input.now), false, input.now);
+  await grantBenefits(db, {
+    customerId: input.customerId,
+    orderId: null,
+    subscriptionId: input.subscriptionId,
+    benefits: input.benefits,
+    now: input.now,
+  });
+  await setSubscriptionBenefits(db, input.subscriptionId, input.granted, input.now);
 }

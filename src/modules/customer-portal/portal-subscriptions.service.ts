@@ -4,9 +4,10 @@ import { asList, type Page } from "../../schema/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
 import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
+import { hasPaymentMethod } from "../payments/payments.steps.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
-import type { SubscriptionUpdates } from "../subscriptions/subscription-updates.ts";
+import type { SubscriptionUpdates } from "../../flows/change-subscription.ts";
 import * as repo from "../subscriptions/subscriptions.repository.ts";
 import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
 import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";
@@ -59,88 +60,109 @@ async function present(deps: Deps, rows: readonly repo.SubscriptionEmbeddedRow[]
   return presented;
 }
 
+/** What the portal's subscriptions run on: the dependencies and the change flow. */
+interface PortalSubscriptionsContext {
+  deps: Deps;
+  updates: SubscriptionUpdates;
+}
+
+async function readPortalSubscription(deps: Deps, id: string, session: PortalCustomer): Promise<CustomerSubscription> {
+  const row = await repo.findSubscriptionEmbedded(deps.db, id, visibleTo(session));
+  if (!row) throw new ResourceNotFound();
+  return (await present(deps, [row]))[0]!;
+}
+
+/** A subscription with a price to pay needs a saved method before it may go on (the anchor's 409). */
+async function requirePaymentMethod(deps: Deps, id: string, session: PortalCustomer, doing: "uncancelling" | "resuming"): Promise<void> {
+  // Metered prices (no frozen amount) bill too.
+  const paid = (await repo.frozenPrices(deps.db, id)).some((price) => price.amount === null || price.amount > 0);
+  if (!paid) return;
+  if (!(await hasPaymentMethod(deps.db, session.customerId)))
+    throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
+}
+
+/** The organization's portal settings decide which changes a customer may make. */
+async function merchantChange(
+  deps: Deps,
+  input: CustomerSubscriptionUpdate,
+  session: PortalCustomer,
+  id: string,
+): Promise<SubscriptionUpdate> {
+  const organization = await findOrganization(deps.db, session.organizationId, null);
+  if (!organization) throw new ResourceNotFound();
+  const settings = toOrganization(organization).customer_portal_settings.subscription;
+  if ("product_id" in input) {
+    if (!settings.update_plan)
+      throw new PortalSettingForbids("UpdateSubscriptionPlanNotAllowed", "Updating subscription plan is not allowed.");
+    return { product_id: input.product_id };
+  }
+  if ("seats" in input) {
+    if (!settings.update_seats)
+      throw new PortalSettingForbids("UpdateSubscriptionSeatsNotAllowed", "Updating subscription seats is not allowed.");
+    return { seats: input.seats };
+  }
+  if ("pause_at_period_end" in input || "resume" in input) {
+    if (!settings.pause) throw new PortalSettingForbids("PauseResumeNotAllowed", "Pausing and resuming subscriptions is not allowed.");
+    if ("resume" in input) {
+      await requirePaymentMethod(deps, id, session, "resuming");
+      return { resume: true };
+    }
+    return { pause_at_period_end: input.pause_at_period_end, resumes_at: input.resumes_at ?? null };
+  }
+  if ("pending_update" in input) return { pending_update: null };
+  // The cancel member: its fields are all optional, so `{}` lands here and changes nothing.
+  if (input.cancel_at_period_end === undefined || input.cancel_at_period_end === null) return {};
+  if (!input.cancel_at_period_end) await requirePaymentMethod(deps, id, session, "uncancelling");
+  return {
+    cancel_at_period_end: input.cancel_at_period_end,
+    customer_cancellation_reason: input.cancellation_reason ?? null,
+    customer_cancellation_comment: input.cancellation_comment ?? null,
+  };
+}
+
+async function listPortalSubscriptions(
+  deps: Deps,
+  query: CustomerSubscriptionListQuery,
+  session: PortalCustomer,
+): Promise<Page<CustomerSubscription>> {
+  const filter: repo.SubscriptionFilter = {
+    ...visibleTo(session),
+    productIds: asList(query.product_id),
+    active: query.active,
+    query: query.query,
+  };
+  return pageSubscriptions(deps.db, filter, query, (_trx, rows) => present(deps, rows));
+}
+
+async function updatePortalSubscription(
+  ctx: PortalSubscriptionsContext,
+  id: string,
+  input: CustomerSubscriptionUpdate,
+  session: PortalCustomer,
+): Promise<CustomerSubscription> {
+  await readPortalSubscription(ctx.deps, id, session);
+  await ctx.updates.updateRow(id, await merchantChange(ctx.deps, input, session, id), visibleTo(session));
+  return readPortalSubscription(ctx.deps, id, session);
+}
+
+/** The portal's DELETE cancels at the period end (the merchant's revokes now). */
+async function cancelPortalSubscription(
+  ctx: PortalSubscriptionsContext,
+  id: string,
+  session: PortalCustomer,
+): Promise<CustomerSubscription> {
+  await ctx.updates.updateRow(id, { cancel_at_period_end: true }, visibleTo(session));
+  return readPortalSubscription(ctx.deps, id, session);
+}
+
 /** The portal's subscription routes: reads, and the changes the anchor lets a customer make. */
 export function createPortalSubscriptionService(deps: Deps, updates: SubscriptionUpdates) {
-  const { db } = deps;
-
-  async function read(id: string, session: PortalCustomer): Promise<CustomerSubscription> {
-    const row = await repo.findSubscriptionEmbedded(db, id, visibleTo(session));
-    if (!row) throw new ResourceNotFound();
-    return (await present(deps, [row]))[0]!;
-  }
-
-  /** The organization's portal settings decide which changes a customer may make. */
-  async function merchantChange(input: CustomerSubscriptionUpdate, session: PortalCustomer, id: string): Promise<SubscriptionUpdate> {
-    const organization = await findOrganization(db, session.organizationId, null);
-    if (!organization) throw new ResourceNotFound();
-    const settings = toOrganization(organization).customer_portal_settings.subscription;
-    if ("product_id" in input) {
-      if (!settings.update_plan)
-        throw new PortalSettingForbids("UpdateSubscriptionPlanNotAllowed", "Updating subscription plan is not allowed.");
-      return { product_id: input.product_id };
-    }
-    if ("seats" in input) {
-      if (!settings.update_seats)
-        throw new PortalSettingForbids("UpdateSubscriptionSeatsNotAllowed", "Updating subscription seats is not allowed.");
-      return { seats: input.seats };
-    }
-    if ("pause_at_period_end" in input || "resume" in input) {
-      if (!settings.pause) throw new PortalSettingForbids("PauseResumeNotAllowed", "Pausing and resuming subscriptions is not allowed.");
-      if ("resume" in input) {
-        await requirePaymentMethod(id, session, "resuming");
-        return { resume: true };
-      }
-      return { pause_at_period_end: input.pause_at_period_end, resumes_at: input.resumes_at ?? null };
-    }
-    if ("pending_update" in input) return { pending_update: null };
-    // The cancel member: its fields are all optional, so `{}` lands here and changes nothing.
-    if (input.cancel_at_period_end === undefined || input.cancel_at_period_end === null) return {};
-    if (!input.cancel_at_period_end) await requirePaymentMethod(id, session, "uncancelling");
-    return {
-      cancel_at_period_end: input.cancel_at_period_end,
-      customer_cancellation_reason: input.cancellation_reason ?? null,
-      customer_cancellation_comment: input.cancellation_comment ?? null,
-    };
-  }
-
-  /** A subscription with a price to pay needs a saved method before it may go on (the anchor's 409). */
-  async function requirePaymentMethod(id: string, session: PortalCustomer, doing: "uncancelling" | "resuming"): Promise<void> {
-    // Metered prices (no frozen amount) bill too.
-    const paid = (await repo.frozenPrices(db, id)).some((price) => price.amount === null || price.amount > 0);
-    if (!paid) return;
-    const method = await db
-      .selectFrom("payment_methods")
-      .select("id")
-      .where("customer_id", "=", session.customerId)
-      .where("deleted_at", "is", null)
-      .executeTakeFirst();
-    if (!method) throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
-  }
-
+  const ctx: PortalSubscriptionsContext = { deps, updates };
   return {
-    async list(query: CustomerSubscriptionListQuery, session: PortalCustomer): Promise<Page<CustomerSubscription>> {
-      const filter: repo.SubscriptionFilter = {
-        ...visibleTo(session),
-        productIds: asList(query.product_id),
-        active: query.active,
-        query: query.query,
-      };
-      return pageSubscriptions(db, filter, query, (_trx, rows) => present(deps, rows));
-    },
-
-    get: read,
-
-    async update(id: string, input: CustomerSubscriptionUpdate, session: PortalCustomer): Promise<CustomerSubscription> {
-      await read(id, session);
-      await updates.updateRow(id, await merchantChange(input, session, id), visibleTo(session));
-      return read(id, session);
-    },
-
-    /** The portal's DELETE cancels at the period end (the merchant's revokes now). */
-    async cancel(id: string, session: PortalCustomer): Promise<CustomerSubscription> {
-      await updates.updateRow(id, { cancel_at_period_end: true }, visibleTo(session));
-      return read(id, session);
-    },
+    list: (query: CustomerSubscriptionListQuery, session: PortalCustomer) => listPortalSubscriptions(deps, query, session),
+    get: (id: string, session: PortalCustomer) => readPortalSubscription(deps, id, session),
+    update: (id: string, input: CustomerSubscriptionUpdate, session: PortalCustomer) => updatePortalSubscription(ctx, id, input, session),
+    cancel: (id: string, session: PortalCustomer) => cancelPortalSubscription(ctx, id, session),
   };
 }
 export type PortalSubscriptionService = ReturnType<typeof createPortalSubscriptionService>;

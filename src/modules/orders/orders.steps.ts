@@ -1,16 +1,40 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { allocateReceiptNumber } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
-import { readOrder } from "./orders.service.ts";
+import { findOrder, findOrderForUpdate, updateOrder, type OrderVisibility } from "./orders.repository.ts";
+import { publishOrderUpdated, readOrder } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
 // The order operations other modules and flows run inside their own transaction.
 
-export { writeOrder, type NewOrder };
+export { findOrder, findOrderForUpdate, publishOrderUpdated, readOrder, updateOrder, writeOrder, type NewOrder, type OrderVisibility };
 
 /** Records `order.created` then `order.paid` for an order written paid, in the caller's transaction. */
 export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): Promise<void> {
   const order = await readOrder(db, row);
   await recordWebhookEvent(db, { organizationId: row.organization_id, type: "order.created", data: order, now });
   await recordWebhookEvent(db, { organizationId: row.organization_id, type: "order.paid", data: order, now });
+}
+
+/**
+ * A pending order paid later (a renewal's charge): its receipt number, the processor's reference,
+ * no further attempt, then `order.updated` and `order.paid`. On the locked order.
+ */
+export async function markOrderPaid(
+  db: Executor,
+  order: OrderRow,
+  payment: { customer: { id: string; short_id: number }; reference: string },
+  now: Date,
+): Promise<OrderRow> {
+  const paid = await updateOrder(db, order.id, {
+    status: "paid",
+    payment_reference: payment.reference,
+    receipt_number: await allocateReceiptNumber(db, order.organization_id, payment.customer),
+    next_payment_attempt_at: null,
+    modified_at: now,
+  });
+  const published = await publishOrderUpdated(db, paid, now);
+  await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
+  return paid;
 }

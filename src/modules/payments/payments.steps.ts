@@ -1,26 +1,38 @@
 import type { Executor } from "../../db/database.ts";
-import { insertPayment, savePaymentMethod } from "./payments.repository.ts";
+import {
+  countFailedPayments,
+  countPaymentMethods,
+  countPayments,
+  findPaymentMethod,
+  insertPayment,
+  latestPayment,
+  nextAttemptKey,
+  savePaymentMethod,
+  tryLockOrderPayment,
+} from "./payments.repository.ts";
 import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 
 // The payment operations other modules and flows run inside their own transaction.
 
-export { savePaymentMethod };
+export { countFailedPayments, countPayments, findPaymentMethod, latestPayment, nextAttemptKey, savePaymentMethod, tryLockOrderPayment };
 
-/** Records a payment the processor took for an order: succeeded, under the processor's charge reference. */
-export const recordPayment = (
-  db: Executor,
-  input: {
-    organizationId: string;
-    customerId: string;
-    orderId: string;
-    methodId: string | null;
-    trigger: PaymentTrigger;
-    amount: number;
-    currency: string;
-    reference: string;
-    now: Date;
-  },
-): Promise<PaymentRow> =>
+/** Whether the customer has a live (not deleted) payment method. */
+export const hasPaymentMethod = async (db: Executor, customerId: string): Promise<boolean> =>
+  (await countPaymentMethods(db, customerId)) > 0;
+
+/** One charge of an order, whatever its outcome. */
+interface PaymentAttempt {
+  organizationId: string;
+  customerId: string;
+  orderId: string;
+  methodId: string | null;
+  trigger: PaymentTrigger;
+  amount: number;
+  currency: string;
+  now: Date;
+}
+
+const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: { reference: string } | { declineMessage: string }) =>
   insertPayment(db, {
     created_at: input.now,
     modified_at: null,
@@ -28,10 +40,18 @@ export const recordPayment = (
     customer_id: input.customerId,
     order_id: input.orderId,
     payment_method_id: input.methodId,
-    status: "succeeded",
+    status: "reference" in outcome ? "succeeded" : "failed",
     trigger: input.trigger,
     amount: input.amount,
     currency: input.currency,
-    processor_reference: input.reference,
-    decline_message: null,
+    processor_reference: "reference" in outcome ? outcome.reference : null,
+    decline_message: "reference" in outcome ? null : outcome.declineMessage,
   });
+
+/** Records a payment the processor took for an order: succeeded, under the processor's charge reference. */
+export const recordPayment = (db: Executor, input: PaymentAttempt & { reference: string }): Promise<PaymentRow> =>
+  insertAttempt(db, input, { reference: input.reference });
+
+/** Records a charge the processor (or the method's setup) refused, with the decline message. */
+export const recordDeclinedPayment = (db: Executor, input: PaymentAttempt & { declineMessage: string }): Promise<PaymentRow> =>
+  insertAttempt(db, input, { declineMessage: input.declineMessage });

@@ -35,7 +35,7 @@ export async function subscriptionMeters(
   for (const price of prices) {
     if (price.meter_id === null) continue;
     const usage = await meteredPriceUsage(trx, row.customer_id, price, row.current_period_start, to);
-    const meter = await trx.selectFrom("meters").selectAll().where("id", "=", price.meter_id).executeTakeFirst();
+    const meter = await usageRepo.findMeter(trx, price.meter_id);
     if (!meter) continue;
     const amount = row.status === "trialing" ? 0 : (usage?.amount ?? 0);
     const seen = byMeter.get(meter.id);

@@ -2,6 +2,9 @@ import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { SubscriptionUsageChargesTable } from "./subscriptions.table.ts";
 
+/** A metered price's meter. */
+export const findMeter = (db: Executor, id: string) => db.selectFrom("meters").selectAll().where("id", "=", id).executeTakeFirst();
+
 /** The subscription's frozen metered prices with what they charge per unit and on which meter. */
 export const meteredPrices = (db: Executor, subscriptionId: string) =>
   db

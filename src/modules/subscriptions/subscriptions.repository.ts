@@ -16,7 +16,6 @@ import { productRelations } from "../products/product-reads.repository.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,
-  SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
   SubscriptionRow,
   SubscriptionsTable,
@@ -201,24 +200,6 @@ export const findSubscriptionForUpdate = (
 export const subscriptionsByIds = (db: Executor, ids: readonly string[]): Promise<SubscriptionRow[]> =>
   ids.length ? db.selectFrom("subscriptions").selectAll().where("id", "in", ids).execute() : Promise.resolve([]);
 
-/** What a renewal cycles into: billable rows at or past their period end. */
-const BILLABLE: readonly SubscriptionStatus[] = ["trialing", "active", "past_due"];
-
-/**
- * The next subscription due for renewal, locked; rows another process holds are skipped, so
- * several processes sweep side by side and each renews a given period once.
- */
-export const claimDueSubscription = (db: Executor, now: Date, organizationId?: string): Promise<SubscriptionRow | undefined> => {
-  let query = db
-    .selectFrom("subscriptions")
-    .selectAll()
-    .where("status", "in", BILLABLE)
-    .where("started_at", "is not", null)
-    .where("current_period_end", "<=", now);
-  if (organizationId) query = query.where("organization_id", "=", organizationId);
-  return query.orderBy("current_period_end").limit(1).forUpdate().skipLocked().executeTakeFirst();
-};
-
 /** The subscription's billed prices with their frozen amounts, in display order. */
 export const frozenPrices = (db: Executor, subscriptionId: string) =>
   db
@@ -244,83 +225,6 @@ export const setSubscriptionPriceAmount = (db: Executor, subscriptionId: string,
     .where("product_price_id", "=", priceId)
     .execute();
 
-export const insertBillingEntries = async (db: Executor, values: Insertable<SubscriptionBillingEntriesTable>[]): Promise<void> => {
-  if (values.length) await db.insertInto("subscription_billing_entries").values(values).execute();
-};
-
-/** The entries no order has billed yet, oldest first (the subscription's lock guards them). */
-export const unbilledEntries = (db: Executor, subscriptionId: string) =>
-  db
-    .selectFrom("subscription_billing_entries")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .where("order_id", "is", null)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
-
-/**
- * Marks entries as billed by an order. A split entry keeps the part the order billed and leaves
- * its rest waiting as a new entry with the same price and label.
- */
-export async function markEntriesBilled(
-  db: Executor,
-  orderId: string,
-  ids: readonly string[],
-  split: { id: string; billed: number; carried: number } | null,
-): Promise<void> {
-  if (split) {
-    const entry = await db
-      .updateTable("subscription_billing_entries")
-      .set({ amount: split.billed })
-      .where("id", "=", split.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await insertBillingEntries(db, [
-      {
-        created_at: entry.created_at,
-        organization_id: entry.organization_id,
-        subscription_id: entry.subscription_id,
-        product_price_id: entry.product_price_id,
-        label: entry.label,
-        amount: split.carried,
-        order_id: null,
-      },
-    ]);
-  }
-  if (ids.length) await db.updateTable("subscription_billing_entries").set({ order_id: orderId }).where("id", "in", ids).execute();
-}
-
-/** The next pending order whose dunning retry is due, locked (skipping rows another process holds). */
-export const claimDueRetry = (db: Executor, now: Date, organizationId?: string) => {
-  let query = db
-    .selectFrom("orders")
-    .selectAll()
-    .where("status", "=", "pending")
-    .where("subscription_id", "is not", null)
-    .where("next_payment_attempt_at", "<=", now);
-  if (organizationId) query = query.where("organization_id", "=", organizationId);
-  return query.orderBy("next_payment_attempt_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
-};
-
-/** Whether another order of the subscription still waits for a dunning retry. */
-export const hasOtherDunningOrder = async (db: Executor, subscriptionId: string, exceptOrderId: string): Promise<boolean> =>
-  (await db
-    .selectFrom("orders")
-    .select("id")
-    .where("subscription_id", "=", subscriptionId)
-    .where("status", "=", "pending")
-    .where("next_payment_attempt_at", "is not", null)
-    .where("id", "<>", exceptOrderId)
-    .executeTakeFirst()) !== undefined;
-
-/** The next paused subscription whose `resumes_at` has come, locked. */
-export const claimDueResume = (db: Executor, now: Date, organizationId?: string): Promise<SubscriptionRow | undefined> => {
-  let query = db.selectFrom("subscriptions").selectAll().where("status", "=", "paused").where("resumes_at", "<=", now);
-  if (organizationId) query = query.where("organization_id", "=", organizationId);
-  return query.orderBy("resumes_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
-};
-
 /** Every matching subscription with the names an export prints, newest start first (no page: exports are whole). */
 export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
   db
@@ -340,45 +244,4 @@ export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
     .where((eb) => matches(eb, filter))
     .orderBy("s.started_at", "desc")
     .orderBy("s.id", "desc")
-    .execute();
-
-/**
- * Organizations with renewals, resumes or dunning retries due at their own time (real time plus
- * their sandbox test clock's offset), with that offset.
- */
-export const organizationsWithDueWork = (db: Executor, now: Date) =>
-  db
-    .selectFrom("organizations as o")
-    .select(["o.id", "o.clock_offset_ms"])
-    .where((eb) => {
-      const organizationNow = sql<Date>`${now}::timestamptz + o.clock_offset_ms * interval '1 millisecond'`;
-      return eb.or([
-        eb.exists(
-          eb
-            .selectFrom("subscriptions as s")
-            .select("s.id")
-            .whereRef("s.organization_id", "=", "o.id")
-            .where("s.status", "in", BILLABLE)
-            .where("s.started_at", "is not", null)
-            .where("s.current_period_end", "<=", organizationNow),
-        ),
-        eb.exists(
-          eb
-            .selectFrom("subscriptions as s")
-            .select("s.id")
-            .whereRef("s.organization_id", "=", "o.id")
-            .where("s.status", "=", "paused")
-            .where("s.resumes_at", "<=", organizationNow),
-        ),
-        eb.exists(
-          eb
-            .selectFrom("orders as r")
-            .select("r.id")
-            .whereRef("r.organization_id", "=", "o.id")
-            .where("r.status", "=", "pending")
-            .where("r.subscription_id", "is not", null)
-            .where("r.next_payment_attempt_at", "<=", organizationNow),
-        ),
-      ]);
-    })
     .execute();

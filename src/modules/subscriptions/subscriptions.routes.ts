@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../http/auth.ts";
+import { organizationScope, principalOf, type OrganizationScope } from "../../http/auth.ts";
 import { ErrorBody } from "../../http/errors.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
@@ -7,7 +7,12 @@ import { plainJsonResponse } from "../../http/serialization.ts";
 import { ListResourceSubscription, Subscription, SubscriptionListQuery } from "./subscriptions.schemas.ts";
 import type { SubscriptionService } from "./subscriptions.service.ts";
 import { SubscriptionCreate, SubscriptionExportQuery, SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
-import type { SubscriptionUpdates } from "./subscription-updates.ts";
+
+/** The change flow, handed in by the composition root (features never import flows). */
+export interface SubscriptionUpdates {
+  update(id: string, input: SubscriptionUpdate, allowed: OrganizationScope): Promise<Subscription>;
+  revoke(id: string, allowed: OrganizationScope): Promise<Subscription>;
+}
 
 const READ = ["subscriptions:read", "subscriptions:write"];
 const WRITE = ["subscriptions:write"];

@@ -1,11 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Db, Executor } from "../../db/database.ts";
-import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
-import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { addInterval } from "../../values/calendar.ts";
 import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
-import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import { subscriptionMeters } from "./subscription-meters.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -15,115 +11,8 @@ import { DEFAULT_EXPORT_COLUMNS, subscriptionsCsv } from "./subscriptions.export
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { findProductWithRelations } from "../products/product-reads.repository.ts";
 import { findLiveCustomer } from "../customers/customer-links.repository.ts";
-import { grantBenefits } from "../benefits/benefit-grants.service.ts";
-import type { SubscriptionRow } from "./subscriptions.table.ts";
-
-/**
- * The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it,
- * its meters computed at `now`.
- */
-export async function readSubscription(
-  db: Executor,
-  row: Pick<SubscriptionRow, "id" | "organization_id">,
-  now: Date,
-): Promise<Subscription> {
-  const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
-  if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
-  return toSubscription(embedded, await subscriptionMeters(db, embedded, now));
-}
-
-/**
- * Records each event, in the order given, with the subscription as it is now; in the caller's transaction.
- * Every subscription change comes through here, so the customer's state event is scheduled here too.
- */
-export async function publishSubscriptionEvents(
-  db: Executor,
-  row: SubscriptionRow,
-  types: readonly Extract<WebhookEventType, `subscription.${string}`>[],
-  now: Date,
-): Promise<Subscription> {
-  const subscription = await readSubscription(db, row, now);
-  for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
-  await enqueueCustomerStateChanged(db, row.customer_id);
-  return subscription;
-}
-
-export interface NewSubscription {
-  organizationId: string;
-  customerId: string;
-  product: { id: string; recurringInterval: RecurringInterval; recurringIntervalCount: number };
-  checkoutId: string | null;
-  /** Every price the subscription bills, in display order, with what it bills per period (null: metered). */
-  prices: { id: string; amount: number | null }[];
-  currency: string;
-  taxBehavior: "inclusive" | "exclusive" | null;
-  /** What a period bills before tax: the prices less the discount. */
-  amount: number;
-  discountId: string | null;
-  seats: number | null;
-  /** A trial's end; the first period runs until then and nothing is charged before it. */
-  trialEnd: Date | null;
-  metadata: Metadata;
-  customFieldData: Record<string, string | number | boolean | null>;
-  /** The saved method renewals charge. */
-  paymentMethodId: string | null;
-  now: Date;
-}
-
-/**
- * Starts a subscription: `trialing` until `trialEnd`, else `active` for a first period of the
- * product's interval, anchored to today's day of month. Runs in the caller's transaction (a
- * checkout's completion), which also writes the first order.
- */
-export async function startSubscription(db: Executor, input: NewSubscription): Promise<SubscriptionRow> {
-  const { now, trialEnd } = input;
-  const row = await repo.insertSubscription(db, {
-    created_at: now,
-    modified_at: null,
-    organization_id: input.organizationId,
-    customer_id: input.customerId,
-    product_id: input.product.id,
-    checkout_id: input.checkoutId,
-    discount_id: input.discountId,
-    // A discount's duration counts from the first billed period: after the trial, when there is one.
-    discount_applied_at: input.discountId && !trialEnd ? now : null,
-    status: trialEnd ? "trialing" : "active",
-    amount: input.amount,
-    currency: input.currency,
-    tax_behavior: input.taxBehavior,
-    recurring_interval: input.product.recurringInterval,
-    recurring_interval_count: input.product.recurringIntervalCount,
-    anchor_day: now.getUTCDate(),
-    current_period_start: now,
-    current_period_end: trialEnd ?? addInterval(now, input.product.recurringInterval, input.product.recurringIntervalCount),
-    trial_start: trialEnd ? now : null,
-    trial_end: trialEnd,
-    canceled_at: null,
-    started_at: now,
-    ends_at: null,
-    ended_at: null,
-    past_due_at: null,
-    paused_at: null,
-    resumes_at: null,
-    seats: input.seats,
-    payment_method_id: input.paymentMethodId,
-    customer_cancellation_reason: null,
-    customer_cancellation_comment: null,
-    metadata: JSON.stringify(input.metadata),
-    custom_field_data: JSON.stringify(input.customFieldData),
-  });
-  await repo.insertSubscriptionPrices(
-    db,
-    input.prices.map((price, position) => ({
-      subscription_id: row.id,
-      product_price_id: price.id,
-      organization_id: input.organizationId,
-      amount: price.amount,
-      position,
-    })),
-  );
-  return row;
-}
+import { grantBenefits } from "../benefits/benefits.steps.ts";
+import { publishSubscriptionEvents, startSubscription } from "./subscriptions.steps.ts";
 
 /**
  * One page of subscriptions in a read schema of the caller's (`present`), with the count of every
@@ -145,113 +34,121 @@ export async function pageSubscriptions<T>(
     });
 }
 
-/** The merchant's reads of subscriptions. */
-export function createSubscriptionService(deps: Deps) {
-  const { db } = deps;
-  return {
-    async list(query: SubscriptionListQuery, allowed: OrganizationScope): Promise<Page<Subscription>> {
-      const filter: repo.SubscriptionFilter = {
-        allowed,
-        organizationIds: asList(query.organization_id),
-        productIds: asList(query.product_id),
-        customerIds: asList(query.customer_id),
-        externalCustomerIds: asList(query.external_customer_id),
-        discountIds: asList(query.discount_id),
-        active: query.active,
-        statuses: asList(query.status),
-        cancelAtPeriodEnd: query.cancel_at_period_end,
-        cancellationReasons: asList(query.customer_cancellation_reason),
-        canceledAtOrAfter: query.canceled_at_after === undefined ? undefined : new Date(query.canceled_at_after),
-        canceledAtOrBefore: query.canceled_at_before === undefined ? undefined : new Date(query.canceled_at_before),
-        startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
-        startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
-        metadata: query.metadata,
-      };
-      // The meters are computed after the page's snapshot, each in a transaction of its own (their reads lock).
-      const page = await pageSubscriptions(deps.readDb, filter, query, async (_trx, rows) => rows);
-      const now = deps.now();
-      const items: Subscription[] = [];
-      for (const row of page.items) {
-        items.push(toSubscription(row, await db.transaction().execute((trx) => subscriptionMeters(trx, row, now))));
-      }
-      return { ...page, items };
-    },
-
-    /** The CSV export: the list's filters, every matching row, the chosen columns in order. */
-    async export(query: SubscriptionExportQuery, allowed: OrganizationScope): Promise<string> {
-      const rows = await repo.exportRows(db, {
-        allowed,
-        organizationIds: asList(query.organization_id),
-        productIds: asList(query.product_id),
-        statuses: asList(query.status),
-        cancelAtPeriodEnd: query.cancel_at_period_end,
-        startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
-        startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
-      });
-      return subscriptionsCsv(rows, asList(query.columns) ?? DEFAULT_EXPORT_COLUMNS, query.timezone ?? "UTC");
-    },
-
-    /**
-     * `POST /v1/subscriptions/`: a subscription to a free recurring product, `active` at once, without
-     * an order (the anchor's rule: a paid one goes through a checkout).
-     */
-    async create(input: SubscriptionCreate, allowed: OrganizationScope): Promise<Subscription> {
-      return db.transaction().execute(async (trx) => {
-        const now = deps.now();
-        const productLoc = ["body", "product_id"];
-        const product = await findProductWithRelations(trx, input.product_id, allowed);
-        if (!product) throw new RequestValidationError([fieldIssue(productLoc, "Product does not exist.", input.product_id)]);
-        if (!product.recurring_interval)
-          throw new RequestValidationError([fieldIssue(productLoc, "Product is not a recurring product.", input.product_id)]);
-        if (product.prices.some((price) => price.amount_type !== "free"))
-          throw new RequestValidationError([
-            fieldIssue(
-              productLoc,
-              "Product is not free. The customer should go through a checkout to create a paid subscription.",
-              input.product_id,
-            ),
-          ]);
-        const customer =
-          "customer_id" in input
-            ? await findLiveCustomer(trx, product.organization_id, { id: input.customer_id })
-            : await findLiveCustomer(trx, product.organization_id, { externalId: input.external_customer_id });
-        if (!customer) {
-          const [field, value] =
-            "customer_id" in input ? ["customer_id", input.customer_id] : ["external_customer_id", input.external_customer_id];
-          throw new RequestValidationError([fieldIssue(["body", field], "Customer does not exist.", value)]);
-        }
-        const currency = product.prices[0]?.price_currency ?? "usd";
-        const row = await startSubscription(trx, {
-          organizationId: product.organization_id,
-          customerId: customer.id,
-          product: {
-            id: product.id,
-            recurringInterval: product.recurring_interval,
-            recurringIntervalCount: product.recurring_interval_count ?? 1,
-          },
-          checkoutId: null,
-          prices: product.prices.filter((price) => price.price_currency === currency).map((price) => ({ id: price.id, amount: 0 })),
-          currency,
-          taxBehavior: null,
-          amount: 0,
-          discountId: null,
-          seats: null,
-          trialEnd: null,
-          metadata: input.metadata ?? {},
-          customFieldData: {},
-          paymentMethodId: null,
-          now,
-        });
-        await grantBenefits(trx, { customerId: customer.id, orderId: null, subscriptionId: row.id, benefits: product.benefits, now });
-        return publishSubscriptionEvents(trx, row, ["subscription.created", "subscription.active", "subscription.updated"], now);
-      });
-    },
-
-    async get(id: string, allowed: OrganizationScope): Promise<Subscription> {
-      const row = await repo.findSubscriptionEmbedded(db, id, { allowed });
-      if (!row) throw new ResourceNotFound();
-      return toSubscription(row, await db.transaction().execute((trx) => subscriptionMeters(trx, row, deps.now())));
-    },
+/** `GET /v1/subscriptions/`: the list's filters, each row with its meters. */
+async function listSubscriptions(deps: Deps, query: SubscriptionListQuery, allowed: OrganizationScope): Promise<Page<Subscription>> {
+  const filter: repo.SubscriptionFilter = {
+    allowed,
+    organizationIds: asList(query.organization_id),
+    productIds: asList(query.product_id),
+    customerIds: asList(query.customer_id),
+    externalCustomerIds: asList(query.external_customer_id),
+    discountIds: asList(query.discount_id),
+    active: query.active,
+    statuses: asList(query.status),
+    cancelAtPeriodEnd: query.cancel_at_period_end,
+    cancellationReasons: asList(query.customer_cancellation_reason),
+    canceledAtOrAfter: query.canceled_at_after === undefined ? undefined : new Date(query.canceled_at_after),
+    canceledAtOrBefore: query.canceled_at_before === undefined ? undefined : new Date(query.canceled_at_before),
+    startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
+    startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
+    metadata: query.metadata,
   };
+  // The meters are computed after the page's snapshot, each in a transaction of its own (their reads lock).
+  const page = await pageSubscriptions(deps.readDb, filter, query, async (_trx, rows) => rows);
+  const now = deps.now();
+  const items: Subscription[] = [];
+  for (const row of page.items) {
+    items.push(toSubscription(row, await deps.db.transaction().execute((trx) => subscriptionMeters(trx, row, now))));
+  }
+  return { ...page, items };
 }
+
+/** The CSV export: the list's filters, every matching row, the chosen columns in order. */
+async function exportSubscriptions(deps: Deps, query: SubscriptionExportQuery, allowed: OrganizationScope): Promise<string> {
+  const rows = await repo.exportRows(deps.db, {
+    allowed,
+    organizationIds: asList(query.organization_id),
+    productIds: asList(query.product_id),
+    statuses: asList(query.status),
+    cancelAtPeriodEnd: query.cancel_at_period_end,
+    startedAfter: query.started_after === undefined ? undefined : new Date(query.started_after),
+    startedBefore: query.started_before === undefined ? undefined : new Date(query.started_before),
+  });
+  return subscriptionsCsv(rows, asList(query.columns) ?? DEFAULT_EXPORT_COLUMNS, query.timezone ?? "UTC");
+}
+
+/** The product of a created subscription: recurring and free, with the anchor's refusals in its order. */
+async function freeRecurringProduct(trx: Executor, productId: string, allowed: OrganizationScope) {
+  const productLoc = ["body", "product_id"];
+  const product = await findProductWithRelations(trx, productId, allowed);
+  if (!product) throw new RequestValidationError([fieldIssue(productLoc, "Product does not exist.", productId)]);
+  if (!product.recurring_interval)
+    throw new RequestValidationError([fieldIssue(productLoc, "Product is not a recurring product.", productId)]);
+  if (product.prices.some((price) => price.amount_type !== "free"))
+    throw new RequestValidationError([
+      fieldIssue(productLoc, "Product is not free. The customer should go through a checkout to create a paid subscription.", productId),
+    ]);
+  return { ...product, recurring_interval: product.recurring_interval };
+}
+
+/** The subscriber, by id or external id, in the product's organization. */
+async function subscriberOf(trx: Executor, organizationId: string, input: SubscriptionCreate) {
+  const customer =
+    "customer_id" in input
+      ? await findLiveCustomer(trx, organizationId, { id: input.customer_id })
+      : await findLiveCustomer(trx, organizationId, { externalId: input.external_customer_id });
+  if (customer) return customer;
+  const [field, value] = "customer_id" in input ? ["customer_id", input.customer_id] : ["external_customer_id", input.external_customer_id];
+  throw new RequestValidationError([fieldIssue(["body", field], "Customer does not exist.", value)]);
+}
+
+/**
+ * `POST /v1/subscriptions/`: a subscription to a free recurring product, `active` at once, without
+ * an order (the anchor's rule: a paid one goes through a checkout).
+ */
+async function createFreeSubscription(deps: Deps, input: SubscriptionCreate, allowed: OrganizationScope): Promise<Subscription> {
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now();
+    const product = await freeRecurringProduct(trx, input.product_id, allowed);
+    const customer = await subscriberOf(trx, product.organization_id, input);
+    const currency = product.prices[0]?.price_currency ?? "usd";
+    const row = await startSubscription(trx, {
+      organizationId: product.organization_id,
+      customerId: customer.id,
+      product: {
+        id: product.id,
+        recurringInterval: product.recurring_interval,
+        recurringIntervalCount: product.recurring_interval_count ?? 1,
+      },
+      checkoutId: null,
+      prices: product.prices.filter((price) => price.price_currency === currency).map((price) => ({ id: price.id, amount: 0 })),
+      currency,
+      taxBehavior: null,
+      amount: 0,
+      discountId: null,
+      seats: null,
+      trialEnd: null,
+      metadata: input.metadata ?? {},
+      customFieldData: {},
+      paymentMethodId: null,
+      now,
+    });
+    await grantBenefits(trx, { customerId: customer.id, orderId: null, subscriptionId: row.id, benefits: product.benefits, now });
+    return publishSubscriptionEvents(trx, row, ["subscription.created", "subscription.active", "subscription.updated"], now);
+  });
+}
+
+async function getSubscription(deps: Deps, id: string, allowed: OrganizationScope): Promise<Subscription> {
+  const row = await repo.findSubscriptionEmbedded(deps.db, id, { allowed });
+  if (!row) throw new ResourceNotFound();
+  return toSubscription(row, await deps.db.transaction().execute((trx) => subscriptionMeters(trx, row, deps.now())));
+}
+
+/** The merchant's reads of subscriptions, and the creation of a free one, bound to the application's dependencies. */
+export const createSubscriptionService = (deps: Deps) => ({
+  list: (query: SubscriptionListQuery, allowed: OrganizationScope) => listSubscriptions(deps, query, allowed),
+  export: (query: SubscriptionExportQuery, allowed: OrganizationScope) => exportSubscriptions(deps, query, allowed),
+  create: (input: SubscriptionCreate, allowed: OrganizationScope) => createFreeSubscription(deps, input, allowed),
+  get: (id: string, allowed: OrganizationScope) => getSubscription(deps, id, allowed),
+});
 export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

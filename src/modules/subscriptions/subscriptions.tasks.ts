@@ -1,9 +1,14 @@
 import type { Task } from "graphile-worker";
 import type { PaymentTrigger } from "../payments/payments.table.ts";
-import type { SubscriptionRenewals } from "./subscription-renewals.ts";
 
 const isCollectPayload = (value: unknown): value is { orderId: string; trigger?: PaymentTrigger } =>
   typeof value === "object" && value !== null && typeof (value as { orderId?: unknown }).orderId === "string";
+
+/** The renewal flows, handed in by the composition root (features never import flows). */
+export interface SubscriptionRenewals {
+  sweep(): Promise<unknown>;
+  collect(orderId: string, trigger: PaymentTrigger): Promise<void>;
+}
 
 /** The minute sweep: renewals due and dunning retries due, across every organization. */
 export const sweepSubscriptionsTask =

@@ -2,6 +2,18 @@ import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 
+/**
+ * One advance of an organization at a time, across processes: a session advisory lock, held on the
+ * connection given (one of its own) until released.
+ */
+export const lockClockAdvance = async (connection: Executor, organizationId: string): Promise<void> => {
+  await sql`SELECT pg_advisory_lock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+};
+
+export const unlockClockAdvance = async (connection: Executor, organizationId: string): Promise<void> => {
+  await sql`SELECT pg_advisory_unlock(hashtextextended(${`test-clock:${organizationId}`}, 0))`.execute(connection);
+};
+
 export const findClockOffset = async (db: Executor, organizationId: string, allowed: OrganizationScope): Promise<number | undefined> => {
   let query = db.selectFrom("organizations").select("clock_offset_ms").where("id", "=", organizationId);
   if (allowed !== null) query = query.where("id", "in", allowed);

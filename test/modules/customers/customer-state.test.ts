@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { customerStateJobKey, STATE_CHANGED_DELAY_MS } from "../../../src/contracts/customer-state-changes.ts";
-import { setSubscriptionBenefits } from "../../../src/modules/benefits/benefit-grants.service.ts";
+import { setSubscriptionBenefits } from "../../../src/modules/benefits/benefits.steps.ts";
 import { insertBenefit, insertBenefitGrant } from "../../../src/modules/benefits/benefits.repository.ts";
 import type { CustomerRow } from "../../../src/modules/customers/customers.table.ts";
 import type { SubscriptionRow } from "../../../src/modules/subscriptions/subscriptions.table.ts";

@@ -8,13 +8,14 @@ import { findOrganization } from "../organizations/organizations.repository.ts";
 import { toOrganization } from "../organizations/organizations.mapper.ts";
 import type { SubscriptionProrationBehavior } from "./subscription-inputs.schemas.ts";
 import { isBillable, isCanceling, type Actor, type Change } from "./subscription-lifecycle.ts";
-import { changeSeatCount, productPricesIn, scheduleUpdate, switchProduct, type PlanSwitch } from "./subscription-plan-changes.ts";
+import { setSeatCount, productPricesIn, scheduleUpdate, switchProduct, type PlanSwitch } from "./subscription-change.apply.ts";
+import { insertBillingEntries } from "./subscription-billing-entries.repository.ts";
 import { prorationEntries, remainingShare } from "./subscription-proration.ts";
 import { AboveMaximumSeats, AlreadyCanceledSubscription, BelowMinimumSeats, NotASeatBasedSubscription } from "./subscriptions.errors.ts";
 import * as repo from "./subscriptions.repository.ts";
 import type { PendingUpdate, SubscriptionRow } from "./subscriptions.table.ts";
 
-// Product and seat changes (`PATCH` with `product_id` or `seats`): the anchor's checks and errors,
+// A requested product or seat change (`PATCH` with `product_id` or `seats`): the anchor's checks and errors,
 // then the change billed as its `proration_behavior` says.
 
 const invalid = (field: string, message: string, input: unknown) =>
@@ -77,7 +78,7 @@ async function prorate(
     credit: (line) => `Unused time on ${line.label}`,
     debit: (line) => `Remaining time on ${line.label}`,
   });
-  await repo.insertBillingEntries(
+  await insertBillingEntries(
     trx,
     entries.map((entry) => ({
       created_at: now,
@@ -98,7 +99,7 @@ async function prorate(
  * and a change of interval restart the period now (credited for the unused time, except `reset`);
  * otherwise the rest of the period is prorated.
  */
-export async function changeProduct(
+export async function requestProductSwitch(
   trx: Executor,
   row: SubscriptionRow,
   input: { productId: string; behavior: SubscriptionProrationBehavior | null | undefined; actor: Actor },
@@ -144,7 +145,7 @@ export async function changeProduct(
  * changes nothing (and drops a scheduled seat change); `next_period` schedules it; on a trial it
  * applies with no proration; otherwise as a product change.
  */
-export async function changeSeats(
+export async function requestSeatCount(
   trx: Executor,
   row: SubscriptionRow,
   input: { seats: number; behavior: SubscriptionProrationBehavior | null | undefined },
@@ -162,7 +163,7 @@ export async function changeSeats(
   if (behavior === "next_period")
     return { values: { pending_update: JSON.stringify(scheduleUpdate(row, { seats: input.seats }, now)) }, events: [] };
 
-  const switched = await changeSeatCount(trx, row, input.seats, now);
+  const switched = await setSeatCount(trx, row, input.seats, now);
   if (row.status === "trialing") return { values: pending, events: [] };
   if (behavior === "reset") return restartNow(now, pending);
   const change = await prorate(trx, row, switched, behavior, now);

@@ -1,17 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
-import { switchSubscriptionBenefits } from "../benefits/benefit-grants.service.ts";
+import { switchSubscriptionBenefits } from "../benefits/benefits.steps.ts";
 import { findLiveDiscount } from "../discounts/discount-redemptions.repository.ts";
 import { discountAmount } from "../discounts/discount-amount.ts";
 import type { ProductPriceJson, ProductWithRelations } from "../products/products.mapper.ts";
 import { findProductWithRelations } from "../products/product-reads.repository.ts";
 import { seatAmount, seatRange } from "../products/seat-pricing.ts";
 import { discountedLines, type PriceLine } from "./subscription-proration.ts";
+import { findProductBilling } from "./subscription-renewals.repository.ts";
 import * as repo from "./subscriptions.repository.ts";
 import type { PendingUpdate, SubscriptionRow } from "./subscriptions.table.ts";
 
 // What a subscription bills per period and how a change of product or seats rewrites it. Shared by
-// the changes made now (subscription-updates.ts) and those applied at the period end (renewals).
+// the changes requested now (subscription-plan-change.request.ts) and those applied at the period end
+// (src/flows/renew-subscriptions.ts).
 
 const seatLabel = (productName: string, seats: number | null) => `${productName} (${seats ?? 1} seats)`;
 
@@ -92,7 +94,7 @@ export interface PlanSwitch {
  * revoked, new ones granted), and `amount` is the new period's. Prorating is the caller's.
  */
 export async function switchProduct(db: Executor, row: SubscriptionRow, product: ProductWithRelations, now: Date): Promise<PlanSwitch> {
-  const old = await db.selectFrom("products").select("name").where("id", "=", row.product_id).executeTakeFirstOrThrow();
+  const old = await findProductBilling(db, row.product_id);
   const before = await billedLines(db, row, await subscriptionLines(db, row, old.name));
   const prices = productPricesIn(product, row.currency);
   const seats = seatsFor(prices, row.seats);
@@ -126,8 +128,8 @@ export async function switchProduct(db: Executor, row: SubscriptionRow, product:
 }
 
 /** Sets a locked subscription's seats: its seat price is repriced from its own tiers for the new count. */
-export async function changeSeatCount(db: Executor, row: SubscriptionRow, seats: number, now: Date): Promise<PlanSwitch> {
-  const product = await db.selectFrom("products").select("name").where("id", "=", row.product_id).executeTakeFirstOrThrow();
+export async function setSeatCount(db: Executor, row: SubscriptionRow, seats: number, now: Date): Promise<PlanSwitch> {
+  const product = await findProductBilling(db, row.product_id);
   const before = await billedLines(db, row, await subscriptionLines(db, row, product.name));
   for (const price of await repo.frozenPrices(db, row.id)) {
     if (price.amount_type === "seat_based")
@@ -166,6 +168,6 @@ export async function applyPendingUpdate(db: Executor, row: SubscriptionRow, now
       current = (await switchProduct(db, current, product, now)).row;
   }
   if (pending.seats !== null && current.seats !== null && pending.seats !== current.seats)
-    current = (await changeSeatCount(db, current, pending.seats, now)).row;
+    current = (await setSeatCount(db, current, pending.seats, now)).row;
   return current;
 }

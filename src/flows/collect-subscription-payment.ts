@@ -1,0 +1,232 @@
+import type { Deps } from "../context.ts";
+import type { Executor } from "../db/database.ts";
+import type { OffSessionChargeOutcome, PaymentProcessor } from "../adapters/payment-processors/payment-processor.ts";
+import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
+import { enqueueJob, removeJob } from "../jobs/queue.ts";
+import { TaskName } from "../jobs/task-names.ts";
+import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
+import { dueAmount } from "../modules/orders/orders.mapper.ts";
+import { findOrderForUpdate, markOrderPaid, publishOrderUpdated, updateOrder } from "../modules/orders/orders.steps.ts";
+import type { OrderRow } from "../modules/orders/orders.table.ts";
+import {
+  countFailedPayments,
+  findPaymentMethod,
+  nextAttemptKey,
+  recordDeclinedPayment,
+  recordPayment,
+  tryLockOrderPayment,
+} from "../modules/payments/payments.steps.ts";
+import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
+import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
+import {
+  defaultPaymentMethodId,
+  dunningStep,
+  endSubscription,
+  findSubscriber,
+  findSubscriptionForUpdate,
+  hasOtherDunningOrder,
+  markPastDue,
+  moveSubscriptionsToMethod,
+  recoverSubscription,
+  subscriptionIdOfOrder,
+} from "../modules/subscriptions/subscriptions.steps.ts";
+import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
+
+// Collecting a subscription order's payment: the off-session charge, its settlement, dunning.
+
+/** What the subscription flows run on: the application's dependencies, the processor and the tax engine. */
+export interface SubscriptionFlowContext {
+  deps: Deps;
+  payments: PaymentProcessor;
+  taxEngine: TaxEngine;
+}
+
+/** A subscription and one of its orders, both locked. */
+export interface LockedCharge {
+  row: SubscriptionRow;
+  order: OrderRow;
+}
+
+/** How long an inline charge has to settle before the recovery job takes over (as a checkout's settle). */
+const COLLECT_RECOVERY_DELAY_MS = 5 * 60 * 1000;
+const collectJobKey = (orderId: string) => `${TaskName.subscriptionCollect}:${orderId}`;
+
+/** Schedules the `subscription.collect` job that charges the order should the inline charge never settle (a crash). */
+export const scheduleCollectRecovery = (db: Executor, orderId: string, trigger: PaymentTrigger | null, now: Date) =>
+  enqueueJob(db, TaskName.subscriptionCollect, trigger ? { orderId, trigger } : { orderId }, {
+    runAt: new Date(now.getTime() + COLLECT_RECOVERY_DELAY_MS),
+    jobKey: collectJobKey(orderId),
+  });
+
+/** A paid charge: the order paid, a past-due subscription recovered once nothing else is in dunning. */
+async function settlePaid(trx: Executor, { order, row }: LockedCharge, reference: string, now: Date): Promise<void> {
+  const customer = await findSubscriber(trx, order.customer_id);
+  await markOrderPaid(trx, order, { customer, reference }, now);
+  if (row.status === "past_due" && !(await hasOtherDunningOrder(trx, row.id, order.id))) await recoverSubscription(trx, row, now);
+  // A paid renewal renews the grants (those a recovery just restored included).
+  if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
+}
+
+/** A failed charge: the next dunning attempt, the subscription past due, or revoked once dunning runs out. */
+async function settleFailed(trx: Executor, { order, row }: LockedCharge, attempted: boolean, now: Date): Promise<void> {
+  const pastDueAt = row.past_due_at ?? now;
+  const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
+  const step = dunningStep({ failures, pastDueAt, now, hasMethod: attempted });
+  // An ended subscription's last usage order is retried on the same schedule, then voided; the subscription stays as it is.
+  const ended = row.ended_at !== null;
+  if (step.revoke && !ended) {
+    await endSubscription(trx, row, now);
+    return;
+  }
+  const failed = await updateOrder(trx, order.id, {
+    ...(step.revoke ? { status: "void" as const } : {}),
+    next_payment_attempt_at: step.nextAttemptAt,
+    modified_at: now,
+  });
+  await publishOrderUpdated(trx, failed, now);
+  if (!ended && row.status !== "past_due") await markPastDue(trx, row, pastDueAt, now);
+}
+
+/** Records a charge's outcome on the locked order and subscription, with the anchor's events. */
+async function settleCharge(
+  trx: Executor,
+  locked: LockedCharge,
+  outcome: { reference: string } | { message: string; attempted: boolean },
+  now: Date,
+): Promise<void> {
+  await removeJob(trx, collectJobKey(locked.order.id));
+  if ("reference" in outcome) await settlePaid(trx, locked, outcome.reference, now);
+  else await settleFailed(trx, locked, outcome.attempted, now);
+}
+
+/**
+ * Locks a subscription order for a charge as every change of a subscription does, the
+ * subscription first and then the order, so a revoke either waits for the charge or voids the
+ * order first (then nothing is charged). Null when either is gone.
+ */
+export async function lockForCharge(trx: Executor, orderId: string): Promise<LockedCharge | null> {
+  const subscriptionId = await subscriptionIdOfOrder(trx, orderId);
+  if (!subscriptionId) return null;
+  const row = await findSubscriptionForUpdate(trx, subscriptionId, { allowed: null });
+  const order = await findOrderForUpdate(trx, orderId, { allowed: null });
+  return row && order ? { row, order } : null;
+}
+
+/**
+ * Charges a locked pending order on `method`, records the attempt and settles the order. The
+ * processor's idempotency key is the order and the attempt's number, so a run that died before
+ * committing repeats the same attempt rather than charging twice. A customer's own attempt
+ * (`retry_customer`) settles the order only when it succeeds: a failed one is recorded but neither
+ * counted toward dunning nor moves its schedule. A method refused before any charge (a new card
+ * declined at setup) is a failed attempt as it is.
+ */
+export async function chargeLocked(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  locked: LockedCharge,
+  method: PaymentMethodRow | { refused: string },
+  trigger: PaymentTrigger,
+): Promise<OffSessionChargeOutcome> {
+  const { order } = locked;
+  const now = ctx.deps.now();
+  const amount = dueAmount(order);
+  const outcome: OffSessionChargeOutcome =
+    "refused" in method
+      ? { status: "declined", message: method.refused }
+      : await ctx.payments.chargeOffSession({
+          attemptId: await nextAttemptKey(trx, order.id),
+          methodReference: method.processor_reference,
+          amount,
+          currency: order.currency,
+        });
+  const attempt = {
+    organizationId: order.organization_id,
+    customerId: order.customer_id,
+    orderId: order.id,
+    methodId: "refused" in method ? null : method.id,
+    trigger,
+    amount,
+    currency: order.currency,
+    now,
+  };
+  if (outcome.status === "succeeded") {
+    await recordPayment(trx, { ...attempt, reference: outcome.reference });
+    await settleCharge(trx, locked, { reference: outcome.reference }, now);
+  } else {
+    await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message });
+    if (trigger !== "retry_customer") await settleCharge(trx, locked, { message: outcome.message, attempted: true }, now);
+  }
+  return outcome;
+}
+
+/** The method a subscription's orders are charged on: its own, else the customer's default. */
+async function methodToCharge(trx: Executor, row: SubscriptionRow): Promise<PaymentMethodRow | undefined> {
+  const methodId = row.payment_method_id ?? (await defaultPaymentMethodId(trx, row.customer_id));
+  return methodId ? findPaymentMethod(trx, methodId, row.customer_id) : undefined;
+}
+
+/** Charges a pending subscription order off-session on its saved method and records the outcome. Idempotent. */
+export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, orderId: string, trigger: PaymentTrigger): Promise<void> {
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    const locked = await lockForCharge(trx, orderId);
+    if (!locked || locked.order.status !== "pending") return;
+    const method = await methodToCharge(trx, locked.row);
+    if (!method) {
+      await settleCharge(trx, locked, { message: "No payment method on file.", attempted: false }, ctx.deps.now());
+      return;
+    }
+    await chargeLocked(trx, ctx, locked, method, trigger);
+  });
+}
+
+/**
+ * Charges the order of a change that bills at once (`invoice`, `reset`, an interval change) inside
+ * the change's transaction: a charge that fails throws 402 `PaymentFailed`, and the whole change
+ * rolls back with it, as the anchor does. Both rows are locked by the caller.
+ */
+export async function chargeBeforeCommit(trx: Executor, ctx: SubscriptionFlowContext, locked: LockedCharge): Promise<void> {
+  const method = await methodToCharge(trx, locked.row);
+  if (!method) throw new PaymentFailed("missing_payment_method");
+  const outcome = await chargeLocked(trx, ctx, locked, method, "purchase");
+  if (outcome.status !== "succeeded") throw new PaymentFailed("card_error");
+}
+
+/** A subscription order whose dunning is still running: the only kind a customer may retry. */
+export const inDunning = (order: OrderRow): boolean =>
+  order.status === "pending" && order.subscription_id !== null && order.next_payment_attempt_at !== null;
+
+/** The method a customer's retry charges, chosen once the order is locked (a setup refused before any charge is a failed attempt). */
+export type CustomerMethodChoice = (locked: OrderRow) => Promise<PaymentMethodRow | { refused: string }>;
+/** The errors a customer's own retry answers with: another request pays the order, or its dunning ended. */
+export type RetryRefusals = { busy: () => Error; ended: () => Error };
+
+/**
+ * A customer paying an order dunning is chasing, themselves (the portal's retry, or a new default
+ * method): a `retry_customer` charge on `method` under the subscription's and the order's locks,
+ * while the caller's transaction holds the order's payment lock, so a second retry of the same order
+ * is refused rather than queued. The subscription keeps the method that paid. Null when another
+ * request holds the order or dunning ended meanwhile (or `refuse`'s error, when given).
+ */
+export async function retryAsCustomer(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  orderId: string,
+  method: CustomerMethodChoice,
+  refuse: RetryRefusals | null,
+): Promise<OffSessionChargeOutcome | null> {
+  if (!(await tryLockOrderPayment(trx, orderId))) {
+    if (refuse) throw refuse.busy();
+    return null;
+  }
+  const locked = await lockForCharge(trx, orderId);
+  // Dunning may have settled or ended the order while this request waited for the locks.
+  if (!locked || !inDunning(locked.order)) {
+    if (refuse) throw refuse.ended();
+    return null;
+  }
+  const chosen = await method(locked.order);
+  const outcome = await chargeLocked(trx, ctx, locked, chosen, "retry_customer");
+  if (outcome.status === "succeeded" && "id" in chosen)
+    await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, chosen.id, ctx.deps.now());
+  return outcome;
+}
