@@ -8,6 +8,38 @@
 module.exports = {
   forbidden: [
     {
+      name: "features-never-import-flows",
+      severity: "error",
+      comment:
+        "Flows compose features; a feature that called a flow would tie the layers in a loop. Routes, tasks, the portal, the portal page and the test clock drive flows.",
+      from: {
+        path: "^src/modules/",
+        pathNot: ["\\.(routes|tasks)\\.ts$", "^src/modules/(customer-portal|portal-page|test-clock)/"],
+      },
+      to: { path: "^src/flows/" },
+    },
+    {
+      name: "another-feature-only-through-its-steps",
+      severity: "error",
+      comment:
+        "A feature reaches another through that feature's steps (operations inside the caller's transaction), schemas, table types, errors and mappers (an embedded resource's wire shape), never its repositories or services.",
+      from: { path: "^src/modules/([^/]+)/" },
+      to: {
+        path: "^src/modules/",
+        pathNot: ["^src/modules/$1/", "\\.(steps|schemas|table|errors|mapper)\\.ts$"],
+        // A service's type, named to receive it by injection, couples nothing at run time.
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
+      name: "flows-through-steps",
+      severity: "error",
+      comment:
+        "A flow is built from the modules' steps (with their schemas, table types, errors and mappers), never their repositories or services.",
+      from: { path: "^src/flows/" },
+      to: { path: "^src/modules/", pathNot: "\\.(steps|schemas|table|errors|mapper)\\.ts$" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       comment: "No import cycle, between modules or between files of one module.",

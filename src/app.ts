@@ -108,7 +108,7 @@ type App = ReturnType<typeof createServer>;
 async function registerProtocol(app: App, config: Config): Promise<void> {
   // First: a bad version is refused before CORS, authentication and routing see the request.
   registerApiVersioning(app);
-  // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the anchor does.
+  // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the hosted service does.
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER, IDEMPOTENT_REPLAYED_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.addHook("onSend", async (request, reply) => {
@@ -139,7 +139,7 @@ async function registerDocumentation(app: App, config: Config): Promise<void> {
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  // As the anchor, each version's document at /{version}/openapi.json (one document: they do not differ).
+  // As the hosted service, each version's document at /{version}/openapi.json (one document: they do not differ).
   for (const version of API_VERSIONS) app.get(`/${version}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }
 

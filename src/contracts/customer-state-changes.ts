@@ -3,7 +3,7 @@ import { enqueueJob } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
 
 /**
- * How long a change waits before its `customer.state_changed` is computed. The anchor debounces
+ * How long a change waits before its `customer.state_changed` is computed. The hosted service debounces
  * 1–5 s: a checkout or a renewal changes a subscription and several grants in one transaction, and
  * the integrator should get one event with the end result rather than one per row.
  */

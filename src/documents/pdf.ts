@@ -238,7 +238,7 @@ function draw(layout: Layout, doc: BillingDocument, language: DocumentLanguage):
   layout.gap(SIZE.body * 0.5);
 
   layout.total(words.subtotal, money(doc.subtotal));
-  // As the anchor prints it: one row, the amount negative, only when there is a discount.
+  // As the hosted service prints it: one row, the amount negative, only when there is a discount.
   if (doc.discount > 0) layout.total(words.discount, money(-doc.discount));
   for (const tax of doc.taxes) layout.total(words.taxOn(language.rate(tax.rateBasisPoints), money(tax.base)), money(tax.amount));
   if (doc.kind === "credit_note") {

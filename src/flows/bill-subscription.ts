@@ -3,10 +3,10 @@ import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { recordWebhookEvent } from "../jobs/webhook-outbox.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
-import { discountAmount } from "../modules/discounts/discount-amount.ts";
+import { discountAmount } from "../modules/discounts/discounts.steps.ts";
 import { readOrder, writeOrder } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
-import { findOrganization } from "../modules/organizations/organizations.repository.ts";
+import { findOrganization } from "../modules/organizations/organizations.steps.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import {
   billableEntries,
@@ -37,7 +37,7 @@ export interface SubscriptionBill {
 }
 
 /**
- * The subscription's discount if it still applies to a period starting at `start` (the anchor
+ * The subscription's discount if it still applies to a period starting at `start` (the hosted service
  * checks expiry against the new period's start), with the start of its first billed period.
  */
 export async function discountFor(trx: Executor, row: SubscriptionRow, start: Date) {

@@ -87,7 +87,7 @@ async function settleFailed(trx: Executor, { order, row }: LockedCharge, attempt
   if (!ended && row.status !== "past_due") await markPastDue(trx, row, pastDueAt, now);
 }
 
-/** Records a charge's outcome on the locked order and subscription, with the anchor's events. */
+/** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */
 async function settleCharge(
   trx: Executor,
   locked: LockedCharge,
@@ -182,7 +182,7 @@ export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, o
 /**
  * Charges the order of a change that bills at once (`invoice`, `reset`, an interval change) inside
  * the change's transaction: a charge that fails throws 402 `PaymentFailed`, and the whole change
- * rolls back with it, as the anchor does. Both rows are locked by the caller.
+ * rolls back with it, as the hosted service does. Both rows are locked by the caller.
  */
 export async function chargeBeforeCommit(trx: Executor, ctx: SubscriptionFlowContext, locked: LockedCharge): Promise<void> {
   const method = await methodToCharge(trx, locked.row);

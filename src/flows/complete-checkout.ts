@@ -3,7 +3,7 @@ import type { Executor } from "../db/database.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "../adapters/payment-processors/payment-processor.ts";
 import type { TaxId } from "../adapters/tax-engine/tax-id.ts";
 import { grantBenefits } from "../modules/benefits/benefits.steps.ts";
-import type { CheckoutSessions } from "../modules/checkouts/checkouts.service.ts";
+import type { CheckoutSessions } from "../modules/checkouts/checkouts.steps.ts";
 import {
   markSucceeded,
   purchaseOf,
@@ -198,7 +198,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
     returnUrl: null,
     now,
   });
-  // The anchor's order: the subscription's events (`active` for a trial too), then the order's.
+  // The hosted service's order: the subscription's events (`active` for a trial too), then the order's.
   if (subscription)
     await publishSubscriptionEvents(db, subscription, ["subscription.created", "subscription.active", "subscription.updated"], now);
   await publishPaidOrder(db, order, now);

@@ -1,10 +1,10 @@
 import type { SavedPaymentMethod } from "../adapters/payment-processors/payment-processor.ts";
 import { RequestValidationError, ResourceNotFound, missingIssue } from "../http/errors.ts";
 import type { CheckoutConfirm } from "../modules/checkouts/checkout-inputs.schemas.ts";
-import type { CheckoutConfirmation } from "../modules/checkouts/checkouts.client.service.ts";
+import type { CheckoutConfirmation } from "../modules/checkouts/checkouts.steps.ts";
 import { NotOpenCheckout, PaymentError, assertOpenForBuyer } from "../modules/checkouts/checkouts.errors.ts";
 import type { Checkout } from "../modules/checkouts/checkouts.schemas.ts";
-import type { PublishedCheckout } from "../modules/checkouts/checkouts.service.ts";
+import type { PublishedCheckout } from "../modules/checkouts/checkouts.steps.ts";
 import {
   cancelSettleRecovery,
   findCheckoutWithRelations,

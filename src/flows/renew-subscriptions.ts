@@ -1,7 +1,7 @@
 import type { Executor } from "../db/database.ts";
 import { addInterval } from "../values/calendar.ts";
 import { atClockOffset } from "../values/clock.ts";
-import { discountAmount } from "../modules/discounts/discount-amount.ts";
+import { discountAmount } from "../modules/discounts/discounts.steps.ts";
 import { updateOrder } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import type { PaymentTrigger } from "../modules/payments/payments.table.ts";
@@ -85,7 +85,7 @@ export async function cycleSubscription(
   // Paused at the period end: no renewal order (only the closing period's usage), benefits revoked until it resumes.
   if (!options.restart && (ends || due.pause_at_period_end)) return closeWithoutRenewal(trx, ctx, due, { ends, usage }, now);
   const row = await applyPendingUpdate(trx, due, now);
-  // Leaving a trial re-anchors the periods to the trial's last day, as the anchor does.
+  // Leaving a trial re-anchors the periods to the trial's last day, as the hosted service does.
   const leavingTrial = row.status === "trialing";
   const anchorDay = leavingTrial ? row.current_period_end.getUTCDate() : row.anchor_day;
   const start = row.current_period_end;
@@ -93,7 +93,7 @@ export async function cycleSubscription(
   const product = await findProductBilling(trx, row.product_id);
   const lines = await subscriptionLines(trx, row, product.name);
   const subtotal = linesTotal(lines);
-  // The subscription's amount is its static price; the order's discount also covers the usage lines (the anchor's).
+  // The subscription's amount is its static price; the order's discount also covers the usage lines (the hosted service's).
   const discounted = kept ? discountAmount(kept.discount, subtotal, row.currency) : 0;
   const cycled = await updateSubscription(trx, row.id, {
     status: leavingTrial ? "active" : row.status,
@@ -118,7 +118,7 @@ export async function cycleSubscription(
 
 /**
  * Ends a locked subscription now (a revoke), its open period's usage up to now billed first, as the
- * anchor settles an open meter period; returns the order when it waits for a payment.
+ * hosted service settles an open meter period; returns the order when it waits for a payment.
  */
 export async function endSubscriptionNow(
   trx: Executor,
@@ -132,7 +132,7 @@ export async function endSubscriptionNow(
   return billUsage(trx, ctx, ended, { lines: usage, end: now, now });
 }
 
-/** Resumes a locked, paused subscription: a fresh period from now, charged at once (the anchor's resume). */
+/** Resumes a locked, paused subscription: a fresh period from now, charged at once (the hosted service's resume). */
 export async function resumeAndRenew(
   trx: Executor,
   ctx: SubscriptionFlowContext,

@@ -16,7 +16,7 @@ export const BILLING_ROLES: readonly MemberRole[] = ["owner", "billing_manager"]
 /**
  * A portal route of the billing side (payment methods, orders, subscription changes, the
  * customer's own details): any customer session, and member sessions of owners and billing
- * managers only; another member's session is a 403, as the anchor answers.
+ * managers only; another member's session is a 403, as the hosted service answers.
  */
 export const requirePortalBilling = (scopes: readonly string[]): { auth: RouteAuth } => ({
   auth: {

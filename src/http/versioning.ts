@@ -18,7 +18,7 @@ export function resolveApiVersion(header: string | string[] | undefined): ApiVer
 }
 
 /**
- * As the anchor: the whole app answers a bad `Polar-Version` with a bare 404, before anything else
+ * As the hosted service: the whole app answers a bad `Polar-Version` with a bare 404, before anything else
  * looks at the request (register this first); every other response echoes the resolved version.
  */
 export function registerApiVersioning(app: FastifyInstance): void {

@@ -47,7 +47,7 @@ export function prorate(amount: number, part: number, whole: number): number {
 }
 
 /**
- * `amount × part / whole` rounded half to even (banker's rounding), for the few amounts the anchor
+ * `amount × part / whole` rounded half to even (banker's rounding), for the few amounts the hosted service
  * rounds that way (a refund's tax share); computed on BigInt so the product of two large amounts
  * stays exact. All three are non-negative integers, `whole` positive.
  */

@@ -2,7 +2,7 @@ import type { Executor } from "../../db/database.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-credits.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { setKeyStatus } from "../license-keys/license-keys.repository.ts";
+import { setKeyStatus } from "../license-keys/license-keys.steps.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
 import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
@@ -19,7 +19,7 @@ const CREDIT_KINDS: Partial<Record<BenefitGrantEventType, MeterCreditKind>> = {
 /**
  * Records one `benefit_grant.*` event per grant, on the transaction of the change, each carrying
  * the grant as it is now (read back on that transaction), and schedules each grant's customer's
- * `customer.state_changed`, as every grant event does at the anchor. `previous` gives the
+ * `customer.state_changed`, as every grant event does at the hosted service. `previous` gives the
  * properties before an update, by grant id; the other events carry none.
  */
 export async function publishGrantEvents(
@@ -45,7 +45,7 @@ export async function publishGrantEvents(
 
 /**
  * Revokes or restores the license keys of changed grants and records the grants' events (which tell
- * their customers' state): a restored grant is granted again, so it is `created` (as the anchor sends it).
+ * their customers' state): a restored grant is granted again, so it is `created` (as the hosted service sends it).
  */
 export async function afterGrantChanges(
   db: Executor,

@@ -4,7 +4,7 @@ import { countRows } from "../../db/count-rows.ts";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../schema/pagination.ts";
-import { firstUserEventAt } from "../customers/customers.repository.ts";
+import { firstUserEventAt } from "../customers/customers.steps.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";
 import type { BenefitGrantsTable } from "./benefits.table.ts";

@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
-import { targetOrganization } from "../organizations/organization-target.ts";
+import { targetOrganization } from "../organizations/organizations.steps.ts";
 import type { BenefitCreate } from "./benefit-inputs.schemas.ts";
 import { toBenefit } from "./benefits.mapper.ts";
 import type { Benefit } from "./benefits.schemas.ts";
@@ -20,7 +20,7 @@ export function createBenefitService(deps: Deps) {
     async create(principal: Principal, input: BenefitCreate): Promise<Benefit> {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
       if (input.type === "meter_credit" && !(await meterExists(deps.db, organization.id, input.properties.meter_id))) {
-        // The anchor's message; another organization's meter does not exist for this one.
+        // The hosted service's message; another organization's meter does not exist for this one.
         throw new RequestValidationError([
           fieldIssue(["body", "properties", "meter_id"], "This meter does not exist.", input.properties.meter_id),
         ]);

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { issueLicenseKey } from "../license-keys/license-keys.service.ts";
+import { issueLicenseKey } from "../license-keys/license-keys.steps.ts";
 import { afterGrantChanges, publishGrantEvents } from "./benefit-grant-events.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import {
@@ -17,7 +17,7 @@ import {
  * buyer's `customer.state_changed`, as every grant change schedules it, and a
  * `benefit_grant.created` per grant, as every change records its `benefit_grant.*` events). The
  * (order, benefit) unique index makes a replay a no-op instead of a second key. A subscription's
- * license keys never expire on their own: they last as long as the subscription (the anchor's rule).
+ * license keys never expire on their own: they last as long as the subscription (the hosted service's rule).
  */
 export async function grantBenefits(
   db: Executor,
@@ -57,7 +57,7 @@ export async function grantBenefits(
 /**
  * A subscription's grants follow its life: revoked when it ends or falls past due, restored when it
  * recovers. The license keys they issued are revoked and restored with them (the same key, as the
- * anchor re-grants it). Returns how many grants changed.
+ * hosted service re-grants it). Returns how many grants changed.
  */
 export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
   return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
@@ -89,3 +89,8 @@ export async function switchSubscriptionBenefits(
   });
   await setSubscriptionBenefits(db, input.subscriptionId, input.granted, input.now);
 }
+export { publishGrantEvents } from "./benefit-grant-events.ts";
+export { pageGrants } from "./benefit-grant-reads.service.ts";
+export { type GrantEmbeddedRow } from "./benefit-grants.repository.ts";
+export { existingBenefitIds } from "./benefits.repository.ts";
+export { findGrantForUpdate, grantsEmbedded, updateGrantProperties, type GrantFilter } from "./benefit-grants.repository.ts";

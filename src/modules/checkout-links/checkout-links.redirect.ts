@@ -3,10 +3,10 @@ import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http
 import type { Metadata } from "../../schema/primitives.ts";
 import { bodyAjv } from "../../http/validation.ts";
 import type { CheckoutCreate } from "../checkouts/checkout-inputs.schemas.ts";
-import type { CheckoutService } from "../checkouts/checkouts.service.ts";
-import { checkCustomFieldData } from "../custom-fields/custom-field-data.ts";
+import type { CheckoutService } from "../checkouts/checkouts.steps.ts";
+import { checkCustomFieldData } from "../custom-fields/custom-fields.steps.ts";
 import { toAttachedCustomField } from "../custom-fields/custom-fields.mapper.ts";
-import { findLiveDiscount } from "../discounts/discount-redemptions.repository.ts";
+import { findLiveDiscount } from "../discounts/discounts.steps.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { findCheckoutLink } from "./checkout-links.repository.ts";
 import type { CheckoutLinkRow } from "./checkout-links.table.ts";

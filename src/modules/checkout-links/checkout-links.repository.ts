@@ -6,7 +6,7 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { productRelations } from "../products/product-reads.repository.ts";
+import { productRelations } from "../products/products.steps.ts";
 import type { CheckoutLinkSortKeys } from "./checkout-links.schemas.ts";
 import type { CheckoutLinkRow, CheckoutLinksTable } from "./checkout-links.table.ts";
 

@@ -102,7 +102,7 @@ export const checkoutLinkRoutes =
       },
     );
 
-    // Not in the reference document: the anchor serves it as the link's `url`. Every query
+    // Not in the reference document: the hosted service serves it as the link's `url`. Every query
     // parameter is read by the service (prefill, tracking) or passed on to the checkout page.
     app.get(
       "/v1/checkout-links/:client_secret/redirect",

@@ -3,7 +3,7 @@ import type { FastifyRequest } from "fastify";
 import { moneyFormat } from "../../values/money-format.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { TokenPrefix } from "../../values/tokens.ts";
-import type { CheckoutClientService } from "../checkouts/checkouts.client.service.ts";
+import type { CheckoutClientService } from "../checkouts/checkouts.steps.ts";
 import { ExpiredCheckoutError } from "../checkouts/checkouts.errors.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html-page.ts";

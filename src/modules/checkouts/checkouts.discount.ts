@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { fieldIssue, type ValidationIssue } from "../../http/errors.ts";
-import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discount-redemptions.repository.ts";
+import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discounts.steps.ts";
 import type { CheckoutChanges } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow } from "./checkouts.table.ts";
 

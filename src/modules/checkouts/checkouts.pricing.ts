@@ -1,9 +1,9 @@
 import type { StoredAddress } from "../../schema/address.ts";
 import { addInterval } from "../../values/calendar.ts";
 import type { RecurringInterval } from "../../schema/primitives.ts";
-import { discountAmount } from "../discounts/discount-amount.ts";
+import { discountAmount } from "../discounts/discounts.steps.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
-import { seatAmount } from "../products/seat-pricing.ts";
+import { seatAmount } from "../products/products.steps.ts";
 import type { ProductPriceJson, ProductWithRelationsJson } from "../products/products.mapper.ts";
 import type { TaxBehavior, TaxEngine, TaxRegistrationFacts, TaxResult } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CheckoutBillingAddressFields } from "./checkouts.schemas.ts";

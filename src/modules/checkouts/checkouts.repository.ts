@@ -6,7 +6,7 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { productRelations } from "../products/product-reads.repository.ts";
+import { productRelations } from "../products/products.steps.ts";
 import type { CheckoutSortKeys } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
 import { countRows } from "../../db/count-rows.ts";

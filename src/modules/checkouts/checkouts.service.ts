@@ -9,8 +9,8 @@ import { asList, paginate, parseSorting, type Page } from "../../schema/paginati
 import { TokenPrefix, generateToken } from "../../values/tokens.ts";
 import { findLiveCustomer } from "../customers/customers.steps.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
-import { findProductOrganization } from "../products/products.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
+import { findProductOrganization } from "../products/products.steps.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { TaxEngine } from "../../adapters/tax-engine/tax.engine.ts";
 import type { CheckoutChanges, CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./checkout-inputs.schemas.ts";

@@ -3,7 +3,7 @@ import { missingIssue, type ValidationIssue } from "../../http/errors.ts";
 import { enqueueJob, removeJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { parseTaxId, type TaxId } from "../../adapters/tax-engine/tax-id.ts";
-import { redeemDiscount, releaseDiscount } from "../discounts/discount-redemptions.repository.ts";
+import { redeemDiscount, releaseDiscount } from "../discounts/discounts.steps.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { DiscountRedemptionLimitReached } from "./checkouts.errors.ts";
 import { checkoutAmount, pricesIn } from "./checkouts.pricing.ts";
@@ -98,3 +98,6 @@ export const markSucceeded = (db: Executor, checkoutId: string, links: { custome
     subscription_id: links.subscriptionId,
     modified_at: now,
   });
+export { type CheckoutClientService, type CheckoutConfirmation } from "./checkouts.client.service.ts";
+export { type CheckoutService, type CheckoutSessions, type PublishedCheckout } from "./checkouts.service.ts";
+export { expireCheckoutWhenDue } from "./checkouts.tasks.ts";

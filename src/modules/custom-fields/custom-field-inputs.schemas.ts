@@ -4,7 +4,7 @@ import { MetadataInput, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import { CustomField, CustomFieldType } from "./custom-fields.schemas.ts";
 
 // Properties arrive as the reference takes them, except that a null or empty value of an optional
-// key is accepted and dropped (the anchor's behaviour). Caps on text the reference leaves open:
+// key is accepted and dropped (the hosted service's behaviour). Caps on text the reference leaves open:
 // docs/decisions.md, "Custom fields".
 const optionalText = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 const int32 = { minimum: -2147483648, maximum: 2147483647 };

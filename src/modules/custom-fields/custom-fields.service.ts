@@ -3,7 +3,7 @@ import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { ResourceNotFound, valueError } from "../../http/errors.ts";
 import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { uniqueViolation } from "../../http/pg-errors.ts";
-import { targetOrganization } from "../organizations/organization-target.ts";
+import { targetOrganization } from "../organizations/organizations.steps.ts";
 import type {
   CustomFieldCreate,
   CustomFieldListQuery,

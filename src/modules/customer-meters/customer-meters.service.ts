@@ -5,9 +5,9 @@ import type { MeterCreditPayload } from "../../contracts/meter-credits.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { pageWindow, paginate, parseSorting, toPage, type Page } from "../../schema/pagination.ts";
-import { customersByIds } from "../customers/customers.repository.ts";
-import { consumedUnits } from "../meters/meter-consumption.repository.ts";
-import { customerKeysOf, findMeter } from "../meters/meters.repository.ts";
+import { customersByIds } from "../customers/customers.steps.ts";
+import { consumedUnits } from "../meters/meters.steps.ts";
+import { customerKeysOf, findMeter } from "../meters/meters.steps.ts";
 import { toCustomerCustomerMeter, toCustomerMeter, toCustomerMeterUnits, type CustomerMeterUnits } from "./customer-meters.mapper.ts";
 import * as repo from "./customer-meters.repository.ts";
 import type {
@@ -147,7 +147,7 @@ export function createCustomerMeterService(deps: Deps) {
   });
 
   return {
-    /** The merchant's list: archived meters' rows only when `meter_id` names them (the anchor). */
+    /** The merchant's list: archived meters' rows only when `meter_id` names them (the hosted service). */
     async list(query: CustomerMeterListQuery, allowed: OrganizationScope): Promise<Page<CustomerMeter>> {
       const filters: repo.CustomerMeterFilters = {
         allowed,
@@ -181,7 +181,7 @@ export function createCustomerMeterService(deps: Deps) {
       return toCustomerCustomerMeter(await one(id, portalFilters(session)));
     },
 
-    /** Every meter row of the customer, as the state lists them (the anchor lists every row). */
+    /** Every meter row of the customer, as the state lists them (the hosted service lists every row). */
     async ofCustomer(organizationId: string, customerId: string) {
       const rows = await repo.listCustomerMeters(
         db,
@@ -229,7 +229,7 @@ export function createCustomerMeterService(deps: Deps) {
           const keys = await customerKeysOf(trx, grant.organization_id, [grant.customer_id], []);
           // The balance at the cycle's instant: usage after it belongs to the new window.
           const consumed = await consumedUnits(trx, meter, keys, { since: resetAt, until: at });
-          // The anchor's rollover: the whole unused units, at most the rollover-flagged credits, never negative.
+          // The hosted service's rollover: the whole unused units, at most the rollover-flagged credits, never negative.
           const carried = Math.max(0, Math.min(Math.floor(credited - consumed), rollover));
           credited = carried;
           rollover = carried;

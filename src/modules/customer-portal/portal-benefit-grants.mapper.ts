@@ -1,5 +1,5 @@
 import { toBenefitGrantFields } from "../benefits/benefit-grants.mapper.ts";
-import type { GrantEmbeddedRow } from "../benefits/benefit-grants.repository.ts";
+import type { GrantEmbeddedRow } from "../benefits/benefits.steps.ts";
 import { toBenefit } from "../benefits/benefits.mapper.ts";
 import type { Benefit } from "../benefits/benefits.schemas.ts";
 import type { CheckoutOrganization } from "../organizations/organization-views.schemas.ts";

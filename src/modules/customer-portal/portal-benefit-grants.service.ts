@@ -1,14 +1,20 @@
 import type { Deps } from "../../context.ts";
+import {
+  findGrantForUpdate,
+  grantsEmbedded,
+  updateGrantProperties,
+  type GrantEmbeddedRow,
+  type GrantFilter,
+} from "../benefits/benefits.steps.ts";
 import type { Executor } from "../../db/database.ts";
 import type { Principal } from "../../http/auth.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { asList, type Page } from "../../schema/pagination.ts";
-import { publishGrantEvents } from "../benefits/benefit-grant-events.ts";
-import { pageGrants } from "../benefits/benefit-grant-reads.service.ts";
-import * as grants from "../benefits/benefit-grants.repository.ts";
-import { findCustomer } from "../customers/customers.repository.ts";
+import { publishGrantEvents } from "../benefits/benefits.steps.ts";
+import { pageGrants } from "../benefits/benefits.steps.ts";
+import { findCustomer } from "../customers/customers.steps.ts";
 import { toCheckoutOrganization } from "../organizations/organizations.mapper.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { toCustomerBenefitGrant } from "./portal-benefit-grants.mapper.ts";
 import type { CustomerBenefitGrant, CustomerBenefitGrantListQuery, CustomerBenefitGrantUpdate } from "./portal-benefit-grants.schemas.ts";
 import { toPortalCustomer } from "./portal-customers.service.ts";
@@ -16,9 +22,9 @@ import { portalCustomerOf } from "./portal-session.ts";
 
 /**
  * The grants a session sees: its customer's, of public benefits. A member session sees only the
- * grants made for its member (the anchor's rule, even for the owner).
+ * grants made for its member (the hosted service's rule, even for the owner).
  */
-function visibleTo(principal: Principal): grants.GrantFilter {
+function visibleTo(principal: Principal): GrantFilter {
   const { organizationId, customerId } = portalCustomerOf(principal);
   return {
     allowed: [organizationId],
@@ -28,7 +34,7 @@ function visibleTo(principal: Principal): grants.GrantFilter {
 }
 
 /** The portal's view of each row: the session's customer and the seller, each read once. */
-async function present(db: Executor, principal: Principal, rows: readonly grants.GrantEmbeddedRow[]): Promise<CustomerBenefitGrant[]> {
+async function present(db: Executor, principal: Principal, rows: readonly GrantEmbeddedRow[]): Promise<CustomerBenefitGrant[]> {
   if (rows.length === 0) return [];
   const { organizationId, customerId } = portalCustomerOf(principal);
   const [customer, organization] = await Promise.all([
@@ -61,8 +67,8 @@ function updatedProperties(stored: Record<string, unknown>, input: CustomerBenef
 export function createPortalBenefitGrantService(deps: Deps) {
   const { db } = deps;
 
-  async function read(executor: Executor, id: string, principal: Principal): Promise<grants.GrantEmbeddedRow> {
-    const [row] = await grants.grantsEmbedded(executor, [id], visibleTo(principal));
+  async function read(executor: Executor, id: string, principal: Principal): Promise<GrantEmbeddedRow> {
+    const [row] = await grantsEmbedded(executor, [id], visibleTo(principal));
     if (!row) throw new ResourceNotFound();
     return row;
   }
@@ -70,7 +76,7 @@ export function createPortalBenefitGrantService(deps: Deps) {
   return {
     async list(query: CustomerBenefitGrantListQuery, principal: Principal): Promise<Page<CustomerBenefitGrant>> {
       const visible = visibleTo(principal);
-      const filter: grants.GrantFilter = {
+      const filter: GrantFilter = {
         ...visible,
         notRevoked: true,
         query: query.query,
@@ -89,14 +95,14 @@ export function createPortalBenefitGrantService(deps: Deps) {
     },
 
     /**
-     * Checks in the anchor's order: revoked (403), then a body of another benefit type (422). The
+     * Checks in the hosted service's order: revoked (403), then a body of another benefit type (422). The
      * grant's properties merge with what the customer set, in the transaction of its
      * `benefit_grant.updated`; a type with nothing to set changes nothing.
      */
     async update(id: string, input: CustomerBenefitGrantUpdate, principal: Principal): Promise<CustomerBenefitGrant> {
       return db.transaction().execute(async (trx) => {
         const current = await read(trx, id, principal);
-        const locked = await grants.findGrantForUpdate(trx, id);
+        const locked = await findGrantForUpdate(trx, id);
         if (!locked || !current.benefit) throw new ResourceNotFound();
         if (locked.revoked_at !== null) throw new NotPermitted("Cannot update a revoked benefit grant.");
         if (input.benefit_type !== current.benefit.type)
@@ -106,7 +112,7 @@ export function createPortalBenefitGrantService(deps: Deps) {
         const properties = updatedProperties(locked.properties, input);
         if (properties !== null) {
           const now = deps.now();
-          await grants.updateGrantProperties(trx, id, properties, now);
+          await updateGrantProperties(trx, id, properties, now);
           await publishGrantEvents(trx, "benefit_grant.updated", [id], now, new Map([[id, locked.properties]]));
         }
         return (await present(trx, principal, [await read(trx, id, principal)]))[0]!;

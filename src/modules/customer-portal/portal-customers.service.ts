@@ -1,14 +1,14 @@
 import type { Deps } from "../../context.ts";
+import { findCustomer, findCustomerForUpdate, updateCustomer } from "../customers/customers.steps.ts";
 import { toStoredAddress, type AddressInput, type StoredAddress } from "../../schema/address.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, missingIssue } from "../../http/errors.ts";
 import { normalizeState } from "../../schema/subdivisions.ts";
 import { requireTaxId, type TaxIdFormat } from "../../adapters/tax-engine/tax-id.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
-import * as customers from "../customers/customers.repository.ts";
-import { CUSTOMER_TAX_ID_FIELDS } from "../customers/customers.service.ts";
+import { CUSTOMER_TAX_ID_FIELDS } from "../customers/customers.steps.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { findPaymentMethod } from "../payments/payments.repository.ts";
+import { findPaymentMethod } from "../payments/payments.steps.ts";
 import type { CustomerPortalCustomer, CustomerPortalCustomerUpdate } from "./portal-customers.schemas.ts";
 import type { portalCustomerOf } from "./portal-session.ts";
 
@@ -51,7 +51,7 @@ export function toPortalCustomer(row: CustomerRow): CustomerPortalCustomer {
 export function createPortalCustomerService(deps: Deps) {
   return {
     async get(session: PortalCustomer): Promise<CustomerPortalCustomer> {
-      const row = await customers.findCustomer(deps.db, session.customerId, [session.organizationId]);
+      const row = await findCustomer(deps.db, session.customerId, [session.organizationId]);
       if (!row) throw new ResourceNotFound();
       return toPortalCustomer(row);
     },
@@ -69,7 +69,7 @@ export function createPortalCustomerService(deps: Deps) {
       const billingName = clean(input.billing_name);
       const taxIdInput = input.tax_id === undefined ? undefined : clean(input.tax_id);
       return deps.db.transaction().execute(async (trx) => {
-        const current = await customers.findCustomerForUpdate(trx, session.customerId, [session.organizationId]);
+        const current = await findCustomerForUpdate(trx, session.customerId, [session.organizationId]);
         if (!current) throw new ResourceNotFound();
         // A null default was refused above: a customer keeps a default once it has one.
         const defaultMethodId = input.default_payment_method_id ?? undefined;
@@ -87,7 +87,7 @@ export function createPortalCustomerService(deps: Deps) {
               ? requireTaxId(current.tax_id[0], address?.country, CUSTOMER_TAX_ID_FIELDS)
               : current.tax_id;
         const now = deps.now();
-        const row = await customers.updateCustomer(trx, current.id, {
+        const row = await updateCustomer(trx, current.id, {
           modified_at: now,
           ...(billingName ? { billing_name: billingName } : {}),
           ...(defaultMethodId !== undefined ? { default_payment_method_id: defaultMethodId } : {}),

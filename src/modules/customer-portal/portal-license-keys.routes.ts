@@ -5,9 +5,9 @@ import { principalOf } from "../../http/auth.ts";
 import { rateLimitHook } from "../../http/rate-limit.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
-import { licenseKeyActions } from "../license-keys/license-key-actions.routes.ts";
+import { licenseKeyActions } from "../license-keys/license-keys.steps.ts";
 import { LicenseKeyWithActivations, ListResourceLicenseKeyRead, PortalLicenseKeyListQuery } from "../license-keys/license-keys.schemas.ts";
-import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
+import type { LicenseKeyService } from "../license-keys/license-keys.steps.ts";
 import { portalCustomerOf } from "./portal-session.ts";
 
 const READ = ["customer_portal:read", "customer_portal:write"];

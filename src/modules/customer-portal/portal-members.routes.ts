@@ -15,7 +15,7 @@ import { portalMemberOf } from "./portal-session.ts";
 const tags = ["customer_portal", "members"];
 
 /**
- * Team management: member sessions only (a customer session is a 401, as in the anchor), of
+ * Team management: member sessions only (a customer session is a 401, as in the hosted service), of
  * owners and billing managers (another role is a 403), each route with the write scope.
  */
 const TEAM_MANAGERS: { auth: RouteAuth } = {

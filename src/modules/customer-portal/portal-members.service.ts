@@ -2,10 +2,10 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { NotPermitted, ResourceNotFound, valueError } from "../../http/errors.ts";
 import { paginate, type Page } from "../../schema/pagination.ts";
-import { findCustomer, findCustomerForUpdate } from "../customers/customers.repository.ts";
+import { findCustomer, findCustomerForUpdate } from "../customers/customers.steps.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import { addMember, changeMember, removeMember } from "../customers/member-changes.ts";
-import { countLiveMembers, findMemberForUpdate, listCustomerMembers } from "../customers/members.repository.ts";
+import { addMember, changeMember, removeMember } from "../customers/customers.steps.ts";
+import { countLiveMembers, findMemberForUpdate, listCustomerMembers } from "../customers/customers.steps.ts";
 import { toMember } from "../customers/members.mapper.ts";
 import type { Member } from "../customers/members.schemas.ts";
 import type {

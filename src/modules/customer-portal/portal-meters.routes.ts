@@ -8,7 +8,7 @@ import {
   ListResourceCustomerCustomerMeter,
   PortalCustomerMeterListQuery,
 } from "../customer-meters/customer-meters.schemas.ts";
-import type { CustomerMeterService } from "../customer-meters/customer-meters.service.ts";
+import type { CustomerMeterService } from "../customer-meters/customer-meters.steps.ts";
 import { portalCustomerOf } from "./portal-session.ts";
 
 const READ = ["customer_portal:read", "customer_portal:write"];

@@ -5,10 +5,10 @@ import type { PaymentProcessor } from "../../adapters/payment-processors/payment
 import { inDunning } from "../../flows/collect-subscription-payment.ts";
 import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
 import { findOrder, type OrderVisibility } from "../orders/orders.steps.ts";
-import { setUpPaymentMethod } from "../payments/payment-method-setup.ts";
+import { setUpPaymentMethod } from "../payments/payments.steps.ts";
 import { countPayments, findPaymentMethod, latestPayment, nextAttemptKey } from "../payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../payments/payments.table.ts";
-import { dunningOrdersOfCustomer } from "../subscriptions/subscription-payment-methods.repository.ts";
+import { dunningOrdersOfCustomer } from "../subscriptions/subscriptions.steps.ts";
 import type { CustomerOrderConfirmPayment, CustomerOrderPaymentConfirmation, CustomerOrderPaymentStatus } from "./portal-orders.schemas.ts";
 import {
   ManualRetryLimitExceeded,
@@ -27,7 +27,7 @@ interface PortalPaymentsContext {
   renewals: SubscriptionRenewals;
 }
 
-/** The anchor's cap on a customer's own retries of one order, whatever their outcome. */
+/** The hosted service's cap on a customer's own retries of one order, whatever their outcome. */
 const MANUAL_RETRY_LIMIT = 5;
 
 const visibleTo = (session: PortalCustomer): OrderVisibility => ({ allowed: [session.organizationId], customerId: session.customerId });
@@ -67,7 +67,7 @@ async function chosenMethod(
 }
 
 /**
- * The customer's retry with a saved method or a new card, after the anchor's checks in its
+ * The customer's retry with a saved method or a new card, after the hosted service's checks in its
  * order. A refusal is an answer (`failed` with the issuer's message), not an HTTP error; the
  * sandbox never asks for a further step.
  */

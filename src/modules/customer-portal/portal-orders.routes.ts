@@ -23,10 +23,10 @@ import {
   generateInvoiceResponses,
   receiptResponses,
 } from "../orders/order-documents.schemas.ts";
-import type { OrderDocumentService } from "../orders/order-documents.service.ts";
-import type { OrderVisibility } from "../orders/orders.repository.ts";
+import type { OrderDocumentService } from "../orders/orders.steps.ts";
+import type { OrderVisibility } from "../orders/orders.steps.ts";
 
-// Billing-read access is enough for the documents too, as the anchor's portal: an invoice of one's
+// Billing-read access is enough for the documents too, as the hosted service's portal: an invoice of one's
 // own order changes nothing else.
 const READ = ["customer_portal:read", "customer_portal:write"];
 const WRITE = ["customer_portal:write"];

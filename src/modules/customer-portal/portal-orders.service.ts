@@ -1,13 +1,13 @@
 import type { Executor } from "../../db/database.ts";
 import { asList, type Page } from "../../schema/pagination.ts";
 import { toOrderFields, toSubscriptionFields } from "../orders/orders.mapper.ts";
-import type { OrderVisibility } from "../orders/orders.repository.ts";
-import { itemsByOrder, type OrderPresenter, type OrderService } from "../orders/orders.service.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import type { OrderVisibility } from "../orders/orders.steps.ts";
+import { itemsByOrder, type OrderPresenter, type OrderService } from "../orders/orders.steps.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCheckoutProduct } from "../products/products.mapper.ts";
-import { listProducts } from "../products/product-reads.repository.ts";
-import { subscriptionsByIds } from "../subscriptions/subscriptions.repository.ts";
+import { listProducts } from "../products/products.steps.ts";
+import { subscriptionsByIds } from "../subscriptions/subscriptions.steps.ts";
 import type { CustomerOrder, CustomerOrderListQuery, CustomerOrderUpdate } from "./portal-orders.schemas.ts";
 import { toCustomerOrganization } from "../organizations/organizations.mapper.ts";
 import type { portalCustomerOf } from "./portal-session.ts";

@@ -5,8 +5,8 @@ import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { paginate, type Page } from "../../schema/pagination.ts";
 import { toCustomer } from "../customers/customers.mapper.ts";
-import { findCustomerForUpdate, updateCustomer } from "../customers/customers.repository.ts";
-import { setUpPaymentMethod } from "../payments/payment-method-setup.ts";
+import { findCustomerForUpdate, updateCustomer } from "../customers/customers.steps.ts";
+import { setUpPaymentMethod } from "../payments/payments.steps.ts";
 import type { PaymentProcessor } from "../../adapters/payment-processors/payment-processor.ts";
 import { toCustomerPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type {
@@ -16,13 +16,9 @@ import type {
   CustomerPaymentMethodCreateResponse,
   PaymentMethodListQuery,
 } from "../payments/payment-methods.schemas.ts";
-import { countPaymentMethods, deletePaymentMethod, findPaymentMethod, listPaymentMethods } from "../payments/payments.repository.ts";
+import { countPaymentMethods, deletePaymentMethod, findPaymentMethod, listPaymentMethods } from "../payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../payments/payments.table.ts";
-import {
-  dunningOrdersOfCustomer,
-  moveSubscriptionsToMethod,
-  subscriptionsNeedingMethod,
-} from "../subscriptions/subscription-payment-methods.repository.ts";
+import { dunningOrdersOfCustomer, moveSubscriptionsToMethod, subscriptionsNeedingMethod } from "../subscriptions/subscriptions.steps.ts";
 import type { PortalOrderPayments } from "./portal-order-payments.service.ts";
 import { PaymentMethodInUseByActiveSubscription, PaymentMethodSetupFailed } from "./portal-payments.errors.ts";
 import type { portalCustomerOf } from "./portal-session.ts";
@@ -42,7 +38,7 @@ export function createPortalPaymentMethodService(deps: Deps, processor: PaymentP
 
   /**
    * Makes `method` the customer's default and moves the subscriptions dunning is chasing onto it,
-   * then retries their orders with it at once (the anchor's `set_default`; not counted toward dunning).
+   * then retries their orders with it at once (the hosted service's `set_default`; not counted toward dunning).
    */
   async function setDefault(session: PortalCustomer, method: PaymentMethodRow): Promise<void> {
     await db.transaction().execute(async (trx) => {
@@ -65,7 +61,7 @@ export function createPortalPaymentMethodService(deps: Deps, processor: PaymentP
         async (offset, limit) => (await listPaymentMethods(db, session.customerId, { offset, limit })).map(toCustomerPaymentMethod),
       ),
 
-    /** Sets the card up with the processor (no charge); a refusal is the anchor's 400. */
+    /** Sets the card up with the processor (no charge); a refusal is the hosted service's 400. */
     async add(input: CustomerPaymentMethodCreate, session: PortalCustomer): Promise<CustomerPaymentMethodCreateResponse> {
       const setup = await setUpPaymentMethod(db, processor, {
         organizationId: session.organizationId,
@@ -92,7 +88,7 @@ export function createPortalPaymentMethodService(deps: Deps, processor: PaymentP
 
     /**
      * Deletes a method. Subscriptions that still need one move to the default, or else the newest
-     * other method; with none left the method stays (the anchor's 400). A deleted default is replaced
+     * other method; with none left the method stays (the hosted service's 400). A deleted default is replaced
      * the same way, so renewals never point at a deleted method.
      */
     async remove(id: string, session: PortalCustomer): Promise<void> {

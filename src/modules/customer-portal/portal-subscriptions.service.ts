@@ -1,22 +1,28 @@
 import type { Deps } from "../../context.ts";
+import {
+  findSubscriptionEmbedded,
+  frozenPrices,
+  type SubscriptionEmbeddedRow,
+  type SubscriptionFilter,
+  type SubscriptionVisibility,
+} from "../subscriptions/subscriptions.steps.ts";
 import { AppError, Conflict, ResourceNotFound } from "../../http/errors.ts";
 import { asList, type Page } from "../../schema/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
 import { hasPaymentMethod } from "../payments/payments.steps.ts";
 import { toCheckoutProduct, toProductPrice } from "../products/products.mapper.ts";
 import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.schemas.ts";
 import type { SubscriptionUpdates } from "../../flows/change-subscription.ts";
-import * as repo from "../subscriptions/subscriptions.repository.ts";
-import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
-import { pageSubscriptions } from "../subscriptions/subscriptions.service.ts";
+import { subscriptionMeters } from "../subscriptions/subscriptions.steps.ts";
+import { pageSubscriptions } from "../subscriptions/subscriptions.steps.ts";
 import type { portalCustomerOf } from "./portal-session.ts";
 import type { CustomerSubscription, CustomerSubscriptionListQuery, CustomerSubscriptionUpdate } from "./portal-subscriptions.schemas.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
 
-// The anchor's errors for what the organization's portal settings forbid, word for word.
+// The hosted service's errors for what the organization's portal settings forbid, word for word.
 class PortalSettingForbids extends AppError {
   constructor(error: string, detail: string) {
     super(403, error, detail);
@@ -24,7 +30,7 @@ class PortalSettingForbids extends AppError {
 }
 
 /** A session sees its own customer's subscriptions in its own organization, and nothing else. */
-const visibleTo = (session: PortalCustomer): repo.SubscriptionVisibility => ({
+const visibleTo = (session: PortalCustomer): SubscriptionVisibility => ({
   allowed: [session.organizationId],
   customerId: session.customerId,
 });
@@ -33,7 +39,7 @@ const visibleTo = (session: PortalCustomer): repo.SubscriptionVisibility => ({
  * The customer's view: each subscription's product with its public benefits and seller, its meters
  * for the current period (the meter named, not described), no metadata, customer or discount.
  */
-async function present(deps: Deps, rows: readonly repo.SubscriptionEmbeddedRow[]): Promise<CustomerSubscription[]> {
+async function present(deps: Deps, rows: readonly SubscriptionEmbeddedRow[]): Promise<CustomerSubscription[]> {
   const { db } = deps;
   const sellers = new Map<string, ReturnType<typeof toCustomerOrganization>>();
   for (const id of new Set(rows.map((row) => row.organization_id))) {
@@ -67,15 +73,15 @@ interface PortalSubscriptionsContext {
 }
 
 async function readPortalSubscription(deps: Deps, id: string, session: PortalCustomer): Promise<CustomerSubscription> {
-  const row = await repo.findSubscriptionEmbedded(deps.db, id, visibleTo(session));
+  const row = await findSubscriptionEmbedded(deps.db, id, visibleTo(session));
   if (!row) throw new ResourceNotFound();
   return (await present(deps, [row]))[0]!;
 }
 
-/** A subscription with a price to pay needs a saved method before it may go on (the anchor's 409). */
+/** A subscription with a price to pay needs a saved method before it may go on (the hosted service's 409). */
 async function requirePaymentMethod(deps: Deps, id: string, session: PortalCustomer, doing: "uncancelling" | "resuming"): Promise<void> {
   // Metered prices (no frozen amount) bill too.
-  const paid = (await repo.frozenPrices(deps.db, id)).some((price) => price.amount === null || price.amount > 0);
+  const paid = (await frozenPrices(deps.db, id)).some((price) => price.amount === null || price.amount > 0);
   if (!paid) return;
   if (!(await hasPaymentMethod(deps.db, session.customerId)))
     throw new Conflict("PaymentMethodRequired", `Add a payment method before ${doing} this subscription.`);
@@ -125,7 +131,7 @@ async function listPortalSubscriptions(
   query: CustomerSubscriptionListQuery,
   session: PortalCustomer,
 ): Promise<Page<CustomerSubscription>> {
-  const filter: repo.SubscriptionFilter = {
+  const filter: SubscriptionFilter = {
     ...visibleTo(session),
     productIds: asList(query.product_id),
     active: query.active,
@@ -155,7 +161,7 @@ async function cancelPortalSubscription(
   return readPortalSubscription(ctx.deps, id, session);
 }
 
-/** The portal's subscription routes: reads, and the changes the anchor lets a customer make. */
+/** The portal's subscription routes: reads, and the changes the hosted service lets a customer make. */
 export function createPortalSubscriptionService(deps: Deps, updates: SubscriptionUpdates) {
   const ctx: PortalSubscriptionsContext = { deps, updates };
   return {

@@ -3,11 +3,11 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { firstUserEventAt } from "../customers/customers.repository.ts";
+import { firstUserEventAt } from "../customers/customers.steps.ts";
 
 export type CustomerLocator = { id: string } | { externalId: string };
 
-/** The subscriptions that give access: cancel-pending ones still do, past_due ones no longer (the anchor's rule). */
+/** The subscriptions that give access: cancel-pending ones still do, past_due ones no longer (the hosted service's rule). */
 const GIVING_ACCESS = ["active", "trialing"] as const;
 
 /**

@@ -3,14 +3,14 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import type { Executor } from "../../db/database.ts";
-import type { CustomerMeterService } from "../customer-meters/customer-meters.service.ts";
-import { subscriptionMeters } from "../subscriptions/subscription-meters.ts";
+import type { CustomerMeterService } from "../customer-meters/customer-meters.steps.ts";
+import { subscriptionMeters } from "../subscriptions/subscriptions.steps.ts";
 import { toCustomerState } from "./customer-state.mapper.ts";
 import { findCustomerState, type CustomerLocator, type CustomerStateRow } from "./customer-state.repository.ts";
 import type { CustomerState, CustomerStateSubscriptionMeter } from "./customer-state.schemas.ts";
 
 /**
- * A customer's state, computed from the database on every read: never stale, unlike the anchor's
+ * A customer's state, computed from the database on every read: never stale, unlike the hosted service's
  * state served from a cache up to an hour old (docs/decisions.md, "Customer state").
  */
 export function createCustomerStateService(deps: Deps, customerMeters: CustomerMeterService) {

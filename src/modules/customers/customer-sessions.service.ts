@@ -4,7 +4,7 @@ import type { OrganizationScope, Principal, TokenAuthenticator } from "../../htt
 import { ResourceNotFound, valueError } from "../../http/errors.ts";
 import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { TokenPrefix, hasValidChecksum, hashToken } from "../../values/tokens.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import { findCustomer, findCustomerByExternalId, findCustomerForUpdate } from "./customers.repository.ts";

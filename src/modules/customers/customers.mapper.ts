@@ -8,7 +8,7 @@ import type { CustomerRow } from "./customers.table.ts";
 export type CustomerReadRow = CustomerRow & { first_user_event_at?: Date | null };
 
 /**
- * The avatar the anchor computes for an instance without a logo service: the Gravatar image of the
+ * The avatar the hosted service computes for an instance without a logo service: the Gravatar image of the
  * email's SHA-256 (lowercased, trimmed), `d=404` so that no picture answers 404; none without email.
  */
 export function customerAvatarUrl(email: string | null): string | null {
@@ -27,7 +27,7 @@ export function toCustomer(row: EitherTimestamps<CustomerRow> & { first_user_eve
     email: row.email,
     email_verified: row.email_verified,
     name: row.name,
-    // The anchor's customer model falls back to the name when no billing name was set.
+    // The hosted service's customer model falls back to the name when no billing name was set.
     billing_name: row.billing_name ?? row.name,
     billing_address: row.billing_address,
     tax_id: row.tax_id ? ([row.tax_id[0], row.tax_id[1] as TaxIdFormat] as [string, TaxIdFormat]) : null,

@@ -71,7 +71,7 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
     const pattern = containsPattern(filters.query);
     query = query.where((eb) => eb.or([eb("email", "ilike", pattern), eb("name", "ilike", pattern), eb("external_id", "ilike", pattern)]));
   }
-  // Active means a trialing, active or past_due subscription (the anchor's rule); `false` is the complement.
+  // Active means a trialing, active or past_due subscription (the hosted service's rule); `false` is the complement.
   if (filters.active !== undefined) {
     const active = filters.active;
     query = query.where((eb) => {

@@ -8,10 +8,10 @@ import { uniqueViolation } from "../../http/pg-errors.ts";
 import { requireTaxId } from "../../adapters/tax-engine/tax-id.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { targetOrganization } from "../organizations/organization-target.ts";
+import { targetOrganization } from "../organizations/organizations.steps.ts";
 import { toPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type { PaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
-import { countPaymentMethods, listPaymentMethods } from "../payments/payments.repository.ts";
+import { countPaymentMethods, listPaymentMethods } from "../payments/payments.steps.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import { ensureOwner, memberManagementEnabled } from "./member-changes.ts";
 import * as repo from "./customers.repository.ts";
@@ -92,7 +92,7 @@ async function createCustomer(deps: Deps, principal: Principal, input: CustomerC
         const customer = toCustomer(row);
         await recordWebhookEvent(trx, { organizationId: organization.id, type: "customer.created", data: customer, now });
         if (memberManagementEnabled(organization)) await ensureOwner(trx, row, input.owner ?? null, now);
-        // The state carries the customer's own fields: the anchor follows customer.* with a state event.
+        // The state carries the customer's own fields: the hosted service follows customer.* with a state event.
         await enqueueCustomerStateChanged(trx, customer.id);
         return customer;
       }),

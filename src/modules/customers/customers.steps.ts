@@ -116,3 +116,15 @@ export async function openCustomerSession(
     : await insertCustomerSession(db, values);
   return { token, session };
 }
+export {
+  customersByIds,
+  findCustomer,
+  findCustomerForUpdate,
+  firstUserEventAt,
+  selectCustomersForRead,
+  updateCustomer,
+} from "./customers.repository.ts";
+export { CUSTOMER_TAX_ID_FIELDS } from "./customers.service.ts";
+export { addMember, changeMember, removeMember } from "./member-changes.ts";
+export { findSessionSummary } from "./member-sessions.repository.ts";
+export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCustomerMembers } from "./members.repository.ts";

@@ -19,7 +19,7 @@ import type { MemberRow } from "./members.table.ts";
 
 const flag = (organization: Pick<OrganizationRow, "feature_settings">, name: string) => organization.feature_settings[name] === true;
 
-/** Members exist for an organization with the member model or seat-based pricing (anchor section 3). */
+/** Members exist for an organization with the member model or seat-based pricing (the hosted service's behaviour notes, section 3). */
 export const memberManagementEnabled = (organization: Pick<OrganizationRow, "feature_settings">) =>
   flag(organization, "member_model_enabled") || flag(organization, "seat_based_pricing_enabled");
 

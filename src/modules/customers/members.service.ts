@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { NotPermitted, ResourceNotFound } from "../../http/errors.ts";
 import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { findCustomer, findCustomerByExternalId, findCustomerForUpdate } from "./customers.repository.ts";
 import type { CustomerRow } from "./customers.table.ts";
 import { addMember, changeMember, memberManagementEnabled, removeMember } from "./member-changes.ts";

@@ -2,7 +2,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
-import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import { selectCustomersForRead } from "../customers/customers.steps.ts";
 import type { EventNameSortKey } from "./events.schemas.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 import { countRows } from "../../db/count-rows.ts";

@@ -1,14 +1,14 @@
 import { sql, type Expression, type SqlBool } from "kysely";
 import type { Deps } from "../../context.ts";
-import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meter-filter.ts";
-import { findMeter } from "../meters/meters.repository.ts";
+import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meters.steps.ts";
+import { findMeter } from "../meters/meters.steps.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../http/errors.ts";
 import { mapInSlices } from "../../values/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../schema/pagination.ts";
-import { findLiveMemberCustomers } from "../customers/members.repository.ts";
-import { findOrganizationIds } from "../organizations/organizations.repository.ts";
+import { findLiveMemberCustomers } from "../customers/customers.steps.ts";
+import { findOrganizationIds } from "../organizations/organizations.steps.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
 import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
 import {
@@ -18,7 +18,7 @@ import {
   prepareEventColumns,
   type EventInsert,
 } from "./events-ingest.repository.ts";
-import { lockIngestShared } from "../meters/meter-aggregates.repository.ts";
+import { lockIngestShared } from "../meters/meters.steps.ts";
 import type {
   Event,
   EventCreate,

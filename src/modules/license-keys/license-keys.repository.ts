@@ -2,7 +2,7 @@ import { sql, type Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from "./license-keys.table.ts";
-import { selectCustomersForRead } from "../customers/customers.repository.ts";
+import { selectCustomersForRead } from "../customers/customers.steps.ts";
 import type { CustomerReadRow } from "../customers/customers.mapper.ts";
 import type { LicenseKeyStatus } from "./license-keys.schemas.ts";
 import { countRows } from "../../db/count-rows.ts";

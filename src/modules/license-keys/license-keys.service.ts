@@ -9,7 +9,7 @@ import type { LicenseKeyRow } from "./license-keys.table.ts";
 import { addInterval } from "../../values/calendar.ts";
 import { displayKey, toActivation, toLicenseKey } from "./license-keys.mapper.ts";
 import * as repo from "./license-keys.repository.ts";
-import { customersByIds } from "../customers/customers.repository.ts";
+import { customersByIds } from "../customers/customers.steps.ts";
 import type {
   LicenseKeyActivate,
   LicenseKeyActivationRead,
@@ -22,7 +22,7 @@ import type {
   ValidatedLicenseKey,
 } from "./license-keys.schemas.ts";
 
-// The anchor's messages, word for word: clients match on them.
+// The hosted service's messages, word for word: clients match on them.
 const NO_LONGER_ACTIVE_ACTIVATE = "License key is no longer active. This license key can not be activated.";
 const NO_LONGER_ACTIVE = "License key is no longer active.";
 const EXPIRED = "License key has expired.";

@@ -147,7 +147,7 @@ export const bucketRows = sql`(
  *
  * A key with no bucket row before this statement (its snapshot does not see its own inserts) is a
  * customer's first event of a meter in that hour; only those look for the customer's meter row and
- * create it (activated by its first matching event, as the anchor's), at `now`, so the common case,
+ * create it (activated by its first matching event, as the hosted service's), at `now`, so the common case,
  * a key already seen that hour, costs an index probe per table. Two writers racing on a new key
  * both try, and `ON CONFLICT DO NOTHING` keeps one row. A key whose external id names no customer
  * yet creates nothing (its next new hour will).

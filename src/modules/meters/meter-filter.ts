@@ -29,7 +29,7 @@ const METADATA_PREFIX = "metadata.";
 const MAX_KEY_LENGTH = 40;
 
 /**
- * As the anchor: a leading `metadata.` is dropped once, then `name`, `source` and `timestamp` are
+ * As the hosted service: a leading `metadata.` is dropped once, then `name`, `source` and `timestamp` are
  * the event's columns and anything else a dotted metadata path. Null for a property this service
  * refuses: an empty path or segment, a segment longer than a metadata key, or a bare event field
  * that is not filterable.
@@ -128,7 +128,7 @@ function compileClause(clause: FilterClause, alias: string): RawBuilder<SqlBool>
       : sql<SqlBool>`false`;
   }
   const json = sql`(${column(alias, "metadata")} #> ${property.path}::text[])`;
-  // As the anchor's SQL: a string compares with the value's text (so "5" matches 5), a number
+  // As the hosted service's SQL: a string compares with the value's text (so "5" matches 5), a number
   // with numbers only, a boolean with booleans only; a missing key matches nothing, even `ne`.
   if (typeof clause.value === "string")
     return sql<SqlBool>`((${column(alias, "metadata")} #>> ${property.path}::text[]) ${op} ${operand}::text)`;
@@ -178,7 +178,7 @@ export function meterEventCondition(filter: MeterFilter, aggregation: MeterAggre
 const validateFilter = bodyAjv.compile<MeterFilter>(Filter);
 
 /**
- * A filter sent as JSON text (the events list's `filter`): the filter, or its issues. As the anchor,
+ * A filter sent as JSON text (the events list's `filter`): the filter, or its issues. As the hosted service,
  * each `loc` is the path inside the filter, without the `query` prefix.
  */
 export function parseFilterText(text: string): { filter: MeterFilter } | { issues: ValidationIssue[] } {

@@ -71,7 +71,7 @@ function acrossCustomers(func: AggregationFunction): RawBuilder<number> {
  * statement:
  *
  * - points: start, start + interval, … up to end, in the time zone; each names the interval that
- *   holds it (`date_trunc` in the zone), as the anchor does.
+ *   holds it (`date_trunc` in the zone), as the hosted service does.
  * - whole hours: the buckets of hours that lie inside one interval (every hour, in zones whose
  *   offset is whole hours), read from the pre-aggregates;
  * - split hours: an hour an interval boundary cuts (zones with 30- or 45-minute offsets) is read

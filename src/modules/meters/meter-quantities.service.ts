@@ -7,7 +7,7 @@ import { customerKeysOf, findMeter, knownTimeZones } from "./meters.repository.t
 import type { MeterQuantities } from "./meters.schemas.ts";
 
 const DAY_MS = 86_400_000;
-/** The longest range per interval, in days, as the anchor bounds it (at most a few thousand points). */
+/** The longest range per interval, in days, as the hosted service bounds it (at most a few thousand points). */
 const MAX_DAYS: Record<TimeInterval, number> = { hour: 7, day: 366, week: 371, month: 1460, year: 3650 };
 const EARLIEST = Date.UTC(2023, 0, 1);
 const RANGE_TOO_LARGE = "The interval is too small for the given date range. Use a larger interval or reduce the date range.";

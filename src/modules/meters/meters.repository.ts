@@ -85,7 +85,7 @@ export async function listMeters(
 
 /**
  * The bucket keys of these customers in the organization: each customer id with its customer's
- * external id, each external id with the id of the customer holding it (the anchor expands each
+ * external id, each external id with the id of the customer holding it (the hosted service expands each
  * filter to both identifiers).
  */
 export async function customerKeysOf(

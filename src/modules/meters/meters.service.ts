@@ -5,7 +5,7 @@ import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import type { Executor } from "../../db/database.ts";
-import { targetOrganization } from "../organizations/organization-target.ts";
+import { targetOrganization } from "../organizations/organizations.steps.ts";
 import {
   aggregateIngestedEvents,
   aggregationStepEnd,
@@ -88,7 +88,7 @@ export function createMeterService(deps: Deps) {
 
   /**
    * Whether events already count for the meter: its filter and aggregation are then frozen (as the
-   * anchor). They count once in its buckets, and before: ingested before the cut of a pending
+   * hosted service). They count once in its buckets, and before: ingested before the cut of a pending
    * back-fill, or since its last aggregation.
    */
   async function aggregating(trx: Executor, row: MeterRow): Promise<boolean> {

@@ -11,7 +11,7 @@ export const OrderReceipt = documentLink("OrderReceipt", "Order's receipt data."
 export const CustomerOrderInvoice = documentLink("CustomerOrderInvoice", "Order's invoice data.", "The URL to the invoice.");
 export const CustomerOrderReceipt = documentLink("CustomerOrderReceipt", "Order's receipt data.", "The URL to the receipt PDF.");
 
-/** The 202 of an invoice request carries the JSON `null`, as the anchor answers. */
+/** The 202 of an invoice request carries the JSON `null`, as the hosted service answers. */
 export const generateInvoiceResponses = () => ({
   ...responses({ 202: Type.Null({ description: "Invoice generation scheduled." }), 409: ErrorBody }, { notFound: true }),
   // Schema failures and the missing-billing-details refusal share the status.

@@ -82,7 +82,7 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
         const row = await repo.findOrderForUpdate(trx, id, visibility);
         if (!row) throw new ResourceNotFound();
         if (NOT_INVOICEABLE.includes(row.status)) throw new OrderNotEligibleForInvoice(row.id, row.status);
-        // An empty name is a name: only a missing one refuses, as the anchor does.
+        // An empty name is a name: only a missing one refuses, as the hosted service does.
         if (row.billing_name === null || row.billing_address === null) throw new MissingInvoiceBillingDetails();
         if (row.invoice_requested_at !== null || row.invoice_path !== null) return;
         const now = deps.now();

@@ -45,7 +45,7 @@ const receipt: DocumentKind = {
     filename: receiptFilename(row.receipt_number),
     cacheControl: "private, max-age=31536000, immutable",
   }),
-  // The anchor sends no order.updated for a receipt render; the receipt is not part of the Order.
+  // The hosted service sends no order.updated for a receipt render; the receipt is not part of the Order.
   async record(trx, row, key) {
     await updateOrder(trx, row.id, { receipt_path: key });
   },

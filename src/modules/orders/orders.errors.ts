@@ -1,6 +1,6 @@
 import { AppError } from "../../http/errors.ts";
 
-// Error names and messages are the anchor's, word for word: clients match on them.
+// Error names and messages are the hosted service's, word for word: clients match on them.
 
 export class OrderNotEligibleForInvoice extends AppError {
   constructor(orderId: string, status: string) {
@@ -26,7 +26,7 @@ export class ReceiptNotAllocated extends AppError {
   }
 }
 
-/** Our deliberate difference from the anchor: an invoice, once requested, freezes the billing details. */
+/** Our deliberate difference from the hosted service: an invoice, once requested, freezes the billing details. */
 export class OrderInvoiceAlreadyRequested extends AppError {
   constructor(orderId: string) {
     super(

@@ -4,7 +4,7 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
 import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import { firstUserEventAt } from "../customers/customers.repository.ts";
+import { firstUserEventAt } from "../customers/customers.steps.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -88,7 +88,7 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
   return eb.and(conditions);
 }
 
-/** The anchor's status order: the lifecycle, not the alphabet. */
+/** The hosted service's status order: the lifecycle, not the alphabet. */
 const STATUS_RANK = sql<number>`CASE o.status WHEN 'draft' THEN 1 WHEN 'pending' THEN 2 WHEN 'paid' THEN 3 WHEN 'partially_refunded' THEN 4 WHEN 'refunded' THEN 5 ELSE 6 END`;
 
 /** What each sort key orders by; related names come from a scalar subquery (null when absent). */

@@ -69,7 +69,7 @@ export const orderRoutes =
       async (request) => orders.update(request.params.id, request.body, { allowed: organizationScope(principalOf(request)) }),
     );
 
-    // The anchor lets a read-only token request an invoice: generating one changes no order data.
+    // The hosted service lets a read-only token request an invoice: generating one changes no order data.
     app.post(
       "/v1/orders/:id/invoice",
       {

@@ -145,7 +145,7 @@ export const Order = Type.Object(
 );
 export type Order = Static<typeof Order>;
 
-/** Unknown fields are ignored, as the anchor and this project's other update bodies do (docs/decisions.md, "Order routes"). */
+/** Unknown fields are ignored, as the hosted service and this project's other update bodies do (docs/decisions.md, "Order routes"). */
 export const OrderUpdate = Type.Object(
   {
     billing_name: Type.Optional(

@@ -50,7 +50,7 @@ export async function publishOrderUpdated(db: Executor, row: OrderRow, now: Date
 }
 
 /**
- * The anchor's rule: once an order has an address, its country and state stay; both failures are
+ * The hosted service's rule: once an order has an address, its country and state stay; both failures are
  * reported together. A US or CA state is compared in its normalized `US-NY` form.
  */
 function billingAddressChange(current: StoredAddress | null, next: StoredAddress | null): StoredAddress | null {

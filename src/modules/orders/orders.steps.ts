@@ -38,3 +38,5 @@ export async function markOrderPaid(
   await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
   return paid;
 }
+export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } from "./order-documents.service.ts";
+export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";

@@ -186,7 +186,7 @@ const paymentsView = (db: Executor) =>
     .select(["o.checkout_id", "m.brand as method_brand", "m.last4 as method_last4", METHOD.as("method")]);
 export type PaymentView = Awaited<ReturnType<ReturnType<typeof paymentsView>["executeTakeFirstOrThrow"]>>;
 
-/** The anchor's status order is the enum's: pending, succeeded, failed. */
+/** The hosted service's status order is the enum's: pending, succeeded, failed. */
 const STATUS_RANK = sql<number>`CASE p.status WHEN 'pending' THEN 1 WHEN 'succeeded' THEN 2 ELSE 3 END`;
 
 const paymentSortExpression = (key: PaymentSortKey) => {

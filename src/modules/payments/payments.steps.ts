@@ -55,3 +55,5 @@ export const recordPayment = (db: Executor, input: PaymentAttempt & { reference:
 /** Records a charge the processor (or the method's setup) refused, with the decline message. */
 export const recordDeclinedPayment = (db: Executor, input: PaymentAttempt & { declineMessage: string }): Promise<PaymentRow> =>
   insertAttempt(db, input, { declineMessage: input.declineMessage });
+export { setUpPaymentMethod } from "./payment-method-setup.ts";
+export { countPaymentMethods, deletePaymentMethod, listPaymentMethods } from "./payments.repository.ts";

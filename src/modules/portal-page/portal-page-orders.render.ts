@@ -1,6 +1,6 @@
 import { escapeHtml as e } from "../../pages/html-page.ts";
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
-import type { ListedCreditNote } from "../orders/order-documents.service.ts";
+import type { ListedCreditNote } from "../orders/orders.steps.ts";
 import type { BillingForm, FieldErrors } from "./portal-page.forms.ts";
 import { alertBox, billingFields, day, header, list, money, page, type PortalShell } from "./portal-page.render.ts";
 import { portalPath } from "./portal-page.session.ts";

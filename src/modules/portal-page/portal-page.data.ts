@@ -1,15 +1,15 @@
-import type { PaymentFormKind } from "../checkout-page/checkout-page.data.ts";
+import type { PaymentFormKind } from "../checkout-page/checkout-page.steps.ts";
 import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
-import type { PortalCustomerService } from "../customer-portal/portal-customers.service.ts";
+import type { PortalCustomerService } from "../customer-portal/customer-portal.steps.ts";
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
-import type { PortalOrderService } from "../customer-portal/portal-orders.service.ts";
-import type { PortalPaymentMethodService } from "../customer-portal/portal-payment-methods.service.ts";
+import type { PortalOrderService } from "../customer-portal/customer-portal.steps.ts";
+import type { PortalPaymentMethodService } from "../customer-portal/customer-portal.steps.ts";
 import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";
-import type { PortalSubscriptionService } from "../customer-portal/portal-subscriptions.service.ts";
+import type { PortalSubscriptionService } from "../customer-portal/customer-portal.steps.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
-import type { LicenseKeyService } from "../license-keys/license-keys.service.ts";
-import type { OrderDocumentService } from "../orders/order-documents.service.ts";
-import type { OrderVisibility } from "../orders/orders.repository.ts";
+import type { LicenseKeyService } from "../license-keys/license-keys.steps.ts";
+import type { OrderDocumentService } from "../orders/orders.steps.ts";
+import type { OrderVisibility } from "../orders/orders.steps.ts";
 import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";
 import type { PortalPageSessions, PortalVisit } from "./portal-page.session.ts";
 

@@ -1,6 +1,6 @@
 import { countryChoices } from "../../schema/country-names.ts";
 import { escapeHtml as e, htmlDocument, type PageAssets, type Theme } from "../../pages/html-page.ts";
-import type { PaymentFormKind } from "../checkout-page/checkout-page.data.ts";
+import type { PaymentFormKind } from "../checkout-page/checkout-page.steps.ts";
 import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
 import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";

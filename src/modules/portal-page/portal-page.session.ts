@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { TokenAuthenticator } from "../../http/auth.ts";
 import { BILLING_ROLES } from "../../http/route-auth.ts";
 import { TokenPrefix } from "../../values/tokens.ts";
-import { findSessionSummary } from "../customers/member-sessions.repository.ts";
+import { findSessionSummary } from "../customers/customers.steps.ts";
 import { findOrganizationBySlug } from "../organizations/organizations.steps.ts";
 
 /** The cookie that carries the session token, scoped to one organization's portal path. */

@@ -1,2 +1,5 @@
 // What other modules may do with products inside their own transaction: check which ids are an organization's products.
 export { existingProductIds } from "./products.repository.ts";
+export { findProductWithRelations, listProducts, productRelations } from "./product-reads.repository.ts";
+export { findProductOrganization } from "./products.repository.ts";
+export { seatAmount, seatRange } from "./seat-pricing.ts";

@@ -1,6 +1,6 @@
 import { AppError, RequestValidationError, fieldIssue } from "../../http/errors.ts";
 
-// Error names and messages are the anchor's, word for word: clients match on them.
+// Error names and messages are the hosted service's, word for word: clients match on them.
 
 export class RefundedAlready extends AppError {
   constructor(orderId: string) {
@@ -20,7 +20,7 @@ export class RefundUnknownPayment extends AppError {
   }
 }
 
-/** The order is not one the caller may refund (another organization's, or none): a 422 on the field, as the anchor answers. */
+/** The order is not one the caller may refund (another organization's, or none): a 422 on the field, as the hosted service answers. */
 export const orderNotFound = (orderId: string) =>
   new RequestValidationError([fieldIssue(["body", "order_id"], "Order not found", orderId)]);
 

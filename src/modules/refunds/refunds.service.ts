@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
-import type { DocumentLink, OrderDocumentService } from "../orders/order-documents.service.ts";
+import type { DocumentLink, OrderDocumentService } from "../orders/orders.steps.ts";
 import type { RefundListQuery } from "./refund-inputs.schemas.ts";
 import { toRefund } from "./refunds.mapper.ts";
 import { countRefunds, findRefund, listRefunds } from "./refunds.repository.ts";

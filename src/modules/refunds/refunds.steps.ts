@@ -21,7 +21,7 @@ const publishRefund = (db: Executor, type: "refund.created" | "refund.updated", 
   recordWebhookEvent(db, { organizationId: row.organization_id, type, data: toRefund(row), now });
 
 /**
- * The anchor's checks, in its order, on the order locked for the refund: visible, not refunded
+ * The hosted service's checks, in its order, on the order locked for the refund: visible, not refunded
  * already, no benefit revocation on a subscription's order, not more than refundable. Returns the order.
  */
 export function checkRefundable(locked: { order: OrderRow; refundable: number } | undefined, input: RefundCreate): OrderRow {

@@ -4,7 +4,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Whether a discount no longer applies to the period starting at `periodStart`; its duration counts
- * calendar months from `appliedAt`, the start of the first billed period (the anchor's rule):
+ * calendar months from `appliedAt`, the start of the first billed period (the hosted service's rule):
  * `once` discounts only that first period, `repeating` the first `duration_in_months` monthly
  * periods (a yearly plan's first year), `forever` every period.
  */
@@ -31,7 +31,7 @@ const NO_METHOD_RETRY_DAYS = 7;
 const DUNNING_WINDOW_MS = 21 * DAY_MS + 60 * 1000;
 
 /**
- * The anchor's dunning schedule after a failed charge: failures at t0, +2, +7, +14 and +21 days,
+ * The hosted service's dunning schedule after a failed charge: failures at t0, +2, +7, +14 and +21 days,
  * the fifth revoking the subscription; past the deadline it is revoked whatever the count.
  */
 export function dunningStep(input: { failures: number; pastDueAt: Date; now: Date; hasMethod: boolean }): {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
 import { switchSubscriptionBenefits } from "../benefits/benefits.steps.ts";
-import { findLiveDiscount } from "../discounts/discount-redemptions.repository.ts";
-import { discountAmount } from "../discounts/discount-amount.ts";
+import { findLiveDiscount } from "../discounts/discounts.steps.ts";
+import { discountAmount } from "../discounts/discounts.steps.ts";
 import type { ProductPriceJson, ProductWithRelations } from "../products/products.mapper.ts";
-import { findProductWithRelations } from "../products/product-reads.repository.ts";
-import { seatAmount, seatRange } from "../products/seat-pricing.ts";
+import { findProductWithRelations } from "../products/products.steps.ts";
+import { seatAmount, seatRange } from "../products/products.steps.ts";
 import { discountedLines, type PriceLine } from "./subscription-proration.ts";
 import { findProductBilling } from "./subscription-renewals.repository.ts";
 import * as repo from "./subscriptions.repository.ts";

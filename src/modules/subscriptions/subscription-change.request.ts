@@ -1,7 +1,7 @@
 import type { Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { BadRequest, RequestValidationError, fieldIssue } from "../../http/errors.ts";
-import { findLiveDiscount, redeemDiscount } from "../discounts/discount-redemptions.repository.ts";
+import { findLiveDiscount, redeemDiscount } from "../discounts/discounts.steps.ts";
 import type { SubscriptionUpdate } from "./subscription-inputs.schemas.ts";
 import { isBillable, isCanceling, type Actor, type Change } from "./subscription-lifecycle.ts";
 import { requestProductSwitch, requestSeatCount } from "./subscription-plan-change.request.ts";
@@ -15,7 +15,7 @@ import {
 } from "./subscriptions.errors.ts";
 import type { SubscriptionRow, SubscriptionsTable } from "./subscriptions.table.ts";
 
-// A requested change of a subscription (`PATCH`): the anchor's rules and errors, change by change,
+// A requested change of a subscription (`PATCH`): the hosted service's rules and errors, change by change,
 // checked on the locked row and turned into the columns it writes and what follows it.
 
 type Base = Extract<SubscriptionUpdate, { trial_end?: unknown }>;

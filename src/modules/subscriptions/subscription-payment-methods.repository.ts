@@ -3,7 +3,7 @@ import type { OrderRow } from "../orders/orders.table.ts";
 
 /**
  * The customer's subscriptions that will still be charged on `methodId` (their own method, or the
- * customer's default when they have none): the anchor's rule is every billable one except an
+ * customer's default when they have none): the hosted service's rule is every billable one except an
  * active subscription ending at period end without metered prices (nothing more to bill), and a
  * paused one that resumes.
  */

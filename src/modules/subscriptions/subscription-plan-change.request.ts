@@ -2,9 +2,9 @@ import type { Executor } from "../../db/database.ts";
 import { RequestValidationError, fieldIssue } from "../../http/errors.ts";
 import { addInterval } from "../../values/calendar.ts";
 import type { ProductWithRelations } from "../products/products.mapper.ts";
-import { findProductWithRelations } from "../products/product-reads.repository.ts";
-import { seatRange } from "../products/seat-pricing.ts";
-import { findOrganization } from "../organizations/organizations.repository.ts";
+import { findProductWithRelations } from "../products/products.steps.ts";
+import { seatRange } from "../products/products.steps.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { toOrganization } from "../organizations/organizations.mapper.ts";
 import type { SubscriptionProrationBehavior } from "./subscription-inputs.schemas.ts";
 import { isBillable, isCanceling, type Actor, type Change } from "./subscription-lifecycle.ts";
@@ -15,7 +15,7 @@ import { AboveMaximumSeats, AlreadyCanceledSubscription, BelowMinimumSeats, NotA
 import * as repo from "./subscriptions.repository.ts";
 import type { PendingUpdate, SubscriptionRow } from "./subscriptions.table.ts";
 
-// A requested product or seat change (`PATCH` with `product_id` or `seats`): the anchor's checks and errors,
+// A requested product or seat change (`PATCH` with `product_id` or `seats`): the hosted service's checks and errors,
 // then the change billed as its `proration_behavior` says.
 
 const invalid = (field: string, message: string, input: unknown) =>
@@ -36,7 +36,7 @@ async function prorationBehavior(
   return behavior;
 }
 
-/** The product to switch to, with the anchor's refusals in its order. */
+/** The product to switch to, with the hosted service's refusals in its order. */
 async function targetProduct(trx: Executor, row: SubscriptionRow, productId: string, actor: Actor): Promise<ProductWithRelations> {
   const refuse = (message: string) => invalid("product_id", message, productId);
   const product = await findProductWithRelations(trx, productId, [row.organization_id]);

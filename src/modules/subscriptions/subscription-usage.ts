@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { customerCredits, customerUsage } from "../meters/meter-usage.ts";
+import { customerCredits, customerUsage } from "../meters/meters.steps.ts";
 import type { PriceLine } from "./subscription-proration.ts";
 import * as usageRepo from "./subscription-usage.repository.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";

@@ -1,6 +1,6 @@
 import { AppError } from "../../http/errors.ts";
 
-// Error names and messages are the anchor's, word for word: clients match on them.
+// Error names and messages are the hosted service's, word for word: clients match on them.
 
 export class AlreadyCanceledSubscription extends AppError {
   constructor() {

@@ -11,8 +11,8 @@ import {
   type MetadataFilter,
   type SortCriterion,
 } from "../../schema/pagination.ts";
-import { firstUserEventAt } from "../customers/customers.repository.ts";
-import { productRelations } from "../products/product-reads.repository.ts";
+import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { productRelations } from "../products/products.steps.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,
@@ -60,7 +60,7 @@ export interface SubscriptionFilter extends SubscriptionVisibility {
 
 type SubscriptionsScope = ExpressionBuilder<Database & { s: SubscriptionsTable }, "s">;
 
-/** A row that never started (the anchor's incomplete rows) is hidden from every read. */
+/** A row that never started (the hosted service's incomplete rows) is hidden from every read. */
 function visible(eb: SubscriptionsScope, visibility: SubscriptionVisibility): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [eb("s.started_at", "is not", null)];
   if (visibility.allowed !== null) conditions.push(eb("s.organization_id", "in", visibility.allowed));
@@ -78,7 +78,7 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
   if (filter.active !== undefined) conditions.push(eb("s.status", "in", filter.active ? ["trialing", "active"] : ["canceled", "unpaid"]));
   if (filter.cancelAtPeriodEnd !== undefined) conditions.push(eb("s.cancel_at_period_end", "=", filter.cancelAtPeriodEnd));
   if (given(filter.cancellationReasons)) conditions.push(eb("s.customer_cancellation_reason", "in", filter.cancellationReasons));
-  // The anchor's bounds: cancellation dates inclusive, start dates strict.
+  // The hosted service's bounds: cancellation dates inclusive, start dates strict.
   if (filter.canceledAtOrAfter) conditions.push(eb("s.canceled_at", ">=", filter.canceledAtOrAfter));
   if (filter.canceledAtOrBefore) conditions.push(eb("s.canceled_at", "<=", filter.canceledAtOrBefore));
   if (filter.startedAfter) conditions.push(eb("s.started_at", ">", filter.startedAfter));
@@ -99,7 +99,7 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
   return eb.and(conditions);
 }
 
-/** The anchor's status order: the lifecycle, not the alphabet. */
+/** The hosted service's status order: the lifecycle, not the alphabet. */
 const STATUS_RANK = sql<number>`array_position(ARRAY['incomplete','incomplete_expired','trialing','active','past_due','canceled','unpaid','paused'], s.status)`;
 
 /** The merchant's sort keys, and the portal's `organization` (its name). */
@@ -162,7 +162,7 @@ export function pageSubscriptionsEmbedded(
     .selectAll("s")
     .select(embedded)
     .where((eb) => matches(eb, filter));
-  // PostgreSQL's null placement, as the anchor's: last ascending, first descending.
+  // PostgreSQL's null placement, as the hosted service's: last ascending, first descending.
   for (const { key, direction } of sorting) query = query.orderBy(sortExpression(key), direction);
   return query
     .orderBy("s.id", sorting.at(-1)?.direction ?? "desc")

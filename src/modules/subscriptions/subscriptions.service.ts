@@ -1,7 +1,7 @@
 import type { Deps } from "../../context.ts";
-import type { Db, Executor } from "../../db/database.ts";
+import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { asList, pageWindow, parseSorting, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
+import { asList, type Page } from "../../schema/pagination.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import { subscriptionMeters } from "./subscription-meters.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -9,30 +9,11 @@ import type { Subscription, SubscriptionListQuery } from "./subscriptions.schema
 import type { SubscriptionCreate, SubscriptionExportQuery } from "./subscription-inputs.schemas.ts";
 import { DEFAULT_EXPORT_COLUMNS, subscriptionsCsv } from "./subscriptions.export.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
-import { findProductWithRelations } from "../products/product-reads.repository.ts";
-import { findLiveCustomer } from "../customers/customer-links.repository.ts";
+import { findProductWithRelations } from "../products/products.steps.ts";
+import { findLiveCustomer } from "../customers/customers.steps.ts";
 import { grantBenefits } from "../benefits/benefits.steps.ts";
 import { publishSubscriptionEvents, startSubscription } from "./subscriptions.steps.ts";
-
-/**
- * One page of subscriptions in a read schema of the caller's (`present`), with the count of every
- * match, both read in one snapshot so they agree. The merchant's list and the portal's share it.
- */
-export async function pageSubscriptions<T>(
-  db: Db,
-  filter: repo.SubscriptionFilter,
-  query: PageRequest & { sorting?: readonly (repo.SubscriptionOrdering | `-${repo.SubscriptionOrdering}`)[] },
-  present: (db: Executor, rows: repo.SubscriptionEmbeddedRow[]) => Promise<T[]>,
-): Promise<Page<T>> {
-  return db
-    .transaction()
-    .setIsolationLevel("repeatable read")
-    .execute(async (trx) => {
-      const total = await repo.countSubscriptions(trx, filter);
-      const rows = await repo.pageSubscriptionsEmbedded(trx, filter, parseSorting(query.sorting), pageWindow(query));
-      return toPage(await present(trx, rows), total, query);
-    });
-}
+import { pageSubscriptions } from "./subscription-pages.ts";
 
 /** `GET /v1/subscriptions/`: the list's filters, each row with its meters. */
 async function listSubscriptions(deps: Deps, query: SubscriptionListQuery, allowed: OrganizationScope): Promise<Page<Subscription>> {
@@ -77,7 +58,7 @@ async function exportSubscriptions(deps: Deps, query: SubscriptionExportQuery, a
   return subscriptionsCsv(rows, asList(query.columns) ?? DEFAULT_EXPORT_COLUMNS, query.timezone ?? "UTC");
 }
 
-/** The product of a created subscription: recurring and free, with the anchor's refusals in its order. */
+/** The product of a created subscription: recurring and free, with the hosted service's refusals in its order. */
 async function freeRecurringProduct(trx: Executor, productId: string, allowed: OrganizationScope) {
   const productLoc = ["body", "product_id"];
   const product = await findProductWithRelations(trx, productId, allowed);
@@ -104,7 +85,7 @@ async function subscriberOf(trx: Executor, organizationId: string, input: Subscr
 
 /**
  * `POST /v1/subscriptions/`: a subscription to a free recurring product, `active` at once, without
- * an order (the anchor's rule: a paid one goes through a checkout).
+ * an order (the hosted service's rule: a paid one goes through a checkout).
  */
 async function createFreeSubscription(deps: Deps, input: SubscriptionCreate, allowed: OrganizationScope): Promise<Subscription> {
   return deps.db.transaction().execute(async (trx) => {

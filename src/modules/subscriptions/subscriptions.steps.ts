@@ -166,7 +166,7 @@ export async function startSubscription(db: Executor, input: NewSubscription): P
 
 /**
  * Ends a subscription now (a revoke, the end of a canceled period, dunning run out): `canceled`,
- * its grants revoked, its orders still waiting for a payment voided, and the anchor's events
+ * its grants revoked, its orders still waiting for a payment voided, and the hosted service's events
  * (`updated`, `canceled`, `revoked`). In the caller's transaction, on a locked row.
  */
 export async function endSubscription(
@@ -181,7 +181,7 @@ export async function endSubscription(
     ends_at: row.ends_at !== null && row.ends_at <= now ? row.ends_at : now,
     ended_at: now,
     pause_at_period_end: false,
-    // Only a given reason or comment is stored, as the anchor does.
+    // Only a given reason or comment is stored, as the hosted service does.
     ...(cancellation.reason ? { customer_cancellation_reason: cancellation.reason } : {}),
     ...(cancellation.comment ? { customer_cancellation_comment: cancellation.comment } : {}),
     modified_at: now,
@@ -223,7 +223,7 @@ export async function resumeSubscription(trx: Executor, row: SubscriptionRow, no
   return resumed;
 }
 
-/** A failed charge: `past_due` since `pastDueAt`. The anchor's default grace period is none: benefits go at the first failure. */
+/** A failed charge: `past_due` since `pastDueAt`. The hosted service's default grace period is none: benefits go at the first failure. */
 export async function markPastDue(trx: Executor, row: SubscriptionRow, pastDueAt: Date, now: Date): Promise<void> {
   const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
   await setSubscriptionBenefits(trx, row.id, false, now);
@@ -236,3 +236,13 @@ export async function recoverSubscription(trx: Executor, row: SubscriptionRow, n
   await setSubscriptionBenefits(trx, row.id, true, now);
   await publishSubscriptionEvents(trx, recovered, ["subscription.updated", "subscription.active"], now);
 }
+export { subscriptionMeters } from "./subscription-meters.ts";
+export { dunningOrdersOfCustomer, subscriptionsNeedingMethod } from "./subscription-payment-methods.repository.ts";
+export { subscriptionsByIds } from "./subscriptions.repository.ts";
+export { pageSubscriptions } from "./subscription-pages.ts";
+export {
+  findSubscriptionEmbedded,
+  frozenPrices,
+  type SubscriptionEmbeddedRow,
+  type SubscriptionFilter,
+} from "./subscriptions.repository.ts";

@@ -34,7 +34,7 @@ export interface DeliveryResult {
 }
 
 /**
- * Signs as the anchor does: the Standard Webhooks library is given the base64 of the whole
+ * Signs as the hosted service does: the Standard Webhooks library is given the base64 of the whole
  * `whsec_…` string, so the HMAC key is the secret's own UTF-8 bytes.
  */
 export function signatureHeaders(message: OutgoingWebhook): Record<string, string> {

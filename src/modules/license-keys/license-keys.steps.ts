@@ -1,0 +1,8 @@
+/**
+ * What this module offers other modules and the flows: operations run on the caller's executor,
+ * inside its transaction, and the rules they share. Other modules import this file, never the
+ * module's repositories or services (docs/architecture.md, "Who may import whom").
+ */
+export { licenseKeyActions } from "./license-key-actions.routes.ts";
+export { setKeyStatus } from "./license-keys.repository.ts";
+export { issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";

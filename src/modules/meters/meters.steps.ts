@@ -1,0 +1,10 @@
+/**
+ * What this module offers other modules and the flows: operations run on the caller's executor,
+ * inside its transaction, and the rules they share. Other modules import this file, never the
+ * module's repositories or services (docs/architecture.md, "Who may import whom").
+ */
+export { lockIngestShared } from "./meter-aggregates.repository.ts";
+export { consumedUnits } from "./meter-consumption.repository.ts";
+export { compileFilter, meterEventCondition, parseFilterText } from "./meter-filter.ts";
+export { customerCredits, customerUsage } from "./meter-usage.ts";
+export { customerKeysOf, findMeter } from "./meters.repository.ts";
