@@ -401,3 +401,19 @@ export async function createSubscription(
     }),
   );
 }
+
+/**
+ * `count` paid orders without a product, spread over ten customers, created twenty at a time: the
+ * backlog of documents the crash tests render while a server process is killed.
+ */
+export async function createOrderBacklog(deps: Deps, organizationId: string, count: number): Promise<OrderRow[]> {
+  const customers = await Promise.all(Array.from({ length: 10 }, () => createCustomer(deps, organizationId)));
+  const orders: OrderRow[] = [];
+  for (let i = 0; i < count; i += 20) {
+    const batch = Array.from({ length: Math.min(20, count - i) }, (_, j) =>
+      createOrder(deps, organizationId, { customer: customers[(i + j) % 10]!, product: null }),
+    );
+    orders.push(...(await Promise.all(batch)));
+  }
+  return orders;
+}

@@ -9,7 +9,7 @@ import type { OrderRow } from "../../src/modules/orders/orders.table.ts";
 import { ABANDONED_WRITE_AGE_MS } from "../../src/adapters/blob-stores/configured-blob-store.ts";
 import { LocalBlobStore } from "../../src/adapters/blob-stores/local-blob-store.ts";
 import type { TestContext } from "../helpers/context.ts";
-import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../helpers/factories.ts";
+import { createOrderBacklog, createOrganization, createOrganizationToken } from "../helpers/factories.ts";
 import { perProcessStart, spawnProject, stopSpawned, type Spawned } from "../helpers/process.ts";
 import { PUBLIC_BASE_URL, documentsContext } from "../modules/orders/order-documents-helpers.ts";
 
@@ -29,15 +29,7 @@ beforeAll(async () => {
   ctx = await documentsContext();
   orgId = (await createOrganization(ctx.deps, "Crash Co")).id;
   token = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
-  const customers = await Promise.all(Array.from({ length: 10 }, () => createCustomer(ctx.deps, orgId)));
-  orders = [];
-  for (let i = 0; i < ORDERS; i += 20) {
-    orders.push(
-      ...(await Promise.all(
-        Array.from({ length: 20 }, (_, j) => createOrder(ctx.deps, orgId, { customer: customers[(i + j) % 10]!, product: null })),
-      )),
-    );
-  }
+  orders = await createOrderBacklog(ctx.deps, orgId, ORDERS);
 }, 60_000);
 afterEach(stopSpawned);
 afterAll(() => ctx.close());

@@ -8,7 +8,7 @@ import type { OrderRow } from "../../../src/modules/orders/orders.table.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
-import { createCustomer, createOrder, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { createOrderBacklog, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { perProcessStart, spawnProject, stopSpawned, type Spawned } from "../../helpers/process.ts";
 import { documentsContext, orderUpdatedEvents } from "./order-documents-helpers.ts";
 
@@ -25,15 +25,7 @@ beforeAll(async () => {
   ctx = await documentsContext();
   const orgId = (await createOrganization(ctx.deps, "Durable Co")).id;
   token = await createOrganizationToken(ctx.deps, orgId, ["orders:read"]);
-  const customers = await Promise.all(Array.from({ length: 10 }, () => createCustomer(ctx.deps, orgId)));
-  orders = [];
-  for (let i = 0; i < ORDERS; i += 20) {
-    orders.push(
-      ...(await Promise.all(
-        Array.from({ length: 20 }, (_, j) => createOrder(ctx.deps, orgId, { customer: customers[(i + j) % 10]!, product: null })),
-      )),
-    );
-  }
+  orders = await createOrderBacklog(ctx.deps, orgId, ORDERS);
 }, 60_000);
 afterEach(stopSpawned);
 afterAll(() => ctx.close());
