@@ -29,9 +29,5 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...FAULT_TESTS],
     // Each file gets its own database cloned from a migrated template, so files run in parallel.
     fileParallelism: true,
-    // A worker imports the app's modules once for all its files instead of once per file (module
-    // import was 80 s of a 467 s run; bench/README.md, "Test suite time"). Files share no state
-    // through modules: each builds its own app, database and clock, and restores fake timers.
-    isolate: false,
   },
 });
