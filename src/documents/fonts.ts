@@ -39,8 +39,8 @@ const loaded = new Map<FontKey, Font>();
 
 /**
  * The face, parsed once per process and shared by every document (a CJK face is megabytes: read
- * per document, it would dominate the render time). Some packages export only their entry
- * module, so the file is found from it.
+ * per document, it would dominate the render time; parsed per document, its layout tables cost
+ * seven times the render). Some packages export only their entry module, so the file is found from it.
  */
 export function fontFace(key: FontKey): Font {
   const cached = loaded.get(key);
@@ -48,8 +48,26 @@ export function fontFace(key: FontKey): Font {
   const { pkg, file } = FACES[key];
   const font = openSync(join(dirname(require.resolve(pkg)), file));
   if (!("hasGlyphForCodePoint" in font)) throw new Error(`${file} is a font collection, not a font`);
+  keepCharactersOfGlyphs(font);
   loaded.set(key, font);
   return font;
+}
+
+/**
+ * fontkit keeps one glyph object per glyph, holding the characters it was first asked for, and
+ * pdfkit writes each document's text layer (its ToUnicode map) from those characters. Subsetting
+ * asks for the parts of a composed glyph (the O inside an Ö) without characters; in a face shared
+ * across documents, that glyph would then stay without them, and every later document would lose
+ * the letter from its text (drawn, but missing when the text is copied, searched or read aloud).
+ * So a glyph asked for with its characters gets them when it had none.
+ */
+function keepCharactersOfGlyphs(font: Font): void {
+  const getGlyph = font.getGlyph.bind(font);
+  font.getGlyph = (glyphId, codePoints = []) => {
+    const glyph = getGlyph(glyphId, codePoints);
+    if (glyph && glyph.codePoints.length === 0 && codePoints.length > 0) glyph.codePoints = codePoints;
+    return glyph;
+  };
 }
 
 /** What else is in the string: Han characters read as Japanese beside kana, as Korean beside hangul. */
