@@ -16,7 +16,8 @@ import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
 import { loggerOptions } from "./logger.ts";
-import { UUID4_PATTERN, compileBodyValidator, paramsAjv } from "./http/validation.ts";
+import { compileResponseSerializer } from "./http/serialization.ts";
+import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
@@ -75,7 +76,7 @@ export interface BuildOptions {
 const trustProxyOption = (trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) =>
   typeof trust === "number" ? (_address, hop) => hop < trust : typeof trust === "boolean" ? trust : [...trust];
 
-/** The Fastify server itself: logging, limits, timeouts, routing and serialization options. */
+/** The Fastify server itself: logging, limits, timeouts and routing options. */
 function createServer(config: Config, options: BuildOptions) {
   return Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
@@ -94,8 +95,6 @@ function createServer(config: Config, options: BuildOptions) {
     // Parameters as long as a URL can be, so an overlong id reaches validation and answers 422.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384, querystringParser: parseQueryString },
     requestIdHeader: false,
-    // Response unions are resolved by validating branches; the serializer must know our id format.
-    serializerOpts: { ajv: { formats: { uuid4: UUID4_PATTERN } } },
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -111,6 +110,7 @@ async function registerProtocol(app: App, config: Config): Promise<void> {
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the hosted service does.
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER, IDEMPOTENT_REPLAYED_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
+  app.setSerializerCompiler(compileResponseSerializer);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
