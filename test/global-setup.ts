@@ -63,14 +63,21 @@ export default async function setup(project: TestProject) {
   project.provide("templateDatabase", template);
 
   return async () => {
-    // Per-file databases were dropped by their files; clear any left by an aborted file, then the template.
-    const leftovers = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+    if (clusterDir) {
+      // The embedded cluster goes whole, with every database in it.
+      await admin.end();
+      await stopServer();
+      await rm(clusterDir, { recursive: true, force: true });
+      return;
+    }
+    // Files leave their drops running as they end, and an aborted file leaves its database: clear
+    // what is left of this run (the template last, since the others were cloned from it).
+    const leftovers = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2", [
       `commerce_test_%_${runId}%`,
+      template,
     ]);
     for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
     await admin.end();
-    await stopServer();
-    if (clusterDir) await rm(clusterDir, { recursive: true, force: true });
   };
 }

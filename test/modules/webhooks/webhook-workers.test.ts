@@ -132,4 +132,37 @@ describe("durable delivery", () => {
     const order = (hook: Receiver) => hook.received.map((r) => JSON.parse(r.body).data.n);
     expect(order(hooks[0]!)).toEqual(order(hooks[1]!));
   });
+
+  it("sends an event whose transaction commits after a later event went out after that one, and its sequence says so", async () => {
+    const hook = await receiver();
+    const organizationId = (await createOrganization(ctx.deps)).id;
+    const endpoint = await createWebhookEndpoint(ctx.deps, organizationId, { url: hook.url, events: ["order.paid"] });
+    await runner(ctx.deps, ctx.database.pool);
+
+    // The first event takes its position, then its transaction waits while a second event commits and goes out.
+    let recorded: () => void = () => undefined;
+    let commit: () => void = () => undefined;
+    const firstRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    const commitFirst = new Promise<void>((resolve) => (commit = resolve));
+    const first = ctx.deps.db.transaction().execute(async (trx) => {
+      await recordWebhookEvent(trx, { organizationId, type: "order.paid", data: { n: 1 }, now: ctx.clock.now() });
+      recorded();
+      await commitFirst;
+    });
+    await firstRecorded;
+    await recordEvent(ctx.deps, organizationId, "order.paid", { n: 2 });
+    await waitFor(() => hook.received.length === 1);
+    commit();
+    await first;
+    await waitFor(() => hook.received.length === 2);
+
+    expect(hook.received.map((r) => JSON.parse(r.body).data.n)).toEqual([2, 1]);
+    const copies = await ctx.deps.db
+      .selectFrom("webhook_endpoint_events")
+      .select("id")
+      .where("endpoint_id", "=", endpoint.id)
+      .orderBy("sequence")
+      .execute();
+    expect(hook.received.map((r) => r.headers["webhook-id"])).toEqual(copies.map((row) => row.id));
+  });
 });
