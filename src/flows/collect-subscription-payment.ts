@@ -5,8 +5,7 @@ import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { enqueueJob, removeJob } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
-import { dueAmount } from "../modules/orders/orders.mapper.ts";
-import { findOrderForUpdate, markOrderPaid, publishOrderUpdated, updateOrder } from "../modules/orders/orders.steps.ts";
+import { dueAmount, findOrderForUpdate, markOrderPaid, publishOrderUpdated, updateOrder } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
   countFailedPayments,

@@ -2,13 +2,24 @@ import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateReceiptNumber } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
+import { dueAmount } from "./order-amounts.ts";
 import { findOrder, findOrderForUpdate, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
 // The order operations other modules and flows run inside their own transaction.
 
-export { findOrder, findOrderForUpdate, publishOrderUpdated, readOrder, updateOrder, writeOrder, type NewOrder, type OrderVisibility };
+export {
+  dueAmount,
+  findOrder,
+  findOrderForUpdate,
+  publishOrderUpdated,
+  readOrder,
+  updateOrder,
+  writeOrder,
+  type NewOrder,
+  type OrderVisibility,
+};
 
 /** Records `order.created` then `order.paid` for an order written paid, in the caller's transaction. */
 export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): Promise<void> {
