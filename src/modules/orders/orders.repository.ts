@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
@@ -236,3 +236,10 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
   orderIds.length
     ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
     : Promise.resolve([]);
+
+// The test clock's view of an organization's orders.
+
+/** The earliest dunning retry of the organization's pending renewal orders, as an expression of the caller's statement. */
+export const nextPaymentRetryAt = (organizationId: string): RawBuilder<Date | null> =>
+  sql<Date | null>`(SELECT min(next_payment_attempt_at) FROM orders
+        WHERE organization_id = ${organizationId} AND status = 'pending' AND subscription_id IS NOT NULL)`;

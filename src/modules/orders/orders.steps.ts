@@ -51,3 +51,6 @@ export async function markOrderPaid(
 }
 export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } from "./order-documents.service.ts";
 export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";
+
+// What the test clock reads of an organization's orders.
+export { nextPaymentRetryAt } from "./orders.repository.ts";

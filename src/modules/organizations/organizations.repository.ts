@@ -65,3 +65,14 @@ export const findOrganizationIds = async (db: Executor, ids: readonly string[]):
   const rows = await db.selectFrom("organizations").select("id").where("id", "in", ids).execute();
   return new Set(rows.map((row) => row.id));
 };
+
+// The sandbox clock's offset of an organization (the test clock's reads and writes).
+
+export const findClockOffset = async (db: Executor, organizationId: string, allowed: OrganizationScope): Promise<number | undefined> => {
+  let query = db.selectFrom("organizations").select("clock_offset_ms").where("id", "=", organizationId);
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  return (await query.executeTakeFirst())?.clock_offset_ms;
+};
+
+export const setClockOffset = (db: Executor, organizationId: string, offsetMs: number) =>
+  db.updateTable("organizations").set({ clock_offset_ms: offsetMs }).where("id", "=", organizationId).execute();

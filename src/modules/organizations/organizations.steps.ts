@@ -2,3 +2,6 @@
 export { findOrganization, findOrganizationBySlug } from "./organizations.repository.ts";
 export { targetOrganization } from "./organization-target.ts";
 export { findOrganizationIds } from "./organizations.repository.ts";
+
+// The sandbox clock's offset, read and set by the test clock.
+export { findClockOffset, setClockOffset } from "./organizations.repository.ts";

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -245,3 +245,15 @@ export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
     .orderBy("s.started_at", "desc")
     .orderBy("s.id", "desc")
     .execute();
+
+// The test clock's view of an organization's subscriptions.
+
+/**
+ * The earliest period end (renewal, trial end, end of a canceled period) or resume of the
+ * organization's subscriptions, as an expression of the caller's statement.
+ */
+export const nextSubscriptionDueAt = (organizationId: string): RawBuilder<Date | null> =>
+  sql<Date | null>`least(
+      (SELECT min(current_period_end) FROM subscriptions
+        WHERE organization_id = ${organizationId} AND status IN ('trialing','active','past_due') AND started_at IS NOT NULL),
+      (SELECT min(resumes_at) FROM subscriptions WHERE organization_id = ${organizationId} AND status = 'paused'))`;

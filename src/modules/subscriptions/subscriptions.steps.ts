@@ -246,3 +246,6 @@ export {
   type SubscriptionEmbeddedRow,
   type SubscriptionFilter,
 } from "./subscriptions.repository.ts";
+
+// What the test clock reads of an organization's subscriptions.
+export { nextSubscriptionDueAt } from "./subscriptions.repository.ts";
