@@ -32,7 +32,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
     "refunds",
     "subscriptions",
   ],
-  payments: ["customers", "orders"],
   products: ["benefits", "custom_fields", "product_custom_fields"],
   subscriptions: ["customers", "discounts", "meters", "orders", "organizations", "product_prices", "products"],
 };

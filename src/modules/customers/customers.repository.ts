@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
@@ -115,4 +115,19 @@ export const customersByIds = async (db: Executor, ids: readonly string[]): Prom
     .where("c.id", "in", [...new Set(ids)])
     .execute();
   return new Map(rows.map((row) => [row.id, row]));
+};
+
+// What the payments list reads of a customer, as an expression of its own statement (payments, the
+// lowest feature, imports none: services.ts hands it over).
+
+/** Whether the customer of the caller's `customerId` column has one of `emails` (lowercase), case-insensitively. */
+export const customerEmailIn = (customerId: Expression<string>, emails: readonly string[]): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("customers as c")
+      .select("c.id")
+      .where("c.id", "=", customerId)
+      .where((inner) => inner(inner.fn("lower", ["c.email"]), "in", emails)),
+  );
 };

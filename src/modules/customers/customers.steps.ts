@@ -128,3 +128,6 @@ export { CUSTOMER_TAX_ID_FIELDS } from "./customers.service.ts";
 export { addMember, changeMember, removeMember } from "./member-changes.ts";
 export { findSessionSummary } from "./member-sessions.repository.ts";
 export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCustomerMembers } from "./members.repository.ts";
+
+// What the payments list reads of its customers (handed to it by services.ts).
+export { customerEmailIn } from "./customers.repository.ts";

@@ -1,4 +1,14 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
+import {
+  expressionBuilder,
+  sql,
+  type AliasableExpression,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type RawBuilder,
+  type SqlBool,
+  type Updateable,
+} from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
@@ -243,3 +253,16 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
 export const nextPaymentRetryAt = (organizationId: string): RawBuilder<Date | null> =>
   sql<Date | null>`(SELECT min(next_payment_attempt_at) FROM orders
         WHERE organization_id = ${organizationId} AND status = 'pending' AND subscription_id IS NOT NULL)`;
+
+// What the payments list reads of its orders, as expressions of its own statement (payments, the
+// lowest feature, imports none: services.ts hands them to it).
+
+/** The checkout the order of the caller's `orderId` column came from. */
+export const checkoutIdOfOrder = (orderId: Expression<string>): AliasableExpression<string | null> =>
+  expressionBuilder<Database>().selectFrom("orders as o").select("o.checkout_id").where("o.id", "=", orderId).$asScalar();
+
+/** Whether the order of the caller's `orderId` column came from one of the checkouts. */
+export const orderFromCheckoutIn = (orderId: Expression<string>, checkoutIds: readonly string[]): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(eb.selectFrom("orders as o").select("o.id").where("o.id", "=", orderId).where("o.checkout_id", "in", checkoutIds));
+};
