@@ -33,7 +33,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
     "subscriptions",
   ],
   products: ["benefits", "custom_fields", "product_custom_fields"],
-  subscriptions: ["customers", "discounts", "meters", "orders", "organizations", "product_prices", "products"],
 };
 
 const SRC = path.join(projectRoot, "src");

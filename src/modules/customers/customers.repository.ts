@@ -5,6 +5,7 @@ import { containsPattern, metadataMatches, type MetadataFilter, type SortCriteri
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
 
 /**
@@ -131,3 +132,29 @@ export const customerEmailIn = (customerId: Expression<string>, emails: readonly
       .where((inner) => inner(inner.fn("lower", ["c.email"]), "in", emails)),
   );
 };
+
+// What orders and subscriptions read of their customers: beside their statements, and inside them
+// as expressions over the caller's `customerId` column.
+
+/** A customer, deleted or not (a subscription bills its customer to the end). */
+export const findCustomerEvenDeleted = (db: Executor, id: string) =>
+  db.selectFrom("customers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+/** The method the customer pays with when what it pays for has none of its own. */
+export const defaultPaymentMethodId = async (db: Executor, customerId: string): Promise<string | null> =>
+  (await db.selectFrom("customers").select("default_payment_method_id").where("id", "=", customerId).executeTakeFirstOrThrow())
+    .default_payment_method_id;
+
+/** The customer's email, a sort key of the caller's rows. */
+export const customerEmailOf = (customerId: Expression<string>) =>
+  sql<string | null>`(SELECT c.email FROM customers c WHERE c.id = ${customerId})`;
+
+/** The customer as the read schemas embed it (with its first user event), a JSON column of the caller's statement. */
+export const customerJson = (customerId: Expression<string>) =>
+  jsonObjectFrom(
+    expressionBuilder<Database>().selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).where("c.id", "=", customerId),
+  );
+
+/** The customers' contact columns an export prints, a table to join under `alias`. */
+export const customerContacts = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("customers").select(["id", "email", "name", "billing_name", "billing_address"]).as(alias);

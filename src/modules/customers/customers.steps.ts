@@ -131,3 +131,12 @@ export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCus
 
 // What the payments list reads of its customers (handed to it by services.ts).
 export { customerEmailIn } from "./customers.repository.ts";
+
+// What orders and subscriptions read of their customers.
+export {
+  customerContacts,
+  customerEmailOf,
+  customerJson,
+  defaultPaymentMethodId,
+  findCustomerEvenDeleted,
+} from "./customers.repository.ts";

@@ -57,3 +57,13 @@ export { nextPaymentRetryAt } from "./orders.repository.ts";
 
 // What the payments list reads of its orders (handed to it by services.ts).
 export { checkoutIdOfOrder, orderFromCheckoutIn } from "./orders.repository.ts";
+
+// What the renewals read of a subscription's orders.
+export {
+  claimDueRetry,
+  hasOtherDunningOrder,
+  ordersAwaitingRetry,
+  paymentRetryDueExists,
+  pendingOrdersOf,
+  subscriptionIdOfOrder,
+} from "./orders.repository.ts";

@@ -1,5 +1,5 @@
-import type { Insertable, Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -76,3 +76,30 @@ export const findClockOffset = async (db: Executor, organizationId: string, allo
 
 export const setClockOffset = (db: Executor, organizationId: string, offsetMs: number) =>
   db.updateTable("organizations").set({ clock_offset_ms: offsetMs }).where("id", "=", organizationId).execute();
+
+// What orders and subscriptions read of their organizations, inside their own statements.
+
+/** The organization's name, a sort key of the caller's rows. */
+export const organizationNameOf = (organizationId: Expression<string>) =>
+  sql<string>`(SELECT g.name FROM organizations g WHERE g.id = ${organizationId})`;
+
+/** Whether the organization's name matches `pattern` (ILIKE). */
+export const organizationNameMatches = (organizationId: Expression<string>, pattern: string): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(eb.selectFrom("organizations as g").select("g.id").where("g.id", "=", organizationId).where("g.name", "ilike", pattern));
+};
+
+/**
+ * The organizations for which `due` holds at their own time (real time plus their sandbox test
+ * clock's offset), with that offset: `due` gets the organization's id and its time, as expressions.
+ */
+export const organizationsWithDue = (
+  db: Executor,
+  now: Date,
+  due: (organizationId: Expression<string>, organizationNow: Expression<Date>) => Expression<SqlBool>,
+) =>
+  db
+    .selectFrom("organizations as o")
+    .select(["o.id", "o.clock_offset_ms"])
+    .where((eb) => due(eb.ref("o.id"), sql<Date>`${now}::timestamptz + o.clock_offset_ms * interval '1 millisecond'`))
+    .execute();

@@ -5,3 +5,6 @@ export { findOrganizationIds } from "./organizations.repository.ts";
 
 // The sandbox clock's offset, read and set by the test clock.
 export { findClockOffset, setClockOffset } from "./organizations.repository.ts";
+
+// What orders and subscriptions read of their organizations.
+export { organizationNameMatches, organizationNameOf, organizationsWithDue } from "./organizations.repository.ts";
