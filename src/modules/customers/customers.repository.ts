@@ -158,3 +158,7 @@ export const customerJson = (customerId: Expression<string>) =>
 /** The customers' contact columns an export prints, a table to join under `alias`. */
 export const customerContacts = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("customers").select(["id", "email", "name", "billing_name", "billing_address"]).as(alias);
+
+/** The customer's locale, a column of the caller's statement. */
+export const customerLocaleOf = (customerId: Expression<string>) =>
+  expressionBuilder<Database>().selectFrom("customers as cu").select("cu.locale").where("cu.id", "=", customerId).$asScalar();

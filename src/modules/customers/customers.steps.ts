@@ -137,6 +137,7 @@ export {
   customerContacts,
   customerEmailOf,
   customerJson,
+  customerLocaleOf,
   defaultPaymentMethodId,
   findCustomerEvenDeleted,
 } from "./customers.repository.ts";

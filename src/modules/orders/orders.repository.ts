@@ -14,7 +14,10 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
 import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { customerEmailOf, customerJson } from "../customers/customers.steps.ts";
+import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";
+import { organizationNameMatches } from "../organizations/organizations.steps.ts";
+import { productIsRecurring, productJson, productNameMatches, productNameOf } from "../products/products.steps.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -72,27 +75,14 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
   if (given(filter.billingTypes) && filter.billingTypes.length === 1) {
     // Both types together match every order with a product; orders without one never match.
     const recurring = filter.billingTypes[0] === "recurring";
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("products as p")
-          .select("p.id")
-          .whereRef("p.id", "=", "o.product_id")
-          .where("p.recurring_interval", recurring ? "is not" : "is", null),
-      ),
-    );
+    conditions.push(productIsRecurring(eb.ref("o.product_id"), recurring));
   } else if (given(filter.billingTypes)) {
     conditions.push(eb("o.product_id", "is not", null));
   }
   if (filter.query !== undefined && filter.query !== "") {
     const pattern = containsPattern(filter.query);
     conditions.push(
-      eb.or([
-        eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "o.product_id").where("p.name", "ilike", pattern)),
-        eb.exists(
-          eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "o.organization_id").where("g.name", "ilike", pattern),
-        ),
-      ]),
+      eb.or([productNameMatches(eb.ref("o.product_id"), pattern), organizationNameMatches(eb.ref("o.organization_id"), pattern)]),
     );
   }
   return eb.and(conditions);
@@ -114,11 +104,11 @@ const sortExpression = (key: OrderSortKey) => {
     case "net_amount":
       return sql.ref("o.net_amount");
     case "customer":
-      return sql`(SELECT c.email FROM customers c WHERE c.id = o.customer_id)`;
+      return customerEmailOf(sql.ref("o.customer_id"));
     case "product":
-      return sql`(SELECT p.name FROM products p WHERE p.id = o.product_id)`;
+      return productNameOf(sql.ref("o.product_id"));
     case "discount":
-      return sql`(SELECT d.name FROM discounts d WHERE d.id = o.discount_id)`;
+      return discountNameOf(sql.ref("o.discount_id"));
     case "subscription":
       return sql.ref("o.subscription_id");
   }
@@ -169,11 +159,9 @@ export const listOrders = (
 /** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
 const embedded = (eb: OrdersScope) => [
   jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "o.customer_id")).as(
-    "customer",
-  ),
-  jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
-  jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
+  customerJson(eb.ref("o.customer_id")).as("customer"),
+  productJson(eb.ref("o.product_id")).as("product"),
+  discountJson(eb.ref("o.discount_id")).as("discount"),
   jsonObjectFrom(eb.selectFrom("subscriptions as s").selectAll("s").whereRef("s.id", "=", "o.subscription_id")).as("subscription"),
 ];
 

@@ -103,3 +103,20 @@ export const organizationsWithDue = (
     .select(["o.id", "o.clock_offset_ms"])
     .where((eb) => due(eb.ref("o.id"), sql<Date>`${now}::timestamptz + o.clock_offset_ms * interval '1 millisecond'`))
     .execute();
+
+// What an order's documents read of the seller.
+
+/** The seller as its documents print it, with its fetched logo. */
+export const organizationForDocument = (db: Executor, id: string) =>
+  db
+    .selectFrom("organizations as o")
+    // The logo fetched from the avatar URL, only while the avatar URL is still the one it came from.
+    .leftJoin("organization_logos as l", (join) => join.onRef("l.organization_id", "=", "o.id").onRef("l.source_url", "=", "o.avatar_url"))
+    .select(["o.id", "o.name", "o.email", "o.website", "o.avatar_url", "o.legal_name", "o.legal_address", "o.tax_registrations"])
+    .select("l.content as fetched_logo")
+    .where("o.id", "=", id)
+    .executeTakeFirstOrThrow();
+
+/** What credit-note numbering reads of the seller: its invoice prefix, or its slug. */
+export const numberingOrganization = (db: Executor, id: string) =>
+  db.selectFrom("organizations").select(["id", "slug", "invoice_prefix"]).where("id", "=", id).executeTakeFirstOrThrow();

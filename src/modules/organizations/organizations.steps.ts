@@ -8,3 +8,6 @@ export { findClockOffset, setClockOffset } from "./organizations.repository.ts";
 
 // What orders and subscriptions read of their organizations.
 export { organizationNameMatches, organizationNameOf, organizationsWithDue } from "./organizations.repository.ts";
+
+// What an order's documents read of the seller.
+export { numberingOrganization, organizationForDocument } from "./organizations.repository.ts";

@@ -1,5 +1,13 @@
 import { given } from "../../schema/pagination.ts";
-import { sql, type AliasableExpression, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from "kysely";
+import {
+  expressionBuilder,
+  sql,
+  type AliasableExpression,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type SqlBool,
+} from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
@@ -246,4 +254,16 @@ export const findPaymentView = (
   let query = paymentsView(db, relations).where("p.id", "=", id);
   if (allowed !== null) query = query.where("p.organization_id", "in", allowed);
   return query.executeTakeFirst();
+};
+
+// What an order's documents read of its payments, inside their own statement.
+
+/** When the order of the caller's `orderId` column was paid: its last succeeded payment. */
+export const paidAtOf = (orderId: Expression<string>) => {
+  const eb = expressionBuilder<Database>();
+  return eb
+    .selectFrom("payments as p")
+    .select((sub) => sub.fn.max("p.created_at").as("paid_at"))
+    .where("p.order_id", "=", orderId)
+    .where("p.status", "=", "succeeded");
 };
