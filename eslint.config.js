@@ -14,7 +14,6 @@ const FILES_WITH_SQL_BEFORE_THE_RULE = [
   "src/modules/events/events.service.ts",
   "src/modules/meters/meter-filter.ts",
   "src/modules/meters/meter-usage.ts",
-  "src/modules/orders/order-numbers.ts",
   "src/schema/pagination.ts",
 ];
 

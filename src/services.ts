@@ -41,6 +41,8 @@ import { unconfiguredProcessor } from "./adapters/payment-processors/unconfigure
 import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processor.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
+import { customerEmailIn } from "./modules/customers/customers.steps.ts";
+import { checkoutIdOfOrder, orderFromCheckoutIn } from "./modules/orders/orders.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder } from "./flows/refund-order.ts";
@@ -130,7 +132,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
     portalOrderPayments,
     portalPaymentMethods: createPortalPaymentMethodService(deps, adapters.payments, portalOrderPayments),
-    paymentRecords: createPaymentService(deps),
+    paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
     portalPageSessions: createPortalPageSessions(deps, authenticators),

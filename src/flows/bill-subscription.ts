@@ -3,17 +3,16 @@ import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { recordWebhookEvent } from "../jobs/webhook-outbox.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
-import { discountAmount } from "../modules/discounts/discounts.steps.ts";
+import { findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
+import { discountAmount, findDiscountById } from "../modules/discounts/discounts.steps.ts";
 import { readOrder, writeOrder } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import { findOrganization } from "../modules/organizations/organizations.steps.ts";
+import { findProductBilling } from "../modules/products/products.steps.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import {
   billableEntries,
   discountExpired,
-  findDiscountById,
-  findProductBilling,
-  findSubscriber,
   markEntriesBilled,
   unbilledEntries,
   type PriceLine,
@@ -96,7 +95,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
   // One after another: a transaction is one connection, which runs one statement at a time.
   const organization = await findOrganization(trx, row.organization_id, null);
   if (!organization) throw new Error(`subscription ${row.id} without its organization`);
-  const customer = await findSubscriber(trx, row.customer_id);
+  const customer = await findCustomerEvenDeleted(trx, row.customer_id);
   const entries = billableEntries(linesTotal(input.lines) - input.discount, await unbilledEntries(trx, row.id));
   if (input.lines.length === 0 && entries.billed.length === 0) return null;
   const lines = [

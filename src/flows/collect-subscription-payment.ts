@@ -5,8 +5,16 @@ import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { enqueueJob, removeJob } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
-import { dueAmount } from "../modules/orders/orders.mapper.ts";
-import { findOrderForUpdate, markOrderPaid, publishOrderUpdated, updateOrder } from "../modules/orders/orders.steps.ts";
+import { defaultPaymentMethodId, findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
+import {
+  dueAmount,
+  findOrderForUpdate,
+  hasOtherDunningOrder,
+  markOrderPaid,
+  publishOrderUpdated,
+  subscriptionIdOfOrder,
+  updateOrder,
+} from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
   countFailedPayments,
@@ -19,16 +27,12 @@ import {
 import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
 import {
-  defaultPaymentMethodId,
   dunningStep,
   endSubscription,
-  findSubscriber,
   findSubscriptionForUpdate,
-  hasOtherDunningOrder,
   markPastDue,
   moveSubscriptionsToMethod,
   recoverSubscription,
-  subscriptionIdOfOrder,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 
@@ -60,7 +64,7 @@ export const scheduleCollectRecovery = (db: Executor, orderId: string, trigger: 
 
 /** A paid charge: the order paid, a past-due subscription recovered once nothing else is in dunning. */
 async function settlePaid(trx: Executor, { order, row }: LockedCharge, reference: string, now: Date): Promise<void> {
-  const customer = await findSubscriber(trx, order.customer_id);
+  const customer = await findCustomerEvenDeleted(trx, order.customer_id);
   await markOrderPaid(trx, order, { customer, reference }, now);
   if (row.status === "past_due" && !(await hasOtherDunningOrder(trx, row.id, order.id))) await recoverSubscription(trx, row, now);
   // A paid renewal renews the grants (those a recovery just restored included).

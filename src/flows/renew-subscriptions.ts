@@ -2,17 +2,16 @@ import type { Executor } from "../db/database.ts";
 import { addInterval } from "../values/calendar.ts";
 import { atClockOffset } from "../values/clock.ts";
 import { discountAmount } from "../modules/discounts/discounts.steps.ts";
-import { updateOrder } from "../modules/orders/orders.steps.ts";
+import { claimDueRetry, updateOrder } from "../modules/orders/orders.steps.ts";
+import { findProductBilling } from "../modules/products/products.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import type { PaymentTrigger } from "../modules/payments/payments.table.ts";
 import {
   applyPendingUpdate,
   claimDueResume,
-  claimDueRetry,
   claimDueSubscription,
   closePeriodUsage,
   endSubscription,
-  findProductBilling,
   organizationsWithDueWork,
   pauseSubscription,
   publishSubscriptionEvents,

@@ -21,21 +21,8 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   discounts: ["products"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
-  orders: [
-    "checkouts",
-    "customers",
-    "discounts",
-    "organization_logos",
-    "organizations",
-    "payments",
-    "products",
-    "refunds",
-    "subscriptions",
-  ],
-  payments: ["customers", "orders"],
+  orders: ["checkouts", "refunds", "subscriptions"],
   products: ["benefits", "custom_fields", "product_custom_fields"],
-  subscriptions: ["customers", "discounts", "meters", "orders", "organizations", "product_prices", "products"],
-  "test-clock": ["checkouts", "orders", "organizations", "subscriptions"],
 };
 
 const SRC = path.join(projectRoot, "src");

@@ -1,4 +1,4 @@
-import { type Expression, type Insertable, type Updateable } from "kysely";
+import { sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
@@ -176,3 +176,21 @@ export const expireCheckout = (db: Executor, id: string, now: Date) =>
     .where("expires_at", "<=", now)
     .returning("id")
     .executeTakeFirst();
+
+// What the test clock runs of an organization's checkouts: their next expiry and the expired ones.
+
+/** The earliest expiry of the organization's open sessions, as an expression of the caller's statement. */
+export const nextCheckoutExpiryAt = (organizationId: string): RawBuilder<Date | null> =>
+  sql<Date | null>`(SELECT min(expires_at) FROM checkouts WHERE organization_id = ${organizationId} AND status = 'open')`;
+
+export const dueCheckoutIds = async (db: Executor, organizationId: string, now: Date): Promise<string[]> =>
+  (
+    await db
+      .selectFrom("checkouts")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where("status", "=", "open")
+      .where("expires_at", "<=", now)
+      .orderBy("expires_at")
+      .execute()
+  ).map((row) => row.id);

@@ -101,3 +101,6 @@ export const markSucceeded = (db: Executor, checkoutId: string, links: { custome
 export { type CheckoutClientService, type CheckoutConfirmation } from "./checkouts.client.service.ts";
 export { type CheckoutService, type CheckoutSessions, type PublishedCheckout } from "./checkouts.service.ts";
 export { expireCheckoutWhenDue } from "./checkouts.tasks.ts";
+
+// What the test clock runs of an organization's sessions.
+export { dueCheckoutIds, nextCheckoutExpiryAt } from "./checkouts.repository.ts";

@@ -1,10 +1,11 @@
-import { sql, type Insertable, type Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
 
 /**
@@ -116,3 +117,48 @@ export const customersByIds = async (db: Executor, ids: readonly string[]): Prom
     .execute();
   return new Map(rows.map((row) => [row.id, row]));
 };
+
+// What the payments list reads of a customer, as an expression of its own statement (payments, the
+// lowest feature, imports none: services.ts hands it over).
+
+/** Whether the customer of the caller's `customerId` column has one of `emails` (lowercase), case-insensitively. */
+export const customerEmailIn = (customerId: Expression<string>, emails: readonly string[]): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("customers as c")
+      .select("c.id")
+      .where("c.id", "=", customerId)
+      .where((inner) => inner(inner.fn("lower", ["c.email"]), "in", emails)),
+  );
+};
+
+// What orders and subscriptions read of their customers: beside their statements, and inside them
+// as expressions over the caller's `customerId` column.
+
+/** A customer, deleted or not (a subscription bills its customer to the end). */
+export const findCustomerEvenDeleted = (db: Executor, id: string) =>
+  db.selectFrom("customers").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+/** The method the customer pays with when what it pays for has none of its own. */
+export const defaultPaymentMethodId = async (db: Executor, customerId: string): Promise<string | null> =>
+  (await db.selectFrom("customers").select("default_payment_method_id").where("id", "=", customerId).executeTakeFirstOrThrow())
+    .default_payment_method_id;
+
+/** The customer's email, a sort key of the caller's rows. */
+export const customerEmailOf = (customerId: Expression<string>) =>
+  sql<string | null>`(SELECT c.email FROM customers c WHERE c.id = ${customerId})`;
+
+/** The customer as the read schemas embed it (with its first user event), a JSON column of the caller's statement. */
+export const customerJson = (customerId: Expression<string>) =>
+  jsonObjectFrom(
+    expressionBuilder<Database>().selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).where("c.id", "=", customerId),
+  );
+
+/** The customers' contact columns an export prints, a table to join under `alias`. */
+export const customerContacts = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("customers").select(["id", "email", "name", "billing_name", "billing_address"]).as(alias);
+
+/** The customer's locale, a column of the caller's statement. */
+export const customerLocaleOf = (customerId: Expression<string>) =>
+  expressionBuilder<Database>().selectFrom("customers as cu").select("cu.locale").where("cu.id", "=", customerId).$asScalar();

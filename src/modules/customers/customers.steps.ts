@@ -128,3 +128,16 @@ export { CUSTOMER_TAX_ID_FIELDS } from "./customers.service.ts";
 export { addMember, changeMember, removeMember } from "./member-changes.ts";
 export { findSessionSummary } from "./member-sessions.repository.ts";
 export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCustomerMembers } from "./members.repository.ts";
+
+// What the payments list reads of its customers (handed to it by services.ts).
+export { customerEmailIn } from "./customers.repository.ts";
+
+// What orders and subscriptions read of their customers.
+export {
+  customerContacts,
+  customerEmailOf,
+  customerJson,
+  customerLocaleOf,
+  defaultPaymentMethodId,
+  findCustomerEvenDeleted,
+} from "./customers.repository.ts";

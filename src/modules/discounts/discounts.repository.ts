@@ -1,6 +1,6 @@
-import { sql, type Insertable } from "kysely";
-import { jsonArrayFrom } from "kysely/helpers/postgres";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable } from "kysely";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
@@ -86,3 +86,22 @@ export const listDiscounts = async (
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`d.${key}`), direction);
   return await query.orderBy("d.id").offset(offset).limit(limit).execute();
 };
+
+// What orders and subscriptions read of their discounts: beside their statements, and inside them
+// as expressions over the caller's `discountId` column.
+
+/** A discount, whatever its state now (whether it still applies is the caller's rule). */
+export const findDiscountById = (db: Executor, id: string) =>
+  db.selectFrom("discounts").selectAll().where("id", "=", id).executeTakeFirst();
+
+/** The discount's name, a sort key of the caller's rows (null without one). */
+export const discountNameOf = (discountId: Expression<string | null>) =>
+  sql<string | null>`(SELECT d.name FROM discounts d WHERE d.id = ${discountId})`;
+
+/** The discount row, a JSON column of the caller's statement. */
+export const discountJson = (discountId: Expression<string | null>) =>
+  jsonObjectFrom(expressionBuilder<Database>().selectFrom("discounts as d").selectAll("d").where("d.id", "=", discountId));
+
+/** The discounts' names, a table to join under `alias`. */
+export const discountNames = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("discounts").select(["id", "name"]).as(alias);

@@ -5,3 +5,6 @@
  */
 export { discountAmount } from "./discount-amount.ts";
 export { findLiveDiscount, redeemDiscount, releaseDiscount, type DiscountWithProducts } from "./discount-redemptions.repository.ts";
+
+// What orders and subscriptions read of their discounts.
+export { discountJson, discountNameOf, discountNames, findDiscountById } from "./discounts.repository.ts";

@@ -26,10 +26,6 @@ export const findCreditNoteOfRefund = (db: Executor, refundId: string): Promise<
 export const creditNotesOfOrder = (db: Executor, orderId: string): Promise<CreditNoteRow[]> =>
   db.selectFrom("credit_notes").selectAll().where("order_id", "=", orderId).orderBy("created_at").orderBy("number").execute();
 
-/** What credit-note numbering reads of the seller: its invoice prefix, or its slug. */
-export const numberingOrganization = (db: Executor, id: string) =>
-  db.selectFrom("organizations").select(["id", "slug", "invoice_prefix"]).where("id", "=", id).executeTakeFirstOrThrow();
-
 /**
  * An order's succeeded refunds, oldest first, read through the database schema (the refunds
  * feature builds on orders, not the other way round): the receipt lists them, and an invoice

@@ -1,7 +1,8 @@
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { insertCreditNote, numberingOrganization, succeededRefundsOfOrder } from "./credit-notes.repository.ts";
+import { numberingOrganization } from "../organizations/organizations.steps.ts";
+import { insertCreditNote, succeededRefundsOfOrder } from "./credit-notes.repository.ts";
 import { allocateCreditNoteNumber } from "./order-numbers.ts";
 import type { CreditNoteRow, OrderRow } from "./orders.table.ts";
 

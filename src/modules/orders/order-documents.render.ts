@@ -3,7 +3,8 @@ import { renderBillingPdf, type BillingDocument } from "../../documents/pdf.ts";
 import { logoImage } from "../../documents/logo.ts";
 import { isEuMember } from "../../adapters/tax-engine/tax.rates.ts";
 import { succeededRefundsOfOrder } from "./credit-notes.repository.ts";
-import { orderDocumentContext, organizationForDocument } from "./order-documents.repository.ts";
+import { organizationForDocument } from "../organizations/organizations.steps.ts";
+import { orderDocumentContext } from "./order-documents.repository.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
 import type { CreditNoteRow } from "./orders.table.ts";
 

@@ -1,6 +1,5 @@
-import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import type { BillingCountersTable } from "./orders.table.ts";
+import { nextBillingCounterValue } from "./billing-counters.repository.ts";
 
 /** Customer short id as 8 letters: base 26 over A–Z, left-padded with `A`. */
 export function shortIdCode(shortId: number): string {
@@ -14,20 +13,6 @@ export function shortIdCode(shortId: number): string {
 }
 
 const sequenceNumber = (value: number): string => String(value).padStart(4, "0");
-
-/**
- * The next value of a counter. The upsert takes the counter's row lock until the transaction ends,
- * so concurrent orders of one subject are serialized and a rollback frees the number: gap-free.
- */
-async function nextValue(db: Executor, organizationId: string, subjectId: string, kind: BillingCountersTable["kind"]): Promise<number> {
-  const row = await db
-    .insertInto("billing_counters")
-    .values({ organization_id: organizationId, subject_id: subjectId, kind, value: 1 })
-    .onConflict((oc) => oc.columns(["subject_id", "kind"]).doUpdateSet({ value: sql`billing_counters.value + 1` }))
-    .returning("value")
-    .executeTakeFirstOrThrow();
-  return row.value;
-}
 
 export interface NumberingOrganization {
   id: string;
@@ -47,9 +32,9 @@ export async function allocateInvoiceNumber(
 ): Promise<string> {
   const prefix = invoicePrefix(organization);
   if (organization.invoice_numbering === "organization") {
-    return `${prefix}-${sequenceNumber(await nextValue(db, organization.id, organization.id, "invoice"))}`;
+    return `${prefix}-${sequenceNumber(await nextBillingCounterValue(db, organization.id, organization.id, "invoice"))}`;
   }
-  return `${prefix}-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextValue(db, organization.id, customer.id, "invoice"))}`;
+  return `${prefix}-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextBillingCounterValue(db, organization.id, customer.id, "invoice"))}`;
 }
 
 /** `RCPT-{SHORTID}-{NNNN}` from the customer's receipt counter. */
@@ -58,7 +43,7 @@ export async function allocateReceiptNumber(
   organizationId: string,
   customer: { id: string; short_id: number },
 ): Promise<string> {
-  return `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextValue(db, organizationId, customer.id, "receipt"))}`;
+  return `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextBillingCounterValue(db, organizationId, customer.id, "receipt"))}`;
 }
 
 /**
@@ -69,5 +54,5 @@ export async function allocateCreditNoteNumber(
   db: Executor,
   organization: Pick<NumberingOrganization, "id" | "slug" | "invoice_prefix">,
 ): Promise<string> {
-  return `${invoicePrefix(organization)}-CN-${sequenceNumber(await nextValue(db, organization.id, organization.id, "credit_note"))}`;
+  return `${invoicePrefix(organization)}-CN-${sequenceNumber(await nextBillingCounterValue(db, organization.id, organization.id, "credit_note"))}`;
 }

@@ -3,12 +3,14 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { issueCreditNote, type CreditedRefund } from "./credit-notes.service.ts";
 import { rerenderReceipt } from "./order-documents.service.ts";
-import { refundableAmount } from "./orders.mapper.ts";
+import { refundableAmount } from "./order-amounts.ts";
 import { findOrderForUpdate, updateOrder } from "./orders.repository.ts";
 import { publishOrderUpdated } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
 // What the refund flow does to an order, inside the refund's transaction.
+
+export { refundableTaxAmount, refundBase, refundableAmount, type RefundTotals } from "./order-amounts.ts";
 
 /** The order a refund is for, locked for the refund, with what of it is left to refund; undefined when the caller may not see it. */
 export async function lockOrderForRefund(

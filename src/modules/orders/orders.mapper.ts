@@ -6,6 +6,7 @@ import { toDiscountBase } from "../discounts/discounts.mapper.ts";
 import type { DiscountRow } from "../discounts/discounts.table.ts";
 import { toProductSummary } from "../products/products.mapper.ts";
 import type { ProductRow } from "../products/products.table.ts";
+import { dueAmount, refundableAmount, refundableTaxAmount } from "./order-amounts.ts";
 import type { Order, OrderItem } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
 import type { OrderEmbeddedRow } from "./orders.repository.ts";
@@ -63,22 +64,7 @@ export const toOrderItem = (item: EitherTimestamps<OrderItemRow>): OrderItem => 
   product_price_id: item.product_price_id,
 });
 
-/** What a pending order still asks of the customer: its total less the balance already applied. */
-export const dueAmount = (order: Pick<OrderRow, "total_amount" | "applied_balance_amount">): number =>
-  Math.max(order.total_amount + order.applied_balance_amount, 0);
-
 const REFUNDABLE: ReadonlySet<OrderRow["status"]> = new Set(["paid", "partially_refunded"]);
-
-type RefundTotals = Pick<OrderRow, "net_amount" | "applied_balance_amount" | "tax_amount" | "refunded_amount" | "refunded_tax_amount">;
-
-/** What the order's payment covered before tax: the net amount with the customer's balance applied. */
-export const refundBase = (order: RefundTotals): number => order.net_amount + order.applied_balance_amount;
-
-/** The part of the pre-tax amount not refunded yet (never negative), whatever the status. */
-export const refundableAmount = (order: RefundTotals): number => Math.max(0, refundBase(order) - order.refunded_amount);
-
-/** The tax not refunded yet (never negative), whatever the status. */
-export const refundableTaxAmount = (order: RefundTotals): number => Math.max(0, order.tax_amount - order.refunded_tax_amount);
 
 /** The order's own fields, shared by the organization's and the customer's view. */
 export function toOrderFields(order: OrderRow, items: readonly EitherTimestamps<OrderItemRow>[]) {

@@ -1,10 +1,23 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
+import {
+  expressionBuilder,
+  sql,
+  type AliasableExpression,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type RawBuilder,
+  type SqlBool,
+  type Updateable,
+} from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
 import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { customerEmailOf, customerJson } from "../customers/customers.steps.ts";
+import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";
+import { organizationNameMatches } from "../organizations/organizations.steps.ts";
+import { productIsRecurring, productJson, productNameMatches, productNameOf } from "../products/products.steps.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -62,27 +75,14 @@ function matches(eb: OrdersScope, filter: OrderFilter): Expression<SqlBool> {
   if (given(filter.billingTypes) && filter.billingTypes.length === 1) {
     // Both types together match every order with a product; orders without one never match.
     const recurring = filter.billingTypes[0] === "recurring";
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("products as p")
-          .select("p.id")
-          .whereRef("p.id", "=", "o.product_id")
-          .where("p.recurring_interval", recurring ? "is not" : "is", null),
-      ),
-    );
+    conditions.push(productIsRecurring(eb.ref("o.product_id"), recurring));
   } else if (given(filter.billingTypes)) {
     conditions.push(eb("o.product_id", "is not", null));
   }
   if (filter.query !== undefined && filter.query !== "") {
     const pattern = containsPattern(filter.query);
     conditions.push(
-      eb.or([
-        eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "o.product_id").where("p.name", "ilike", pattern)),
-        eb.exists(
-          eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "o.organization_id").where("g.name", "ilike", pattern),
-        ),
-      ]),
+      eb.or([productNameMatches(eb.ref("o.product_id"), pattern), organizationNameMatches(eb.ref("o.organization_id"), pattern)]),
     );
   }
   return eb.and(conditions);
@@ -104,11 +104,11 @@ const sortExpression = (key: OrderSortKey) => {
     case "net_amount":
       return sql.ref("o.net_amount");
     case "customer":
-      return sql`(SELECT c.email FROM customers c WHERE c.id = o.customer_id)`;
+      return customerEmailOf(sql.ref("o.customer_id"));
     case "product":
-      return sql`(SELECT p.name FROM products p WHERE p.id = o.product_id)`;
+      return productNameOf(sql.ref("o.product_id"));
     case "discount":
-      return sql`(SELECT d.name FROM discounts d WHERE d.id = o.discount_id)`;
+      return discountNameOf(sql.ref("o.discount_id"));
     case "subscription":
       return sql.ref("o.subscription_id");
   }
@@ -159,11 +159,9 @@ export const listOrders = (
 /** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
 const embedded = (eb: OrdersScope) => [
   jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "o.customer_id")).as(
-    "customer",
-  ),
-  jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").whereRef("p.id", "=", "o.product_id")).as("product"),
-  jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "o.discount_id")).as("discount"),
+  customerJson(eb.ref("o.customer_id")).as("customer"),
+  productJson(eb.ref("o.product_id")).as("product"),
+  discountJson(eb.ref("o.discount_id")).as("discount"),
   jsonObjectFrom(eb.selectFrom("subscriptions as s").selectAll("s").whereRef("s.id", "=", "o.subscription_id")).as("subscription"),
 ];
 
@@ -236,3 +234,80 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
   orderIds.length
     ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
     : Promise.resolve([]);
+
+// The test clock's view of an organization's orders.
+
+/** The earliest dunning retry of the organization's pending renewal orders, as an expression of the caller's statement. */
+export const nextPaymentRetryAt = (organizationId: string): RawBuilder<Date | null> =>
+  sql<Date | null>`(SELECT min(next_payment_attempt_at) FROM orders
+        WHERE organization_id = ${organizationId} AND status = 'pending' AND subscription_id IS NOT NULL)`;
+
+// What the payments list reads of its orders, as expressions of its own statement (payments, the
+// lowest feature, imports none: services.ts hands them to it).
+
+/** The checkout the order of the caller's `orderId` column came from. */
+export const checkoutIdOfOrder = (orderId: Expression<string>): AliasableExpression<string | null> =>
+  expressionBuilder<Database>().selectFrom("orders as o").select("o.checkout_id").where("o.id", "=", orderId).$asScalar();
+
+/** Whether the order of the caller's `orderId` column came from one of the checkouts. */
+export const orderFromCheckoutIn = (orderId: Expression<string>, checkoutIds: readonly string[]): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(eb.selectFrom("orders as o").select("o.id").where("o.id", "=", orderId).where("o.checkout_id", "in", checkoutIds));
+};
+
+// The renewals' reads of a subscription's orders: what is due (claimed with SKIP LOCKED, so sweeps
+// run side by side) and which orders still wait for a payment.
+
+/** The next pending order whose dunning retry is due, locked (skipping rows another process holds). */
+export const claimDueRetry = (db: Executor, now: Date, organizationId?: string) => {
+  let query = db
+    .selectFrom("orders")
+    .selectAll()
+    .where("status", "=", "pending")
+    .where("subscription_id", "is not", null)
+    .where("next_payment_attempt_at", "<=", now);
+  if (organizationId) query = query.where("organization_id", "=", organizationId);
+  return query.orderBy("next_payment_attempt_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
+};
+
+/** Whether another order of the subscription still waits for a dunning retry. */
+export const hasOtherDunningOrder = async (db: Executor, subscriptionId: string, exceptOrderId: string): Promise<boolean> =>
+  (await db
+    .selectFrom("orders")
+    .select("id")
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "=", "pending")
+    .where("next_payment_attempt_at", "is not", null)
+    .where("id", "<>", exceptOrderId)
+    .executeTakeFirst()) !== undefined;
+
+/** The subscription an order bills, if any. */
+export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>
+  (await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst())?.subscription_id ?? null;
+
+/** The orders of a subscription still waiting for a payment. */
+export const pendingOrdersOf = (db: Executor, subscriptionId: string) =>
+  db.selectFrom("orders").selectAll().where("subscription_id", "=", subscriptionId).where("status", "=", "pending").execute();
+
+/** Whether an order of the organization's subscriptions has its dunning retry due at `at`. */
+export const paymentRetryDueExists = (organizationId: Expression<string>, at: Expression<Date>): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("orders as r")
+      .select("r.id")
+      .where("r.organization_id", "=", organizationId)
+      .where("r.status", "=", "pending")
+      .where("r.subscription_id", "is not", null)
+      .where("r.next_payment_attempt_at", "<=", at),
+  );
+};
+
+/** Orders waiting for a dunning retry (pending, with a next attempt scheduled), a table to join under `alias`. */
+export const ordersAwaitingRetry = <A extends string>(alias: A) =>
+  expressionBuilder<Database>()
+    .selectFrom("orders")
+    .select(["id", "subscription_id", "customer_id", "created_at"])
+    .where("status", "=", "pending")
+    .where("next_payment_attempt_at", "is not", null)
+    .as(alias);

@@ -2,13 +2,24 @@ import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateReceiptNumber } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
+import { dueAmount } from "./order-amounts.ts";
 import { findOrder, findOrderForUpdate, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
 // The order operations other modules and flows run inside their own transaction.
 
-export { findOrder, findOrderForUpdate, publishOrderUpdated, readOrder, updateOrder, writeOrder, type NewOrder, type OrderVisibility };
+export {
+  dueAmount,
+  findOrder,
+  findOrderForUpdate,
+  publishOrderUpdated,
+  readOrder,
+  updateOrder,
+  writeOrder,
+  type NewOrder,
+  type OrderVisibility,
+};
 
 /** Records `order.created` then `order.paid` for an order written paid, in the caller's transaction. */
 export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): Promise<void> {
@@ -40,3 +51,19 @@ export async function markOrderPaid(
 }
 export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } from "./order-documents.service.ts";
 export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";
+
+// What the test clock reads of an organization's orders.
+export { nextPaymentRetryAt } from "./orders.repository.ts";
+
+// What the payments list reads of its orders (handed to it by services.ts).
+export { checkoutIdOfOrder, orderFromCheckoutIn } from "./orders.repository.ts";
+
+// What the renewals read of a subscription's orders.
+export {
+  claimDueRetry,
+  hasOtherDunningOrder,
+  ordersAwaitingRetry,
+  paymentRetryDueExists,
+  pendingOrdersOf,
+  subscriptionIdOfOrder,
+} from "./orders.repository.ts";

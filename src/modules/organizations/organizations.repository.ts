@@ -1,5 +1,5 @@
-import type { Insertable, Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -65,3 +65,58 @@ export const findOrganizationIds = async (db: Executor, ids: readonly string[]):
   const rows = await db.selectFrom("organizations").select("id").where("id", "in", ids).execute();
   return new Set(rows.map((row) => row.id));
 };
+
+// The sandbox clock's offset of an organization (the test clock's reads and writes).
+
+export const findClockOffset = async (db: Executor, organizationId: string, allowed: OrganizationScope): Promise<number | undefined> => {
+  let query = db.selectFrom("organizations").select("clock_offset_ms").where("id", "=", organizationId);
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  return (await query.executeTakeFirst())?.clock_offset_ms;
+};
+
+export const setClockOffset = (db: Executor, organizationId: string, offsetMs: number) =>
+  db.updateTable("organizations").set({ clock_offset_ms: offsetMs }).where("id", "=", organizationId).execute();
+
+// What orders and subscriptions read of their organizations, inside their own statements.
+
+/** The organization's name, a sort key of the caller's rows. */
+export const organizationNameOf = (organizationId: Expression<string>) =>
+  sql<string>`(SELECT g.name FROM organizations g WHERE g.id = ${organizationId})`;
+
+/** Whether the organization's name matches `pattern` (ILIKE). */
+export const organizationNameMatches = (organizationId: Expression<string>, pattern: string): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(eb.selectFrom("organizations as g").select("g.id").where("g.id", "=", organizationId).where("g.name", "ilike", pattern));
+};
+
+/**
+ * The organizations for which `due` holds at their own time (real time plus their sandbox test
+ * clock's offset), with that offset: `due` gets the organization's id and its time, as expressions.
+ */
+export const organizationsWithDue = (
+  db: Executor,
+  now: Date,
+  due: (organizationId: Expression<string>, organizationNow: Expression<Date>) => Expression<SqlBool>,
+) =>
+  db
+    .selectFrom("organizations as o")
+    .select(["o.id", "o.clock_offset_ms"])
+    .where((eb) => due(eb.ref("o.id"), sql<Date>`${now}::timestamptz + o.clock_offset_ms * interval '1 millisecond'`))
+    .execute();
+
+// What an order's documents read of the seller.
+
+/** The seller as its documents print it, with its fetched logo. */
+export const organizationForDocument = (db: Executor, id: string) =>
+  db
+    .selectFrom("organizations as o")
+    // The logo fetched from the avatar URL, only while the avatar URL is still the one it came from.
+    .leftJoin("organization_logos as l", (join) => join.onRef("l.organization_id", "=", "o.id").onRef("l.source_url", "=", "o.avatar_url"))
+    .select(["o.id", "o.name", "o.email", "o.website", "o.avatar_url", "o.legal_name", "o.legal_address", "o.tax_registrations"])
+    .select("l.content as fetched_logo")
+    .where("o.id", "=", id)
+    .executeTakeFirstOrThrow();
+
+/** What credit-note numbering reads of the seller: its invoice prefix, or its slug. */
+export const numberingOrganization = (db: Executor, id: string) =>
+  db.selectFrom("organizations").select(["id", "slug", "invoice_prefix"]).where("id", "=", id).executeTakeFirstOrThrow();

@@ -1,5 +1,13 @@
 import { given } from "../../schema/pagination.ts";
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool } from "kysely";
+import {
+  expressionBuilder,
+  sql,
+  type AliasableExpression,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type SqlBool,
+} from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
@@ -128,6 +136,20 @@ export const succeededPayment = (db: Executor, orderId: string): Promise<Payment
     .limit(1)
     .executeTakeFirst();
 
+/**
+ * What the payments list reads of the orders and customers of its payments, as expressions of its
+ * one statement: given by those modules' steps through services.ts, since payments imports no feature
+ * (customers and orders import it).
+ */
+export interface PaymentRelations {
+  /** The checkout the order of the `orderId` column came from. */
+  checkoutIdOfOrder: (orderId: Expression<string>) => AliasableExpression<string | null>;
+  /** Whether the order of the `orderId` column came from one of the checkouts. */
+  orderFromCheckoutIn: (orderId: Expression<string>, checkoutIds: readonly string[]) => Expression<SqlBool>;
+  /** Whether the customer of the `customerId` column has one of the (lowercase) emails, case-insensitively. */
+  customerEmailIn: (customerId: Expression<string>, emails: readonly string[]) => Expression<SqlBool>;
+}
+
 /** Which payments a list answers: the caller's organizations (null = all) and the query's filters. */
 export interface PaymentFilter {
   allowed: OrganizationScope;
@@ -148,7 +170,7 @@ type PaymentScope = ExpressionBuilder<Database & { p: PaymentsTable; m: PaymentM
  */
 const METHOD = sql<string>`coalesce(m.type, 'card')`;
 
-function paymentMatches(eb: PaymentScope, filter: PaymentFilter): Expression<SqlBool> {
+function paymentMatches(eb: PaymentScope, filter: PaymentFilter, relations: PaymentRelations): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
   if (filter.allowed !== null) conditions.push(eb("p.organization_id", "in", filter.allowed));
   if (given(filter.organizationIds)) conditions.push(eb("p.organization_id", "in", filter.organizationIds));
@@ -156,34 +178,26 @@ function paymentMatches(eb: PaymentScope, filter: PaymentFilter): Expression<Sql
   if (given(filter.customerIds)) conditions.push(eb("p.customer_id", "in", filter.customerIds));
   if (given(filter.statuses)) conditions.push(eb("p.status", "in", filter.statuses));
   if (given(filter.methods)) conditions.push(eb(METHOD, "in", filter.methods));
-  if (given(filter.checkoutIds)) {
-    const ids = filter.checkoutIds;
-    conditions.push(
-      eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "p.order_id").where("o.checkout_id", "in", ids)),
-    );
-  }
+  if (given(filter.checkoutIds)) conditions.push(relations.orderFromCheckoutIn(eb.ref("p.order_id"), filter.checkoutIds));
   if (given(filter.customerEmails)) {
     const emails = filter.customerEmails.map((email) => email.toLowerCase());
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("customers as c")
-          .select("c.id")
-          .whereRef("c.id", "=", "p.customer_id")
-          .where((inner) => inner(inner.fn("lower", ["c.email"]), "in", emails)),
-      ),
-    );
+    conditions.push(relations.customerEmailIn(eb.ref("p.customer_id"), emails));
   }
   return eb.and(conditions);
 }
 
-const paymentsView = (db: Executor) =>
+const paymentsView = (db: Executor, relations: PaymentRelations) =>
   db
     .selectFrom("payments as p")
-    .innerJoin("orders as o", "o.id", "p.order_id")
     .leftJoin("payment_methods as m", "m.id", "p.payment_method_id")
     .selectAll("p")
-    .select(["o.checkout_id", "m.brand as method_brand", "m.last4 as method_last4", METHOD.as("method")]);
+    .select((eb) => [
+      // Every payment charges an order (a non-null foreign key): the scalar read replaces the inner join.
+      relations.checkoutIdOfOrder(eb.ref("p.order_id")).as("checkout_id"),
+      "m.brand as method_brand",
+      "m.last4 as method_last4",
+      METHOD.as("method"),
+    ]);
 export type PaymentView = Awaited<ReturnType<ReturnType<typeof paymentsView>["executeTakeFirstOrThrow"]>>;
 
 /** The hosted service's status order is the enum's: pending, succeeded, failed. */
@@ -202,13 +216,13 @@ const paymentSortExpression = (key: PaymentSortKey) => {
   }
 };
 
-export const countPaymentViews = async (db: Executor, filter: PaymentFilter): Promise<number> =>
+export const countPaymentViews = async (db: Executor, filter: PaymentFilter, relations: PaymentRelations): Promise<number> =>
   Number(
     (
       await db
         .selectFrom("payments as p")
         .leftJoin("payment_methods as m", "m.id", "p.payment_method_id")
-        .where((eb) => paymentMatches(eb, filter))
+        .where((eb) => paymentMatches(eb, filter, relations))
         .select((eb) => eb.fn.countAll<number>().as("count"))
         .executeTakeFirstOrThrow()
     ).count,
@@ -218,10 +232,11 @@ export const countPaymentViews = async (db: Executor, filter: PaymentFilter): Pr
 export function listPaymentViews(
   db: Executor,
   filter: PaymentFilter,
+  relations: PaymentRelations,
   sorting: readonly SortCriterion<PaymentSortKey>[],
   window: { offset: number; limit: number },
 ): Promise<PaymentView[]> {
-  let query = paymentsView(db).where((eb) => paymentMatches(eb, filter));
+  let query = paymentsView(db, relations).where((eb) => paymentMatches(eb, filter, relations));
   for (const { key, direction } of sorting) query = query.orderBy(paymentSortExpression(key), direction);
   return query
     .orderBy("p.id", sorting[0]?.direction ?? "desc")
@@ -230,8 +245,25 @@ export function listPaymentViews(
     .execute();
 }
 
-export const findPaymentView = (db: Executor, id: string, allowed: OrganizationScope): Promise<PaymentView | undefined> => {
-  let query = paymentsView(db).where("p.id", "=", id);
+export const findPaymentView = (
+  db: Executor,
+  id: string,
+  allowed: OrganizationScope,
+  relations: PaymentRelations,
+): Promise<PaymentView | undefined> => {
+  let query = paymentsView(db, relations).where("p.id", "=", id);
   if (allowed !== null) query = query.where("p.organization_id", "in", allowed);
   return query.executeTakeFirst();
+};
+
+// What an order's documents read of its payments, inside their own statement.
+
+/** When the order of the caller's `orderId` column was paid: its last succeeded payment. */
+export const paidAtOf = (orderId: Expression<string>) => {
+  const eb = expressionBuilder<Database>();
+  return eb
+    .selectFrom("payments as p")
+    .select((sub) => sub.fn.max("p.created_at").as("paid_at"))
+    .where("p.order_id", "=", orderId)
+    .where("p.status", "=", "succeeded");
 };

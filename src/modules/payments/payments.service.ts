@@ -3,11 +3,14 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { toPayment } from "./payments.mapper.ts";
-import { countPaymentViews, findPaymentView, listPaymentViews } from "./payments.repository.ts";
+import { countPaymentViews, findPaymentView, listPaymentViews, type PaymentRelations } from "./payments.repository.ts";
 import type { Payment, PaymentListQuery } from "./payments.schemas.ts";
 
-/** Reads of every payment attempt recorded: checkouts, renewals and retries, settled or not. */
-export function createPaymentService(deps: Deps) {
+/**
+ * Reads of every payment attempt recorded: checkouts, renewals and retries, settled or not; the
+ * orders' and customers' parts of the reads come from their modules (`PaymentRelations`).
+ */
+export function createPaymentService(deps: Deps, relations: PaymentRelations) {
   const { db } = deps;
   return {
     list(query: PaymentListQuery, allowed: OrganizationScope): Promise<Page<Payment>> {
@@ -23,14 +26,14 @@ export function createPaymentService(deps: Deps) {
       };
       return paginate(
         query,
-        () => countPaymentViews(deps.readDb, filter),
+        () => countPaymentViews(deps.readDb, filter, relations),
         async (offset, limit) =>
-          (await listPaymentViews(deps.readDb, filter, parseSorting(query.sorting), { offset, limit })).map(toPayment),
+          (await listPaymentViews(deps.readDb, filter, relations, parseSorting(query.sorting), { offset, limit })).map(toPayment),
       );
     },
 
     async get(id: string, allowed: OrganizationScope): Promise<Payment> {
-      const row = await findPaymentView(db, id, allowed);
+      const row = await findPaymentView(db, id, allowed, relations);
       if (!row) throw new ResourceNotFound();
       return toPayment(row);
     },

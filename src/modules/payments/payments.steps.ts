@@ -57,3 +57,6 @@ export const recordDeclinedPayment = (db: Executor, input: PaymentAttempt & { de
   insertAttempt(db, input, { declineMessage: input.declineMessage });
 export { setUpPaymentMethod } from "./payment-method-setup.ts";
 export { countPaymentMethods, deletePaymentMethod, listPaymentMethods } from "./payments.repository.ts";
+
+// What an order's documents read of its payments.
+export { paidAtOf } from "./payments.repository.ts";

@@ -1,5 +1,5 @@
-import { sql, type ExpressionBuilder } from "kysely";
-import { jsonArrayFrom } from "kysely/helpers/postgres";
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder } from "kysely";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
@@ -119,3 +119,11 @@ export const listProducts = async (
   for (const { key, direction } of sorting) query = query.orderBy(SORT_EXPRESSIONS[key], direction);
   return await query.orderBy("p.id").offset(offset).limit(limit).execute();
 };
+
+// What subscriptions read of their product, inside their own statement.
+
+/** The product with its relations (`productRelations`), a JSON column of the caller's statement. */
+export const productWithRelationsJson = (productId: Expression<string>) =>
+  jsonObjectFrom(
+    expressionBuilder<Database>().selectFrom("products as p").selectAll("p").select(productRelations).where("p.id", "=", productId),
+  );

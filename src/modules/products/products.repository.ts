@@ -1,5 +1,6 @@
-import type { Insertable, Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { ProductMediasTable, ProductPricesTable, ProductsTable } from "./products.table.ts";
 
@@ -82,3 +83,44 @@ export async function findProductOrganization(db: Executor, productId: string): 
   const row = await db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirst();
   return row?.organization_id;
 }
+
+// What orders and subscriptions read of their products and prices: beside their statements, and
+// inside them as expressions over the caller's `productId` column or tables to join.
+
+/** What an order of the product needs: its name and whether tax applies. */
+export const findProductBilling = (db: Executor, productId: string) =>
+  db.selectFrom("products").select(["name", "is_tax_applicable"]).where("id", "=", productId).executeTakeFirstOrThrow();
+
+/** The product's name, a sort key of the caller's rows (null without one). */
+export const productNameOf = (productId: Expression<string | null>) =>
+  sql<string | null>`(SELECT p.name FROM products p WHERE p.id = ${productId})`;
+
+/** Whether the product's name matches `pattern` (ILIKE). */
+export const productNameMatches = (productId: Expression<string | null>, pattern: string): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(eb.selectFrom("products as p").select("p.id").where("p.id", "=", productId).where("p.name", "ilike", pattern));
+};
+
+/** Whether the product bills recurring (or, with `recurring` false, once). */
+export const productIsRecurring = (productId: Expression<string | null>, recurring: boolean): Expression<SqlBool> => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("products as p")
+      .select("p.id")
+      .where("p.id", "=", productId)
+      .where("p.recurring_interval", recurring ? "is not" : "is", null),
+  );
+};
+
+/** The product row, a JSON column of the caller's statement. */
+export const productJson = (productId: Expression<string | null>) =>
+  jsonObjectFrom(expressionBuilder<Database>().selectFrom("products as p").selectAll("p").where("p.id", "=", productId));
+
+/** The products' names, a table to join under `alias`. */
+export const productNames = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("products").select(["id", "name"]).as(alias);
+
+/** The prices, a table to join under `alias`. */
+export const productPriceRows = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("product_prices").selectAll().as(alias);

@@ -3,3 +3,15 @@ export { existingProductIds } from "./products.repository.ts";
 export { findProductWithRelations, listProducts, productRelations } from "./product-reads.repository.ts";
 export { findProductOrganization } from "./products.repository.ts";
 export { seatAmount, seatRange } from "./seat-pricing.ts";
+
+// What orders and subscriptions read of their products and prices.
+export {
+  findProductBilling,
+  productIsRecurring,
+  productJson,
+  productNameMatches,
+  productNameOf,
+  productNames,
+  productPriceRows,
+} from "./products.repository.ts";
+export { productWithRelationsJson } from "./product-reads.repository.ts";

@@ -1,8 +1,6 @@
 import { scaleHalfToEven } from "../../values/money.ts";
-import { refundableAmount, refundableTaxAmount, refundBase } from "../orders/orders.mapper.ts";
-import type { OrderRow, OrderStatus } from "../orders/orders.table.ts";
-
-type RefundTotals = Pick<OrderRow, "net_amount" | "applied_balance_amount" | "tax_amount" | "refunded_amount" | "refunded_tax_amount">;
+import { refundableAmount, refundableTaxAmount, refundBase, type RefundTotals } from "../orders/order-refunds.steps.ts";
+import type { OrderStatus } from "../orders/orders.table.ts";
 
 /**
  * The tax share of refunding `amount` (pre-tax) of the order, by one rule (docs/decisions.md,

@@ -7,7 +7,7 @@ import type { ProductPriceJson, ProductWithRelations } from "../products/product
 import { findProductWithRelations } from "../products/products.steps.ts";
 import { seatAmount, seatRange } from "../products/products.steps.ts";
 import { discountedLines, type PriceLine } from "./subscription-proration.ts";
-import { findProductBilling } from "./subscription-renewals.repository.ts";
+import { findProductBilling } from "../products/products.steps.ts";
 import * as repo from "./subscriptions.repository.ts";
 import type { PendingUpdate, SubscriptionRow } from "./subscriptions.table.ts";
 

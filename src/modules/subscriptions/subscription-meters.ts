@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
 import { toIso } from "../../schema/primitives.ts";
 import { toMeter } from "../meters/meters.mapper.ts";
+import { findMeter } from "../meters/meters.steps.ts";
 import * as usageRepo from "./subscription-usage.repository.ts";
 import { meteredPriceUsage } from "./subscription-usage.ts";
 import type { SubscriptionMeter } from "./subscriptions.schemas.ts";
@@ -35,7 +36,8 @@ export async function subscriptionMeters(
   for (const price of prices) {
     if (price.meter_id === null) continue;
     const usage = await meteredPriceUsage(trx, row.customer_id, price, row.current_period_start, to);
-    const meter = await usageRepo.findMeter(trx, price.meter_id);
+    // The price's own meter: no organization scope to apply.
+    const meter = await findMeter(trx, price.meter_id, null);
     if (!meter) continue;
     const amount = row.status === "trialing" ? 0 : (usage?.amount ?? 0);
     const seen = byMeter.get(meter.id);

@@ -1,4 +1,5 @@
 import type { Executor } from "../../db/database.ts";
+import { ordersAwaitingRetry } from "../orders/orders.steps.ts";
 import type { OrderRow } from "../orders/orders.table.ts";
 
 /**
@@ -62,12 +63,10 @@ export async function moveSubscriptionsToMethod(
  */
 export const dunningOrdersOfCustomer = (db: Executor, customerId: string): Promise<Pick<OrderRow, "id" | "subscription_id">[]> =>
   db
-    .selectFrom("orders as o")
+    .selectFrom(ordersAwaitingRetry("o"))
     .innerJoin("subscriptions as s", "s.id", "o.subscription_id")
     .select(["o.id", "o.subscription_id"])
     .where("o.customer_id", "=", customerId)
-    .where("o.status", "=", "pending")
-    .where("o.next_payment_attempt_at", "is not", null)
     .where("s.status", "=", "past_due")
     .orderBy("o.created_at")
     .orderBy("o.id")

@@ -1,15 +1,13 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import { productPriceRows } from "../products/products.steps.ts";
 import type { SubscriptionUsageChargesTable } from "./subscriptions.table.ts";
-
-/** A metered price's meter. */
-export const findMeter = (db: Executor, id: string) => db.selectFrom("meters").selectAll().where("id", "=", id).executeTakeFirst();
 
 /** The subscription's frozen metered prices with what they charge per unit and on which meter. */
 export const meteredPrices = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("subscription_prices as sp")
-    .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
+    .innerJoin(productPriceRows("pp"), "pp.id", "sp.product_price_id")
     .select(["pp.id", "pp.unit_amount", "pp.cap_amount", "pp.meter_id", "pp.meter_name"])
     .where("sp.subscription_id", "=", subscriptionId)
     .where("pp.amount_type", "=", "metered_unit")
@@ -20,7 +18,7 @@ export const meteredPrices = (db: Executor, subscriptionId: string) =>
 export const usageChargesOf = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("subscription_usage_charges as uc")
-    .innerJoin("product_prices as pp", "pp.id", "uc.product_price_id")
+    .innerJoin(productPriceRows("pp"), "pp.id", "uc.product_price_id")
     .select(["uc.id", "uc.product_price_id", "uc.period_start", "uc.period_end", "uc.quantity", "uc.amount", "uc.credited_units"])
     .select(["pp.unit_amount", "pp.cap_amount", "pp.meter_id", "pp.meter_name"])
     .where("uc.subscription_id", "=", subscriptionId)

@@ -1,5 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
-import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
@@ -11,8 +11,10 @@ import {
   type MetadataFilter,
   type SortCriterion,
 } from "../../schema/pagination.ts";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
-import { productRelations } from "../products/products.steps.ts";
+import { customerContacts, customerEmailOf, customerJson } from "../customers/customers.steps.ts";
+import { discountJson, discountNameOf, discountNames } from "../discounts/discounts.steps.ts";
+import { organizationNameMatches, organizationNameOf } from "../organizations/organizations.steps.ts";
+import { productNameMatches, productNameOf, productNames, productPriceRows, productWithRelationsJson } from "../products/products.steps.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,
@@ -87,12 +89,7 @@ function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression
   if (filter.query !== undefined && filter.query !== "") {
     const pattern = containsPattern(filter.query);
     conditions.push(
-      eb.or([
-        eb.exists(eb.selectFrom("products as p").select("p.id").whereRef("p.id", "=", "s.product_id").where("p.name", "ilike", pattern)),
-        eb.exists(
-          eb.selectFrom("organizations as g").select("g.id").whereRef("g.id", "=", "s.organization_id").where("g.name", "ilike", pattern),
-        ),
-      ]),
+      eb.or([productNameMatches(eb.ref("s.product_id"), pattern), organizationNameMatches(eb.ref("s.organization_id"), pattern)]),
     );
   }
   if (given(filter.externalCustomerIds)) conditions.push(customerExternalIdIn("s.customer_id", filter.externalCustomerIds));
@@ -108,9 +105,9 @@ export type SubscriptionOrdering = SubscriptionSortKey | "organization";
 const sortExpression = (key: SubscriptionOrdering) => {
   switch (key) {
     case "organization":
-      return sql`(SELECT g.name FROM organizations g WHERE g.id = s.organization_id)`;
+      return organizationNameOf(sql.ref("s.organization_id"));
     case "customer":
-      return sql`(SELECT c.email FROM customers c WHERE c.id = s.customer_id)`;
+      return customerEmailOf(sql.ref("s.customer_id"));
     case "status":
       return STATUS_RANK;
     case "started_at":
@@ -120,25 +117,21 @@ const sortExpression = (key: SubscriptionOrdering) => {
     case "amount":
       return sql.ref(`s.${key}`);
     case "product":
-      return sql`(SELECT p.name FROM products p WHERE p.id = s.product_id)`;
+      return productNameOf(sql.ref("s.product_id"));
     case "discount":
-      return sql`(SELECT d.name FROM discounts d WHERE d.id = s.discount_id)`;
+      return discountNameOf(sql.ref("s.discount_id"));
   }
 };
 
 /** Everything the `Subscription` read schema embeds, as JSON columns of a query over `subscriptions as s`. */
 const embedded = (eb: SubscriptionsScope) => [
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "s.customer_id")).as(
-    "customer",
-  ),
-  jsonObjectFrom(eb.selectFrom("products as p").selectAll("p").select(productRelations).whereRef("p.id", "=", "s.product_id")).as(
-    "product",
-  ),
-  jsonObjectFrom(eb.selectFrom("discounts as d").selectAll("d").whereRef("d.id", "=", "s.discount_id")).as("discount"),
+  customerJson(eb.ref("s.customer_id")).as("customer"),
+  productWithRelationsJson(eb.ref("s.product_id")).as("product"),
+  discountJson(eb.ref("s.discount_id")).as("discount"),
   jsonArrayFrom(
     eb
       .selectFrom("subscription_prices as sp")
-      .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
+      .innerJoin(productPriceRows("pp"), "pp.id", "sp.product_price_id")
       .selectAll("pp")
       .whereRef("sp.subscription_id", "=", "s.id")
       .orderBy("sp.position"),
@@ -204,7 +197,7 @@ export const subscriptionsByIds = (db: Executor, ids: readonly string[]): Promis
 export const frozenPrices = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("subscription_prices as sp")
-    .innerJoin("product_prices as pp", "pp.id", "sp.product_price_id")
+    .innerJoin(productPriceRows("pp"), "pp.id", "sp.product_price_id")
     .select(["sp.product_price_id", "sp.amount", "pp.amount_type", "pp.seat_tiers"])
     .where("sp.subscription_id", "=", subscriptionId)
     .orderBy("sp.position")
@@ -229,9 +222,9 @@ export const setSubscriptionPriceAmount = (db: Executor, subscriptionId: string,
 export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
   db
     .selectFrom("subscriptions as s")
-    .innerJoin("customers as c", "c.id", "s.customer_id")
-    .innerJoin("products as p", "p.id", "s.product_id")
-    .leftJoin("discounts as d", "d.id", "s.discount_id")
+    .innerJoin(customerContacts("c"), "c.id", "s.customer_id")
+    .innerJoin(productNames("p"), "p.id", "s.product_id")
+    .leftJoin(discountNames("d"), "d.id", "s.discount_id")
     .selectAll("s")
     .select([
       "c.email",
@@ -245,3 +238,15 @@ export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
     .orderBy("s.started_at", "desc")
     .orderBy("s.id", "desc")
     .execute();
+
+// The test clock's view of an organization's subscriptions.
+
+/**
+ * The earliest period end (renewal, trial end, end of a canceled period) or resume of the
+ * organization's subscriptions, as an expression of the caller's statement.
+ */
+export const nextSubscriptionDueAt = (organizationId: string): RawBuilder<Date | null> =>
+  sql<Date | null>`least(
+      (SELECT min(current_period_end) FROM subscriptions
+        WHERE organization_id = ${organizationId} AND status IN ('trialing','active','past_due') AND started_at IS NOT NULL),
+      (SELECT min(resumes_at) FROM subscriptions WHERE organization_id = ${organizationId} AND status = 'paused'))`;

@@ -4,25 +4,13 @@ import { enqueueCustomerStateChanged } from "../../contracts/customer-state-chan
 import { addInterval } from "../../values/calendar.ts";
 import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 import { setSubscriptionBenefits } from "../benefits/benefits.steps.ts";
-import { publishOrderUpdated, updateOrder } from "../orders/orders.steps.ts";
+import { pendingOrdersOf, publishOrderUpdated, updateOrder } from "../orders/orders.steps.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { markEntriesBilled, unbilledEntries } from "./subscription-billing-entries.repository.ts";
 import { subscriptionMeters } from "./subscription-meters.ts";
 import { applyPendingUpdate, subscriptionLines } from "./subscription-change.apply.ts";
 import { billableEntries, type PriceLine } from "./subscription-proration.ts";
-import {
-  claimDueResume,
-  claimDueRetry,
-  claimDueSubscription,
-  defaultPaymentMethodId,
-  findDiscountById,
-  findProductBilling,
-  findSubscriber,
-  hasOtherDunningOrder,
-  organizationsWithDueWork,
-  pendingOrdersOf,
-  subscriptionIdOfOrder,
-} from "./subscription-renewals.repository.ts";
+import { claimDueResume, claimDueSubscription, organizationsWithDueWork } from "./subscription-renewals.repository.ts";
 import { closePeriodUsage } from "./subscription-usage.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -39,19 +27,12 @@ export {
   applyPendingUpdate,
   billableEntries,
   claimDueResume,
-  claimDueRetry,
   claimDueSubscription,
   closePeriodUsage,
-  defaultPaymentMethodId,
   discountExpired,
   dunningStep,
-  findDiscountById,
-  findProductBilling,
-  findSubscriber,
-  hasOtherDunningOrder,
   markEntriesBilled,
   organizationsWithDueWork,
-  subscriptionIdOfOrder,
   subscriptionLines,
   unbilledEntries,
   type PriceLine,
@@ -246,3 +227,6 @@ export {
   type SubscriptionEmbeddedRow,
   type SubscriptionFilter,
 } from "./subscriptions.repository.ts";
+
+// What the test clock reads of an organization's subscriptions.
+export { nextSubscriptionDueAt } from "./subscriptions.repository.ts";

@@ -2,7 +2,8 @@ import type { Deps } from "../../context.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { atClockOffset, realTime } from "../../values/clock.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
-import { expireCheckoutWhenDue } from "../checkouts/checkouts.steps.ts";
+import { dueCheckoutIds, expireCheckoutWhenDue } from "../checkouts/checkouts.steps.ts";
+import { findClockOffset, setClockOffset } from "../organizations/organizations.steps.ts";
 import type { CheckoutSessions } from "../checkouts/checkouts.steps.ts";
 import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
 import * as repo from "./test-clock.repository.ts";
@@ -22,7 +23,7 @@ interface TestClockContext {
 const baseNow = (ctx: TestClockContext) => realTime(ctx.deps.now);
 
 async function offsetOf(ctx: TestClockContext, organizationId: string, allowed: OrganizationScope): Promise<number> {
-  const offset = await repo.findClockOffset(ctx.deps.db, organizationId, allowed);
+  const offset = await findClockOffset(ctx.deps.db, organizationId, allowed);
   if (offset === undefined) throw new ResourceNotFound();
   return offset;
 }
@@ -43,12 +44,12 @@ async function runDueUntil(ctx: TestClockContext, organizationId: string, to: nu
     if (due === null || due.getTime() > to) return totals;
     // Step to the moment it came due (never backwards), and run what is due then at that time.
     const offset = Math.max(due.getTime() - baseNow(ctx).getTime(), await offsetOf(ctx, organizationId, null));
-    await repo.setClockOffset(deps.db, organizationId, offset);
+    await setClockOffset(deps.db, organizationId, offset);
     await atClockOffset(offset, async () => {
       const done = await ctx.renewals.sweep({ organizationId });
       totals.renewals += done.renewed;
       totals.payment_retries += done.retried;
-      for (const checkoutId of await repo.dueCheckoutIds(deps.db, organizationId, deps.now())) {
+      for (const checkoutId of await dueCheckoutIds(deps.db, organizationId, deps.now())) {
         await expireCheckoutWhenDue(deps, ctx.checkouts, checkoutId);
         totals.expired_checkouts += 1;
       }
@@ -82,7 +83,7 @@ async function advanceTestClock(
       // `seconds` moves the clock by exactly that much; `to` lands on that instant as of now.
       const finalOffset = "seconds" in target ? start + target.seconds * 1000 : to - baseNow(ctx).getTime();
       const offset = Math.max(finalOffset, await offsetOf(ctx, organizationId, null));
-      await repo.setClockOffset(ctx.deps.db, organizationId, offset);
+      await setClockOffset(ctx.deps.db, organizationId, offset);
       return { ...view(ctx, organizationId, offset), ...totals };
     } finally {
       await repo.unlockClockAdvance(connection, organizationId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scaleHalfToEven } from "../../../src/values/money.ts";
-import { refundableAmount, refundableTaxAmount } from "../../../src/modules/orders/orders.mapper.ts";
+import { refundableAmount, refundableTaxAmount } from "../../../src/modules/orders/order-amounts.ts";
 import { refundTaxShare, statusAfterRefund } from "../../../src/modules/refunds/refund-amounts.ts";
 
 const order = (net: number, tax: number, refunded = 0, refundedTax = 0, appliedBalance = 0) => ({
