@@ -7,16 +7,7 @@ import tseslint from "typescript-eslint";
  * Files that held SQL outside a repository when the rule came (issue 30). The list may only
  * shrink: moving a file's statements into a repository takes it off.
  */
-const FILES_WITH_SQL_BEFORE_THE_RULE = [
-  "src/app.ts",
-  "src/jobs/queue.ts",
-  "src/jobs/webhook-outbox.ts",
-  "src/modules/events/events.service.ts",
-  "src/modules/meters/meter-filter.ts",
-  "src/modules/meters/meter-usage.ts",
-  "src/modules/orders/order-numbers.ts",
-  "src/schema/pagination.ts",
-];
+const FILES_WITH_SQL_BEFORE_THE_RULE = ["src/modules/orders/order-numbers.ts"];
 
 export default tseslint.config(
   { ignores: ["node_modules/", ".data/", "test-results/", "coverage/"] },

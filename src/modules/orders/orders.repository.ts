@@ -1,8 +1,9 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
-import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
+import { given, containsPattern } from "../../schema/pagination.ts";
+import { type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { firstUserEventAt } from "../customers/customers.steps.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";

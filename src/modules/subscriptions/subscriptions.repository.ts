@@ -3,14 +3,8 @@ import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import {
-  customerExternalIdIn,
-  given,
-  containsPattern,
-  metadataMatches,
-  type MetadataFilter,
-  type SortCriterion,
-} from "../../schema/pagination.ts";
+import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
+import { given, containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.steps.ts";
 import { productRelations } from "../products/products.steps.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
