@@ -4,9 +4,9 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
 import type { Config, TrustProxy } from "./config.ts";
 import type { Deps } from "./context.ts";
+import { ping } from "./db/connection.ts";
 import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./http/auth.ts";
 import { realTime, registerRequestClock } from "./values/clock.ts";
@@ -224,9 +224,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await sql`SELECT 1`.execute(deps.db);
+      await ping(deps.db);
       // A replica that cannot answer fails the lists this instance serves: out of rotation as well.
-      if (deps.readDb !== deps.db) await sql`SELECT 1`.execute(deps.readDb);
+      if (deps.readDb !== deps.db) await ping(deps.readDb);
       if (!(await isMigrated(deps.db))) return reply.code(503).send({ status: "migrations pending" });
       return { status: "ready" };
     } catch {

@@ -1,7 +1,7 @@
-import { Kysely } from "kysely";
+import { Kysely, sql } from "kysely";
 import pg from "pg";
 import { markingPostgresDialect } from "./commit-marks.ts";
-import type { Database } from "./database.ts";
+import type { Database, Executor } from "./database.ts";
 
 // int8 columns hold money in minor units and counters; they stay far below 2^53, so read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -37,4 +37,9 @@ export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Conne
   });
   const db = new Kysely<Database>({ dialect: markingPostgresDialect({ pool }) });
   return { db, pool, close: () => db.destroy() };
+}
+
+/** Whether the database answers a query at all (the readiness probe); throws when it does not. */
+export async function ping(db: Executor): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

@@ -1,6 +1,7 @@
 import type { Executor } from "../db/database.ts";
 import { enqueueJob } from "./queue.ts";
 import { TaskName } from "./task-names.ts";
+import { insertWebhookEvent } from "./webhook-outbox.repository.ts";
 
 /** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
 export type WebhookEventType =
@@ -44,11 +45,12 @@ export async function recordWebhookEvent(
   event: { organizationId: string; type: WebhookEventType; data: unknown; now: Date },
 ): Promise<string> {
   const payload = { type: event.type, timestamp: event.now.toISOString(), data: event.data };
-  const row = await db
-    .insertInto("webhook_events")
-    .values({ organization_id: event.organizationId, type: event.type, payload: JSON.stringify(payload), created_at: event.now })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await enqueueJob(db, TaskName.webhookFanout, { eventId: row.id });
-  return row.id;
+  const id = await insertWebhookEvent(db, {
+    organizationId: event.organizationId,
+    type: event.type,
+    payload: JSON.stringify(payload),
+    now: event.now,
+  });
+  await enqueueJob(db, TaskName.webhookFanout, { eventId: id });
+  return id;
 }

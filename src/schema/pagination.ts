@@ -1,5 +1,4 @@
 import { Type, type SchemaOptions, type Static, type TArray, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import { StringEnum } from "./primitives.ts";
 
 /** List endpoints: page/limit pagination, ordered sorting criteria and the metadata filter. */
@@ -152,30 +151,8 @@ export const MetadataQuery = () =>
       description: "Filter by metadata key-value pairs. It uses the `deepObject` style, e.g. `?metadata[key]=value`.",
     }),
   );
-export type MetadataFilter = Readonly<Record<string, string | readonly string[]>>;
-
-/**
- * Values of one key are OR'd, keys are AND'd. Compared as text (`->>`), so `true` and `5` also
- * match stored booleans and numbers.
- */
-export function metadataMatches<DB, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
-  column: string,
-  filter: MetadataFilter,
-): Expression<SqlBool> {
-  return eb.and(
-    Object.entries(filter).map(([key, values]) =>
-      eb(sql<string>`${sql.ref(column)} ->> ${key}`, "in", typeof values === "string" ? [values] : [...values]),
-    ),
-  );
-}
+/** The parsed filter is the SQL side's input: db/list-filters.ts. */
+export type { MetadataFilter } from "../db/list-filters.ts";
 
 /** A list filter applies when it names at least one value (an empty list filters nothing). */
 export const given = <T>(values: readonly T[] | undefined): values is readonly T[] => values !== undefined && values.length > 0;
-
-/**
- * Rows whose customer (the `customerColumn`, e.g. `o.customer_id`) answers to one of these
- * external ids. Soft-deleted customers no longer answer to theirs.
- */
-export const customerExternalIdIn = (customerColumn: string, externalIds: readonly string[]): Expression<SqlBool> =>
-  sql<SqlBool>`exists (select 1 from customers as c where c.id = ${sql.ref(customerColumn)} and c.external_id in (${sql.join(externalIds)}) and c.deleted_at is null)`;

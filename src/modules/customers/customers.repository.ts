@@ -1,7 +1,8 @@
 import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { metadataMatches } from "../../db/list-filters.ts";
+import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomerSortKeys } from "./customers.schemas.ts";
 import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";

@@ -1,7 +1,8 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { metadataMatches } from "../../db/list-filters.ts";
+import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { selectCustomersForRead } from "../customers/customers.steps.ts";
 import type { EventNameSortKey } from "./events.schemas.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
@@ -117,6 +118,10 @@ function matchesText(text: string): Expression<SqlBool> {
     OR jsonb_to_tsvector('simple', e.metadata, '["string", "numeric", "boolean"]') @@ plainto_tsquery('simple', ${text})
   )`;
 }
+
+/** A condition for `EventFilter.conditions`: the event row `e` belongs to the organization (a meter's). */
+export const eventOfOrganization = (organizationId: string): RawBuilder<SqlBool> =>
+  sql<SqlBool>`e.organization_id = ${organizationId}::uuid`;
 
 function filtered(db: Executor, filter: EventFilter) {
   const in_ = <T>(values: readonly T[] | undefined) => values !== undefined && values.length > 0;

@@ -1,4 +1,4 @@
-import { sql, type Expression, type SqlBool } from "kysely";
+import type { Expression, SqlBool } from "kysely";
 import type { Deps } from "../../context.ts";
 import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meters.steps.ts";
 import { findMeter } from "../meters/meters.steps.ts";
@@ -10,7 +10,15 @@ import { pageWindow, parseSorting, toPage } from "../../schema/pagination.ts";
 import { findLiveMemberCustomers } from "../customers/customers.steps.ts";
 import { findOrganizationIds } from "../organizations/organizations.steps.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
-import { countEventNames, countEvents, findCustomersOfEvents, listEventNames, listEvents, type EventFilter } from "./events.repository.ts";
+import {
+  countEventNames,
+  countEvents,
+  eventOfOrganization,
+  findCustomersOfEvents,
+  listEventNames,
+  listEvents,
+  type EventFilter,
+} from "./events.repository.ts";
 import {
   findLiveCustomerOrganizations,
   insertEvents,
@@ -160,10 +168,7 @@ export function createEventService(deps: Deps) {
     if (query.meter_id !== undefined) {
       const meter = await findMeter(db, query.meter_id, allowed);
       if (!meter) throw new RequestValidationError([fieldIssue(["query", "meter_id"], "Meter not found.", query.meter_id, "meter_id")]);
-      conditions.push(
-        sql<SqlBool>`e.organization_id = ${meter.organization_id}::uuid`,
-        meterEventCondition(meter.filter, meter.aggregation, "e"),
-      );
+      conditions.push(eventOfOrganization(meter.organization_id), meterEventCondition(meter.filter, meter.aggregation, "e"));
     }
     return conditions;
   }

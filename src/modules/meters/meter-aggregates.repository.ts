@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import { aggregatedValue, compileFilter } from "./meter-filter.ts";
+import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import type { MeterRow, MeterSpec } from "./meters.table.ts";
 
 // The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written after ingest

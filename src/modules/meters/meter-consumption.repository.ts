@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
-import { aggregatedValue, compileFilter } from "./meter-filter.ts";
+import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
 
 /** A window of event timestamps: from `since` (all time when null) to before `until` (no end when null). */

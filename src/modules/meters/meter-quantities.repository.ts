@@ -1,8 +1,9 @@
 import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
-import { metadataMatches, type MetadataFilter } from "../../schema/pagination.ts";
+import { metadataMatches } from "../../db/list-filters.ts";
+import type { MetadataFilter } from "../../schema/pagination.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
-import { aggregatedValue, compileFilter } from "./meter-filter.ts";
+import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
 import type { AggregationFunction } from "./meters.schemas.ts";
 

@@ -1,7 +1,8 @@
 import type { Executor } from "../../db/database.ts";
 import { consumedUnitsExact } from "./meter-consumption.repository.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
-import { customerKeysOf } from "./meters.repository.ts";
+import { customerMeterCreditsForShare } from "./meter-usage.repository.ts";
+import { customerKeysOf, findMeter, referencedMeter } from "./meters.repository.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -16,7 +17,7 @@ export async function customerUsage(
   trx: Executor,
   input: { meterId: string; customerId: string; from: Date; to: Date },
 ): Promise<string | null> {
-  const meter = await trx.selectFrom("meters").selectAll().where("id", "=", input.meterId).executeTakeFirst();
+  const meter = await findMeter(trx, input.meterId, null);
   if (!meter) return null;
   const [row] = await meterQuantities(trx, {
     meter,
@@ -38,23 +39,16 @@ export async function customerUsage(
  * customer meter's window, and what the customer consumed in that window before `before` (nothing
  * when the window opened at or after it), both exact decimal strings; none without a customer
  * meter. The row is read `FOR SHARE`, so a credit or reset cannot change it until the caller commits.
- * Read through the database schema: customer meters sit above subscriptions, which bill with this.
  */
 export async function customerCredits(
   trx: Executor,
   input: { meterId: string; customerId: string; before: Date },
 ): Promise<{ credited: string; consumedBefore: string } | null> {
-  const row = await trx
-    .selectFrom("customer_meters")
-    .select(["credited_units", "reset_at"])
-    .where("customer_id", "=", input.customerId)
-    .where("meter_id", "=", input.meterId)
-    .forShare()
-    .executeTakeFirst();
+  const row = await customerMeterCreditsForShare(trx, input.customerId, input.meterId);
   if (!row) return null;
   const credited = String(row.credited_units);
   if (row.reset_at !== null && row.reset_at >= input.before) return { credited, consumedBefore: "0" };
-  const meter = await trx.selectFrom("meters").selectAll().where("id", "=", input.meterId).executeTakeFirstOrThrow();
+  const meter = await referencedMeter(trx, input.meterId);
   const keys = await customerKeysOf(trx, meter.organization_id, [input.customerId], []);
   return { credited, consumedBefore: await consumedUnitsExact(trx, meter, keys, { since: row.reset_at, until: input.before }) };
 }

@@ -2,7 +2,8 @@ import { sql, type Insertable, type Updateable } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { metadataMatches } from "../../db/list-filters.ts";
+import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { MeterSortKeys } from "./meter-inputs.schemas.ts";
 import type { MeterRow, MetersTable } from "./meters.table.ts";
 
@@ -16,6 +17,10 @@ const scoped = (db: Executor, allowed: OrganizationScope) => {
 
 export const findMeter = (db: Executor, id: string, allowed: OrganizationScope): Promise<MeterRow | undefined> =>
   scoped(db, allowed).selectAll("m").where("m.id", "=", id).executeTakeFirst();
+
+/** The meter a row references by foreign key (a customer meter's), so it exists: throws otherwise. */
+export const referencedMeter = (db: Executor, id: string): Promise<MeterRow> =>
+  db.selectFrom("meters").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
 export const findMeterForUpdate = (db: Executor, id: string, allowed: OrganizationScope): Promise<MeterRow | undefined> =>
   scoped(db, allowed).selectAll("m").where("m.id", "=", id).forUpdate().executeTakeFirst();

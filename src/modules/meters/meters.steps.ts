@@ -5,6 +5,7 @@
  */
 export { lockIngestShared } from "./meter-aggregates.repository.ts";
 export { consumedUnits } from "./meter-consumption.repository.ts";
-export { compileFilter, meterEventCondition, parseFilterText } from "./meter-filter.ts";
+export { compileFilter, meterEventCondition } from "./meter-filter.repository.ts";
+export { parseFilterText } from "./meter-filter.ts";
 export { customerCredits, customerUsage } from "./meter-usage.ts";
 export { customerKeysOf, findMeter } from "./meters.repository.ts";

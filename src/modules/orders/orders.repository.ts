@@ -11,8 +11,9 @@ import {
 } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { customerExternalIdIn, given, containsPattern } from "../../schema/pagination.ts";
-import { metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
+import { given, containsPattern } from "../../schema/pagination.ts";
+import { type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { customerEmailOf, customerJson } from "../customers/customers.steps.ts";
 import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";

@@ -2,7 +2,8 @@ import { expressionBuilder, sql, type Expression, type ExpressionBuilder } from 
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { metadataMatches } from "../../db/list-filters.ts";
+import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";

@@ -1,4 +1,5 @@
-import { given, customerExternalIdIn } from "../../schema/pagination.ts";
+import { customerExternalIdIn } from "../../db/list-filters.ts";
+import { given } from "../../schema/pagination.ts";
 import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";

@@ -3,14 +3,8 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import {
-  customerExternalIdIn,
-  given,
-  containsPattern,
-  metadataMatches,
-  type MetadataFilter,
-  type SortCriterion,
-} from "../../schema/pagination.ts";
+import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
+import { given, containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { customerContacts, customerEmailOf, customerJson } from "../customers/customers.steps.ts";
 import { discountJson, discountNameOf, discountNames } from "../discounts/discounts.steps.ts";
 import { organizationNameMatches, organizationNameOf } from "../organizations/organizations.steps.ts";

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken, openOrganizationContext } from "../../helpers/factories.ts";
-import { compileFilter } from "../../../src/modules/meters/meter-filter.ts";
+import { compileFilter } from "../../../src/modules/meters/meter-filter.repository.ts";
 import type { MeterFilter } from "../../../src/modules/meters/meters.schemas.ts";
 import { aggregateMeters, ingest, runBackfills, type IngestEvent } from "./meters-helpers.ts";
 
