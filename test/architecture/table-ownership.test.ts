@@ -18,7 +18,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
   "customer-state": ["benefit_grants", "benefits", "customers", "subscriptions"],
   customers: ["events", "organizations", "subscriptions"],
-  discounts: ["products"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
   orders: [

@@ -3,6 +3,7 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
+import { selectProducts } from "../products/products.steps.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
 import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";
@@ -55,13 +56,11 @@ const withProducts = (db: Executor, allowed: OrganizationScope, filters: Discoun
     .selectAll("d")
     .select((eb) =>
       jsonArrayFrom(
-        eb
-          .selectFrom("discount_products as dp")
-          .innerJoin("products as p", "p.id", "dp.product_id")
-          .whereRef("dp.discount_id", "=", "d.id")
+        selectProducts(db)
+          .innerJoin("discount_products as dp", "dp.product_id", "p.id")
+          .where("dp.discount_id", "=", eb.ref("d.id"))
           .orderBy("p.created_at")
-          .orderBy("p.id")
-          .selectAll("p"),
+          .orderBy("p.id"),
       ).as("products"),
     );
 

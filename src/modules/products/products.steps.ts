@@ -3,3 +3,6 @@ export { existingProductIds } from "./products.repository.ts";
 export { findProductWithRelations, listProducts, productRelations } from "./product-reads.repository.ts";
 export { findProductOrganization } from "./products.repository.ts";
 export { seatAmount, seatRange } from "./seat-pricing.ts";
+
+// Products as other modules embed them in their own statements.
+export { selectProducts } from "./product-reads.repository.ts";
