@@ -5,3 +5,6 @@
  */
 export { discountAmount } from "./discount-amount.ts";
 export { findLiveDiscount, redeemDiscount, releaseDiscount, type DiscountWithProducts } from "./discount-redemptions.repository.ts";
+
+// Discounts as other modules embed them in their own statements.
+export { selectDiscounts } from "./discounts.repository.ts";
