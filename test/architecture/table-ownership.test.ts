@@ -14,11 +14,9 @@ import { projectRoot } from "../helpers/process.ts";
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   benefits: ["customers", "meters", "orders", "organizations", "product_benefits", "subscriptions"],
   "checkout-links": ["discounts", "product_prices", "products"],
-  checkouts: ["discounts", "products"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
   "customer-state": ["benefit_grants", "benefits", "customers", "subscriptions"],
   customers: ["events", "organizations", "subscriptions"],
-  discounts: ["products"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
   orders: ["checkouts", "refunds", "subscriptions"],

@@ -6,7 +6,8 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { productRelations } from "../products/products.steps.ts";
+import { selectDiscounts } from "../discounts/discounts.steps.ts";
+import { productRelations, selectProducts } from "../products/products.steps.ts";
 import type { CheckoutSortKeys } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -23,12 +24,10 @@ export type CheckoutLocator = { id: string } | { clientSecret: string };
 /** A session's products in display order, each with its live relations, as one JSON array. */
 const checkoutProducts = (db: Executor, checkoutId: string | Expression<string>) =>
   jsonArrayFrom(
-    db
-      .selectFrom("checkout_products as cp")
-      .innerJoin("products as p", "p.id", "cp.product_id")
+    selectProducts(db)
+      .innerJoin("checkout_products as cp", "cp.product_id", "p.id")
       .where("cp.checkout_id", "=", checkoutId)
       .orderBy("cp.position")
-      .selectAll("p")
       .select((inner) => productRelations(inner)),
   );
 
@@ -42,7 +41,7 @@ const checkoutsWithRelations = (db: Executor) =>
     .selectAll("c")
     .select((eb) => [
       checkoutProducts(db, eb.ref("c.id")).as("products"),
-      jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "c.discount_id").selectAll("d")).as("discount"),
+      jsonObjectFrom(selectDiscounts(db).where("d.id", "=", eb.ref("c.discount_id"))).as("discount"),
     ]);
 
 function findQuery(db: Executor, where: CheckoutLocator, allowed: OrganizationScope) {
@@ -126,13 +125,11 @@ export async function findProductsWithRelations(
 ): Promise<ProductWithRelationsJson[]> {
   if (ids.length === 0) return [];
   const row = await db
-    .selectNoFrom((eb) =>
+    .selectNoFrom(
       jsonArrayFrom(
-        eb
-          .selectFrom("products as p")
+        selectProducts(db)
           .where("p.organization_id", "=", organizationId)
           .where("p.id", "in", ids)
-          .selectAll("p")
           .select((inner) => productRelations(inner)),
       ).as("products"),
     )

@@ -3,6 +3,7 @@ import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
+import { selectProducts } from "../products/products.steps.ts";
 import type { DiscountWithProducts } from "./discounts.mapper.ts";
 import type { DiscountSortKeys } from "./discounts.schemas.ts";
 import type { DiscountsTable } from "./discounts.table.ts";
@@ -55,13 +56,11 @@ const withProducts = (db: Executor, allowed: OrganizationScope, filters: Discoun
     .selectAll("d")
     .select((eb) =>
       jsonArrayFrom(
-        eb
-          .selectFrom("discount_products as dp")
-          .innerJoin("products as p", "p.id", "dp.product_id")
-          .whereRef("dp.discount_id", "=", "d.id")
+        selectProducts(db)
+          .innerJoin("discount_products as dp", "dp.product_id", "p.id")
+          .where("dp.discount_id", "=", eb.ref("d.id"))
           .orderBy("p.created_at")
-          .orderBy("p.id")
-          .selectAll("p"),
+          .orderBy("p.id"),
       ).as("products"),
     );
 
@@ -105,3 +104,8 @@ export const discountJson = (discountId: Expression<string | null>) =>
 /** The discounts' names, a table to join under `alias`. */
 export const discountNames = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("discounts").select(["id", "name"]).as(alias);
+
+// Discounts as other modules embed them, each in one statement of the reader's.
+
+/** A sub-select of discounts (`d`, every column) for a reader to narrow to the discount its row names. */
+export const selectDiscounts = (db: Executor) => db.selectFrom("discounts as d").selectAll("d");

@@ -8,3 +8,6 @@ export { findLiveDiscount, redeemDiscount, releaseDiscount, type DiscountWithPro
 
 // What orders and subscriptions read of their discounts.
 export { discountJson, discountNameOf, discountNames, findDiscountById } from "./discounts.repository.ts";
+
+// Discounts as other modules embed them in their own statements.
+export { selectDiscounts } from "./discounts.repository.ts";

@@ -128,3 +128,11 @@ export const productWithRelationsJson = (productId: Expression<string>) =>
   jsonObjectFrom(
     expressionBuilder<Database>().selectFrom("products as p").selectAll("p").select(productRelations).where("p.id", "=", productId),
   );
+
+// Products as other modules embed them, each in one statement of the reader's.
+
+/**
+ * A sub-select of products (`p`, every column) for a reader to narrow and order, joining its own
+ * table of product ids (a discount's, a session's, a link's): one statement with the reader's.
+ */
+export const selectProducts = (db: Executor) => db.selectFrom("products as p").selectAll("p");

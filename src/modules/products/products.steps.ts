@@ -15,3 +15,6 @@ export {
   productPriceRows,
 } from "./products.repository.ts";
 export { productWithRelationsJson } from "./product-reads.repository.ts";
+
+// Products as other modules embed them in their own statements.
+export { selectProducts } from "./product-reads.repository.ts";
