@@ -21,7 +21,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   discounts: ["products"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
-  orders: ["checkouts", "refunds", "subscriptions"],
   products: ["benefits", "custom_fields", "product_custom_fields"],
 };
 
