@@ -43,6 +43,10 @@ import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { customerEmailIn } from "./modules/customers/customers.steps.ts";
 import { checkoutIdOfOrder, orderFromCheckoutIn } from "./modules/orders/orders.steps.ts";
+import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.ts";
+import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
+import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
+import { subscriptionCheckouts, subscriptionJson } from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder } from "./flows/refund-order.ts";
@@ -51,6 +55,10 @@ import { createWebhookDeliveryService } from "./modules/webhooks/webhook-deliver
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
 import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
+
+// Orders read these modules (which build on them) inside their own statements: bound once, as the
+// process loads its composition root, so every reader of an order, whatever calls it, has them.
+bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

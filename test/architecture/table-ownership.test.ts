@@ -19,7 +19,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   customers: ["events", "organizations", "subscriptions"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
-  orders: ["checkouts", "refunds", "subscriptions"],
   products: ["benefits", "custom_fields", "product_custom_fields"],
 };
 

@@ -1,7 +1,7 @@
-import { sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
+import { expressionBuilder, sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import { compiledLookup } from "../../db/compiled-lookup.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
@@ -191,3 +191,10 @@ export const dueCheckoutIds = async (db: Executor, organizationId: string, now: 
       .orderBy("expires_at")
       .execute()
   ).map((row) => row.id);
+
+/**
+ * What an order's documents print of the checkout it came from (the buyer's locale and business
+ * flag), a table to join under `alias` (orders is below checkouts: services.ts hands it over).
+ */
+export const checkoutBuyers = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("checkouts").select(["id", "locale", "is_business_customer"]).as(alias);

@@ -104,3 +104,6 @@ export { expireCheckoutWhenDue } from "./checkouts.tasks.ts";
 
 // What the test clock runs of an organization's sessions.
 export { dueCheckoutIds, nextCheckoutExpiryAt } from "./checkouts.repository.ts";
+
+// What an order's documents read of its checkout (handed to orders by services.ts).
+export { checkoutBuyers } from "./checkouts.repository.ts";

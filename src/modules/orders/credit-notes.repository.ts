@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import { orderDependentReads } from "./order-dependent-reads.ts";
 import type { CreditNoteRow, CreditNotesTable } from "./orders.table.ts";
 
 export const insertCreditNote = (db: Executor, values: Insertable<CreditNotesTable>): Promise<CreditNoteRow> =>
@@ -27,17 +28,16 @@ export const creditNotesOfOrder = (db: Executor, orderId: string): Promise<Credi
   db.selectFrom("credit_notes").selectAll().where("order_id", "=", orderId).orderBy("created_at").orderBy("number").execute();
 
 /**
- * An order's succeeded refunds, oldest first, read through the database schema (the refunds
- * feature builds on orders, not the other way round): the receipt lists them, and an invoice
- * requested after them issues their credit notes.
+ * An order's succeeded refunds, oldest first, read from the refunds' own table expression (the
+ * refunds feature builds on orders, not the other way round): the receipt lists them, and an
+ * invoice requested after them issues their credit notes.
  */
 export const succeededRefundsOfOrder = (db: Executor, orderId: string) =>
   db
-    .selectFrom("refunds as r")
+    .selectFrom(orderDependentReads().succeededRefunds("r"))
     .leftJoin("credit_notes as cn", "cn.refund_id", "r.id")
     .select(["r.id", "r.created_at", "r.amount", "r.tax_amount", "r.currency", "cn.id as credit_note_id"])
     .where("r.order_id", "=", orderId)
-    .where("r.status", "=", "succeeded")
     .orderBy("r.created_at")
     .orderBy("r.id")
     .execute();

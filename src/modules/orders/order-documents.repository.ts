@@ -1,6 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { customerLocaleOf } from "../customers/customers.steps.ts";
 import { paidAtOf } from "../payments/payments.steps.ts";
+import { orderDependentReads } from "./order-dependent-reads.ts";
 
 /**
  * Records the first receipt request of an order. The guard makes concurrent requests race on one
@@ -22,11 +23,12 @@ export async function markReceiptRequested(db: Executor, orderId: string, now: D
  * subscription's) for the buyer's locale and business flag, the customer's locale as the fallback,
  * and when the order was paid (its last succeeded payment).
  */
-export const orderDocumentContext = (db: Executor, orderId: string) =>
-  db
+export const orderDocumentContext = (db: Executor, orderId: string) => {
+  const { subscriptionCheckouts, checkoutBuyers } = orderDependentReads();
+  return db
     .selectFrom("orders as o")
-    .leftJoin("subscriptions as s", "s.id", "o.subscription_id")
-    .leftJoin("checkouts as ch", (join) => join.on((eb) => eb("ch.id", "=", eb.fn.coalesce("o.checkout_id", "s.checkout_id"))))
+    .leftJoin(subscriptionCheckouts("s"), "s.id", "o.subscription_id")
+    .leftJoin(checkoutBuyers("ch"), (join) => join.on((eb) => eb("ch.id", "=", eb.fn.coalesce("o.checkout_id", "s.checkout_id"))))
     .select((eb) => [
       "ch.locale as checkout_locale",
       "ch.is_business_customer",
@@ -36,3 +38,4 @@ export const orderDocumentContext = (db: Executor, orderId: string) =>
     ])
     .where("o.id", "=", orderId)
     .executeTakeFirstOrThrow();
+};

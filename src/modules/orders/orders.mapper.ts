@@ -13,7 +13,7 @@ import type { OrderEmbeddedRow } from "./orders.repository.ts";
 import type { Database } from "../../db/database.ts";
 import type { Selectable } from "kysely";
 
-/** A subscriptions row, read here through the database schema: orders only embed a summary of it. */
+/** A subscriptions row, typed through the database schema: orders embed only a summary of it (`subscriptionJson`). */
 type SubscriptionRecord = Selectable<Database["subscriptions"]>;
 
 /**

@@ -12,13 +12,13 @@ import {
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
-import { given, containsPattern } from "../../schema/pagination.ts";
-import { type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
-import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { given, containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { customerEmailOf, customerJson } from "../customers/customers.steps.ts";
 import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";
 import { organizationNameMatches } from "../organizations/organizations.steps.ts";
 import { productIsRecurring, productJson, productNameMatches, productNameOf } from "../products/products.steps.ts";
+import { orderDependentReads } from "./order-dependent-reads.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -163,7 +163,7 @@ const embedded = (eb: OrdersScope) => [
   customerJson(eb.ref("o.customer_id")).as("customer"),
   productJson(eb.ref("o.product_id")).as("product"),
   discountJson(eb.ref("o.discount_id")).as("discount"),
-  jsonObjectFrom(eb.selectFrom("subscriptions as s").selectAll("s").whereRef("s.id", "=", "o.subscription_id")).as("subscription"),
+  orderDependentReads().subscriptionJson(eb.ref("o.subscription_id")).as("subscription"),
 ];
 
 /**

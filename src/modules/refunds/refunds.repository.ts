@@ -1,6 +1,6 @@
 import { customerExternalIdIn } from "../../db/list-filters.ts";
 import { given } from "../../schema/pagination.ts";
-import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from "kysely";
+import { expressionBuilder, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
@@ -75,3 +75,14 @@ export function listRefunds(
     .limit(window.limit)
     .execute();
 }
+
+/**
+ * The succeeded refunds, a table to join under `alias`: an order's receipt lists them and its late
+ * invoice issues their credit notes (orders is below refunds: services.ts hands it over).
+ */
+export const succeededRefunds = <A extends string>(alias: A) =>
+  expressionBuilder<Database>()
+    .selectFrom("refunds")
+    .select(["id", "order_id", "created_at", "amount", "tax_amount", "currency"])
+    .where("status", "=", "succeeded")
+    .as(alias);

@@ -83,3 +83,6 @@ export function refundedTotals(order: OrderRow, refund: RefundRow): Pick<OrderRo
     status: statusAfterRefund(order, refunded),
   };
 }
+
+// What an order's documents read of its refunds (handed to orders by services.ts).
+export { succeededRefunds } from "./refunds.repository.ts";

@@ -1,5 +1,14 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
-import { jsonArrayFrom } from "kysely/helpers/postgres";
+import {
+  expressionBuilder,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type RawBuilder,
+  type SqlBool,
+  type Updateable,
+} from "kysely";
+import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
@@ -244,3 +253,14 @@ export const nextSubscriptionDueAt = (organizationId: string): RawBuilder<Date |
       (SELECT min(current_period_end) FROM subscriptions
         WHERE organization_id = ${organizationId} AND status IN ('trialing','active','past_due') AND started_at IS NOT NULL),
       (SELECT min(resumes_at) FROM subscriptions WHERE organization_id = ${organizationId} AND status = 'paused'))`;
+
+// What orders read of their subscriptions, inside their own statements (orders is below
+// subscriptions: services.ts hands these to it, `orders/order-dependent-reads.ts`).
+
+/** The subscription of the caller's `subscriptionId` column, as a JSON object (null when there is none). */
+export const subscriptionJson = (subscriptionId: Expression<string | null>) =>
+  jsonObjectFrom(expressionBuilder<Database>().selectFrom("subscriptions as s").selectAll("s").where("s.id", "=", subscriptionId));
+
+/** The checkout each subscription came from, a table to join under `alias`. */
+export const subscriptionCheckouts = <A extends string>(alias: A) =>
+  expressionBuilder<Database>().selectFrom("subscriptions").select(["id", "checkout_id"]).as(alias);

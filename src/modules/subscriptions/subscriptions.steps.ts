@@ -230,3 +230,6 @@ export {
 
 // What the test clock reads of an organization's subscriptions.
 export { nextSubscriptionDueAt } from "./subscriptions.repository.ts";
+
+// What orders read of their subscriptions (handed to them by services.ts).
+export { subscriptionCheckouts, subscriptionJson } from "./subscriptions.repository.ts";
