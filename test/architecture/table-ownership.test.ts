@@ -13,7 +13,6 @@ import { projectRoot } from "../helpers/process.ts";
  */
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
   benefits: ["customers", "meters", "orders", "organizations", "product_benefits", "subscriptions"],
-  "checkout-links": ["discounts", "product_prices", "products"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
   "customer-state": ["benefit_grants", "benefits", "customers", "subscriptions"],
   customers: ["events", "organizations", "subscriptions"],
