@@ -30,7 +30,6 @@ const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
     "subscriptions",
   ],
   payments: ["customers", "orders"],
-  products: ["benefits", "custom_fields", "product_custom_fields"],
   subscriptions: ["customers", "discounts", "meters", "orders", "organizations", "product_prices", "products"],
   "test-clock": ["checkouts", "orders", "organizations", "subscriptions"],
 };
