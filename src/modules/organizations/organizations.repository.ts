@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -65,3 +65,8 @@ export const findOrganizationIds = async (db: Executor, ids: readonly string[]):
   const rows = await db.selectFrom("organizations").select("id").where("id", "in", ids).execute();
   return new Set(rows.map((row) => row.id));
 };
+
+// Organizations as other modules join them in their own statements.
+
+/** Each organization's clock offset (the sandbox's test clock), for a reader to join by id: a session's authentication reads it. */
+export const organizationClocks = (eb: SubqueryScope) => eb.selectFrom("organizations").select(["id", "clock_offset_ms"]);

@@ -2,3 +2,6 @@
 export { findOrganization, findOrganizationBySlug } from "./organizations.repository.ts";
 export { targetOrganization } from "./organization-target.ts";
 export { findOrganizationIds } from "./organizations.repository.ts";
+
+// Organizations as other modules join them in their own statements.
+export { organizationClocks } from "./organizations.repository.ts";
