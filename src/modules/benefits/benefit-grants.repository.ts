@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import { firstUserEventAt } from "../customers/customers.steps.ts";
@@ -150,3 +150,16 @@ export const updateGrantProperties = (db: Executor, id: string, properties: Reco
     .set({ properties: JSON.stringify(properties), modified_at: now })
     .where("id", "=", id)
     .execute();
+
+// Grants as other modules embed them in their own statements.
+
+/**
+ * A sub-select of a customer's grants (`g`) joined to their benefit (`b`), through
+ * `benefit_grants_org_customer_idx`, for a reader to filter and pick columns.
+ */
+export const grantsOfCustomer = (eb: SubqueryScope, customer: { organizationId: Expression<string>; id: Expression<string> }) =>
+  eb
+    .selectFrom("benefit_grants as g")
+    .innerJoin("benefits as b", "b.id", "g.benefit_id")
+    .where("g.organization_id", "=", customer.organizationId)
+    .where("g.customer_id", "=", customer.id);

@@ -97,3 +97,4 @@ export { findGrantForUpdate, grantsEmbedded, updateGrantProperties, type GrantFi
 
 // Benefits as other modules embed them in their own statements.
 export { selectLiveBenefits } from "./benefits.repository.ts";
+export { grantsOfCustomer } from "./benefit-grants.repository.ts";

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import {
@@ -245,3 +245,9 @@ export const exportRows = (db: Executor, filter: SubscriptionFilter) =>
     .orderBy("s.started_at", "desc")
     .orderBy("s.id", "desc")
     .execute();
+
+// Subscriptions as other modules embed them in their own statements.
+
+/** A sub-select of a customer's subscriptions (`s`), through `subscriptions_customer_idx`, for a reader to filter and pick columns. */
+export const subscriptionsOfCustomer = (eb: SubqueryScope, customerId: Expression<string>) =>
+  eb.selectFrom("subscriptions as s").where("s.customer_id", "=", customerId);

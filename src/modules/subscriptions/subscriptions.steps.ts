@@ -246,3 +246,6 @@ export {
   type SubscriptionEmbeddedRow,
   type SubscriptionFilter,
 } from "./subscriptions.repository.ts";
+
+// Subscriptions as other modules embed them in their own statements.
+export { subscriptionsOfCustomer } from "./subscriptions.repository.ts";
