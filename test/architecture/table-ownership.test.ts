@@ -12,7 +12,7 @@ import { projectRoot } from "../helpers/process.ts";
  * off the list).
  */
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
-  benefits: ["customers", "meters", "orders", "organizations", "product_benefits", "subscriptions"],
+  benefits: ["meters", "orders", "product_benefits", "subscriptions"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
   customers: ["events", "subscriptions"],
   events: ["customers"],

@@ -4,7 +4,8 @@ import { countRows } from "../../db/count-rows.ts";
 import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, given, containsPattern, type SortCriterion } from "../../schema/pagination.ts";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { selectCustomersForRead } from "../customers/customers.steps.ts";
+import { organizationSlug } from "../organizations/organizations.steps.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";
 import type { BenefitGrantsTable } from "./benefits.table.ts";
@@ -86,7 +87,7 @@ const sortExpression = (key: GrantOrdering) => {
     case "type":
       return sql`(SELECT b.type FROM benefits b WHERE b.id = g.benefit_id)`;
     case "organization":
-      return sql`(SELECT o.slug FROM organizations o WHERE o.id = g.organization_id)`;
+      return organizationSlug(sql.ref("g.organization_id"));
     case "product_benefit":
       // The product that granted it: the subscription's (now), else the order's.
       return sql`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = g.benefit_id AND pb.product_id = COALESCE(
@@ -97,9 +98,7 @@ const sortExpression = (key: GrantOrdering) => {
 
 /** The grant with its customer and benefit, as JSON columns of a query over `benefit_grants as g`. */
 const embedded = (eb: GrantsScope) => [
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "g.customer_id")).as(
-    "customer",
-  ),
+  jsonObjectFrom(selectCustomersForRead(eb).where("c.id", "=", eb.ref("g.customer_id"))).as("customer"),
   jsonObjectFrom(eb.selectFrom("benefits as b").selectAll("b").whereRef("b.id", "=", "g.benefit_id")).as("benefit"),
 ];
 

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from "kysely";
+import { sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
 import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
@@ -70,3 +70,7 @@ export const findOrganizationIds = async (db: Executor, ids: readonly string[]):
 
 /** Each organization's clock offset (the sandbox's test clock), for a reader to join by id: a session's authentication reads it. */
 export const organizationClocks = (eb: SubqueryScope) => eb.selectFrom("organizations").select(["id", "clock_offset_ms"]);
+
+/** An organization's slug, as an expression of the caller's statement (the portal sorts grants by their seller). */
+export const organizationSlug = (organizationId: Expression<string>): RawBuilder<string> =>
+  sql<string>`(SELECT o.slug FROM organizations o WHERE o.id = ${organizationId})`;

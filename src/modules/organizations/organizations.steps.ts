@@ -4,4 +4,4 @@ export { targetOrganization } from "./organization-target.ts";
 export { findOrganizationIds } from "./organizations.repository.ts";
 
 // Organizations as other modules join them in their own statements.
-export { organizationClocks } from "./organizations.repository.ts";
+export { organizationClocks, organizationSlug } from "./organizations.repository.ts";
