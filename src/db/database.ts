@@ -88,8 +88,8 @@ export type Db = Kysely<Database>;
 /** What repositories take as their first argument: the pool or an open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
 /**
- * What a module's query fragment starts its sub-select from: the reader's expression builder, in
- * whatever scope, so the fragment joins the reader's one statement (it correlates through the
- * references the reader passes it).
+ * What a module's query fragment starts its sub-select from: the reader's executor or expression
+ * builder, in whatever scope, so the fragment joins the reader's one statement (it correlates
+ * through the references the reader passes it).
  */
 export type SubqueryScope = Pick<ExpressionBuilder<Database, never>, "selectFrom">;

@@ -1,6 +1,6 @@
 import { sql, type Insertable } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import { selectProducts } from "../products/products.steps.ts";
@@ -89,4 +89,4 @@ export const listDiscounts = async (
 // Discounts as other modules embed them, each in one statement of the reader's.
 
 /** A sub-select of discounts (`d`, every column) for a reader to narrow to the discount its row names. */
-export const selectDiscounts = (db: Executor) => db.selectFrom("discounts as d").selectAll("d");
+export const selectDiscounts = (db: SubqueryScope) => db.selectFrom("discounts as d").selectAll("d");

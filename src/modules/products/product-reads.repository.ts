@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, metadataMatches, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { selectLiveBenefits } from "../benefits/benefits.steps.ts";
@@ -116,4 +116,4 @@ export const listProducts = async (
  * A sub-select of products (`p`, every column) for a reader to narrow and order, joining its own
  * table of product ids (a discount's, a session's, a link's): one statement with the reader's.
  */
-export const selectProducts = (db: Executor) => db.selectFrom("products as p").selectAll("p");
+export const selectProducts = (db: SubqueryScope) => db.selectFrom("products as p").selectAll("p");
