@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { CheckoutProductsTable, CheckoutsTable } from "../modules/checkouts/checkouts.table.ts";
 import type { CustomFieldsTable, ProductCustomFieldsTable } from "../modules/custom-fields/custom-fields.table.ts";
 import type { CheckoutLinkProductsTable, CheckoutLinksTable } from "../modules/checkout-links/checkout-links.table.ts";
@@ -87,3 +87,9 @@ export interface Database {
 export type Db = Kysely<Database>;
 /** What repositories take as their first argument: the pool or an open transaction. */
 export type Executor = Kysely<Database> | Transaction<Database>;
+/**
+ * What a module's query fragment starts its sub-select from: the reader's executor or expression
+ * builder, in whatever scope, so the fragment joins the reader's one statement (it correlates
+ * through the references the reader passes it).
+ */
+export type SubqueryScope = Pick<ExpressionBuilder<Database, never>, "selectFrom">;

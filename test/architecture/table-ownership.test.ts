@@ -12,14 +12,11 @@ import { projectRoot } from "../helpers/process.ts";
  * off the list).
  */
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
-  benefits: ["customers", "meters", "orders", "organizations", "product_benefits", "subscriptions"],
-  "checkout-links": ["discounts", "product_prices", "products"],
+  benefits: ["meters", "orders", "product_benefits", "subscriptions"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
-  "customer-state": ["benefit_grants", "benefits", "customers", "subscriptions"],
-  customers: ["events", "organizations", "subscriptions"],
+  customers: ["events", "subscriptions"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
-  products: ["benefits", "custom_fields", "product_custom_fields"],
 };
 
 const SRC = path.join(projectRoot, "src");

@@ -1,11 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn } from "../../db/list-filters.ts";
 import { given, containsPattern, type SortCriterion } from "../../schema/pagination.ts";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { selectCustomersForRead } from "../customers/customers.steps.ts";
+import { organizationSlug } from "../organizations/organizations.steps.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";
 import type { BenefitGrantsTable } from "./benefits.table.ts";
@@ -87,7 +88,7 @@ const sortExpression = (key: GrantOrdering) => {
     case "type":
       return sql`(SELECT b.type FROM benefits b WHERE b.id = g.benefit_id)`;
     case "organization":
-      return sql`(SELECT o.slug FROM organizations o WHERE o.id = g.organization_id)`;
+      return organizationSlug(sql.ref("g.organization_id"));
     case "product_benefit":
       // The product that granted it: the subscription's (now), else the order's.
       return sql`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = g.benefit_id AND pb.product_id = COALESCE(
@@ -98,9 +99,7 @@ const sortExpression = (key: GrantOrdering) => {
 
 /** The grant with its customer and benefit, as JSON columns of a query over `benefit_grants as g`. */
 const embedded = (eb: GrantsScope) => [
-  jsonObjectFrom(eb.selectFrom("customers as c").selectAll("c").select(firstUserEventAt()).whereRef("c.id", "=", "g.customer_id")).as(
-    "customer",
-  ),
+  jsonObjectFrom(selectCustomersForRead(eb).where("c.id", "=", eb.ref("g.customer_id"))).as("customer"),
   jsonObjectFrom(eb.selectFrom("benefits as b").selectAll("b").whereRef("b.id", "=", "g.benefit_id")).as("benefit"),
 ];
 
@@ -151,3 +150,16 @@ export const updateGrantProperties = (db: Executor, id: string, properties: Reco
     .set({ properties: JSON.stringify(properties), modified_at: now })
     .where("id", "=", id)
     .execute();
+
+// Grants as other modules embed them in their own statements.
+
+/**
+ * A sub-select of a customer's grants (`g`) joined to their benefit (`b`), through
+ * `benefit_grants_org_customer_idx`, for a reader to filter and pick columns.
+ */
+export const grantsOfCustomer = (eb: SubqueryScope, customer: { organizationId: Expression<string>; id: Expression<string> }) =>
+  eb
+    .selectFrom("benefit_grants as g")
+    .innerJoin("benefits as b", "b.id", "g.benefit_id")
+    .where("g.organization_id", "=", customer.organizationId)
+    .where("g.customer_id", "=", customer.id);

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
 
@@ -114,3 +114,8 @@ export const grantedSubscriptionGrantIds = async (db: Executor, subscriptionId: 
     .execute();
   return rows.map((row) => row.id);
 };
+
+// Benefits as other modules embed them in their own statements.
+
+/** A sub-select of the live (not deleted) benefits (`b`, every column) for a reader to narrow by its own table of benefit ids. */
+export const selectLiveBenefits = (eb: SubqueryScope) => eb.selectFrom("benefits as b").selectAll("b").where("b.is_deleted", "=", false);

@@ -94,3 +94,7 @@ export { pageGrants } from "./benefit-grant-reads.service.ts";
 export { type GrantEmbeddedRow } from "./benefit-grants.repository.ts";
 export { existingBenefitIds } from "./benefits.repository.ts";
 export { findGrantForUpdate, grantsEmbedded, updateGrantProperties, type GrantFilter } from "./benefit-grants.repository.ts";
+
+// Benefits as other modules embed them in their own statements.
+export { selectLiveBenefits } from "./benefits.repository.ts";
+export { grantsOfCustomer } from "./benefit-grants.repository.ts";

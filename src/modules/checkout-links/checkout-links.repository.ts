@@ -6,7 +6,8 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
-import { productRelations } from "../products/products.steps.ts";
+import { selectDiscounts } from "../discounts/discounts.steps.ts";
+import { productRelations, selectProducts } from "../products/products.steps.ts";
 import type { CheckoutLinkSortKeys } from "./checkout-links.schemas.ts";
 import type { CheckoutLinkRow, CheckoutLinksTable } from "./checkout-links.table.ts";
 
@@ -24,18 +25,16 @@ const live = (db: Executor, allowed: OrganizationScope) => {
 };
 
 /** Links with their products (each with its live relations) in display order, and their discount. */
-const withRelations = (links: ReturnType<typeof live>) =>
+const withRelations = (db: Executor, links: ReturnType<typeof live>) =>
   links.selectAll("cl").select((eb) => [
     jsonArrayFrom(
-      eb
-        .selectFrom("checkout_link_products as clp")
-        .innerJoin("products as p", "p.id", "clp.product_id")
-        .whereRef("clp.checkout_link_id", "=", "cl.id")
+      selectProducts(db)
+        .innerJoin("checkout_link_products as clp", "clp.product_id", "p.id")
+        .where("clp.checkout_link_id", "=", eb.ref("cl.id"))
         .orderBy("clp.position")
-        .selectAll("p")
         .select((inner) => productRelations(inner)),
     ).as("products"),
-    jsonObjectFrom(eb.selectFrom("discounts as d").whereRef("d.id", "=", "cl.discount_id").selectAll("d")).as("discount"),
+    jsonObjectFrom(selectDiscounts(db).where("d.id", "=", eb.ref("cl.discount_id"))).as("discount"),
   ]);
 
 export const findCheckoutLink = async (
@@ -43,7 +42,7 @@ export const findCheckoutLink = async (
   where: { id: string } | { clientSecret: string },
   allowed: OrganizationScope,
 ): Promise<CheckoutLinkWithRelations | undefined> => {
-  const query = withRelations(live(db, allowed));
+  const query = withRelations(db, live(db, allowed));
   // JSON aggregation returns the relations' timestamps as text; the Jsonified types say so.
   return "id" in where
     ? query.where("cl.id", "=", where.id).executeTakeFirst()
@@ -102,30 +101,7 @@ export async function listCheckoutLinks(
   offset: number,
   limit: number,
 ): Promise<CheckoutLinkWithRelations[]> {
-  let query = withRelations(filtered(db, allowed, filters));
+  let query = withRelations(db, filtered(db, allowed, filters));
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`cl.${key}`), direction);
   return await query.orderBy("cl.id").offset(offset).limit(limit).execute();
-}
-
-/** Which of these IDs are products of the organization a link may offer (not archived). */
-export async function offerableProductIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom("products")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", ids)
-    .where("is_archived", "=", false)
-    .execute();
-  return new Set(rows.map((row) => row.id));
-}
-
-/** The product and organization of a live catalog price, within the caller's organizations. */
-export function findPriceProduct(db: Executor, priceId: string, allowed: OrganizationScope) {
-  let query = db
-    .selectFrom("product_prices")
-    .select(["product_id", "organization_id"])
-    .where("id", "=", priceId)
-    .where("is_archived", "=", false);
-  if (allowed !== null) query = query.where("organization_id", "in", allowed);
-  return query.executeTakeFirst();
 }

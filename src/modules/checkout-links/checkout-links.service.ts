@@ -5,7 +5,7 @@ import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIs
 import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { TokenPrefix, generateToken } from "../../values/tokens.ts";
 import { findLiveDiscount } from "../discounts/discounts.steps.ts";
-import { findProductOrganization } from "../products/products.steps.ts";
+import { findPriceProduct, findProductOrganization, offerableProductIds } from "../products/products.steps.ts";
 import { toCheckoutLink } from "./checkout-links.mapper.ts";
 import * as repo from "./checkout-links.repository.ts";
 import type { CheckoutLink, CheckoutLinkCreate, CheckoutLinkListQuery, CheckoutLinkUpdate } from "./checkout-links.schemas.ts";
@@ -20,14 +20,14 @@ const fail = (issues: ValidationIssue[]): void => {
 async function requestedProducts(db: Executor, input: CheckoutLinkCreate, allowed: OrganizationScope) {
   if ("products" in input) return input.products.map((id, i) => ({ id, loc: ["body", "products", i] as Loc }));
   if ("product_id" in input) return [{ id: input.product_id, loc: ["body", "product_id"] as Loc }];
-  const price = await repo.findPriceProduct(db, input.product_price_id, allowed);
+  const price = await findPriceProduct(db, input.product_price_id, allowed);
   if (!price) throw new RequestValidationError([fieldIssue(["body", "product_price_id"], "Price does not exist.", input.product_price_id)]);
   return [{ id: price.product_id, loc: ["body", "product_price_id"] as Loc }];
 }
 
 /** Each product must be an unarchived product of the organization, listed once. */
 async function productIssues(db: Executor, organizationId: string, products: { id: string; loc: Loc }[]): Promise<ValidationIssue[]> {
-  const known = await repo.offerableProductIds(
+  const known = await offerableProductIds(
     db,
     organizationId,
     products.map((p) => p.id),

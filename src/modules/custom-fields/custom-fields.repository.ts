@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Updateable } from "kysely";
+import { sql, type Expression, type Insertable, type Updateable } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomFieldSortKeys } from "./custom-field-inputs.schemas.ts";
@@ -108,3 +109,18 @@ export async function listCustomFields(
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(`cf.${key}`), direction);
   return await query.orderBy("cf.id").offset(offset).limit(limit).execute();
 }
+
+// The fields a product shows, embedded in the products' own statements.
+
+/** The live custom fields attached to a product, in position order, each with its position and requirement, as a JSON array. */
+export const attachedCustomFields = (eb: SubqueryScope, productId: Expression<string>) =>
+  jsonArrayFrom(
+    eb
+      .selectFrom("product_custom_fields as pcf")
+      .innerJoin("custom_fields as cf", "cf.id", "pcf.custom_field_id")
+      .where("pcf.product_id", "=", productId)
+      .where("cf.deleted_at", "is", null)
+      .orderBy("pcf.position")
+      .selectAll("cf")
+      .select(["pcf.position", "pcf.required"]),
+  );

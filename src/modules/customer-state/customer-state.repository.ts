@@ -3,7 +3,9 @@ import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { compiledLookup } from "../../db/compiled-lookup.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
-import { firstUserEventAt } from "../customers/customers.steps.ts";
+import { grantsOfCustomer } from "../benefits/benefits.steps.ts";
+import { selectCustomersForRead } from "../customers/customers.steps.ts";
+import { subscriptionsOfCustomer } from "../subscriptions/subscriptions.steps.ts";
 
 export type CustomerLocator = { id: string } | { externalId: string };
 
@@ -17,14 +19,10 @@ const GIVING_ACCESS = ["active", "trialing"] as const;
  * customer_id, …) joined to their benefit's type and metadata.
  */
 function stateQuery(db: Executor, where: CustomerLocator, allowed: OrganizationScope) {
-  let query = db
-    .selectFrom("customers as c")
-    .selectAll("c")
-    .select(firstUserEventAt())
+  let query = selectCustomersForRead(db)
     .select((eb) => [
       jsonArrayFrom(
-        eb
-          .selectFrom("subscriptions as s")
+        subscriptionsOfCustomer(eb, eb.ref("c.id"))
           .select([
             "s.id",
             "s.created_at",
@@ -46,16 +44,13 @@ function stateQuery(db: Executor, where: CustomerLocator, allowed: OrganizationS
             "s.product_id",
             "s.discount_id",
           ])
-          .whereRef("s.customer_id", "=", "c.id")
           .where("s.status", "in", GIVING_ACCESS)
           .$narrowType<{ status: (typeof GIVING_ACCESS)[number] }>()
           .orderBy("s.created_at")
           .orderBy("s.id"),
       ).as("active_subscriptions"),
       jsonArrayFrom(
-        eb
-          .selectFrom("benefit_grants as g")
-          .innerJoin("benefits as b", "b.id", "g.benefit_id")
+        grantsOfCustomer(eb, { organizationId: eb.ref("c.organization_id"), id: eb.ref("c.id") })
           .select([
             "g.id",
             "g.created_at",
@@ -66,8 +61,6 @@ function stateQuery(db: Executor, where: CustomerLocator, allowed: OrganizationS
             "b.metadata as benefit_metadata",
             "g.properties",
           ])
-          .whereRef("g.organization_id", "=", "c.organization_id")
-          .whereRef("g.customer_id", "=", "c.id")
           .where("g.granted_at", "is not", null)
           .$narrowType<{ granted_at: NotNull }>()
           .orderBy("g.granted_at")

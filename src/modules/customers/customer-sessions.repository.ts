@@ -1,5 +1,6 @@
 import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import { organizationClocks } from "../organizations/organizations.steps.ts";
 import type { CustomerSessionsTable } from "./customer-sessions.table.ts";
 
 export const insertCustomerSession = (db: Executor, values: Insertable<CustomerSessionsTable>) =>
@@ -10,7 +11,10 @@ export const findLiveCustomerSession = (db: Executor, tokenHash: string, now: Da
   db
     .selectFrom("customer_sessions as s")
     .innerJoin("customers as c", "c.id", "s.customer_id")
-    .innerJoin("organizations as o", "o.id", "s.organization_id")
+    .innerJoin(
+      (eb) => organizationClocks(eb).as("o"),
+      (join) => join.onRef("o.id", "=", "s.organization_id"),
+    )
     .select(["s.id", "s.organization_id", "s.customer_id", "o.clock_offset_ms"])
     .where("s.token_hash", "=", tokenHash)
     .where("s.expires_at", ">", now)

@@ -1,5 +1,5 @@
 import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
@@ -108,7 +108,7 @@ export const listCustomers = (
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
 /** Customers as the read schema shows them, deleted ones included (they stay embedded in orders and keys). */
-export const selectCustomersForRead = (db: Executor) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt());
+export const selectCustomersForRead = (db: SubqueryScope) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt());
 
 /** Customers as the read schema shows them, by id. */
 export const customersByIds = async (db: Executor, ids: readonly string[]): Promise<Map<string, CustomerReadRow>> => {

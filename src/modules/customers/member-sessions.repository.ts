@@ -1,5 +1,6 @@
 import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
+import { organizationClocks } from "../organizations/organizations.steps.ts";
 import type { MemberSessionsTable } from "./member-sessions.table.ts";
 
 export const insertMemberSession = (db: Executor, values: Insertable<MemberSessionsTable>) =>
@@ -11,7 +12,10 @@ export const findLiveMemberSession = (db: Executor, tokenHash: string, now: Date
     .selectFrom("member_sessions as s")
     .innerJoin("members as m", "m.id", "s.member_id")
     .innerJoin("customers as c", "c.id", "s.customer_id")
-    .innerJoin("organizations as o", "o.id", "s.organization_id")
+    .innerJoin(
+      (eb) => organizationClocks(eb).as("o"),
+      (join) => join.onRef("o.id", "=", "s.organization_id"),
+    )
     .select(["s.id", "s.organization_id", "s.customer_id", "s.member_id", "m.role", "o.clock_offset_ms"])
     .where("s.token_hash", "=", tokenHash)
     .where("s.expires_at", ">", now)

@@ -1,6 +1,6 @@
 import { expressionBuilder, sql, type Expression, type Insertable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import { selectProducts } from "../products/products.steps.ts";
@@ -108,4 +108,4 @@ export const discountNames = <A extends string>(alias: A) =>
 // Discounts as other modules embed them, each in one statement of the reader's.
 
 /** A sub-select of discounts (`d`, every column) for a reader to narrow to the discount its row names. */
-export const selectDiscounts = (db: Executor) => db.selectFrom("discounts as d").selectAll("d");
+export const selectDiscounts = (db: SubqueryScope) => db.selectFrom("discounts as d").selectAll("d");

@@ -1,5 +1,5 @@
-import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
-import type { Database, Executor } from "../../db/database.ts";
+import { expressionBuilder, sql, type Expression, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -120,3 +120,12 @@ export const organizationForDocument = (db: Executor, id: string) =>
 /** What credit-note numbering reads of the seller: its invoice prefix, or its slug. */
 export const numberingOrganization = (db: Executor, id: string) =>
   db.selectFrom("organizations").select(["id", "slug", "invoice_prefix"]).where("id", "=", id).executeTakeFirstOrThrow();
+
+// Organizations as other modules join them in their own statements.
+
+/** Each organization's clock offset (the sandbox's test clock), for a reader to join by id: a session's authentication reads it. */
+export const organizationClocks = (eb: SubqueryScope) => eb.selectFrom("organizations").select(["id", "clock_offset_ms"]);
+
+/** An organization's slug, as an expression of the caller's statement (the portal sorts grants by their seller). */
+export const organizationSlug = (organizationId: Expression<string>): RawBuilder<string> =>
+  sql<string>`(SELECT o.slug FROM organizations o WHERE o.id = ${organizationId})`;

@@ -11,3 +11,6 @@ export { organizationNameMatches, organizationNameOf, organizationsWithDue } fro
 
 // What an order's documents read of the seller.
 export { numberingOrganization, organizationForDocument } from "./organizations.repository.ts";
+
+// Organizations as other modules join them in their own statements.
+export { organizationClocks, organizationSlug } from "./organizations.repository.ts";

@@ -1,9 +1,11 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { selectLiveBenefits } from "../benefits/benefits.steps.ts";
+import { attachedCustomFields } from "../custom-fields/custom-fields.steps.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
@@ -24,27 +26,15 @@ export const productRelations = (eb: ProductScope) => [
       .selectAll("pp"),
   ).as("prices"),
   jsonArrayFrom(
-    eb
-      .selectFrom("product_benefits as pb")
-      .innerJoin("benefits as b", "b.id", "pb.benefit_id")
-      .whereRef("pb.product_id", "=", "p.id")
-      .where("b.is_deleted", "=", false)
-      .orderBy("pb.position")
-      .selectAll("b"),
+    selectLiveBenefits(eb)
+      .innerJoin("product_benefits as pb", "pb.benefit_id", "b.id")
+      .where("pb.product_id", "=", eb.ref("p.id"))
+      .orderBy("pb.position"),
   ).as("benefits"),
   jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
     "medias",
   ),
-  jsonArrayFrom(
-    eb
-      .selectFrom("product_custom_fields as pcf")
-      .innerJoin("custom_fields as cf", "cf.id", "pcf.custom_field_id")
-      .whereRef("pcf.product_id", "=", "p.id")
-      .where("cf.deleted_at", "is", null)
-      .orderBy("pcf.position")
-      .selectAll("cf")
-      .select(["pcf.position", "pcf.required"]),
-  ).as("attached_custom_fields"),
+  attachedCustomFields(eb, eb.ref("p.id")).as("attached_custom_fields"),
 ];
 
 export interface ProductFilters {
@@ -135,4 +125,4 @@ export const productWithRelationsJson = (productId: Expression<string>) =>
  * A sub-select of products (`p`, every column) for a reader to narrow and order, joining its own
  * table of product ids (a discount's, a session's, a link's): one statement with the reader's.
  */
-export const selectProducts = (db: Executor) => db.selectFrom("products as p").selectAll("p");
+export const selectProducts = (db: SubqueryScope) => db.selectFrom("products as p").selectAll("p");

@@ -124,3 +124,28 @@ export const productNames = <A extends string>(alias: A) =>
 /** The prices, a table to join under `alias`. */
 export const productPriceRows = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("product_prices").selectAll().as(alias);
+
+// What checkout links check of the products they offer.
+
+/** Which of these IDs are products of the organization a link may offer (not archived). */
+export async function offerableProductIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom("products")
+    .select("id")
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", ids)
+    .where("is_archived", "=", false)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The product and organization of a live catalog price, within the caller's organizations. */
+export function findPriceProduct(db: Executor, priceId: string, allowed: OrganizationScope) {
+  let query = db
+    .selectFrom("product_prices")
+    .select(["product_id", "organization_id"])
+    .where("id", "=", priceId)
+    .where("is_archived", "=", false);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.executeTakeFirst();
+}

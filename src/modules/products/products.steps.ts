@@ -18,3 +18,6 @@ export { productWithRelationsJson } from "./product-reads.repository.ts";
 
 // Products as other modules embed them in their own statements.
 export { selectProducts } from "./product-reads.repository.ts";
+
+// What checkout links check of the products and prices they offer.
+export { findPriceProduct, offerableProductIds } from "./products.repository.ts";

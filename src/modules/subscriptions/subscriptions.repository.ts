@@ -9,7 +9,7 @@ import {
   type Updateable,
 } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Executor } from "../../db/database.ts";
+import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import { countRows } from "../../db/count-rows.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
@@ -264,3 +264,9 @@ export const subscriptionJson = (subscriptionId: Expression<string | null>) =>
 /** The checkout each subscription came from, a table to join under `alias`. */
 export const subscriptionCheckouts = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("subscriptions").select(["id", "checkout_id"]).as(alias);
+
+// Subscriptions as other modules embed them in their own statements.
+
+/** A sub-select of a customer's subscriptions (`s`), through `subscriptions_customer_idx`, for a reader to filter and pick columns. */
+export const subscriptionsOfCustomer = (eb: SubqueryScope, customerId: Expression<string>) =>
+  eb.selectFrom("subscriptions as s").where("s.customer_id", "=", customerId);
