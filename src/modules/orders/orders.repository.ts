@@ -5,7 +5,6 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Insertable,
-  type RawBuilder,
   type SqlBool,
   type Updateable,
 } from "kysely";
@@ -236,13 +235,6 @@ export const itemsOfOrders = (db: Executor, orderIds: readonly string[]): Promis
     ? db.selectFrom("order_items").selectAll().where("order_id", "in", orderIds).orderBy("order_id").orderBy("position").execute()
     : Promise.resolve([]);
 
-// The test clock's view of an organization's orders.
-
-/** The earliest dunning retry of the organization's pending renewal orders, as an expression of the caller's statement. */
-export const nextPaymentRetryAt = (organizationId: string): RawBuilder<Date | null> =>
-  sql<Date | null>`(SELECT min(next_payment_attempt_at) FROM orders
-        WHERE organization_id = ${organizationId} AND status = 'pending' AND subscription_id IS NOT NULL)`;
-
 // What the payments list reads of its orders, as expressions of its own statement (payments, the
 // lowest feature, imports none: services.ts hands them to it).
 
@@ -256,59 +248,6 @@ export const orderFromCheckoutIn = (orderId: Expression<string>, checkoutIds: re
   return eb.exists(eb.selectFrom("orders as o").select("o.id").where("o.id", "=", orderId).where("o.checkout_id", "in", checkoutIds));
 };
 
-// The renewals' reads of a subscription's orders: what is due (claimed with SKIP LOCKED, so sweeps
-// run side by side) and which orders still wait for a payment.
-
-/** The next pending order whose dunning retry is due, locked (skipping rows another process holds). */
-export const claimDueRetry = (db: Executor, now: Date, organizationId?: string) => {
-  let query = db
-    .selectFrom("orders")
-    .selectAll()
-    .where("status", "=", "pending")
-    .where("subscription_id", "is not", null)
-    .where("next_payment_attempt_at", "<=", now);
-  if (organizationId) query = query.where("organization_id", "=", organizationId);
-  return query.orderBy("next_payment_attempt_at").limit(1).forUpdate().skipLocked().executeTakeFirst();
-};
-
-/** Whether another order of the subscription still waits for a dunning retry. */
-export const hasOtherDunningOrder = async (db: Executor, subscriptionId: string, exceptOrderId: string): Promise<boolean> =>
-  (await db
-    .selectFrom("orders")
-    .select("id")
-    .where("subscription_id", "=", subscriptionId)
-    .where("status", "=", "pending")
-    .where("next_payment_attempt_at", "is not", null)
-    .where("id", "<>", exceptOrderId)
-    .executeTakeFirst()) !== undefined;
-
 /** The subscription an order bills, if any. */
 export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>
   (await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst())?.subscription_id ?? null;
-
-/** The orders of a subscription still waiting for a payment. */
-export const pendingOrdersOf = (db: Executor, subscriptionId: string) =>
-  db.selectFrom("orders").selectAll().where("subscription_id", "=", subscriptionId).where("status", "=", "pending").execute();
-
-/** Whether an order of the organization's subscriptions has its dunning retry due at `at`. */
-export const paymentRetryDueExists = (organizationId: Expression<string>, at: Expression<Date>): Expression<SqlBool> => {
-  const eb = expressionBuilder<Database>();
-  return eb.exists(
-    eb
-      .selectFrom("orders as r")
-      .select("r.id")
-      .where("r.organization_id", "=", organizationId)
-      .where("r.status", "=", "pending")
-      .where("r.subscription_id", "is not", null)
-      .where("r.next_payment_attempt_at", "<=", at),
-  );
-};
-
-/** Orders waiting for a dunning retry (pending, with a next attempt scheduled), a table to join under `alias`. */
-export const ordersAwaitingRetry = <A extends string>(alias: A) =>
-  expressionBuilder<Database>()
-    .selectFrom("orders")
-    .select(["id", "subscription_id", "customer_id", "created_at"])
-    .where("status", "=", "pending")
-    .where("next_payment_attempt_at", "is not", null)
-    .as(alias);

@@ -53,7 +53,7 @@ export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } f
 export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";
 
 // What the test clock reads of an organization's orders.
-export { nextPaymentRetryAt } from "./orders.repository.ts";
+export { nextPaymentRetryAt } from "./order-retries.repository.ts";
 
 // What the payments list reads of its orders (handed to it by services.ts).
 export { checkoutIdOfOrder, orderFromCheckoutIn } from "./orders.repository.ts";
@@ -65,5 +65,5 @@ export {
   ordersAwaitingRetry,
   paymentRetryDueExists,
   pendingOrdersOf,
-  subscriptionIdOfOrder,
-} from "./orders.repository.ts";
+} from "./order-retries.repository.ts";
+export { subscriptionIdOfOrder } from "./orders.repository.ts";
