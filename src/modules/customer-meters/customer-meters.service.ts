@@ -18,6 +18,7 @@ import type {
   PortalCustomerMeterListQuery,
 } from "./customer-meters.schemas.ts";
 import type { CustomerMeterRow } from "./customer-meters.table.ts";
+import type { MeterRow } from "../meters/meters.table.ts";
 
 /** The terms of a `meter_credit` benefit, as stored. */
 interface MeterCreditTerms {
@@ -132,126 +133,133 @@ async function pageOf(
   return toPage(all.slice(offset, offset + limit), all.length, query);
 }
 
+async function oneCustomerMeter(db: Executor, id: string, filters: repo.CustomerMeterFilters): Promise<CustomerMeterUnits> {
+  const row = await repo.findCustomerMeter(db, id, filters);
+  if (!row) throw new ResourceNotFound();
+  return (await withUnits(db, [row]))[0]!;
+}
+
+type PortalSession = { organizationId: string; customerId: string };
+
+const portalFilters = (session: PortalSession): repo.CustomerMeterFilters => ({
+  allowed: [session.organizationId],
+  customerIds: [session.customerId],
+  hideArchived: true,
+  heldOnly: true,
+});
+
+/** The merchant's list: archived meters' rows only when `meter_id` names them (the hosted service). */
+async function listCustomerMeters(deps: Deps, query: CustomerMeterListQuery, allowed: OrganizationScope): Promise<Page<CustomerMeter>> {
+  const filters: repo.CustomerMeterFilters = {
+    allowed,
+    organizationIds: query.organization_id,
+    customerIds: query.customer_id,
+    externalCustomerIds: query.external_customer_id,
+    meterIds: query.meter_id,
+    hideArchived: !query.meter_id?.length,
+    heldOnly: false,
+  };
+  const page = await pageOf(deps.readDb, filters, query);
+  return { ...page, items: page.items.map(toCustomerMeter) };
+}
+
+/** The session's customer's meters it holds (credited or subscribed), of meters not archived. */
+async function listPortalCustomerMeters(db: Executor, query: PortalCustomerMeterListQuery, session: PortalSession) {
+  const filters = {
+    ...portalFilters(session),
+    meterIds: query.meter_id,
+    ...(query.query === undefined ? {} : { meterName: query.query }),
+  };
+  const page = await pageOf(db, filters, query);
+  return { ...page, items: page.items.map(toCustomerCustomerMeter) };
+}
+
+/** Every meter row of the customer, as the state lists them (the hosted service lists every row). */
+async function customerMetersOf(db: Executor, organizationId: string, customerId: string) {
+  const rows = await repo.listCustomerMeters(
+    db,
+    { allowed: [organizationId], customerIds: [customerId], hideArchived: false, heldOnly: false },
+    [{ key: "created_at", direction: "asc" }],
+    null,
+  );
+  return (await withUnits(db, rows)).map(toCustomerMeterUnits);
+}
+
+/**
+ * The row's credits after a cycle at `at`: the window resets there, carrying over at most the
+ * rollover-flagged credits still unused (before this cycle's own credit is added).
+ */
+async function creditsAfterCycle(trx: Executor, grant: CreditGrant, meter: MeterRow, row: CustomerMeterRow, at: Date) {
+  const keys = await customerKeysOf(trx, grant.organization_id, [grant.customer_id], []);
+  // The balance at the cycle's instant: usage after it belongs to the new window.
+  const consumed = await consumedUnits(trx, meter, keys, { since: row.reset_at, until: at });
+  // The hosted service's rollover: the whole unused units, at most the rollover-flagged credits, never negative.
+  const carried = Math.max(0, Math.min(Math.floor(row.credited_units - consumed), row.rollover_units));
+  return { credited: carried, rollover: carried, resetAt: at };
+}
+
+/**
+ * Applies a `meter_credit` grant's change (the `customer_meters.credit` job). Granted: `+units`.
+ * Cycled: the window resets at the cycle (once per cycle, however many credits of the meter
+ * cycle with it), carrying over at most the rollover-flagged credits still unused, then `+units`.
+ * Revoked: the last credit taken back (never below 0), and the grant forgets it, so a grant
+ * restored later credits again. The grant remembers its last credit, so a repeated or late job
+ * applies nothing twice; a job whose grant changed state since (revoked, or granted again)
+ * does nothing, the later job applies the grant as it is.
+ */
+async function applyCredit(deps: Deps, payload: MeterCreditPayload): Promise<void> {
+  const at = new Date(payload.at);
+  const now = deps.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const grant = await repo.meterCreditGrantForUpdate(trx, payload.grant_id);
+    if (!grant || grant.type !== "meter_credit" || (grant.revoked_at !== null) !== (payload.kind === "revoke")) return;
+    const terms = grant.terms as unknown as MeterCreditTerms;
+    const lastAt = typeof grant.properties.last_credited_at === "string" ? new Date(grant.properties.last_credited_at) : null;
+    if (payload.kind === "revoke") {
+      if (lastAt === null) return;
+      await takeBack(trx, grant, now);
+      return;
+    }
+    if (lastAt !== null && (payload.kind === "grant" || lastAt >= at)) return;
+    const meter = await findMeter(trx, terms.meter_id, [grant.organization_id]);
+    if (!meter) return;
+    const row = await repo.customerMeterForUpdate(
+      trx,
+      { organizationId: grant.organization_id, customerId: grant.customer_id, meterId: meter.id },
+      now,
+    );
+    const cycled = payload.kind === "cycle" && lastAt !== null && (row.reset_at === null || row.reset_at < at);
+    const window = cycled
+      ? await creditsAfterCycle(trx, grant, meter, row, at)
+      : { credited: row.credited_units, rollover: row.rollover_units, resetAt: row.reset_at };
+    await repo.updateCustomerMeter(trx, row.id, {
+      credited_units: window.credited + terms.units,
+      rollover_units: window.rollover + (terms.rollover ? terms.units : 0),
+      reset_at: window.resetAt,
+      modified_at: now,
+    });
+    await repo.setGrantProperties(
+      trx,
+      grant.id,
+      { ...grant.properties, last_credited_meter_id: meter.id, last_credited_units: terms.units, last_credited_at: at.toISOString() },
+      now,
+    );
+    await enqueueCustomerStateChanged(trx, grant.customer_id);
+  });
+}
+
+/** The customer meters' operations, bound to the service's dependencies. */
 export function createCustomerMeterService(deps: Deps) {
   const { db } = deps;
-  const one = async (id: string, filters: repo.CustomerMeterFilters): Promise<CustomerMeterUnits> => {
-    const row = await repo.findCustomerMeter(db, id, filters);
-    if (!row) throw new ResourceNotFound();
-    return (await withUnits(db, [row]))[0]!;
-  };
-  const portalFilters = (session: { organizationId: string; customerId: string }): repo.CustomerMeterFilters => ({
-    allowed: [session.organizationId],
-    customerIds: [session.customerId],
-    hideArchived: true,
-    heldOnly: true,
-  });
-
   return {
-    /** The merchant's list: archived meters' rows only when `meter_id` names them (the hosted service). */
-    async list(query: CustomerMeterListQuery, allowed: OrganizationScope): Promise<Page<CustomerMeter>> {
-      const filters: repo.CustomerMeterFilters = {
-        allowed,
-        organizationIds: query.organization_id,
-        customerIds: query.customer_id,
-        externalCustomerIds: query.external_customer_id,
-        meterIds: query.meter_id,
-        hideArchived: !query.meter_id?.length,
-        heldOnly: false,
-      };
-      const page = await pageOf(deps.readDb, filters, query);
-      return { ...page, items: page.items.map(toCustomerMeter) };
-    },
-
-    async get(id: string, allowed: OrganizationScope): Promise<CustomerMeter> {
-      return toCustomerMeter(await one(id, { allowed, hideArchived: false, heldOnly: false }));
-    },
-
-    /** The session's customer's meters it holds (credited or subscribed), of meters not archived. */
-    async portalList(query: PortalCustomerMeterListQuery, session: { organizationId: string; customerId: string }) {
-      const filters = {
-        ...portalFilters(session),
-        meterIds: query.meter_id,
-        ...(query.query === undefined ? {} : { meterName: query.query }),
-      };
-      const page = await pageOf(db, filters, query);
-      return { ...page, items: page.items.map(toCustomerCustomerMeter) };
-    },
-
-    async portalGet(id: string, session: { organizationId: string; customerId: string }): Promise<CustomerCustomerMeter> {
-      return toCustomerCustomerMeter(await one(id, portalFilters(session)));
-    },
-
-    /** Every meter row of the customer, as the state lists them (the hosted service lists every row). */
-    async ofCustomer(organizationId: string, customerId: string) {
-      const rows = await repo.listCustomerMeters(
-        db,
-        { allowed: [organizationId], customerIds: [customerId], hideArchived: false, heldOnly: false },
-        [{ key: "created_at", direction: "asc" }],
-        null,
-      );
-      return (await withUnits(db, rows)).map(toCustomerMeterUnits);
-    },
-
-    /**
-     * Applies a `meter_credit` grant's change (the `customer_meters.credit` job). Granted: `+units`.
-     * Cycled: the window resets at the cycle (once per cycle, however many credits of the meter
-     * cycle with it), carrying over at most the rollover-flagged credits still unused, then `+units`.
-     * Revoked: the last credit taken back (never below 0), and the grant forgets it, so a grant
-     * restored later credits again. The grant remembers its last credit, so a repeated or late job
-     * applies nothing twice; a job whose grant changed state since (revoked, or granted again)
-     * does nothing, the later job applies the grant as it is.
-     */
-    async applyCredit(payload: MeterCreditPayload): Promise<void> {
-      const at = new Date(payload.at);
-      const now = deps.now();
-      await db.transaction().execute(async (trx) => {
-        const grant = await repo.meterCreditGrantForUpdate(trx, payload.grant_id);
-        if (!grant || grant.type !== "meter_credit" || (grant.revoked_at !== null) !== (payload.kind === "revoke")) return;
-        const terms = grant.terms as unknown as MeterCreditTerms;
-        const lastAt = typeof grant.properties.last_credited_at === "string" ? new Date(grant.properties.last_credited_at) : null;
-        if (payload.kind === "revoke") {
-          if (lastAt === null) return;
-          await takeBack(trx, grant, now);
-          return;
-        }
-        if (lastAt !== null && (payload.kind === "grant" || lastAt >= at)) return;
-        const meter = await findMeter(trx, terms.meter_id, [grant.organization_id]);
-        if (!meter) return;
-        const row = await repo.customerMeterForUpdate(
-          trx,
-          { organizationId: grant.organization_id, customerId: grant.customer_id, meterId: meter.id },
-          now,
-        );
-        let credited = row.credited_units;
-        let rollover = row.rollover_units;
-        let resetAt = row.reset_at;
-        if (payload.kind === "cycle" && lastAt !== null && (resetAt === null || resetAt < at)) {
-          const keys = await customerKeysOf(trx, grant.organization_id, [grant.customer_id], []);
-          // The balance at the cycle's instant: usage after it belongs to the new window.
-          const consumed = await consumedUnits(trx, meter, keys, { since: resetAt, until: at });
-          // The hosted service's rollover: the whole unused units, at most the rollover-flagged credits, never negative.
-          const carried = Math.max(0, Math.min(Math.floor(credited - consumed), rollover));
-          credited = carried;
-          rollover = carried;
-          resetAt = at;
-        }
-        credited += terms.units;
-        if (terms.rollover) rollover += terms.units;
-        await repo.updateCustomerMeter(trx, row.id, {
-          credited_units: credited,
-          rollover_units: rollover,
-          reset_at: resetAt,
-          modified_at: now,
-        });
-        await repo.setGrantProperties(
-          trx,
-          grant.id,
-          { ...grant.properties, last_credited_meter_id: meter.id, last_credited_units: terms.units, last_credited_at: at.toISOString() },
-          now,
-        );
-        await enqueueCustomerStateChanged(trx, grant.customer_id);
-      });
-    },
+    list: (query: CustomerMeterListQuery, allowed: OrganizationScope) => listCustomerMeters(deps, query, allowed),
+    get: async (id: string, allowed: OrganizationScope): Promise<CustomerMeter> =>
+      toCustomerMeter(await oneCustomerMeter(db, id, { allowed, hideArchived: false, heldOnly: false })),
+    portalList: (query: PortalCustomerMeterListQuery, session: PortalSession) => listPortalCustomerMeters(db, query, session),
+    portalGet: async (id: string, session: PortalSession): Promise<CustomerCustomerMeter> =>
+      toCustomerCustomerMeter(await oneCustomerMeter(db, id, portalFilters(session))),
+    ofCustomer: (organizationId: string, customerId: string) => customerMetersOf(db, organizationId, customerId),
+    applyCredit: (payload: MeterCreditPayload) => applyCredit(deps, payload),
   };
 }
 export type CustomerMeterService = ReturnType<typeof createCustomerMeterService>;

@@ -32,91 +32,105 @@ async function lockCustomer(trx: Executor, session: PortalCustomer) {
   return customer;
 }
 
+/** What the operations work with: the service's dependencies, the processor, the dunning retries. */
+interface PortalPaymentMethodContext {
+  deps: Deps;
+  processor: PaymentProcessor;
+  orderPayments: PortalOrderPayments;
+}
+
+type LockedCustomer = Awaited<ReturnType<typeof lockCustomer>>;
+
+/** The customer's default method set (or cleared), with its `customer.updated`. */
+async function changeDefaultMethod(trx: Executor, customer: LockedCustomer, methodId: string | null, now: Date): Promise<void> {
+  const updated = await updateCustomer(trx, customer.id, { default_payment_method_id: methodId, modified_at: now });
+  await recordWebhookEvent(trx, { organizationId: customer.organization_id, type: "customer.updated", data: toCustomer(updated), now });
+}
+
+/**
+ * Makes `method` the customer's default and moves the subscriptions dunning is chasing onto it,
+ * then retries their orders with it at once (the hosted service's `set_default`; not counted toward dunning).
+ */
+async function setDefault(context: PortalPaymentMethodContext, session: PortalCustomer, method: PaymentMethodRow): Promise<void> {
+  const { deps } = context;
+  await deps.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, session);
+    const now = deps.now();
+    await changeDefaultMethod(trx, customer, method.id, now);
+    const chased = await dunningOrdersOfCustomer(trx, customer.id);
+    const subscriptionIds = [...new Set(chased.map((order) => order.subscription_id).filter((id): id is string => id !== null))];
+    await moveSubscriptionsToMethod(trx, { ids: subscriptionIds }, method.id, now);
+  });
+  await context.orderPayments.retryDunningOrders(session.customerId, method);
+}
+
+function listMethods(db: Executor, query: PaymentMethodListQuery, session: PortalCustomer): Promise<Page<CustomerPaymentMethod>> {
+  return paginate(
+    query,
+    () => countPaymentMethods(db, session.customerId),
+    async (offset, limit) => (await listPaymentMethods(db, session.customerId, { offset, limit })).map(toCustomerPaymentMethod),
+  );
+}
+
+/** Sets the card up with the processor (no charge); a refusal is the hosted service's 400. */
+async function addMethod(
+  context: PortalPaymentMethodContext,
+  input: CustomerPaymentMethodCreate,
+  session: PortalCustomer,
+): Promise<CustomerPaymentMethodCreateResponse> {
+  const setup = await setUpPaymentMethod(context.deps.db, context.processor, {
+    organizationId: session.organizationId,
+    customerId: session.customerId,
+    confirmationToken: input.confirmation_token_id,
+    // Each request is a new setup, as a confirmation token is used once.
+    attemptId: randomUUID(),
+    now: context.deps.now(),
+  });
+  if ("refused" in setup) throw new PaymentMethodSetupFailed(setup.refused);
+  if (input.set_default) await setDefault(context, session, setup.method);
+  return { status: "succeeded", payment_method: toCustomerPaymentMethod(setup.method) };
+}
+
+/**
+ * Completes a setup that needed a further step (3-D Secure). The sandbox's setups never do, so
+ * no setup intent is ever waiting: every id is unknown (docs/decisions.md).
+ */
+function confirmSetup(input: CustomerPaymentMethodConfirm): never {
+  throw new RequestValidationError([fieldIssue(["body", "setup_intent_id"], "Invalid setup_intent_id.", input.setup_intent_id, "invalid")]);
+}
+
+/**
+ * Deletes a method. Subscriptions that still need one move to the default, or else the newest
+ * other method; with none left the method stays (the hosted service's 400). A deleted default is replaced
+ * the same way, so renewals never point at a deleted method.
+ */
+async function removeMethod(deps: Deps, id: string, session: PortalCustomer): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, session);
+    const method = await findPaymentMethod(trx, id, customer.id);
+    if (!method) throw new ResourceNotFound();
+    const isDefault = customer.default_payment_method_id === method.id;
+    const replacement =
+      (!isDefault && customer.default_payment_method_id !== null
+        ? await findPaymentMethod(trx, customer.default_payment_method_id, customer.id)
+        : undefined) ?? (await listPaymentMethods(trx, customer.id, { offset: 0, limit: 1, exceptId: method.id }))[0];
+    const needing = await subscriptionsNeedingMethod(trx, customer.id, method.id, isDefault);
+    if (needing.length > 0 && !replacement) throw new PaymentMethodInUseByActiveSubscription();
+    const now = deps.now();
+    await moveSubscriptionsToMethod(trx, { from: method.id }, replacement?.id ?? null, now);
+    if (isDefault) await changeDefaultMethod(trx, customer, replacement?.id ?? null, now);
+    await deletePaymentMethod(trx, method.id, now);
+  });
+}
+
 /** The portal's saved payment methods: list, add (set up without charging), delete, and the default. */
 export function createPortalPaymentMethodService(deps: Deps, processor: PaymentProcessor, orderPayments: PortalOrderPayments) {
-  const { db } = deps;
-
-  /**
-   * Makes `method` the customer's default and moves the subscriptions dunning is chasing onto it,
-   * then retries their orders with it at once (the hosted service's `set_default`; not counted toward dunning).
-   */
-  async function setDefault(session: PortalCustomer, method: PaymentMethodRow): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      const customer = await lockCustomer(trx, session);
-      const now = deps.now();
-      const updated = await updateCustomer(trx, customer.id, { default_payment_method_id: method.id, modified_at: now });
-      await recordWebhookEvent(trx, { organizationId: customer.organization_id, type: "customer.updated", data: toCustomer(updated), now });
-      const chased = await dunningOrdersOfCustomer(trx, customer.id);
-      const subscriptionIds = [...new Set(chased.map((order) => order.subscription_id).filter((id): id is string => id !== null))];
-      await moveSubscriptionsToMethod(trx, { ids: subscriptionIds }, method.id, now);
-    });
-    await orderPayments.retryDunningOrders(session.customerId, method);
-  }
-
+  const context: PortalPaymentMethodContext = { deps, processor, orderPayments };
   return {
-    list: (query: PaymentMethodListQuery, session: PortalCustomer): Promise<Page<CustomerPaymentMethod>> =>
-      paginate(
-        query,
-        () => countPaymentMethods(db, session.customerId),
-        async (offset, limit) => (await listPaymentMethods(db, session.customerId, { offset, limit })).map(toCustomerPaymentMethod),
-      ),
-
-    /** Sets the card up with the processor (no charge); a refusal is the hosted service's 400. */
-    async add(input: CustomerPaymentMethodCreate, session: PortalCustomer): Promise<CustomerPaymentMethodCreateResponse> {
-      const setup = await setUpPaymentMethod(db, processor, {
-        organizationId: session.organizationId,
-        customerId: session.customerId,
-        confirmationToken: input.confirmation_token_id,
-        // Each request is a new setup, as a confirmation token is used once.
-        attemptId: randomUUID(),
-        now: deps.now(),
-      });
-      if ("refused" in setup) throw new PaymentMethodSetupFailed(setup.refused);
-      if (input.set_default) await setDefault(session, setup.method);
-      return { status: "succeeded", payment_method: toCustomerPaymentMethod(setup.method) };
-    },
-
-    /**
-     * Completes a setup that needed a further step (3-D Secure). The sandbox's setups never do, so
-     * no setup intent is ever waiting: every id is unknown (docs/decisions.md).
-     */
-    confirm(input: CustomerPaymentMethodConfirm): never {
-      throw new RequestValidationError([
-        fieldIssue(["body", "setup_intent_id"], "Invalid setup_intent_id.", input.setup_intent_id, "invalid"),
-      ]);
-    },
-
-    /**
-     * Deletes a method. Subscriptions that still need one move to the default, or else the newest
-     * other method; with none left the method stays (the hosted service's 400). A deleted default is replaced
-     * the same way, so renewals never point at a deleted method.
-     */
-    async remove(id: string, session: PortalCustomer): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        const customer = await lockCustomer(trx, session);
-        const method = await findPaymentMethod(trx, id, customer.id);
-        if (!method) throw new ResourceNotFound();
-        const isDefault = customer.default_payment_method_id === method.id;
-        const replacement =
-          (!isDefault && customer.default_payment_method_id !== null
-            ? await findPaymentMethod(trx, customer.default_payment_method_id, customer.id)
-            : undefined) ?? (await listPaymentMethods(trx, customer.id, { offset: 0, limit: 1, exceptId: method.id }))[0];
-        const needing = await subscriptionsNeedingMethod(trx, customer.id, method.id, isDefault);
-        if (needing.length > 0 && !replacement) throw new PaymentMethodInUseByActiveSubscription();
-        const now = deps.now();
-        await moveSubscriptionsToMethod(trx, { from: method.id }, replacement?.id ?? null, now);
-        if (isDefault) {
-          const updated = await updateCustomer(trx, customer.id, { default_payment_method_id: replacement?.id ?? null, modified_at: now });
-          await recordWebhookEvent(trx, {
-            organizationId: customer.organization_id,
-            type: "customer.updated",
-            data: toCustomer(updated),
-            now,
-          });
-        }
-        await deletePaymentMethod(trx, method.id, now);
-      });
-    },
+    list: (query: PaymentMethodListQuery, session: PortalCustomer) => listMethods(deps.db, query, session),
+    add: (input: CustomerPaymentMethodCreate, session: PortalCustomer) => addMethod(context, input, session),
+    confirm: confirmSetup,
+    remove: (id: string, session: PortalCustomer) => removeMethod(deps, id, session),
   };
 }
 export type PortalPaymentMethodService = ReturnType<typeof createPortalPaymentMethodService>;

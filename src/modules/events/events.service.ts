@@ -2,6 +2,7 @@ import type { Expression, SqlBool } from "kysely";
 import type { Deps } from "../../context.ts";
 import { compileFilter, meterEventCondition, parseFilterText } from "../meters/meters.steps.ts";
 import { findMeter } from "../meters/meters.steps.ts";
+import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../http/errors.ts";
@@ -103,136 +104,145 @@ function dropRepeatedExternalIds(rows: EventInsert[]): EventInsert[] {
   });
 }
 
-export function createEventService(deps: Deps) {
-  const { db } = deps;
+/** Every rule that needs the database, checked for the whole batch with one query per kind. */
+async function referenceIssues(
+  db: Executor,
+  events: readonly EventCreate[],
+  organizations: readonly (string | null)[],
+  principal: Principal,
+) {
+  const issues: ValidationIssue[] = [];
+  const named = [...new Set(organizations.filter((id): id is string => id !== null))];
+  const knownOrganizations = principal.kind === "user" ? await findOrganizationIds(db, named) : new Set(named);
+  const customerIds = [...new Set(events.flatMap((e) => ("customer_id" in e ? [e.customer_id] : [])))];
+  const customerOrganizations = await findLiveCustomerOrganizations(db, customerIds);
+  const memberIds = [...new Set(events.flatMap((e) => ("customer_id" in e && e.member_id != null ? [e.member_id] : [])))];
+  const memberCustomers = await findLiveMemberCustomers(db, memberIds);
+  events.forEach((event, index) => {
+    const organizationId = organizations[index] ?? null;
+    if (organizationId === null) return;
+    if (!knownOrganizations.has(organizationId)) {
+      issues.push(issue(index, "organization_id", "organization_id", "Organization not found.", organizationId));
+      return;
+    }
+    if (!("customer_id" in event)) return;
+    // Another organization's customer is answered exactly like an unknown one.
+    if (customerOrganizations.get(event.customer_id) !== organizationId) {
+      issues.push(issue(index, "customer_id", "customer_id", "Customer not found.", event.customer_id));
+    }
+    // A member of another customer (or organization) is answered exactly like an unknown one.
+    if (event.member_id != null && memberCustomers.get(event.member_id) !== event.customer_id) {
+      issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
+    }
+  });
+  return issues;
+}
 
-  /** Every rule that needs the database, checked for the whole batch with one query per kind. */
-  async function referenceIssues(events: readonly EventCreate[], organizations: readonly (string | null)[], principal: Principal) {
-    const issues: ValidationIssue[] = [];
-    const named = [...new Set(organizations.filter((id): id is string => id !== null))];
-    const knownOrganizations = principal.kind === "user" ? await findOrganizationIds(db, named) : new Set(named);
-    const customerIds = [...new Set(events.flatMap((e) => ("customer_id" in e ? [e.customer_id] : [])))];
-    const customerOrganizations = await findLiveCustomerOrganizations(db, customerIds);
-    const memberIds = [...new Set(events.flatMap((e) => ("customer_id" in e && e.member_id != null ? [e.member_id] : [])))];
-    const memberCustomers = await findLiveMemberCustomers(db, memberIds);
-    events.forEach((event, index) => {
-      const organizationId = organizations[index] ?? null;
-      if (organizationId === null) return;
-      if (!knownOrganizations.has(organizationId)) {
-        issues.push(issue(index, "organization_id", "organization_id", "Organization not found.", organizationId));
-        return;
-      }
-      if (!("customer_id" in event)) return;
-      // Another organization's customer is answered exactly like an unknown one.
-      if (customerOrganizations.get(event.customer_id) !== organizationId) {
-        issues.push(issue(index, "customer_id", "customer_id", "Customer not found.", event.customer_id));
-      }
-      // A member of another customer (or organization) is answered exactly like an unknown one.
-      if (event.member_id != null && memberCustomers.get(event.member_id) !== event.customer_id) {
-        issues.push(issue(index, "member_id", "member_id", "Member not found.", event.member_id));
-      }
+/**
+ * Stores the rows in one transaction that holds their organizations' shared ingest lock (the
+ * meters' aggregation cuts wait for it: meter-aggregates.repository.ts); a batch meeting a known
+ * external id goes again skipping duplicates.
+ */
+async function store(db: Deps["db"], rows: readonly EventInsert[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const columns = await prepareEventColumns(rows);
+  const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
+  const attempt = (skipDuplicates: boolean) =>
+    db.transaction().execute(async (trx) => {
+      await lockIngestShared(trx, organizationIds);
+      return insertEvents(trx, columns, skipDuplicates);
     });
-    return issues;
+  try {
+    return await attempt(false);
+  } catch (error) {
+    if (!isExternalIdConflict(error)) throw error;
+    return attempt(true);
   }
+}
 
-  /**
-   * Stores the rows in one transaction that holds their organizations' shared ingest lock (the
-   * meters' aggregation cuts wait for it: meter-aggregates.repository.ts); a batch meeting a known
-   * external id goes again skipping duplicates.
-   */
-  async function store(rows: readonly EventInsert[]): Promise<number> {
-    if (rows.length === 0) return 0;
-    const columns = await prepareEventColumns(rows);
-    const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
-    const attempt = (skipDuplicates: boolean) =>
-      db.transaction().execute(async (trx) => {
-        await lockIngestShared(trx, organizationIds);
-        return insertEvents(trx, columns, skipDuplicates);
-      });
-    try {
-      return await attempt(false);
-    } catch (error) {
-      if (!isExternalIdConflict(error)) throw error;
-      return attempt(true);
-    }
+/** The list's `meter_id` (the meter's organization and its events) and `filter` (clauses as JSON text). */
+async function meterConditions(db: Executor, query: EventListQuery, allowed: OrganizationScope): Promise<Expression<SqlBool>[]> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (query.filter !== undefined) {
+    const parsed = parseFilterText(query.filter);
+    if ("issues" in parsed) throw new RequestValidationError(parsed.issues);
+    conditions.push(compileFilter(parsed.filter, "e"));
   }
-
-  /** The list's `meter_id` (the meter's organization and its events) and `filter` (clauses as JSON text). */
-  async function meterConditions(query: EventListQuery, allowed: OrganizationScope): Promise<Expression<SqlBool>[]> {
-    const conditions: Expression<SqlBool>[] = [];
-    if (query.filter !== undefined) {
-      const parsed = parseFilterText(query.filter);
-      if ("issues" in parsed) throw new RequestValidationError(parsed.issues);
-      conditions.push(compileFilter(parsed.filter, "e"));
-    }
-    if (query.meter_id !== undefined) {
-      const meter = await findMeter(db, query.meter_id, allowed);
-      if (!meter) throw new RequestValidationError([fieldIssue(["query", "meter_id"], "Meter not found.", query.meter_id, "meter_id")]);
-      conditions.push(eventOfOrganization(meter.organization_id), meterEventCondition(meter.filter, meter.aggregation, "e"));
-    }
-    return conditions;
+  if (query.meter_id !== undefined) {
+    const meter = await findMeter(db, query.meter_id, allowed);
+    if (!meter) throw new RequestValidationError([fieldIssue(["query", "meter_id"], "Meter not found.", query.meter_id, "meter_id")]);
+    conditions.push(eventOfOrganization(meter.organization_id), meterEventCondition(meter.filter, meter.aggregation, "e"));
   }
+  return conditions;
+}
 
+/** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
+async function ingest(deps: Deps, body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
+  const receivedAt = deps.now().toISOString();
+  const issues: ValidationIssue[] = [];
+  const organizations = body.events.map((event, index) => {
+    const owner = owningOrganization(event, index, principal);
+    if (typeof owner === "string") return owner;
+    issues.push(owner);
+    return null;
+  });
+  issues.push(...(await referenceIssues(deps.db, body.events, organizations, principal)));
+  if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
+  const rows = dropRepeatedExternalIds(
+    await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
+  );
+  const inserted = await store(deps.db, rows);
+  return { inserted, duplicates: body.events.length - inserted };
+}
+
+async function listEventPage(deps: Deps, query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
+  const conditions = await meterConditions(deps.db, query, allowed);
+  const filter: EventFilter = {
+    conditions,
+    ...ownerFilter(query, allowed),
+    names: query.name,
+    after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
+    before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
+    parentId: query.parent_id,
+    depth: query.depth,
+    text: query.query,
+    metadata: query.metadata,
+  };
+  const [total, rows] = await Promise.all([
+    countEvents(deps.readDb, filter),
+    listEvents(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
+  ]);
+  const customerOf = customerMatcher(await findCustomersOfEvents(deps.readDb, rows));
+  return toPage(
+    rows.map((row) => toEvent(row, customerOf(row))),
+    total,
+    query,
+  );
+}
+
+/** Each name (and source) of the caller's events, with its occurrences and first and last times. */
+async function listNamePage(deps: Deps, query: EventNameListQuery, allowed: OrganizationScope): Promise<ListResourceEventName> {
+  const filter: EventFilter = { ...ownerFilter(query, allowed), nameContains: query.query };
+  const [total, rows] = await Promise.all([
+    countEventNames(deps.readDb, filter),
+    listEventNames(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
+  ]);
+  return toPage(rows.map(toEventName), total, query);
+}
+
+async function getEvent(db: Executor, id: string, allowed: OrganizationScope): Promise<Event> {
+  const [row] = await listEvents(db, { allowed, id }, [], { limit: 1, offset: 0 });
+  if (!row) throw new ResourceNotFound();
+  return toEvent(row, customerMatcher(await findCustomersOfEvents(db, [row]))(row));
+}
+
+/** The events' operations, bound to the service's dependencies. */
+export function createEventService(deps: Deps) {
   return {
-    /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
-    async ingest(body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
-      const receivedAt = deps.now().toISOString();
-      const issues: ValidationIssue[] = [];
-      const organizations = body.events.map((event, index) => {
-        const owner = owningOrganization(event, index, principal);
-        if (typeof owner === "string") return owner;
-        issues.push(owner);
-        return null;
-      });
-      issues.push(...(await referenceIssues(body.events, organizations, principal)));
-      if (issues.length > 0) throw new RequestValidationError(issues.sort((a, b) => Number(a.loc[2]) - Number(b.loc[2])));
-      const rows = dropRepeatedExternalIds(
-        await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
-      );
-      const inserted = await store(rows);
-      return { inserted, duplicates: body.events.length - inserted };
-    },
-
-    async list(query: EventListQuery, allowed: OrganizationScope): Promise<ListResourceEvent> {
-      const conditions = await meterConditions(query, allowed);
-      const filter: EventFilter = {
-        conditions,
-        ...ownerFilter(query, allowed),
-        names: query.name,
-        after: query.start_timestamp === undefined ? undefined : new Date(query.start_timestamp),
-        before: query.end_timestamp === undefined ? undefined : new Date(query.end_timestamp),
-        parentId: query.parent_id,
-        depth: query.depth,
-        text: query.query,
-        metadata: query.metadata,
-      };
-      const [total, rows] = await Promise.all([
-        countEvents(deps.readDb, filter),
-        listEvents(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
-      ]);
-      const customerOf = customerMatcher(await findCustomersOfEvents(deps.readDb, rows));
-      return toPage(
-        rows.map((row) => toEvent(row, customerOf(row))),
-        total,
-        query,
-      );
-    },
-
-    /** Each name (and source) of the caller's events, with its occurrences and first and last times. */
-    async listNames(query: EventNameListQuery, allowed: OrganizationScope): Promise<ListResourceEventName> {
-      const filter: EventFilter = { ...ownerFilter(query, allowed), nameContains: query.query };
-      const [total, rows] = await Promise.all([
-        countEventNames(deps.readDb, filter),
-        listEventNames(deps.readDb, filter, parseSorting(query.sorting), pageWindow(query)),
-      ]);
-      return toPage(rows.map(toEventName), total, query);
-    },
-
-    async get(id: string, allowed: OrganizationScope): Promise<Event> {
-      const [row] = await listEvents(db, { allowed, id }, [], { limit: 1, offset: 0 });
-      if (!row) throw new ResourceNotFound();
-      return toEvent(row, customerMatcher(await findCustomersOfEvents(db, [row]))(row));
-    },
+    ingest: (body: EventsIngest, principal: Principal) => ingest(deps, body, principal),
+    list: (query: EventListQuery, allowed: OrganizationScope) => listEventPage(deps, query, allowed),
+    listNames: (query: EventNameListQuery, allowed: OrganizationScope) => listNamePage(deps, query, allowed),
+    get: (id: string, allowed: OrganizationScope) => getEvent(deps.db, id, allowed),
   };
 }
 export type EventService = ReturnType<typeof createEventService>;
