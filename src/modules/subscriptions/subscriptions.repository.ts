@@ -265,6 +265,24 @@ export const subscriptionJson = (subscriptionId: Expression<string | null>) =>
 export const subscriptionCheckouts = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("subscriptions").select(["id", "checkout_id"]).as(alias);
 
+// What customers read of their subscriptions, inside their own statements (customers is below
+// subscriptions: services.ts hands this to it, `customers/customer-dependent-reads.ts`).
+
+/**
+ * Whether the caller's `customerId` column has a billable subscription: trialing, active or
+ * past_due (the hosted service's rule for an active customer), as a condition of the caller's statement.
+ */
+export const hasBillableSubscription = (customerId: Expression<string>) => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("subscriptions as s")
+      .select("s.id")
+      .where("s.customer_id", "=", customerId)
+      .where("s.status", "in", ["trialing", "active", "past_due"]),
+  );
+};
+
 // Subscriptions as other modules embed them in their own statements.
 
 /** A sub-select of a customer's subscriptions (`s`), through `subscriptions_customer_idx`, for a reader to filter and pick columns. */
