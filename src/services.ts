@@ -45,6 +45,8 @@ import { customerEmailIn } from "./modules/customers/customers.steps.ts";
 import { checkoutIdOfOrder, orderFromCheckoutIn } from "./modules/orders/orders.steps.ts";
 import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.ts";
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
+import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
+import { meterExists } from "./modules/meters/meters.steps.ts";
 import { earliestUserEventAt } from "./modules/events/events.steps.ts";
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
@@ -58,10 +60,11 @@ import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
 import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
 
-// Orders and customers read these modules (which build on them) inside their own statements: bound once,
-// as the process loads its composition root, so every reader of an order or a customer, whatever calls it, has them.
+// Orders, customers and benefits read these modules (which build on them), mostly inside their own statements:
+// bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
+bindBenefitDependentReads({ meterExists });
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

@@ -12,15 +12,6 @@ export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope
   return query.executeTakeFirst();
 };
 
-/** Whether the organization has this meter (read through the database schema: meters sit above benefits). */
-export const meterExists = async (db: Executor, organizationId: string, meterId: string): Promise<boolean> =>
-  (await db
-    .selectFrom("meters")
-    .select("id")
-    .where("id", "=", meterId)
-    .where("organization_id", "=", organizationId)
-    .executeTakeFirst()) !== undefined;
-
 /** Which of these IDs are live benefits of the organization. */
 export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
   if (ids.length === 0) return new Set();
