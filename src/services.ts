@@ -42,7 +42,7 @@ import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processo
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { customerEmailIn } from "./modules/customers/customers.steps.ts";
-import { checkoutIdOfOrder, orderFromCheckoutIn } from "./modules/orders/orders.steps.ts";
+import { checkoutIdOfOrder, orderFromCheckoutIn, productIdOfOrder } from "./modules/orders/orders.steps.ts";
 import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.ts";
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
 import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
@@ -50,7 +50,13 @@ import { meterExists } from "./modules/meters/meters.steps.ts";
 import { earliestUserEventAt } from "./modules/events/events.steps.ts";
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
-import { hasBillableSubscription, subscriptionCheckouts, subscriptionJson } from "./modules/subscriptions/subscriptions.steps.ts";
+import {
+  hasBillableSubscription,
+  productIdOfSubscription,
+  subscriptionCheckouts,
+  subscriptionFromCheckoutIn,
+  subscriptionJson,
+} from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder } from "./flows/refund-order.ts";
@@ -64,7 +70,7 @@ import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
-bindBenefitDependentReads({ meterExists });
+bindBenefitDependentReads({ meterExists, orderFromCheckoutIn, subscriptionFromCheckoutIn, productIdOfOrder, productIdOfSubscription });
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

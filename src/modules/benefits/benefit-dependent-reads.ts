@@ -1,13 +1,23 @@
+import type { Expression, RawBuilder, SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 
 /**
- * What benefits read of the modules built on them (meters). Those modules import benefits, so
+ * What benefits read of the modules built on them (meters, orders, subscriptions), mostly as parts
+ * of benefits' own statements, so each read stays one statement. Those modules import benefits, so
  * benefits cannot import their steps: it declares what it needs here, and the composition root
- * (services.ts) binds their steps once for the process, before any benefit is created.
+ * (services.ts) binds their steps once for the process, before any benefit or grant is read.
  */
 export interface BenefitDependentReads {
   /** Whether the organization has this meter (a meter-credit benefit's). */
   meterExists: (db: Executor, organizationId: string, meterId: string) => Promise<boolean>;
+  /** Whether the order of the caller's `orderId` column came from one of the checkouts. */
+  orderFromCheckoutIn: (orderId: Expression<string | null>, checkoutIds: readonly string[]) => Expression<SqlBool>;
+  /** Whether the subscription of the caller's `subscriptionId` column came from one of the checkouts. */
+  subscriptionFromCheckoutIn: (subscriptionId: Expression<string | null>, checkoutIds: readonly string[]) => Expression<SqlBool>;
+  /** The product of the order of the caller's `orderId` column. */
+  productIdOfOrder: (orderId: Expression<string | null>) => RawBuilder<string | null>;
+  /** The product the subscription of the caller's `subscriptionId` column is on now. */
+  productIdOfSubscription: (subscriptionId: Expression<string | null>) => RawBuilder<string | null>;
 }
 
 let bound: BenefitDependentReads | undefined;

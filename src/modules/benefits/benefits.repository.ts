@@ -1,7 +1,8 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
 import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
+import { benefitDependentReads } from "./benefit-dependent-reads.ts";
 
 export const insertBenefit = (db: Executor, values: Insertable<BenefitsTable>) =>
   db.insertInto("benefits").values(values).returningAll().executeTakeFirstOrThrow();
@@ -53,9 +54,8 @@ const CHANGED = ["id", "properties"] as const;
 const productBenefitIds = (db: Executor, subscriptionId: string) =>
   db
     .selectFrom("product_benefits as pb")
-    .innerJoin("subscriptions as s", "s.product_id", "pb.product_id")
     .select("pb.benefit_id")
-    .where("s.id", "=", subscriptionId);
+    .where("pb.product_id", "=", benefitDependentReads().productIdOfSubscription(sql.val(subscriptionId)));
 
 /**
  * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in

@@ -265,6 +265,21 @@ export const subscriptionJson = (subscriptionId: Expression<string | null>) =>
 export const subscriptionCheckouts = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("subscriptions").select(["id", "checkout_id"]).as(alias);
 
+// What benefit grants read of their subscriptions, inside their own statements (benefits is below
+// subscriptions: services.ts hands these to it, `benefits/benefit-dependent-reads.ts`).
+
+/** Whether the subscription of the caller's `subscriptionId` column came from one of the checkouts. */
+export const subscriptionFromCheckoutIn = (subscriptionId: Expression<string | null>, checkoutIds: readonly string[]) => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb.selectFrom("subscriptions as s").select("s.id").where("s.id", "=", subscriptionId).where("s.checkout_id", "in", checkoutIds),
+  );
+};
+
+/** The product the subscription of the caller's `subscriptionId` column is on now. */
+export const productIdOfSubscription = (subscriptionId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT s.product_id FROM subscriptions s WHERE s.id = ${subscriptionId})`;
+
 // What customers read of their subscriptions, inside their own statements (customers is below
 // subscriptions: services.ts hands this to it, `customers/customer-dependent-reads.ts`).
 
