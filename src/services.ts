@@ -47,6 +47,7 @@ import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
 import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
 import { meterExists } from "./modules/meters/meters.steps.ts";
+import { benefitIdsOfProduct, benefitPositionOnProduct } from "./modules/products/products.steps.ts";
 import { earliestUserEventAt } from "./modules/events/events.steps.ts";
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
@@ -70,7 +71,15 @@ import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
-bindBenefitDependentReads({ meterExists, orderFromCheckoutIn, subscriptionFromCheckoutIn, productIdOfOrder, productIdOfSubscription });
+bindBenefitDependentReads({
+  meterExists,
+  orderFromCheckoutIn,
+  subscriptionFromCheckoutIn,
+  productIdOfOrder,
+  productIdOfSubscription,
+  benefitPositionOnProduct,
+  benefitIdsOfProduct,
+});
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

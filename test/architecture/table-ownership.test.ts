@@ -12,7 +12,6 @@ import { projectRoot } from "../helpers/process.ts";
  * off the list).
  */
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
-  benefits: ["product_benefits"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],

@@ -2,7 +2,7 @@ import type { Expression, RawBuilder, SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 
 /**
- * What benefits read of the modules built on them (meters, orders, subscriptions), mostly as parts
+ * What benefits read of the modules built on them (meters, orders, subscriptions, products), mostly as parts
  * of benefits' own statements, so each read stays one statement. Those modules import benefits, so
  * benefits cannot import their steps: it declares what it needs here, and the composition root
  * (services.ts) binds their steps once for the process, before any benefit or grant is read.
@@ -18,6 +18,10 @@ export interface BenefitDependentReads {
   productIdOfOrder: (orderId: Expression<string | null>) => RawBuilder<string | null>;
   /** The product the subscription of the caller's `subscriptionId` column is on now. */
   productIdOfSubscription: (subscriptionId: Expression<string | null>) => RawBuilder<string | null>;
+  /** The place of the caller's `benefitId` on the product of its `productId` (null when the product does not carry it). */
+  benefitPositionOnProduct: (benefitId: Expression<string>, productId: Expression<string | null>) => RawBuilder<number | null>;
+  /** The benefits the product of the caller's `productId` carries, a subquery. */
+  benefitIdsOfProduct: (productId: Expression<string | null>) => Expression<string>;
 }
 
 let bound: BenefitDependentReads | undefined;

@@ -89,9 +89,10 @@ const sortExpression = (key: GrantOrdering) => {
     case "product_benefit": {
       // The product that granted it: the subscription's (now), else the order's.
       const reads = benefitDependentReads();
-      return sql`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = g.benefit_id AND pb.product_id = COALESCE(
-        ${reads.productIdOfSubscription(sql.ref("g.subscription_id"))},
-        ${reads.productIdOfOrder(sql.ref("g.order_id"))}))`;
+      return reads.benefitPositionOnProduct(
+        sql.ref("g.benefit_id"),
+        sql`COALESCE(${reads.productIdOfSubscription(sql.ref("g.subscription_id"))}, ${reads.productIdOfOrder(sql.ref("g.order_id"))})`,
+      );
     }
   }
 };

@@ -51,11 +51,10 @@ export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrant
 const CHANGED = ["id", "properties"] as const;
 
 /** The benefits the subscription's product carries now. */
-const productBenefitIds = (db: Executor, subscriptionId: string) =>
-  db
-    .selectFrom("product_benefits as pb")
-    .select("pb.benefit_id")
-    .where("pb.product_id", "=", benefitDependentReads().productIdOfSubscription(sql.val(subscriptionId)));
+const productBenefitIds = (subscriptionId: string) => {
+  const reads = benefitDependentReads();
+  return reads.benefitIdsOfProduct(reads.productIdOfSubscription(sql.val(subscriptionId)));
+};
 
 /**
  * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in
@@ -68,7 +67,7 @@ export const setSubscriptionGrants = (db: Executor, subscriptionId: string, gran
     .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", granted ? "is" : "is not", null);
-  if (granted) query = query.where("benefit_id", "in", productBenefitIds(db, subscriptionId));
+  if (granted) query = query.where("benefit_id", "in", productBenefitIds(subscriptionId));
   return query.returning(CHANGED).execute();
 };
 
@@ -79,7 +78,7 @@ export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string,
     .set({ granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", "is not", null)
-    .where("benefit_id", "not in", productBenefitIds(db, subscriptionId))
+    .where("benefit_id", "not in", productBenefitIds(subscriptionId))
     .returning(CHANGED)
     .execute();
 
