@@ -42,11 +42,22 @@ import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processo
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { customerEmailIn } from "./modules/customers/customers.steps.ts";
-import { checkoutIdOfOrder, orderFromCheckoutIn } from "./modules/orders/orders.steps.ts";
+import { checkoutIdOfOrder, orderFromCheckoutIn, productIdOfOrder } from "./modules/orders/orders.steps.ts";
 import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.ts";
+import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
+import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
+import { meterExists } from "./modules/meters/meters.steps.ts";
+import { benefitIdsOfProduct, benefitPositionOnProduct } from "./modules/products/products.steps.ts";
+import { earliestUserEventAt } from "./modules/events/events.steps.ts";
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
-import { subscriptionCheckouts, subscriptionJson } from "./modules/subscriptions/subscriptions.steps.ts";
+import {
+  hasBillableSubscription,
+  productIdOfSubscription,
+  subscriptionCheckouts,
+  subscriptionFromCheckoutIn,
+  subscriptionJson,
+} from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder } from "./flows/refund-order.ts";
@@ -56,9 +67,19 @@ import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
 import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
 
-// Orders read these modules (which build on them) inside their own statements: bound once, as the
-// process loads its composition root, so every reader of an order, whatever calls it, has them.
+// Orders, customers and benefits read these modules (which build on them), mostly inside their own statements:
+// bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
+bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
+bindBenefitDependentReads({
+  meterExists,
+  orderFromCheckoutIn,
+  subscriptionFromCheckoutIn,
+  productIdOfOrder,
+  productIdOfSubscription,
+  benefitPositionOnProduct,
+  benefitIdsOfProduct,
+});
 
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {

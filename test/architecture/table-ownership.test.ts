@@ -12,9 +12,7 @@ import { projectRoot } from "../helpers/process.ts";
  * off the list).
  */
 const READS_BEFORE_THE_RULE: Record<string, readonly string[]> = {
-  benefits: ["meters", "orders", "product_benefits", "subscriptions"],
   "customer-meters": ["benefit_grants", "benefits", "customers", "meters", "product_prices", "subscriptions"],
-  customers: ["events", "subscriptions"],
   events: ["customers"],
   meters: ["customer_meters", "customers", "events"],
 };

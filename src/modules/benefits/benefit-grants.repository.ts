@@ -10,6 +10,7 @@ import { organizationSlug } from "../organizations/organizations.steps.ts";
 import type { BenefitGrantSortKey } from "./benefit-grants.schemas.ts";
 import type { BenefitType } from "./benefits.schemas.ts";
 import type { BenefitGrantsTable } from "./benefits.table.ts";
+import { benefitDependentReads } from "./benefit-dependent-reads.ts";
 
 /**
  * Which grants a read matches. The organization's list uses the first filters; a portal session
@@ -60,13 +61,9 @@ function matches(eb: GrantsScope, filter: GrantFilter): Expression<SqlBool> {
   if (given(filter.benefitIds)) conditions.push(eb("g.benefit_id", "in", filter.benefitIds));
   if (given(filter.checkoutIds)) {
     const ids = filter.checkoutIds;
+    const reads = benefitDependentReads();
     conditions.push(
-      eb.or([
-        eb.exists(eb.selectFrom("orders as o").select("o.id").whereRef("o.id", "=", "g.order_id").where("o.checkout_id", "in", ids)),
-        eb.exists(
-          eb.selectFrom("subscriptions as s").select("s.id").whereRef("s.id", "=", "g.subscription_id").where("s.checkout_id", "in", ids),
-        ),
-      ]),
+      eb.or([reads.orderFromCheckoutIn(eb.ref("g.order_id"), ids), reads.subscriptionFromCheckoutIn(eb.ref("g.subscription_id"), ids)]),
     );
   }
   if (given(filter.orderIds)) conditions.push(eb("g.order_id", "in", filter.orderIds));
@@ -89,11 +86,14 @@ const sortExpression = (key: GrantOrdering) => {
       return sql`(SELECT b.type FROM benefits b WHERE b.id = g.benefit_id)`;
     case "organization":
       return organizationSlug(sql.ref("g.organization_id"));
-    case "product_benefit":
+    case "product_benefit": {
       // The product that granted it: the subscription's (now), else the order's.
-      return sql`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = g.benefit_id AND pb.product_id = COALESCE(
-        (SELECT s.product_id FROM subscriptions s WHERE s.id = g.subscription_id),
-        (SELECT o.product_id FROM orders o WHERE o.id = g.order_id)))`;
+      const reads = benefitDependentReads();
+      return reads.benefitPositionOnProduct(
+        sql.ref("g.benefit_id"),
+        sql`COALESCE(${reads.productIdOfSubscription(sql.ref("g.subscription_id"))}, ${reads.productIdOfOrder(sql.ref("g.order_id"))})`,
+      );
+    }
   }
 };
 

@@ -1,7 +1,8 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
 import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
+import { benefitDependentReads } from "./benefit-dependent-reads.ts";
 
 export const insertBenefit = (db: Executor, values: Insertable<BenefitsTable>) =>
   db.insertInto("benefits").values(values).returningAll().executeTakeFirstOrThrow();
@@ -11,15 +12,6 @@ export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope
   if (allowed !== null) query = query.where("organization_id", "in", allowed);
   return query.executeTakeFirst();
 };
-
-/** Whether the organization has this meter (read through the database schema: meters sit above benefits). */
-export const meterExists = async (db: Executor, organizationId: string, meterId: string): Promise<boolean> =>
-  (await db
-    .selectFrom("meters")
-    .select("id")
-    .where("id", "=", meterId)
-    .where("organization_id", "=", organizationId)
-    .executeTakeFirst()) !== undefined;
 
 /** Which of these IDs are live benefits of the organization. */
 export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
@@ -59,12 +51,10 @@ export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrant
 const CHANGED = ["id", "properties"] as const;
 
 /** The benefits the subscription's product carries now. */
-const productBenefitIds = (db: Executor, subscriptionId: string) =>
-  db
-    .selectFrom("product_benefits as pb")
-    .innerJoin("subscriptions as s", "s.product_id", "pb.product_id")
-    .select("pb.benefit_id")
-    .where("s.id", "=", subscriptionId);
+const productBenefitIds = (subscriptionId: string) => {
+  const reads = benefitDependentReads();
+  return reads.benefitIdsOfProduct(reads.productIdOfSubscription(sql.val(subscriptionId)));
+};
 
 /**
  * Revokes (`granted` false) or restores (`granted` true) every grant of a subscription that is in
@@ -77,7 +67,7 @@ export const setSubscriptionGrants = (db: Executor, subscriptionId: string, gran
     .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", granted ? "is" : "is not", null);
-  if (granted) query = query.where("benefit_id", "in", productBenefitIds(db, subscriptionId));
+  if (granted) query = query.where("benefit_id", "in", productBenefitIds(subscriptionId));
   return query.returning(CHANGED).execute();
 };
 
@@ -88,7 +78,7 @@ export const revokeGrantsOutsideProduct = (db: Executor, subscriptionId: string,
     .set({ granted_at: null, revoked_at: now, modified_at: now })
     .where("subscription_id", "=", subscriptionId)
     .where("granted_at", "is not", null)
-    .where("benefit_id", "not in", productBenefitIds(db, subscriptionId))
+    .where("benefit_id", "not in", productBenefitIds(subscriptionId))
     .returning(CHANGED)
     .execute();
 

@@ -5,7 +5,8 @@ import { targetOrganization } from "../organizations/organizations.steps.ts";
 import type { BenefitCreate } from "./benefit-inputs.schemas.ts";
 import { toBenefit } from "./benefits.mapper.ts";
 import type { Benefit } from "./benefits.schemas.ts";
-import { findBenefit, insertBenefit, meterExists } from "./benefits.repository.ts";
+import { findBenefit, insertBenefit } from "./benefits.repository.ts";
+import { benefitDependentReads } from "./benefit-dependent-reads.ts";
 
 /** Properties as stored: every key of the type's shape present, absent ones null. */
 function storedProperties(input: BenefitCreate): Record<string, unknown> {
@@ -19,7 +20,10 @@ export function createBenefitService(deps: Deps) {
   return {
     async create(principal: Principal, input: BenefitCreate): Promise<Benefit> {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
-      if (input.type === "meter_credit" && !(await meterExists(deps.db, organization.id, input.properties.meter_id))) {
+      if (
+        input.type === "meter_credit" &&
+        !(await benefitDependentReads().meterExists(deps.db, organization.id, input.properties.meter_id))
+      ) {
         // The hosted service's message; another organization's meter does not exist for this one.
         throw new RequestValidationError([
           fieldIssue(["body", "properties", "meter_id"], "This meter does not exist.", input.properties.meter_id),

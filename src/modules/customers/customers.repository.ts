@@ -8,6 +8,7 @@ import type { CustomersTable } from "./customers.table.ts";
 import type { CustomerReadRow } from "./customers.mapper.ts";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import { countRows } from "../../db/count-rows.ts";
+import { customerDependentReads } from "./customer-dependent-reads.ts";
 
 /**
  * The `first_user_event_at` column of a statement over the customers table named `table`: the
@@ -15,10 +16,11 @@ import { countRows } from "../../db/count-rows.ts";
  * customer exists, so it can predate `created_at`).
  */
 export const firstUserEventAt = (table: "c" | "customers" = "c") => {
-  const column = (name: "id" | "organization_id" | "external_id") => sql.ref(`${table}.${name}`);
+  const { earliestUserEventAt } = customerDependentReads();
+  const organizationId = sql.ref<string>(`${table}.organization_id`);
   return sql<Date | null>`LEAST(
-    (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = ${column("organization_id")} AND e.customer_id = ${column("id")} AND e.source = 'user'),
-    (SELECT min(e."timestamp") FROM events e WHERE e.organization_id = ${column("organization_id")} AND e.external_customer_id = ${column("external_id")} AND e.source = 'user')
+    ${earliestUserEventAt(organizationId, "customer_id", sql.ref(`${table}.id`))},
+    ${earliestUserEventAt(organizationId, "external_customer_id", sql.ref(`${table}.external_id`))}
   )`.as("first_user_event_at");
 };
 
@@ -77,13 +79,7 @@ const filtered = (db: Executor, allowed: OrganizationScope, filters: CustomerFil
   if (filters.active !== undefined) {
     const active = filters.active;
     query = query.where((eb) => {
-      const billable = eb.exists(
-        eb
-          .selectFrom("subscriptions as s")
-          .select("s.id")
-          .whereRef("s.customer_id", "=", "c.id")
-          .where("s.status", "in", ["trialing", "active", "past_due"]),
-      );
+      const billable = customerDependentReads().hasBillableSubscription(eb.ref("c.id"));
       return active ? billable : eb.not(billable);
     });
   }

@@ -239,3 +239,14 @@ export function listEventNames(
   // Name and source identify a row: pages never repeat or skip one.
   return query.orderBy("n.name").orderBy("n.source").limit(window.limit).offset(window.offset).execute();
 }
+
+// What customers read of their events, inside their own statements (customers is below events:
+// services.ts hands this to it, `customers/customer-dependent-reads.ts`).
+
+/** The timestamp of the organization's earliest user event whose `customer` column is `value` (null when there is none). */
+export const earliestUserEventAt = (
+  organizationId: Expression<string>,
+  customer: "customer_id" | "external_customer_id",
+  value: Expression<string | null>,
+): RawBuilder<Date | null> =>
+  sql<Date | null>`(SELECT min(e."timestamp") FROM events e WHERE e.organization_id = ${organizationId} AND ${sql.ref(`e.${customer}`)} = ${value} AND e.source = 'user')`;

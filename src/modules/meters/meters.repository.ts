@@ -18,6 +18,15 @@ const scoped = (db: Executor, allowed: OrganizationScope) => {
 export const findMeter = (db: Executor, id: string, allowed: OrganizationScope): Promise<MeterRow | undefined> =>
   scoped(db, allowed).selectAll("m").where("m.id", "=", id).executeTakeFirst();
 
+/** Whether the organization has this meter (a meter-credit benefit's, checked as the benefit is created). */
+export const meterExists = async (db: Executor, organizationId: string, meterId: string): Promise<boolean> =>
+  (await db
+    .selectFrom("meters")
+    .select("id")
+    .where("id", "=", meterId)
+    .where("organization_id", "=", organizationId)
+    .executeTakeFirst()) !== undefined;
+
 /** The meter a row references by foreign key (a customer meter's), so it exists: throws otherwise. */
 export const referencedMeter = (db: Executor, id: string): Promise<MeterRow> =>
   db.selectFrom("meters").selectAll().where("id", "=", id).executeTakeFirstOrThrow();

@@ -5,6 +5,7 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Insertable,
+  type RawBuilder,
   type SqlBool,
   type Updateable,
 } from "kysely";
@@ -243,10 +244,14 @@ export const checkoutIdOfOrder = (orderId: Expression<string>): AliasableExpress
   expressionBuilder<Database>().selectFrom("orders as o").select("o.checkout_id").where("o.id", "=", orderId).$asScalar();
 
 /** Whether the order of the caller's `orderId` column came from one of the checkouts. */
-export const orderFromCheckoutIn = (orderId: Expression<string>, checkoutIds: readonly string[]): Expression<SqlBool> => {
+export const orderFromCheckoutIn = (orderId: Expression<string | null>, checkoutIds: readonly string[]): Expression<SqlBool> => {
   const eb = expressionBuilder<Database>();
   return eb.exists(eb.selectFrom("orders as o").select("o.id").where("o.id", "=", orderId).where("o.checkout_id", "in", checkoutIds));
 };
+
+/** The product of the order of the caller's `orderId` column (what a grant's place on its product is read from). */
+export const productIdOfOrder = (orderId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT o.product_id FROM orders o WHERE o.id = ${orderId})`;
 
 /** The subscription an order bills, if any. */
 export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>

@@ -55,8 +55,8 @@ export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.s
 // What the test clock reads of an organization's orders.
 export { nextPaymentRetryAt } from "./order-retries.repository.ts";
 
-// What the payments list reads of its orders (handed to it by services.ts).
-export { checkoutIdOfOrder, orderFromCheckoutIn } from "./orders.repository.ts";
+// What the payments list and the benefit grants read of their orders (handed to them by services.ts).
+export { checkoutIdOfOrder, orderFromCheckoutIn, productIdOfOrder } from "./orders.repository.ts";
 
 // What the renewals read of a subscription's orders.
 export {

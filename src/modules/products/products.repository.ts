@@ -149,3 +149,18 @@ export function findPriceProduct(db: Executor, priceId: string, allowed: Organiz
   if (allowed !== null) query = query.where("organization_id", "in", allowed);
   return query.executeTakeFirst();
 }
+
+// What benefit grants read of their products' benefits, inside their own statements (benefits is
+// below products: services.ts hands these to it, `benefits/benefit-dependent-reads.ts`).
+
+/** The place of the caller's `benefitId` on the product of its `productId` (null when the product does not carry it). */
+export const benefitPositionOnProduct = (benefitId: Expression<string>, productId: Expression<string | null>) =>
+  sql<number | null>`(SELECT pb.position FROM product_benefits pb WHERE pb.benefit_id = ${benefitId} AND pb.product_id = ${productId})`;
+
+/** The benefits the product of the caller's `productId` carries, a subquery. */
+export const benefitIdsOfProduct = (productId: Expression<string | null>) =>
+  expressionBuilder<Database>()
+    .selectFrom("product_benefits as pb")
+    .select("pb.benefit_id")
+    .where("pb.product_id", "=", productId)
+    .$asScalar();

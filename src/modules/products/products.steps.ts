@@ -21,3 +21,6 @@ export { selectProducts } from "./product-reads.repository.ts";
 
 // What checkout links check of the products and prices they offer.
 export { findPriceProduct, offerableProductIds } from "./products.repository.ts";
+
+// What benefit grants read of their products' benefits (handed to them by services.ts).
+export { benefitIdsOfProduct, benefitPositionOnProduct } from "./products.repository.ts";

@@ -265,6 +265,39 @@ export const subscriptionJson = (subscriptionId: Expression<string | null>) =>
 export const subscriptionCheckouts = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("subscriptions").select(["id", "checkout_id"]).as(alias);
 
+// What benefit grants read of their subscriptions, inside their own statements (benefits is below
+// subscriptions: services.ts hands these to it, `benefits/benefit-dependent-reads.ts`).
+
+/** Whether the subscription of the caller's `subscriptionId` column came from one of the checkouts. */
+export const subscriptionFromCheckoutIn = (subscriptionId: Expression<string | null>, checkoutIds: readonly string[]) => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb.selectFrom("subscriptions as s").select("s.id").where("s.id", "=", subscriptionId).where("s.checkout_id", "in", checkoutIds),
+  );
+};
+
+/** The product the subscription of the caller's `subscriptionId` column is on now. */
+export const productIdOfSubscription = (subscriptionId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT s.product_id FROM subscriptions s WHERE s.id = ${subscriptionId})`;
+
+// What customers read of their subscriptions, inside their own statements (customers is below
+// subscriptions: services.ts hands this to it, `customers/customer-dependent-reads.ts`).
+
+/**
+ * Whether the caller's `customerId` column has a billable subscription: trialing, active or
+ * past_due (the hosted service's rule for an active customer), as a condition of the caller's statement.
+ */
+export const hasBillableSubscription = (customerId: Expression<string>) => {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("subscriptions as s")
+      .select("s.id")
+      .where("s.customer_id", "=", customerId)
+      .where("s.status", "in", ["trialing", "active", "past_due"]),
+  );
+};
+
 // Subscriptions as other modules embed them in their own statements.
 
 /** A sub-select of a customer's subscriptions (`s`), through `subscriptions_customer_idx`, for a reader to filter and pick columns. */

@@ -232,7 +232,13 @@ export {
 export { nextSubscriptionDueAt } from "./subscriptions.repository.ts";
 
 // What orders read of their subscriptions (handed to them by services.ts).
-export { subscriptionCheckouts, subscriptionJson } from "./subscriptions.repository.ts";
+export {
+  hasBillableSubscription,
+  productIdOfSubscription,
+  subscriptionCheckouts,
+  subscriptionFromCheckoutIn,
+  subscriptionJson,
+} from "./subscriptions.repository.ts";
 
 // Subscriptions as other modules embed them in their own statements.
 export { subscriptionsOfCustomer } from "./subscriptions.repository.ts";
