@@ -10,12 +10,11 @@ import {
   aggregateIngestedEvents,
   aggregationStepEnd,
   backfillMeter,
-  cutInstant,
-  lockIngestExclusive,
   meterHasBuckets,
   meterHasEventsIngested,
   organizationsWithUnaggregatedEvents,
 } from "./meter-aggregates.repository.ts";
+import { cutInstant, lockIngestExclusive } from "./meter-ingest-locks.repository.ts";
 import { filterIssues, normalizeAggregation } from "./meter-filter.ts";
 import type { MeterCreate, MeterListQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
 import * as repo from "./meters.repository.ts";

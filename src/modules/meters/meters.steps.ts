@@ -3,7 +3,7 @@
  * inside its transaction, and the rules they share. Other modules import this file, never the
  * module's repositories or services (docs/architecture.md, "Who may import whom").
  */
-export { lockIngestShared } from "./meter-aggregates.repository.ts";
+export { lockIngestShared } from "./meter-ingest-locks.repository.ts";
 export { consumedUnits } from "./meter-consumption.repository.ts";
 export { compileFilter, meterEventCondition } from "./meter-filter.repository.ts";
 export { parseFilterText } from "./meter-filter.ts";

@@ -228,17 +228,15 @@ export {
   type SubscriptionFilter,
 } from "./subscriptions.repository.ts";
 
-// What the test clock reads of an organization's subscriptions.
-export { nextSubscriptionDueAt } from "./subscriptions.repository.ts";
-
-// What orders read of their subscriptions (handed to them by services.ts).
+// Subscriptions inside other modules' statements: the test clock's next due time, what orders,
+// benefit grants and customers read of their subscriptions (handed to them by services.ts), and a
+// customer's subscriptions for customer-state.
 export {
   hasBillableSubscription,
+  nextSubscriptionDueAt,
   productIdOfSubscription,
   subscriptionCheckouts,
   subscriptionFromCheckoutIn,
   subscriptionJson,
-} from "./subscriptions.repository.ts";
-
-// Subscriptions as other modules embed them in their own statements.
-export { subscriptionsOfCustomer } from "./subscriptions.repository.ts";
+  subscriptionsOfCustomer,
+} from "./subscription-expressions.repository.ts";
