@@ -1,10 +1,9 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Fault-injection tests that stop and start PostgreSQL clusters and kill server processes. They
- * spend most of their time waiting on those, so `npm test` runs them beside the suite, in a run of
- * their own, one file at a time (`vitest.faults.config.ts`): two of them at once, each stopping and
- * starting clusters and servers, would load the machine beyond their waits' margins.
+ * Fault-injection tests that stop and start PostgreSQL clusters and kill server processes. Their
+ * waits assume a machine that is not also running the rest of the suite, so they run after it, one
+ * file at a time (`vitest.faults.config.ts`, the last part of `npm test`).
  */
 export const FAULT_TESTS = [
   "test/jobs/worker-crash-restarts.test.ts",

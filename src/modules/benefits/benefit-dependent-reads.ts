@@ -1,3 +1,4 @@
+import { boundOnce } from "../../values/bound-once.ts";
 import type { Expression, RawBuilder, SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 
@@ -24,15 +25,10 @@ export interface BenefitDependentReads {
   benefitIdsOfProduct: (productId: Expression<string | null>) => Expression<string>;
 }
 
-let bound: BenefitDependentReads | undefined;
+const reads = boundOnce<BenefitDependentReads>("benefits");
 
 /** Called once, by the composition root. */
-export function bindBenefitDependentReads(reads: BenefitDependentReads): void {
-  bound = reads;
-}
+export const bindBenefitDependentReads = reads.bind;
 
-/** The bound reads; a benefit's read of another module before the composition root ran is a wiring mistake. */
-export function benefitDependentReads(): BenefitDependentReads {
-  if (!bound) throw new Error("benefits read before services.ts bound their dependent reads");
-  return bound;
-}
+/** The bound reads. */
+export const benefitDependentReads = reads.get;

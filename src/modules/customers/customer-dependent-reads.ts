@@ -1,3 +1,4 @@
+import { boundOnce } from "../../values/bound-once.ts";
 import type { Expression, RawBuilder, SqlBool } from "kysely";
 
 /**
@@ -17,15 +18,10 @@ export interface CustomerDependentReads {
   hasBillableSubscription: (customerId: Expression<string>) => Expression<SqlBool>;
 }
 
-let bound: CustomerDependentReads | undefined;
+const reads = boundOnce<CustomerDependentReads>("customers");
 
 /** Called once, by the composition root. */
-export function bindCustomerDependentReads(reads: CustomerDependentReads): void {
-  bound = reads;
-}
+export const bindCustomerDependentReads = reads.bind;
 
-/** The bound reads; a read of a customer before the composition root ran is a wiring mistake. */
-export function customerDependentReads(): CustomerDependentReads {
-  if (!bound) throw new Error("customers read before services.ts bound their dependent reads");
-  return bound;
-}
+/** The bound reads. */
+export const customerDependentReads = reads.get;

@@ -1,3 +1,4 @@
+import { boundOnce } from "../../values/bound-once.ts";
 import type { AliasableExpression, AliasedSelectQueryBuilder, Expression, Selectable, ShallowDehydrateObject } from "kysely";
 import type { Database } from "../../db/database.ts";
 
@@ -24,15 +25,10 @@ export interface OrderDependentReads {
   ) => AliasedSelectQueryBuilder<Pick<Row<"refunds">, "id" | "order_id" | "created_at" | "amount" | "tax_amount" | "currency">, A>;
 }
 
-let bound: OrderDependentReads | undefined;
+const reads = boundOnce<OrderDependentReads>("orders");
 
 /** Called once, by the composition root. */
-export function bindOrderDependentReads(reads: OrderDependentReads): void {
-  bound = reads;
-}
+export const bindOrderDependentReads = reads.bind;
 
-/** The bound reads; a read of an order before the composition root ran is a wiring mistake. */
-export function orderDependentReads(): OrderDependentReads {
-  if (!bound) throw new Error("orders read before services.ts bound their dependent reads");
-  return bound;
-}
+/** The bound reads. */
+export const orderDependentReads = reads.get;
