@@ -58,6 +58,12 @@ const EnvSchema = Type.Object({
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
   RATE_LIMIT_STORE: Type.Union([Type.Literal("memory"), Type.Literal("postgres")], { default: "memory" }),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  PAYMENT_PROCESSOR: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("stripe")])),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: "^(sk|rk)_(test|live)_[A-Za-z0-9_]+$" })),
+  STRIPE_PUBLISHABLE_KEY: Type.Optional(Type.String({ pattern: "^pk_(test|live)_[A-Za-z0-9_]+$" })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: "^whsec_[A-Za-z0-9+/=_]+$" })),
+  STRIPE_API_URL: Type.String({ pattern: "^https?://[^\\s/]+(:[0-9]{1,5})?/?$", default: "https://api.stripe.com" }),
+  STRIPE_JS_URL: Type.String({ pattern: "^https?://[^\\s]+$", default: "https://js.stripe.com/v3/" }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -109,7 +115,25 @@ export interface Config {
    * peer (true), the last N hops, or the listed addresses and ranges.
    */
   readonly trustProxy: TrustProxy;
+  /** Who moves the money: the sandbox processor, Stripe, or (a production deployment without Stripe) nobody. */
+  readonly payments: PaymentsConfig;
 }
+
+/** Stripe, reached at `apiUrl` (Stripe's own, or a proxy or a test stand-in). */
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly publishableKey: string;
+  readonly webhookSecret: string;
+  readonly apiUrl: URL;
+  /** Where the checkout page loads Stripe.js from. */
+  readonly jsUrl: string;
+}
+
+export type PaymentsConfig =
+  | { readonly processor: "sandbox" }
+  | { readonly processor: "stripe"; readonly stripe: StripeConfig }
+  /** `ENVIRONMENT=production` without `PAYMENT_PROCESSOR`: every charge fails, saying why. */
+  | { readonly processor: "none" };
 
 export type TrustProxy = boolean | number | readonly string[];
 
@@ -154,6 +178,49 @@ const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolea
   value === undefined ? fallback : value === "true" || value === "1";
 
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
+/** Never echoed in an error message: the message goes to the logs. */
+const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]);
+
+/** Which Stripe mode a key belongs to: `sk_test_…`/`pk_test_…` → test. */
+const stripeMode = (key: string): "test" | "live" => (key.split("_")[1] === "live" ? "live" : "test");
+
+/**
+ * The processor follows `PAYMENT_PROCESSOR`; Stripe needs its three keys, and their mode must
+ * match the deployment: a production deployment never takes test keys (its orders would not be
+ * paid), a sandbox never takes live ones (its test clock and test cards would move real money).
+ */
+function paymentsOf(env: Env): PaymentsConfig {
+  const processor = env.PAYMENT_PROCESSOR;
+  if (processor === undefined) return env.ENVIRONMENT === "production" ? { processor: "none" } : { processor: "sandbox" };
+  if (processor === "sandbox") {
+    if (env.ENVIRONMENT === "production")
+      throw new ConfigError("Invalid environment variable PAYMENT_PROCESSOR: sandbox is refused when ENVIRONMENT=production");
+    return { processor: "sandbox" };
+  }
+  const keys = {
+    STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
+    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY,
+    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
+  };
+  for (const [name, value] of Object.entries(keys)) {
+    if (value === undefined) throw new ConfigError(`Invalid environment variable ${name}: required when PAYMENT_PROCESSOR=stripe`);
+  }
+  const expected = env.ENVIRONMENT === "production" ? "live" : "test";
+  for (const name of ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY"] as const) {
+    if (stripeMode(keys[name]!) !== expected)
+      throw new ConfigError(`Invalid environment variable ${name}: ENVIRONMENT=${env.ENVIRONMENT} takes Stripe ${expected}-mode keys only`);
+  }
+  return {
+    processor: "stripe",
+    stripe: Object.freeze({
+      secretKey: keys.STRIPE_SECRET_KEY!,
+      publishableKey: keys.STRIPE_PUBLISHABLE_KEY!,
+      webhookSecret: keys.STRIPE_WEBHOOK_SECRET!,
+      apiUrl: new URL(env.STRIPE_API_URL),
+      jsUrl: env.STRIPE_JS_URL,
+    }),
+  };
+}
 
 /** Reads the variables this service knows; fails naming the first bad variable and why. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -166,7 +233,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const firstError = Value.Errors(EnvSchema, converted).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, "") || "environment";
-    throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message} (got ${JSON.stringify(raw[name] ?? null)})`);
+    const got = SECRET_KEYS.has(name) ? "" : ` (got ${JSON.stringify(raw[name] ?? null)})`;
+    throw new ConfigError(`Invalid environment variable ${name}: ${firstError.message}${got}`);
   }
   const env = converted as Env;
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
@@ -234,5 +302,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     }),
     rateLimitStore: env.RATE_LIMIT_STORE,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
+    payments: Object.freeze(paymentsOf(env)),
   });
 }

@@ -83,3 +83,63 @@ describe("configuration", () => {
     });
   });
 });
+
+describe("payment processor configuration", () => {
+  const testKeys = {
+    PAYMENT_PROCESSOR: "stripe",
+    STRIPE_SECRET_KEY: "sk_test_51Secret0000000000",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_51Public0000000000",
+    STRIPE_WEBHOOK_SECRET: "whsec_abcdefABCDEF0123",
+  };
+  const liveKeys = { ...testKeys, STRIPE_SECRET_KEY: "sk_live_51Secret0000000000", STRIPE_PUBLISHABLE_KEY: "pk_live_51Public0000000000" };
+
+  it("runs the sandbox processor in a sandbox and none in production unless Stripe is configured", () => {
+    expect(loadConfig({}).payments).toEqual({ processor: "sandbox" });
+    expect(loadConfig({ ENVIRONMENT: "production" }).payments).toEqual({ processor: "none" });
+  });
+
+  it("reads Stripe's keys and points the SDK at STRIPE_API_URL (Stripe's own by default)", () => {
+    const sandbox = loadConfig(testKeys).payments;
+    expect(sandbox.processor === "stripe" && sandbox.stripe.apiUrl.href).toBe("https://api.stripe.com/");
+    expect(sandbox.processor === "stripe" && sandbox.stripe.jsUrl).toBe("https://js.stripe.com/v3/");
+    const proxied = loadConfig({ ...testKeys, STRIPE_API_URL: "http://127.0.0.1:12111" }).payments;
+    expect(proxied.processor === "stripe" && [proxied.stripe.apiUrl.hostname, proxied.stripe.apiUrl.port]).toEqual(["127.0.0.1", "12111"]);
+    expect(loadConfig({ ...liveKeys, ENVIRONMENT: "production" }).payments.processor).toBe("stripe");
+  });
+
+  it.each([
+    [
+      { ENVIRONMENT: "production", ...testKeys },
+      /^Invalid environment variable STRIPE_SECRET_KEY: ENVIRONMENT=production takes Stripe live-mode keys only$/,
+    ],
+    [{ ...liveKeys }, /^Invalid environment variable STRIPE_SECRET_KEY: ENVIRONMENT=sandbox takes Stripe test-mode keys only$/],
+    [{ ...testKeys, STRIPE_PUBLISHABLE_KEY: "pk_live_x" }, /STRIPE_PUBLISHABLE_KEY: ENVIRONMENT=sandbox takes Stripe test-mode keys only/],
+    [{ ENVIRONMENT: "production", PAYMENT_PROCESSOR: "sandbox" }, /PAYMENT_PROCESSOR: sandbox is refused when ENVIRONMENT=production/],
+    [{ ...testKeys, STRIPE_WEBHOOK_SECRET: "" }, /STRIPE_WEBHOOK_SECRET: required when PAYMENT_PROCESSOR=stripe/],
+    [{ ...testKeys, STRIPE_SECRET_KEY: undefined }, /STRIPE_SECRET_KEY: required when PAYMENT_PROCESSOR=stripe/],
+    [{ ...testKeys, PAYMENT_PROCESSOR: "paypal" }, /PAYMENT_PROCESSOR/],
+    [{ ...testKeys, STRIPE_API_URL: "api.stripe.com" }, /STRIPE_API_URL/],
+    [{ ...testKeys, STRIPE_API_URL: "http://127.0.0.1:12111/v1" }, /STRIPE_API_URL/],
+  ])("refuses to start with a one-line error naming the variable (%#)", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+  });
+
+  it("never echoes a secret in its error", () => {
+    for (const [name, value] of [
+      ["STRIPE_SECRET_KEY", "sk_test_bad key with spaces"],
+      ["STRIPE_WEBHOOK_SECRET", "whsec_bad secret"],
+      ["SECRET_KEY", "short-secret"],
+    ]) {
+      let message = "";
+      try {
+        loadConfig({ ...testKeys, [name!]: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(name);
+      expect(message).not.toContain("secret with");
+      expect(message).not.toContain(value!.slice(6));
+    }
+  });
+});
