@@ -39,6 +39,8 @@ import type { PaymentProcessor } from "./adapters/payment-processors/payment-pro
 import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data.ts";
 import { unconfiguredProcessor } from "./adapters/payment-processors/unconfigured.processor.ts";
 import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processor.ts";
+import { createStripeProcessor } from "./adapters/payment-processors/stripe.processor.ts";
+import type { PaymentsConfig } from "./config.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { customerEmailIn } from "./modules/customers/customers.steps.ts";
@@ -81,6 +83,15 @@ bindBenefitDependentReads({
   benefitIdsOfProduct,
 });
 
+/**
+ * Who moves the money, as configured (`PAYMENT_PROCESSOR`): the configuration already refused the
+ * sandbox in production and Stripe keys of the wrong mode.
+ */
+function configuredProcessor(payments: PaymentsConfig): PaymentProcessor {
+  if (payments.processor === "stripe") return createStripeProcessor(payments.stripe);
+  return payments.processor === "sandbox" ? sandboxProcessor : unconfiguredProcessor;
+}
+
 /** The outside systems the services talk through; each is chosen here and nowhere else. */
 export interface Adapters {
   payments: PaymentProcessor;
@@ -94,9 +105,7 @@ export interface Adapters {
  */
 export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const adapters: Adapters = {
-    // A real processor (a Stripe adapter) replaces these on this line and nowhere else; the sandbox's
-    // test tokens only ever settle a sandbox deployment's orders.
-    payments: overrides.payments ?? (deps.config.environment === "sandbox" ? sandboxProcessor : unconfiguredProcessor),
+    payments: overrides.payments ?? configuredProcessor(deps.config.payments),
     taxEngine: overrides.taxEngine ?? rateTableTaxEngine,
     blobs: overrides.blobs ?? createBlobStore(deps),
   };

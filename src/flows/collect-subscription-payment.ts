@@ -140,6 +140,10 @@ export async function chargeLocked(
       : await ctx.payments.chargeOffSession({
           attemptId: await nextAttemptKey(trx, order.id),
           methodReference: method.processor_reference,
+          customerReference: method.processor_customer_reference,
+          organizationId: order.organization_id,
+          orderId: order.id,
+          trigger,
           amount,
           currency: order.currency,
         });

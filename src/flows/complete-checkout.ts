@@ -11,7 +11,12 @@ import {
   type CheckoutPurchase,
   type CheckoutWithRelations,
 } from "../modules/checkouts/checkouts.steps.ts";
-import { adoptFirstPaymentMethod, linkBuyer, openCustomerSession } from "../modules/customers/customers.steps.ts";
+import {
+  adoptFirstPaymentMethod,
+  linkBuyer,
+  openCustomerSession,
+  rememberProcessorCustomer,
+} from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
@@ -34,6 +39,8 @@ export interface Completion {
   paymentReference: string | null;
   /** The method the processor saved for a subscription's later charges. */
   savedMethod: SavedPaymentMethod | null;
+  /** The processor's customer the charge was made for (kept on the customer for their next payments). */
+  customerReference: string | null;
 }
 
 /** The session's buyer as a customer: a seat-based purchase makes it a team. */
@@ -172,6 +179,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   const taxId = storedTaxId(checkout);
   const purchase = purchaseOf(checkout);
   const customer = await linkCheckoutBuyer(db, input, purchase, taxId, now);
+  await rememberProcessorCustomer(db, customer, input.customerReference);
   const method = await keepSavedMethod(db, input, customer, now);
   const subscription = await startCheckoutSubscription(db, input, purchase, { customer, method }, now);
   const { order } = await writeOrder(db, checkoutOrder(input, purchase, { customer, subscription, taxId }, now));

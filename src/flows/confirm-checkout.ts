@@ -1,4 +1,3 @@
-import type { SavedPaymentMethod } from "../adapters/payment-processors/payment-processor.ts";
 import { RequestValidationError, ResourceNotFound, missingIssue } from "../http/errors.ts";
 import type { CheckoutConfirm } from "../modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutConfirmation } from "../modules/checkouts/checkouts.steps.ts";
@@ -8,12 +7,15 @@ import type { PublishedCheckout } from "../modules/checkouts/checkouts.steps.ts"
 import {
   cancelSettleRecovery,
   findCheckoutWithRelations,
+  markAwaitingProcessor,
   markConfirmed,
   markRefused,
   missingForConfirm,
 } from "../modules/checkouts/checkouts.steps.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
-import { completeCheckout, type CheckoutFlowContext } from "./complete-checkout.ts";
+import { completeCheckout, type CheckoutFlowContext, type Completion } from "./complete-checkout.ts";
+import type { Executor } from "../db/database.ts";
+import { openCustomerSession, processorCustomerOfBuyer } from "../modules/customers/customers.steps.ts";
 
 // Confirming a session: the buyer's confirmation, the charge, and the completion into a paid order.
 
@@ -55,43 +57,81 @@ async function settleRefusal(ctx: CheckoutFlowContext, checkoutId: string, outco
   });
 }
 
-/**
- * The charge, when the session needs a payment form (outside any transaction); a refusal settles
- * the session and throws the processor's message for the buyer.
- */
-async function chargeSession(
-  ctx: CheckoutFlowContext,
-  checkout: Checkout,
-  confirmationToken: string | null,
-): Promise<{ paymentReference: string | null; savedMethod: SavedPaymentMethod | null }> {
-  if (!checkout.is_payment_form_required || !confirmationToken) return { paymentReference: null, savedMethod: null };
-  const outcome = await ctx.payments.charge({
+/** What the processor's charge gave a session it settled: nothing at all when no payment form was needed. */
+type Charged = Pick<Completion, "paymentReference" | "savedMethod" | "customerReference">;
+
+/** How the session's money is asked for: charged with the buyer's confirmation token, or an intent already started. */
+type PaymentSource = { confirmationToken: string } | { intentReference: string };
+
+/** The processor's answer for the session: a new charge, or where the intent it started stands. */
+async function askProcessor(ctx: CheckoutFlowContext, checkout: Checkout, source: PaymentSource) {
+  if ("intentReference" in source) return ctx.payments.lookupCharge(source.intentReference);
+  const buyer = { customerId: checkout.customer_id, externalId: checkout.external_customer_id, email: checkout.customer_email ?? "" };
+  return ctx.payments.charge({
     checkoutId: checkout.id,
+    organizationId: checkout.organization_id,
+    customer: {
+      reference: await processorCustomerOfBuyer(ctx.deps.db, checkout.organization_id, buyer),
+      email: buyer.email,
+      name: checkout.customer_name,
+    },
     amount: checkout.is_payment_required ? checkout.total_amount : 0,
     currency: checkout.currency,
-    confirmationToken,
+    confirmationToken: source.confirmationToken,
     setupOnly: !checkout.is_payment_required,
     // A subscription charges the same method at each renewal.
     saveMethod: checkout.product?.is_recurring === true,
   });
+}
+
+/** The intent waits for the buyer (3-D Secure) or the processor: the session stays confirmed, with what the page needs. */
+async function awaitProcessor(ctx: CheckoutFlowContext, checkoutId: string, intent: { reference: string; clientSecret: string | null }) {
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    const row = await ctx.sessions.lock(trx, { id: checkoutId }, null);
+    if (row.status !== "confirmed") return;
+    await markAwaitingProcessor(trx, row, intent, ctx.deps.now());
+    await ctx.sessions.publish(trx, row.id, "checkout.updated");
+  });
+}
+
+/**
+ * The charge, when the session needs a payment form (outside any transaction); null while the
+ * processor has not settled it. A refusal settles the session and throws the processor's message
+ * for the buyer.
+ */
+async function chargeSession(ctx: CheckoutFlowContext, checkout: Checkout, source: PaymentSource | null): Promise<Charged | null> {
+  if (!checkout.is_payment_form_required || !source) return { paymentReference: null, savedMethod: null, customerReference: null };
+  const outcome = await askProcessor(ctx, checkout, source);
+  if (outcome.status === "pending") {
+    await awaitProcessor(ctx, checkout.id, outcome);
+    return null;
+  }
   if (outcome.status !== "succeeded") {
     await settleRefusal(ctx, checkout.id, outcome.status);
     throw new PaymentError(outcome.message);
   }
-  return { paymentReference: checkout.is_payment_required ? outcome.reference : null, savedMethod: outcome.method };
+  return {
+    paymentReference: checkout.is_payment_required ? outcome.reference : null,
+    savedMethod: outcome.method,
+    customerReference: outcome.customerReference,
+  };
 }
 
 /**
  * Takes a confirmed session to its end: charge (when a payment form is needed), then complete it,
- * or reopen/fail it when the processor refuses. Called by the confirm request and, should that
- * request die half-way, by the recovery job; the processor call is idempotent per session and the
- * status checks under the row lock make the second caller a no-op. Returns the buyer's new
- * customer session token.
+ * or reopen/fail it when the processor refuses. Called by the confirm request, by the processor's
+ * events (`intentReference`: the intent they are about) and, should the request die half-way, by
+ * the recovery job; the processor call is idempotent per session and the status checks under the
+ * row lock make the later caller a no-op. Returns the buyer's new customer session token: also to
+ * a caller that finds the session completed by another (a processor's event may win the race to
+ * the row), null while the processor has not settled the charge.
  */
-async function settle(ctx: CheckoutFlowContext, checkout: Checkout, confirmationToken: string | null): Promise<string> {
-  const charged = await chargeSession(ctx, checkout, confirmationToken);
+async function settle(ctx: CheckoutFlowContext, checkout: Checkout, source: PaymentSource | null): Promise<string | null> {
+  const charged = await chargeSession(ctx, checkout, source);
+  if (!charged) return null;
   return ctx.deps.db.transaction().execute(async (trx) => {
     const row = await ctx.sessions.lock(trx, { id: checkout.id }, null);
+    if (row.status === "succeeded" && row.customer_id) return (await sessionForBuyer(trx, ctx, row.organization_id, row.customer_id)).token;
     if (row.status !== "confirmed") throw new NotOpenCheckout();
     const full = await findCheckoutWithRelations(trx, { id: row.id }, null);
     if (!full) throw new ResourceNotFound();
@@ -101,10 +141,14 @@ async function settle(ctx: CheckoutFlowContext, checkout: Checkout, confirmation
   });
 }
 
+const sessionForBuyer = (trx: Executor, ctx: CheckoutFlowContext, organizationId: string, customerId: string) =>
+  openCustomerSession(trx, ctx.deps, { organizationId, customerId, memberId: null, returnUrl: null, now: ctx.deps.now() });
+
 /**
  * Confirms, takes the payment, and completes. The confirmation commits first (status
  * `confirmed`, discount redeemed), so a second confirm of the same session is refused while
- * the payment is in flight; the processor is called outside any transaction.
+ * the payment is in flight; the processor is called outside any transaction. A charge waiting
+ * for the buyer (3-D Secure) answers the session as it waits, with no customer session yet.
  */
 export async function confirmCheckout(
   ctx: CheckoutFlowContext,
@@ -112,16 +156,31 @@ export async function confirmCheckout(
   input: CheckoutConfirm,
 ): Promise<CheckoutConfirmation> {
   const confirmed = await confirmSession(ctx, clientSecret, input);
-  const customerSessionToken = await settle(ctx, confirmed.checkout, input.confirmation_token_id ?? null);
-  return { confirmed: confirmed.full, organization: confirmed.organization, customerSessionToken };
+  const token = input.confirmation_token_id;
+  const customerSessionToken = await settle(ctx, confirmed.checkout, token ? { confirmationToken: token } : null);
+  const waiting =
+    customerSessionToken === null ? await findCheckoutWithRelations(ctx.deps.db, { id: confirmed.checkout.id }, null) : undefined;
+  return { confirmed: waiting ?? confirmed.full, organization: confirmed.organization, customerSessionToken };
 }
 
-/** The recovery job's entry: settles a session still confirmed, else does nothing. */
-export async function recoverCheckout(ctx: CheckoutFlowContext, checkoutId: string, confirmationToken: string | null): Promise<void> {
+/**
+ * Settles a session still confirmed, else does nothing: the recovery job's entry (a request that
+ * died half-way; the idempotent charge answers what happened), and the processor events' (about
+ * the intent `intentReference`).
+ */
+export async function recoverCheckout(
+  ctx: CheckoutFlowContext,
+  checkoutId: string,
+  confirmationToken: string | null,
+  intentReference: string | null = null,
+): Promise<void> {
   const full = await findCheckoutWithRelations(ctx.deps.db, { id: checkoutId }, null);
   if (!full || full.status !== "confirmed") return;
+  // An intent the session already waits on is asked about, never started again.
+  const known = intentReference ?? full.payment_processor_metadata.intent_id;
+  const source = known ? { intentReference: known } : confirmationToken ? { confirmationToken } : null;
   try {
-    await settle(ctx, ctx.sessions.view(full), confirmationToken);
+    await settle(ctx, ctx.sessions.view(full), source);
   } catch (error) {
     // A refusal is an outcome, recorded by settleRefusal; so is a session settled meanwhile.
     if (!(error instanceof PaymentError) && !(error instanceof NotOpenCheckout)) throw error;
@@ -132,4 +191,6 @@ export async function recoverCheckout(ctx: CheckoutFlowContext, checkoutId: stri
 export const checkoutConfirmation = (ctx: CheckoutFlowContext) => ({
   confirm: (clientSecret: string, input: CheckoutConfirm) => confirmCheckout(ctx, clientSecret, input),
   recover: (checkoutId: string, confirmationToken: string | null) => recoverCheckout(ctx, checkoutId, confirmationToken),
+  /** A processor's event about the intent of a session (succeeded, failed): settles it from the processor's answer. */
+  settleFromProcessor: (checkoutId: string, intentReference: string) => recoverCheckout(ctx, checkoutId, null, intentReference),
 });

@@ -1,3 +1,5 @@
+import { AppError } from "../../http/errors.ts";
+
 /** A payment method the processor keeps for later charges; only its handle and display facts are stored here. */
 export interface SavedPaymentMethod {
   reference: string;
@@ -6,12 +8,24 @@ export interface SavedPaymentMethod {
   last4: string;
   expMonth: number;
   expYear: number;
+  /** The processor's customer the method is attached to (Stripe charges a saved method with its customer); null: none. */
+  customerReference: string | null;
+}
+
+/** The buyer as the processor knows them: one processor customer per customer per organization, made on first payment. */
+export interface ProcessorCustomer {
+  /** The processor's customer kept for this buyer already; null: made with this request. */
+  reference: string | null;
+  email: string;
+  name: string | null;
 }
 
 /** One attempt to take the session's money (or, for trials and metered plans, to save a payment method). */
 export interface ChargeRequest {
   /** Idempotency key: a retried request for the same session must not charge twice. */
   checkoutId: string;
+  organizationId: string;
+  customer: ProcessorCustomer;
   amount: number;
   currency: string;
   confirmationToken: string;
@@ -22,8 +36,13 @@ export interface ChargeRequest {
 }
 
 export type ChargeOutcome =
-  /** `method` is the saved method when the request asked to save it. */
-  | { status: "succeeded"; reference: string; method: SavedPaymentMethod | null }
+  /** `method` is the saved method when the request asked to save it; `customerReference` the processor's customer charged. */
+  | { status: "succeeded"; reference: string; method: SavedPaymentMethod | null; customerReference: string | null }
+  /**
+   * Not settled yet: the buyer must authenticate (3-D Secure; the page finishes it with
+   * `clientSecret`), or the processor is still working. The processor's event settles it later.
+   */
+  | { status: "pending"; reference: string; clientSecret: string | null; customerReference: string | null }
   /** Refused by the issuer: the buyer may try another method. */
   | { status: "declined"; message: string }
   /** A technical failure that cannot be retried on this session. */
@@ -34,6 +53,12 @@ export interface OffSessionChargeRequest {
   /** Idempotency key: the same attempt asked twice charges once. */
   attemptId: string;
   methodReference: string;
+  /** The processor's customer the method is attached to. */
+  customerReference: string | null;
+  organizationId: string;
+  orderId: string;
+  /** Why the charge is made (the hosted service's `payment_trigger`). */
+  trigger: string;
   amount: number;
   currency: string;
 }
@@ -44,12 +69,19 @@ export type OffSessionChargeOutcome = { status: "succeeded"; reference: string }
 export interface MethodSetupRequest {
   /** Idempotency key: the same setup asked twice saves one method. */
   attemptId: string;
-  /** The processor's customer the method is attached to. */
+  /** The customer the method is saved for (this server's id). */
   customerId: string;
+  organizationId: string;
+  /** The same buyer as the processor knows them. */
+  customer: ProcessorCustomer;
   confirmationToken: string;
 }
 
-export type MethodSetupOutcome = { status: "succeeded"; method: SavedPaymentMethod } | { status: "declined" | "failed"; message: string };
+export type MethodSetupOutcome =
+  | { status: "succeeded"; method: SavedPaymentMethod }
+  /** The buyer must authenticate the card first (3-D Secure), finished in the browser with `clientSecret`. */
+  | { status: "pending"; reference: string; clientSecret: string }
+  | { status: "declined" | "failed"; message: string };
 
 /** Giving back part or all of a charge that succeeded. */
 export interface RefundRequest {
@@ -62,7 +94,11 @@ export interface RefundRequest {
   currency: string;
 }
 
-export type RefundOutcome = { status: "succeeded"; reference: string } | { status: "failed"; message: string };
+export type RefundOutcome =
+  | { status: "succeeded"; reference: string }
+  /** The processor settles it later (its event says how): nothing changes on the order meanwhile. */
+  | { status: "pending"; reference: string }
+  | { status: "failed"; message: string };
 
 /**
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
@@ -70,10 +106,25 @@ export type RefundOutcome = { status: "succeeded"; reference: string } | { statu
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
  * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
  * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key.
+ * A failure to reach the processor at all throws `ProcessorUnreachable`: the charge may or may not
+ * have happened, so the caller keeps its state and asks again later (`lookupCharge`, or the same
+ * idempotent request).
  */
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
+  /** Where a charge `charge` started stands now (its processor reference): after a 3-D Secure step, an event, a crash. */
+  lookupCharge(reference: string): Promise<ChargeOutcome>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
+}
+
+/**
+ * The processor did not answer (network, timeout, its own outage or rate limit): the outcome is
+ * unknown, so nothing is settled; the caller's recovery asks again later. 502 to a request.
+ */
+export class ProcessorUnreachable extends AppError {
+  constructor() {
+    super(502, "PaymentProcessorUnavailable", "The payment processor could not be reached. Nothing was settled; retry later.");
+  }
 }

@@ -17,6 +17,7 @@ const PROCESSING_ERROR = "tok_chargeDeclinedProcessingError";
 const CUSTOMER_FAIL = "tok_chargeCustomerFail";
 const METHOD_PREFIX = "pm_sandbox_";
 const CHARGE_PREFIX = "ch_sandbox_";
+const SETUP_PREFIX = "seti_sandbox_";
 
 /** Display facts of Stripe's test cards, by token. */
 const CARDS: Record<string, { brand: string; last4: string }> = {
@@ -35,7 +36,14 @@ const digest = (value: string) => createHash("sha256").update(value).digest("hex
  */
 function saveMethod(token: string, key: string): SavedPaymentMethod {
   const card = CARDS[token] ?? { brand: "visa", last4: "4242" };
-  return { reference: `${METHOD_PREFIX}${token}_${digest(key)}`, type: "card", ...card, expMonth: 12, expYear: 2034 };
+  return {
+    reference: `${METHOD_PREFIX}${token}_${digest(key)}`,
+    type: "card",
+    ...card,
+    expMonth: 12,
+    expYear: 2034,
+    customerReference: null,
+  };
 }
 
 /** How the issuer answers a confirmation token, whether it is charged or only set up. */
@@ -56,7 +64,8 @@ const tokenOfMethod = (reference: string): string | null =>
  * `tok_chargeCustomerFail` is accepted at checkout (or set up) but declines every later off-session
  * charge. Setting a method up never needs a further step (no 3-D Secure). A refund of one of its
  * own charges always succeeds, its reference derived from the refund's id (the same refund asked
- * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails.
+ * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails. It has no
+ * customers of its own (`customerReference` is always null).
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -66,9 +75,17 @@ export const sandboxProcessor: PaymentProcessor = {
     // Deterministic per session, like an idempotent processor call.
     return {
       status: "succeeded",
-      reference: `${request.setupOnly ? "seti_sandbox_" : CHARGE_PREFIX}${digest(request.checkoutId)}`,
+      reference: `${request.setupOnly ? SETUP_PREFIX : CHARGE_PREFIX}${digest(request.checkoutId)}`,
       method: request.saveMethod ? saveMethod(token, request.checkoutId) : null,
+      customerReference: null,
     };
+  },
+
+  // Its charges settle as they are made, so a charge it made stands succeeded; it saves no methods later.
+  async lookupCharge(reference: string): Promise<ChargeOutcome> {
+    if (!reference.startsWith(CHARGE_PREFIX) && !reference.startsWith(SETUP_PREFIX))
+      return { status: "failed", message: `No such charge: '${reference}'` };
+    return { status: "succeeded", reference, method: null, customerReference: null };
   },
 
   async chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome> {

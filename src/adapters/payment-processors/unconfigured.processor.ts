@@ -11,6 +11,9 @@ export const unconfiguredProcessor: PaymentProcessor = {
   async charge(): Promise<ChargeOutcome> {
     return { status: "failed", message: MESSAGE };
   },
+  async lookupCharge(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
   async chargeOffSession(): Promise<OffSessionChargeOutcome> {
     return { status: "failed", message: MESSAGE };
   },

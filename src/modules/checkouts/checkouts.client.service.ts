@@ -13,7 +13,8 @@ import type { OrganizationRow } from "../organizations/organizations.table.ts";
 export interface CheckoutConfirmation {
   confirmed: CheckoutWithRelations;
   organization: OrganizationRow;
-  customerSessionToken: string;
+  /** Null while the processor has not settled the charge (the buyer's 3-D Secure step). */
+  customerSessionToken: string | null;
 }
 
 /** Confirm → charge → complete: the checkout flow, handed in by the composition root (features never import flows). */

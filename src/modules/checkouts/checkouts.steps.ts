@@ -90,6 +90,27 @@ export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: 
   await cancelSettleRecovery(db, checkout.id);
 }
 
+/**
+ * The processor answered "not yet" (3-D Secure, or still processing): the session stays
+ * `confirmed`, and its processor metadata tells the page what to finish (`intent_client_secret`)
+ * and the recovery job which intent to ask about (`intent_id`).
+ */
+export async function markAwaitingProcessor(
+  db: Executor,
+  checkout: CheckoutRow,
+  intent: { reference: string; clientSecret: string | null },
+  now: Date,
+): Promise<void> {
+  const metadata: Record<string, string> = {
+    ...checkout.payment_processor_metadata,
+    intent_id: intent.reference,
+    intent_status: "requires_action",
+  };
+  if (intent.clientSecret) metadata.intent_client_secret = intent.clientSecret;
+  else delete metadata.intent_client_secret;
+  await updateCheckout(db, checkout.id, { payment_processor_metadata: JSON.stringify(metadata), modified_at: now });
+}
+
 /** `confirmed` → `succeeded`, linked to the customer and subscription the completion made. */
 export const markSucceeded = (db: Executor, checkoutId: string, links: { customerId: string; subscriptionId: string | null }, now: Date) =>
   updateCheckout(db, checkoutId, {

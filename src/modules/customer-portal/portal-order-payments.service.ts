@@ -16,7 +16,7 @@ import {
   PaymentAlreadyInProgress,
   PaymentRetryValidationError,
 } from "./portal-payments.errors.ts";
-import type { portalCustomerOf } from "./portal-session.ts";
+import { keepProcessorCustomer, processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
 
@@ -59,11 +59,14 @@ async function chosenMethod(
   const setup = await setUpPaymentMethod(trx, ctx.processor, {
     organizationId: session.organizationId,
     customerId: session.customerId,
+    customer: await processorCustomerOfSession(trx, session),
     confirmationToken: choice.token!,
     attemptId: await nextAttemptKey(trx, orderId),
     now: ctx.deps.now(),
   });
-  return "refused" in setup ? setup : setup.method;
+  if ("refused" in setup) return setup;
+  await keepProcessorCustomer(trx, session, setup.method);
+  return setup.method;
 }
 
 /**

@@ -21,7 +21,7 @@ import type { PaymentMethodRow } from "../payments/payments.table.ts";
 import { dunningOrdersOfCustomer, moveSubscriptionsToMethod, subscriptionsNeedingMethod } from "../subscriptions/subscriptions.steps.ts";
 import type { PortalOrderPayments } from "./portal-order-payments.service.ts";
 import { PaymentMethodInUseByActiveSubscription, PaymentMethodSetupFailed } from "./portal-payments.errors.ts";
-import type { portalCustomerOf } from "./portal-session.ts";
+import { keepProcessorCustomer, processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
 
@@ -81,12 +81,14 @@ async function addMethod(
   const setup = await setUpPaymentMethod(context.deps.db, context.processor, {
     organizationId: session.organizationId,
     customerId: session.customerId,
+    customer: await processorCustomerOfSession(context.deps.db, session),
     confirmationToken: input.confirmation_token_id,
     // Each request is a new setup, as a confirmation token is used once.
     attemptId: randomUUID(),
     now: context.deps.now(),
   });
   if ("refused" in setup) throw new PaymentMethodSetupFailed(setup.refused);
+  await keepProcessorCustomer(context.deps.db, session, setup.method);
   if (input.set_default) await setDefault(context, session, setup.method);
   return { status: "succeeded", payment_method: toCustomerPaymentMethod(setup.method) };
 }

@@ -1,4 +1,9 @@
+import type { ProcessorCustomer } from "../../adapters/payment-processors/payment-processor.ts";
+import type { Executor } from "../../db/database.ts";
 import type { MemberRole, Principal } from "../../http/auth.ts";
+import { ResourceNotFound } from "../../http/errors.ts";
+import { findLiveCustomer, rememberProcessorCustomer } from "../customers/customers.steps.ts";
+import type { PaymentMethodRow } from "../payments/payments.table.ts";
 
 /**
  * The customer a portal session acts on. A member session acts on its member's customer; the
@@ -33,4 +38,24 @@ export type PortalSession = Extract<Principal, { kind: "customer" | "member" }>;
 export function portalSessionOf(principal: Principal): PortalSession {
   if (principal.kind !== "customer" && principal.kind !== "member") throw new Error("portal route without a session principal");
   return principal;
+}
+
+/** The session's customer as the payment processor knows them (Stripe needs its customer to save a card). */
+export async function processorCustomerOfSession(
+  db: Executor,
+  session: { organizationId: string; customerId: string },
+): Promise<ProcessorCustomer> {
+  const customer = await findLiveCustomer(db, session.organizationId, { id: session.customerId });
+  if (!customer) throw new ResourceNotFound();
+  return { reference: customer.processor_customer_reference, email: customer.email, name: customer.name };
+}
+
+/** A processor customer the setup made for the session's customer is kept for their next payments. */
+export async function keepProcessorCustomer(
+  db: Executor,
+  session: { organizationId: string; customerId: string },
+  method: PaymentMethodRow,
+) {
+  const customer = await findLiveCustomer(db, session.organizationId, { id: session.customerId });
+  if (customer) await rememberProcessorCustomer(db, customer, method.processor_customer_reference);
 }

@@ -36,12 +36,32 @@ export interface Buyer {
 }
 
 /** The buyer's customer: the preset one, else the one with its external id, else the one with its email. */
-async function findBuyer(db: Executor, organizationId: string, buyer: Buyer): Promise<CustomerRow | undefined> {
+async function findBuyer(
+  db: Executor,
+  organizationId: string,
+  buyer: Pick<Buyer, "customerId" | "externalId" | "email">,
+): Promise<CustomerRow | undefined> {
   return (
     (buyer.customerId ? await findLiveCustomer(db, organizationId, { id: buyer.customerId }) : undefined) ??
     (buyer.externalId ? await findLiveCustomer(db, organizationId, { externalId: buyer.externalId }) : undefined) ??
     (await findLiveCustomer(db, organizationId, { email: buyer.email }))
   );
+}
+
+/** The processor's customer already kept for this buyer, if the purchase will link to a customer that has one. */
+export async function processorCustomerOfBuyer(
+  db: Executor,
+  organizationId: string,
+  buyer: Pick<Buyer, "customerId" | "externalId" | "email">,
+): Promise<string | null> {
+  const customer = await findBuyer(db, organizationId, buyer);
+  return customer?.processor_customer_reference ?? null;
+}
+
+/** Keeps the processor's customer of a buyer who had none (their first payment made it). */
+export async function rememberProcessorCustomer(db: Executor, customer: CustomerRow, reference: string | null): Promise<void> {
+  if (reference !== null && customer.processor_customer_reference === null)
+    await updateCustomer(db, customer.id, { processor_customer_reference: reference });
 }
 
 /**

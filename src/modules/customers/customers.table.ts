@@ -19,6 +19,8 @@ export interface CustomersTable {
   tax_id: ColumnType<[string, string] | null, string | null | undefined, string | null>;
   locale: string | null;
   default_payment_method_id: string | null;
+  /** The processor's customer of this buyer (Stripe's `cus_…`), once they paid through it. */
+  processor_customer_reference: Generated<string | null>;
   metadata: ColumnType<Metadata, string | undefined, string>;
   deleted_at: Date | null;
 }

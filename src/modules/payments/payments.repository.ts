@@ -28,6 +28,7 @@ export const savePaymentMethod = (
       organization_id: input.organizationId,
       customer_id: input.customerId,
       processor_reference: input.method.reference,
+      processor_customer_reference: input.method.customerReference,
       type: input.method.type,
       brand: input.method.brand,
       last4: input.method.last4,

@@ -8,6 +8,8 @@ export interface PaymentMethodsTable {
   customer_id: string;
   /** The processor's handle of the method; no card data is ever stored. */
   processor_reference: string;
+  /** The processor's customer the method is attached to (Stripe needs both to charge it). */
+  processor_customer_reference: string | null;
   type: string;
   brand: string | null;
   last4: string | null;

@@ -63,9 +63,9 @@ export const settleRefund = (db: Executor, refundId: string, outcome: RefundOutc
   updateRefund(
     db,
     refundId,
-    outcome.status === "succeeded"
-      ? { status: "succeeded", processor_reference: outcome.reference, modified_at: now }
-      : { status: "failed", failure_message: outcome.message, modified_at: now },
+    outcome.status === "failed"
+      ? { status: "failed", failure_message: outcome.message, modified_at: now }
+      : { status: outcome.status, processor_reference: outcome.reference, modified_at: now },
   );
 
 /** The `refund.updated` of a settled refund; returns the refund as the API answers it. */

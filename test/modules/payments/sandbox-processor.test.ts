@@ -4,6 +4,8 @@ import { sandboxProcessor } from "../../../src/adapters/payment-processors/sandb
 const charge = (token: string, options: { saveMethod?: boolean; setupOnly?: boolean } = {}) =>
   sandboxProcessor.charge({
     checkoutId: "c1",
+    organizationId: "o1",
+    customer: { reference: null, email: "buyer@example.com", name: null },
     amount: 100,
     currency: "usd",
     confirmationToken: token,
@@ -11,12 +13,24 @@ const charge = (token: string, options: { saveMethod?: boolean; setupOnly?: bool
     saveMethod: options.saveMethod ?? false,
   });
 
+const buyer = { reference: null, email: "buyer@example.com", name: null };
+const offSessionOf = (methodReference: string) => ({
+  methodReference,
+  customerReference: null,
+  organizationId: "o1",
+  orderId: "order1",
+  trigger: "subscription_cycle",
+  amount: 500,
+  currency: "usd",
+});
+
 describe("sandbox payment processor", () => {
   it("follows Stripe's test token names at checkout", async () => {
     expect(await charge("tok_visa")).toEqual({
       status: "succeeded",
       reference: expect.stringMatching(/^ch_sandbox_[0-9a-f]{24}$/),
       method: null,
+      customerReference: null,
     });
     expect((await charge("tok_amex")).status).toBe("succeeded");
     expect(await charge("tok_chargeDeclined")).toEqual({ status: "declined", message: "Your card was declined." });
@@ -25,6 +39,20 @@ describe("sandbox payment processor", () => {
     expect((await charge("pm_card_visa")).status).toBe("declined");
     // tok_chargeCustomerFail attaches fine: only later charges decline.
     expect((await charge("tok_chargeCustomerFail")).status).toBe("succeeded");
+  });
+
+  it("looks up its own charges and setups as succeeded (they settle as they are made), and fails others", async () => {
+    const charged = await charge("tok_visa");
+    const setUp = await charge("tok_visa", { setupOnly: true, saveMethod: true });
+    if (charged.status !== "succeeded" || setUp.status !== "succeeded") throw new Error("tok_visa must succeed");
+    for (const reference of [charged.reference, setUp.reference])
+      expect(await sandboxProcessor.lookupCharge(reference)).toEqual({
+        status: "succeeded",
+        reference,
+        method: null,
+        customerReference: null,
+      });
+    expect(await sandboxProcessor.lookupCharge("pi_123")).toEqual({ status: "failed", message: "No such charge: 'pi_123'" });
   });
 
   it("saves the method when asked, deterministically per session, with the test card's display facts", async () => {
@@ -39,7 +67,9 @@ describe("sandbox payment processor", () => {
         last4: "4444",
         expMonth: 12,
         expYear: 2034,
+        customerReference: null,
       },
+      customerReference: null,
     });
     expect(await charge("tok_mastercard", { saveMethod: true, setupOnly: true })).toEqual(saved);
   });
@@ -51,7 +81,7 @@ describe("sandbox payment processor", () => {
       return outcome.method.reference;
     };
     const offSession = async (reference: string, attemptId: string) =>
-      sandboxProcessor.chargeOffSession({ attemptId, methodReference: reference, amount: 500, currency: "usd" });
+      sandboxProcessor.chargeOffSession({ ...offSessionOf(reference), attemptId });
     const visa = await method("tok_visa");
     const first = await offSession(visa, "a1");
     expect(first).toEqual({ status: "succeeded", reference: expect.stringMatching(/^ch_sandbox_/) });
@@ -65,7 +95,7 @@ describe("sandbox payment processor", () => {
 
   it("sets a method up without charging: the checkout's token rules, tok_chargeCustomerFail attaching and declining later", async () => {
     const setup = (token: string, attemptId = "s1") =>
-      sandboxProcessor.setupMethod({ attemptId, customerId: "cus1", confirmationToken: token });
+      sandboxProcessor.setupMethod({ attemptId, customerId: "cus1", organizationId: "o1", customer: buyer, confirmationToken: token });
     const saved = await setup("tok_amex");
     expect(saved).toEqual({
       status: "succeeded",
@@ -76,6 +106,7 @@ describe("sandbox payment processor", () => {
         last4: "8431",
         expMonth: 12,
         expYear: 2034,
+        customerReference: null,
       },
     });
     expect(await setup("tok_amex")).toEqual(saved);
@@ -86,12 +117,7 @@ describe("sandbox payment processor", () => {
     const failing = await setup("tok_chargeCustomerFail");
     if (failing.status !== "succeeded") throw new Error("tok_chargeCustomerFail must attach");
     expect(failing.method).toMatchObject({ brand: "visa", last4: "0341" });
-    const charged = await sandboxProcessor.chargeOffSession({
-      attemptId: "a1",
-      methodReference: failing.method.reference,
-      amount: 500,
-      currency: "usd",
-    });
+    const charged = await sandboxProcessor.chargeOffSession({ ...offSessionOf(failing.method.reference), attemptId: "a1" });
     expect(charged).toEqual({ status: "declined", message: "Your card was declined." });
   });
 

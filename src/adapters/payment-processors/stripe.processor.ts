@@ -1,0 +1,163 @@
+import { createHash } from "node:crypto";
+import type Stripe from "stripe";
+import type { StripeConfig } from "../../config.ts";
+import type {
+  ChargeOutcome,
+  ChargeRequest,
+  MethodSetupOutcome,
+  MethodSetupRequest,
+  OffSessionChargeOutcome,
+  OffSessionChargeRequest,
+  PaymentProcessor,
+  ProcessorCustomer,
+  RefundOutcome,
+  RefundRequest,
+} from "./payment-processor.ts";
+import { createStripeClient } from "./stripe-client.ts";
+import {
+  offSessionOutcomeOf,
+  outcomeOfPaymentIntent,
+  outcomeOfRefund,
+  outcomeOfSetupIntent,
+  refusalOf,
+  setupOutcomeOf,
+} from "./stripe-outcomes.ts";
+
+const digest = (value: string) => createHash("sha256").update(value).digest("hex").slice(0, 32);
+
+/** A card payment confirmed on the server: no redirect-based methods, so no `return_url` is needed. */
+const CARDS_WITHOUT_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
+
+/** Stripe answered a request it had seen (same idempotency key): that answer is the first one, not where things stand now. */
+const isReplay = (response: Stripe.Response<unknown>) => response.lastResponse.headers["idempotent-replayed"] === "true";
+
+/**
+ * The seam on Stripe (docs/decisions.md, "Stripe adapter"): a checkout's charge is one
+ * PaymentIntent confirmed with the buyer's confirmation token (a SetupIntent when nothing is due
+ * now), with the checkout and organization in its metadata and an idempotency key derived from the
+ * checkout and the token, so a retried or recovered request never charges twice; an answer
+ * replayed for that key is followed by a read of the intent as it stands now. One Stripe customer
+ * per buyer, made on their first payment. Renewals and retries are off-session PaymentIntents on
+ * the saved card, keyed by the attempt.
+ */
+export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
+  const stripe = createStripeClient(config);
+
+  /** The buyer's Stripe customer: the one kept, else a new one, made once per `key`. */
+  async function customerOf(customer: ProcessorCustomer, metadata: Record<string, string>, key: string): Promise<string> {
+    if (customer.reference) return customer.reference;
+    const made = await stripe.customers.create(
+      { email: customer.email, ...(customer.name ? { name: customer.name } : {}), metadata },
+      { idempotencyKey: key },
+    );
+    return made.id;
+  }
+
+  async function paymentIntentNow(response: Stripe.Response<Stripe.PaymentIntent>): Promise<Stripe.PaymentIntent> {
+    return isReplay(response) ? stripe.paymentIntents.retrieve(response.id, { expand: ["payment_method"] }) : response;
+  }
+
+  async function setupIntentNow(response: Stripe.Response<Stripe.SetupIntent>): Promise<Stripe.SetupIntent> {
+    return isReplay(response) ? stripe.setupIntents.retrieve(response.id, { expand: ["payment_method"] }) : response;
+  }
+
+  async function charge(request: ChargeRequest): Promise<ChargeOutcome> {
+    const metadata = { organization_id: request.organizationId, checkout_id: request.checkoutId, type: "product" };
+    const key = `checkout:${request.checkoutId}:${digest(request.confirmationToken)}`;
+    try {
+      const customer = await customerOf(request.customer, { organization_id: request.organizationId }, `${key}:customer`);
+      const common = {
+        customer,
+        confirm: true,
+        confirmation_token: request.confirmationToken,
+        automatic_payment_methods: CARDS_WITHOUT_REDIRECTS,
+        metadata,
+        expand: ["payment_method"],
+      };
+      if (request.setupOnly) {
+        const created = await stripe.setupIntents.create({ ...common, usage: "off_session" }, { idempotencyKey: key });
+        return outcomeOfSetupIntent(await setupIntentNow(created));
+      }
+      const created = await stripe.paymentIntents.create(
+        {
+          ...common,
+          amount: request.amount,
+          currency: request.currency,
+          ...(request.saveMethod ? { setup_future_usage: "off_session" as const } : {}),
+        },
+        { idempotencyKey: key },
+      );
+      return outcomeOfPaymentIntent(await paymentIntentNow(created));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  async function lookupCharge(reference: string): Promise<ChargeOutcome> {
+    try {
+      if (reference.startsWith("seti_"))
+        return outcomeOfSetupIntent(await stripe.setupIntents.retrieve(reference, { expand: ["payment_method"] }));
+      return outcomeOfPaymentIntent(await stripe.paymentIntents.retrieve(reference, { expand: ["payment_method"] }));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  async function chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome> {
+    try {
+      const created = await stripe.paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency,
+          ...(request.customerReference ? { customer: request.customerReference } : {}),
+          payment_method: request.methodReference,
+          confirm: true,
+          off_session: true,
+          metadata: { organization_id: request.organizationId, order_id: request.orderId, payment_trigger: request.trigger },
+        },
+        { idempotencyKey: `charge:${request.attemptId}` },
+      );
+      return offSessionOutcomeOf(await paymentIntentNow(created));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  async function setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome> {
+    const metadata = { organization_id: request.organizationId, customer_id: request.customerId };
+    const key = `setup:${request.attemptId}`;
+    try {
+      const customer = await customerOf(request.customer, { organization_id: request.organizationId }, `customer:${request.customerId}`);
+      const created = await stripe.setupIntents.create(
+        {
+          customer,
+          confirm: true,
+          confirmation_token: request.confirmationToken,
+          usage: "off_session",
+          automatic_payment_methods: CARDS_WITHOUT_REDIRECTS,
+          metadata,
+          expand: ["payment_method"],
+        },
+        { idempotencyKey: key },
+      );
+      return setupOutcomeOf(outcomeOfSetupIntent(await setupIntentNow(created)));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  async function refund(request: RefundRequest): Promise<RefundOutcome> {
+    try {
+      const created = await stripe.refunds.create(
+        { payment_intent: request.chargeReference, amount: request.amount, metadata: { refund_id: request.refundId } },
+        { idempotencyKey: `refund:${request.refundId}` },
+      );
+      return outcomeOfRefund(isReplay(created) ? await stripe.refunds.retrieve(created.id) : created);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      return { status: "failed", message: refusal.message };
+    }
+  }
+
+  return { charge, lookupCharge, chargeOffSession, setupMethod, refund };
+}
