@@ -1,12 +1,12 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import type { RefundOutcome } from "../../adapters/payment-processors/payment-processor.ts";
+import type { ProcessorRefundUpdate, RefundOutcome } from "../../adapters/payment-processors/payment-processor.ts";
 import type { OrderRow, OrderStatus } from "../orders/orders.table.ts";
 import { refundTaxShare, statusAfterRefund } from "./refund-amounts.ts";
 import type { RefundCreate } from "./refund-inputs.schemas.ts";
 import { RefundedAlready, RevokeSubscriptionBenefitsProhibited, amountAboveRefundable, orderNotFound } from "./refunds.errors.ts";
 import { toRefund } from "./refunds.mapper.ts";
-import { insertRefund, updateRefund } from "./refunds.repository.ts";
+import { findRefundForUpdate, findRefundOfProcessor, insertRefund, updateRefund } from "./refunds.repository.ts";
 import type { Refund } from "./refunds.schemas.ts";
 import type { RefundRow } from "./refunds.table.ts";
 
@@ -83,6 +83,34 @@ export function refundedTotals(order: OrderRow, refund: RefundRow): Pick<OrderRo
     status: statusAfterRefund(order, refunded),
   };
 }
+
+/** The order's refunded totals and status once a succeeded refund fails after all (the processor gave the money back to us). */
+export function revertedTotals(order: OrderRow, refund: RefundRow): Pick<OrderRow, "refunded_amount" | "refunded_tax_amount" | "status"> {
+  const refunded = order.refunded_amount - refund.amount;
+  return {
+    refunded_amount: refunded,
+    refunded_tax_amount: order.refunded_tax_amount - refund.tax_amount,
+    status: refunded > 0 ? statusAfterRefund(order, refunded) : "paid",
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The refund a processor's update is about, unlocked: by our id where the update carries a valid
+ * one, else by the processor's refund id. `ours` says whether the update names one of ours (then a
+ * missing row is one whose request has not committed yet).
+ */
+export async function findProcessorRefund(
+  db: Executor,
+  update: ProcessorRefundUpdate,
+): Promise<{ refund: RefundRow | undefined; ours: boolean }> {
+  const id = update.refundId !== null && UUID.test(update.refundId) ? update.refundId : null;
+  const refund = await findRefundOfProcessor(db, id !== null ? { id } : { reference: update.reference });
+  return { refund, ours: id !== null };
+}
+
+export { findRefundForUpdate };
 
 // What an order's documents read of its refunds (handed to orders by services.ts).
 export { succeededRefunds } from "./refunds.repository.ts";
