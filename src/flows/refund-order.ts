@@ -15,6 +15,7 @@ import {
   closeRefund,
   findProcessorRefund,
   findRefundForUpdate,
+  heldByPendingRefunds,
   isPaid,
   openRefund,
   refundedTotals,
@@ -25,10 +26,12 @@ import type { RefundRow } from "../modules/refunds/refunds.table.ts";
 
 /** The order locked and checked for the refund, and the payment whose charge gives the money back. */
 async function lockRefundable(trx: Executor, input: RefundCreate, allowed: OrganizationScope) {
-  const order = checkRefundable(await lockOrderForRefund(trx, input.order_id, allowed), input);
+  const locked = await lockOrderForRefund(trx, input.order_id, allowed);
+  const held = locked ? await heldByPendingRefunds(trx, locked.order.id) : { amount: 0, tax_amount: 0 };
+  const order = checkRefundable(locked, held, input);
   const payment = isPaid(order) ? await refundableCharge(trx, order.id) : undefined;
   if (!payment) throw new RefundUnknownPayment(order.id);
-  return { order, payment };
+  return { order, held, payment };
 }
 
 /** What a succeeded refund changes beyond its row: the order's totals and status, its webhooks, the grants, the receipt. */
@@ -46,9 +49,9 @@ async function applyToOrder(trx: Executor, order: OrderRow, refund: RefundRow, n
  */
 export function refundOrder(deps: Deps, processor: PaymentProcessor, input: RefundCreate, allowed: OrganizationScope): Promise<Refund> {
   return deps.db.transaction().execute(async (trx) => {
-    const { order, payment } = await lockRefundable(trx, input, allowed);
+    const { order, held, payment } = await lockRefundable(trx, input, allowed);
     const now = deps.now();
-    const pending = await openRefund(trx, order, payment.id, input, now);
+    const pending = await openRefund(trx, order, held, payment.id, input, now);
     const outcome = await processor.refund({
       refundId: pending.id,
       chargeReference: payment.chargeReference,

@@ -18,6 +18,10 @@ export const findRefundOfProcessor = (db: Executor, by: { id: string } | { refer
   return ("id" in by ? query.where("id", "=", by.id) : query.where("processor_reference", "=", by.reference)).executeTakeFirst();
 };
 
+/** The refunds of an order asked of the processor and not settled yet. */
+export const pendingRefundsOf = (db: Executor, orderId: string): Promise<Pick<RefundRow, "amount" | "tax_amount">[]> =>
+  db.selectFrom("refunds").select(["amount", "tax_amount"]).where("order_id", "=", orderId).where("status", "=", "pending").execute();
+
 export const findRefundForUpdate = (db: Executor, id: string): Promise<RefundRow | undefined> =>
   db.selectFrom("refunds").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 
