@@ -61,7 +61,7 @@ const EnvSchema = Type.Object({
   PAYMENT_PROCESSOR: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("stripe")])),
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: "^(sk|rk)_(test|live)_[A-Za-z0-9_]+$" })),
   STRIPE_PUBLISHABLE_KEY: Type.Optional(Type.String({ pattern: "^pk_(test|live)_[A-Za-z0-9_]+$" })),
-  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: "^whsec_[A-Za-z0-9+/=_]+$" })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: "^whsec_[A-Za-z0-9+/=_-]+$" })),
   STRIPE_API_URL: Type.String({ pattern: "^https?://[^\\s/]+(:[0-9]{1,5})?/?$", default: "https://api.stripe.com" }),
   STRIPE_JS_URL: Type.String({ pattern: "^https?://[^\\s]+$", default: "https://js.stripe.com/v3/" }),
 });
