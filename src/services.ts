@@ -183,7 +183,12 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
         ? createProcessorEventInbox(
             deps,
             deps.config.payments.stripe,
-            buildStripeEventHandlers({ settleRefund: settleRefundLater, forgetDetachedMethod }),
+            buildStripeEventHandlers({
+              settleRefund: settleRefundLater,
+              forgetDetachedMethod,
+              settleCheckout: checkoutConfirmation.settleFromProcessor,
+              settleOrderPayment: subscriptionRenewals.collect,
+            }),
           )
         : null,
   };

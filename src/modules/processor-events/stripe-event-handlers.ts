@@ -4,28 +4,28 @@ import type { ProcessorRefundUpdate } from "../../adapters/payment-processors/pa
 import { refundUpdateOf } from "../../adapters/payment-processors/stripe-events.ts";
 import { savedMethodOf } from "../../adapters/payment-processors/stripe-outcomes.ts";
 import { refreshPaymentMethods } from "../payments/payments.steps.ts";
+import type { PaymentTrigger } from "../payments/payments.table.ts";
 
 /** The Stripe events this server acts on, each with its handler (notes: the hosted service's list). */
 export type HandledStripeEvent =
-  "refund.created" | "refund.updated" | "refund.failed" | "payment_method.detached" | "payment_method.automatically_updated";
+  | "charge.succeeded"
+  | "charge.failed"
+  | "payment_intent.succeeded"
+  | "payment_intent.payment_failed"
+  | "setup_intent.succeeded"
+  | "setup_intent.setup_failed"
+  | "refund.created"
+  | "refund.updated"
+  | "refund.failed"
+  | "payment_method.detached"
+  | "payment_method.automatically_updated";
 
 /**
  * Subscribed by the hosted service and taken here once the checkout, payment and dispute flows hand
  * in their handlers: until an entry exists for one, it is acknowledged and not stored, like any
  * type this server does not act on. Once every one is filled, it moves into `HandledStripeEvent`.
  */
-export type AwaitedStripeEvent =
-  | "charge.succeeded"
-  | "charge.failed"
-  | "charge.pending"
-  | "charge.updated"
-  | "payment_intent.succeeded"
-  | "payment_intent.payment_failed"
-  | "setup_intent.succeeded"
-  | "setup_intent.setup_failed"
-  | "charge.dispute.created"
-  | "charge.dispute.updated"
-  | "charge.dispute.closed";
+export type AwaitedStripeEvent = "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed";
 
 type StripeEventOf<T extends string> = Extract<Stripe.Event, { type: T }>;
 
@@ -56,13 +56,61 @@ export interface ProcessorEventFlows {
   settleRefund(trx: Executor, update: ProcessorRefundUpdate, now: Date): Promise<void>;
   /** Deletes the saved methods under the handle the processor detached. */
   forgetDetachedMethod(trx: Executor, reference: string, now: Date): Promise<void>;
+  /**
+   * A checkout's intent moved (paid, set up, or failed): the session is settled from the
+   * processor's answer about that intent, in transactions of its own (it asks the processor), a
+   * no-op when the confirm request or the recovery job settled it first.
+   */
+  settleCheckout(checkoutId: string, intentReference: string): Promise<void>;
+  /** An off-session charge of an order succeeded: the order collected should a crash have left it pending (idempotent per attempt). */
+  settleOrderPayment(orderId: string, trigger: PaymentTrigger): Promise<void>;
 }
+
+const PAYMENT_TRIGGERS: readonly PaymentTrigger[] = ["purchase", "subscription_cycle", "retry_dunning", "retry_customer"];
+
+/** The charge's trigger as this server wrote it in the intent's metadata (`payment_trigger`). */
+const triggerOf = (metadata: Stripe.Metadata | null): PaymentTrigger =>
+  PAYMENT_TRIGGERS.find((trigger) => trigger === metadata?.["payment_trigger"]) ?? "subscription_cycle";
+
+/**
+ * What an intent's event settles, by the metadata this server wrote on it: its checkout, or (a
+ * success only) its order. Intents made elsewhere carry neither and change nothing here.
+ */
+async function settleIntent(
+  flows: ProcessorEventFlows,
+  intent: { id: string; metadata: Stripe.Metadata | null },
+  succeeded: boolean,
+): Promise<void> {
+  const checkoutId = intent.metadata?.["checkout_id"];
+  const orderId = intent.metadata?.["order_id"];
+  if (checkoutId) await flows.settleCheckout(checkoutId, intent.id);
+  else if (orderId && succeeded) await flows.settleOrderPayment(orderId, triggerOf(intent.metadata));
+}
+
+/** A charge's intent: charges of this server's intents always have one. */
+const intentOfCharge = (charge: Stripe.Charge) => {
+  const reference = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent?.id;
+  return reference ? { id: reference, metadata: charge.metadata } : null;
+};
 
 /** The dispatch table of the handled events, built on the flows (the hosted service acts on each event's embedded object). */
 export function buildStripeEventHandlers(flows: ProcessorEventFlows): StripeEventHandlers {
   const refund = (trx: Executor, event: { data: { object: Stripe.Refund } }, now: Date) =>
     flows.settleRefund(trx, refundUpdateOf(event.data.object), now);
+  const charge = (succeeded: boolean) => async (_trx: Executor, event: { data: { object: Stripe.Charge } }) => {
+    const intent = intentOfCharge(event.data.object);
+    if (intent) await settleIntent(flows, intent, succeeded);
+  };
+  const intent = (succeeded: boolean) => (_trx: Executor, event: { data: { object: Stripe.PaymentIntent | Stripe.SetupIntent } }) =>
+    settleIntent(flows, event.data.object, succeeded);
   return {
+    // Each of a payment's two events settles it; the second finds it settled.
+    "charge.succeeded": charge(true),
+    "charge.failed": charge(false),
+    "payment_intent.succeeded": intent(true),
+    "payment_intent.payment_failed": intent(false),
+    "setup_intent.succeeded": intent(true),
+    "setup_intent.setup_failed": intent(false),
     "refund.created": refund,
     "refund.updated": refund,
     "refund.failed": refund,
