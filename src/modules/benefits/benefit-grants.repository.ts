@@ -163,3 +163,24 @@ export const grantsOfCustomer = (eb: SubqueryScope, customer: { organizationId: 
     .innerJoin("benefits as b", "b.id", "g.benefit_id")
     .where("g.organization_id", "=", customer.organizationId)
     .where("g.customer_id", "=", customer.id);
+
+/**
+ * Whether the customer holds a granted, unrevoked `meter_credit` grant on the meter (the customer
+ * portal shows only the meters a customer holds), over the caller's columns.
+ */
+export const holdsMeterCredit = (customerId: Expression<string>, meterId: Expression<string>) =>
+  sql<SqlBool>`EXISTS (
+    SELECT 1 FROM benefit_grants g JOIN benefits b ON b.id = g.benefit_id
+    WHERE g.customer_id = ${customerId} AND g.revoked_at IS NULL AND g.granted_at IS NOT NULL
+      AND b.type = 'meter_credit' AND b.properties->>'meter_id' = ${meterId}::text
+  )`;
+
+/** A grant with its benefit's type and terms, locked: two runs of its meter credit cannot both apply it. */
+export const grantWithTermsForUpdate = (db: Executor, grantId: string) =>
+  db
+    .selectFrom("benefit_grants as g")
+    .innerJoin("benefits as b", "b.id", "g.benefit_id")
+    .select(["g.id", "g.organization_id", "g.customer_id", "g.revoked_at", "g.properties", "b.properties as terms", "b.type"])
+    .where("g.id", "=", grantId)
+    .forUpdate("g")
+    .executeTakeFirst();

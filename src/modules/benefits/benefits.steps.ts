@@ -98,3 +98,6 @@ export { findGrantForUpdate, grantsEmbedded, updateGrantProperties, type GrantFi
 // Benefits as other modules embed them in their own statements.
 export { selectLiveBenefits } from "./benefits.repository.ts";
 export { grantsOfCustomer } from "./benefit-grants.repository.ts";
+
+// What customer meters read of meter credit grants.
+export { grantWithTermsForUpdate, holdsMeterCredit } from "./benefit-grants.repository.ts";

@@ -1,10 +1,15 @@
-import { sql, type SqlBool } from "kysely";
+import { sql, type ExpressionBuilder } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { containsPattern, type SortCriterion } from "../../schema/pagination.ts";
 import type { CustomerMeterSortKey } from "./customer-meters.schemas.ts";
-import type { CustomerMeterRow } from "./customer-meters.table.ts";
+import { holdsMeterCredit } from "../benefits/benefits.steps.ts";
+import { selectCustomers } from "../customers/customers.steps.ts";
+import { selectMeters } from "../meters/meters.steps.ts";
+import { pricesOnMeter } from "../products/products.steps.ts";
+import { subscriptionsOfCustomer } from "../subscriptions/subscriptions.steps.ts";
+import type { CustomerMeterRow, CustomerMetersTable } from "./customer-meters.table.ts";
 
 export interface CustomerMeterFilters {
   allowed: OrganizationScope;
@@ -23,21 +28,28 @@ export interface CustomerMeterFilters {
   heldOnly: boolean;
 }
 
-// Written as SQL: the correlated references to `cm` are outside the subqueries' own tables.
-const held = sql<SqlBool>`(EXISTS (
-    SELECT 1 FROM benefit_grants g JOIN benefits b ON b.id = g.benefit_id
-    WHERE g.customer_id = cm.customer_id AND g.revoked_at IS NULL AND g.granted_at IS NOT NULL
-      AND b.type = 'meter_credit' AND b.properties->>'meter_id' = cm.meter_id::text
-  ) OR EXISTS (
-    SELECT 1 FROM subscriptions s JOIN product_prices p ON p.product_id = s.product_id
-    WHERE s.customer_id = cm.customer_id AND p.meter_id = cm.meter_id AND s.status IN ('active', 'trialing')
-  ))`;
+/**
+ * The portal's rule, over the row's customer and meter: a granted `meter_credit` benefit on the
+ * meter, or an active or trialing subscription whose product has a price on it.
+ */
+const held = (eb: ExpressionBuilder<Database & { cm: CustomerMetersTable }, "cm">) =>
+  eb.or([
+    holdsMeterCredit(eb.ref("cm.customer_id"), eb.ref("cm.meter_id")),
+    eb.exists(
+      subscriptionsOfCustomer(eb, eb.ref("cm.customer_id"))
+        .select(sql.lit(1).as("one"))
+        .where("s.status", "in", ["active", "trialing"])
+        .where((inner) =>
+          inner.exists(pricesOnMeter(inner, inner.ref("s.product_id"), eb.ref("cm.meter_id")).select(sql.lit(1).as("one"))),
+        ),
+    ),
+  ]);
 
 const filtered = (db: Executor, filters: CustomerMeterFilters) =>
   db
     .selectFrom("customer_meters as cm")
-    .innerJoin("meters as m", "m.id", "cm.meter_id")
-    .innerJoin("customers as c", "c.id", "cm.customer_id")
+    .innerJoin(selectMeters(db).as("m"), "m.id", "cm.meter_id")
+    .innerJoin(selectCustomers(db).as("c"), "c.id", "cm.customer_id")
     .where("c.deleted_at", "is", null)
     .where((eb) =>
       eb.and([
@@ -48,7 +60,7 @@ const filtered = (db: Executor, filters: CustomerMeterFilters) =>
         ...(filters.meterIds?.length ? [eb("cm.meter_id", "in", filters.meterIds)] : []),
         ...(filters.meterName !== undefined ? [eb("m.name", "ilike", containsPattern(filters.meterName))] : []),
         ...(filters.hideArchived ? [eb("m.archived_at", "is", null)] : []),
-        ...(filters.heldOnly ? [held] : []),
+        ...(filters.heldOnly ? [held(eb)] : []),
       ]),
     );
 
@@ -110,24 +122,3 @@ export const updateCustomerMeter = (
   id: string,
   values: { credited_units: number; rollover_units: number; reset_at: Date | null; modified_at: Date },
 ) => db.updateTable("customer_meters").set(values).where("id", "=", id).execute();
-
-/** A `meter_credit` grant with its benefit's terms, locked: two runs of its credit cannot both apply it. */
-export const meterCreditGrantForUpdate = (db: Executor, grantId: string) =>
-  db
-    .selectFrom("benefit_grants as g")
-    .innerJoin("benefits as b", "b.id", "g.benefit_id")
-    .select(["g.id", "g.organization_id", "g.customer_id", "g.revoked_at", "g.properties", "b.properties as terms", "b.type"])
-    .where("g.id", "=", grantId)
-    .forUpdate("g")
-    .executeTakeFirst();
-
-export const setGrantProperties = (db: Executor, grantId: string, properties: Record<string, unknown>, now: Date) =>
-  db
-    .updateTable("benefit_grants")
-    .set({ properties: JSON.stringify(properties), modified_at: now })
-    .where("id", "=", grantId)
-    .execute();
-
-/** Meters and customers of some rows, by id. */
-export const metersByIds = (db: Executor, ids: readonly string[]) =>
-  ids.length === 0 ? Promise.resolve([]) : db.selectFrom("meters").selectAll().where("id", "in", ids).execute();

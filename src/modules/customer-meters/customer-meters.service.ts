@@ -7,7 +7,8 @@ import { ResourceNotFound } from "../../http/errors.ts";
 import { pageWindow, paginate, parseSorting, toPage, type Page } from "../../schema/pagination.ts";
 import { customersByIds } from "../customers/customers.steps.ts";
 import { consumedUnits } from "../meters/meters.steps.ts";
-import { customerKeysOf, findMeter } from "../meters/meters.steps.ts";
+import { customerKeysOf, findMeter, metersByIds } from "../meters/meters.steps.ts";
+import { grantWithTermsForUpdate, updateGrantProperties } from "../benefits/benefits.steps.ts";
 import { toCustomerCustomerMeter, toCustomerMeter, toCustomerMeterUnits, type CustomerMeterUnits } from "./customer-meters.mapper.ts";
 import * as repo from "./customer-meters.repository.ts";
 import type {
@@ -37,7 +38,7 @@ async function withUnits(db: Executor, rows: readonly CustomerMeterRow[]): Promi
     .transaction()
     .setIsolationLevel("repeatable read")
     .execute(async (trx) => {
-      const meters = new Map((await repo.metersByIds(trx, [...new Set(rows.map((row) => row.meter_id))])).map((m) => [m.id, m]));
+      const meters = new Map((await metersByIds(trx, [...new Set(rows.map((row) => row.meter_id))])).map((m) => [m.id, m]));
       const customers = await customersByIds(
         trx,
         rows.map((row) => row.customer_id),
@@ -53,7 +54,7 @@ async function withUnits(db: Executor, rows: readonly CustomerMeterRow[]): Promi
     });
 }
 
-type CreditGrant = NonNullable<Awaited<ReturnType<typeof repo.meterCreditGrantForUpdate>>>;
+type CreditGrant = NonNullable<Awaited<ReturnType<typeof grantWithTermsForUpdate>>>;
 
 /** A revoked grant's last credit taken back from its meter (never below 0), and forgotten by the grant. */
 async function takeBack(trx: Executor, grant: CreditGrant, now: Date): Promise<void> {
@@ -71,7 +72,7 @@ async function takeBack(trx: Executor, grant: CreditGrant, now: Date): Promise<v
       modified_at: now,
     });
   }
-  await repo.setGrantProperties(trx, grant.id, rest, now);
+  await updateGrantProperties(trx, grant.id, rest, now);
   await enqueueCustomerStateChanged(trx, grant.customer_id);
 }
 
@@ -211,7 +212,7 @@ async function applyCredit(deps: Deps, payload: MeterCreditPayload): Promise<voi
   const at = new Date(payload.at);
   const now = deps.now();
   await deps.db.transaction().execute(async (trx) => {
-    const grant = await repo.meterCreditGrantForUpdate(trx, payload.grant_id);
+    const grant = await grantWithTermsForUpdate(trx, payload.grant_id);
     if (!grant || grant.type !== "meter_credit" || (grant.revoked_at !== null) !== (payload.kind === "revoke")) return;
     const terms = grant.terms as unknown as MeterCreditTerms;
     const lastAt = typeof grant.properties.last_credited_at === "string" ? new Date(grant.properties.last_credited_at) : null;
@@ -238,7 +239,7 @@ async function applyCredit(deps: Deps, payload: MeterCreditPayload): Promise<voi
       reset_at: window.resetAt,
       modified_at: now,
     });
-    await repo.setGrantProperties(
+    await updateGrantProperties(
       trx,
       grant.id,
       { ...grant.properties, last_credited_meter_id: meter.id, last_credited_units: terms.units, last_credited_at: at.toISOString() },

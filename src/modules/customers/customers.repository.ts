@@ -159,3 +159,64 @@ export const customerContacts = <A extends string>(alias: A) =>
 /** The customer's locale, a column of the caller's statement. */
 export const customerLocaleOf = (customerId: Expression<string>) =>
   expressionBuilder<Database>().selectFrom("customers as cu").select("cu.locale").where("cu.id", "=", customerId).$asScalar();
+
+// What events and meters read of customers: beside their statements, and inside them as
+// fragments over the caller's columns.
+
+/** Organization of each live (not deleted) customer among `ids`, in one query. */
+export async function findLiveCustomerOrganizations(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("customers")
+    .select(["id", "organization_id"])
+    .where("id", "in", ids)
+    .where("deleted_at", "is", null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.organization_id]));
+}
+
+/** The organization's live customers with one of these ids or external ids: their id and external id. */
+export const liveCustomerIdentities = (db: Executor, organizationId: string, ids: readonly string[], externalIds: readonly string[]) =>
+  db
+    .selectFrom("customers")
+    .select(["id", "external_id"])
+    .where("organization_id", "=", organizationId)
+    .where("deleted_at", "is", null)
+    .where((eb) =>
+      eb.or([...(ids.length > 0 ? [eb("id", "in", ids)] : []), ...(externalIds.length > 0 ? [eb("external_id", "in", externalIds)] : [])]),
+    )
+    .execute();
+
+/**
+ * A sub-select of the organization's live customer (`id`, `organization_id`) whose `column` is
+ * `value`: a lookup in that column's unique index.
+ */
+export const liveCustomerWhere = (organizationId: Expression<string>, column: "id" | "external_id", value: Expression<string | null>) =>
+  sql<{
+    id: string;
+    organization_id: string;
+  }>`SELECT c.id, c.organization_id FROM customers c WHERE c.organization_id = ${organizationId} AND c.deleted_at IS NULL
+      AND ${sql.ref(`c.${column}`)} = ${value}`;
+
+/** The id of the organization's live customer holding `externalId` (null when none does), as a scalar sub-select. */
+export const liveCustomerIdOfExternalId = (organizationId: Expression<string>, externalId: Expression<string>) =>
+  sql<string | null>`(SELECT c.id FROM customers c
+      WHERE c.organization_id = ${organizationId} AND c.external_id = ${externalId} AND c.deleted_at IS NULL LIMIT 1)`;
+
+/**
+ * Whether the customer a row names (by `id`, else by the live one holding `externalId`, in the
+ * organization) has `pattern` (an ILIKE pattern) in its id, external id, name or email.
+ */
+export const namedCustomerMatches = (
+  named: { organizationId: Expression<string>; id: Expression<string | null>; externalId: Expression<string | null> },
+  pattern: string,
+) =>
+  sql<SqlBool>`EXISTS (
+      SELECT 1 FROM customers c
+      WHERE c.organization_id = ${named.organizationId}
+        AND (c.id = ${named.id} OR (${named.id} IS NULL AND c.deleted_at IS NULL AND c.external_id = ${named.externalId}))
+        AND (c.id::text ILIKE ${pattern} OR c.external_id ILIKE ${pattern} OR c.name ILIKE ${pattern} OR c.email ILIKE ${pattern})
+    )`;
+
+/** A sub-select of customers (`c`), deleted ones included, for a reader to join, filter and order by. */
+export const selectCustomers = (db: SubqueryScope) => db.selectFrom("customers as c").selectAll("c");

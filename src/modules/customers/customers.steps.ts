@@ -161,3 +161,13 @@ export {
   defaultPaymentMethodId,
   findCustomerEvenDeleted,
 } from "./customers.repository.ts";
+
+// What events, meters and customer meters read of customers.
+export {
+  findLiveCustomerOrganizations,
+  liveCustomerIdentities,
+  liveCustomerIdOfExternalId,
+  liveCustomerWhere,
+  namedCustomerMatches,
+  selectCustomers,
+} from "./customers.repository.ts";

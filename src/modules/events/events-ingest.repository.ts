@@ -115,15 +115,3 @@ export async function insertEvents(db: Executor, columns: EventColumns, skipDupl
     ${skipDuplicates ? sql`WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)` : sql``}`;
   return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
 }
-
-/** Organization of each live (not deleted) customer among `ids`, in one query. */
-export async function findLiveCustomerOrganizations(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom("customers")
-    .select(["id", "organization_id"])
-    .where("id", "in", ids)
-    .where("deleted_at", "is", null)
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.organization_id]));
-}

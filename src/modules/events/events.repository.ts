@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
-import { selectCustomersForRead } from "../customers/customers.steps.ts";
+import { namedCustomerMatches, selectCustomersForRead } from "../customers/customers.steps.ts";
 import type { EventNameSortKey } from "./events.schemas.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -109,12 +109,7 @@ function matchesText(text: string): Expression<SqlBool> {
   const pattern = containsPattern(text);
   return sql<SqlBool>`(
     e.name ILIKE ${pattern} OR e.source ILIKE ${pattern}
-    OR EXISTS (
-      SELECT 1 FROM customers c
-      WHERE c.organization_id = e.organization_id
-        AND (c.id = e.customer_id OR (e.customer_id IS NULL AND c.deleted_at IS NULL AND c.external_id = e.external_customer_id))
-        AND (c.id::text ILIKE ${pattern} OR c.external_id ILIKE ${pattern} OR c.name ILIKE ${pattern} OR c.email ILIKE ${pattern})
-    )
+    OR ${namedCustomerMatches({ organizationId: sql.ref("e.organization_id"), id: sql.ref("e.customer_id"), externalId: sql.ref("e.external_customer_id") }, pattern)}
     OR jsonb_to_tsvector('simple', e.metadata, '["string", "numeric", "boolean"]') @@ plainto_tsquery('simple', ${text})
   )`;
 }

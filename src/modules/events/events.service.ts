@@ -8,7 +8,7 @@ import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../http/errors.ts";
 import { mapInSlices } from "../../values/slices.ts";
 import { pageWindow, parseSorting, toPage } from "../../schema/pagination.ts";
-import { findLiveMemberCustomers } from "../customers/customers.steps.ts";
+import { findLiveCustomerOrganizations, findLiveMemberCustomers } from "../customers/customers.steps.ts";
 import { findOrganizationIds } from "../organizations/organizations.steps.ts";
 import { customerMatcher, toEvent, toEventName } from "./events.mapper.ts";
 import {
@@ -20,13 +20,7 @@ import {
   listEvents,
   type EventFilter,
 } from "./events.repository.ts";
-import {
-  findLiveCustomerOrganizations,
-  insertEvents,
-  isExternalIdConflict,
-  prepareEventColumns,
-  type EventInsert,
-} from "./events-ingest.repository.ts";
+import { insertEvents, isExternalIdConflict, prepareEventColumns, type EventInsert } from "./events-ingest.repository.ts";
 import { lockIngestShared } from "../meters/meters.steps.ts";
 import type {
   Event,

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
+import { liveCustomerWhere } from "../customers/customers.steps.ts";
 import type { MeterRow, MeterSpec } from "./meters.table.ts";
 
 // The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written after ingest
@@ -16,12 +17,10 @@ export const customerKey = (alias: string) =>
  * branch a lookup in its own unique index (one condition over both columns would scan every
  * customer of the organization for each key).
  */
-const liveCustomerOfKey = (key: RawBuilder<unknown>, organization: RawBuilder<unknown>) =>
-  sql`SELECT c.id, c.organization_id FROM customers c WHERE c.organization_id = ${organization} AND c.deleted_at IS NULL
-      AND c.id = CASE WHEN ${key} LIKE 'c:%' THEN substr(${key}, 3)::uuid END
+const liveCustomerOfKey = (key: RawBuilder<string>, organization: RawBuilder<string>) =>
+  sql`${liveCustomerWhere(organization, "id", sql<string | null>`CASE WHEN ${key} LIKE 'c:%' THEN substr(${key}, 3)::uuid END`)}
     UNION ALL
-    SELECT c.id, c.organization_id FROM customers c WHERE c.organization_id = ${organization} AND c.deleted_at IS NULL
-      AND c.external_id = CASE WHEN ${key} LIKE 'e:%' THEN substr(${key}, 3) END`;
+    ${liveCustomerWhere(organization, "external_id", sql<string | null>`CASE WHEN ${key} LIKE 'e:%' THEN substr(${key}, 3) END`)}`;
 
 /** The meter's columns in `meter_events`: whether the event matches it, and what it contributes. */
 const matchColumn = (index: number) => sql.ref(`m${index}`);

@@ -2,6 +2,7 @@ import { expressionBuilder, sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Database, Executor } from "../../db/database.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import type { MetadataFilter } from "../../schema/pagination.ts";
+import { liveCustomerIdOfExternalId } from "../customers/customers.steps.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
@@ -137,10 +138,8 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
         FROM raw e WHERE ${rawFilter}`;
 
   // A customer named by external id is the customer holding that id now, when there is one.
-  const identity = sql`CASE WHEN r.customer_key LIKE 'e:%' THEN coalesce((
-      SELECT 'c:' || c.id::text FROM customers c
-      WHERE c.organization_id = ${meter.organization_id}::uuid AND c.external_id = substr(r.customer_key, 3) AND c.deleted_at IS NULL LIMIT 1
-    ), r.customer_key) ELSE r.customer_key END`;
+  const holder = liveCustomerIdOfExternalId(sql<string>`${meter.organization_id}::uuid`, sql<string>`substr(r.customer_key, 3)`);
+  const identity = sql`CASE WHEN r.customer_key LIKE 'e:%' THEN coalesce('c:' || ${holder}::text, r.customer_key) ELSE r.customer_key END`;
   const results =
     request.customerFunction === null
       ? sql`SELECT r.k, ${meterQuantity(meter.aggregation.func)} AS quantity FROM rows r WHERE r.k IN (SELECT k FROM points) GROUP BY GROUPING SETS ((r.k), ())`

@@ -1,9 +1,10 @@
 import { sql, type Insertable, type Updateable } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
+import { liveCustomerIdentities } from "../customers/customers.steps.ts";
 import type { MeterSortKeys } from "./meter-inputs.schemas.ts";
 import type { MeterRow, MetersTable } from "./meters.table.ts";
 
@@ -110,19 +111,7 @@ export async function customerKeysOf(
 ): Promise<string[]> {
   const keys = new Set([...customerIds.map((id) => `c:${id}`), ...externalIds.map((id) => `e:${id}`)]);
   if (customerIds.length > 0 || externalIds.length > 0) {
-    const rows = await db
-      .selectFrom("customers")
-      .select(["id", "external_id"])
-      .where("organization_id", "=", organizationId)
-      .where("deleted_at", "is", null)
-      .where((eb) =>
-        eb.or([
-          ...(customerIds.length > 0 ? [eb("id", "in", customerIds)] : []),
-          ...(externalIds.length > 0 ? [eb("external_id", "in", externalIds)] : []),
-        ]),
-      )
-      .execute();
-    for (const row of rows) {
+    for (const row of await liveCustomerIdentities(db, organizationId, customerIds, externalIds)) {
       keys.add(`c:${row.id}`);
       if (row.external_id !== null) keys.add(`e:${row.external_id}`);
     }
@@ -143,3 +132,10 @@ export function knownTimeZones(db: Executor): Promise<Set<string>> {
     });
   return zoneNames;
 }
+
+/** Meters by id (customer meters show theirs). */
+export const metersByIds = (db: Executor, ids: readonly string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom("meters").selectAll().where("id", "in", ids).execute();
+
+/** A sub-select of meters (`m`), for a reader to join, filter and order by. */
+export const selectMeters = (db: SubqueryScope) => db.selectFrom("meters as m").selectAll("m");

@@ -8,4 +8,4 @@ export { consumedUnits } from "./meter-consumption.repository.ts";
 export { compileFilter, meterEventCondition } from "./meter-filter.repository.ts";
 export { parseFilterText } from "./meter-filter.ts";
 export { customerCredits, customerUsage } from "./meter-usage.ts";
-export { customerKeysOf, findMeter, meterExists } from "./meters.repository.ts";
+export { customerKeysOf, findMeter, meterExists, metersByIds, selectMeters } from "./meters.repository.ts";

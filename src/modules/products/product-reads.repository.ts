@@ -126,3 +126,7 @@ export const productWithRelationsJson = (productId: Expression<string>) =>
  * table of product ids (a discount's, a session's, a link's): one statement with the reader's.
  */
 export const selectProducts = (db: SubqueryScope) => db.selectFrom("products as p").selectAll("p");
+
+/** A sub-select of the product's prices (`p`) on the meter, for a reader to test or pick columns. */
+export const pricesOnMeter = (eb: SubqueryScope, productId: Expression<string>, meterId: Expression<string>) =>
+  eb.selectFrom("product_prices as p").where("p.product_id", "=", productId).where("p.meter_id", "=", meterId);

@@ -17,7 +17,7 @@ export {
 export { productWithRelationsJson } from "./product-reads.repository.ts";
 
 // Products as other modules embed them in their own statements.
-export { selectProducts } from "./product-reads.repository.ts";
+export { pricesOnMeter, selectProducts } from "./product-reads.repository.ts";
 
 // What checkout links check of the products and prices they offer.
 export { findPriceProduct, offerableProductIds } from "./products.repository.ts";
