@@ -3,7 +3,12 @@ import type { Executor } from "../db/database.ts";
 import type { OrganizationScope } from "../http/auth.ts";
 import type { PaymentProcessor, ProcessorRefundUpdate } from "../adapters/payment-processors/payment-processor.ts";
 import { revokeOrderBenefits } from "../modules/benefits/benefit-revocations.steps.ts";
-import { lockOrderForRefund, recordOrderRefund, reissueRefundedOrderDocuments } from "../modules/orders/order-refunds.steps.ts";
+import {
+  lockOrderForRefund,
+  recordOrderRefund,
+  recordOrderRefundReverted,
+  reissueRefundedOrderDocuments,
+} from "../modules/orders/order-refunds.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import { refundableCharge } from "../modules/payments/payment-refunds.steps.ts";
 import type { RefundCreate } from "../modules/refunds/refund-inputs.schemas.ts";
@@ -90,7 +95,7 @@ export async function settleRefundLater(trx: Executor, update: ProcessorRefundUp
     await closeRefund(trx, settled, now);
   } else if (refund.status === "succeeded" && outcome.status === "failed") {
     const failed = await settleRefund(trx, refund.id, outcome, now);
-    await recordOrderRefund(trx, locked.order, revertedTotals(locked.order, refund), now);
+    await recordOrderRefundReverted(trx, locked.order, revertedTotals(locked.order, refund), now);
     await closeRefund(trx, failed, now);
   }
 }

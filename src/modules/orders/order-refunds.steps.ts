@@ -22,17 +22,19 @@ export async function lockOrderForRefund(
   return order && { order, refundable: refundableAmount(order) };
 }
 
+type RefundedTotals = Pick<OrderRow, "refunded_amount" | "refunded_tax_amount" | "status">;
+
 /** The order's refunded totals and status after a refund, `order.updated` and `order.refunded`; returns the updated order. */
-export async function recordOrderRefund(
-  db: Executor,
-  order: OrderRow,
-  totals: Pick<OrderRow, "refunded_amount" | "refunded_tax_amount" | "status">,
-  now: Date,
-): Promise<OrderRow> {
+export async function recordOrderRefund(db: Executor, order: OrderRow, totals: RefundedTotals, now: Date): Promise<OrderRow> {
   const updated = await updateOrder(db, order.id, { ...totals, modified_at: now });
   const published = await publishOrderUpdated(db, updated, now);
   await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.refunded", data: published, now });
   return updated;
+}
+
+/** The order's totals once a succeeded refund failed after all: `order.updated` only, as nothing more was refunded. */
+export async function recordOrderRefundReverted(db: Executor, order: OrderRow, totals: RefundedTotals, now: Date): Promise<void> {
+  await publishOrderUpdated(db, await updateOrder(db, order.id, { ...totals, modified_at: now }), now);
 }
 
 /** A refunded order's documents: the receipt rendered again, and a credit note where the order was invoiced. */

@@ -104,6 +104,10 @@ describe("refunds Stripe settles later", () => {
     expect(await refundRow(refund.id)).toMatchObject({ status: "failed", failure_message: "The refund failed: lost_or_stolen_card." });
     expect(await totals(order.id)).toEqual(UNREFUNDED);
     expect(await eventTypesOf(ctx, refund.id)).toEqual(["refund.created", "refund.updated", "refund.updated", "refund.updated"]);
+    // The order says so with order.updated; it was not refunded again.
+    const orderEvents = await eventTypesOf(ctx, order.id);
+    expect(orderEvents.filter((type) => type === "order.refunded")).toHaveLength(1);
+    expect(orderEvents.at(-1)).toBe("order.updated");
   });
 
   it("closes a pending refund failed on refund.failed, the order untouched, and ignores later news of it", async () => {

@@ -1,4 +1,7 @@
+import type { JobHelpers } from "graphile-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TaskName } from "../../../src/jobs/task-names.ts";
+import { taskList } from "../../../src/tasks.ts";
 import { buildApp } from "../../../src/app.ts";
 import { buildServices } from "../../../src/services.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
@@ -247,5 +250,33 @@ describe("payment method events", () => {
       exp_year: 2031,
       deleted_at: null,
     });
+  });
+});
+
+describe("processor_events:prune", () => {
+  it("deletes the events handled more than 30 days ago, and keeps the others", async () => {
+    const day = 24 * 60 * 60 * 1000;
+    const now = ctx.clock.now().getTime();
+    const stored = [
+      ["evt_prune_old", new Date(now - 31 * day)],
+      ["evt_prune_recent", new Date(now - 29 * day)],
+      ["evt_prune_unhandled", null],
+    ] as const;
+    for (const [externalId, handledAt] of stored) {
+      await ctx.deps.db
+        .insertInto("processor_events")
+        .values({
+          source: "stripe",
+          external_id: externalId,
+          type: "refund.updated",
+          payload: "{}",
+          received_at: new Date(now - 40 * day),
+          handled_at: handledAt,
+        })
+        .execute();
+    }
+    await taskList(ctx.deps, ctx.services)[TaskName.processorEventsPrune]!({}, {} as JobHelpers);
+    const left = (await storedEvents(ctx)).map((row) => row.external_id).filter((id) => id.startsWith("evt_prune_"));
+    expect(left.sort()).toEqual(["evt_prune_recent", "evt_prune_unhandled"]);
   });
 });
