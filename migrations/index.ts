@@ -32,6 +32,7 @@ import * as eventsPartitionedByMonth from "./2026-11-25T0290_events_partitioned_
 import * as organizationLogos from "./2026-11-25T0300_organization_logos.ts";
 import * as meterBucketDeltas from "./2026-11-28T0310_meter_bucket_deltas.ts";
 import * as metersAggregatedAfterIngest from "./2026-11-28T0320_meters_aggregated_after_ingest.ts";
+import * as disputes from "./2026-11-29T0330_disputes.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -73,6 +74,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-25T0300_organization_logos": organizationLogos,
   "2026-11-28T0310_meter_bucket_deltas": meterBucketDeltas,
   "2026-11-28T0320_meters_aggregated_after_ingest": metersAggregatedAfterIngest,
+  "2026-11-29T0330_disputes": disputes,
 };
 
 /**

@@ -59,6 +59,7 @@ import {
   subscriptionJson,
 } from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
+import { createDisputeService } from "./modules/disputes/disputes.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder } from "./flows/refund-order.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./adapters/tax-engine/tax.engine.ts";
@@ -164,6 +165,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
+    disputes: createDisputeService(deps, adapters.payments),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type {
   ChargeOutcome,
   ChargeRequest,
+  DisputeCloseOutcome,
   MethodSetupOutcome,
   MethodSetupRequest,
   OffSessionChargeOutcome,
@@ -56,7 +57,8 @@ const tokenOfMethod = (reference: string): string | null =>
  * `tok_chargeCustomerFail` is accepted at checkout (or set up) but declines every later off-session
  * charge. Setting a method up never needs a further step (no 3-D Secure). A refund of one of its
  * own charges always succeeds, its reference derived from the refund's id (the same refund asked
- * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails.
+ * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails. It opens no
+ * disputes (tests record them as a processor's events would); closing one concedes it: lost.
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -89,5 +91,9 @@ export const sandboxProcessor: PaymentProcessor = {
     if (!request.chargeReference.startsWith(CHARGE_PREFIX))
       return { status: "failed", message: `No such charge: '${request.chargeReference}'` };
     return { status: "succeeded", reference: `re_sandbox_${digest(request.refundId)}` };
+  },
+
+  async closeDispute(): Promise<DisputeCloseOutcome> {
+    return { status: "closed", disputeStatus: "lost" };
   },
 };
