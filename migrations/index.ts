@@ -34,6 +34,7 @@ import * as meterBucketDeltas from "./2026-11-28T0310_meter_bucket_deltas.ts";
 import * as metersAggregatedAfterIngest from "./2026-11-28T0320_meters_aggregated_after_ingest.ts";
 import * as processorCustomers from "./2026-11-29T0330_processor_customers.ts";
 import * as processorEvents from "./2026-11-29T0345_processor_events.ts";
+import * as disputes from "./2026-11-29T0335_disputes.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -76,6 +77,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0310_meter_bucket_deltas": meterBucketDeltas,
   "2026-11-28T0320_meters_aggregated_after_ingest": metersAggregatedAfterIngest,
   "2026-11-29T0330_processor_customers": processorCustomers,
+  "2026-11-29T0335_disputes": disputes,
   "2026-11-29T0345_processor_events": processorEvents,
 };
 

@@ -55,6 +55,7 @@ import { portalOrderRoutes } from "./modules/customer-portal/portal-orders.route
 import { paymentRoutes } from "./modules/payments/payments.routes.ts";
 import { stripeWebhookRoutes } from "./modules/processor-events/processor-events.routes.ts";
 import { refundRoutes } from "./modules/refunds/refunds.routes.ts";
+import { disputeRoutes } from "./modules/disputes/disputes.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -181,6 +182,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(paymentRoutes(services.paymentRecords));
   await app.register(refundRoutes(services.refunds, services.refundOrder));
   if (services.processorEvents) await app.register(stripeWebhookRoutes(services.processorEvents));
+  await app.register(disputeRoutes(services.disputes));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));

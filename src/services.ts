@@ -61,6 +61,7 @@ import {
   subscriptionJson,
 } from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
+import { createDisputeService } from "./modules/disputes/disputes.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { refundOrder, settleRefundLater } from "./flows/refund-order.ts";
 import { forgetDetachedMethod } from "./flows/detach-payment-method.ts";
@@ -176,6 +177,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
+    disputes: createDisputeService(deps, adapters.payments),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
     /** Stripe's webhook inbox; null unless Stripe is the processor (the route then does not exist). */
     processorEvents:

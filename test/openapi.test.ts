@@ -51,6 +51,7 @@ describe("API documentation", () => {
     "/v1/checkout-links/",
     "/v1/events/names",
     "/v1/refunds/",
+    "/v1/disputes/",
     "/v1/payments/",
     "/v1/meters/",
     "/v1/customer-meters/",

@@ -42,6 +42,7 @@ import * as PM from "../../src/modules/payments/payment-methods.schemas.ts";
 import * as PA from "../../src/modules/payments/payments.schemas.ts";
 import * as RF from "../../src/modules/refunds/refunds.schemas.ts";
 import * as RI from "../../src/modules/refunds/refund-inputs.schemas.ts";
+import * as DS from "../../src/modules/disputes/disputes.schemas.ts";
 import * as ME from "../../src/modules/customers/members.schemas.ts";
 import * as CPM from "../../src/modules/customer-portal/portal-members.schemas.ts";
 import * as CPSS from "../../src/modules/customer-portal/portal-customer-session.schemas.ts";
@@ -435,6 +436,9 @@ const _orderConfirmPaymentIn: AssertAssignable<models.CustomerOrderConfirmPaymen
 // Refunds and payments.
 const _refund: AssertAssignable<RF.Refund, models.Refund> = true;
 const _listRefunds: AssertAssignable<RF.ListResourceRefund, models.ListResourceRefund> = true;
+const _dispute: AssertAssignable<DS.Dispute, models.Dispute> = true;
+const _listDisputes: AssertAssignable<DS.ListResourceDispute, models.ListResourceDispute> = true;
+const _disputeStatus: AssertEqual<S<typeof DS.DisputeStatus>, models.DisputeStatus> = true;
 const _refundStatus: AssertEqual<S<typeof RF.RefundStatus>, models.RefundStatus> = true;
 const _refundReason: AssertEqual<S<typeof RF.RefundReason>, models.RefundReason> = true;
 const _refundCreateIn: AssertAssignable<models.RefundCreate, RI.RefundCreate> = true;
@@ -744,7 +748,9 @@ const mirrored: Record<string, TSchema> = {
   CustomerOrderPaymentConfirmation: CPO.CustomerOrderPaymentConfirmation,
   RefundStatus: RF.RefundStatus,
   RefundReason: RF.RefundReason,
-  DisputeStatus: RF.DisputeStatus,
+  DisputeStatus: DS.DisputeStatus,
+  DisputeCustomer: DS.DisputeCustomer,
+  Dispute: DS.Dispute,
   RefundDispute: RF.RefundDispute,
   Refund: RF.Refund,
   RefundCreate: RI.RefundCreate,

@@ -15,6 +15,9 @@ import {
 } from "./factories.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../modules/customers/member-helpers.ts";
 import { AvailableScopes } from "../../src/modules/organizations/access-tokens.schemas.ts";
+import { recordProcessorDispute } from "../../src/modules/disputes/disputes.steps.ts";
+import type { OrderRow } from "../../src/modules/orders/orders.table.ts";
+import { recordPayment } from "../../src/modules/payments/payments.steps.ts";
 
 /** A customer of a tenant with its owner member's session (accepted by every portal route). */
 export interface TenantCustomer {
@@ -62,6 +65,32 @@ async function created(ctx: TestContext, token: string, url: string, payload: ob
   return response.json();
 }
 
+/** The order's payment under a processor charge, and a dispute of that charge as the processor's inbox records it. */
+async function disputedPayment(ctx: TestContext, order: OrderRow): Promise<void> {
+  const now = ctx.deps.now();
+  const reference = `ch_tenant_${unique()}`;
+  const { organization_id: organizationId, customer_id: customerId, total_amount: amount, currency } = order;
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await recordPayment(trx, {
+      organizationId,
+      customerId,
+      orderId: order.id,
+      methodId: null,
+      trigger: "purchase",
+      amount,
+      currency,
+      now,
+      reference,
+    });
+    const event = { paymentReference: reference, processorDisputeId: `dp_tenant_${unique()}`, status: "needs_response" as const };
+    await recordProcessorDispute(
+      trx,
+      { ...event, amount, currency, reason: "fraudulent", evidenceDueBy: null, processorEventCreatedAt: now },
+      now,
+    );
+  });
+}
+
 export async function seedTenant(ctx: TestContext): Promise<Tenant> {
   const { deps } = ctx;
   const organization = await createOrganization(deps);
@@ -76,7 +105,8 @@ export async function seedTenant(ctx: TestContext): Promise<Tenant> {
     benefits: [{ type: "custom", description: "Support", properties: { note: null } }],
   });
   await createDiscount(deps, organizationId, { code: `CODE${unique().toUpperCase()}` });
-  await createOrder(deps, organizationId, { customer: customerRow, product: product.product });
+  const order = await createOrder(deps, organizationId, { customer: customerRow, product: product.product });
+  await disputedPayment(ctx, order);
   await createSubscription(deps, organizationId, { customer: customerRow });
   await createLicenseKey(deps, organizationId, customer.id);
   const checkout = await createCheckout(deps, organizationId, { products: [product] });

@@ -109,12 +109,24 @@ export interface ProcessorRefundUpdate {
   outcome: RefundOutcome;
 }
 
+/** Conceding a dispute the card network opened on a charge (the merchant accepts the chargeback). */
+export interface DisputeCloseRequest {
+  /** The processor's id of the dispute. */
+  disputeReference: string;
+  /** Idempotency key: the dispute's own id, so a retried accept closes it once. */
+  disputeId: string;
+}
+
+/** Closed: the processor settles a conceded dispute as lost. Failed: it stays as it was. */
+export type DisputeCloseOutcome = { status: "closed"; disputeStatus: "lost" } | { status: "failed"; message: string };
+
 /**
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
  * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
- * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key.
+ * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key;
+ * `closeDispute` Stripe's `Dispute.close`.
  * A failure to reach the processor at all throws `ProcessorUnreachable`: the charge may or may not
  * have happened, so the caller keeps its state and asks again later (`lookupCharge`, or the same
  * idempotent request).
@@ -126,6 +138,7 @@ export interface PaymentProcessor {
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
+  closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome>;
 }
 
 /**

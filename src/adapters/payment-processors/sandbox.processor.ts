@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type {
   ChargeOutcome,
   ChargeRequest,
+  DisputeCloseOutcome,
   MethodSetupOutcome,
   MethodSetupRequest,
   OffSessionChargeOutcome,
@@ -65,7 +66,8 @@ const tokenOfMethod = (reference: string): string | null =>
  * charge. Setting a method up never needs a further step (no 3-D Secure). A refund of one of its
  * own charges always succeeds, its reference derived from the refund's id (the same refund asked
  * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails. It has no
- * customers of its own (`customerReference` is always null).
+ * customers of its own (`customerReference` is always null), and opens no disputes (tests record them
+ * as a processor's events would); closing one concedes it: lost.
  */
 export const sandboxProcessor: PaymentProcessor = {
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
@@ -106,5 +108,9 @@ export const sandboxProcessor: PaymentProcessor = {
     if (!request.chargeReference.startsWith(CHARGE_PREFIX))
       return { status: "failed", message: `No such charge: '${request.chargeReference}'` };
     return { status: "succeeded", reference: `re_sandbox_${digest(request.refundId)}` };
+  },
+
+  async closeDispute(): Promise<DisputeCloseOutcome> {
+    return { status: "closed", disputeStatus: "lost" };
   },
 };

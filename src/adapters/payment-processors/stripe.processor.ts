@@ -4,6 +4,8 @@ import type { StripeConfig } from "../../config.ts";
 import type {
   ChargeOutcome,
   ChargeRequest,
+  DisputeCloseOutcome,
+  DisputeCloseRequest,
   MethodSetupOutcome,
   MethodSetupRequest,
   OffSessionChargeOutcome,
@@ -159,5 +161,17 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     }
   }
 
-  return { charge, lookupCharge, chargeOffSession, setupMethod, refund };
+  /** Conceding: Stripe closes the dispute, which it settles as lost; keyed by the dispute, so a retried accept closes it once. */
+  async function closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome> {
+    try {
+      const closed = await stripe.disputes.close(request.disputeReference, {}, { idempotencyKey: `dispute-close:${request.disputeId}` });
+      return closed.status === "lost"
+        ? { status: "closed", disputeStatus: "lost" }
+        : { status: "failed", message: `The dispute is ${closed.status}.` };
+    } catch (error) {
+      return { status: "failed", message: refusalOf(error).message };
+    }
+  }
+
+  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute };
 }

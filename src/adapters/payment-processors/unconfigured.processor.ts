@@ -1,4 +1,11 @@
-import type { ChargeOutcome, MethodSetupOutcome, OffSessionChargeOutcome, PaymentProcessor, RefundOutcome } from "./payment-processor.ts";
+import type {
+  ChargeOutcome,
+  DisputeCloseOutcome,
+  MethodSetupOutcome,
+  OffSessionChargeOutcome,
+  PaymentProcessor,
+  RefundOutcome,
+} from "./payment-processor.ts";
 
 const MESSAGE = "No payment processor is configured for this production deployment.";
 
@@ -21,6 +28,9 @@ export const unconfiguredProcessor: PaymentProcessor = {
     return { status: "failed", message: MESSAGE };
   },
   async refund(): Promise<RefundOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async closeDispute(): Promise<DisputeCloseOutcome> {
     return { status: "failed", message: MESSAGE };
   },
 };

@@ -151,6 +151,10 @@ export const succeededPayment = (db: Executor, orderId: string): Promise<Payment
     .limit(1)
     .executeTakeFirst();
 
+/** The succeeded payment the processor knows under `reference` (its charge): what a processor's dispute names. */
+export const succeededPaymentByReference = (db: Executor, reference: string): Promise<PaymentRow | undefined> =>
+  db.selectFrom("payments").selectAll().where("processor_reference", "=", reference).where("status", "=", "succeeded").executeTakeFirst();
+
 /**
  * What the payments list reads of the orders and customers of its payments, as expressions of its
  * one statement: given by those modules' steps through services.ts, since payments imports no feature

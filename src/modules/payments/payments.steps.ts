@@ -66,3 +66,6 @@ export {
 
 // What an order's documents read of its payments.
 export { paidAtOf } from "./payments.repository.ts";
+
+// What a processor's dispute reads of the payment it names (disputes.steps.ts).
+export { succeededPaymentByReference } from "./payments.repository.ts";

@@ -5,6 +5,8 @@ import { refundUpdateOf } from "../../adapters/payment-processors/stripe-events.
 import { savedMethodOf } from "../../adapters/payment-processors/stripe-outcomes.ts";
 import { refreshPaymentMethods } from "../payments/payments.steps.ts";
 import type { PaymentTrigger } from "../payments/payments.table.ts";
+import { recordProcessorDispute, type ProcessorDispute } from "../disputes/disputes.steps.ts";
+import type { DisputeStatus } from "../disputes/disputes.table.ts";
 
 /** The Stripe events this server acts on, each with its handler (notes: the hosted service's list). */
 export type HandledStripeEvent =
@@ -18,14 +20,10 @@ export type HandledStripeEvent =
   | "refund.updated"
   | "refund.failed"
   | "payment_method.detached"
-  | "payment_method.automatically_updated";
-
-/**
- * Subscribed by the hosted service and taken here once the checkout, payment and dispute flows hand
- * in their handlers: until an entry exists for one, it is acknowledged and not stored, like any
- * type this server does not act on. Once every one is filled, it moves into `HandledStripeEvent`.
- */
-export type AwaitedStripeEvent = "charge.dispute.created" | "charge.dispute.updated" | "charge.dispute.closed";
+  | "payment_method.automatically_updated"
+  | "charge.dispute.created"
+  | "charge.dispute.updated"
+  | "charge.dispute.closed";
 
 type StripeEventOf<T extends string> = Extract<Stripe.Event, { type: T }>;
 
@@ -35,10 +33,8 @@ type StripeEventOf<T extends string> = Extract<Stripe.Event, { type: T }>;
  */
 export type StripeEventHandler<T extends string> = (trx: Executor, event: StripeEventOf<T>, now: Date) => Promise<void>;
 
-/** The dispatch table: a handler for every handled type, and for each awaited type once its flow exists. */
-export type StripeEventHandlers = { [T in HandledStripeEvent]: StripeEventHandler<T> } & {
-  [T in AwaitedStripeEvent]?: StripeEventHandler<T>;
-};
+/** The dispatch table: a handler for every handled type. */
+export type StripeEventHandlers = { [T in HandledStripeEvent]: StripeEventHandler<T> };
 
 /** The handler of an event's type, or undefined when this server does not act on it. */
 export function handlerOf(handlers: StripeEventHandlers, type: string): StripeEventHandler<string> | undefined {
@@ -87,6 +83,39 @@ async function settleIntent(
   else if (orderId && succeeded) await flows.settleOrderPayment(orderId, triggerOf(intent.metadata));
 }
 
+/** Stripe's dispute statuses as the interface's (the hosted service's map; `warning_*` are early fraud warnings). */
+const DISPUTE_STATUSES: Record<string, DisputeStatus> = {
+  warning_needs_response: "needs_response",
+  needs_response: "needs_response",
+  warning_under_review: "under_review",
+  under_review: "under_review",
+  warning_closed: "prevented",
+  prevented: "prevented",
+  won: "won",
+  lost: "lost",
+};
+
+/**
+ * A dispute event as the disputes module records it, on the payment of the dispute's intent (this
+ * server's payments keep the PaymentIntent's id); the event's own instant orders its states.
+ */
+function processorDisputeOf(event: { created: number; data: { object: Stripe.Dispute } }): ProcessorDispute | null {
+  const dispute = event.data.object;
+  const intent = typeof dispute.payment_intent === "string" ? dispute.payment_intent : dispute.payment_intent?.id;
+  const status = DISPUTE_STATUSES[dispute.status];
+  if (!intent || !status) return null;
+  return {
+    paymentReference: intent,
+    processorDisputeId: dispute.id,
+    status,
+    amount: dispute.amount,
+    currency: dispute.currency,
+    reason: dispute.reason,
+    evidenceDueBy: dispute.evidence_details?.due_by ? new Date(dispute.evidence_details.due_by * 1000) : null,
+    processorEventCreatedAt: new Date(event.created * 1000),
+  };
+}
+
 /** A charge's intent: charges of this server's intents always have one. */
 const intentOfCharge = (charge: Stripe.Charge) => {
   const reference = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent?.id;
@@ -103,7 +132,14 @@ export function buildStripeEventHandlers(flows: ProcessorEventFlows): StripeEven
   };
   const intent = (succeeded: boolean) => (_trx: Executor, event: { data: { object: Stripe.PaymentIntent | Stripe.SetupIntent } }) =>
     settleIntent(flows, event.data.object, succeeded);
+  const dispute = async (trx: Executor, event: { created: number; data: { object: Stripe.Dispute } }, now: Date) => {
+    const reported = processorDisputeOf(event);
+    if (reported) await recordProcessorDispute(trx, reported, now);
+  };
   return {
+    "charge.dispute.created": dispute,
+    "charge.dispute.updated": dispute,
+    "charge.dispute.closed": dispute,
     // Each of a payment's two events settles it; the second finds it settled.
     "charge.succeeded": charge(true),
     "charge.failed": charge(false),

@@ -17,6 +17,6 @@ export const toRefund = (row: RefundRow): Refund => ({
   subscription_id: row.subscription_id,
   customer_id: row.customer_id,
   revoke_benefits: row.revoke_benefits,
-  // Disputes come from a processor's chargeback flow, which this service does not receive.
+  // A refund prevents no dispute here: this service never refunds a dispute on its own (docs/decisions.md, "Disputes").
   dispute: null,
 });

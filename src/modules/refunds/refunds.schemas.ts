@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ListResource } from "../../schema/pagination.ts";
-import { DateTime, IdField, MetadataOutput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
+import { IdField, MetadataOutput, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
+import { disputeFields } from "../disputes/disputes.schemas.ts";
 
 export const RefundStatusValues = ["pending", "succeeded", "failed", "canceled"] as const;
 export const RefundStatus = StringEnum(RefundStatusValues, { title: "RefundStatus" });
@@ -17,29 +18,8 @@ export const RefundReasonValues = [
 ] as const;
 export const RefundReason = StringEnum(RefundReasonValues, { title: "RefundReason" });
 
-export const DisputeStatus = StringEnum(["prevented", "early_warning", "needs_response", "under_review", "lost", "won"] as const, {
-  title: "DisputeStatus",
-});
-
-/** A dispute a refund prevented; this service receives no disputes from a processor, so a refund never carries one. */
-export const RefundDispute = Type.Object(
-  {
-    ...TimestampedFields,
-    ...IdField,
-    status: DisputeStatus,
-    resolved: Type.Boolean(),
-    closed: Type.Boolean(),
-    amount: Type.Integer(),
-    tax_amount: Type.Integer(),
-    currency: Type.String(),
-    reason: Nullable(Type.String()),
-    evidence_due_by: Nullable(DateTime()),
-    past_due: Type.Boolean(),
-    order_id: Uuid4(),
-    payment_id: Uuid4(),
-  },
-  { title: "RefundDispute" },
-);
+/** A dispute a refund prevented; this service records no refund of a dispute, so a refund never carries one. */
+export const RefundDispute = Type.Object({ ...disputeFields }, { title: "RefundDispute" });
 
 export const Refund = Type.Object(
   {

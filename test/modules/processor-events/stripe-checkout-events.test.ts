@@ -33,7 +33,7 @@ beforeAll(async () => {
   sdk = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
   const org = await createOrganization(ctx.deps);
   await registerForTax(ctx.deps, org.id);
-  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write", "disputes:read", "disputes:write"]);
   productId = (await createProduct(ctx.deps, org.id)).product.id;
 });
 afterEach(async () => {
@@ -134,5 +134,42 @@ describe("Stripe's events and the confirm request converge", () => {
     await stripe.delivered();
     await runEventJobs(ctx);
     expect(await outcomeOf(session.id)).toEqual({ status: "open", orders: [], payments: [], webhooks: [] });
+  });
+});
+
+describe("disputes from Stripe", () => {
+  const disputesOf = async (checkoutId: string) => {
+    const order = await ctx.deps.db.selectFrom("orders").select("id").where("checkout_id", "=", checkoutId).executeTakeFirstOrThrow();
+    const response = await ctx.request({ method: "GET", url: `/v1/disputes/?order_id=${order.id}`, token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<{ items: { id: string; status: string; amount: number; tax_amount: number }[] }>().items;
+  };
+
+  it("a dispute Stripe opens on a charge appears needs_response, and is lost when Stripe closes it so", async () => {
+    const { session } = await confirmWith("pm_card_createDispute");
+    await stripe.delivered();
+    await runEventJobs(ctx);
+    const [opened] = await disputesOf(session.id);
+    expect(opened).toMatchObject({ status: "needs_response" });
+    expect(opened!.amount + opened!.tax_amount).toBe(3000);
+    const disputeId = stripe.events.find((event) => event.type === "charge.dispute.created")!.data.object.id;
+    await stripe.closeDispute(disputeId, "lost");
+    await runEventJobs(ctx);
+    expect((await disputesOf(session.id)).map((dispute) => dispute.status)).toEqual(["lost"]);
+  });
+
+  it("accepting a dispute closes it at Stripe (lost), and Stripe's closed event that follows changes nothing more", async () => {
+    const { session } = await confirmWith("pm_card_createDispute");
+    await stripe.delivered();
+    await runEventJobs(ctx);
+    const [opened] = await disputesOf(session.id);
+    const accepted = await ctx.request({ method: "POST", url: `/v1/disputes/${opened!.id}/accept`, token });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({ status: "lost" });
+    const closes = stripe.requests.filter((request) => request.method === "POST" && /^\/v1\/disputes\/du_\w+\/close$/.test(request.path));
+    expect(closes.at(-1)!.idempotencyKey).toBe(`dispute-close:${opened!.id}`);
+    await stripe.delivered();
+    await runEventJobs(ctx);
+    expect((await disputesOf(session.id)).map((dispute) => dispute.status)).toEqual(["lost"]);
   });
 });
