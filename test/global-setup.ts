@@ -8,11 +8,15 @@ import type { TestProject } from "vitest/node";
 import { connect } from "../src/db/connection.ts";
 import { startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
+import { buildProjectBundle } from "./helpers/project-bundle.ts";
+import { projectRoot } from "./helpers/process.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** The entry points that tests spawn, bundled for this run (test/helpers/project-bundle.ts). */
+    projectBundleDir: string;
   }
 }
 
@@ -22,6 +26,9 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const runId = randomBytes(4).toString("hex");
+  // Built while the database starts and migrates.
+  const bundleDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-bundle-"));
+  const bundled = buildProjectBundle(projectRoot, bundleDir);
   let adminUrl: string;
   let stopServer = async () => undefined as void;
   let clusterDir: string | null = null;
@@ -59,10 +66,13 @@ export default async function setup(project: TestProject) {
   await migrateToLatest(connection.db, connection.pool);
   await connection.close();
 
+  await bundled;
   project.provide("adminDatabaseUrl", adminUrl);
   project.provide("templateDatabase", template);
+  project.provide("projectBundleDir", bundleDir);
 
   return async () => {
+    await rm(bundleDir, { recursive: true, force: true });
     if (clusterDir) {
       // The embedded cluster goes whole, with every database in it.
       await admin.end();

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
+import { bundledEntry, PROCESS_ENTRY_POINTS } from "./project-bundle.ts";
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -40,9 +42,14 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/** Runs a project entry point through tsx, as `npm start` does (and `npx commerce-api` on a Node without type stripping). */
-export function spawnProject(args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+/**
+ * Runs a project entry point (one of PROCESS_ENTRY_POINTS, by its source path, then its arguments)
+ * from the run's bundle of it, with the project root as its working directory as `npm start` has.
+ */
+export function spawnProject([entry, ...args]: [string, ...string[]], env: Record<string, string>): Spawned {
+  if (!(PROCESS_ENTRY_POINTS as readonly string[]).includes(entry))
+    throw new Error(`${entry} is not bundled for tests: add it to PROCESS_ENTRY_POINTS`);
+  const child = spawn(process.execPath, [bundledEntry(inject("projectBundleDir"), entry), ...args], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "test", ...env },
     stdio: ["ignore", "pipe", "pipe"],
