@@ -63,7 +63,7 @@ import {
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import { createDisputeService } from "./modules/disputes/disputes.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
-import { refundOrder, settleRefundLater } from "./flows/refund-order.ts";
+import { recoverRefund, refundOrder, settleRefundLater } from "./flows/refund-order.ts";
 import { forgetDetachedMethod } from "./flows/detach-payment-method.ts";
 import { createProcessorEventInbox } from "./modules/processor-events/processor-events.service.ts";
 import { buildStripeEventHandlers } from "./modules/processor-events/stripe-event-handlers.ts";
@@ -177,6 +177,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
+    recoverRefund: (refundId: string) => recoverRefund(deps, adapters.payments, refundId),
     disputes: createDisputeService(deps, adapters.payments),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
     /** Stripe's webhook inbox; null unless Stripe is the processor (the route then does not exist). */

@@ -14,6 +14,7 @@ import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
 import { handleProcessorEventTask, pruneProcessorEventsTask } from "./modules/processor-events/processor-events.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
+import { settleRefundTask } from "./modules/refunds/refunds.tasks.ts";
 import type { Services } from "./services.ts";
 
 /**
@@ -28,6 +29,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     ...orderDocumentTasks(deps, services.blobs),
     [TaskName.subscriptionsSweep]: sweepSubscriptionsTask(services.subscriptionRenewals),
     [TaskName.subscriptionCollect]: collectSubscriptionOrderTask(services.subscriptionRenewals),
+    [TaskName.refundSettle]: settleRefundTask(services.recoverRefund),
     [TaskName.customerStateChanged]: customerStateChangedTask(services.customerStates),
     [TaskName.meterBackfill]: backfillMeterTask(services.meters),
     [TaskName.meterEventsAggregate]: aggregateMeterEventsTask(deps.db, services.meters),

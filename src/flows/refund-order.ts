@@ -1,7 +1,16 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
 import type { OrganizationScope } from "../http/auth.ts";
-import type { PaymentProcessor, ProcessorRefundUpdate } from "../adapters/payment-processors/payment-processor.ts";
+import {
+  ProcessorUnreachable,
+  type PaymentProcessor,
+  type ProcessorRefundUpdate,
+  type RefundOutcome,
+} from "../adapters/payment-processors/payment-processor.ts";
+import { ResourceNotFound } from "../http/errors.ts";
+import { enqueueJob, removeJob } from "../jobs/queue.ts";
+import { TaskName } from "../jobs/task-names.ts";
+import { toRefund } from "../modules/refunds/refunds.mapper.ts";
 import { revokeOrderBenefits } from "../modules/benefits/benefit-revocations.steps.ts";
 import {
   lockOrderForRefund,
@@ -19,6 +28,7 @@ import {
   checkRefundable,
   closeRefund,
   findProcessorRefund,
+  findRefund,
   findRefundForUpdate,
   heldByPendingRefunds,
   isPaid,
@@ -46,27 +56,78 @@ async function applyToOrder(trx: Executor, order: OrderRow, refund: RefundRow, n
   await reissueRefundedOrderDocuments(trx, updated, refund, now);
 }
 
+/** How long a refund whose request died before Stripe's answer was settled waits before the recovery asks again. */
+const REFUND_RECOVERY_DELAY_MS = 5 * 60 * 1000;
+const recoveryKey = (refundId: string) => `${TaskName.refundSettle}:${refundId}`;
+
 /**
- * Refunds part or all of an order's payment, in one transaction under the order's row lock:
- * the checks, the refund row (`pending`, `refund.created`), the processor's refund, then either
- * the order's changes (succeeded) or nothing more (failed), and `refund.updated`. A concurrent
- * refund of the same order waits for the lock and then sees what is left.
+ * Asks the processor to give a pending refund back (idempotent by the refund's id: asked again,
+ * it answers the refund it made), then settles it under the order's row lock: the order's changes
+ * (succeeded), nothing more (failed), or the processor's reference while it stays pending (its
+ * events settle it). Unreachable, the refund stays pending for the recovery to ask again.
  */
-export function refundOrder(deps: Deps, processor: PaymentProcessor, input: RefundCreate, allowed: OrganizationScope): Promise<Refund> {
+async function settleWithProcessor(deps: Deps, processor: PaymentProcessor, refund: RefundRow, chargeReference: string): Promise<Refund> {
+  let outcome: RefundOutcome;
+  try {
+    outcome = await processor.refund({
+      refundId: refund.id,
+      chargeReference,
+      amount: refund.amount + refund.tax_amount,
+      currency: refund.currency,
+    });
+  } catch (error) {
+    if (error instanceof ProcessorUnreachable) return toRefund(refund);
+    throw error;
+  }
   return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now();
+    const locked = await lockOrderForRefund(trx, refund.order_id, null);
+    const current = await findRefundForUpdate(trx, refund.id);
+    if (!locked || !current) throw new ResourceNotFound();
+    await removeJob(trx, recoveryKey(refund.id));
+    // The processor's event got here first.
+    if (current.status !== "pending") return toRefund(current);
+    const settled = await settleRefund(trx, current.id, outcome, now);
+    if (settled.status === "succeeded") await applyToOrder(trx, locked.order, settled, now);
+    return closeRefund(trx, settled, now);
+  });
+}
+
+/**
+ * Refunds part or all of an order's payment. The refund row commits first, under the order's row
+ * lock, with the checks (`pending`, `refund.created`; a pending refund holds its amount, so a
+ * concurrent refund of the same order sees what is left) and its recovery job; the processor is
+ * asked outside any transaction; its answer settles the refund in a second one. A process that dies
+ * between the two leaves a pending refund the recovery job (or the processor's events) settles:
+ * money given back is never left unrecorded, and asking again never refunds twice.
+ */
+export async function refundOrder(
+  deps: Deps,
+  processor: PaymentProcessor,
+  input: RefundCreate,
+  allowed: OrganizationScope,
+): Promise<Refund> {
+  const opened = await deps.db.transaction().execute(async (trx) => {
     const { order, held, payment } = await lockRefundable(trx, input, allowed);
     const now = deps.now();
     const pending = await openRefund(trx, order, held, payment.id, input, now);
-    const outcome = await processor.refund({
-      refundId: pending.id,
-      chargeReference: payment.chargeReference,
-      amount: pending.amount + pending.tax_amount,
-      currency: order.currency,
-    });
-    const settled = await settleRefund(trx, pending.id, outcome, now);
-    if (settled.status === "succeeded") await applyToOrder(trx, order, settled, now);
-    return closeRefund(trx, settled, now);
+    await enqueueJob(
+      trx,
+      TaskName.refundSettle,
+      { refundId: pending.id },
+      { runAt: new Date(now.getTime() + REFUND_RECOVERY_DELAY_MS), jobKey: recoveryKey(pending.id) },
+    );
+    return { pending, chargeReference: payment.chargeReference };
   });
+  return settleWithProcessor(deps, processor, opened.pending, opened.chargeReference);
+}
+
+/** The recovery job's entry: asks again about a refund still pending (the same idempotent request), else does nothing. */
+export async function recoverRefund(deps: Deps, processor: PaymentProcessor, refundId: string): Promise<void> {
+  const refund = await findRefund(deps.db, refundId, null);
+  if (refund?.status !== "pending") return;
+  const charge = await refundableCharge(deps.db, refund.order_id);
+  if (charge) await settleWithProcessor(deps, processor, refund, charge.chargeReference);
 }
 
 /**

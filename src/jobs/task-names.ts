@@ -17,6 +17,8 @@ export const TaskName = {
    * crontab task: graphile-worker's crontab takes no `.` in a task name, hence the `:`.
    */
   subscriptionsSweep: "subscriptions:sweep",
+  /** Recovery of a refund whose request died between the refund row and the processor's answer. */
+  refundSettle: "refunds.settle",
   /** Recovery of a subscription order's charge that died before settling. */
   subscriptionCollect: "subscriptions.collect",
   /** Records `customer.state_changed` for a customer whose subscriptions or benefit grants changed (debounced). */

@@ -6,7 +6,14 @@ import { refundTaxShare, statusAfterRefund } from "./refund-amounts.ts";
 import type { RefundCreate } from "./refund-inputs.schemas.ts";
 import { RefundedAlready, RevokeSubscriptionBenefitsProhibited, amountAboveRefundable, orderNotFound } from "./refunds.errors.ts";
 import { toRefund } from "./refunds.mapper.ts";
-import { findRefundForUpdate, findRefundOfProcessor, insertRefund, pendingRefundsOf, updateRefund } from "./refunds.repository.ts";
+import {
+  findRefund,
+  findRefundForUpdate,
+  findRefundOfProcessor,
+  insertRefund,
+  pendingRefundsOf,
+  updateRefund,
+} from "./refunds.repository.ts";
 import type { Refund } from "./refunds.schemas.ts";
 import type { RefundRow } from "./refunds.table.ts";
 
@@ -56,7 +63,8 @@ export function checkRefundable(
   if (!locked) throw orderNotFound(input.order_id);
   const { order } = locked;
   const refundable = locked.refundable - held.amount;
-  if (order.status === "refunded") throw new RefundedAlready(order.id);
+  // Refunds still pending that hold everything left are the order refunded already, in flight.
+  if (order.status === "refunded" || (held.amount > 0 && refundable <= 0)) throw new RefundedAlready(order.id);
   if (input.revoke_benefits && order.subscription_id !== null) throw new RevokeSubscriptionBenefitsProhibited();
   if (input.amount > refundable) throw amountAboveRefundable(input.amount);
   return order;
@@ -146,7 +154,7 @@ export async function findProcessorRefund(
   return { refund, ours: id !== null };
 }
 
-export { findRefundForUpdate };
+export { findRefund, findRefundForUpdate };
 
 // What an order's documents read of its refunds (handed to orders by services.ts).
 export { succeededRefunds } from "./refunds.repository.ts";
