@@ -33,6 +33,7 @@ import * as organizationLogos from "./2026-11-25T0300_organization_logos.ts";
 import * as meterBucketDeltas from "./2026-11-28T0310_meter_bucket_deltas.ts";
 import * as metersAggregatedAfterIngest from "./2026-11-28T0320_meters_aggregated_after_ingest.ts";
 import * as processorCustomers from "./2026-11-29T0330_processor_customers.ts";
+import * as processorEvents from "./2026-11-29T0345_processor_events.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -75,6 +76,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T0310_meter_bucket_deltas": meterBucketDeltas,
   "2026-11-28T0320_meters_aggregated_after_ingest": metersAggregatedAfterIngest,
   "2026-11-29T0330_processor_customers": processorCustomers,
+  "2026-11-29T0345_processor_events": processorEvents,
 };
 
 /**

@@ -53,6 +53,7 @@ import { portalSubscriptionRoutes } from "./modules/customer-portal/portal-subsc
 import { testClockRoutes } from "./modules/test-clock/test-clock.routes.ts";
 import { portalOrderRoutes } from "./modules/customer-portal/portal-orders.routes.ts";
 import { paymentRoutes } from "./modules/payments/payments.routes.ts";
+import { stripeWebhookRoutes } from "./modules/processor-events/processor-events.routes.ts";
 import { refundRoutes } from "./modules/refunds/refunds.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -179,6 +180,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));
   await app.register(refundRoutes(services.refunds, services.refundOrder));
+  if (services.processorEvents) await app.register(stripeWebhookRoutes(services.processorEvents));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));

@@ -62,7 +62,10 @@ import {
 } from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
-import { refundOrder } from "./flows/refund-order.ts";
+import { refundOrder, settleRefundLater } from "./flows/refund-order.ts";
+import { forgetDetachedMethod } from "./flows/detach-payment-method.ts";
+import { createProcessorEventInbox } from "./modules/processor-events/processor-events.service.ts";
+import { buildStripeEventHandlers } from "./modules/processor-events/stripe-event-handlers.ts";
 import { rateTableTaxEngine, type TaxEngine } from "./adapters/tax-engine/tax.engine.ts";
 import { createWebhookDeliveryService } from "./modules/webhooks/webhook-delivery.service.ts";
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
@@ -182,6 +185,15 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
+    /** Stripe's webhook inbox; null unless Stripe is the processor (the route then does not exist). */
+    processorEvents:
+      deps.config.payments.processor === "stripe"
+        ? createProcessorEventInbox(
+            deps,
+            deps.config.payments.stripe,
+            buildStripeEventHandlers({ settleRefund: settleRefundLater, forgetDetachedMethod }),
+          )
+        : null,
   };
 }
 export type Services = ReturnType<typeof buildServices>;

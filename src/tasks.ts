@@ -11,6 +11,7 @@ import { AGGREGATION_JOB_KEY, aggregateMeterEventsTask, backfillMeterTask } from
 import { meterCreditTask } from "./modules/customer-meters/customer-meters.tasks.ts";
 import { orderDocumentTasks } from "./modules/orders/order-documents.tasks.ts";
 import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
+import { handleProcessorEventTask, pruneProcessorEventsTask } from "./modules/processor-events/processor-events.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
 import type { Services } from "./services.ts";
@@ -41,6 +42,9 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.rateLimitPurge]: async () => {
       await purgeEndedWindows(deps.db, realTime(deps.now));
     },
+    // Stripe's events are stored (and their jobs enqueued) only when Stripe is the processor.
+    ...(services.processorEvents ? { [TaskName.processorEventHandle]: handleProcessorEventTask(services.processorEvents) } : {}),
+    [TaskName.processorEventsPrune]: pruneProcessorEventsTask(deps),
   };
 }
 
@@ -52,4 +56,5 @@ export const crontab = [
   `17 * * * * ${TaskName.idempotencyPurge} ?max=1`,
   `41 * * * * ${TaskName.eventPartitions} ?max=1`,
   `47 * * * * ${TaskName.rateLimitPurge} ?max=1`,
+  `23 4 * * * ${TaskName.processorEventsPrune} ?max=1`,
 ].join("\n");

@@ -23,6 +23,7 @@ import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/bene
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
+import type { ProcessorEventsTable } from "../modules/processor-events/processor-events.table.ts";
 import type {
   SubscriptionBillingEntriesTable,
   SubscriptionPricesTable,
@@ -76,6 +77,7 @@ export interface Database {
   payment_methods: PaymentMethodsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
+  processor_events: ProcessorEventsTable;
   custom_fields: CustomFieldsTable;
   product_custom_fields: ProductCustomFieldsTable;
   checkout_links: CheckoutLinksTable;

@@ -45,7 +45,8 @@ function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError 
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError & PgError, request, reply) => {
-    const known = toAppError(error, bodyLimit);
+    // A route may take less than the app's limit (a webhook); the answer names the limit that applied.
+    const known = toAppError(error, request.routeOptions.bodyLimit ?? bodyLimit);
     if (known instanceof ServiceUnavailable) request.log.warn({ err: error }, "database unavailable");
     if (known) {
       // Bodies are sent pre-serialized: error shapes differ from the route's success schema.

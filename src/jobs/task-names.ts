@@ -35,5 +35,9 @@ export const TaskName = {
   eventPartitions: "events:partitions",
   /** Fetches an organization's http(s) avatar URL once, when it is set, and stores the logo documents draw. */
   organizationLogoFetch: "organizations.logo_fetch",
+  /** Acts on one stored payment processor event (a Stripe webhook), retried while the row it concerns is not committed. */
+  processorEventHandle: "processor_events.handle",
+  /** Deletes the processor events handled more than 30 days ago (daily; a crontab task, hence the `:`). */
+  processorEventsPrune: "processor_events:prune",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from "../../src/config.ts";
 import { organizationClock } from "../../src/values/clock.ts";
 import type { Deps } from "../../src/context.ts";
 import { createAccessTokenService } from "../../src/modules/organizations/access-tokens.service.ts";
-import { buildServices, type Services } from "../../src/services.ts";
+import { buildServices, type Adapters, type Services } from "../../src/services.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface TestClock {
@@ -45,8 +45,13 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", CHECKOUT_BASE_URL: "https://checkout.test", ...overrides });
 }
 
-/** A real database of its own, the real app on it, and an owner token; `close` drops it all. */
-export async function createTestContext(options: { env?: Record<string, string> } = {}): Promise<TestContext> {
+/**
+ * A real database of its own, the real app on it, and an owner token; `close` drops it all.
+ * `adapters` replaces the configured ones (a processor answering as the test needs).
+ */
+export async function createTestContext(
+  options: { env?: Record<string, string>; adapters?: Partial<Adapters> } = {},
+): Promise<TestContext> {
   const database = await createTestDatabase();
   const clock = testClock();
   const deps: Deps = {
@@ -58,7 +63,7 @@ export async function createTestContext(options: { env?: Record<string, string> 
   };
   const owner = await createAccessTokenService(deps).ensureOwnerToken(undefined);
   if (!owner.generated) throw new Error("a fresh database has no owner token yet");
-  const services = buildServices(deps);
+  const services = buildServices(deps, options.adapters);
   const app = await buildApp(deps, { logger: false, services });
   await app.ready();
   // Building the app compiles every route's schemas; start the clock once that is done, so that

@@ -100,6 +100,15 @@ export type RefundOutcome =
   | { status: "pending"; reference: string }
   | { status: "failed"; message: string };
 
+/** A refund's state as the processor reports it later, in its events: a pending refund settles, a settled one may fail after all. */
+export interface ProcessorRefundUpdate {
+  /** This server's refund id as the refund request carried it; null: a refund made outside this server. */
+  refundId: string | null;
+  /** The processor's refund id. */
+  reference: string;
+  outcome: RefundOutcome;
+}
+
 /**
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its

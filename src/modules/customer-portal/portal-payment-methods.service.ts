@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { paginate, type Page } from "../../schema/pagination.ts";
-import { toCustomer } from "../customers/customers.mapper.ts";
-import { findCustomerForUpdate, updateCustomer } from "../customers/customers.steps.ts";
+import { findCustomerForUpdate } from "../customers/customers.steps.ts";
 import { setUpPaymentMethod } from "../payments/payments.steps.ts";
 import type { PaymentProcessor } from "../../adapters/payment-processors/payment-processor.ts";
 import { toCustomerPaymentMethod } from "../payments/payment-methods.mapper.ts";
@@ -16,9 +14,14 @@ import type {
   CustomerPaymentMethodCreateResponse,
   PaymentMethodListQuery,
 } from "../payments/payment-methods.schemas.ts";
-import { countPaymentMethods, deletePaymentMethod, findPaymentMethod, listPaymentMethods } from "../payments/payments.steps.ts";
+import { countPaymentMethods, findPaymentMethod, listPaymentMethods } from "../payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../payments/payments.table.ts";
-import { dunningOrdersOfCustomer, moveSubscriptionsToMethod, subscriptionsNeedingMethod } from "../subscriptions/subscriptions.steps.ts";
+import {
+  changeDefaultMethod,
+  dunningOrdersOfCustomer,
+  moveSubscriptionsToMethod,
+  retirePaymentMethod,
+} from "../subscriptions/subscriptions.steps.ts";
 import type { PortalOrderPayments } from "./portal-order-payments.service.ts";
 import { PaymentMethodInUseByActiveSubscription, PaymentMethodSetupFailed } from "./portal-payments.errors.ts";
 import { keepProcessorCustomer, processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
@@ -37,14 +40,6 @@ interface PortalPaymentMethodContext {
   deps: Deps;
   processor: PaymentProcessor;
   orderPayments: PortalOrderPayments;
-}
-
-type LockedCustomer = Awaited<ReturnType<typeof lockCustomer>>;
-
-/** The customer's default method set (or cleared), with its `customer.updated`. */
-async function changeDefaultMethod(trx: Executor, customer: LockedCustomer, methodId: string | null, now: Date): Promise<void> {
-  const updated = await updateCustomer(trx, customer.id, { default_payment_method_id: methodId, modified_at: now });
-  await recordWebhookEvent(trx, { organizationId: customer.organization_id, type: "customer.updated", data: toCustomer(updated), now });
 }
 
 /**
@@ -101,27 +96,13 @@ function confirmSetup(input: CustomerPaymentMethodConfirm): never {
   throw new RequestValidationError([fieldIssue(["body", "setup_intent_id"], "Invalid setup_intent_id.", input.setup_intent_id, "invalid")]);
 }
 
-/**
- * Deletes a method. Subscriptions that still need one move to the default, or else the newest
- * other method; with none left the method stays (the hosted service's 400). A deleted default is replaced
- * the same way, so renewals never point at a deleted method.
- */
+/** Deletes a method of the session's customer; one a subscription still needs, with no other to take over, stays (400). */
 async function removeMethod(deps: Deps, id: string, session: PortalCustomer): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, session);
     const method = await findPaymentMethod(trx, id, customer.id);
     if (!method) throw new ResourceNotFound();
-    const isDefault = customer.default_payment_method_id === method.id;
-    const replacement =
-      (!isDefault && customer.default_payment_method_id !== null
-        ? await findPaymentMethod(trx, customer.default_payment_method_id, customer.id)
-        : undefined) ?? (await listPaymentMethods(trx, customer.id, { offset: 0, limit: 1, exceptId: method.id }))[0];
-    const needing = await subscriptionsNeedingMethod(trx, customer.id, method.id, isDefault);
-    if (needing.length > 0 && !replacement) throw new PaymentMethodInUseByActiveSubscription();
-    const now = deps.now();
-    await moveSubscriptionsToMethod(trx, { from: method.id }, replacement?.id ?? null, now);
-    if (isDefault) await changeDefaultMethod(trx, customer, replacement?.id ?? null, now);
-    await deletePaymentMethod(trx, method.id, now);
+    if (!(await retirePaymentMethod(trx, customer, method, deps.now(), "refuse"))) throw new PaymentMethodInUseByActiveSubscription();
   });
 }
 

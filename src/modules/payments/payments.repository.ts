@@ -74,6 +74,20 @@ export const deletePaymentMethod = (db: Executor, id: string, now: Date): Promis
     .returningAll()
     .executeTakeFirstOrThrow();
 
+/** The live methods saved under a processor's handle (one card saved by two customers is two rows). */
+export const liveMethodsByReference = (db: Executor, reference: string): Promise<PaymentMethodRow[]> =>
+  db.selectFrom("payment_methods").selectAll().where("processor_reference", "=", reference).where("deleted_at", "is", null).execute();
+
+/** A card's display facts as the processor now reports them (its network sent a new expiry or number). */
+export const refreshPaymentMethods = async (db: Executor, method: SavedPaymentMethod, now: Date): Promise<void> => {
+  await db
+    .updateTable("payment_methods")
+    .set({ brand: method.brand, last4: method.last4, exp_month: method.expMonth, exp_year: method.expYear, modified_at: now })
+    .where("processor_reference", "=", method.reference)
+    .where("deleted_at", "is", null)
+    .execute();
+};
+
 export const insertPayment = (db: Executor, values: Insertable<PaymentsTable>): Promise<PaymentRow> =>
   db.insertInto("payments").values(values).returningAll().executeTakeFirstOrThrow();
 

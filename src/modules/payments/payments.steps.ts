@@ -56,7 +56,13 @@ export const recordPayment = (db: Executor, input: PaymentAttempt & { reference:
 export const recordDeclinedPayment = (db: Executor, input: PaymentAttempt & { declineMessage: string }): Promise<PaymentRow> =>
   insertAttempt(db, input, { declineMessage: input.declineMessage });
 export { setUpPaymentMethod } from "./payment-method-setup.ts";
-export { countPaymentMethods, deletePaymentMethod, listPaymentMethods } from "./payments.repository.ts";
+export {
+  countPaymentMethods,
+  deletePaymentMethod,
+  listPaymentMethods,
+  liveMethodsByReference,
+  refreshPaymentMethods,
+} from "./payments.repository.ts";
 
 // What an order's documents read of its payments.
 export { paidAtOf } from "./payments.repository.ts";

@@ -12,6 +12,19 @@ export const insertRefund = (db: Executor, values: Insertable<RefundsTable>): Pr
 export const updateRefund = (db: Executor, id: string, values: Updateable<RefundsTable>): Promise<RefundRow> =>
   db.updateTable("refunds").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
 
+/** The refund the processor's event names: by our id (its metadata), or else by the processor's refund id. */
+export const findRefundOfProcessor = (db: Executor, by: { id: string } | { reference: string }): Promise<RefundRow | undefined> => {
+  const query = db.selectFrom("refunds").selectAll();
+  return ("id" in by ? query.where("id", "=", by.id) : query.where("processor_reference", "=", by.reference)).executeTakeFirst();
+};
+
+/** The refunds of an order asked of the processor and not settled yet. */
+export const pendingRefundsOf = (db: Executor, orderId: string): Promise<Pick<RefundRow, "amount" | "tax_amount">[]> =>
+  db.selectFrom("refunds").select(["amount", "tax_amount"]).where("order_id", "=", orderId).where("status", "=", "pending").execute();
+
+export const findRefundForUpdate = (db: Executor, id: string): Promise<RefundRow | undefined> =>
+  db.selectFrom("refunds").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
 export type RefundSortKey = "created_at" | "amount";
 
 export interface RefundFilter {

@@ -219,6 +219,7 @@ export async function recoverSubscription(trx: Executor, row: SubscriptionRow, n
 }
 export { subscriptionMeters } from "./subscription-meters.ts";
 export { dunningOrdersOfCustomer, subscriptionsNeedingMethod } from "./subscription-payment-methods.repository.ts";
+export { changeDefaultMethod, retirePaymentMethod, type LockedCustomer } from "./payment-method-removal.ts";
 export { subscriptionsByIds } from "./subscriptions.repository.ts";
 export { pageSubscriptions } from "./subscription-pages.ts";
 export {

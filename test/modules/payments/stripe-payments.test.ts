@@ -3,6 +3,7 @@ import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentProcessor } from "../../../src/adapters/payment-processors/payment-processor.ts";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
+import { createStripeProcessor } from "../../../src/adapters/payment-processors/stripe.processor.ts";
 import { buildServices } from "../../../src/services.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import {
@@ -276,3 +277,66 @@ describe("refunds through Stripe", () => {
     expect((await ordersOf(session.id))[0]).toMatchObject({ refunded_amount: 1000 });
   });
 });
+
+describe("a renewal whose process dies between Stripe's answer and the commit", () => {
+  it("is settled by the collect recovery from Stripe's answer to the same attempt: charged once, paid once", async () => {
+    const { session } = await confirm(monthly, "pm_card_visa", { ...BUYER, customer_email: "renewal-crash@example.com" });
+    const subscription = await subscriptionOf(session.id);
+    const real = ctx.services.payments;
+    const dying: PaymentProcessor = {
+      ...real,
+      chargeOffSession: async (request) => {
+        await real.chargeOffSession(request);
+        throw new Error("process killed");
+      },
+    };
+    ctx.clock.advance(8 * 86_400_000);
+    await expect(buildServices(ctx.deps, { payments: dying }).subscriptionRenewals.sweep({ organizationId: orgId })).rejects.toThrow(
+      "process killed",
+    );
+    const [, due] = await subscriptionOrders(subscription.id);
+    expect(due).toMatchObject({ status: "pending" });
+    expect(await paymentsOf(due!.id)).toEqual([]);
+
+    await ctx.services.subscriptionRenewals.collect(due!.id, "subscription_cycle");
+    expect((await subscriptionOrders(subscription.id))[1]).toMatchObject({ status: "paid" });
+    expect((await paymentsOf(due!.id)).map((payment) => payment.status)).toEqual(["succeeded"]);
+    const charged = await sdk.paymentIntents.list({
+      customer: (await paymentMethodOf(subscription.payment_method_id!)).processor_customer_reference!,
+      limit: 100,
+    });
+    expect(charged.data.filter((intent) => intent.metadata.order_id === due!.id)).toHaveLength(1);
+  });
+});
+
+const paymentMethodOf = (id: string) =>
+  ctx.deps.db.selectFrom("payment_methods").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+describe("Stripe unreachable", () => {
+  it("answers 502 and settles nothing: the session stays confirmed for the recovery job to ask again", async () => {
+    const session = await openCheckoutThroughApi(ctx, token, { products: [oneTime] });
+    const paymentToken = await confirmationToken("pm_card_visa");
+    const unreachable = createStripeProcessor({ ...stripeConfig(), apiUrl: new URL("http://127.0.0.1:9") });
+    const services = buildServices(ctx.deps, { payments: unreachable });
+    await expect(
+      services.checkoutClient.confirm(session.client_secret, { ...BUYER, confirmation_token_id: paymentToken }),
+    ).rejects.toMatchObject({
+      statusCode: 502,
+      error: "PaymentProcessorUnavailable",
+    });
+    expect(await statusOf(session.id)).toBe("confirmed");
+    expect(await ordersOf(session.id)).toEqual([]);
+    // Back: the recovery job charges it, once.
+    await settleCheckoutTask(ctx.services.checkoutConfirmation)(
+      { checkoutId: session.id, confirmationToken: paymentToken },
+      {} as JobHelpers,
+    );
+    expect(await statusOf(session.id)).toBe("succeeded");
+  });
+});
+
+function stripeConfig() {
+  const payments = ctx.deps.config.payments;
+  if (payments.processor !== "stripe") throw new Error("the test app runs Stripe");
+  return payments.stripe;
+}
