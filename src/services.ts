@@ -36,7 +36,7 @@ import { createTestClock } from "./modules/test-clock/test-clock.service.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "./modules/organizations/organizations.service.ts";
 import type { PaymentProcessor } from "./adapters/payment-processors/payment-processor.ts";
-import type { PaymentFormKind } from "./modules/checkout-page/checkout-page.data.ts";
+import { noPaymentForm, sandboxPaymentForm, stripePaymentForm, type PaymentFormSetup } from "./modules/checkout-page/payment-form.ts";
 import { unconfiguredProcessor } from "./adapters/payment-processors/unconfigured.processor.ts";
 import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processor.ts";
 import { createStripeProcessor } from "./adapters/payment-processors/stripe.processor.ts";
@@ -121,7 +121,17 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     authenticators.set(prefix, cachePrincipals(authenticate, { ttlMs: deps.config.authCacheMs, maxEntries: 10_000, now: deps.now }));
   }
 
-  const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine);
+  // The pages' payment step follows the processor: the sandbox's test cards, Stripe's Payment Element, else none.
+  const checkoutPaymentForm: PaymentFormSetup =
+    adapters.payments === sandboxProcessor
+      ? sandboxPaymentForm
+      : deps.config.payments.processor === "stripe"
+        ? stripePaymentForm(deps.config.payments.stripe)
+        : noPaymentForm;
+  // Stripe.js in the buyer's browser needs the publishable key; hosted Polar puts it on every new session.
+  const processorMetadata: Record<string, string> =
+    checkoutPaymentForm.form.kind === "stripe" ? { publishable_key: checkoutPaymentForm.form.publishableKey } : {};
+  const checkoutSessions = createCheckoutSessions(deps, adapters.taxEngine, processorMetadata);
   const subscriptionFlows = { deps, payments: adapters.payments, taxEngine: adapters.taxEngine };
   const subscriptionRenewals = renewalsFlow(subscriptionFlows);
   const subscriptionUpdates = subscriptionChanges(subscriptionFlows);
@@ -130,8 +140,6 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const orderDocuments = createOrderDocumentService(deps, adapters.blobs);
   const checkouts = createCheckoutService(deps, checkoutSessions);
   const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
-  // The checkout page's payment step follows the processor: the sandbox's test cards, else none it can drive.
-  const checkoutPaymentForm: PaymentFormKind = adapters.payments === sandboxProcessor ? "sandbox_card" : "none";
   const customerMeters = createCustomerMeterService(deps);
   return {
     ...adapters,

@@ -4,11 +4,11 @@
 import type { CountryChoice } from "../src/schema/country-names.ts";
 import { COUNTRIES_BLOCK_ID, type CheckoutPageData } from "../src/modules/checkout-page/checkout-page.data.ts";
 import type { CheckoutConfirm } from "../src/modules/checkouts/checkout-inputs.schemas.ts";
-import type { CheckoutPublic } from "../src/modules/checkouts/checkouts.schemas.ts";
+import type { CheckoutPublic, CheckoutPublicConfirmed } from "../src/modules/checkouts/checkouts.schemas.ts";
 import { formatMoney } from "../src/values/money-format.ts";
 import { field, h, input, setFieldError, type Field } from "./dom.ts";
 import { embedMessenger, wireCloseButtons, type PostToParent } from "./embed-messages.ts";
-import { paymentFormFor, type PaymentForm } from "./payment-forms.ts";
+import { paymentFormFor, type BillingDetails, type PaymentForm, type PaymentTerms } from "./payment-forms.ts";
 
 type Checkout = CheckoutPublic;
 type Changes = Omit<CheckoutConfirm, "confirmation_token_id">;
@@ -20,8 +20,21 @@ interface Issue {
   loc: (string | number)[];
   msg: string;
 }
-type Answer = { ok: true; checkout: Checkout } | { ok: false; status: number; error: string; detail: string | Issue[] };
+/** The confirm's answer also carries the buyer's customer session token: null while the processor has not settled. */
+type Answered = Checkout & Partial<Pick<CheckoutPublicConfirmed, "customer_session_token">>;
+type Answer = { ok: true; checkout: Answered } | { ok: false; status: number; error: string; detail: string | Issue[] };
 type Refusal = Extract<Answer, { ok: false }>;
+
+/** How long the page waits for the processor to settle a confirmed session before the server's page takes over. */
+const SETTLE_WAIT_MS = 120_000;
+const NOT_COMPLETED = "Your payment was not completed. Try again or use another payment method.";
+
+/** What the session asks of the payment form now: charged once, the first of a subscription's payments, or saved only. */
+const termsOf = (session: Checkout): PaymentTerms => ({
+  mode: !session.is_payment_required ? "setup" : session.product?.is_recurring ? "subscription" : "payment",
+  amount: session.total_amount,
+  currency: session.currency,
+});
 
 /** The errors that mean the session can no longer be changed: the server's page says what became of it. */
 const CLOSED_ERRORS = new Set(["NotOpenCheckout", "ExpiredCheckoutError", "ResourceNotFound"]);
@@ -85,7 +98,7 @@ function clientApi(secret: string) {
         cache: "no-store",
       });
       const payload = (await response.json().catch(() => null)) as unknown;
-      if (response.ok) return { ok: true, checkout: payload as Checkout };
+      if (response.ok) return { ok: true, checkout: payload as Answered };
       const refusal = payload as { error?: string; detail?: string | Issue[] } | null;
       return {
         ok: false,
@@ -233,7 +246,7 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   const discountRow = h("div", { class: "row discount" }, discountCode.wrapper, applyDiscount);
   const custom = customFields(checkout.attached_custom_fields ?? [], register);
   const paymentSection = h("fieldset", { class: "payment" }, h("legend", {}, "Payment"));
-  payment.mount(paymentSection);
+  payment.mount(paymentSection, termsOf(checkout));
   const submit = h("button", { type: "submit", class: "button primary" });
   const back = checkout.return_url ? h("a", { class: "back", href: checkout.return_url }, `Back to ${checkout.organization.name}`) : null;
 
@@ -292,6 +305,25 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
     };
     if (custom.length) changes.custom_field_data = Object.fromEntries(custom.map((entry) => [entry.slug, entry.value()]));
     return changes;
+  }
+
+  /** The buyer's details for the processor, as the confirm will set them on the session. */
+  function billingDetails(): BillingDetails {
+    const value = (target: Field) => (target.wrapper.hidden ? null : target.control.value.trim() || null);
+    const isBusiness = (business.control as HTMLInputElement).checked;
+    return {
+      name: (isBusiness ? value(billingName) : null) ?? value(name),
+      email: value(email),
+      phone: null,
+      address: {
+        line1: value(addressFields.line1),
+        line2: value(addressFields.line2),
+        city: value(addressFields.city),
+        state: value(addressFields.state),
+        postal_code: value(addressFields.postal_code),
+        country: address.hidden ? null : value(addressFields.country),
+      },
+    };
   }
 
   /** Draws what depends on the session's state; the fields the buyer is typing in stay as they are. */
@@ -390,11 +422,14 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
       submit.disabled = true;
       form.setAttribute("aria-busy", "true");
       try {
-        const token = checkout.is_payment_form_required ? await payment.tokenize() : null;
+        const token = checkout.is_payment_form_required
+          ? await payment.tokenize({ terms: termsOf(checkout), billing: billingDetails() })
+          : null;
         if (checkout.is_payment_form_required && token === null) return;
         const answer = await api("POST", "/confirm", { ...collect(), ...(token ? { confirmation_token_id: token } : {}) });
         if (answer.ok) {
-          succeed(answer.checkout);
+          if (answer.checkout.customer_session_token === null) await finishWithProcessor(answer.checkout);
+          else succeed(answer.checkout);
           return;
         }
         if (answer.error === "PaymentError" && typeof answer.detail === "string") {
@@ -416,6 +451,37 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
       }
     });
   });
+
+  /**
+   * The processor has not settled the confirmed session: the buyer finishes 3-D Secure on the page
+   * when it asks, then the page waits for the session to leave `confirmed`. Only the processor's
+   * word (its event, or the recovery job asking it) completes the session, never this page.
+   */
+  async function finishWithProcessor(confirmed: Checkout): Promise<void> {
+    submit.textContent = "Confirming your payment…";
+    const secret = confirmed.payment_processor_metadata.intent_client_secret;
+    const refusal = secret && payment.authenticate ? await payment.authenticate(secret) : null;
+    const settled = await untilSettled();
+    if (settled?.status === "succeeded") succeed(settled);
+    else if (settled?.status === "open") {
+      apply(settled);
+      payment.showRefusal(refusal ?? NOT_COMPLETED);
+    }
+    // Failed, expired, or still waiting: the server's page for the session says which.
+    else window.location.reload();
+  }
+
+  /** The session once it is no longer `confirmed`, asked at a slowing pace; null if it still is after the wait. */
+  async function untilSettled(): Promise<Checkout | null> {
+    const deadline = Date.now() + SETTLE_WAIT_MS;
+    for (let delay = 500; Date.now() < deadline; delay = Math.min(delay * 1.5, 3000)) {
+      await new Promise((resolve) => window.setTimeout(resolve, delay));
+      const fresh = await api("GET", "");
+      if (fresh.ok && fresh.checkout.status !== "confirmed") return fresh.checkout;
+      if (!fresh.ok && CLOSED_ERRORS.has(fresh.error)) return null;
+    }
+    return null;
+  }
 
   function succeed(confirmed: Checkout): void {
     const target = confirmed.success_url;

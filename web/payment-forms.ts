@@ -1,19 +1,45 @@
 import type { PaymentFormKind } from "../src/modules/checkout-page/checkout-page.data.ts";
 import { field, h, input, setFieldError, type Field } from "./dom.ts";
+import { stripePaymentForm } from "./stripe-payment-form.ts";
+
+/**
+ * What the money is for, as the session says now: charged now (once, or the first of a
+ * subscription's payments), or only saved for later (a trial, nothing due today).
+ */
+export interface PaymentTerms {
+  mode: "payment" | "subscription" | "setup";
+  amount: number;
+  currency: string;
+}
+
+/** The buyer's details as the page collected them, each null when unknown. */
+export interface BillingDetails {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address: Record<"line1" | "line2" | "city" | "state" | "postal_code" | "country", string | null>;
+}
 
 /**
  * The payment step, as the rest of the page sees it: it draws its fields, and turns what the buyer
- * entered into the confirmation token `confirm` takes. Stripe's Payment Element would be one more
- * implementation (mount the element, `stripe.createConfirmationToken()`), nothing else changing.
+ * entered into the confirmation token `confirm` takes: the sandbox's test cards here, Stripe's
+ * Payment Element in `stripe-payment-form.ts`. The checkout page passes the session's terms and the
+ * buyer's details; the portal, which only saves a method, passes neither.
  */
 export interface PaymentForm {
   /** Whether a payment can be taken at all: the page offers no way to pay when it cannot. */
   readonly ready: boolean;
-  mount(container: HTMLElement): void;
+  mount(container: HTMLElement, terms?: PaymentTerms): void;
   /** The token, or null once the form shows the buyer what to fix. */
-  tokenize(): Promise<string | null>;
+  tokenize(payer?: { terms: PaymentTerms; billing: BillingDetails }): Promise<string | null>;
   /** Shows a refusal from the processor where the buyer will look, and moves focus there. */
   showRefusal(message: string): void;
+  /**
+   * Finishes on the page what the processor asks of the buyer after the confirm (3-D Secure, with
+   * the intent's client secret): the processor's refusal, or null once the buyer has done their
+   * part. A form whose processor never asks leaves it out.
+   */
+  authenticate?(clientSecret: string): Promise<string | null>;
 }
 
 /** Stripe's test card numbers, and the sandbox processor's test token each stands for. */
@@ -89,4 +115,13 @@ function unavailableForm(): PaymentForm {
   };
 }
 
-export const paymentFormFor = (kind: PaymentFormKind): PaymentForm => (kind === "sandbox_card" ? sandboxCardForm() : unavailableForm());
+export function paymentFormFor(form: PaymentFormKind): PaymentForm {
+  switch (form.kind) {
+    case "sandbox_card":
+      return sandboxCardForm();
+    case "stripe":
+      return stripePaymentForm(form);
+    case "none":
+      return unavailableForm();
+  }
+}

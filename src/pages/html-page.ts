@@ -58,9 +58,22 @@ ${jsonBlock("page-data", data)}
 `;
 }
 
+/**
+ * Outside origins a page's own script needs (a payment processor's script, its API, the frames of
+ * its card fields and 3-D Secure challenge); none by default.
+ */
+export interface PageSources {
+  readonly script: readonly string[];
+  readonly connect: readonly string[];
+  readonly frame: readonly string[];
+}
+
+export const NO_PAGE_SOURCES: PageSources = { script: [], connect: [], frame: [] };
+
 export interface PageHeaders {
   /** The one origin that may frame the page; none by default. */
   frameAncestor?: string | null;
+  sources?: PageSources;
   /**
    * `no-referrer` by default: the checkout's address carries its client secret. A page whose address
    * holds no secret and posts forms to itself says `same-origin`, so the browser names the form's
@@ -69,22 +82,29 @@ export interface PageHeaders {
   referrerPolicy?: "no-referrer" | "same-origin";
 }
 
+/** A CSP directive: this page's own sources, then the outside origins it was given. */
+const directive = (name: string, own: string, outside: readonly string[]) => [name, own, ...outside].join(" ");
+
 /**
  * Sends a page with its headers: nothing runs or styles it but its own inline script and
- * stylesheet (allowed by hash), framed only by the allowed origin, never cached.
+ * stylesheet (allowed by hash) and the outside sources it names, framed only by the allowed
+ * origin, never cached.
  */
 export function sendHtml(reply: FastifyReply, status: number, html: string, assets: PageAssets, options: PageHeaders = {}): FastifyReply {
   const frameAncestor = options.frameAncestor ?? null;
+  const sources = options.sources ?? NO_PAGE_SOURCES;
   return reply
     .code(status)
     .headers({
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": [
         "default-src 'none'",
-        `script-src ${assets.scriptHash}`,
+        directive("script-src", assets.scriptHash, sources.script),
         `style-src ${assets.styleHash}`,
         "img-src 'self' data:",
-        "connect-src 'self'",
+        directive("connect-src", "'self'", sources.connect),
+        // Without a frame-src, default-src 'none' refuses every frame.
+        ...(sources.frame.length > 0 ? [`frame-src ${sources.frame.join(" ")}`] : []),
         "form-action 'self'",
         "base-uri 'none'",
         `frame-ancestors ${frameAncestor ?? "'none'"}`,

@@ -2,11 +2,14 @@ import type { MoneyFormat } from "../../values/money-format.ts";
 import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 
 /**
- * Which payment form the page shows: the sandbox's test-card form, or none (no processor the page
- * can drive). A processor's own form (Stripe's Payment Element) becomes one more kind here and one
- * more implementation of the browser's `PaymentForm`.
+ * Which payment form the page shows, and what its script needs for it: the sandbox's test-card
+ * form, Stripe's Payment Element (loaded from `jsUrl` with the publishable key), or none (no
+ * processor the page can drive). Each is one implementation of the browser's `PaymentForm`.
  */
-export type PaymentFormKind = "sandbox_card" | "none";
+export type PaymentFormKind =
+  | { readonly kind: "sandbox_card" }
+  | { readonly kind: "stripe"; readonly publishableKey: string; readonly jsUrl: string }
+  | { readonly kind: "none" };
 
 /** What the server hands the page's script, as JSON inside the page. */
 export type CheckoutPageData =

@@ -9,13 +9,13 @@ import type { CheckoutPublic } from "../checkouts/checkouts.schemas.ts";
 import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html-page.ts";
 import { sendAsset, type WebAssets } from "../../pages/web-assets.ts";
 import { embedScriptFor } from "./checkout-page.assets.ts";
-import type { PaymentFormKind } from "./checkout-page.data.ts";
+import type { PaymentFormSetup } from "./payment-form.ts";
 import { checkoutFormPage, statusPage } from "./checkout-page.render.ts";
 
 export interface CheckoutPageOptions {
   /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
   checkoutBaseUrl: string;
-  paymentForm: PaymentFormKind;
+  paymentForm: PaymentFormSetup;
 }
 
 interface PageQuery {
@@ -125,12 +125,12 @@ export const checkoutPageRoutes =
         data: {
           view: "form",
           checkout,
-          paymentForm: options.paymentForm,
+          paymentForm: options.paymentForm.form,
           embedOrigin,
           money: { currency: checkout.currency, format: moneyFormat(checkout.currency) },
         },
       });
-      return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin });
+      return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin, sources: options.paymentForm.sources });
     });
 
     app.get<{ Params: { client_secret: string } }>(

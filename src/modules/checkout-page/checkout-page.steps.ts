@@ -4,3 +4,4 @@
  * module's repositories or services (docs/architecture.md, "Who may import whom").
  */
 export { type PaymentFormKind } from "./checkout-page.data.ts";
+export { type PaymentFormSetup } from "./payment-form.ts";

@@ -57,7 +57,7 @@ const editTerms = (db: Executor, organization: OrganizationRow, taxEngine: TaxEn
  * What every checkout write shares, merchant and buyer side alike: locking the session, applying
  * an edit through the draft rules, reading it back and recording its webhook event.
  */
-export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
+export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, processorMetadata: Readonly<Record<string, string>> = {}) {
   const urls = { checkoutBaseUrl: deps.config.checkoutBaseUrl };
 
   async function organizationOf(db: Executor, organizationId: string): Promise<OrganizationRow> {
@@ -71,6 +71,8 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine) {
   return {
     urls,
     taxEngine,
+    /** What a new session's `payment_processor_metadata` starts with (Stripe's publishable key). */
+    processorMetadata,
     organizationOf,
     view,
 
@@ -229,6 +231,7 @@ async function createCheckout(
         ...draftColumns(draft, priced),
         organization_id: organizationId,
         client_secret: generateToken(TokenPrefix.checkoutClientSecret),
+        payment_processor_metadata: JSON.stringify(sessions.processorMetadata),
         expires_at: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
         created_at: now,
       },

@@ -85,7 +85,13 @@ export const cancelSettleRecovery = (db: Executor, checkoutId: string) => remove
 
 /** `confirmed` → `open` when the processor declined (the buyer may try again), else `failed`; the discount is given back. */
 export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: "declined" | "failed", now: Date): Promise<void> {
-  await updateCheckout(db, checkout.id, { status: outcome === "declined" ? "open" : "failed", modified_at: now });
+  // The refused intent is over: a reopened session must not send the page (or the recovery job) back to it.
+  const { intent_id: _id, intent_status: _status, intent_client_secret: _secret, ...kept } = checkout.payment_processor_metadata;
+  await updateCheckout(db, checkout.id, {
+    status: outcome === "declined" ? "open" : "failed",
+    payment_processor_metadata: JSON.stringify(kept),
+    modified_at: now,
+  });
   if (checkout.discount_id) await releaseDiscount(db, checkout.discount_id);
   await cancelSettleRecovery(db, checkout.id);
 }

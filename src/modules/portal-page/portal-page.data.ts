@@ -1,4 +1,4 @@
-import type { PaymentFormKind } from "../checkout-page/checkout-page.steps.ts";
+import type { PaymentFormSetup } from "../checkout-page/checkout-page.steps.ts";
 import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
 import type { PortalCustomerService } from "../customer-portal/customer-portal.steps.ts";
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
@@ -22,7 +22,7 @@ export interface PortalPageServices {
   subscriptions: PortalSubscriptionService;
   licenseKeys: LicenseKeyService;
   paymentMethods: PortalPaymentMethodService;
-  paymentForm: PaymentFormKind;
+  paymentForm: PaymentFormSetup;
 }
 
 /** The orders a visit may see, as the documents service takes them. */

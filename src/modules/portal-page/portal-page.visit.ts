@@ -74,7 +74,7 @@ export async function sendPage(
   render: (assets: PageAssets) => string,
 ): Promise<FastifyReply> {
   const assets = await context.webAssets.forPage("portal-page");
-  return sendHtml(reply, code, render(assets), assets, PAGE_HEADERS);
+  return sendHtml(reply, code, render(assets), assets, { ...PAGE_HEADERS, sources: context.services.paymentForm.sources });
 }
 
 export const shellOf = (organization: PortalOrganization, theme: Theme, assets: PageAssets): PortalShell => ({
@@ -158,7 +158,7 @@ export async function overview(
     overviewPage(shellOf(visit.organization, theme, assets), {
       ...data,
       returnUrl: visit.returnUrl,
-      paymentForm: services.paymentForm,
+      paymentForm: services.paymentForm.form,
       notice: options.notice ?? null,
       problem: options.problem ?? null,
       billing: options.billing ?? {

@@ -5,6 +5,7 @@ import Stripe from "stripe";
 import { decodeForm, type FormObject } from "./form-body.ts";
 import { assertValidObject, completeObject, requestProblems, stripeDocumentAvailable } from "./stripe-openapi.ts";
 import { StripeApiError, StripeState, type StripeObject } from "./stripe-api.ts";
+import { answerBrowser, type BrowserToken } from "./stripe-js.ts";
 
 /**
  * A local Stripe for tests: a real HTTP server the real SDK talks to (`STRIPE_API_URL`). It checks
@@ -33,6 +34,8 @@ export interface StripeStandIn {
   readonly requests: ReadonlyArray<StandInRequest>;
   readonly violations: ReadonlyArray<string>;
   readonly events: ReadonlyArray<StripeEvent>;
+  /** Confirmation tokens the stand-in's Stripe.js (`/v3/stripe.js`) made in a browser, with what the page passed. */
+  readonly browserTokens: ReadonlyArray<BrowserToken>;
   /** The webhook endpoint events are POSTed to; null keeps them undelivered. */
   deliverTo(url: string | null): void;
   setDelivery(mode: Delivery): void;
@@ -88,6 +91,7 @@ export async function startStripeStandIn(options: { deliverTo?: string; checkReq
   const requests: StandInRequest[] = [];
   const violations: string[] = [];
   const events: StripeEvent[] = [];
+  const browserTokens: BrowserToken[] = [];
   const held: StripeEvent[] = [];
   const inFlight = new Set<Promise<unknown>>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: string }>();
@@ -326,24 +330,30 @@ export async function startStripeStandIn(options: { deliverTo?: string; checkReq
     else await sendAll(batch);
   }
 
+  const browser = { publishableKey, state, tokens: browserTokens, act, render: (object: StripeObject) => render(object, []) };
+  let origin = "";
   const server = createServer((request, response) => {
-    answer(request, response).catch((error: unknown) => {
-      violations.push(`stand-in failure: ${String(error)}`);
-      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { type: "api_error", message: String(error) } }));
-    });
+    answerBrowser(request, response, browser, origin)
+      .then((handled) => (handled ? undefined : answer(request, response)))
+      .catch((error: unknown) => {
+        violations.push(`stand-in failure: ${String(error)}`);
+        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
+        response.end(JSON.stringify({ error: { type: "api_error", message: String(error) } }));
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     secretKey,
     publishableKey,
     webhookSecret,
     requests,
     violations,
     events,
+    browserTokens,
     deliverTo: (url) => {
       endpoint = url;
     },

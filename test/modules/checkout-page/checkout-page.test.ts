@@ -45,7 +45,7 @@ describe("GET /checkout/{client_secret}", () => {
     expect(response.body).not.toContain("</script><script>alert(1)");
     expect(response.body).toContain("&lt;img src=x onerror=alert(1)&gt; &quot;Shop&quot;");
     const data = JSON.parse(/<script type="application\/json" id="page-data">([^<]*)<\/script>/.exec(response.body)![1]!);
-    expect(data).toMatchObject({ view: "form", paymentForm: "sandbox_card", embedOrigin: null });
+    expect(data).toMatchObject({ view: "form", paymentForm: { kind: "sandbox_card" }, embedOrigin: null });
     expect(data.checkout.id).toBe(checkout.id);
     // The buyer's view only: never an organization token, nor the merchant's fields.
     expect(response.body).not.toMatch(/polar_oat_/);
