@@ -8,6 +8,7 @@ import { chromiumAvailable } from "../helpers/chromium.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-in/stand-in.ts";
+import { stripeEnv } from "../helpers/stripe-stand-in/stripe-context.ts";
 import { WEBHOOK_URL } from "../modules/processor-events/stripe-webhook-helpers.ts";
 
 /**
@@ -28,14 +29,7 @@ describe.skipIf(!chromiumAvailable)("checkout page paying through Stripe", { tim
   beforeAll(async () => {
     stripe = await startStripeStandIn();
     let origin: string;
-    ({ ctx, origin } = await startListeningContext({
-      PAYMENT_PROCESSOR: "stripe",
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_URL: stripe.url,
-      STRIPE_JS_URL: `${stripe.url}/v3/stripe.js`,
-    }));
+    ({ ctx, origin } = await startListeningContext(stripeEnv(stripe)));
     stripe.deliverTo(`${origin}${WEBHOOK_URL}`);
     const org = await createOrganization(ctx.deps, "Kettle & Co");
     organizationId = org.id;

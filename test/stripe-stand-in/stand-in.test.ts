@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeForm } from "../helpers/stripe-stand-in/form-body.ts";
 import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-in/stand-in.ts";
+import { standInClient } from "../helpers/stripe-stand-in/stripe-context.ts";
 import { stripeDocumentAvailable } from "../helpers/stripe-stand-in/stripe-openapi.ts";
 import { REFERENCE_MISSING } from "../helpers/reference.ts";
 
@@ -22,8 +23,7 @@ async function readAll(request: IncomingMessage): Promise<string> {
 
 beforeAll(async () => {
   standIn = await startStripeStandIn();
-  const url = new URL(standIn.url);
-  stripe = new Stripe(standIn.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http", maxNetworkRetries: 0 });
+  stripe = standInClient(standIn);
   const received: { type: string; verified: boolean }[] = [];
   const server = createServer((request, response) => {
     void readAll(request).then((body) => {

@@ -1,11 +1,11 @@
 import type { JobHelpers } from "graphile-worker";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentProcessor } from "../../../src/adapters/payment-processors/payment-processor.ts";
 import { settleCheckoutTask } from "../../../src/modules/checkouts/checkouts.tasks.ts";
 import { createStripeProcessor } from "../../../src/adapters/payment-processors/stripe.processor.ts";
 import { buildServices } from "../../../src/services.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import {
   createCustomerSessionToken,
   createOrganization,
@@ -13,35 +13,24 @@ import {
   createProduct,
   registerForTax,
 } from "../../helpers/factories.ts";
-import { startStripeStandIn, type StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import type { StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import { openStripeContext } from "../../helpers/stripe-stand-in/stripe-context.ts";
 import { FR_ADDRESS, openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 
 // Every flow of the Stripe adapter end to end over HTTP, against the local Stripe stand-in (which
 // fails the test on any request Stripe's OpenAPI document would refuse).
 
 let ctx: TestContext;
-let stripe: StandIn;
+let stripe: StripeStandIn;
 let sdk: Stripe;
+let close: () => Promise<void>;
 let token: string;
 let orgId: string;
 let oneTime: string;
 let monthly: string;
 
-type StandIn = StripeStandIn;
-
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  ctx = await createTestContext({
-    env: {
-      PAYMENT_PROCESSOR: "stripe",
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_URL: stripe.url,
-    },
-  });
-  const url = new URL(stripe.url);
-  sdk = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ ctx, stripe, sdk, close } = await openStripeContext());
   const org = await createOrganization(ctx.deps);
   orgId = org.id;
   await registerForTax(ctx.deps, org.id);
@@ -61,10 +50,7 @@ beforeAll(async () => {
   ).product.id;
 });
 afterEach(() => stripe.assertNoViolations());
-afterAll(async () => {
-  await ctx.close();
-  await stripe.close();
-});
+afterAll(() => close());
 
 const BUYER = {
   customer_email: "buyer@example.com",

@@ -1,9 +1,10 @@
 import { sql } from "kysely";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, listen, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
-import { startStripeStandIn, type StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import type { StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import { openStripeContext } from "../../helpers/stripe-stand-in/stripe-context.ts";
 import { FR_ADDRESS, openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 import { WEBHOOK_URL, runEventJobs, storedEvents } from "./stripe-webhook-helpers.ts";
 
@@ -14,23 +15,12 @@ import { WEBHOOK_URL, runEventJobs, storedEvents } from "./stripe-webhook-helper
 let ctx: TestContext;
 let stripe: StripeStandIn;
 let sdk: Stripe;
+let close: () => Promise<void>;
 let token: string;
 let productId: string;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  ctx = await createTestContext({
-    env: {
-      PAYMENT_PROCESSOR: "stripe",
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_URL: stripe.url,
-    },
-  });
-  stripe.deliverTo(`${await listen(ctx)}${WEBHOOK_URL}`);
-  const url = new URL(stripe.url);
-  sdk = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ ctx, stripe, sdk, close } = await openStripeContext({ webhookPath: WEBHOOK_URL }));
   const org = await createOrganization(ctx.deps);
   await registerForTax(ctx.deps, org.id);
   token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write", "disputes:read", "disputes:write"]);
@@ -41,10 +31,7 @@ afterEach(async () => {
   await stripe.delivered();
   stripe.assertNoViolations();
 });
-afterAll(async () => {
-  await ctx.close();
-  await stripe.close();
-});
+afterAll(() => close());
 
 async function confirmWith(paymentMethod: string) {
   const session = await openCheckoutThroughApi(ctx, token, { products: [productId] });

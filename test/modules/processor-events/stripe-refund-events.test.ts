@@ -1,8 +1,9 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, listen, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
-import { startStripeStandIn, type StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import type { StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
+import { openStripeContext } from "../../helpers/stripe-stand-in/stripe-context.ts";
 import { FR_ADDRESS, openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 import { WEBHOOK_URL, runEventJobs, storedEvents } from "./stripe-webhook-helpers.ts";
 
@@ -12,33 +13,19 @@ import { WEBHOOK_URL, runEventJobs, storedEvents } from "./stripe-webhook-helper
 let ctx: TestContext;
 let stripe: StripeStandIn;
 let sdk: Stripe;
+let close: () => Promise<void>;
 let token: string;
 let productId: string;
 
 beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  ctx = await createTestContext({
-    env: {
-      PAYMENT_PROCESSOR: "stripe",
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_URL: stripe.url,
-    },
-  });
-  stripe.deliverTo(`${await listen(ctx)}${WEBHOOK_URL}`);
-  const url = new URL(stripe.url);
-  sdk = new Stripe(stripe.secretKey, { host: url.hostname, port: Number(url.port), protocol: "http" });
+  ({ ctx, stripe, sdk, close } = await openStripeContext({ webhookPath: WEBHOOK_URL }));
   const org = await createOrganization(ctx.deps);
   await registerForTax(ctx.deps, org.id);
   token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write", "refunds:write", "refunds:read"]);
   productId = (await createProduct(ctx.deps, org.id)).product.id;
 });
 afterEach(() => stripe.assertNoViolations());
-afterAll(async () => {
-  await ctx.close();
-  await stripe.close();
-});
+afterAll(() => close());
 
 /** A paid order bought with one of Stripe's test cards. */
 async function paidWith(paymentMethod: string) {
