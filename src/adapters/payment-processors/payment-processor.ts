@@ -139,6 +139,8 @@ export interface PaymentProcessor {
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
   closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome>;
+  /** The customer deleted a saved method: it is removed at the processor too (Stripe's `PaymentMethod.detach`); one already gone is fine. */
+  detachMethod(reference: string): Promise<void>;
 }
 
 /**

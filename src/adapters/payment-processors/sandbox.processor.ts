@@ -113,4 +113,7 @@ export const sandboxProcessor: PaymentProcessor = {
   async closeDispute(): Promise<DisputeCloseOutcome> {
     return { status: "closed", disputeStatus: "lost" };
   },
+
+  // Its methods live only in their handles: nothing to remove.
+  async detachMethod(): Promise<void> {},
 };

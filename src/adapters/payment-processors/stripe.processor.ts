@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type Stripe from "stripe";
+import Stripe from "stripe";
 import type { StripeConfig } from "../../config.ts";
 import type {
   ChargeOutcome,
@@ -173,5 +173,14 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     }
   }
 
-  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute };
+  /** A method already detached (or unknown to Stripe) is what was asked for: the hosted service ignores those errors too. */
+  async function detachMethod(reference: string): Promise<void> {
+    try {
+      await stripe.paymentMethods.detach(reference);
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) refusalOf(error);
+    }
+  }
+
+  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute, detachMethod };
 }

@@ -33,4 +33,6 @@ export const unconfiguredProcessor: PaymentProcessor = {
   async closeDispute(): Promise<DisputeCloseOutcome> {
     return { status: "failed", message: MESSAGE };
   },
+  // It never saved a method.
+  async detachMethod(): Promise<void> {},
 };

@@ -97,12 +97,15 @@ function confirmSetup(input: CustomerPaymentMethodConfirm): never {
 }
 
 /** Deletes a method of the session's customer; one a subscription still needs, with no other to take over, stays (400). */
-async function removeMethod(deps: Deps, id: string, session: PortalCustomer): Promise<void> {
+async function removeMethod(context: PortalPaymentMethodContext, id: string, session: PortalCustomer): Promise<void> {
+  const { deps, processor } = context;
   await deps.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, session);
     const method = await findPaymentMethod(trx, id, customer.id);
     if (!method) throw new ResourceNotFound();
     if (!(await retirePaymentMethod(trx, customer, method, deps.now(), "refuse"))) throw new PaymentMethodInUseByActiveSubscription();
+    // Detached at the processor once the checks passed, before the commit: unreachable, nothing is deleted.
+    await processor.detachMethod(method.processor_reference);
   });
 }
 
@@ -113,7 +116,7 @@ export function createPortalPaymentMethodService(deps: Deps, processor: PaymentP
     list: (query: PaymentMethodListQuery, session: PortalCustomer) => listMethods(deps.db, query, session),
     add: (input: CustomerPaymentMethodCreate, session: PortalCustomer) => addMethod(context, input, session),
     confirm: confirmSetup,
-    remove: (id: string, session: PortalCustomer) => removeMethod(deps, id, session),
+    remove: (id: string, session: PortalCustomer) => removeMethod(context, id, session),
   };
 }
 export type PortalPaymentMethodService = ReturnType<typeof createPortalPaymentMethodService>;

@@ -326,3 +326,34 @@ function stripeConfig() {
   if (payments.processor !== "stripe") throw new Error("the test app runs Stripe");
   return payments.stripe;
 }
+
+describe("saved cards in the portal", () => {
+  it("adds a card with a SetupIntent on the buyer's Stripe customer, and deleting it detaches it at Stripe", async () => {
+    const { session } = await confirm(oneTime, "pm_card_visa", { ...BUYER, customer_email: "portal-cards@example.com" });
+    const [order] = await ordersOf(session.id);
+    const portal = await createCustomerSessionToken(ctx.deps, order!.customer_id);
+    const added = await ctx.request({
+      method: "POST",
+      url: "/v1/customer-portal/customers/me/payment-methods",
+      token: portal,
+      payload: {
+        confirmation_token_id: await confirmationToken("pm_card_mastercard"),
+        set_default: false,
+        return_url: "https://shop.test",
+      },
+    });
+    expect(added.statusCode, added.body).toBe(201);
+    const saved = await paymentMethodOf(added.json().payment_method.id);
+    const customer = await ctx.deps.db.selectFrom("customers").selectAll().where("id", "=", order!.customer_id).executeTakeFirstOrThrow();
+    expect(saved.processor_customer_reference).toBe(customer.processor_customer_reference);
+    expect((await sdk.paymentMethods.retrieve(saved.processor_reference)).customer).toBe(customer.processor_customer_reference);
+
+    const deleted = await ctx.request({
+      method: "DELETE",
+      url: `/v1/customer-portal/customers/me/payment-methods/${saved.id}`,
+      token: portal,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect((await sdk.paymentMethods.retrieve(saved.processor_reference)).customer).toBeNull();
+  });
+});
