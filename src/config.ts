@@ -2,6 +2,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import path from "node:path";
 import { isIP } from "node:net";
+import { ConfigError } from "./config-error.ts";
+import { paymentsOf, type PaymentsConfig } from "./payments-config.ts";
 
 /**
  * The environment, read and validated once at start. Nothing else reads `process.env`.
@@ -119,22 +121,6 @@ export interface Config {
   readonly payments: PaymentsConfig;
 }
 
-/** Stripe, reached at `apiUrl` (Stripe's own, or a proxy or a test stand-in). */
-export interface StripeConfig {
-  readonly secretKey: string;
-  readonly publishableKey: string;
-  readonly webhookSecret: string;
-  readonly apiUrl: URL;
-  /** Where the checkout page loads Stripe.js from. */
-  readonly jsUrl: string;
-}
-
-export type PaymentsConfig =
-  | { readonly processor: "sandbox" }
-  | { readonly processor: "stripe"; readonly stripe: StripeConfig }
-  /** `ENVIRONMENT=production` without `PAYMENT_PROCESSOR`: every charge fails, saying why. */
-  | { readonly processor: "none" };
-
 export type TrustProxy = boolean | number | readonly string[];
 
 /** proxy-addr's names for the private ranges, which Fastify's `trustProxy` also takes. */
@@ -172,7 +158,7 @@ export type StorageConfig =
       readonly secretAccessKey: string | undefined;
     };
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolean =>
   value === undefined ? fallback : value === "true" || value === "1";
@@ -180,47 +166,6 @@ const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolea
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 /** Never echoed in an error message: the message goes to the logs. */
 const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]);
-
-/** Which Stripe mode a key belongs to: `sk_test_…`/`pk_test_…` → test. */
-const stripeMode = (key: string): "test" | "live" => (key.split("_")[1] === "live" ? "live" : "test");
-
-/**
- * The processor follows `PAYMENT_PROCESSOR`; Stripe needs its three keys, and their mode must
- * match the deployment: a production deployment never takes test keys (its orders would not be
- * paid), a sandbox never takes live ones (its test clock and test cards would move real money).
- */
-function paymentsOf(env: Env): PaymentsConfig {
-  const processor = env.PAYMENT_PROCESSOR;
-  if (processor === undefined) return env.ENVIRONMENT === "production" ? { processor: "none" } : { processor: "sandbox" };
-  if (processor === "sandbox") {
-    if (env.ENVIRONMENT === "production")
-      throw new ConfigError("Invalid environment variable PAYMENT_PROCESSOR: sandbox is refused when ENVIRONMENT=production");
-    return { processor: "sandbox" };
-  }
-  const keys = {
-    STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY,
-    STRIPE_PUBLISHABLE_KEY: env.STRIPE_PUBLISHABLE_KEY,
-    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
-  };
-  for (const [name, value] of Object.entries(keys)) {
-    if (value === undefined) throw new ConfigError(`Invalid environment variable ${name}: required when PAYMENT_PROCESSOR=stripe`);
-  }
-  const expected = env.ENVIRONMENT === "production" ? "live" : "test";
-  for (const name of ["STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY"] as const) {
-    if (stripeMode(keys[name]!) !== expected)
-      throw new ConfigError(`Invalid environment variable ${name}: ENVIRONMENT=${env.ENVIRONMENT} takes Stripe ${expected}-mode keys only`);
-  }
-  return {
-    processor: "stripe",
-    stripe: Object.freeze({
-      secretKey: keys.STRIPE_SECRET_KEY!,
-      publishableKey: keys.STRIPE_PUBLISHABLE_KEY!,
-      webhookSecret: keys.STRIPE_WEBHOOK_SECRET!,
-      apiUrl: new URL(env.STRIPE_API_URL),
-      jsUrl: env.STRIPE_JS_URL,
-    }),
-  };
-}
 
 /** Reads the variables this service knows; fails naming the first bad variable and why. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {

@@ -40,7 +40,7 @@ import { noPaymentForm, sandboxPaymentForm, stripePaymentForm, type PaymentFormS
 import { unconfiguredProcessor } from "./adapters/payment-processors/unconfigured.processor.ts";
 import { sandboxProcessor } from "./adapters/payment-processors/sandbox.processor.ts";
 import { createStripeProcessor } from "./adapters/payment-processors/stripe.processor.ts";
-import type { PaymentsConfig } from "./config.ts";
+import type { PaymentsConfig } from "./payments-config.ts";
 import { createProductService } from "./modules/products/products.service.ts";
 import { createPaymentService } from "./modules/payments/payments.service.ts";
 import { customerEmailIn } from "./modules/customers/customers.steps.ts";

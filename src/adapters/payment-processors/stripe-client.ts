@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { StripeConfig } from "../../config.ts";
+import type { StripeConfig } from "../../payments-config.ts";
 
 /** The Stripe API version every request is made at: the one the hosted service pins, and this SDK release's own. */
 export const STRIPE_API_VERSION = "2026-01-28.clover";

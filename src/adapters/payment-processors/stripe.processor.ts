@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import Stripe from "stripe";
-import type { StripeConfig } from "../../config.ts";
+import type { StripeConfig } from "../../payments-config.ts";
 import type {
   ChargeOutcome,
   ChargeRequest,

@@ -1,4 +1,4 @@
-import type { StripeConfig } from "../../config.ts";
+import type { StripeConfig } from "../../payments-config.ts";
 import { NO_PAGE_SOURCES, type PageSources } from "../../pages/html-page.ts";
 import type { PaymentFormKind } from "./checkout-page.data.ts";
 

@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import type { Deps } from "../../context.ts";
-import type { StripeConfig } from "../../config.ts";
+import type { StripeConfig } from "../../payments-config.ts";
 import { readStripeEvent } from "../../adapters/payment-processors/stripe-events.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
