@@ -23,6 +23,12 @@ export interface JobWorker {
 const RECOVERY_INTERVAL_MS = 3_000;
 /** Wait between attempts to start graphile-worker again (the database may still be down). */
 const RESTART_DELAY_MS = 1_000;
+/**
+ * Failed job fetches in a row (one a second, the poll interval) after which graphile-worker is
+ * started afresh. Its first fetch looks up the task ids and keeps that lookup's promise: when the
+ * database goes away during it, every later fetch fails with the same cached error, forever.
+ */
+const FETCH_FAILURES_BEFORE_RESTART = 5;
 
 /** graphile-worker's levels as pino methods; info and debug chatter goes to debug. */
 const WORKER_LOG_METHODS: Partial<Record<string, "error" | "warn">> = { error: "error", warning: "warn" };
@@ -36,6 +42,9 @@ const WORKER_LOG_METHODS: Partial<Record<string, "error" | "warn">> = { error: "
  *   graphile-worker stops its whole pool. This process starts it again as soon as the database
  *   answers, first unlocking the jobs its finished workers still held: such a job runs again,
  *   after the first run ended, never beside it (tasks are idempotent).
+ * - When fetching jobs keeps failing (FETCH_FAILURES_BEFORE_RESTART), the pool is stopped and
+ *   started the same way: a database outage costs a restart once it is over, and a fetch that a
+ *   cached error had broken for good works again.
  */
 export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
   const { Logger: WorkerLogger } = await import("graphile-worker");
@@ -66,6 +75,22 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => record(workerPool.id));
   events.on("worker:create", ({ worker }) => record(worker.workerId));
+  let runner: Runner | undefined;
+  let fetchFailures = 0;
+  let stopReason: Error | null = null;
+  events.on("worker:getJob:error", ({ error }) => {
+    fetchFailures += 1;
+    if (fetchFailures !== FETCH_FAILURES_BEFORE_RESTART) return;
+    stopReason = new Error(
+      `${fetchFailures} job fetches failed in a row, the last with: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    runner?.stop().catch((stopError: unknown) => options.logger.debug({ err: stopError }, "job worker already stopped"));
+  });
+  const fetched = () => {
+    fetchFailures = 0;
+  };
+  events.on("worker:getJob:empty", fetched);
+  events.on("job:start", fetched);
   const start = () =>
     run({
       pgPool: options.pool,
@@ -82,11 +107,13 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
     });
 
   let stopping = false;
-  let runner: Runner = await start();
+  runner = await start();
   const restart = async (reason: unknown) => {
     if (stopping) return;
     options.logger.error({ err: reason }, "the job worker stopped unexpectedly; starting it again");
     const finished = runIds;
+    fetchFailures = 0;
+    stopReason = null;
     while (!stopping) {
       try {
         // Every worker of the finished run is done: a job one still holds (its outcome never
@@ -105,7 +132,7 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
   };
   const supervise = (current: Runner) => {
     current.promise.then(
-      () => void restart(new Error("graphile-worker's pool shut down")),
+      () => void restart(stopReason ?? new Error("graphile-worker's pool shut down")),
       (error: unknown) => void restart(error),
     );
   };
@@ -120,7 +147,7 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
     stop: async () => {
       stopping = true;
       clearInterval(timer);
-      await runner.stop().catch((error: unknown) => options.logger.debug({ err: error }, "job worker already stopped"));
+      await runner?.stop().catch((error: unknown) => options.logger.debug({ err: error }, "job worker already stopped"));
       await lease.release();
     },
   };

@@ -26,9 +26,9 @@ import { startThrowawayCluster, type ThrowawayCluster } from "../helpers/throwaw
  */
 const BATCH = 5;
 /**
- * From a worker being up to every job done: the lease grace period, a recovery pass, the work. The
- * margin is wide because a loaded two-core machine once needed more than 40 s for the live worker to
- * reconnect after two restarts (19 s when quiet); a real loss never completes at all.
+ * From a worker being up to every job done: the lease grace period, a recovery pass, the work, and
+ * for a worker whose fetches a restart broke, five failed fetches and a new run (runner.ts). The
+ * margin is wide for a loaded two-core machine; a real loss never completes at all.
  */
 const COMPLETION_MS = LEASE_GRACE_MS + 60_000;
 
