@@ -48,9 +48,17 @@ import { checkoutIdOfOrder, orderFromCheckoutIn, productIdOfOrder } from "./modu
 import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.ts";
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
 import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
+import { bindMeterDependentReads } from "./modules/meters/meter-dependent-reads.ts";
 import { meterExists } from "./modules/meters/meters.steps.ts";
 import { benefitIdsOfProduct, benefitPositionOnProduct } from "./modules/products/products.steps.ts";
-import { earliestUserEventAt } from "./modules/events/events.steps.ts";
+import {
+  earliestUserEventAt,
+  eventIngestedSince,
+  eventRows,
+  ingestedAtAfter,
+  organizationHasEventsBefore,
+} from "./modules/events/events.steps.ts";
+import { activateCustomerMeters, customerMeterCreditsForShare } from "./modules/customer-meters/customer-meters.steps.ts";
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
 import {
@@ -73,7 +81,7 @@ import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
 import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
 
-// Orders, customers and benefits read these modules (which build on them), mostly inside their own statements:
+// Orders, customers, benefits and meters read these modules (which build on them), mostly inside their own statements:
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
@@ -85,6 +93,14 @@ bindBenefitDependentReads({
   productIdOfSubscription,
   benefitPositionOnProduct,
   benefitIdsOfProduct,
+});
+bindMeterDependentReads({
+  eventRows,
+  ingestedAtAfter,
+  eventIngestedSince,
+  organizationHasEventsBefore,
+  activateCustomerMeters,
+  customerMeterCreditsForShare,
 });
 
 /**

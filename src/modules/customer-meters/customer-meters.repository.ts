@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from "kysely";
+import { sql, type ExpressionBuilder, type RawBuilder } from "kysely";
 import { countRows } from "../../db/count-rows.ts";
 import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
@@ -122,3 +122,28 @@ export const updateCustomerMeter = (
   id: string,
   values: { credited_units: number; rollover_units: number; reset_at: Date | null; modified_at: Date },
 ) => db.updateTable("customer_meters").set(values).where("id", "=", id).execute();
+
+/**
+ * Activates the customer meters of `rows` (organization, customer, meter, created at) inside the
+ * caller's statement: the meters' aggregation, on a customer's first event of a meter. Rows go in
+ * the caller's order (by customer and meter, so two writers cannot deadlock) and an existing row
+ * is kept, so two writers racing on one key keep one row.
+ */
+export const activateCustomerMeters = (rows: RawBuilder<unknown>) =>
+  sql`INSERT INTO customer_meters (organization_id, customer_id, meter_id, created_at)
+      ${rows}
+      ON CONFLICT (customer_id, meter_id) DO NOTHING`;
+
+/**
+ * A customer's credits of a meter and the instant its window opened, read `FOR SHARE`, so a credit
+ * or reset cannot change them until the caller commits (the meters' billing reads, which subtract
+ * the credits from usage).
+ */
+export const customerMeterCreditsForShare = (db: Executor, customerId: string, meterId: string) =>
+  db
+    .selectFrom("customer_meters")
+    .select(["credited_units", "reset_at"])
+    .where("customer_id", "=", customerId)
+    .where("meter_id", "=", meterId)
+    .forShare()
+    .executeTakeFirst();

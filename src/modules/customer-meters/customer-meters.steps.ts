@@ -4,3 +4,4 @@
  * module's repositories or services (docs/architecture.md, "Who may import whom").
  */
 export { type CustomerMeterService } from "./customer-meters.service.ts";
+export { activateCustomerMeters, customerMeterCreditsForShare } from "./customer-meters.repository.ts";

@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import { liveCustomerWhere } from "../customers/customers.steps.ts";
 import type { MeterRow, MeterSpec } from "./meters.table.ts";
+import { meterDependentReads } from "./meter-dependent-reads.ts";
 
 // The pre-aggregates of meters (docs/decisions.md, "Meters: pre-aggregates"): written after ingest
 // by the `meters:aggregate` job (docs/decisions.md, "Meters: aggregated after ingest") and by the
@@ -159,6 +160,10 @@ function aggregateCtes(
   extra: RawBuilder<SqlBool> = sql`true`,
 ) {
   const valueRows = meterValueRows(meters);
+  const activations = sql`SELECT DISTINCT c.organization_id, c.id, n.meter_id, ${now}::timestamptz
+      FROM meter_new_keys n JOIN meters m ON m.id = n.meter_id
+      CROSS JOIN LATERAL (${liveCustomerOfKey(sql.ref("n.customer_key"), sql.ref("m.organization_id"))}) c
+      ORDER BY c.id, n.meter_id`;
   return sql`, meter_events AS MATERIALIZED (${meterEvents(meters, source, alias, extra)}),
     meter_groups AS (${meterGroups(meters)}),
     meter_group_rows AS MATERIALIZED (${meterGroupRows(meters)}),
@@ -171,14 +176,7 @@ function aggregateCtes(
       WHERE NOT EXISTS (SELECT 1 FROM meter_buckets o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
         AND NOT EXISTS (SELECT 1 FROM meter_bucket_deltas o WHERE o.meter_id = n.meter_id AND o.customer_key = n.customer_key AND o.bucket = n.bucket)
     ),
-    customer_meter_activation AS (
-      INSERT INTO customer_meters (organization_id, customer_id, meter_id, created_at)
-      SELECT DISTINCT c.organization_id, c.id, n.meter_id, ${now}::timestamptz
-      FROM meter_new_keys n JOIN meters m ON m.id = n.meter_id
-      CROSS JOIN LATERAL (${liveCustomerOfKey(sql.ref("n.customer_key"), sql.ref("m.organization_id"))}) c
-      ORDER BY c.id, n.meter_id
-      ON CONFLICT (customer_id, meter_id) DO NOTHING
-    )${
+    customer_meter_activation AS (${meterDependentReads().activateCustomerMeters(activations)})${
       valueRows
         ? sql`, meter_value_upsert AS (
       INSERT INTO meter_bucket_values (meter_id, customer_key, bucket, value)
@@ -221,7 +219,7 @@ export async function compactMeterBucketDeltas(db: Executor, limit: number): Pro
 
 /** Adds the events `range` selects to the meters' buckets, in one statement. */
 const aggregateEvents = (db: Executor, meters: readonly MeterSpec[], range: RawBuilder<SqlBool>, now: Date) =>
-  sql`WITH source AS (SELECT 1)${aggregateCtes(meters, sql`events`, "e", now, range)} SELECT 1`.execute(db);
+  sql`WITH source AS (SELECT 1)${aggregateCtes(meters, meterDependentReads().eventRows, "e", now, range)} SELECT 1`.execute(db);
 
 /** Adds the meter's events ingested before its cut to its buckets (the back-fill); one statement. */
 export async function backfillMeter(db: Executor, meter: MeterSpec, cut: Date, now: Date): Promise<void> {
@@ -255,10 +253,10 @@ export async function aggregateIngestedEvents(
  * instants it is compared with, so that it always moves on).
  */
 export async function aggregationStepEnd(db: Executor, organizationId: string, from: Date, until: Date, events: number): Promise<Date> {
-  const { rows } = await sql<{ end: Date }>`SELECT least(${until}::timestamptz, date_trunc('milliseconds', (
-      SELECT e.ingested_at FROM events e WHERE e.organization_id = ${organizationId}::uuid AND e.ingested_at >= ${from} AND e.ingested_at < ${until}
-      ORDER BY e.ingested_at OFFSET ${events} LIMIT 1
-    )) + interval '1 millisecond') AS end`.execute(db);
+  const last = meterDependentReads().ingestedAtAfter(organizationId, from, until, events);
+  const { rows } = await sql<{
+    end: Date;
+  }>`SELECT least(${until}::timestamptz, date_trunc('milliseconds', ${last}) + interval '1 millisecond') AS end`.execute(db);
   return rows[0]!.end;
 }
 
@@ -268,10 +266,9 @@ export async function aggregationStepEnd(db: Executor, organizationId: string, f
  * every event of the table on each run).
  */
 export async function organizationsWithUnaggregatedEvents(db: Executor): Promise<string[]> {
+  const found = meterDependentReads().eventIngestedSince(sql.ref("m.organization_id"), sql.ref("m.aggregated_until"));
   const { rows } = await sql<{ organization_id: string }>`SELECT DISTINCT m.organization_id FROM meters m
-    CROSS JOIN LATERAL (
-      SELECT 1 FROM events e WHERE e.organization_id = m.organization_id AND e.ingested_at >= m.aggregated_until LIMIT 1
-    ) found`.execute(db);
+    CROSS JOIN LATERAL (${found}) found`.execute(db);
   return rows.map((row) => row.organization_id);
 }
 
@@ -286,7 +283,7 @@ export async function meterHasBuckets(db: Executor, meterId: string): Promise<bo
 /** Whether any event ingested in [`from`, `until`) (either end open when null) matches the meter. */
 export async function meterHasEventsIngested(db: Executor, meter: MeterSpec, from: Date | null, until: Date | null): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`SELECT EXISTS (
-      SELECT 1 FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid
+      SELECT 1 FROM ${meterDependentReads().eventRows} e WHERE e.organization_id = ${meter.organization_id}::uuid
         AND ${from === null ? sql`true` : sql`e.ingested_at >= ${from}`} AND ${until === null ? sql`true` : sql`e.ingested_at < ${until}`}
         AND ${compileFilter(meter.filter, "e")}
     ) AS found`.execute(db);

@@ -3,6 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
+import { meterDependentReads } from "./meter-dependent-reads.ts";
 
 /** A window of event timestamps: from `since` (all time when null) to before `until` (no end when null). */
 export interface ConsumptionWindow {
@@ -33,7 +34,7 @@ function consumption(meter: MeterState, keys: readonly string[], window: Consump
   const tail = window.until === null ? sql`false` : sql`(e."timestamp" >= ${wholeEnd} AND e."timestamp" < ${window.until}::timestamptz)`;
   const unaggregated = sql`(${unaggregatedEvents(meter, "e")} AND e."timestamp" >= ${firstWhole} AND e."timestamp" < ${wholeEnd})`;
   const rawScope: RawBuilder<SqlBool> = sql`(${head} OR ${tail} OR ${unaggregated})`;
-  const raw = sql`SELECT e.* FROM events e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
+  const raw = sql`SELECT e.* FROM ${meterDependentReads().eventRows} e WHERE e.organization_id = ${meter.organization_id}::uuid AND ${customerKey("e")} = ANY(${keys}::text[])
     AND ${rawScope} AND ${compileFilter(meter.filter, "e")}`;
   const buckets = sql`b.meter_id = ${meter.id}::uuid AND b.customer_key = ANY(${keys}::text[]) AND b.bucket >= ${firstWhole} AND b.bucket < ${wholeEnd}`;
   const rows =

@@ -7,6 +7,7 @@ import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import type { TimeInterval } from "./meter-inputs.schemas.ts";
 import type { AggregationFunction } from "./meters.schemas.ts";
+import { meterDependentReads } from "./meter-dependent-reads.ts";
 
 export interface QuantitiesRequest {
   meter: MeterState;
@@ -114,10 +115,11 @@ export async function meterQuantities(db: Executor, request: QuantitiesRequest):
         : sql`(${unaggregated} OR date_trunc('hour', e."timestamp") IN (SELECT h FROM split))`;
   const metadataMatch =
     request.metadata === null ? sql<SqlBool>`true` : metadataMatches(expressionBuilder<Database, never>(), "e.metadata", request.metadata);
-  const rawEvents = sql`SELECT e.* FROM events e, span
+  const { eventRows } = meterDependentReads();
+  const rawEvents = sql`SELECT e.* FROM ${eventRows} e, span
       WHERE e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= span.lo AND e."timestamp" < span.hi AND ${rawScope}
     UNION ALL
-    SELECT e.* FROM split JOIN events e ON e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= split.h AND e."timestamp" < split.h + interval '1 hour'
+    SELECT e.* FROM split JOIN ${eventRows} e ON e.organization_id = ${meter.organization_id}::uuid AND e."timestamp" >= split.h AND e."timestamp" < split.h + interval '1 hour'
       WHERE ${splitApart ? sql`NOT ${unaggregated}` : sql`false`}`;
   const rawFilter = sql<SqlBool>`${compileFilter(meter.filter, "e")} AND ${metadataMatch} AND ${rawWithin} ${keys === null ? sql`` : sql`AND ${customerKey("e")} = ANY(${keys}::text[])`}`;
   const bucketWhere = (table: string) =>

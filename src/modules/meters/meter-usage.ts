@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { consumedUnitsExact } from "./meter-consumption.repository.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
-import { customerMeterCreditsForShare } from "./meter-usage.repository.ts";
+import { meterDependentReads } from "./meter-dependent-reads.ts";
 import { customerKeysOf, findMeter, referencedMeter } from "./meters.repository.ts";
 
 const DAY_MS = 86_400_000;
@@ -44,7 +44,7 @@ export async function customerCredits(
   trx: Executor,
   input: { meterId: string; customerId: string; before: Date },
 ): Promise<{ credited: string; consumedBefore: string } | null> {
-  const row = await customerMeterCreditsForShare(trx, input.customerId, input.meterId);
+  const row = await meterDependentReads().customerMeterCreditsForShare(trx, input.customerId, input.meterId);
   if (!row) return null;
   const credited = String(row.credited_units);
   if (row.reset_at !== null && row.reset_at >= input.before) return { credited, consumedBefore: "0" };

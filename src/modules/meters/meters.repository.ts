@@ -51,18 +51,6 @@ export async function markMetersAggregated(db: Executor, ids: readonly string[],
   if (ids.length > 0) await db.updateTable("meters").set({ aggregated_until: until }).where("id", "in", ids).execute();
 }
 
-/** Whether the organization has stored any event before `cut` (else a new meter has nothing to back-fill). */
-export async function organizationHasEventsBefore(db: Executor, organizationId: string, cut: Date): Promise<boolean> {
-  const row = await db
-    .selectFrom("events")
-    .select("id")
-    .where("organization_id", "=", organizationId)
-    .where("ingested_at", "<", cut)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export interface MeterFilters {
   organizationIds: readonly string[] | null;
   query: string | undefined;

@@ -18,6 +18,7 @@ import { cutInstant, lockIngestExclusive } from "./meter-ingest-locks.repository
 import { filterIssues, normalizeAggregation } from "./meter-filter.ts";
 import type { MeterCreate, MeterListQuery, MeterUpdate } from "./meter-inputs.schemas.ts";
 import * as repo from "./meters.repository.ts";
+import { meterDependentReads } from "./meter-dependent-reads.ts";
 import { toMeter, toMeterSpec } from "./meters.mapper.ts";
 import type { Meter, MeterAggregation, MeterFilter, MeterUnit } from "./meters.schemas.ts";
 import type { MeterRow } from "./meters.table.ts";
@@ -73,7 +74,7 @@ function unitFields(unit: MeterUnit, label: string | null | undefined, multiplie
 async function startDefinition(trx: Executor, organizationId: string) {
   await lockIngestExclusive(trx, organizationId);
   const cut = await cutInstant(trx);
-  const pending = await repo.organizationHasEventsBefore(trx, organizationId, cut);
+  const pending = await meterDependentReads().organizationHasEventsBefore(trx, organizationId, cut);
   return { backfill_cut: cut, backfilled_at: pending ? null : cut, aggregated_until: cut, pending };
 }
 
