@@ -1,9 +1,10 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
- * Fault-injection tests that stop and start PostgreSQL clusters and kill server processes. Their
- * waits assume a machine that is not also running the rest of the suite, so they run after it, one
- * file at a time (`vitest.faults.config.ts`, the last part of `npm test`).
+ * Fault-injection tests that stop and start PostgreSQL clusters and kill server processes: their own
+ * vitest run (`vitest.faults.config.ts`), one file at a time, beside the suite and the static checks
+ * in `npm test`. They mostly wait, and their waits allow for a loaded machine (measured beside both
+ * under a load average of 5–7: bench/README.md, "Test suite time").
  */
 export const FAULT_TESTS = [
   "test/jobs/worker-crash-restarts.test.ts",
