@@ -22,7 +22,8 @@ const open = async () =>
     client_secret: string;
     expires_at: string;
   }>();
-const run = (checkoutId: string) => expireCheckoutTask(ctx.deps, ctx.services.checkoutSessions)({ checkoutId }, {} as JobHelpers);
+const run = (checkoutId: string) =>
+  expireCheckoutTask(ctx.deps, ctx.services.checkoutSessions, ctx.services.checkoutAbandonment)({ checkoutId }, {} as JobHelpers);
 const statusOf = async (id: string) =>
   (await ctx.deps.db.selectFrom("checkouts").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
 const jobFor = (id: string) =>
