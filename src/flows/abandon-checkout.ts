@@ -6,7 +6,7 @@ import { recoverCheckout } from "./confirm-checkout.ts";
 // up at the processor, so it can no longer take money for a session nobody waits on.
 
 /** The processor is still working on the charge (neither canceled nor paid): the expiry job asks again later. */
-export class ChargeStillSettling extends Error {
+class ChargeStillSettling extends Error {
   constructor(checkoutId: string) {
     super(`checkout ${checkoutId}: its charge is still being processed`);
   }
@@ -20,7 +20,7 @@ export class ChargeStillSettling extends Error {
  * session is, never lost. Still processing: thrown, so the job runs again. A processor that cannot
  * be reached throws too. Does nothing for a session not waiting on a charge, or not expired yet.
  */
-export async function abandonExpiredCheckout(ctx: CheckoutFlowContext, checkoutId: string): Promise<void> {
+async function abandonExpiredCheckout(ctx: CheckoutFlowContext, checkoutId: string): Promise<void> {
   const { deps, sessions, payments } = ctx;
   const found = await findCheckoutWithRelations(deps.db, { id: checkoutId }, null);
   const intent = found ? awaitedIntent(found) : null;

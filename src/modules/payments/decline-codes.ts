@@ -5,7 +5,7 @@
  * `UNRECOVERABLE_DECLINE_CODES` (`server/polar/models/payment.py`; the Stripe notes, §6, name it).
  * Dunning sends a first failure with one of these straight to its deadline instead of retrying.
  */
-export const UNRECOVERABLE_DECLINE_CODES: ReadonlySet<string> = new Set([
+const UNRECOVERABLE_DECLINE_CODES: ReadonlySet<string> = new Set([
   "blocklist",
   "card_not_supported",
   "do_not_honor",
