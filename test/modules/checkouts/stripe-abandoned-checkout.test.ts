@@ -1,7 +1,7 @@
 import { Logger, runOnce, type JobHelpers } from "graphile-worker";
 import { sql } from "kysely";
 import type Stripe from "stripe";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStripeProcessor } from "../../../src/adapters/payment-processors/stripe.processor.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { buildServices } from "../../../src/services.ts";
@@ -61,6 +61,7 @@ const expireTask = () => taskList(ctx.deps, ctx.services)[TaskName.checkoutExpir
 const runExpiry = (checkoutId: string) => expireTask()({ checkoutId }, {} as JobHelpers);
 const checkoutOf = (id: string) => ctx.deps.db.selectFrom("checkouts").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const ordersOf = (checkoutId: string) => ctx.deps.db.selectFrom("orders").selectAll().where("checkout_id", "=", checkoutId).execute();
+const expiryJobs = (checkoutId: string) => queuedJobs(ctx.deps.db, { key: `${TaskName.checkoutExpire}:${checkoutId}` });
 const cancels = (intentId: string) => stripe.requests.filter((request) => request.path === `/v1/payment_intents/${intentId}/cancel`);
 
 // The failing run is expected: graphile-worker's own report of it would only clutter the output.
@@ -122,14 +123,18 @@ describe("a checkout abandoned at 3-D Secure", () => {
     const unreachable = createStripeProcessor({ ...payments.stripe, apiUrl: new URL("http://127.0.0.1:9") });
     await runQueuedExpiry(checkoutId, taskList(ctx.deps, buildServices(ctx.deps, { payments: unreachable })));
 
-    const [job] = await queuedJobs(ctx.deps.db, { key: `${TaskName.checkoutExpire}:${checkoutId}` });
-    expect(job).toBeDefined();
-    expect(job!.run_at.getTime()).toBeGreaterThan(job!.now.getTime());
+    // Failed, so graphile-worker keeps it for a later run (it records the failure a moment after runOnce returns).
+    await vi.waitFor(async () => {
+      const [job] = await expiryJobs(checkoutId);
+      expect(job?.locked_at).toBeNull();
+      expect(job!.run_at.getTime()).toBeGreaterThan(job!.now.getTime());
+    });
     expect((await checkoutOf(checkoutId)).status).toBe("confirmed");
     expect((await sdk.paymentIntents.retrieve(intentId)).status).toBe("requires_action");
 
     await runQueuedExpiry(checkoutId, taskList(ctx.deps, ctx.services));
-    expect(await queuedJobs(ctx.deps.db, { key: `${TaskName.checkoutExpire}:${checkoutId}` })).toEqual([]);
+    // graphile-worker records a job's end a moment after runOnce returns: wait for it to leave the queue.
+    await vi.waitFor(async () => expect(await expiryJobs(checkoutId)).toEqual([]));
     expect((await sdk.paymentIntents.retrieve(intentId)).status).toBe("canceled");
     expect((await checkoutOf(checkoutId)).status).toBe("expired");
   });
@@ -146,7 +151,7 @@ describe("a checkout abandoned at 3-D Secure", () => {
     await sql`DELETE FROM graphile_worker._private_jobs WHERE key = ${`${TaskName.checkoutExpire}:${checkoutId}`}`.execute(ctx.deps.db);
     // The recovery job records the intent's answer now.
     await ctx.services.checkoutConfirmation.settleFromProcessor(checkoutId, checkout.payment_processor_metadata.intent_id!);
-    const [job] = await queuedJobs(ctx.deps.db, { key: `${TaskName.checkoutExpire}:${checkoutId}` });
+    const [job] = await expiryJobs(checkoutId);
     expect(job?.run_at.getTime()).toBe(ctx.clock.now().getTime());
   });
 });
