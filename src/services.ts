@@ -1,4 +1,5 @@
 import type { Deps } from "./context.ts";
+import { checkoutAbandonment as abandonmentFlow } from "./flows/abandon-checkout.ts";
 import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checkout.ts";
 import { subscriptionChanges } from "./flows/change-subscription.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
@@ -151,7 +152,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const subscriptionFlows = { deps, payments: adapters.payments, taxEngine: adapters.taxEngine };
   const subscriptionRenewals = renewalsFlow(subscriptionFlows);
   const subscriptionUpdates = subscriptionChanges(subscriptionFlows);
-  const checkoutConfirmation = confirmationFlow({ deps, sessions: checkoutSessions, payments: adapters.payments });
+  const checkoutFlows = { deps, sessions: checkoutSessions, payments: adapters.payments };
+  const checkoutConfirmation = confirmationFlow(checkoutFlows);
   const orders = createOrderService(deps);
   const orderDocuments = createOrderDocumentService(deps, adapters.blobs);
   const checkouts = createCheckoutService(deps, checkoutSessions);
@@ -176,6 +178,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalBenefitGrants: createPortalBenefitGrantService(deps),
     checkoutSessions,
     checkoutConfirmation,
+    checkoutAbandonment: abandonmentFlow(checkoutFlows),
     checkouts,
     checkoutLinks: createCheckoutLinkService(deps),
     checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),

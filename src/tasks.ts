@@ -23,7 +23,7 @@ import type { Services } from "./services.ts";
  */
 export function taskList(deps: Deps, services: Services): TaskList {
   return {
-    [TaskName.checkoutExpire]: expireCheckoutTask(deps, services.checkoutSessions),
+    [TaskName.checkoutExpire]: expireCheckoutTask(deps, services.checkoutSessions, services.checkoutAbandonment),
     [TaskName.checkoutSettle]: settleCheckoutTask(services.checkoutConfirmation),
     ...webhookTasks(services.webhookDelivery),
     ...orderDocumentTasks(deps, services.blobs),

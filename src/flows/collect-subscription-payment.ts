@@ -19,6 +19,7 @@ import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
   countFailedPayments,
   findPaymentMethod,
+  isUnrecoverableDecline,
   nextAttemptKey,
   recordDeclinedPayment,
   recordPayment,
@@ -35,6 +36,7 @@ import {
   recoverSubscription,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
+import { forgetDetachedMethod } from "./detach-payment-method.ts";
 
 // Collecting a subscription order's payment: the off-session charge, its settlement, dunning.
 
@@ -71,11 +73,17 @@ async function settlePaid(trx: Executor, { order, row }: LockedCharge, reference
   if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
 }
 
+/** How a charge failed: whether a method was charged at all, and whether the issuer's decline code says a retry is futile. */
+interface ChargeFailure {
+  attempted: boolean;
+  unrecoverable: boolean;
+}
+
 /** A failed charge: the next dunning attempt, the subscription past due, or revoked once dunning runs out. */
-async function settleFailed(trx: Executor, { order, row }: LockedCharge, attempted: boolean, now: Date): Promise<void> {
+async function settleFailed(trx: Executor, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
   const pastDueAt = row.past_due_at ?? now;
   const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
-  const step = dunningStep({ failures, pastDueAt, now, hasMethod: attempted });
+  const step = dunningStep({ failures, pastDueAt, now, hasMethod: failure.attempted, unrecoverable: failure.unrecoverable });
   // An ended subscription's last usage order is retried on the same schedule, then voided; the subscription stays as it is.
   const ended = row.ended_at !== null;
   if (step.revoke && !ended) {
@@ -92,15 +100,10 @@ async function settleFailed(trx: Executor, { order, row }: LockedCharge, attempt
 }
 
 /** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */
-async function settleCharge(
-  trx: Executor,
-  locked: LockedCharge,
-  outcome: { reference: string } | { message: string; attempted: boolean },
-  now: Date,
-): Promise<void> {
+async function settleCharge(trx: Executor, locked: LockedCharge, outcome: { reference: string } | ChargeFailure, now: Date): Promise<void> {
   await removeJob(trx, collectJobKey(locked.order.id));
   if ("reference" in outcome) await settlePaid(trx, locked, outcome.reference, now);
-  else await settleFailed(trx, locked, outcome.attempted, now);
+  else await settleFailed(trx, locked, outcome, now);
 }
 
 /**
@@ -122,7 +125,9 @@ export async function lockForCharge(trx: Executor, orderId: string): Promise<Loc
  * committing repeats the same attempt rather than charging twice. A customer's own attempt
  * (`retry_customer`) settles the order only when it succeeds: a failed one is recorded but neither
  * counted toward dunning nor moves its schedule. A method refused before any charge (a new card
- * declined at setup) is a failed attempt as it is.
+ * declined at setup) is a failed attempt as it is. A saved method the processor no longer accepts
+ * at all is forgotten as a detached one is (its subscriptions moved to another method, if any), and
+ * the charge fails as a decline does.
  */
 export async function chargeLocked(
   trx: Executor,
@@ -136,7 +141,7 @@ export async function chargeLocked(
   const amount = dueAmount(order);
   const outcome: OffSessionChargeOutcome =
     "refused" in method
-      ? { status: "declined", message: method.refused }
+      ? { status: "declined", message: method.refused, declineCode: null, methodUnusable: false }
       : await ctx.payments.chargeOffSession({
           attemptId: await nextAttemptKey(trx, order.id),
           methodReference: method.processor_reference,
@@ -161,8 +166,10 @@ export async function chargeLocked(
     await recordPayment(trx, { ...attempt, reference: outcome.reference });
     await settleCharge(trx, locked, { reference: outcome.reference }, now);
   } else {
-    await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message });
-    if (trigger !== "retry_customer") await settleCharge(trx, locked, { message: outcome.message, attempted: true }, now);
+    await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message, declineReason: outcome.declineCode });
+    if (outcome.methodUnusable && !("refused" in method)) await forgetDetachedMethod(trx, method.processor_reference, now);
+    const failure = { attempted: true, unrecoverable: isUnrecoverableDecline(outcome.declineCode) };
+    if (trigger !== "retry_customer") await settleCharge(trx, locked, failure, now);
   }
   return outcome;
 }
@@ -180,7 +187,7 @@ export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, o
     if (!locked || locked.order.status !== "pending") return;
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
-      await settleCharge(trx, locked, { message: "No payment method on file.", attempted: false }, ctx.deps.now());
+      await settleCharge(trx, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
       return;
     }
     await chargeLocked(trx, ctx, locked, method, trigger);

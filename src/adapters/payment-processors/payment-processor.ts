@@ -63,7 +63,28 @@ export interface OffSessionChargeRequest {
   currency: string;
 }
 
-export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | { status: "declined" | "failed"; message: string };
+/** An off-session charge the processor refused, with what dunning decides on. */
+export interface OffSessionRefusal {
+  status: "declined" | "failed";
+  message: string;
+  /**
+   * The decline code, in Stripe's vocabulary (its `decline_code`, else the error's `code`:
+   * `insufficient_funds`, `lost_card`, `expired_card`, …); null when the processor gave none.
+   */
+  declineCode: string | null;
+  /** The processor no longer accepts the saved method at all (detached, another customer's, a mandate missing): it is forgotten. */
+  methodUnusable: boolean;
+}
+
+export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | OffSessionRefusal;
+
+/** Giving up a checkout's charge the buyer left waiting (3-D Secure never finished) when the session expires. */
+export interface AbandonRequest {
+  /** The intent the session waits on (`payment_processor_metadata.intent_id`). */
+  reference: string;
+  /** Idempotency key: the session's own id, so a retried abandonment cancels once. */
+  checkoutId: string;
+}
 
 /** Saving a method for later charges without charging it (the customer adds a card outside a checkout). */
 export interface MethodSetupRequest {
@@ -126,7 +147,7 @@ export type DisputeCloseOutcome = { status: "closed"; disputeStatus: "lost" } | 
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
  * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
  * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key;
- * `closeDispute` Stripe's `Dispute.close`.
+ * `closeDispute` Stripe's `Dispute.close`; `abandonCharge` its `PaymentIntent.cancel`.
  * A failure to reach the processor at all throws `ProcessorUnreachable`: the charge may or may not
  * have happened, so the caller keeps its state and asks again later (`lookupCharge`, or the same
  * idempotent request).
@@ -141,6 +162,12 @@ export interface PaymentProcessor {
   closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome>;
   /** The customer deleted a saved method: it is removed at the processor too (Stripe's `PaymentMethod.detach`); one already gone is fine. */
   detachMethod(reference: string): Promise<void>;
+  /**
+   * Cancels a charge the buyer left waiting (Stripe's `PaymentIntent.cancel`) and answers where it
+   * stands after: `failed` once canceled, `succeeded` when the money moved before the cancel
+   * reached it, `pending` while the processor is still working on it.
+   */
+  abandonCharge(request: AbandonRequest): Promise<ChargeOutcome>;
 }
 
 /**

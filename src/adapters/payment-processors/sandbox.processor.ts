@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type {
+  AbandonRequest,
   ChargeOutcome,
   ChargeRequest,
   DisputeCloseOutcome,
@@ -92,8 +93,10 @@ export const sandboxProcessor: PaymentProcessor = {
 
   async chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome> {
     const token = tokenOfMethod(request.methodReference);
-    if (token === null) return { status: "failed", message: "No such payment method." };
-    if (token === CUSTOMER_FAIL) return { status: "declined", message: "Your card was declined." };
+    if (token === null) return { status: "failed", message: "No such payment method.", declineCode: null, methodUnusable: false };
+    // Stripe's codes for its test card of the same name: a generic decline, worth retrying.
+    if (token === CUSTOMER_FAIL)
+      return { status: "declined", message: "Your card was declined.", declineCode: "generic_decline", methodUnusable: false };
     return { status: "succeeded", reference: `${CHARGE_PREFIX}${digest(request.attemptId)}` };
   },
 
@@ -116,4 +119,9 @@ export const sandboxProcessor: PaymentProcessor = {
 
   // Its methods live only in their handles: nothing to remove.
   async detachMethod(): Promise<void> {},
+
+  // Nothing it charges ever waits for the buyer: there is nothing to cancel, only where the charge stands.
+  async abandonCharge(request: AbandonRequest): Promise<ChargeOutcome> {
+    return sandboxProcessor.lookupCharge(request.reference);
+  },
 };

@@ -85,11 +85,34 @@ export function setupOutcomeOf(outcome: ChargeOutcome): MethodSetupOutcome {
   return outcome;
 }
 
+/** The decline code of a Stripe error: the issuer's `decline_code`, else the error's own `code` (`expired_card`, `incorrect_cvc`). */
+const declineCodeOf = (error: { decline_code?: string; code?: string } | null | undefined): string | null =>
+  error?.decline_code ?? error?.code ?? null;
+
 /** An off-session charge: the customer is not there to authenticate, so anything but `succeeded` is a decline. */
 export function offSessionOutcomeOf(intent: Stripe.PaymentIntent): OffSessionChargeOutcome {
   if (intent.status === "succeeded") return { status: "succeeded", reference: intent.id };
-  if (intent.status === "canceled") return { status: "failed", message: "The payment was canceled." };
-  return { status: "declined", message: intent.last_payment_error?.message ?? DECLINED };
+  if (intent.status === "canceled")
+    return { status: "failed", message: "The payment was canceled.", declineCode: null, methodUnusable: false };
+  const error = intent.last_payment_error;
+  return { status: "declined", message: error?.message ?? DECLINED, declineCode: declineCodeOf(error), methodUnusable: false };
+}
+
+/**
+ * What Stripe says when it refuses the saved method itself rather than the charge (the hosted
+ * service's three cases): the method was detached, belongs to another customer, or needs a
+ * mandate it lacks. No error code tells them apart, only the message.
+ */
+const UNUSABLE_METHOD = /detached from a customer|not attached to the customer|does not belong to|mandate/i;
+
+/** A refused off-session charge (thrown by the SDK): the refusal with its decline code, and whether the method is gone for good. */
+export function offSessionRefusalOf(error: unknown): OffSessionChargeOutcome {
+  const refusal = refusalOf(error);
+  return {
+    ...refusal,
+    declineCode: error instanceof Stripe.errors.StripeCardError ? declineCodeOf(error) : null,
+    methodUnusable: error instanceof Stripe.errors.StripeInvalidRequestError && UNUSABLE_METHOD.test(error.message),
+  };
 }
 
 /** A Refund's status: settled now, later (its events), or refused. */

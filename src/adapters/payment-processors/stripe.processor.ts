@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import Stripe from "stripe";
 import type { StripeConfig } from "../../payments-config.ts";
 import type {
+  AbandonRequest,
   ChargeOutcome,
   ChargeRequest,
   DisputeCloseOutcome,
@@ -18,6 +19,7 @@ import type {
 import { createStripeClient } from "./stripe-client.ts";
 import {
   offSessionOutcomeOf,
+  offSessionRefusalOf,
   outcomeOfPaymentIntent,
   outcomeOfRefund,
   outcomeOfSetupIntent,
@@ -121,7 +123,7 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
       );
       return offSessionOutcomeOf(await paymentIntentNow(created));
     } catch (error) {
-      return refusalOf(error);
+      return offSessionRefusalOf(error);
     }
   }
 
@@ -182,5 +184,33 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     }
   }
 
-  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute, detachMethod };
+  /**
+   * Cancels the intent a buyer left waiting, keyed by the checkout. Stripe refuses to cancel an
+   * intent that moved on (`payment_intent_unexpected_state`: it succeeded, or was canceled by a
+   * first try whose answer was lost): then where it stands now is the answer. A SetupIntent moves
+   * no money and is not cancelled (the calls this adapter makes have no SetupIntent cancel): one
+   * still waiting is given up as it is.
+   */
+  async function abandonCharge(request: AbandonRequest): Promise<ChargeOutcome> {
+    try {
+      if (request.reference.startsWith("seti_")) {
+        const outcome = outcomeOfSetupIntent(await stripe.setupIntents.retrieve(request.reference, { expand: ["payment_method"] }));
+        return outcome.status === "pending" && outcome.clientSecret
+          ? { status: "failed", message: "The card setup was abandoned." }
+          : outcome;
+      }
+      const canceled = await stripe.paymentIntents.cancel(
+        request.reference,
+        { cancellation_reason: "abandoned" },
+        { idempotencyKey: `checkout-abandon:${request.checkoutId}:${request.reference}` },
+      );
+      return outcomeOfPaymentIntent(canceled);
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "payment_intent_unexpected_state")
+        return lookupCharge(request.reference);
+      return refusalOf(error);
+    }
+  }
+
+  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute, detachMethod, abandonCharge };
 }

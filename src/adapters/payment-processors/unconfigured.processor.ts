@@ -22,7 +22,7 @@ export const unconfiguredProcessor: PaymentProcessor = {
     return { status: "failed", message: MESSAGE };
   },
   async chargeOffSession(): Promise<OffSessionChargeOutcome> {
-    return { status: "failed", message: MESSAGE };
+    return { status: "failed", message: MESSAGE, declineCode: null, methodUnusable: false };
   },
   async setupMethod(): Promise<MethodSetupOutcome> {
     return { status: "failed", message: MESSAGE };
@@ -35,4 +35,8 @@ export const unconfiguredProcessor: PaymentProcessor = {
   },
   // It never saved a method.
   async detachMethod(): Promise<void> {},
+  // It never started a charge.
+  async abandonCharge(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
 };

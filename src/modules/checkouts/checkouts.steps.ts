@@ -8,6 +8,7 @@ import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { DiscountRedemptionLimitReached } from "./checkouts.errors.ts";
 import { checkoutAmount, pricesIn } from "./checkouts.pricing.ts";
 import { findCheckoutWithRelations, updateCheckout, type CheckoutWithRelations } from "./checkouts.repository.ts";
+import { scheduleCheckoutExpiry } from "./checkouts.service.ts";
 import type { Checkout } from "./checkouts.schemas.ts";
 import type { CheckoutRow } from "./checkouts.table.ts";
 
@@ -83,12 +84,21 @@ export async function markConfirmed(db: Executor, checkout: CheckoutRow, confirm
 /** The session settled (completed or refused): its recovery job is no longer needed. */
 export const cancelSettleRecovery = (db: Executor, checkoutId: string) => removeJob(db, settleJobKey(checkoutId));
 
-/** `confirmed` → `open` when the processor declined (the buyer may try again), else `failed`; the discount is given back. */
-export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: "declined" | "failed", now: Date): Promise<void> {
+/** Where a confirmed session goes when its charge comes to nothing. */
+const REFUSED_STATUS = {
+  /** The processor declined: the buyer may try again. */
+  declined: "open",
+  failed: "failed",
+  /** The buyer never finished the charge (3-D Secure) before the session expired; it was canceled at the processor. */
+  abandoned: "expired",
+} as const;
+
+/** `confirmed` → `open`, `failed` or `expired` (REFUSED_STATUS); the discount is given back. */
+export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: keyof typeof REFUSED_STATUS, now: Date): Promise<void> {
   // The refused intent is over: a reopened session must not send the page (or the recovery job) back to it.
   const { intent_id: _id, intent_status: _status, intent_client_secret: _secret, ...kept } = checkout.payment_processor_metadata;
   await updateCheckout(db, checkout.id, {
-    status: outcome === "declined" ? "open" : "failed",
+    status: REFUSED_STATUS[outcome],
     payment_processor_metadata: JSON.stringify(kept),
     modified_at: now,
   });
@@ -99,7 +109,9 @@ export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: 
 /**
  * The processor answered "not yet" (3-D Secure, or still processing): the session stays
  * `confirmed`, and its processor metadata tells the page what to finish (`intent_client_secret`)
- * and the recovery job which intent to ask about (`intent_id`).
+ * and the recovery job which intent to ask about (`intent_id`). Its expiry job gives the intent up
+ * should the buyer never finish; an answer that arrives after the session's expiry (a confirm just
+ * before it) brings that job forward to now.
  */
 export async function markAwaitingProcessor(
   db: Executor,
@@ -115,6 +127,7 @@ export async function markAwaitingProcessor(
   if (intent.clientSecret) metadata.intent_client_secret = intent.clientSecret;
   else delete metadata.intent_client_secret;
   await updateCheckout(db, checkout.id, { payment_processor_metadata: JSON.stringify(metadata), modified_at: now });
+  if (checkout.expires_at <= now) await scheduleCheckoutExpiry(db, checkout.id, now);
 }
 
 /** `confirmed` → `succeeded`, linked to the customer and subscription the completion made. */
@@ -127,7 +140,7 @@ export const markSucceeded = (db: Executor, checkoutId: string, links: { custome
   });
 export { type CheckoutClientService, type CheckoutConfirmation } from "./checkouts.client.service.ts";
 export { type CheckoutService, type CheckoutSessions, type PublishedCheckout } from "./checkouts.service.ts";
-export { expireCheckoutWhenDue } from "./checkouts.tasks.ts";
+export { awaitedIntent, expireCheckoutWhenDue, type CheckoutAbandonment } from "./checkouts.tasks.ts";
 
 // What the test clock runs of an organization's sessions.
 export { dueCheckoutIds, nextCheckoutExpiryAt } from "./checkouts.repository.ts";

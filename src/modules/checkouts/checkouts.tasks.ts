@@ -2,17 +2,33 @@ import type { Task } from "graphile-worker";
 import type { Deps } from "../../context.ts";
 import { expireCheckout, findCheckoutForUpdate } from "./checkouts.repository.ts";
 import { scheduleCheckoutExpiry, type CheckoutSessions } from "./checkouts.service.ts";
+import type { CheckoutRow } from "./checkouts.table.ts";
 
 const isPayload = (value: unknown): value is { checkoutId: string } =>
   typeof value === "object" && value !== null && typeof (value as { checkoutId?: unknown }).checkoutId === "string";
 
+/** A confirmed session whose charge waits on the buyer or the processor (`markAwaitingProcessor`): the intent it waits on. */
+export const awaitedIntent = (checkout: CheckoutRow): string | null =>
+  checkout.status === "confirmed" ? (checkout.payment_processor_metadata.intent_id ?? null) : null;
+
+/** The checkout flow's abandonment, handed in by the composition root (features never import flows). */
+export interface CheckoutAbandonment {
+  /** Gives up, at the processor, the charge an expired confirmed session still waits on, then expires the session. */
+  abandon(checkoutId: string): Promise<void>;
+}
+
 /**
- * `open` → `expired` at `expires_at`, with `checkout.expired`. Idempotent: a session already
- * confirmed, completed or expired is left alone; one reached early (clock skew) is rescheduled.
+ * `open` → `expired` at `expires_at`, with `checkout.expired`; a session still `confirmed` then,
+ * its charge waiting on the buyer (3-D Secure never finished), is abandoned: the charge canceled at
+ * the processor outside any transaction, then the session expired. A processor that cannot be
+ * reached fails the job, which graphile-worker retries: the cancel is never lost. Idempotent: a
+ * session completed or expired is left alone; one reached early (clock skew) is rescheduled.
  */
-export function expireCheckoutTask(deps: Deps, sessions: CheckoutSessions): Task {
+export function expireCheckoutTask(deps: Deps, sessions: CheckoutSessions, abandonment: CheckoutAbandonment): Task {
   return async (payload) => {
-    if (isPayload(payload)) await expireCheckoutWhenDue(deps, sessions, payload.checkoutId);
+    if (!isPayload(payload)) return;
+    await expireCheckoutWhenDue(deps, sessions, payload.checkoutId);
+    await abandonment.abandon(payload.checkoutId);
   };
 }
 
@@ -20,7 +36,7 @@ export function expireCheckoutTask(deps: Deps, sessions: CheckoutSessions): Task
 export async function expireCheckoutWhenDue(deps: Deps, sessions: CheckoutSessions, checkoutId: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const row = await findCheckoutForUpdate(trx, { id: checkoutId }, null);
-    if (!row || row.status !== "open") return;
+    if (!row || (row.status !== "open" && !awaitedIntent(row))) return;
     if (row.expires_at > deps.now()) {
       await scheduleCheckoutExpiry(trx, row.id, row.expires_at);
       return;

@@ -17,7 +17,7 @@ export function toPayment(row: PaymentView): Payment {
     amount: row.amount,
     currency: row.currency,
     trigger: row.trigger,
-    decline_reason: null,
+    decline_reason: row.decline_reason,
     decline_message: row.decline_message,
     organization_id: row.organization_id,
     checkout_id: row.checkout_id,

@@ -32,7 +32,9 @@ interface PaymentAttempt {
   now: Date;
 }
 
-const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: { reference: string } | { declineMessage: string }) =>
+type AttemptOutcome = { reference: string } | { declineMessage: string; declineReason: string | null };
+
+const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: AttemptOutcome) =>
   insertPayment(db, {
     created_at: input.now,
     modified_at: null,
@@ -46,15 +48,19 @@ const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: { reference
     currency: input.currency,
     processor_reference: "reference" in outcome ? outcome.reference : null,
     decline_message: "reference" in outcome ? null : outcome.declineMessage,
+    decline_reason: "reference" in outcome ? null : outcome.declineReason,
   });
 
 /** Records a payment the processor took for an order: succeeded, under the processor's charge reference. */
 export const recordPayment = (db: Executor, input: PaymentAttempt & { reference: string }): Promise<PaymentRow> =>
   insertAttempt(db, input, { reference: input.reference });
 
-/** Records a charge the processor (or the method's setup) refused, with the decline message. */
-export const recordDeclinedPayment = (db: Executor, input: PaymentAttempt & { declineMessage: string }): Promise<PaymentRow> =>
-  insertAttempt(db, input, { declineMessage: input.declineMessage });
+/** Records a charge the processor (or the method's setup) refused, with the decline message and code. */
+export const recordDeclinedPayment = (
+  db: Executor,
+  input: PaymentAttempt & { declineMessage: string; declineReason: string | null },
+): Promise<PaymentRow> => insertAttempt(db, input, { declineMessage: input.declineMessage, declineReason: input.declineReason });
+export { isUnrecoverableDecline } from "./decline-codes.ts";
 export { setUpPaymentMethod } from "./payment-method-setup.ts";
 export {
   countPaymentMethods,

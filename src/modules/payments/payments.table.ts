@@ -36,5 +36,7 @@ export interface PaymentsTable {
   currency: string;
   processor_reference: string | null;
   decline_message: string | null;
+  /** The processor's decline code (Stripe's vocabulary), when it gave one. */
+  decline_reason: string | null;
 }
 export type PaymentRow = Selectable<PaymentsTable>;

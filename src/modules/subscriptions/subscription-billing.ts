@@ -32,14 +32,18 @@ const DUNNING_WINDOW_MS = 21 * DAY_MS + 60 * 1000;
 
 /**
  * The hosted service's dunning schedule after a failed charge: failures at t0, +2, +7, +14 and +21 days,
- * the fifth revoking the subscription; past the deadline it is revoked whatever the count.
+ * the fifth revoking the subscription; at or past the deadline it is revoked whatever the count (the
+ * schedule's own attempts all fall before it). A first failure whose decline code rules out a retry
+ * (`unrecoverable`: a lost or expired card) waits for the deadline instead: one last attempt then,
+ * in case the customer put a new card on file meanwhile (which retries at once anyway).
  */
-export function dunningStep(input: { failures: number; pastDueAt: Date; now: Date; hasMethod: boolean }): {
+export function dunningStep(input: { failures: number; pastDueAt: Date; now: Date; hasMethod: boolean; unrecoverable: boolean }): {
   revoke: boolean;
   nextAttemptAt: Date | null;
 } {
   const deadline = input.pastDueAt.getTime() + DUNNING_WINDOW_MS;
-  if (input.failures > DUNNING_RETRY_DAYS.length || input.now.getTime() > deadline) return { revoke: true, nextAttemptAt: null };
+  if (input.failures > DUNNING_RETRY_DAYS.length || input.now.getTime() >= deadline) return { revoke: true, nextAttemptAt: null };
+  if (input.unrecoverable && input.failures <= 1) return { revoke: false, nextAttemptAt: new Date(deadline) };
   const days = input.hasMethod ? DUNNING_RETRY_DAYS[Math.max(input.failures, 1) - 1]! : NO_METHOD_RETRY_DAYS;
   return { revoke: false, nextAttemptAt: new Date(input.now.getTime() + days * DAY_MS) };
 }

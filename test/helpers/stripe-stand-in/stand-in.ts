@@ -48,6 +48,8 @@ export interface StripeStandIn {
   /** Not Stripe's API: the 3-D Secure challenge of a waiting intent passed or failed. */
   authenticate(intentId: string, result: "succeeded" | "failed"): Promise<void>;
   failRefund(refundId: string): Promise<void>;
+  /** Not Stripe's API: a saved payment method starts behaving as the test card `becomes` (e.g. reported lost after it was saved). */
+  changeCard(paymentMethodId: string, becomes: string): void;
   disputeCharge(chargeId: string): Promise<StripeObject>;
   closeDispute(disputeId: string, status: "won" | "lost"): Promise<void>;
   setLatencyMs(ms: number): void;
@@ -222,7 +224,7 @@ export async function startStripeStandIn(options: { deliverTo?: string; checkReq
       case "POST payment_intents/:id/confirm":
         return render(state.confirmPaymentIntent(one("payment_intent"), params), expand);
       case "POST payment_intents/:id/cancel":
-        return render(Object.assign(one("payment_intent"), { status: "canceled" }), expand);
+        return render(state.cancelPaymentIntent(one("payment_intent"), params), expand);
       case "POST setup_intents":
         return render(state.createSetupIntent(params), expand);
       case "GET setup_intents/:id":
@@ -378,6 +380,7 @@ export async function startStripeStandIn(options: { deliverTo?: string; checkReq
     },
     authenticate: (intentId, result) => act(() => state.authenticate(intentId, result)),
     failRefund: (refundId) => act(() => state.failRefund(refundId)),
+    changeCard: (paymentMethodId, becomes) => state.changeCard(paymentMethodId, becomes),
     disputeCharge: async (chargeId) => {
       let dispute: StripeObject | undefined;
       await act(() => {

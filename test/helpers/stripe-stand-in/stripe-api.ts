@@ -201,11 +201,14 @@ export class StripeState {
     const method = this.methodForConfirm(params);
     const customer = intent.customer as string | null;
     const offSession = flag(params.off_session);
-    if (offSession && customer && method.customer !== customer)
+    // Stripe's own words for a saved method it no longer accepts: detached (or never attached), or another customer's.
+    if (offSession && customer && method.customer === null)
       throw invalid(
-        `The provided PaymentMethod ${method.id} was previously used with a PaymentIntent without Customer attachment, or it is not attached to the customer ${customer}.`,
+        "The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment, shared with a connected account without Customer attachment, or was detached from a Customer. It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.",
         "payment_method",
       );
+    if (offSession && customer && method.customer !== customer)
+      throw invalid(`The provided PaymentMethod ${method.id} does not belong to the Customer ${customer}.`, "payment_method");
     intent.payment_method = method.id;
     if (intent.setup_future_usage && customer) this.attach(method, customer);
     const card = this.cards.get(method.id) ?? TEST_CARDS.pm_card_visa!;
@@ -297,6 +300,32 @@ export class StripeState {
     this.emit("charge.failed", charge);
     this.emit("payment_intent.payment_failed", intent);
     throw new StripeApiError(402, { ...error, payment_intent: intent });
+  }
+
+  /** Only an intent that has not succeeded (nor been canceled already) can be canceled; Stripe says so otherwise. */
+  cancelPaymentIntent(intent: StripeObject, params: FormObject): StripeObject {
+    const cancelable = ["requires_payment_method", "requires_capture", "requires_confirmation", "requires_action", "processing"];
+    if (!cancelable.includes(String(intent.status)))
+      throw invalid(
+        `You cannot cancel this PaymentIntent because it has a status of ${String(intent.status)}. Only a PaymentIntent with one of the following statuses may be canceled: ${cancelable.join(", ")}.`,
+        undefined,
+        "payment_intent_unexpected_state",
+      );
+    Object.assign(intent, {
+      status: "canceled",
+      canceled_at: now(),
+      cancellation_reason: text(params.cancellation_reason) ?? null,
+      next_action: null,
+    });
+    this.emit("payment_intent.canceled", intent);
+    return intent;
+  }
+
+  /** Not Stripe's API: a saved card starts behaving as another test card does (reported lost, expired since it was saved). */
+  changeCard(methodId: string, becomes: string): void {
+    const card = TEST_CARDS[becomes];
+    if (!card) throw new Error(`no test card ${becomes}`);
+    this.cards.set(this.get("payment_method", methodId, "payment_method").id, card);
   }
 
   /** Not Stripe's API: the buyer passes (or fails) the 3-D Secure challenge of an intent waiting for it. */

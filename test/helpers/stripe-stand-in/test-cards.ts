@@ -38,6 +38,11 @@ export const TEST_CARDS: Record<string, TestCard> = {
     last4: "0069",
     decline: { code: "expired_card", declineCode: "expired_card", message: "Your card has expired.", declinesSetup: true },
   },
+  pm_card_chargeDeclinedLostCard: {
+    brand: "visa",
+    last4: "9987",
+    decline: { code: "card_declined", declineCode: "lost_card", message: DECLINED, declinesSetup: true },
+  },
   // Attaches and sets up fine; every charge is declined.
   pm_card_chargeCustomerFail: {
     brand: "visa",

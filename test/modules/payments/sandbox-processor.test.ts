@@ -88,8 +88,10 @@ describe("sandbox payment processor", () => {
     expect(await offSession(visa, "a1")).toEqual(first);
     expect(await offSession(visa, "a2")).not.toEqual(first);
     const failing = await method("tok_chargeCustomerFail");
-    expect(await offSession(failing, "a3")).toEqual({ status: "declined", message: "Your card was declined." });
-    expect(await offSession(failing, "a4")).toEqual({ status: "declined", message: "Your card was declined." });
+    // Stripe's codes for its card of the same name: a generic decline, which dunning retries.
+    const declined = { status: "declined", message: "Your card was declined.", declineCode: "generic_decline", methodUnusable: false };
+    expect(await offSession(failing, "a3")).toEqual(declined);
+    expect(await offSession(failing, "a4")).toEqual(declined);
     expect((await offSession("pm_unknown", "a5")).status).toBe("failed");
   });
 
@@ -118,7 +120,7 @@ describe("sandbox payment processor", () => {
     if (failing.status !== "succeeded") throw new Error("tok_chargeCustomerFail must attach");
     expect(failing.method).toMatchObject({ brand: "visa", last4: "0341" });
     const charged = await sandboxProcessor.chargeOffSession({ ...offSessionOf(failing.method.reference), attemptId: "a1" });
-    expect(charged).toEqual({ status: "declined", message: "Your card was declined." });
+    expect(charged).toMatchObject({ status: "declined", message: "Your card was declined.", declineCode: "generic_decline" });
   });
 
   it("refunds its own charges deterministically per refund, and fails a charge it never made", async () => {
