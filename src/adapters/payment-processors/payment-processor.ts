@@ -65,6 +65,23 @@ export interface OffSessionChargeRequest {
 
 export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | { status: "declined" | "failed"; message: string };
 
+/**
+ * A charge of an order with the customer present (the portal's retry): on a saved method, or on a
+ * new card from a confirmation token, kept for later charges when it succeeds. The customer may be
+ * asked to authenticate (3-D Secure): the outcome is then `pending` with the client secret.
+ */
+export interface OnSessionChargeRequest {
+  /** Idempotency key: the same attempt asked twice charges once. */
+  attemptId: string;
+  organizationId: string;
+  orderId: string;
+  /** Why the charge is made (the hosted service's `payment_trigger`). */
+  trigger: string;
+  amount: number;
+  currency: string;
+  method: { reference: string; customerReference: string | null } | { confirmationToken: string; customer: ProcessorCustomer };
+}
+
 /** Saving a method for later charges without charging it (the customer adds a card outside a checkout). */
 export interface MethodSetupRequest {
   /** Idempotency key: the same setup asked twice saves one method. */
@@ -79,9 +96,21 @@ export interface MethodSetupRequest {
 
 export type MethodSetupOutcome =
   | { status: "succeeded"; method: SavedPaymentMethod }
-  /** The buyer must authenticate the card first (3-D Secure), finished in the browser with `clientSecret`. */
-  | { status: "pending"; reference: string; clientSecret: string }
+  /**
+   * The buyer must authenticate the card first (3-D Secure), finished in the browser with
+   * `clientSecret`; `customerReference` is the processor's customer the setup is for (made now, maybe).
+   */
+  | { status: "pending"; reference: string; clientSecret: string; customerReference: string | null }
   | { status: "declined" | "failed"; message: string };
+
+/** A setup asked about again by its reference (after the browser's 3-D Secure step), for the processor customer it must belong to. */
+export type MethodSetupLookup =
+  /** The buyer has no processor customer: no setup can be theirs yet. */
+  | { status: "no_customer" }
+  /** The processor knows no such setup of that customer (unknown, or another customer's). */
+  | { status: "unknown" }
+  /** Theirs: whom this server made it for (its metadata) and how it stands now. */
+  | { status: "found"; organizationId: string | null; customerId: string | null; outcome: MethodSetupOutcome };
 
 /** Giving back part or all of a charge that succeeded. */
 export interface RefundRequest {
@@ -124,6 +153,7 @@ export type DisputeCloseOutcome = { status: "closed"; disputeStatus: "lost" } | 
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
+ * `chargeOnSession` a PaymentIntent confirmed without `off_session` (3-D Secure possible);
  * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
  * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key;
  * `closeDispute` Stripe's `Dispute.close`.
@@ -136,7 +166,16 @@ export interface PaymentProcessor {
   /** Where a charge `charge` started stands now (its processor reference): after a 3-D Secure step, an event, a crash. */
   lookupCharge(reference: string): Promise<ChargeOutcome>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
+  chargeOnSession(request: OnSessionChargeRequest): Promise<ChargeOutcome>;
+  /**
+   * Gives up a charge still waiting for the customer (a 3-D Secure step never finished), so it can
+   * never complete after another charge of the same order; answers where it stands after (a charge
+   * that completed meanwhile answers `succeeded`).
+   */
+  cancelCharge(reference: string): Promise<ChargeOutcome>;
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
+  /** Where a setup `setupMethod` left pending stands now, if it is `customerReference`'s. */
+  lookupSetup(reference: string, customerReference: string | null): Promise<MethodSetupLookup>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
   closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome>;
   /** The customer deleted a saved method: it is removed at the processor too (Stripe's `PaymentMethod.detach`); one already gone is fine. */

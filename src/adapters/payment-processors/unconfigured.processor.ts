@@ -1,6 +1,7 @@
 import type {
   ChargeOutcome,
   DisputeCloseOutcome,
+  MethodSetupLookup,
   MethodSetupOutcome,
   OffSessionChargeOutcome,
   PaymentProcessor,
@@ -24,8 +25,18 @@ export const unconfiguredProcessor: PaymentProcessor = {
   async chargeOffSession(): Promise<OffSessionChargeOutcome> {
     return { status: "failed", message: MESSAGE };
   },
+  async chargeOnSession(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async cancelCharge(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
   async setupMethod(): Promise<MethodSetupOutcome> {
     return { status: "failed", message: MESSAGE };
+  },
+  // It never left a setup waiting.
+  async lookupSetup(): Promise<MethodSetupLookup> {
+    return { status: "unknown" };
   },
   async refund(): Promise<RefundOutcome> {
     return { status: "failed", message: MESSAGE };

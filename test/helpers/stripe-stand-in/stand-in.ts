@@ -222,7 +222,7 @@ export async function startStripeStandIn(options: { deliverTo?: string; checkReq
       case "POST payment_intents/:id/confirm":
         return render(state.confirmPaymentIntent(one("payment_intent"), params), expand);
       case "POST payment_intents/:id/cancel":
-        return render(Object.assign(one("payment_intent"), { status: "canceled" }), expand);
+        return render(state.cancelPaymentIntent(one("payment_intent")), expand);
       case "POST setup_intents":
         return render(state.createSetupIntent(params), expand);
       case "GET setup_intents/:id":

@@ -225,6 +225,19 @@ export class StripeState {
     return this.succeedPayment(intent);
   }
 
+  /** Stripe cancels an intent that has not succeeded (nor been canceled); it then never completes. */
+  cancelPaymentIntent(intent: StripeObject): StripeObject {
+    if (intent.status === "succeeded" || intent.status === "canceled")
+      throw invalid(
+        `You cannot cancel this PaymentIntent because it has a status of ${String(intent.status)}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.`,
+        undefined,
+        "payment_intent_unexpected_state",
+      );
+    Object.assign(intent, { status: "canceled", next_action: null, cancellation_reason: null, canceled_at: now() });
+    this.emit("payment_intent.canceled", intent);
+    return intent;
+  }
+
   private chargeOf(intent: StripeObject, status: "succeeded" | "failed", outcome: Record<string, unknown>): StripeObject {
     return this.put({
       id: id("ch"),
