@@ -1,6 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { ResourceNotFound, valueError } from "../../http/errors.ts";
+import { ProcessorUnreachable } from "../../adapters/payment-processors/payment-processor.ts";
 import type { CustomerChargeOutcome, NewCard } from "../../flows/collect-customer-payment.ts";
 import { inDunning } from "../../flows/collect-subscription-payment.ts";
 import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
@@ -30,6 +31,15 @@ const MANUAL_RETRY_LIMIT = 5;
 
 const visibleTo = (session: PortalCustomer): OrderVisibility => ({ allowed: [session.organizationId], customerId: session.customerId });
 
+/** An unreachable processor leaves the attempt as stored: the status answers what is known, the next poll asks again. */
+async function refreshWaiting(ctx: PortalPaymentsContext, orderId: string): Promise<void> {
+  try {
+    await ctx.renewals.refreshWaitingPayments(orderId);
+  } catch (error) {
+    if (!(error instanceof ProcessorUnreachable)) throw error;
+  }
+}
+
 /**
  * The latest attempt's status and decline message, or `no_payment` before any attempt. An attempt
  * waiting for the customer's 3-D Secure step is asked about at the processor first (the page polls
@@ -38,7 +48,7 @@ const visibleTo = (session: PortalCustomer): OrderVisibility => ({ allowed: [ses
 async function paymentStatus(ctx: PortalPaymentsContext, orderId: string, session: PortalCustomer): Promise<CustomerOrderPaymentStatus> {
   const order = await findOrder(ctx.deps.db, orderId, visibleTo(session));
   if (!order) throw new ResourceNotFound();
-  if ((await latestPayment(ctx.deps.db, order.id))?.status === "pending") await ctx.renewals.refreshWaitingPayments(order.id);
+  if ((await latestPayment(ctx.deps.db, order.id))?.status === "pending") await refreshWaiting(ctx, order.id);
   const payment = await latestPayment(ctx.deps.db, order.id);
   return payment ? { status: payment.status, error: payment.decline_message } : { status: "no_payment", error: null };
 }

@@ -1,5 +1,8 @@
 import { sql } from "kysely";
 import type Stripe from "stripe";
+import { createStripeProcessor } from "../../../src/adapters/payment-processors/stripe.processor.ts";
+import { buildApp } from "../../../src/app.ts";
+import { buildServices } from "../../../src/services.ts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TestContext } from "../../helpers/context.ts";
 import {
@@ -259,5 +262,28 @@ describe("POST /v1/customer-portal/orders/{id}/confirm-payment with 3-D Secure",
       ["retry_dunning", "failed"],
     ]);
     expect(payments[1]).toMatchObject({ processor_reference: intentId, decline_message: "The payment was canceled." });
+  });
+
+  it("answers the stored status when Stripe cannot be reached for the read, and settles nothing", async () => {
+    const { order, portal } = await pastDueOrder("retry-3ds-unreachable@example.com");
+    const { intentId } = await waitingRetry(portal, order.id);
+    const payments = ctx.deps.config.payments;
+    if (payments.processor !== "stripe") throw new Error("the test app runs Stripe");
+    const unreachable = createStripeProcessor({ ...payments.stripe, apiUrl: new URL("http://127.0.0.1:9") });
+    const app = await buildApp(ctx.deps, { logger: false, services: buildServices(ctx.deps, { payments: unreachable }) });
+    try {
+      await stripe.authenticate(intentId, "succeeded");
+      const response = await app.inject({
+        method: "GET",
+        url: `/v1/customer-portal/orders/${order.id}/payment-status`,
+        headers: { authorization: `Bearer ${portal}` },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ status: "pending", error: null });
+    } finally {
+      await app.close();
+    }
+    // Reachable again: the next read settles it.
+    expect(await paymentStatus(portal, order.id)).toEqual({ status: "succeeded", error: null });
   });
 });
