@@ -4,6 +4,7 @@ import { findCustomerEvenDeleted, rememberProcessorCustomer } from "../modules/c
 import { dueAmount } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
+  hasPaymentOfReference,
   keepSavedMethod,
   nextAttemptKey,
   pendingPayments,
@@ -172,18 +173,48 @@ export interface OrderIntentEvent {
 }
 
 /**
- * The processor's event about an intent of an order: a retry that waited for the customer is
- * settled from the processor's answer about it (as a read of its status would; whichever comes
- * first settles it, the other finds it settled); otherwise a success collects the order should a
- * crash have left it pending (idempotent per attempt).
+ * The attempt an event's intent is about, waiting to be settled: the customer's retry that waited
+ * for 3-D Secure; or, for a customer's charge that succeeded while the order still waits and no
+ * attempt carries its reference, one whose request died between the processor's answer and its
+ * commit (the request, had it lived, committed its row before this lock was granted), recorded now
+ * to be settled from the processor's answer.
+ */
+async function attemptOfIntent(trx: Executor, ctx: SubscriptionFlowContext, locked: LockedCharge, event: OrderIntentEvent) {
+  const { order } = locked;
+  const waiting = (await pendingPayments(trx, order.id)).find((payment) => payment.processor_reference === event.reference);
+  if (waiting) return waiting;
+  const lost =
+    event.trigger === "retry_customer" &&
+    event.succeeded &&
+    order.status === "pending" &&
+    !(await hasPaymentOfReference(trx, order.id, event.reference));
+  if (!lost) return undefined;
+  return recordPendingPayment(trx, {
+    organizationId: order.organization_id,
+    customerId: order.customer_id,
+    orderId: order.id,
+    methodId: null,
+    trigger: event.trigger,
+    amount: dueAmount(order),
+    currency: order.currency,
+    reference: event.reference,
+    now: ctx.deps.now(),
+  });
+}
+
+/**
+ * The processor's event about an intent of an order: a customer's charge that waited (or whose
+ * request died) is settled from the processor's answer about it (as a read of its status would;
+ * whichever comes first settles it, the other finds it settled); otherwise a success collects the
+ * order should a crash have left it pending (idempotent per attempt).
  */
 export async function settleOrderIntent(ctx: SubscriptionFlowContext, orderId: string, event: OrderIntentEvent): Promise<void> {
-  const waited = await ctx.deps.db.transaction().execute(async (trx) => {
+  const settled = await ctx.deps.db.transaction().execute(async (trx) => {
     const locked = await lockForCharge(trx, orderId);
-    const waiting = locked && (await pendingPayments(trx, orderId)).find((payment) => payment.processor_reference === event.reference);
-    if (!locked || !waiting) return false;
-    await settleWaitingPayment(trx, ctx, locked, waiting, await ctx.payments.lookupCharge(event.reference));
+    const attempt = locked && (await attemptOfIntent(trx, ctx, locked, event));
+    if (!locked || !attempt) return false;
+    await settleWaitingPayment(trx, ctx, locked, attempt, await ctx.payments.lookupCharge(event.reference));
     return true;
   });
-  if (!waited && event.succeeded) await collectSubscriptionPayment(ctx, orderId, event.trigger);
+  if (!settled && event.succeeded) await collectSubscriptionPayment(ctx, orderId, event.trigger);
 }

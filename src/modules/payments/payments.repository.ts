@@ -54,6 +54,15 @@ export const latestPayment = (db: Executor, orderId: string): Promise<PaymentRow
     .limit(1)
     .executeTakeFirst();
 
+/** Whether the order has an attempt, of any outcome, under the processor's reference. */
+export const hasPaymentOfReference = async (db: Executor, orderId: string, reference: string): Promise<boolean> =>
+  (await db
+    .selectFrom("payments")
+    .select("id")
+    .where("order_id", "=", orderId)
+    .where("processor_reference", "=", reference)
+    .executeTakeFirst()) !== undefined;
+
 /** The order's attempts still waiting for the customer (3-D Secure), oldest first; the caller holds the order's row lock. */
 export const pendingPayments = (db: Executor, orderId: string): Promise<PaymentRow[]> =>
   db

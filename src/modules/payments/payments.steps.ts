@@ -2,6 +2,7 @@ import type { Executor } from "../../db/database.ts";
 import {
   countFailedPayments,
   countPayments,
+  hasPaymentOfReference,
   insertPayment,
   latestPayment,
   nextAttemptKey,
@@ -17,6 +18,7 @@ import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 export {
   countFailedPayments,
   countPayments,
+  hasPaymentOfReference,
   findPaymentMethod,
   latestPayment,
   nextAttemptKey,
