@@ -5,7 +5,6 @@ import { dueAmount } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
   hasPaymentOfReference,
-  keepSavedMethod,
   nextAttemptKey,
   pendingPayments,
   recordDeclinedPayment,
@@ -14,13 +13,13 @@ import {
   tryLockOrderPayment,
 } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
-import { moveSubscriptionsToMethod } from "../modules/subscriptions/subscriptions.steps.ts";
 import {
   chargeLocked,
   collectSubscriptionPayment,
   inDunning,
+  keepNewCard,
   lockForCharge,
-  settleCharge,
+  settlePaidByCustomer,
   settleWaitingPayment,
   settleWaitingPayments,
   type LockedCharge,
@@ -82,7 +81,7 @@ async function chargeAsCustomer(
   locked: LockedCharge,
   choice: PaymentMethodRow | NewCard,
 ): Promise<CustomerChargeOutcome> {
-  const { order, row } = locked;
+  const { order } = locked;
   const now = ctx.deps.now();
   const savedId = "id" in choice ? choice.id : null;
   const method =
@@ -100,15 +99,11 @@ async function chargeAsCustomer(
   // A processor customer the charge made for the buyer is kept for their next payments.
   if (outcome.status === "succeeded" || outcome.status === "pending")
     await rememberProcessorCustomer(trx, await findCustomerEvenDeleted(trx, order.customer_id), outcome.customerReference);
-  const kept =
-    outcome.status === "succeeded" && outcome.method
-      ? await keepSavedMethod(trx, { organizationId: order.organization_id, customerId: order.customer_id, method: outcome.method, now })
-      : null;
   const attempt = {
     organizationId: order.organization_id,
     customerId: order.customer_id,
     orderId: order.id,
-    methodId: savedId ?? kept?.id ?? null,
+    methodId: savedId ?? (outcome.status === "succeeded" ? await keepNewCard(trx, order, outcome.method, now) : null),
     trigger,
     amount: dueAmount(order),
     currency: order.currency,
@@ -116,8 +111,7 @@ async function chargeAsCustomer(
   };
   if (outcome.status === "succeeded") {
     await recordPayment(trx, { ...attempt, reference: outcome.reference });
-    await settleCharge(trx, locked, { reference: outcome.reference }, now);
-    if (attempt.methodId) await moveSubscriptionsToMethod(trx, { ids: [row.id] }, attempt.methodId, now);
+    await settlePaidByCustomer(trx, locked, { reference: outcome.reference, methodId: attempt.methodId }, now);
     return { status: "succeeded" };
   }
   if (outcome.status === "pending") {

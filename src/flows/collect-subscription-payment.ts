@@ -1,6 +1,11 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
-import type { ChargeOutcome, OffSessionChargeOutcome, PaymentProcessor } from "../adapters/payment-processors/payment-processor.ts";
+import type {
+  ChargeOutcome,
+  OffSessionChargeOutcome,
+  PaymentProcessor,
+  SavedPaymentMethod,
+} from "../adapters/payment-processors/payment-processor.ts";
 import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { enqueueJob, removeJob } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
@@ -94,7 +99,7 @@ async function settleFailed(trx: Executor, { order, row }: LockedCharge, attempt
 }
 
 /** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */
-export async function settleCharge(
+async function settleCharge(
   trx: Executor,
   locked: LockedCharge,
   outcome: { reference: string } | { message: string; attempted: boolean },
@@ -165,6 +170,24 @@ export async function chargeLocked(
   return outcome;
 }
 
+/** The card a customer's charge saved (a new card kept for later charges), stored once; its id, or null when none was saved. */
+export async function keepNewCard(trx: Executor, order: OrderRow, method: SavedPaymentMethod | null, now: Date): Promise<string | null> {
+  if (!method) return null;
+  const kept = await keepSavedMethod(trx, { organizationId: order.organization_id, customerId: order.customer_id, method, now });
+  return kept?.id ?? null;
+}
+
+/** A customer's charge that took the money: the order paid as any charge's, the subscription moved onto the method that paid. */
+export async function settlePaidByCustomer(
+  trx: Executor,
+  locked: LockedCharge,
+  paid: { reference: string; methodId: string | null },
+  now: Date,
+): Promise<void> {
+  await settleCharge(trx, locked, { reference: paid.reference }, now);
+  if (paid.methodId) await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, paid.methodId, now);
+}
+
 /**
  * A charge that waited for the customer (3-D Secure) as the processor now reports it: paid settles
  * the order as any charge that took the money (the card it saved kept, the subscription moved onto
@@ -185,15 +208,10 @@ export async function settleWaitingPayment(
     await settlePendingPayment(trx, waiting.id, failure);
     return false;
   }
-  const { order, row } = locked;
-  const kept = outcome.method
-    ? await keepSavedMethod(trx, { organizationId: order.organization_id, customerId: order.customer_id, method: outcome.method, now })
-    : null;
-  const methodId = waiting.payment_method_id ?? kept?.id ?? null;
+  const methodId = waiting.payment_method_id ?? (await keepNewCard(trx, locked.order, outcome.method, now));
   const paid = await settlePendingPayment(trx, waiting.id, { status: "succeeded", methodId, declineMessage: null, now });
-  if (!paid || order.status !== "pending") return false;
-  await settleCharge(trx, locked, { reference: outcome.reference }, now);
-  if (methodId) await moveSubscriptionsToMethod(trx, { ids: [row.id] }, methodId, now);
+  if (!paid || locked.order.status !== "pending") return false;
+  await settlePaidByCustomer(trx, locked, { reference: outcome.reference, methodId }, now);
   return true;
 }
 
