@@ -6,6 +6,7 @@ import { createCustomer, createCustomerSessionToken, createOrganization, createO
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import type { StripeStandIn } from "../../helpers/stripe-stand-in/stand-in.ts";
 import { openStripeContext } from "../../helpers/stripe-stand-in/stripe-context.ts";
+import { openPortalSession, signInToPortal } from "../portal-page/portal-page-helpers.ts";
 
 // Adding a card in the portal with the Stripe processor, 3-D Secure included: the SetupIntent's
 // client secret for the page, then the confirm that reads the setup again at Stripe and saves the
@@ -16,7 +17,7 @@ let ctx: TestContext;
 let stripe: StripeStandIn;
 let sdk: Stripe;
 let close: () => Promise<void>;
-let org: { id: string };
+let org: { id: string; slug: string };
 
 beforeAll(async () => {
   ({ ctx, stripe, sdk, close } = await openStripeContext());
@@ -97,6 +98,22 @@ describe("POST /v1/customer-portal/customers/me/payment-methods with Stripe", ()
     expect(await methodsOf(customerId)).toEqual([]);
     // The Stripe customer the setup is for is kept: the confirm checks the setup against it.
     expect((await customerRow(customerId)).processor_customer_reference).toBe(intent.customer);
+  });
+});
+
+describe("the portal page's card form with Stripe", () => {
+  it("says a card needing 3-D Secure cannot be finished there, and saves nothing", async () => {
+    const { customerId } = await freshCustomer();
+    const cookie = await signInToPortal(ctx, await openPortalSession(ctx, org.id, customerId));
+    const response = await ctx.request({
+      method: "POST",
+      url: `/${org.slug}/portal/payment-method`,
+      headers: { cookie, origin: "http://localhost:80", host: "localhost:80", "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ confirmation_token_id: await confirmationToken("pm_card_authenticationRequired") }).toString(),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain("This card needs authentication (3-D Secure), which this page cannot finish yet.");
+    expect(await methodsOf(customerId)).toEqual([]);
   });
 });
 
