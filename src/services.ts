@@ -157,7 +157,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const orders = createOrderService(deps);
   const orderDocuments = createOrderDocumentService(deps, adapters.blobs);
   const checkouts = createCheckoutService(deps, checkoutSessions);
-  const portalOrderPayments = createPortalOrderPayments(deps, adapters.payments, subscriptionRenewals);
+  const portalOrderPayments = createPortalOrderPayments(deps, subscriptionRenewals);
   const customerMeters = createCustomerMeterService(deps);
   return {
     ...adapters,
@@ -217,7 +217,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
               settleRefund: settleRefundLater,
               forgetDetachedMethod,
               settleCheckout: checkoutConfirmation.settleFromProcessor,
-              settleOrderPayment: subscriptionRenewals.collect,
+              settleOrderPayment: subscriptionRenewals.settleOrderIntent,
             }),
           )
         : null,

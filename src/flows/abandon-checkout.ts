@@ -25,7 +25,7 @@ async function abandonExpiredCheckout(ctx: CheckoutFlowContext, checkoutId: stri
   const found = await findCheckoutWithRelations(deps.db, { id: checkoutId }, null);
   const intent = found ? awaitedIntent(found) : null;
   if (!found || !intent || found.expires_at > deps.now()) return;
-  const outcome = await payments.abandonCharge({ reference: intent, checkoutId });
+  const outcome = await payments.cancelCharge(intent);
   if (outcome.status === "succeeded") {
     await recoverCheckout(ctx, checkoutId, null, intent);
     return;

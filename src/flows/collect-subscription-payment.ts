@@ -1,6 +1,11 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
-import type { OffSessionChargeOutcome, PaymentProcessor } from "../adapters/payment-processors/payment-processor.ts";
+import type {
+  ChargeOutcome,
+  OffSessionChargeOutcome,
+  PaymentProcessor,
+  SavedPaymentMethod,
+} from "../adapters/payment-processors/payment-processor.ts";
 import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
 import { enqueueJob, removeJob } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
@@ -20,12 +25,14 @@ import {
   countFailedPayments,
   findPaymentMethod,
   isUnrecoverableDecline,
+  keepSavedMethod,
   nextAttemptKey,
+  pendingPayments,
   recordDeclinedPayment,
   recordPayment,
-  tryLockOrderPayment,
+  settlePendingPayment,
 } from "../modules/payments/payments.steps.ts";
-import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
+import type { PaymentMethodRow, PaymentRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
 import {
   dunningStep,
@@ -124,39 +131,35 @@ export async function lockForCharge(trx: Executor, orderId: string): Promise<Loc
  * processor's idempotency key is the order and the attempt's number, so a run that died before
  * committing repeats the same attempt rather than charging twice. A customer's own attempt
  * (`retry_customer`) settles the order only when it succeeds: a failed one is recorded but neither
- * counted toward dunning nor moves its schedule. A method refused before any charge (a new card
- * declined at setup) is a failed attempt as it is. A saved method the processor no longer accepts
- * at all is forgotten as a detached one is (its subscriptions moved to another method, if any), and
+ * counted toward dunning nor moves its schedule. A saved method the processor no longer accepts at
+ * all is forgotten as a detached one is (its subscriptions moved to another method, if any), and
  * the charge fails as a decline does.
  */
 export async function chargeLocked(
   trx: Executor,
   ctx: SubscriptionFlowContext,
   locked: LockedCharge,
-  method: PaymentMethodRow | { refused: string },
+  method: PaymentMethodRow,
   trigger: PaymentTrigger,
 ): Promise<OffSessionChargeOutcome> {
   const { order } = locked;
   const now = ctx.deps.now();
   const amount = dueAmount(order);
-  const outcome: OffSessionChargeOutcome =
-    "refused" in method
-      ? { status: "declined", message: method.refused, declineCode: null, methodUnusable: false }
-      : await ctx.payments.chargeOffSession({
-          attemptId: await nextAttemptKey(trx, order.id),
-          methodReference: method.processor_reference,
-          customerReference: method.processor_customer_reference,
-          organizationId: order.organization_id,
-          orderId: order.id,
-          trigger,
-          amount,
-          currency: order.currency,
-        });
+  const outcome = await ctx.payments.chargeOffSession({
+    attemptId: await nextAttemptKey(trx, order.id),
+    methodReference: method.processor_reference,
+    customerReference: method.processor_customer_reference,
+    organizationId: order.organization_id,
+    orderId: order.id,
+    trigger,
+    amount,
+    currency: order.currency,
+  });
   const attempt = {
     organizationId: order.organization_id,
     customerId: order.customer_id,
     orderId: order.id,
-    methodId: "refused" in method ? null : method.id,
+    methodId: method.id,
     trigger,
     amount,
     currency: order.currency,
@@ -167,11 +170,76 @@ export async function chargeLocked(
     await settleCharge(trx, locked, { reference: outcome.reference }, now);
   } else {
     await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message, declineReason: outcome.declineCode });
-    if (outcome.methodUnusable && !("refused" in method)) await forgetDetachedMethod(trx, method.processor_reference, now);
+    if (outcome.methodUnusable) await forgetDetachedMethod(trx, method.processor_reference, now);
     const failure = { attempted: true, unrecoverable: isUnrecoverableDecline(outcome.declineCode) };
     if (trigger !== "retry_customer") await settleCharge(trx, locked, failure, now);
   }
   return outcome;
+}
+
+/** The card a customer's charge saved (a new card kept for later charges), stored once; its id, or null when none was saved. */
+export async function keepNewCard(trx: Executor, order: OrderRow, method: SavedPaymentMethod | null, now: Date): Promise<string | null> {
+  if (!method) return null;
+  const kept = await keepSavedMethod(trx, { organizationId: order.organization_id, customerId: order.customer_id, method, now });
+  return kept?.id ?? null;
+}
+
+/** A customer's charge that took the money: the order paid as any charge's, the subscription moved onto the method that paid. */
+export async function settlePaidByCustomer(
+  trx: Executor,
+  locked: LockedCharge,
+  paid: { reference: string; methodId: string | null },
+  now: Date,
+): Promise<void> {
+  await settleCharge(trx, locked, { reference: paid.reference }, now);
+  if (paid.methodId) await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, paid.methodId, now);
+}
+
+/**
+ * A charge that waited for the customer (3-D Secure) as the processor now reports it: paid settles
+ * the order as any charge that took the money (the card it saved kept, the subscription moved onto
+ * it), refused is the customer's failed attempt (not counted toward dunning), still waiting changes
+ * nothing. Only the first settlement of the payment applies; true when it paid the order.
+ */
+export async function settleWaitingPayment(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  locked: LockedCharge,
+  waiting: PaymentRow,
+  outcome: ChargeOutcome,
+): Promise<boolean> {
+  const now = ctx.deps.now();
+  if (outcome.status === "pending") return false;
+  if (outcome.status !== "succeeded") {
+    const failure = { status: "failed" as const, methodId: waiting.payment_method_id, declineMessage: outcome.message, now };
+    await settlePendingPayment(trx, waiting.id, failure);
+    return false;
+  }
+  const methodId = waiting.payment_method_id ?? (await keepNewCard(trx, locked.order, outcome.method, now));
+  const paid = await settlePendingPayment(trx, waiting.id, { status: "succeeded", methodId, declineMessage: null, now });
+  if (!paid || locked.order.status !== "pending") return false;
+  await settlePaidByCustomer(trx, locked, { reference: outcome.reference, methodId }, now);
+  return true;
+}
+
+/**
+ * Settles the locked order's charges still waiting for the customer from the processor's answer
+ * now; with `giveUp` (another charge of the order follows) one still waiting is canceled first, so
+ * it can never complete after the next one. True once the order is paid.
+ */
+export async function settleWaitingPayments(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  locked: LockedCharge,
+  options: { giveUp: boolean },
+): Promise<boolean> {
+  for (const waiting of await pendingPayments(trx, locked.order.id)) {
+    const reference = waiting.processor_reference!;
+    let outcome = await ctx.payments.lookupCharge(reference);
+    if (outcome.status === "pending" && options.giveUp) outcome = await ctx.payments.cancelCharge(reference);
+    if (await settleWaitingPayment(trx, ctx, locked, waiting, outcome)) return true;
+  }
+  return false;
 }
 
 /** The method a subscription's orders are charged on: its own, else the customer's default. */
@@ -185,6 +253,7 @@ export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, o
   await ctx.deps.db.transaction().execute(async (trx) => {
     const locked = await lockForCharge(trx, orderId);
     if (!locked || locked.order.status !== "pending") return;
+    if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return;
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
       await settleCharge(trx, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
@@ -209,39 +278,3 @@ export async function chargeBeforeCommit(trx: Executor, ctx: SubscriptionFlowCon
 /** A subscription order whose dunning is still running: the only kind a customer may retry. */
 export const inDunning = (order: OrderRow): boolean =>
   order.status === "pending" && order.subscription_id !== null && order.next_payment_attempt_at !== null;
-
-/** The method a customer's retry charges, chosen once the order is locked (a setup refused before any charge is a failed attempt). */
-export type CustomerMethodChoice = (locked: OrderRow) => Promise<PaymentMethodRow | { refused: string }>;
-/** The errors a customer's own retry answers with: another request pays the order, or its dunning ended. */
-export type RetryRefusals = { busy: () => Error; ended: () => Error };
-
-/**
- * A customer paying an order dunning is chasing, themselves (the portal's retry, or a new default
- * method): a `retry_customer` charge on `method` under the subscription's and the order's locks,
- * while the caller's transaction holds the order's payment lock, so a second retry of the same order
- * is refused rather than queued. The subscription keeps the method that paid. Null when another
- * request holds the order or dunning ended meanwhile (or `refuse`'s error, when given).
- */
-export async function retryAsCustomer(
-  trx: Executor,
-  ctx: SubscriptionFlowContext,
-  orderId: string,
-  method: CustomerMethodChoice,
-  refuse: RetryRefusals | null,
-): Promise<OffSessionChargeOutcome | null> {
-  if (!(await tryLockOrderPayment(trx, orderId))) {
-    if (refuse) throw refuse.busy();
-    return null;
-  }
-  const locked = await lockForCharge(trx, orderId);
-  // Dunning may have settled or ended the order while this request waited for the locks.
-  if (!locked || !inDunning(locked.order)) {
-    if (refuse) throw refuse.ended();
-    return null;
-  }
-  const chosen = await method(locked.order);
-  const outcome = await chargeLocked(trx, ctx, locked, chosen, "retry_customer");
-  if (outcome.status === "succeeded" && "id" in chosen)
-    await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, chosen.id, ctx.deps.now());
-  return outcome;
-}

@@ -23,13 +23,16 @@ import {
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { billOrder, billUsage, discountFor, linesTotal } from "./bill-subscription.ts";
 import {
-  collectSubscriptionPayment,
+  refreshWaitingPayments,
   retryAsCustomer,
-  scheduleCollectRecovery,
+  retryOnNewDefault,
+  settleOrderIntent,
   type CustomerMethodChoice,
+  type OrderIntentEvent,
   type RetryRefusals,
-  type SubscriptionFlowContext,
-} from "./collect-subscription-payment.ts";
+} from "./collect-customer-payment.ts";
+import { collectSubscriptionPayment, scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
 
 // Renewals: at `current_period_end` a subscription moves to its next period with a
 // `subscription_cycle` order, charged off-session on its saved method (collect-subscription-payment.ts);
@@ -205,12 +208,16 @@ export async function renewSubscriptions(
 
 /**
  * The flows bound to the application's context: the tasks' and the test clock's sweep and collect,
- * and the portal's retry of an order in dunning.
+ * the portal's retry of an order in dunning (and the one a new default method makes), and the
+ * settlement of a retry that waited for the customer (by the processor's event, or a read).
  */
 export const subscriptionRenewals = (ctx: SubscriptionFlowContext) => ({
   sweep: (options: { organizationId?: string } = {}) => renewSubscriptions(ctx, options),
   collect: (orderId: string, trigger: PaymentTrigger) => collectSubscriptionPayment(ctx, orderId, trigger),
-  retryAsCustomer: (trx: Executor, orderId: string, method: CustomerMethodChoice, refuse: RetryRefusals | null) =>
+  retryAsCustomer: (trx: Executor, orderId: string, method: CustomerMethodChoice, refuse: RetryRefusals) =>
     retryAsCustomer(trx, ctx, orderId, method, refuse),
+  retryOnNewDefault: (trx: Executor, orderId: string, method: PaymentMethodRow) => retryOnNewDefault(trx, ctx, orderId, method),
+  refreshWaitingPayments: (orderId: string) => refreshWaitingPayments(ctx, orderId),
+  settleOrderIntent: (orderId: string, event: OrderIntentEvent) => settleOrderIntent(ctx, orderId, event),
 });
 export type SubscriptionRenewals = ReturnType<typeof subscriptionRenewals>;

@@ -78,12 +78,21 @@ export interface OffSessionRefusal {
 
 export type OffSessionChargeOutcome = { status: "succeeded"; reference: string } | OffSessionRefusal;
 
-/** Giving up a checkout's charge the buyer left waiting (3-D Secure never finished) when the session expires. */
-export interface AbandonRequest {
-  /** The intent the session waits on (`payment_processor_metadata.intent_id`). */
-  reference: string;
-  /** Idempotency key: the session's own id, so a retried abandonment cancels once. */
-  checkoutId: string;
+/**
+ * A charge of an order with the customer present (the portal's retry): on a saved method, or on a
+ * new card from a confirmation token, kept for later charges when it succeeds. The customer may be
+ * asked to authenticate (3-D Secure): the outcome is then `pending` with the client secret.
+ */
+export interface OnSessionChargeRequest {
+  /** Idempotency key: the same attempt asked twice charges once. */
+  attemptId: string;
+  organizationId: string;
+  orderId: string;
+  /** Why the charge is made (the hosted service's `payment_trigger`). */
+  trigger: string;
+  amount: number;
+  currency: string;
+  method: { reference: string; customerReference: string | null } | { confirmationToken: string; customer: ProcessorCustomer };
 }
 
 /** Saving a method for later charges without charging it (the customer adds a card outside a checkout). */
@@ -100,9 +109,21 @@ export interface MethodSetupRequest {
 
 export type MethodSetupOutcome =
   | { status: "succeeded"; method: SavedPaymentMethod }
-  /** The buyer must authenticate the card first (3-D Secure), finished in the browser with `clientSecret`. */
-  | { status: "pending"; reference: string; clientSecret: string }
+  /**
+   * The buyer must authenticate the card first (3-D Secure), finished in the browser with
+   * `clientSecret`; `customerReference` is the processor's customer the setup is for (made now, maybe).
+   */
+  | { status: "pending"; reference: string; clientSecret: string; customerReference: string | null }
   | { status: "declined" | "failed"; message: string };
+
+/** A setup asked about again by its reference (after the browser's 3-D Secure step), for the processor customer it must belong to. */
+export type MethodSetupLookup =
+  /** The buyer has no processor customer: no setup can be theirs yet. */
+  | { status: "no_customer" }
+  /** The processor knows no such setup of that customer (unknown, or another customer's). */
+  | { status: "unknown" }
+  /** Theirs: whom this server made it for (its metadata) and how it stands now. */
+  | { status: "found"; organizationId: string | null; customerId: string | null; outcome: MethodSetupOutcome };
 
 /** Giving back part or all of a charge that succeeded. */
 export interface RefundRequest {
@@ -145,9 +166,10 @@ export type DisputeCloseOutcome = { status: "closed"; disputeStatus: "lost" } | 
  * The seam a real processor adapter (Stripe) plugs into: `charge` is a PaymentIntent confirmed with
  * the buyer's confirmation token (or a SetupIntent when `setupOnly`), `saveMethod` its
  * `setup_future_usage: off_session`; `chargeOffSession` a PaymentIntent with `off_session: true`;
+ * `chargeOnSession` a PaymentIntent confirmed without `off_session` (3-D Secure possible);
  * `setupMethod` a SetupIntent (usage off_session) confirmed with the token on the customer;
  * `refund` a Refund of the charge's PaymentIntent, with the refund's id as the idempotency key;
- * `closeDispute` Stripe's `Dispute.close`; `abandonCharge` its `PaymentIntent.cancel`.
+ * `closeDispute` Stripe's `Dispute.close`; `cancelCharge` its `PaymentIntent.cancel`.
  * A failure to reach the processor at all throws `ProcessorUnreachable`: the charge may or may not
  * have happened, so the caller keeps its state and asks again later (`lookupCharge`, or the same
  * idempotent request).
@@ -157,17 +179,21 @@ export interface PaymentProcessor {
   /** Where a charge `charge` started stands now (its processor reference): after a 3-D Secure step, an event, a crash. */
   lookupCharge(reference: string): Promise<ChargeOutcome>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<OffSessionChargeOutcome>;
+  chargeOnSession(request: OnSessionChargeRequest): Promise<ChargeOutcome>;
+  /**
+   * Gives up a charge still waiting for the customer (a 3-D Secure step never finished): a checkout's
+   * when the session expires, a portal retry's before another charge of the same order. Answers
+   * where it stands after: `failed` once canceled, `succeeded` when the money moved before the
+   * cancel reached it, `pending` while the processor is still working on it.
+   */
+  cancelCharge(reference: string): Promise<ChargeOutcome>;
   setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome>;
+  /** Where a setup `setupMethod` left pending stands now, if it is `customerReference`'s. */
+  lookupSetup(reference: string, customerReference: string | null): Promise<MethodSetupLookup>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
   closeDispute(request: DisputeCloseRequest): Promise<DisputeCloseOutcome>;
   /** The customer deleted a saved method: it is removed at the processor too (Stripe's `PaymentMethod.detach`); one already gone is fine. */
   detachMethod(reference: string): Promise<void>;
-  /**
-   * Cancels a charge the buyer left waiting (Stripe's `PaymentIntent.cancel`) and answers where it
-   * stands after: `failed` once canceled, `succeeded` when the money moved before the cancel
-   * reached it, `pending` while the processor is still working on it.
-   */
-  abandonCharge(request: AbandonRequest): Promise<ChargeOutcome>;
 }
 
 /**

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import type {
-  AbandonRequest,
   ChargeOutcome,
   ChargeRequest,
   DisputeCloseOutcome,
+  MethodSetupLookup,
   MethodSetupOutcome,
   MethodSetupRequest,
   OffSessionChargeOutcome,
   OffSessionChargeRequest,
+  OnSessionChargeRequest,
   PaymentProcessor,
   RefundOutcome,
   RefundRequest,
@@ -64,7 +65,9 @@ const tokenOfMethod = (reference: string): string | null =>
  * Settles payments without leaving the process, driven by Stripe's test token names: every `tok_`
  * card succeeds, `tok_chargeDeclined…` tokens are declined, the processing-error token fails, and
  * `tok_chargeCustomerFail` is accepted at checkout (or set up) but declines every later off-session
- * charge. Setting a method up never needs a further step (no 3-D Secure). A refund of one of its
+ * charge, whether the customer is present or not (a portal retry on a new card behaves as its
+ * setup and then its charge would). Nothing ever needs a further step (no 3-D Secure), so no
+ * charge or setup is ever left waiting. A refund of one of its
  * own charges always succeeds, its reference derived from the refund's id (the same refund asked
  * twice answers the same); a charge it did not make (no `ch_sandbox_` reference) fails. It has no
  * customers of its own (`customerReference` is always null), and opens no disputes (tests record them
@@ -100,11 +103,39 @@ export const sandboxProcessor: PaymentProcessor = {
     return { status: "succeeded", reference: `${CHARGE_PREFIX}${digest(request.attemptId)}` };
   },
 
+  async chargeOnSession(request: OnSessionChargeRequest): Promise<ChargeOutcome> {
+    const { method } = request;
+    if ("reference" in method) {
+      const outcome = await sandboxProcessor.chargeOffSession({ ...request, methodReference: method.reference, customerReference: null });
+      return outcome.status === "succeeded" ? { ...outcome, method: null, customerReference: null } : outcome;
+    }
+    const token = method.confirmationToken;
+    const refused =
+      refusal(token) ?? (token === CUSTOMER_FAIL ? { status: "declined" as const, message: "Your card was declined." } : null);
+    if (refused) return refused;
+    return {
+      status: "succeeded",
+      reference: `${CHARGE_PREFIX}${digest(request.attemptId)}`,
+      method: saveMethod(token, request.attemptId),
+      customerReference: null,
+    };
+  },
+
+  // None of its charges ever waits: there is nothing to give up, only where it stands.
+  async cancelCharge(reference: string): Promise<ChargeOutcome> {
+    return sandboxProcessor.lookupCharge(reference);
+  },
+
   // tok_chargeCustomerFail is set up fine, as at checkout: only its charges decline.
   async setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome> {
     const refused = refusal(request.confirmationToken);
     if (refused) return refused;
     return { status: "succeeded", method: saveMethod(request.confirmationToken, `${request.customerId}:${request.attemptId}`) };
+  },
+
+  // Its setups never wait for a further step: no setup is ever asked about again.
+  async lookupSetup(): Promise<MethodSetupLookup> {
+    return { status: "unknown" };
   },
 
   async refund(request: RefundRequest): Promise<RefundOutcome> {
@@ -119,9 +150,4 @@ export const sandboxProcessor: PaymentProcessor = {
 
   // Its methods live only in their handles: nothing to remove.
   async detachMethod(): Promise<void> {},
-
-  // Nothing it charges ever waits for the buyer: there is nothing to cancel, only where the charge stands.
-  async abandonCharge(request: AbandonRequest): Promise<ChargeOutcome> {
-    return sandboxProcessor.lookupCharge(request.reference);
-  },
 };

@@ -4,7 +4,7 @@ import { ProcessorUnreachable } from "./payment-processor.ts";
 
 // How Stripe's objects and errors read as the processor seam's outcomes.
 
-const idOf = (value: string | { id: string } | null): string | null =>
+export const idOf = (value: string | { id: string } | null): string | null =>
   value === null ? null : typeof value === "string" ? value : value.id;
 
 /** A card Stripe saved for off-session charges, as this server keeps it: the handle and its display facts only. */
@@ -80,7 +80,12 @@ export function setupOutcomeOf(outcome: ChargeOutcome): MethodSetupOutcome {
     return outcome.method ? { status: "succeeded", method: outcome.method } : { status: "failed", message: "No card was saved." };
   if (outcome.status === "pending")
     return outcome.clientSecret
-      ? { status: "pending", reference: outcome.reference, clientSecret: outcome.clientSecret }
+      ? {
+          status: "pending",
+          reference: outcome.reference,
+          clientSecret: outcome.clientSecret,
+          customerReference: outcome.customerReference,
+        }
       : { status: "failed", message: "The card setup is still processing." };
   return outcome;
 }

@@ -2,22 +2,25 @@ import { createHash } from "node:crypto";
 import Stripe from "stripe";
 import type { StripeConfig } from "../../payments-config.ts";
 import type {
-  AbandonRequest,
   ChargeOutcome,
   ChargeRequest,
   DisputeCloseOutcome,
   DisputeCloseRequest,
+  MethodSetupLookup,
   MethodSetupOutcome,
   MethodSetupRequest,
   OffSessionChargeOutcome,
   OffSessionChargeRequest,
+  OnSessionChargeRequest,
   PaymentProcessor,
   ProcessorCustomer,
   RefundOutcome,
   RefundRequest,
 } from "./payment-processor.ts";
+import { ProcessorUnreachable } from "./payment-processor.ts";
 import { createStripeClient } from "./stripe-client.ts";
 import {
+  idOf,
   offSessionOutcomeOf,
   offSessionRefusalOf,
   outcomeOfPaymentIntent,
@@ -33,6 +36,9 @@ const digest = (value: string) => createHash("sha256").update(value).digest("hex
 const CARDS_WITHOUT_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
 
 /** Stripe answered a request it had seen (same idempotency key): that answer is the first one, not where things stand now. */
+/** The shape of Stripe's SetupIntent ids: anything else is not asked about (an empty id would read Stripe's list instead). */
+const SETUP_INTENT_ID = /^seti_[A-Za-z0-9]+$/;
+
 const isReplay = (response: Stripe.Response<unknown>) => response.lastResponse.headers["idempotent-replayed"] === "true";
 
 /**
@@ -127,6 +133,71 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     }
   }
 
+  /**
+   * The customer's own charge of an order (the portal's retry): no `off_session`, so Stripe may ask
+   * for 3-D Secure, which the page finishes with the intent's client secret. A new card is kept
+   * for later off-session charges (`setup_future_usage`), on the buyer's Stripe customer.
+   */
+  async function chargeOnSession(request: OnSessionChargeRequest): Promise<ChargeOutcome> {
+    const key = `charge:${request.attemptId}`;
+    const { method } = request;
+    try {
+      const paying =
+        "confirmationToken" in method
+          ? {
+              customer: await customerOf(method.customer, { organization_id: request.organizationId }, `${key}:customer`),
+              confirmation_token: method.confirmationToken,
+              setup_future_usage: "off_session" as const,
+            }
+          : { ...(method.customerReference ? { customer: method.customerReference } : {}), payment_method: method.reference };
+      const created = await stripe.paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency,
+          ...paying,
+          confirm: true,
+          automatic_payment_methods: CARDS_WITHOUT_REDIRECTS,
+          metadata: { organization_id: request.organizationId, order_id: request.orderId, payment_trigger: request.trigger },
+          expand: ["payment_method"],
+        },
+        { idempotencyKey: key },
+      );
+      return outcomeOfPaymentIntent(await paymentIntentNow(created));
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+
+  /** Stripe refuses to cancel an intent that already succeeded (or was canceled): where it stands is then the answer. */
+  /**
+   * Cancels an intent nobody will finish (a checkout's buyer left; a portal retry waiting on a
+   * challenge before another charge of its order), keyed by the intent. Stripe refuses to cancel an
+   * intent that moved on (`payment_intent_unexpected_state`: it succeeded, or a first try whose
+   * answer was lost canceled it): then where it stands now is the answer. A SetupIntent moves no
+   * money and is not canceled (the calls this adapter makes have no SetupIntent cancel): one still
+   * waiting is given up as it is.
+   */
+  async function cancelCharge(reference: string): Promise<ChargeOutcome> {
+    try {
+      if (reference.startsWith("seti_")) {
+        const outcome = outcomeOfSetupIntent(await stripe.setupIntents.retrieve(reference, { expand: ["payment_method"] }));
+        return outcome.status === "pending" && outcome.clientSecret
+          ? { status: "failed", message: "The card setup was abandoned." }
+          : outcome;
+      }
+      const canceled = await stripe.paymentIntents.cancel(
+        reference,
+        { cancellation_reason: "abandoned", expand: ["payment_method"] },
+        { idempotencyKey: `cancel:${reference}` },
+      );
+      return outcomeOfPaymentIntent(canceled);
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "payment_intent_unexpected_state")
+        return lookupCharge(reference);
+      return refusalOf(error);
+    }
+  }
+
   async function setupMethod(request: MethodSetupRequest): Promise<MethodSetupOutcome> {
     const metadata = { organization_id: request.organizationId, customer_id: request.customerId };
     const key = `setup:${request.attemptId}`;
@@ -148,6 +219,31 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     } catch (error) {
       return refusalOf(error);
     }
+  }
+
+  /**
+   * A SetupIntent read again (after the browser's 3-D Secure step): one of another Stripe customer
+   * reads as unknown, as one Stripe does not know; without a Stripe customer nothing is asked.
+   */
+  async function lookupSetup(reference: string, customerReference: string | null): Promise<MethodSetupLookup> {
+    if (customerReference === null) return { status: "no_customer" };
+    if (!SETUP_INTENT_ID.test(reference)) return { status: "unknown" };
+    let intent: Stripe.SetupIntent;
+    try {
+      intent = await stripe.setupIntents.retrieve(reference, { expand: ["payment_method"] });
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError) return { status: "unknown" };
+      refusalOf(error);
+      // Our key refused: nothing can be read, as if Stripe were away.
+      throw new ProcessorUnreachable();
+    }
+    if (idOf(intent.customer) !== customerReference) return { status: "unknown" };
+    return {
+      status: "found",
+      organizationId: intent.metadata?.["organization_id"] ?? null,
+      customerId: intent.metadata?.["customer_id"] ?? null,
+      outcome: setupOutcomeOf(outcomeOfSetupIntent(intent)),
+    };
   }
 
   async function refund(request: RefundRequest): Promise<RefundOutcome> {
@@ -184,33 +280,16 @@ export function createStripeProcessor(config: StripeConfig): PaymentProcessor {
     }
   }
 
-  /**
-   * Cancels the intent a buyer left waiting, keyed by the checkout. Stripe refuses to cancel an
-   * intent that moved on (`payment_intent_unexpected_state`: it succeeded, or was canceled by a
-   * first try whose answer was lost): then where it stands now is the answer. A SetupIntent moves
-   * no money and is not cancelled (the calls this adapter makes have no SetupIntent cancel): one
-   * still waiting is given up as it is.
-   */
-  async function abandonCharge(request: AbandonRequest): Promise<ChargeOutcome> {
-    try {
-      if (request.reference.startsWith("seti_")) {
-        const outcome = outcomeOfSetupIntent(await stripe.setupIntents.retrieve(request.reference, { expand: ["payment_method"] }));
-        return outcome.status === "pending" && outcome.clientSecret
-          ? { status: "failed", message: "The card setup was abandoned." }
-          : outcome;
-      }
-      const canceled = await stripe.paymentIntents.cancel(
-        request.reference,
-        { cancellation_reason: "abandoned" },
-        { idempotencyKey: `checkout-abandon:${request.checkoutId}:${request.reference}` },
-      );
-      return outcomeOfPaymentIntent(canceled);
-    } catch (error) {
-      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "payment_intent_unexpected_state")
-        return lookupCharge(request.reference);
-      return refusalOf(error);
-    }
-  }
-
-  return { charge, lookupCharge, chargeOffSession, setupMethod, refund, closeDispute, detachMethod, abandonCharge };
+  return {
+    charge,
+    lookupCharge,
+    chargeOffSession,
+    chargeOnSession,
+    cancelCharge,
+    setupMethod,
+    lookupSetup,
+    refund,
+    closeDispute,
+    detachMethod,
+  };
 }

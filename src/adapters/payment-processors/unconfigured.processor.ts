@@ -1,6 +1,7 @@
 import type {
   ChargeOutcome,
   DisputeCloseOutcome,
+  MethodSetupLookup,
   MethodSetupOutcome,
   OffSessionChargeOutcome,
   PaymentProcessor,
@@ -24,8 +25,18 @@ export const unconfiguredProcessor: PaymentProcessor = {
   async chargeOffSession(): Promise<OffSessionChargeOutcome> {
     return { status: "failed", message: MESSAGE, declineCode: null, methodUnusable: false };
   },
+  async chargeOnSession(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
+  async cancelCharge(): Promise<ChargeOutcome> {
+    return { status: "failed", message: MESSAGE };
+  },
   async setupMethod(): Promise<MethodSetupOutcome> {
     return { status: "failed", message: MESSAGE };
+  },
+  // It never left a setup waiting.
+  async lookupSetup(): Promise<MethodSetupLookup> {
+    return { status: "unknown" };
   },
   async refund(): Promise<RefundOutcome> {
     return { status: "failed", message: MESSAGE };
@@ -35,8 +46,4 @@ export const unconfiguredProcessor: PaymentProcessor = {
   },
   // It never saved a method.
   async detachMethod(): Promise<void> {},
-  // It never started a charge.
-  async abandonCharge(): Promise<ChargeOutcome> {
-    return { status: "failed", message: MESSAGE };
-  },
 };

@@ -94,10 +94,10 @@ export const portalCustomerRoutes =
           summary: "Confirm Customer Payment Method",
           description: "Confirm a payment method for the authenticated customer.",
           body: CustomerPaymentMethodConfirm,
-          response: responses({ 201: CustomerPaymentMethodCreateResponse }),
+          response: responses({ 201: CustomerPaymentMethodCreateResponse, 400: ErrorBody }),
         },
       },
-      async (request) => paymentMethods.confirm(request.body),
+      async (request, reply) => reply.code(201).send(await paymentMethods.confirm(request.body, portalCustomerOf(principalOf(request)))),
     );
 
     app.delete(

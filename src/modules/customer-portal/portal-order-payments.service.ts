@@ -1,12 +1,12 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { ResourceNotFound, valueError } from "../../http/errors.ts";
-import type { PaymentProcessor } from "../../adapters/payment-processors/payment-processor.ts";
+import { ProcessorUnreachable } from "../../adapters/payment-processors/payment-processor.ts";
+import type { CustomerChargeOutcome, NewCard } from "../../flows/collect-customer-payment.ts";
 import { inDunning } from "../../flows/collect-subscription-payment.ts";
 import type { SubscriptionRenewals } from "../../flows/renew-subscriptions.ts";
 import { findOrder, type OrderVisibility } from "../orders/orders.steps.ts";
-import { setUpPaymentMethod } from "../payments/payments.steps.ts";
-import { countPayments, findPaymentMethod, latestPayment, nextAttemptKey } from "../payments/payments.steps.ts";
+import { countPayments, findPaymentMethod, latestPayment } from "../payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../payments/payments.table.ts";
 import { dunningOrdersOfCustomer } from "../subscriptions/subscriptions.steps.ts";
 import type { CustomerOrderConfirmPayment, CustomerOrderPaymentConfirmation, CustomerOrderPaymentStatus } from "./portal-orders.schemas.ts";
@@ -16,14 +16,13 @@ import {
   PaymentAlreadyInProgress,
   PaymentRetryValidationError,
 } from "./portal-payments.errors.ts";
-import { keepProcessorCustomer, processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
+import { processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
 
-/** What the portal's payments run on: the dependencies, the processor (a new card's setup) and the renewals' retry. */
+/** What the portal's payments run on: the dependencies and the renewals' retry. */
 interface PortalPaymentsContext {
   deps: Deps;
-  processor: PaymentProcessor;
   renewals: SubscriptionRenewals;
 }
 
@@ -32,22 +31,35 @@ const MANUAL_RETRY_LIMIT = 5;
 
 const visibleTo = (session: PortalCustomer): OrderVisibility => ({ allowed: [session.organizationId], customerId: session.customerId });
 
-/** The latest attempt's status and decline message, or `no_payment` before any attempt. */
+/** An unreachable processor leaves the attempt as stored: the status answers what is known, the next poll asks again. */
+async function refreshWaiting(ctx: PortalPaymentsContext, orderId: string): Promise<void> {
+  try {
+    await ctx.renewals.refreshWaitingPayments(orderId);
+  } catch (error) {
+    if (!(error instanceof ProcessorUnreachable)) throw error;
+  }
+}
+
+/**
+ * The latest attempt's status and decline message, or `no_payment` before any attempt. An attempt
+ * waiting for the customer's 3-D Secure step is asked about at the processor first (the page polls
+ * this while the customer authenticates), so it is settled here should the processor's event be late.
+ */
 async function paymentStatus(ctx: PortalPaymentsContext, orderId: string, session: PortalCustomer): Promise<CustomerOrderPaymentStatus> {
   const order = await findOrder(ctx.deps.db, orderId, visibleTo(session));
   if (!order) throw new ResourceNotFound();
+  if ((await latestPayment(ctx.deps.db, order.id))?.status === "pending") await refreshWaiting(ctx, order.id);
   const payment = await latestPayment(ctx.deps.db, order.id);
   return payment ? { status: payment.status, error: payment.decline_message } : { status: "no_payment", error: null };
 }
 
-/** The method the customer chose for a retry (a saved one, or a new card set up now), under the retry cap. */
+/** The method the customer chose for a retry (a saved one, or a new card charged now), under the retry cap. */
 async function chosenMethod(
   trx: Executor,
-  ctx: PortalPaymentsContext,
   orderId: string,
   choice: { token: string | null; methodId: string | null },
   session: PortalCustomer,
-): Promise<PaymentMethodRow | { refused: string }> {
+): Promise<PaymentMethodRow | NewCard> {
   if ((await countPayments(trx, orderId, { triggers: ["retry_customer"] })) >= MANUAL_RETRY_LIMIT) {
     throw new ManualRetryLimitExceeded(orderId);
   }
@@ -56,23 +68,20 @@ async function chosenMethod(
     if (!saved) throw new PaymentRetryValidationError("Payment method does not belong to customer");
     return saved;
   }
-  const setup = await setUpPaymentMethod(trx, ctx.processor, {
-    organizationId: session.organizationId,
-    customerId: session.customerId,
-    customer: await processorCustomerOfSession(trx, session),
-    confirmationToken: choice.token!,
-    attemptId: await nextAttemptKey(trx, orderId),
-    now: ctx.deps.now(),
-  });
-  if ("refused" in setup) return setup;
-  await keepProcessorCustomer(trx, session, setup.method);
-  return setup.method;
+  return { confirmationToken: choice.token!, customer: await processorCustomerOfSession(trx, session) };
 }
+
+/** The flow's outcome as the interface answers it; a refusal is an answer (`failed` with the issuer's message), not an HTTP error. */
+const confirmation = (outcome: CustomerChargeOutcome): CustomerOrderPaymentConfirmation => ({
+  status: outcome.status,
+  client_secret: outcome.status === "requires_action" ? outcome.clientSecret : null,
+  error: outcome.status === "failed" ? outcome.message : null,
+});
 
 /**
  * The customer's retry with a saved method or a new card, after the hosted service's checks in its
- * order. A refusal is an answer (`failed` with the issuer's message), not an HTTP error; the
- * sandbox never asks for a further step.
+ * order: charged with the customer present, so the card may ask for 3-D Secure (`requires_action`
+ * with the intent's client secret; the order is paid once the processor says the money moved).
  */
 async function confirmPayment(
   ctx: PortalPaymentsContext,
@@ -88,14 +97,12 @@ async function confirmPayment(
   if (!order) throw new ResourceNotFound();
   if (!inDunning(order)) throw new OrderNotEligibleForRetry(order.id);
   const outcome = await ctx.deps.db.transaction().execute((trx) =>
-    ctx.renewals.retryAsCustomer(trx, order.id, () => chosenMethod(trx, ctx, order.id, choice, session), {
+    ctx.renewals.retryAsCustomer(trx, order.id, () => chosenMethod(trx, order.id, choice, session), {
       busy: () => new PaymentAlreadyInProgress(order.id),
       ended: () => new OrderNotEligibleForRetry(order.id),
     }),
   );
-  return outcome?.status === "succeeded"
-    ? { status: "succeeded", client_secret: null, error: null }
-    : { status: "failed", client_secret: null, error: outcome?.message ?? null };
+  return confirmation(outcome);
 }
 
 /**
@@ -105,7 +112,7 @@ async function confirmPayment(
 async function retryDunningOrders(ctx: PortalPaymentsContext, customerId: string, method: PaymentMethodRow): Promise<void> {
   // One at a time, each in its own transaction: each is its own attempt with its own outcome.
   for (const { id } of await dunningOrdersOfCustomer(ctx.deps.db, customerId)) {
-    await ctx.deps.db.transaction().execute((trx) => ctx.renewals.retryAsCustomer(trx, id, async () => method, null));
+    await ctx.deps.db.transaction().execute((trx) => ctx.renewals.retryOnNewDefault(trx, id, method));
   }
 }
 
@@ -114,8 +121,8 @@ async function retryDunningOrders(ctx: PortalPaymentsContext, customerId: string
  * retry, and the retry a new default method triggers (the charge itself is the renewals' flow,
  * src/flows/collect-subscription-payment.ts), bound to the application's context.
  */
-export function createPortalOrderPayments(deps: Deps, processor: PaymentProcessor, renewals: SubscriptionRenewals) {
-  const ctx: PortalPaymentsContext = { deps, processor, renewals };
+export function createPortalOrderPayments(deps: Deps, renewals: SubscriptionRenewals) {
+  const ctx: PortalPaymentsContext = { deps, renewals };
   return {
     status: (orderId: string, session: PortalCustomer) => paymentStatus(ctx, orderId, session),
     confirm: (orderId: string, input: CustomerOrderConfirmPayment, session: PortalCustomer) => confirmPayment(ctx, orderId, input, session),

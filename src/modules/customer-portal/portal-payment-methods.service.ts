@@ -4,7 +4,7 @@ import type { Executor } from "../../db/database.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { paginate, type Page } from "../../schema/pagination.ts";
 import { findCustomerForUpdate } from "../customers/customers.steps.ts";
-import { setUpPaymentMethod } from "../payments/payments.steps.ts";
+import { keepSavedMethod, setUpPaymentMethod } from "../payments/payments.steps.ts";
 import type { PaymentProcessor } from "../../adapters/payment-processors/payment-processor.ts";
 import { toCustomerPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type {
@@ -23,7 +23,7 @@ import {
   retirePaymentMethod,
 } from "../subscriptions/subscriptions.steps.ts";
 import type { PortalOrderPayments } from "./portal-order-payments.service.ts";
-import { PaymentMethodInUseByActiveSubscription, PaymentMethodSetupFailed } from "./portal-payments.errors.ts";
+import { CustomerNotReady, PaymentMethodInUseByActiveSubscription, PaymentMethodSetupFailed } from "./portal-payments.errors.ts";
 import { keepProcessorCustomer, processorCustomerOfSession, type portalCustomerOf } from "./portal-session.ts";
 
 type PortalCustomer = ReturnType<typeof portalCustomerOf>;
@@ -67,7 +67,11 @@ function listMethods(db: Executor, query: PaymentMethodListQuery, session: Porta
   );
 }
 
-/** Sets the card up with the processor (no charge); a refusal is the hosted service's 400. */
+/**
+ * Sets the card up with the processor (no charge); a refusal is the hosted service's 400. A card
+ * asking for 3-D Secure answers `requires_action` with the setup's client secret: nothing is saved
+ * until the page has finished the step and confirmed the setup (`confirmSetup`).
+ */
 async function addMethod(
   context: PortalPaymentMethodContext,
   input: CustomerPaymentMethodCreate,
@@ -83,17 +87,62 @@ async function addMethod(
     now: context.deps.now(),
   });
   if ("refused" in setup) throw new PaymentMethodSetupFailed(setup.refused);
-  await keepProcessorCustomer(context.deps.db, session, setup.method);
-  if (input.set_default) await setDefault(context, session, setup.method);
-  return { status: "succeeded", payment_method: toCustomerPaymentMethod(setup.method) };
+  if ("pending" in setup) {
+    // The setup's processor customer is the one its confirm will be checked against.
+    await keepProcessorCustomer(context.deps.db, session, setup.pending.customerReference);
+    return { status: "requires_action", client_secret: setup.pending.clientSecret };
+  }
+  await keepProcessorCustomer(context.deps.db, session, setup.method.processor_customer_reference);
+  return saved(context, session, setup.method, input.set_default);
 }
 
+async function saved(
+  context: PortalPaymentMethodContext,
+  session: PortalCustomer,
+  method: PaymentMethodRow,
+  setDefaultMethod: boolean,
+): Promise<CustomerPaymentMethodCreateResponse> {
+  if (setDefaultMethod) await setDefault(context, session, method);
+  return { status: "succeeded", payment_method: toCustomerPaymentMethod(method) };
+}
+
+const invalidSetupIntent = (input: CustomerPaymentMethodConfirm) =>
+  new RequestValidationError([fieldIssue(["body", "setup_intent_id"], "Invalid setup_intent_id.", input.setup_intent_id, "invalid")]);
+
 /**
- * Completes a setup that needed a further step (3-D Secure). The sandbox's setups never do, so
- * no setup intent is ever waiting: every id is unknown (docs/decisions.md).
+ * Completes a setup that waited for the customer's 3-D Secure step: the setup is read again at the
+ * processor and must be one this server made for the session's customer (another customer's or
+ * organization's reads as unknown: 422). Still waiting answers `requires_action` again; refused,
+ * the hosted service's 400; succeeded, the card is saved, once: a second confirm answers the card
+ * saved by the first (under the customer's row lock, so two at once save one). The sandbox's setups
+ * never wait, so every id is unknown to it (docs/decisions.md).
  */
-function confirmSetup(input: CustomerPaymentMethodConfirm): never {
-  throw new RequestValidationError([fieldIssue(["body", "setup_intent_id"], "Invalid setup_intent_id.", input.setup_intent_id, "invalid")]);
+async function confirmSetup(
+  context: PortalPaymentMethodContext,
+  input: CustomerPaymentMethodConfirm,
+  session: PortalCustomer,
+): Promise<CustomerPaymentMethodCreateResponse> {
+  const { deps, processor } = context;
+  const customer = await processorCustomerOfSession(deps.db, session);
+  const lookup = await processor.lookupSetup(input.setup_intent_id, customer.reference);
+  if (lookup.status === "no_customer") throw new CustomerNotReady();
+  if (lookup.status === "unknown" || lookup.customerId !== session.customerId || lookup.organizationId !== session.organizationId)
+    throw invalidSetupIntent(input);
+  const { outcome } = lookup;
+  if (outcome.status === "pending") return { status: "requires_action", client_secret: outcome.clientSecret };
+  if (outcome.status !== "succeeded") throw new PaymentMethodSetupFailed(outcome.message);
+  const method = await deps.db.transaction().execute(async (trx) => {
+    await lockCustomer(trx, session);
+    return keepSavedMethod(trx, {
+      organizationId: session.organizationId,
+      customerId: session.customerId,
+      method: outcome.method,
+      now: deps.now(),
+    });
+  });
+  // The card was saved by an earlier confirm, then deleted (and detached): this setup is spent.
+  if (!method) throw invalidSetupIntent(input);
+  return saved(context, session, method, input.set_default);
 }
 
 /** Deletes a method of the session's customer; one a subscription still needs, with no other to take over, stays (400). */
@@ -115,7 +164,7 @@ export function createPortalPaymentMethodService(deps: Deps, processor: PaymentP
   return {
     list: (query: PaymentMethodListQuery, session: PortalCustomer) => listMethods(deps.db, query, session),
     add: (input: CustomerPaymentMethodCreate, session: PortalCustomer) => addMethod(context, input, session),
-    confirm: confirmSetup,
+    confirm: (input: CustomerPaymentMethodConfirm, session: PortalCustomer) => confirmSetup(context, input, session),
     remove: (id: string, session: PortalCustomer) => removeMethod(context, id, session),
   };
 }

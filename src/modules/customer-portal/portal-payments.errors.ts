@@ -8,6 +8,13 @@ export class PaymentMethodSetupFailed extends AppError {
   }
 }
 
+/** The reference's description of the answer, as its detail (the anchor's own text is not recorded). */
+export class CustomerNotReady extends AppError {
+  constructor() {
+    super(403, "CustomerNotReady", "Customer is not ready to confirm a payment method.");
+  }
+}
+
 export class PaymentMethodInUseByActiveSubscription extends AppError {
   constructor() {
     super(

@@ -3,7 +3,6 @@ import type { Executor } from "../../db/database.ts";
 import type { MemberRole, Principal } from "../../http/auth.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { findLiveCustomer, rememberProcessorCustomer } from "../customers/customers.steps.ts";
-import type { PaymentMethodRow } from "../payments/payments.table.ts";
 
 /**
  * The customer a portal session acts on. A member session acts on its member's customer; the
@@ -50,12 +49,12 @@ export async function processorCustomerOfSession(
   return { reference: customer.processor_customer_reference, email: customer.email, name: customer.name };
 }
 
-/** A processor customer the setup made for the session's customer is kept for their next payments. */
+/** A processor customer a setup made for the session's customer (`reference`) is kept for their next payments. */
 export async function keepProcessorCustomer(
   db: Executor,
   session: { organizationId: string; customerId: string },
-  method: PaymentMethodRow,
+  reference: string | null,
 ) {
   const customer = await findLiveCustomer(db, session.organizationId, { id: session.customerId });
-  if (customer) await rememberProcessorCustomer(db, customer, method.processor_customer_reference);
+  if (customer) await rememberProcessorCustomer(db, customer, reference);
 }

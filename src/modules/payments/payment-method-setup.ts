@@ -1,13 +1,33 @@
 import type { Executor } from "../../db/database.ts";
-import type { PaymentProcessor, ProcessorCustomer } from "../../adapters/payment-processors/payment-processor.ts";
-import { savePaymentMethod } from "./payments.repository.ts";
+import type { PaymentProcessor, ProcessorCustomer, SavedPaymentMethod } from "../../adapters/payment-processors/payment-processor.ts";
+import { customerMethodByReference, savePaymentMethod } from "./payment-methods.repository.ts";
 import type { PaymentMethodRow } from "./payments.table.ts";
 
-const AUTHENTICATION_NOT_SUPPORTED = "This card needs authentication (3-D Secure), which adding a card here does not support yet.";
+/**
+ * Stores a method the processor saved for the customer, once: its handle saved before answers the
+ * row saved then (a 3-D Secure setup confirmed twice saves one card); null when the customer has
+ * deleted that row since (the card was detached: it is not saved again).
+ */
+export async function keepSavedMethod(
+  db: Executor,
+  input: { organizationId: string; customerId: string; method: SavedPaymentMethod; now: Date },
+): Promise<PaymentMethodRow | null> {
+  const saved = await customerMethodByReference(db, input.customerId, input.method.reference);
+  if (saved) return saved.deleted_at === null ? saved : null;
+  return savePaymentMethod(db, input);
+}
+
+/** Where a setup waits for the customer's 3-D Secure step: the client secret the page finishes it with. */
+export interface PendingSetup {
+  clientSecret: string;
+  /** The processor's customer the setup is for (made by this setup, maybe): kept for the customer. */
+  customerReference: string | null;
+}
 
 /**
- * Sets a new card up for later charges without charging it (the portal's "add a payment method",
- * a retry with a new card) and stores it; or the issuer's reason for refusing it.
+ * Sets a new card up for later charges without charging it (the portal's "add a payment method")
+ * and stores it; or the issuer's reason for refusing it; or, when the card needs 3-D Secure, what
+ * the page needs to finish it (nothing is saved until the setup is confirmed).
  */
 export async function setUpPaymentMethod(
   db: Executor,
@@ -20,7 +40,7 @@ export async function setUpPaymentMethod(
     attemptId: string;
     now: Date;
   },
-): Promise<{ method: PaymentMethodRow } | { refused: string }> {
+): Promise<{ method: PaymentMethodRow } | { refused: string } | { pending: PendingSetup }> {
   const outcome = await processor.setupMethod({
     attemptId: input.attemptId,
     customerId: input.customerId,
@@ -28,8 +48,8 @@ export async function setUpPaymentMethod(
     customer: input.customer,
     confirmationToken: input.confirmationToken,
   });
-  // The portal cannot finish a 3-D Secure step on a new card yet (docs/decisions.md, "Stripe: what is not served yet").
-  if (outcome.status === "pending") return { refused: AUTHENTICATION_NOT_SUPPORTED };
+  if (outcome.status === "pending")
+    return { pending: { clientSecret: outcome.clientSecret, customerReference: outcome.customerReference } };
   if (outcome.status !== "succeeded") return { refused: outcome.message };
   return {
     method: await savePaymentMethod(db, {

@@ -12,81 +12,7 @@ import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { SortCriterion } from "../../schema/pagination.ts";
 import type { PaymentSortKey } from "./payments.schemas.ts";
-import type { SavedPaymentMethod } from "../../adapters/payment-processors/payment-processor.ts";
-import type { PaymentMethodRow, PaymentMethodsTable, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
-
-/** Stores a method the processor saved for the customer: its handle and display facts only. */
-export const savePaymentMethod = (
-  db: Executor,
-  input: { organizationId: string; customerId: string; method: SavedPaymentMethod; now: Date },
-): Promise<PaymentMethodRow> =>
-  db
-    .insertInto("payment_methods")
-    .values({
-      created_at: input.now,
-      modified_at: null,
-      organization_id: input.organizationId,
-      customer_id: input.customerId,
-      processor_reference: input.method.reference,
-      processor_customer_reference: input.method.customerReference,
-      type: input.method.type,
-      brand: input.method.brand,
-      last4: input.method.last4,
-      exp_month: input.method.expMonth,
-      exp_year: input.method.expYear,
-      deleted_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-
-const liveMethods = (db: Executor, customerId: string) =>
-  db.selectFrom("payment_methods").where("customer_id", "=", customerId).where("deleted_at", "is", null);
-
-/** A live method of the customer (deleted methods are never charged). */
-export const findPaymentMethod = (db: Executor, id: string, customerId: string): Promise<PaymentMethodRow | undefined> =>
-  liveMethods(db, customerId).selectAll().where("id", "=", id).executeTakeFirst();
-
-export const countPaymentMethods = async (db: Executor, customerId: string): Promise<number> =>
-  Number(
-    (
-      await liveMethods(db, customerId)
-        .select((eb) => eb.fn.countAll<number>().as("count"))
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
-
-/** The customer's live methods, newest first (the id breaks ties so pages neither repeat nor skip). */
-export const listPaymentMethods = (
-  db: Executor,
-  customerId: string,
-  window: { offset: number; limit: number; exceptId?: string },
-): Promise<PaymentMethodRow[]> => {
-  let query = liveMethods(db, customerId).selectAll();
-  if (window.exceptId) query = query.where("id", "<>", window.exceptId);
-  return query.orderBy("created_at", "desc").orderBy("id", "desc").offset(window.offset).limit(window.limit).execute();
-};
-
-export const deletePaymentMethod = (db: Executor, id: string, now: Date): Promise<PaymentMethodRow> =>
-  db
-    .updateTable("payment_methods")
-    .set({ deleted_at: now, modified_at: now })
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-
-/** The live methods saved under a processor's handle (one card saved by two customers is two rows). */
-export const liveMethodsByReference = (db: Executor, reference: string): Promise<PaymentMethodRow[]> =>
-  db.selectFrom("payment_methods").selectAll().where("processor_reference", "=", reference).where("deleted_at", "is", null).execute();
-
-/** A card's display facts as the processor now reports them (its network sent a new expiry or number). */
-export const refreshPaymentMethods = async (db: Executor, method: SavedPaymentMethod, now: Date): Promise<void> => {
-  await db
-    .updateTable("payment_methods")
-    .set({ brand: method.brand, last4: method.last4, exp_month: method.expMonth, exp_year: method.expYear, modified_at: now })
-    .where("processor_reference", "=", method.reference)
-    .where("deleted_at", "is", null)
-    .execute();
-};
+import type { PaymentMethodsTable, PaymentRow, PaymentsTable, PaymentStatus, PaymentTrigger } from "./payments.table.ts";
 
 export const insertPayment = (db: Executor, values: Insertable<PaymentsTable>): Promise<PaymentRow> =>
   db.insertInto("payments").values(values).returningAll().executeTakeFirstOrThrow();
@@ -126,6 +52,43 @@ export const latestPayment = (db: Executor, orderId: string): Promise<PaymentRow
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(1)
+    .executeTakeFirst();
+
+/** Whether the order has an attempt, of any outcome, under the processor's reference. */
+export const hasPaymentOfReference = async (db: Executor, orderId: string, reference: string): Promise<boolean> =>
+  (await db
+    .selectFrom("payments")
+    .select("id")
+    .where("order_id", "=", orderId)
+    .where("processor_reference", "=", reference)
+    .executeTakeFirst()) !== undefined;
+
+/** The order's attempts still waiting for the customer (3-D Secure), oldest first; the caller holds the order's row lock. */
+export const pendingPayments = (db: Executor, orderId: string): Promise<PaymentRow[]> =>
+  db
+    .selectFrom("payments")
+    .selectAll()
+    .where("order_id", "=", orderId)
+    .where("status", "=", "pending")
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+
+/**
+ * Settles a waiting attempt with the processor's outcome (and the method a new card was saved as);
+ * undefined when it was settled already, so only the first settlement applies.
+ */
+export const settlePendingPayment = (
+  db: Executor,
+  id: string,
+  outcome: { status: "succeeded" | "failed"; methodId: string | null; declineMessage: string | null; now: Date },
+): Promise<PaymentRow | undefined> =>
+  db
+    .updateTable("payments")
+    .set({ status: outcome.status, payment_method_id: outcome.methodId, decline_message: outcome.declineMessage, modified_at: outcome.now })
+    .where("id", "=", id)
+    .where("status", "=", "pending")
+    .returningAll()
     .executeTakeFirst();
 
 /**

@@ -1,20 +1,32 @@
 import type { Executor } from "../../db/database.ts";
 import {
   countFailedPayments,
-  countPaymentMethods,
   countPayments,
-  findPaymentMethod,
+  hasPaymentOfReference,
   insertPayment,
   latestPayment,
   nextAttemptKey,
-  savePaymentMethod,
+  pendingPayments,
+  settlePendingPayment,
   tryLockOrderPayment,
 } from "./payments.repository.ts";
+import { countPaymentMethods, findPaymentMethod, savePaymentMethod } from "./payment-methods.repository.ts";
 import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 
 // The payment operations other modules and flows run inside their own transaction.
 
-export { countFailedPayments, countPayments, findPaymentMethod, latestPayment, nextAttemptKey, savePaymentMethod, tryLockOrderPayment };
+export {
+  countFailedPayments,
+  countPayments,
+  hasPaymentOfReference,
+  findPaymentMethod,
+  latestPayment,
+  nextAttemptKey,
+  pendingPayments,
+  savePaymentMethod,
+  settlePendingPayment,
+  tryLockOrderPayment,
+};
 
 /** Whether the customer has a live (not deleted) payment method. */
 export const hasPaymentMethod = async (db: Executor, customerId: string): Promise<boolean> =>
@@ -32,7 +44,8 @@ interface PaymentAttempt {
   now: Date;
 }
 
-type AttemptOutcome = { reference: string } | { declineMessage: string; declineReason: string | null };
+/** How an attempt stands: the processor took the money, refused it, or waits for the customer (3-D Secure). */
+type AttemptOutcome = { reference: string } | { declineMessage: string; declineReason: string | null } | { pendingReference: string };
 
 const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: AttemptOutcome) =>
   insertPayment(db, {
@@ -42,13 +55,13 @@ const insertAttempt = (db: Executor, input: PaymentAttempt, outcome: AttemptOutc
     customer_id: input.customerId,
     order_id: input.orderId,
     payment_method_id: input.methodId,
-    status: "reference" in outcome ? "succeeded" : "failed",
+    status: "reference" in outcome ? "succeeded" : "pendingReference" in outcome ? "pending" : "failed",
     trigger: input.trigger,
     amount: input.amount,
     currency: input.currency,
-    processor_reference: "reference" in outcome ? outcome.reference : null,
-    decline_message: "reference" in outcome ? null : outcome.declineMessage,
-    decline_reason: "reference" in outcome ? null : outcome.declineReason,
+    processor_reference: "reference" in outcome ? outcome.reference : "pendingReference" in outcome ? outcome.pendingReference : null,
+    decline_message: "declineMessage" in outcome ? outcome.declineMessage : null,
+    decline_reason: "declineMessage" in outcome ? outcome.declineReason : null,
   });
 
 /** Records a payment the processor took for an order: succeeded, under the processor's charge reference. */
@@ -60,15 +73,19 @@ export const recordDeclinedPayment = (
   db: Executor,
   input: PaymentAttempt & { declineMessage: string; declineReason: string | null },
 ): Promise<PaymentRow> => insertAttempt(db, input, { declineMessage: input.declineMessage, declineReason: input.declineReason });
+
+/** Records a charge waiting for the customer (3-D Secure) under the processor's reference: settled later by its outcome. */
+export const recordPendingPayment = (db: Executor, input: PaymentAttempt & { reference: string }): Promise<PaymentRow> =>
+  insertAttempt(db, input, { pendingReference: input.reference });
 export { isUnrecoverableDecline } from "./decline-codes.ts";
-export { setUpPaymentMethod } from "./payment-method-setup.ts";
+export { keepSavedMethod, setUpPaymentMethod } from "./payment-method-setup.ts";
 export {
   countPaymentMethods,
   deletePaymentMethod,
   listPaymentMethods,
   liveMethodsByReference,
   refreshPaymentMethods,
-} from "./payments.repository.ts";
+} from "./payment-methods.repository.ts";
 
 // What an order's documents read of its payments.
 export { paidAtOf } from "./payments.repository.ts";

@@ -20,6 +20,9 @@ import {
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
+const AUTHENTICATION_NOT_FINISHED =
+  "This card needs authentication (3-D Secure), which this page cannot finish yet. Please try again with a different card.";
+
 /**
  * The customer portal at the `customer_portal_url` of a customer session (`/{slug}/portal`). The
  * link's token is exchanged for an HttpOnly cookie scoped to the portal, and the address loses it;
@@ -121,7 +124,13 @@ export const portalPageRoutes =
         if (typeof token !== "string" || token === "" || token.length > 256)
           return overview(context, reply, visit, theme, { code: 422, problem: "Enter the card to use." });
         const returnUrl = `${request.protocol}://${request.headers.host ?? ""}${portalPath(visit.organization.slug)}`;
-        await services.paymentMethods.add({ confirmation_token_id: token, set_default: true, return_url: returnUrl }, visit.session);
+        const added = await services.paymentMethods.add(
+          { confirmation_token_id: token, set_default: true, return_url: returnUrl },
+          visit.session,
+        );
+        // The page posts a form and has no step to finish 3-D Secure with: nothing was saved, so it says so (docs/decisions.md).
+        if (added.status === "requires_action")
+          return overview(context, reply, visit, theme, { code: 400, problem: AUTHENTICATION_NOT_FINISHED });
         return backTo(reply, visit, "payment-method-saved", "payment-method");
       }),
     );

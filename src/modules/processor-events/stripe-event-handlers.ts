@@ -58,8 +58,12 @@ export interface ProcessorEventFlows {
    * no-op when the confirm request or the recovery job settled it first.
    */
   settleCheckout(checkoutId: string, intentReference: string): Promise<void>;
-  /** An off-session charge of an order succeeded: the order collected should a crash have left it pending (idempotent per attempt). */
-  settleOrderPayment(orderId: string, trigger: PaymentTrigger): Promise<void>;
+  /**
+   * An order's intent moved: a customer's retry that waited for 3-D Secure is settled from the
+   * processor's answer; an off-session charge that succeeded collects the order should a crash
+   * have left it pending (idempotent per attempt).
+   */
+  settleOrderPayment(orderId: string, event: { reference: string; trigger: PaymentTrigger; succeeded: boolean }): Promise<void>;
 }
 
 const PAYMENT_TRIGGERS: readonly PaymentTrigger[] = ["purchase", "subscription_cycle", "retry_dunning", "retry_customer"];
@@ -69,8 +73,8 @@ const triggerOf = (metadata: Stripe.Metadata | null): PaymentTrigger =>
   PAYMENT_TRIGGERS.find((trigger) => trigger === metadata?.["payment_trigger"]) ?? "subscription_cycle";
 
 /**
- * What an intent's event settles, by the metadata this server wrote on it: its checkout, or (a
- * success only) its order. Intents made elsewhere carry neither and change nothing here.
+ * What an intent's event settles, by the metadata this server wrote on it: its checkout, or its
+ * order. Intents made elsewhere carry neither and change nothing here.
  */
 async function settleIntent(
   flows: ProcessorEventFlows,
@@ -80,7 +84,7 @@ async function settleIntent(
   const checkoutId = intent.metadata?.["checkout_id"];
   const orderId = intent.metadata?.["order_id"];
   if (checkoutId) await flows.settleCheckout(checkoutId, intent.id);
-  else if (orderId && succeeded) await flows.settleOrderPayment(orderId, triggerOf(intent.metadata));
+  else if (orderId) await flows.settleOrderPayment(orderId, { reference: intent.id, trigger: triggerOf(intent.metadata), succeeded });
 }
 
 /** Stripe's dispute statuses as the interface's (the hosted service's map; `warning_*` are early fraud warnings). */

@@ -228,6 +228,7 @@ export class StripeState {
     return this.succeedPayment(intent);
   }
 
+  /** Stripe cancels an intent that has not succeeded (nor been canceled); it then never completes. */
   private chargeOf(intent: StripeObject, status: "succeeded" | "failed", outcome: Record<string, unknown>): StripeObject {
     return this.put({
       id: id("ch"),

@@ -190,11 +190,11 @@ describe("POST /v1/customer-portal/orders/{id}/confirm-payment", () => {
     const answered = new Promise<void>((resolve) => (answer = resolve));
     const held: PaymentProcessor = {
       ...sandboxProcessor,
-      chargeOffSession: async (request) => {
+      chargeOnSession: async (request) => {
         charges += 1;
         charging();
         await answered;
-        return sandboxProcessor.chargeOffSession(request);
+        return sandboxProcessor.chargeOnSession(request);
       },
     };
     const app = await buildApp(ctx.deps, { logger: false, services: buildServices(ctx.deps, { payments: held }) });
