@@ -2,7 +2,7 @@
 // server answers); it adds what needs the browser: the card form of the payment step, and asking
 // again for a document that is still being prepared.
 import type { PortalPageData } from "../src/modules/portal-page/portal-page.render.ts";
-import { paymentFormFor } from "./payment-forms.ts";
+import { paymentFormFor, type PaymentForm } from "./payment-forms.ts";
 
 const data = JSON.parse(document.getElementById("page-data")?.textContent ?? "null") as PortalPageData;
 
@@ -17,6 +17,7 @@ function paymentMethodForm(): void {
   const payment = paymentFormFor(data.paymentForm);
   payment.mount(slot);
   submit.disabled = !payment.ready;
+  if (data.cardAuthentication) finishCardAuthentication(payment, data.cardAuthentication.clientSecret);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void payment.tokenize().then((value) => {
@@ -27,6 +28,25 @@ function paymentMethodForm(): void {
       form.submit();
     });
   });
+}
+
+/**
+ * A card the bank must confirm (3-D Secure): its check opens at once; once done, the confirm form is
+ * posted (the server reads the setup again at the processor). The form's button opens the check again.
+ */
+function finishCardAuthentication(payment: PaymentForm, clientSecret: string): void {
+  const form = document.getElementById("card-authentication-form");
+  if (!(form instanceof HTMLFormElement)) return;
+  const authenticate = () =>
+    void payment.authenticate?.(clientSecret).then((refusal) => {
+      if (refusal === null) form.submit();
+      else payment.showRefusal(refusal);
+    });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    authenticate();
+  });
+  authenticate();
 }
 
 function start(): void {

@@ -6,15 +6,17 @@ import { taskList } from "../../src/tasks.ts";
 import { expectAccessible, launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
 import type { TestContext } from "../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
+import { createCustomer, createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-in/stand-in.ts";
 import { stripeEnv } from "../helpers/stripe-stand-in/stripe-context.ts";
+import { openPortalSession } from "../modules/portal-page/portal-page-helpers.ts";
 import { WEBHOOK_URL } from "../modules/processor-events/stripe-webhook-helpers.ts";
 
 /**
  * The hosted checkout page paying through the Stripe adapter in headless Chromium: the page loads
  * the stand-in's Stripe.js from STRIPE_JS_URL, the app talks to the stand-in's API, and the
- * stand-in's signed events reach the app's webhook, handled by a real worker.
+ * stand-in's signed events reach the app's webhook, handled by a real worker. The customer portal's
+ * card form is the same payment form: its 3-D Secure step is here too.
  */
 describe.skipIf(!chromiumAvailable)("checkout page paying through Stripe", { timeout: 120_000 }, () => {
   let ctx: TestContext;
@@ -192,6 +194,35 @@ describe.skipIf(!chromiumAvailable)("checkout page paying through Stripe", { tim
     await payWith(page, "pm_card_visa");
     await thankYou(page);
     expect(await orderOf(checkout.id)).toMatchObject({ status: "paid" });
+    await page.close();
+  });
+
+  it("saves a card in the customer portal after the bank's 3-D Secure check on the page", async () => {
+    const customer = await createCustomer(ctx.deps, organizationId, { email: "grace@example.com" });
+    const link = await openPortalSession(ctx, organizationId, customer.id);
+    const page = await browser.newPage();
+    await page.goto(link.url);
+    await page.waitForSelector("html[data-ready]");
+    await page.getByLabel("Test payment method").selectOption("pm_card_authenticationRequired");
+    await page.getByRole("button", { name: "Save payment method" }).click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure 2 Test Page" });
+    await challenge.waitFor();
+    // Waiting for the bank: the page says so, and nothing is saved yet.
+    await page.getByText("Your bank asks you to confirm this card before it is saved.").waitFor();
+    const saved = () =>
+      ctx.deps.db
+        .selectFrom("payment_methods")
+        .select(["processor_reference", "processor_customer_reference"])
+        .where("customer_id", "=", customer.id)
+        .execute();
+    expect(await saved()).toEqual([]);
+    await expectAccessible(page);
+
+    await challenge.getByRole("button", { name: "Complete authentication" }).click();
+    await page.getByText("Your payment method is saved.").waitFor();
+    expect(await saved()).toEqual([
+      { processor_reference: expect.stringMatching(/^pm_/), processor_customer_reference: expect.stringMatching(/^cus_/) },
+    ]);
     await page.close();
   });
 });

@@ -10,7 +10,15 @@ import type { BillingForm, FieldErrors } from "./portal-page.forms.ts";
 import { portalPath, type PortalOrganization } from "./portal-page.session.ts";
 
 /** What the portal's script reads from the page. */
-export type PortalPageData = { view: "overview"; paymentForm: PaymentFormKind } | { view: "status"; pollMs: number | null };
+/** A card the processor asks the customer to confirm with their bank (3-D Secure) before it is saved: what the page's script finishes. */
+export interface CardAuthentication {
+  clientSecret: string;
+  setupIntentId: string;
+}
+
+export type PortalPageData =
+  | { view: "overview"; paymentForm: PaymentFormKind; cardAuthentication: CardAuthentication | null }
+  | { view: "status"; pollMs: number | null };
 
 export interface PortalShell {
   organization: PortalOrganization;
@@ -174,6 +182,7 @@ export interface OverviewInput {
   licenseKeys: LicenseKeyWithActivations[];
   paymentMethods: CustomerPaymentMethod[];
   paymentForm: PaymentFormKind;
+  cardAuthentication: CardAuthentication | null;
   notice: string | null;
   problem: string | null;
   billing: { values: BillingForm; errors: FieldErrors };
@@ -196,6 +205,17 @@ function ordersPager(base: string, { page, maxPage }: OverviewInput["ordersPage"
   return links.length
     ? `<nav class="pager" aria-label="Pages of orders"><p class="muted">Page ${page} of ${Math.max(maxPage, page)}</p>${links.join(" ")}</nav>`
     : "";
+}
+
+/**
+ * The step after a card that needs 3-D Secure: the page's script opens the bank's check at once and
+ * posts this form when it is done; the button does it again if the customer closed the check.
+ */
+function cardAuthenticationForm(base: string, authentication: CardAuthentication | null): string {
+  if (!authentication) return "";
+  return `<form method="post" action="${e(`${base}/payment-method/confirm`)}" id="card-authentication-form" class="stack"><p class="notice" role="status">Your bank asks you to confirm this card before it is saved.</p><input type="hidden" name="setup_intent_id" value="${e(
+    authentication.setupIntentId,
+  )}"><noscript><p class="notice">Confirming the card needs JavaScript.</p></noscript><button type="submit" class="button primary">Confirm the card with your bank</button></form>`;
 }
 
 /** The portal: subscriptions, orders and their documents, license keys, billing details, payment method. */
@@ -244,10 +264,18 @@ ${section(
   "Payment method",
   `${list(input.paymentMethods.map(paymentMethodItem), "No payment method on file.")}<form method="post" action="${e(
     `${base}/payment-method`,
-  )}" id="payment-method-form" class="stack" novalidate><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>`,
+  )}" id="payment-method-form" class="stack" novalidate><fieldset class="payment"><legend>Replace the payment method</legend><div id="payment-form-slot"></div><noscript><p class="notice">Replacing the payment method needs JavaScript.</p></noscript></fieldset><input type="hidden" name="confirmation_token_id" value=""><button type="submit" class="button primary">Save payment method</button></form>${cardAuthenticationForm(
+    base,
+    input.cardAuthentication,
+  )}`,
 )}
 </main>`;
-  return page(shell, "Customer portal", { view: "overview", paymentForm: input.paymentForm }, body);
+  return page(
+    shell,
+    "Customer portal",
+    { view: "overview", paymentForm: input.paymentForm, cardAuthentication: input.cardAuthentication },
+    body,
+  );
 }
 
 /** A page with a heading, a sentence and a way out (sign-in problems, documents being prepared). */

@@ -4,6 +4,7 @@ import { themeOf } from "../../pages/html-page.ts";
 import type { WebAssets } from "../../pages/web-assets.ts";
 import { billingDetails, fieldErrorsOf, readBillingForm } from "./portal-page.forms.ts";
 import type { PortalPageServices } from "./portal-page.data.ts";
+import type { CardAuthentication } from "./portal-page.render.ts";
 import { portalPath, sessionCookie } from "./portal-page.session.ts";
 import { portalPageOrderRoutes } from "./portal-page-orders.routes.ts";
 import {
@@ -20,8 +21,16 @@ import {
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
-const AUTHENTICATION_NOT_FINISHED =
-  "This card needs authentication (3-D Secure), which this page cannot finish yet. Please try again with a different card.";
+const NOT_CONFIRMED = "Your bank has not confirmed this card yet. Confirm it with your bank to save it.";
+
+/**
+ * The setup a client secret belongs to: Stripe's client secrets are the intent's id, then `_secret_`
+ * (Stripe.js reads them the same way); only Stripe asks for 3-D Secure here.
+ */
+const setupIntentOf = (clientSecret: string): CardAuthentication => ({
+  clientSecret,
+  setupIntentId: clientSecret.split("_secret_")[0] ?? clientSecret,
+});
 
 /**
  * The customer portal at the `customer_portal_url` of a customer session (`/{slug}/portal`). The
@@ -128,9 +137,27 @@ export const portalPageRoutes =
           { confirmation_token_id: token, set_default: true, return_url: returnUrl },
           visit.session,
         );
-        // The page posts a form and has no step to finish 3-D Secure with: nothing was saved, so it says so (docs/decisions.md).
+        // Nothing is saved until the bank confirms the card: the page opens its check, then posts the confirm below.
         if (added.status === "requires_action")
-          return overview(context, reply, visit, theme, { code: 400, problem: AUTHENTICATION_NOT_FINISHED });
+          return overview(context, reply, visit, theme, { cardAuthentication: setupIntentOf(added.client_secret) });
+        return backTo(reply, visit, "payment-method-saved", "payment-method");
+      }),
+    );
+
+    app.post<{ Params: Params }>(
+      "/:slug/portal/payment-method/confirm",
+      { schema: { hide: true } },
+      asCustomer(context, async (visit, request, reply, theme) => {
+        const setupIntentId = (request.body as { setup_intent_id?: unknown } | null)?.setup_intent_id;
+        if (typeof setupIntentId !== "string" || setupIntentId === "" || setupIntentId.length > 256)
+          return overview(context, reply, visit, theme, { code: 422, problem: "Enter the card to use." });
+        const confirmed = await services.paymentMethods.confirm({ setup_intent_id: setupIntentId, set_default: true }, visit.session);
+        if (confirmed.status === "requires_action")
+          return overview(context, reply, visit, theme, {
+            code: 400,
+            problem: NOT_CONFIRMED,
+            cardAuthentication: setupIntentOf(confirmed.client_secret),
+          });
         return backTo(reply, visit, "payment-method-saved", "payment-method");
       }),
     );

@@ -5,7 +5,7 @@ import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html
 import type { WebAssets } from "../../pages/web-assets.ts";
 import { billingFormFrom, type BillingForm, type FieldErrors } from "./portal-page.forms.ts";
 import { loadOverview, type PortalPageServices } from "./portal-page.data.ts";
-import { overviewPage, portalStatusPage, type PortalShell } from "./portal-page.render.ts";
+import { overviewPage, portalStatusPage, type CardAuthentication, type PortalShell } from "./portal-page.render.ts";
 import { SESSION_COOKIE, portalPath, readCookie, type PortalOrganization, type PortalVisit } from "./portal-page.session.ts";
 
 // What the portal page's handlers share: the page sent, the status pages, the overview, and the
@@ -141,6 +141,8 @@ export interface OverviewOptions {
   code?: number;
   notice?: string | null;
   problem?: string | null;
+  /** A card waiting for the customer's bank (3-D Secure): the page finishes it. */
+  cardAuthentication?: CardAuthentication | null;
   billing?: { values: BillingForm; errors: FieldErrors };
   ordersPage?: number;
 }
@@ -159,6 +161,7 @@ export async function overview(
       ...data,
       returnUrl: visit.returnUrl,
       paymentForm: services.paymentForm.form,
+      cardAuthentication: options.cardAuthentication ?? null,
       notice: options.notice ?? null,
       problem: options.problem ?? null,
       billing: options.billing ?? {

@@ -102,18 +102,42 @@ describe("POST /v1/customer-portal/customers/me/payment-methods with Stripe", ()
 });
 
 describe("the portal page's card form with Stripe", () => {
-  it("says a card needing 3-D Secure cannot be finished there, and saves nothing", async () => {
+  it("asks for the bank's check of a 3-D Secure card, saves nothing before it, and saves the card once it is done", async () => {
     const { customerId } = await freshCustomer();
     const cookie = await signInToPortal(ctx, await openPortalSession(ctx, org.id, customerId));
-    const response = await ctx.request({
-      method: "POST",
-      url: `/${org.slug}/portal/payment-method`,
-      headers: { cookie, origin: "http://localhost:80", host: "localhost:80", "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams({ confirmation_token_id: await confirmationToken("pm_card_authenticationRequired") }).toString(),
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.body).toContain("This card needs authentication (3-D Secure), which this page cannot finish yet.");
+    const post = (path: string, form: Record<string, string>) =>
+      ctx.request({
+        method: "POST",
+        url: `/${org.slug}/portal/${path}`,
+        headers: { cookie, origin: "http://localhost:80", host: "localhost:80", "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams(form).toString(),
+      });
+    const added = await post("payment-method", { confirmation_token_id: await confirmationToken("pm_card_authenticationRequired") });
+    expect(added.statusCode).toBe(200);
+    expect(added.body).toContain("Your bank asks you to confirm this card before it is saved.");
+    const setupIntentId = /name="setup_intent_id" value="(seti_[A-Za-z0-9]+)"/.exec(added.body)?.[1];
+    expect((await sdk.setupIntents.retrieve(setupIntentId!)).status).toBe("requires_action");
     expect(await methodsOf(customerId)).toEqual([]);
+
+    // Posted before the bank's check is done: still waiting, the check offered again, nothing saved.
+    const early = await post("payment-method/confirm", { setup_intent_id: setupIntentId! });
+    expect(early.statusCode).toBe(400);
+    expect(early.body).toContain("Your bank has not confirmed this card yet.");
+    expect(early.body).toContain(`value="${setupIntentId}"`);
+    expect(await methodsOf(customerId)).toEqual([]);
+
+    await stripe.authenticate(setupIntentId!, "succeeded");
+    const done = await post("payment-method/confirm", { setup_intent_id: setupIntentId! });
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toContain("done=payment-method-saved");
+    expect((await methodsOf(customerId)).map((method) => method.processor_reference)).toHaveLength(1);
+
+    // Another customer's setup, or none, is refused on the page and saves nothing.
+    for (const form of [{ setup_intent_id: "seti_unknown" }, {}]) {
+      const refused = await post("payment-method/confirm", form);
+      expect(refused.statusCode).toBe(422);
+      expect(await methodsOf(customerId)).toHaveLength(1);
+    }
   });
 });
 
