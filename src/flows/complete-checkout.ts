@@ -5,6 +5,7 @@ import type { TaxId } from "../adapters/tax-engine/tax-id.ts";
 import { grantBenefits } from "../modules/benefits/benefits.steps.ts";
 import type { CheckoutSessions } from "../modules/checkouts/checkouts.steps.ts";
 import {
+  addProcessorCustomerToCheckout,
   markSucceeded,
   purchaseOf,
   storedTaxId,
@@ -180,6 +181,9 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   const purchase = purchaseOf(checkout);
   const customer = await linkCheckoutBuyer(db, input, purchase, taxId, now);
   await rememberProcessorCustomer(db, customer, input.customerReference);
+  // The processor's customer shows on the session, as the hosted service's `payment_processor_metadata.customer_id`.
+  const processorCustomer = input.customerReference ?? customer.processor_customer_reference;
+  if (processorCustomer) await addProcessorCustomerToCheckout(db, checkout.id, processorCustomer);
   const method = await keepSavedMethod(db, input, customer, now);
   const subscription = await startCheckoutSubscription(db, input, purchase, { customer, method }, now);
   const { order } = await writeOrder(db, checkoutOrder(input, purchase, { customer, subscription, taxId }, now));

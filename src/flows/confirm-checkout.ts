@@ -85,7 +85,11 @@ async function askProcessor(ctx: CheckoutFlowContext, checkout: Checkout, source
 }
 
 /** The intent waits for the buyer (3-D Secure) or the processor: the session stays confirmed, with what the page needs. */
-async function awaitProcessor(ctx: CheckoutFlowContext, checkoutId: string, intent: { reference: string; clientSecret: string | null }) {
+async function awaitProcessor(
+  ctx: CheckoutFlowContext,
+  checkoutId: string,
+  intent: { reference: string; clientSecret: string | null; customerReference: string | null },
+) {
   await ctx.deps.db.transaction().execute(async (trx) => {
     const row = await ctx.sessions.lock(trx, { id: checkoutId }, null);
     if (row.status !== "confirmed") return;

@@ -163,6 +163,18 @@ export async function insertCheckout(
 export const updateCheckout = (db: Executor, id: string, values: Updateable<CheckoutsTable>) =>
   db.updateTable("checkouts").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
 
+/**
+ * Adds the processor's customer (Stripe's `cus_…`) to the session's processor metadata as
+ * `customer_id`, keeping what is there: read and written by the one statement, so a concurrent
+ * write of the other keys is never lost.
+ */
+export const addProcessorCustomerToCheckout = (db: Executor, id: string, processorCustomer: string) =>
+  db
+    .updateTable("checkouts")
+    .set({ payment_processor_metadata: sql`payment_processor_metadata || jsonb_build_object('customer_id', ${processorCustomer}::text)` })
+    .where("id", "=", id)
+    .execute();
+
 /** Moves an open session past its expiry to `expired`; returns it when this call did so. */
 export const expireCheckout = (db: Executor, id: string, now: Date) =>
   db

@@ -109,18 +109,20 @@ export async function markRefused(db: Executor, checkout: CheckoutRow, outcome: 
 /**
  * The processor answered "not yet" (3-D Secure, or still processing): the session stays
  * `confirmed`, and its processor metadata tells the page what to finish (`intent_client_secret`)
- * and the recovery job which intent to ask about (`intent_id`). Its expiry job gives the intent up
+ * and the recovery job which intent to ask about (`intent_id`), with the processor's customer
+ * (`customer_id`) as on a completed session. Its expiry job gives the intent up
  * should the buyer never finish; an answer that arrives after the session's expiry (a confirm just
  * before it) brings that job forward to now.
  */
 export async function markAwaitingProcessor(
   db: Executor,
   checkout: CheckoutRow,
-  intent: { reference: string; clientSecret: string | null },
+  intent: { reference: string; clientSecret: string | null; customerReference: string | null },
   now: Date,
 ): Promise<void> {
   const metadata: Record<string, string> = {
     ...checkout.payment_processor_metadata,
+    ...(intent.customerReference ? { customer_id: intent.customerReference } : {}),
     intent_id: intent.reference,
     intent_status: "requires_action",
   };
@@ -131,6 +133,8 @@ export async function markAwaitingProcessor(
 }
 
 /** `confirmed` → `succeeded`, linked to the customer and subscription the completion made. */
+export { addProcessorCustomerToCheckout } from "./checkouts.repository.ts";
+
 export const markSucceeded = (db: Executor, checkoutId: string, links: { customerId: string; subscriptionId: string | null }, now: Date) =>
   updateCheckout(db, checkoutId, {
     status: "succeeded",

@@ -133,7 +133,7 @@ describe("the portal page's card form with Stripe", () => {
     expect((await methodsOf(customerId)).map((method) => method.processor_reference)).toHaveLength(1);
 
     // Another customer's setup, or none, is refused on the page and saves nothing.
-    for (const form of [{ setup_intent_id: "seti_unknown" }, {}]) {
+    for (const form of [{ setup_intent_id: "seti_unknown" }, {}] as Record<string, string>[]) {
       const refused = await post("payment-method/confirm", form);
       expect(refused.statusCode).toBe(422);
       expect(await methodsOf(customerId)).toHaveLength(1);

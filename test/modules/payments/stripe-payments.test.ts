@@ -101,6 +101,9 @@ describe("a one-time purchase paid through Stripe", () => {
     // The buyer's Stripe customer is kept for their next payments.
     const customer = await ctx.deps.db.selectFrom("customers").selectAll().where("id", "=", order!.customer_id).executeTakeFirstOrThrow();
     expect(customer.processor_customer_reference).toBe(intent.customer);
+    // And shown on the session, as the hosted service's processor metadata has it.
+    const read = await ctx.request({ method: "GET", url: `/v1/checkouts/client/${session.client_secret}` });
+    expect(read.json().payment_processor_metadata).toEqual({ publishable_key: stripe.publishableKey, customer_id: intent.customer });
   });
 
   it("answers a declined card with Stripe's message and reopens the session, writing no order", async () => {
@@ -119,6 +122,7 @@ describe("a one-time purchase paid through Stripe", () => {
     expect(waiting.payment_processor_metadata).toMatchObject({
       intent_status: "requires_action",
       intent_client_secret: expect.any(String),
+      customer_id: expect.stringMatching(/^cus_/),
     });
     expect(await ordersOf(session.id)).toEqual([]);
 
