@@ -41,6 +41,7 @@ import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
 import { portalBenefitGrantRoutes } from "./modules/customer-portal/portal-benefit-grants.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { meterRoutes } from "./modules/meters/meters.routes.ts";
+import { metricRoutes } from "./modules/metrics/metrics.routes.ts";
 import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.routes.ts";
 import { portalMeterRoutes } from "./modules/customer-portal/portal-meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
@@ -170,6 +171,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(customerMeterRoutes(services.customerMeters));
+  await app.register(metricRoutes());
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys));

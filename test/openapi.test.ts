@@ -56,6 +56,7 @@ describe("API documentation", () => {
     "/v1/meters/",
     "/v1/customer-meters/",
     "/v1/customer-portal/meters/",
+    "/v1/metrics/limits",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

@@ -24,6 +24,8 @@ import * as CL from "../../src/modules/checkout-links/checkout-links.schemas.ts"
 import * as E from "../../src/modules/events/events.schemas.ts";
 import * as M from "../../src/modules/meters/meters.schemas.ts";
 import * as MI from "../../src/modules/meters/meter-inputs.schemas.ts";
+import type * as TI from "../../src/schema/time-intervals.ts";
+import type * as MT from "../../src/modules/metrics/metrics.schemas.ts";
 import * as W from "../../src/modules/webhooks/webhooks.schemas.ts";
 import * as LK from "../../src/modules/license-keys/license-keys.schemas.ts";
 import * as CPC from "../../src/modules/customer-portal/portal-customers.schemas.ts";
@@ -244,7 +246,9 @@ const _filter: AssertAssignable<S<typeof M.Filter>, models.Filter> = true;
 const _meter: AssertAssignable<M.Meter, models.Meter> = true;
 const _listMeter: AssertAssignable<M.ListResourceMeter, models.ListResourceMeter> = true;
 const _meterQuantities: AssertAssignable<M.MeterQuantities, models.MeterQuantities> = true;
-const _timeInterval: AssertEqual<MI.TimeInterval, models.TimeInterval> = true;
+const _timeInterval: AssertEqual<TI.TimeInterval, models.TimeInterval> = true;
+// Metrics.
+const _metricsLimits: AssertAssignable<MT.MetricsLimits, models.MetricsLimits> = true;
 // Customer meters.
 const _customerMeter: AssertAssignable<CM.CustomerMeter, models.CustomerMeter> = true;
 const _listCustomerMeter: AssertAssignable<S<typeof CM.ListResourceCustomerMeter>, models.ListResourceCustomerMeter> = true;

@@ -4,7 +4,7 @@ import { ResourceNotFound } from "../../http/errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkout-inputs.schemas.ts";
 import { assertNotExpired, assertOpenForBuyer } from "./checkouts.errors.ts";
 import { toCheckoutPublic } from "./checkouts.mapper.ts";
-import { findCheckoutWithRelations, type CheckoutWithRelations } from "./checkouts.repository.ts";
+import { findCheckoutWithRelations, markCheckoutOpened, type CheckoutWithRelations } from "./checkouts.repository.ts";
 import type { CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.schemas.ts";
 import type { CheckoutSessions } from "./checkouts.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
@@ -28,6 +28,8 @@ export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessio
     const row = await findCheckoutWithRelations(db, { clientSecret }, null);
     if (!row) throw new ResourceNotFound();
     assertNotExpired(row, deps.now());
+    // The first view is what the metrics' `checkouts` count (a session made by the API and never shown does not count).
+    if (row.opened_at === null) await markCheckoutOpened(db, row.id, deps.now());
     return toCheckoutPublic(row, sessions.urls, await sessions.organizationOf(db, row.organization_id));
   }
 

@@ -23,6 +23,7 @@ const NON_EDITABLE_COLUMNS = [
   "status",
   "client_secret",
   "expires_at",
+  "opened_at",
   "payment_processor_metadata",
   "discount_amount",
   "net_amount",

@@ -210,3 +210,7 @@ export const dueCheckoutIds = async (db: Executor, organizationId: string, now: 
  */
 export const checkoutBuyers = <A extends string>(alias: A) =>
   expressionBuilder<Database>().selectFrom("checkouts").select(["id", "locale", "is_business_customer"]).as(alias);
+
+/** Records the buyer's first view of a session; later views leave it as it is. */
+export const markCheckoutOpened = (db: Executor, id: string, at: Date) =>
+  db.updateTable("checkouts").set({ opened_at: at }).where("id", "=", id).where("opened_at", "is", null).execute();

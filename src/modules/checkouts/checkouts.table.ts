@@ -14,6 +14,8 @@ export interface CheckoutsTable {
   status: Generated<CheckoutStatus>;
   client_secret: string;
   expires_at: Date;
+  /** The buyer's first view (hosted page or public client read); null until then. */
+  opened_at: Date | null;
   success_url: string | null;
   return_url: string | null;
   embed_origin: string | null;

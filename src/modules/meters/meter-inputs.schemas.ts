@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
 import { DateTime, MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { TimeIntervalSchema } from "../../schema/time-intervals.ts";
 import { Aggregation, AggregationFunctionValues, Filter, MeterUnit } from "./meters.schemas.ts";
 
 // Bounds the reference leaves open: docs/decisions.md ("Meters: filters", "String bounds").
@@ -53,13 +54,10 @@ export const MeterListQuery = Type.Object({
 });
 export type MeterListQuery = Static<typeof MeterListQuery>;
 
-export const TimeIntervalValues = ["year", "month", "week", "day", "hour"] as const;
-export type TimeInterval = (typeof TimeIntervalValues)[number];
-
 export const MeterQuantitiesQuery = Type.Object({
   start_timestamp: DateTime({ description: "Start timestamp." }),
   end_timestamp: DateTime({ description: "End timestamp." }),
-  interval: StringEnum(TimeIntervalValues, { title: "TimeInterval", description: "Interval between two timestamps." }),
+  interval: TimeIntervalSchema,
   timezone: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, default: "UTC", description: "IANA time zone of the intervals (default UTC)." }),
   ),

@@ -5,7 +5,7 @@ import type { MetadataFilter } from "../../schema/pagination.ts";
 import { liveCustomerIdOfExternalId } from "../customers/customers.steps.ts";
 import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
-import type { TimeInterval } from "./meter-inputs.schemas.ts";
+import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { AggregationFunction } from "./meters.schemas.ts";
 import { meterDependentReads } from "./meter-dependent-reads.ts";
 

@@ -1,16 +1,13 @@
 import type { Deps } from "../../context.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
-import type { MeterQuantitiesQuery, TimeInterval } from "./meter-inputs.schemas.ts";
+import { EARLIEST_DATE, intervalRangeIssue } from "../../schema/time-intervals.ts";
+import type { MeterQuantitiesQuery } from "./meter-inputs.schemas.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
 import { customerKeysOf, findMeter, knownTimeZones } from "./meters.repository.ts";
 import type { MeterQuantities } from "./meters.schemas.ts";
 
-const DAY_MS = 86_400_000;
-/** The longest range per interval, in days, as the hosted service bounds it (at most a few thousand points). */
-const MAX_DAYS: Record<TimeInterval, number> = { hour: 7, day: 366, week: 371, month: 1460, year: 3650 };
-const EARLIEST = Date.UTC(2023, 0, 1);
-const RANGE_TOO_LARGE = "The interval is too small for the given date range. Use a larger interval or reduce the date range.";
+const EARLIEST = new Date(`${EARLIEST_DATE}T00:00:00Z`).getTime();
 
 /** The range's issues: a start before 2023, an end before the start, more intervals than allowed. */
 function rangeIssues(query: MeterQuantitiesQuery, start: Date, end: Date) {
@@ -18,24 +15,15 @@ function rangeIssues(query: MeterQuantitiesQuery, start: Date, end: Date) {
     return [
       fieldIssue(
         ["query", "start_timestamp"],
-        "Input should be greater than or equal to 2023-01-01T00:00:00Z",
+        `Input should be greater than or equal to ${EARLIEST_DATE}T00:00:00Z`,
         query.start_timestamp,
         "greater_than_equal",
       ),
     ];
   }
-  const days = (end.getTime() - start.getTime()) / DAY_MS;
-  if (days < 0 || days > MAX_DAYS[query.interval]) {
-    return [
-      fieldIssue(
-        ["query"],
-        RANGE_TOO_LARGE,
-        { start_timestamp: query.start_timestamp, end_timestamp: query.end_timestamp, interval: query.interval },
-        "value_error",
-      ),
-    ];
-  }
-  return [];
+  const { start_timestamp, end_timestamp, interval } = query;
+  const issue = intervalRangeIssue(start, end, interval, { start_timestamp, end_timestamp, interval });
+  return issue ? [issue] : [];
 }
 
 export function createMeterQuantityService(deps: Deps) {

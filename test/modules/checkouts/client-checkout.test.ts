@@ -67,6 +67,43 @@ describe("GET /v1/checkouts/client/{client_secret}", () => {
   });
 });
 
+describe("a checkout's first view", () => {
+  const openedAt = async (id: string) =>
+    (await ctx.deps.db.selectFrom("checkouts").select("opened_at").where("id", "=", id).executeTakeFirstOrThrow()).opened_at;
+
+  it("is recorded by the buyer's first read, the hosted page's or the client API's, and kept by later ones", async () => {
+    const product = await createProduct(ctx.deps, org.id);
+    const [byApi, byPage] = [await open({ products: [product.product.id] }), await open({ products: [product.product.id] })];
+    // The seller's own reads are not a buyer's view.
+    expect((await ctx.request({ method: "GET", url: `/v1/checkouts/${byApi.id}`, token })).statusCode).toBe(200);
+    expect(await openedAt(byApi.id)).toBeNull();
+
+    const first = ctx.clock.now();
+    expect((await clientGet(byApi.client_secret)).statusCode).toBe(200);
+    expect((await ctx.request({ method: "GET", url: `/checkout/${byPage.client_secret}` })).statusCode).toBe(200);
+    ctx.clock.advance(60_000);
+    try {
+      expect((await clientGet(byApi.client_secret)).statusCode).toBe(200);
+      expect(await openedAt(byApi.id)).toEqual(first);
+      expect(await openedAt(byPage.id)).toEqual(first);
+    } finally {
+      ctx.clock.advance(-60_000);
+    }
+  });
+
+  it("is not recorded when the read is refused (an expired session)", async () => {
+    const product = await createProduct(ctx.deps, org.id);
+    const session = await open({ products: [product.product.id] });
+    ctx.clock.advance(86_401_000);
+    try {
+      expect((await clientGet(session.client_secret)).statusCode).toBe(410);
+      expect(await openedAt(session.id)).toBeNull();
+    } finally {
+      ctx.clock.advance(-86_401_000);
+    }
+  });
+});
+
 describe("GET /v1/checkouts/client/{client_secret} bad input", () => {
   badInputTable(
     () => ctx.request,
