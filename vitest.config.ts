@@ -1,3 +1,4 @@
+import os from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -30,6 +31,10 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...FAULT_TESTS],
     // Each file gets its own database cloned from a migrated template, so files run in parallel.
     fileParallelism: true,
+    // vitest's default for `run` is one worker per core less one: on two cores, one file at a time.
+    // The files mostly wait (PostgreSQL, spawned servers, Chromium), so one per core, at least two:
+    // on two cores the suite went from 461 s to 305 s (bench/README.md, "Test suite time").
+    maxWorkers: Math.max(os.availableParallelism(), 2),
     // A worker imports the modules once for all its files (import was 80 of 467 s); each file still
     // has its own database and app. Documents rendered by earlier files must not change later ones
     // (test/documents/shared-faces.test.ts).
