@@ -36,6 +36,7 @@ import * as processorCustomers from "./2026-11-29T0330_processor_customers.ts";
 import * as processorEvents from "./2026-11-29T0345_processor_events.ts";
 import * as disputes from "./2026-11-29T0335_disputes.ts";
 import * as paymentDeclineReasons from "./2026-11-29T0440_payment_decline_reasons.ts";
+import * as emails from "./2026-11-29T0450_emails.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -81,6 +82,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0335_disputes": disputes,
   "2026-11-29T0345_processor_events": processorEvents,
   "2026-11-29T0440_payment_decline_reasons": paymentDeclineReasons,
+  "2026-11-29T0450_emails": emails,
 };
 
 /**
