@@ -11,6 +11,8 @@ export interface TestSmtpServer {
   readonly received: ParsedMail[];
   /** Recipients answered `550` (a permanent refusal). */
   readonly refused: Set<string>;
+  /** Recipients answered `451` (try again later). */
+  readonly deferred: Set<string>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -30,6 +32,7 @@ export async function testSmtpServer(): Promise<TestSmtpServer> {
   const password = "s3cret-smtp-Pa55";
   const received: ParsedMail[] = [];
   const refused = new Set<string>();
+  const deferred = new Set<string>();
   let server: SMTPServer | null = null;
   const build = () =>
     new SMTPServer({
@@ -43,8 +46,10 @@ export async function testSmtpServer(): Promise<TestSmtpServer> {
         else callback(new Error("Invalid username or password"));
       },
       onRcptTo(address, _session, callback) {
-        if (!refused.has(address.address)) return callback();
-        callback(Object.assign(new Error("5.1.1 No such user here"), { responseCode: 550 }));
+        if (refused.has(address.address)) return callback(Object.assign(new Error("5.1.1 No such user here"), { responseCode: 550 }));
+        if (deferred.has(address.address))
+          return callback(Object.assign(new Error("4.2.1 Mailbox busy, try later"), { responseCode: 451 }));
+        callback();
       },
       onData(stream, _session, callback) {
         simpleParser(stream)
@@ -60,6 +65,7 @@ export async function testSmtpServer(): Promise<TestSmtpServer> {
     password,
     received,
     refused,
+    deferred,
     async start() {
       server = build();
       const listening = server;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeOrderConfirmation } from "../../../src/flows/order-confirmation-email.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
+import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
@@ -157,5 +158,27 @@ describe("order confirmation email", () => {
     await runEmailJobs(ctx);
     expect(receivedBy("gone@example.com")).toHaveLength(0);
     expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
+  });
+  it("retries an email the server defers (4xx) until it is taken, and gives up after the last attempt", async () => {
+    smtp.deferred.add("busy@example.com");
+    const product = await licensedProduct(ctx, org.id, "Busy");
+    const first = await payCheckout(ctx, token, product.product.id, { email: "busy@example.com" });
+    await runEmailJobs(ctx);
+    const [deferred] = await confirmationsOf(ctx, first.order.id);
+    expect(deferred).toMatchObject({ status: "pending", attempts: 1 });
+    expect(deferred!.last_error).toMatch(/451/);
+    smtp.deferred.delete("busy@example.com");
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    expect(receivedBy("busy@example.com")).toHaveLength(1);
+    expect((await confirmationsOf(ctx, first.order.id))[0]).toMatchObject({ status: "sent", attempts: 2, last_error: null });
+
+    // The job's last attempt, deferred again: the email is failed, not retried for ever.
+    smtp.deferred.add("busy@example.com");
+    const second = await payCheckout(ctx, token, product.product.id, { email: "busy@example.com" });
+    const [pending] = await confirmationsOf(ctx, second.order.id);
+    await ctx.services.emailDelivery.send(pending!.id, { number: SEND_ATTEMPTS, max: SEND_ATTEMPTS });
+    expect((await confirmationsOf(ctx, second.order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
+    expect(receivedBy("busy@example.com")).toHaveLength(1);
   });
 });
