@@ -201,7 +201,15 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits: purchase.product.benefits, now });
   // The hosted service confirms a subscription's first order with its own template (`subscription_confirmation`), not written yet.
   if (!subscription)
-    await writeOrderConfirmation(db, ctx.deps, { organization, customer, order, items, benefits: purchase.product.benefits, now });
+    await writeOrderConfirmation(db, ctx.deps, {
+      organization,
+      customer,
+      order,
+      items,
+      benefits: purchase.product.benefits,
+      locale: checkout.locale ?? customer.locale,
+      now,
+    });
   await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
   const { token } = await openCustomerSession(db, ctx.deps, {
     organizationId: organization.id,

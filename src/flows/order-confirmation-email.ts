@@ -42,6 +42,8 @@ export async function writeOrderConfirmation(
     order: OrderRow;
     items: readonly OrderItemRow[];
     benefits: readonly { id: string; description: string }[];
+    /** The checkout's language, else the customer's (as the order's documents choose it). */
+    locale: string | null;
     now: Date;
   },
 ): Promise<void> {
@@ -51,7 +53,7 @@ export async function writeOrderConfirmation(
   const rendered = renderOrderConfirmation({
     organization: { name: organization.name, logoUrl: organization.avatar_url },
     recipient: customer.email,
-    locale: customer.locale,
+    locale: paid.locale,
     description: order.description,
     receiptNumber: order.receipt_number,
     paidAt: paid.now,
@@ -69,7 +71,7 @@ export async function writeOrderConfirmation(
     organization,
     dedupeKey: `order_confirmation:${order.id}`,
     template: "order_confirmation",
-    locale: customer.locale,
+    locale: paid.locale,
     recipient: customer.email,
     rendered,
     now: paid.now,

@@ -41,7 +41,8 @@ export async function recordEmail(db: Executor, config: EmailConfig, email: NewE
     sender_name: email.organization.name,
     sender_address: config.from.address,
     recipient: email.recipient,
-    subject: email.rendered.subject,
+    // One line, whatever a printed name holds: a header never takes a line break.
+    subject: email.rendered.subject.replace(/\s+/g, " ").trim(),
     html: email.rendered.html,
     text: email.rendered.text,
     message_id: `<${randomUUID()}@${domain}>`,

@@ -51,35 +51,31 @@ function summary(order: OrderConfirmation, language: DocumentLanguage): EmailSec
   return { html, text };
 }
 
+/** A license key's limits, as lines under it. */
+function keyTerms(key: NonNullable<GrantedBenefit["licenseKey"]>, language: DocumentLanguage, words: EmailWords): string[] {
+  return [
+    key.activationLimit === null ? words.unlimitedActivations : words.activations(language.number(key.activationLimit)),
+    ...(key.expiresAt ? [words.validUntil(language.date(key.expiresAt))] : []),
+  ];
+}
+
 /** Every benefit granted; a license key in full, in a monospace block a buyer can copy. */
 function benefits(order: OrderConfirmation, language: DocumentLanguage, words: EmailWords): EmailSection | null {
   if (order.benefits.length === 0) return null;
-  const details = (benefit: GrantedBenefit): string[] => {
-    const key = benefit.licenseKey;
-    if (!key) return [];
-    return [
-      `${words.licenseKey}: ${key.key}`,
-      key.activationLimit === null ? words.unlimitedActivations : words.activations(language.number(key.activationLimit)),
-      ...(key.expiresAt ? [words.validUntil(language.date(key.expiresAt))] : []),
-    ];
-  };
-  const html = `<h2 style="font-size:16px;margin:0 0 8px">${escapeHtml(words.benefits)}</h2>
-${order.benefits
-  .map((benefit) => {
-    const key = benefit.licenseKey;
-    const lines = details(benefit).slice(1);
-    return `<div style="margin:0 0 16px"><p style="margin:0 0 4px;font-weight:600">${escapeHtml(benefit.description)}</p>${
+  const blocks = order.benefits.map(({ description, licenseKey: key }) => {
+    const terms = key ? keyTerms(key, language, words) : [];
+    const html = `<div style="margin:0 0 16px"><p style="margin:0 0 4px;font-weight:600">${escapeHtml(description)}</p>${
       key
         ? `<p style="margin:0 0 4px">${escapeHtml(words.licenseKey)}</p><pre style="margin:0 0 4px;padding:8px;background:#f4f4f5;border-radius:4px;font-size:14px;white-space:pre-wrap;word-break:break-all">${escapeHtml(key.key)}</pre>`
         : ""
-    }${lines.map((line) => `<p style="margin:0;color:#52525b;font-size:14px">${escapeHtml(line)}</p>`).join("")}</div>`;
-  })
-  .join("\n")}`;
-  const text = [
-    `${words.benefits}:`,
-    ...order.benefits.map((benefit) => [`- ${benefit.description}`, ...details(benefit).map((line) => `  ${line}`)].join("\n")),
-  ].join("\n");
-  return { html, text };
+    }${terms.map((line) => `<p style="margin:0;color:#52525b;font-size:14px">${escapeHtml(line)}</p>`).join("")}</div>`;
+    const text = [`- ${description}`, ...(key ? [`${words.licenseKey}: ${key.key}`] : []), ...terms].join("\n  ");
+    return { html, text };
+  });
+  return {
+    html: `<h2 style="font-size:16px;margin:0 0 8px">${escapeHtml(words.benefits)}</h2>\n${blocks.map((block) => block.html).join("\n")}`,
+    text: [`${words.benefits}:`, ...blocks.map((block) => block.text)].join("\n"),
+  };
 }
 
 /** The customer's order confirmation (`order_confirmation`), in the customer's language. */

@@ -4,12 +4,17 @@ import { expect } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { sendEmailTask } from "../../../src/modules/emails/emails.tasks.ts";
 import type { TestContext } from "../../helpers/context.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
 import { createProduct } from "../../helpers/factories.ts";
 import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 
 const silentLogger = new Logger(() => () => undefined);
 
-/** Runs every due `emails.send` job through graphile-worker, as the server's worker would. */
+/**
+ * Runs every due `emails.send` job through graphile-worker, as the server's worker would. runOnce
+ * may resolve before its last job's completion (or failure) is written, which it does not await:
+ * wait until no send job is still locked, so the queue reads as the worker left it.
+ */
 export async function runEmailJobs(ctx: TestContext): Promise<void> {
   await runOnce({
     pgPool: ctx.database.pool,
@@ -17,6 +22,11 @@ export async function runEmailJobs(ctx: TestContext): Promise<void> {
     noHandleSignals: true,
     logger: silentLogger,
   });
+  await expect
+    .poll(async () => (await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).filter((job) => job.locked_at !== null), {
+      timeout: 5_000,
+    })
+    .toEqual([]);
 }
 
 /** Makes the send jobs waiting out their backoff due now, as time passing would. */
@@ -40,6 +50,12 @@ export const licensedProduct = (ctx: TestContext, organizationId: string, name: 
     ],
   });
 
+/** A buyer's details as the confirm request takes them (France: the organization collects VAT there). */
+export const BUYER = {
+  customer_name: "Ada",
+  customer_billing_address: { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" },
+};
+
 /** Opens a checkout through the API and pays it with the sandbox's test card; the confirm response's body. */
 export async function payCheckout(ctx: TestContext, token: string, productId: string, buyer: { email: string; locale?: string }) {
   const session = await openCheckoutThroughApi(ctx, token, { products: [productId], ...(buyer.locale ? { locale: buyer.locale } : {}) });
@@ -47,9 +63,8 @@ export async function payCheckout(ctx: TestContext, token: string, productId: st
     method: "POST",
     url: `/v1/checkouts/client/${session.client_secret}/confirm`,
     payload: {
+      ...BUYER,
       customer_email: buyer.email,
-      customer_name: "Ada",
-      customer_billing_address: { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" },
       confirmation_token_id: "tok_visa",
     },
   });

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeOrderConfirmation } from "../../../src/flows/order-confirmation-email.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
@@ -6,7 +7,8 @@ import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
-import { confirmationsOf, licensedProduct, makeEmailJobsDue, payCheckout, runEmailJobs } from "./email-helpers.ts";
+import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
+import { BUYER, confirmationsOf, licensedProduct, makeEmailJobsDue, payCheckout, runEmailJobs } from "./email-helpers.ts";
 
 let smtp: TestSmtpServer;
 let ctx: TestContext;
@@ -106,7 +108,15 @@ describe("order confirmation email", () => {
         const organization = await trx.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
         const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
         const items = await trx.selectFrom("order_items").selectAll().where("order_id", "=", order.id).execute();
-        await writeOrderConfirmation(trx, ctx.deps, { organization, customer, order, items, benefits: [], now: ctx.deps.now() });
+        await writeOrderConfirmation(trx, ctx.deps, {
+          organization,
+          customer,
+          order,
+          items,
+          benefits: [],
+          locale: null,
+          now: ctx.deps.now(),
+        });
       });
     await replay();
     await replay();
@@ -180,5 +190,30 @@ describe("order confirmation email", () => {
     await ctx.services.emailDelivery.send(pending!.id, { number: SEND_ATTEMPTS, max: SEND_ATTEMPTS });
     expect((await confirmationsOf(ctx, second.order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
     expect(receivedBy("busy@example.com")).toHaveLength(1);
+  });
+  it("writes no email when the payment's transaction fails after it", async () => {
+    const product = await licensedProduct(ctx, org.id, "Doomed");
+    // The buyer's session is opened after the confirmation is written, in the same transaction.
+    await sql
+      .raw(
+        `CREATE FUNCTION refuse_session() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+         CREATE TRIGGER refuse_session BEFORE INSERT ON customer_sessions FOR EACH ROW EXECUTE FUNCTION refuse_session();`,
+      )
+      .execute(ctx.deps.db);
+    try {
+      const emailsBefore = await ctx.deps.db.selectFrom("emails").select("id").execute();
+      const session = await openCheckoutThroughApi(ctx, token, { products: [product.product.id] });
+      const response = await ctx.request({
+        method: "POST",
+        url: `/v1/checkouts/client/${session.client_secret}/confirm`,
+        payload: { ...BUYER, customer_email: "doomed@example.com", confirmation_token_id: "tok_visa" },
+      });
+      expect(response.statusCode).toBe(500);
+      expect(await ctx.deps.db.selectFrom("emails").select("id").execute()).toEqual(emailsBefore);
+      const jobs = await queuedJobs<{ emailId: string }>(ctx.deps.db, { task: TaskName.emailSend });
+      expect(jobs.filter((job) => !emailsBefore.some((email) => email.id === job.payload.emailId))).toEqual([]);
+    } finally {
+      await sql.raw("DROP TRIGGER refuse_session ON customer_sessions; DROP FUNCTION refuse_session();").execute(ctx.deps.db);
+    }
   });
 });
