@@ -13,9 +13,9 @@ export interface OutgoingEmail {
 }
 
 /**
- * What the mail server said: accepted (with the id it gave), or refused for good (a 5xx answer: this
- * recipient or message will never be taken). A failure that may pass (no connection, a 4xx answer,
- * a timeout) is thrown as `TemporaryMailFailure`, for the job to retry.
+ * What the mail server said: accepted (with its answer), or refused for good (a 5xx answer to the
+ * recipient or the message: it will never be taken). A failure that may pass (no connection, a 4xx
+ * answer, a timeout, a refused login) is thrown as `TemporaryMailFailure`, for the job to retry.
  */
 export type MailOutcome = { accepted: true; serverResponse: string } | { accepted: false; reason: string };
 

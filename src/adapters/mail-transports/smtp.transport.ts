@@ -46,7 +46,10 @@ export function createSmtpTransport(smtp: SmtpConfig): MailTransport {
       } catch (error) {
         const { responseCode, response, code, message } = fieldsOf(error);
         const reason = scrub(response ?? ([code, message].filter(Boolean).join(": ") || "mail server unreachable"));
-        if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) return { accepted: false, reason };
+        // Only a refusal of this recipient or this message is final; a refused login or greeting is
+        // the server's configuration, and the email goes once it is fixed.
+        const refusedForGood = (code === "EENVELOPE" || code === "EMESSAGE") && (responseCode === undefined || responseCode >= 500);
+        if (refusedForGood) return { accepted: false, reason };
         throw new TemporaryMailFailure(reason);
       }
     },

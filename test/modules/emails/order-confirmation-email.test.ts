@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeOrderConfirmation } from "../../../src/flows/order-confirmation-email.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
+import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail-transport.ts";
+import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
 import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
@@ -214,6 +216,31 @@ describe("order confirmation email", () => {
       expect(jobs.filter((job) => !emailsBefore.some((email) => email.id === job.payload.emailId))).toEqual([]);
     } finally {
       await sql.raw("DROP TRIGGER refuse_session ON customer_sessions; DROP FUNCTION refuse_session();").execute(ctx.deps.db);
+    }
+  });
+  it("takes a refused login for a temporary failure (the configuration is fixed, the email goes), never echoing the password", async () => {
+    const { port } = new URL(smtp.url);
+    const transport = createSmtpTransport({
+      host: "127.0.0.1",
+      port: Number(port),
+      secure: false,
+      auth: { user: "mailer", pass: "wrong-Pa55" },
+    });
+    try {
+      const sending = transport.send({
+        from: { name: null, address: "mail@shop.example" },
+        to: "ada@example.com",
+        subject: "Hello",
+        html: "<p>Hello</p>",
+        text: "Hello",
+        messageId: "<login-test@shop.example>",
+        date: new Date(),
+      });
+      await expect(sending).rejects.toBeInstanceOf(TemporaryMailFailure);
+      await expect(sending).rejects.toThrow(/535|Invalid/);
+      await expect(sending).rejects.not.toThrow(/wrong-Pa55/);
+    } finally {
+      transport.close();
     }
   });
 });
