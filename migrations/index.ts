@@ -36,6 +36,7 @@ import * as processorCustomers from "./2026-11-29T0330_processor_customers.ts";
 import * as processorEvents from "./2026-11-29T0345_processor_events.ts";
 import * as disputes from "./2026-11-29T0335_disputes.ts";
 import * as paymentDeclineReasons from "./2026-11-29T0440_payment_decline_reasons.ts";
+import * as emails from "./2026-11-29T0450_emails.ts";
 import * as checkoutOpenedAt from "./2026-11-29T0505_checkout_opened_at.ts";
 
 /**
@@ -82,6 +83,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0335_disputes": disputes,
   "2026-11-29T0345_processor_events": processorEvents,
   "2026-11-29T0440_payment_decline_reasons": paymentDeclineReasons,
+  "2026-11-29T0450_emails": emails,
   "2026-11-29T0505_checkout_opened_at": checkoutOpenedAt,
 };
 

@@ -9,6 +9,8 @@ import { createOrganizationService } from "./modules/organizations/organizations
 import { seedDemo } from "./seed.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { runWorkerProcess } from "./worker-main.ts";
+import { listEmails, showEmail } from "./cli-emails.ts";
+import { UsageError } from "./cli-usage-error.ts";
 
 const USAGE = `Usage: commerce-api <command>
 
@@ -17,6 +19,9 @@ const USAGE = `Usage: commerce-api <command>
   token create --organization ID --scopes a,b [--comment TEXT] [--expires-in P30D] [--json]
   seed demo [--json]                              demo organization, product, discount, open checkout and token
   worker                                          run only the job worker (API processes: WORKER_ENABLED=false)
+  emails list [--status pending|sent|failed|kept] [--limit N] [--json]
+                                                  the newest emails written (without SMTP_URL: kept, never sent)
+  emails show ID [--json]                         one email: its headers, then its text part
 `;
 
 const slugify = (name: string) =>
@@ -42,12 +47,16 @@ async function run(argv: string[]): Promise<void> {
       scopes: { type: "string" },
       comment: { type: "string" },
       "expires-in": { type: "string" },
+      status: { type: "string" },
+      limit: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  const command = positionals.join(" ");
-  if (values.help || !["migrate", "organization create", "token create", "seed demo", "worker"].includes(command)) {
+  // `emails show ID`: the id is the one positional that is no part of the command's name.
+  const command = positionals.slice(0, positionals[0] === "emails" ? 2 : undefined).join(" ");
+  const commands = ["migrate", "organization create", "token create", "seed demo", "worker", "emails list", "emails show"];
+  if (values.help || !commands.includes(command)) {
     process.stdout.write(USAGE);
     if (!values.help) process.exitCode = 2;
     return;
@@ -87,6 +96,10 @@ async function run(argv: string[]): Promise<void> {
         expires_in: values["expires-in"] ?? null,
       });
       print(json, created, created.token);
+    } else if (command === "emails list") {
+      await listEmails(runtime, json, { status: values.status, limit: values.limit });
+    } else if (command === "emails show") {
+      await showEmail(runtime, json, positionals[2]);
     } else {
       const demo = await seedDemo(runtime.deps);
       print(
@@ -101,8 +114,6 @@ async function run(argv: string[]): Promise<void> {
     await runtime.close();
   }
 }
-
-class UsageError extends Error {}
 
 function report(error: unknown): void {
   if (error instanceof UsageError || error instanceof ConfigError) {

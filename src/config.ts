@@ -4,6 +4,7 @@ import path from "node:path";
 import { isIP } from "node:net";
 import { ConfigError } from "./config-error.ts";
 import { paymentsOf, type PaymentsConfig } from "./payments-config.ts";
+import { emailOf, type EmailConfig } from "./email-config.ts";
 
 /**
  * The environment, read and validated once at start. Nothing else reads `process.env`.
@@ -66,6 +67,8 @@ const EnvSchema = Type.Object({
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: "^whsec_[A-Za-z0-9+/=_-]+$" })),
   STRIPE_API_URL: Type.String({ pattern: "^https?://[^\\s/]+(:[0-9]{1,5})?/?$", default: "https://api.stripe.com" }),
   STRIPE_JS_URL: Type.String({ pattern: "^https?://[^\\s]+$", default: "https://js.stripe.com/v3/" }),
+  SMTP_URL: Type.Optional(Type.String({ maxLength: 2048 })),
+  EMAIL_FROM: Type.Optional(Type.String({ maxLength: 320 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -119,6 +122,8 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Who moves the money: the sandbox processor, Stripe, or (a production deployment without Stripe) nobody. */
   readonly payments: PaymentsConfig;
+  /** Where emails go (`SMTP_URL`; none: kept in the database) and who they come from (`EMAIL_FROM`). */
+  readonly email: EmailConfig;
 }
 
 export type TrustProxy = boolean | number | readonly string[];
@@ -165,7 +170,7 @@ const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolea
 
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 /** Never echoed in an error message: the message goes to the logs. */
-const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]);
+const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SMTP_URL"]);
 
 /** Reads the variables this service knows; fails naming the first bad variable and why. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -248,5 +253,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore: env.RATE_LIMIT_STORE,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     payments: Object.freeze(paymentsOf(env)),
+    email: Object.freeze(emailOf(env, publicBaseUrl)),
   });
 }

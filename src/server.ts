@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     // Stop accepting and let in-flight requests finish before the jobs and the database go away.
     await app.close();
     await (await worker)?.stop();
+    // The SMTP pool's idle connections, once no send job runs.
+    services.mail?.close();
     await runtime.close();
     logger.info("stopped");
     process.exit(0);

@@ -81,6 +81,10 @@ import { createWebhookDeliveryService } from "./modules/webhooks/webhook-deliver
 import { createWebhookService } from "./modules/webhooks/webhooks.service.ts";
 import type { BlobStore } from "./adapters/blob-stores/blob-store.ts";
 import { createBlobStore } from "./adapters/blob-stores/configured-blob-store.ts";
+import type { MailTransport } from "./adapters/mail-transports/mail-transport.ts";
+import { createSmtpTransport } from "./adapters/mail-transports/smtp.transport.ts";
+import { createEmailDelivery } from "./modules/emails/email-delivery.service.ts";
+import { createEmailOutbox } from "./modules/emails/emails.service.ts";
 
 // Orders, customers, benefits and meters read these modules (which build on them), mostly inside their own statements:
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
@@ -118,6 +122,8 @@ export interface Adapters {
   payments: PaymentProcessor;
   taxEngine: TaxEngine;
   blobs: BlobStore;
+  /** The SMTP server of `SMTP_URL`; null without it (emails are kept, never sent). */
+  mail: MailTransport | null;
 }
 
 /**
@@ -129,6 +135,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     payments: overrides.payments ?? configuredProcessor(deps.config.payments),
     taxEngine: overrides.taxEngine ?? rateTableTaxEngine,
     blobs: overrides.blobs ?? createBlobStore(deps),
+    mail: overrides.mail !== undefined ? overrides.mail : deps.config.email.smtp && createSmtpTransport(deps.config.email.smtp),
   };
 
   const accessTokens = createAccessTokenService(deps);
@@ -206,6 +213,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
     recoverRefund: (refundId: string) => recoverRefund(deps, adapters.payments, refundId),
     disputes: createDisputeService(deps, adapters.payments),
+    emailDelivery: createEmailDelivery(deps, adapters.mail),
+    emails: createEmailOutbox(deps),
     portalPageSessions: createPortalPageSessions(deps, authenticators),
     /** Stripe's webhook inbox; null unless Stripe is the processor (the route then does not exist). */
     processorEvents:

@@ -14,6 +14,7 @@ import { fetchLogoTask } from "./modules/organizations/organizations.tasks.ts";
 import { handleProcessorEventTask, pruneProcessorEventsTask } from "./modules/processor-events/processor-events.tasks.ts";
 import { collectSubscriptionOrderTask, sweepSubscriptionsTask } from "./modules/subscriptions/subscriptions.tasks.ts";
 import { webhookTasks } from "./modules/webhooks/webhooks.tasks.ts";
+import { sendEmailTask } from "./modules/emails/emails.tasks.ts";
 import { settleRefundTask } from "./modules/refunds/refunds.tasks.ts";
 import type { Services } from "./services.ts";
 
@@ -47,6 +48,7 @@ export function taskList(deps: Deps, services: Services): TaskList {
     // Stripe's events are stored (and their jobs enqueued) only when Stripe is the processor.
     ...(services.processorEvents ? { [TaskName.processorEventHandle]: handleProcessorEventTask(services.processorEvents) } : {}),
     [TaskName.processorEventsPrune]: pruneProcessorEventsTask(deps),
+    [TaskName.emailSend]: sendEmailTask(services.emailDelivery),
   };
 }
 

@@ -39,6 +39,8 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   }, config.shutdownTimeoutMs);
   deadline.unref();
   await worker.stop();
+  // The SMTP pool's idle connections, once no send job runs.
+  services.mail?.close();
   await runtime.close();
   logger.info("stopped");
 }

@@ -6,6 +6,10 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "./helpers/context.ts";
 import { perProcessStart, projectRoot, spawnProject, stopSpawned } from "./helpers/process.ts";
+import { createOrganization, createOrganizationToken } from "./helpers/factories.ts";
+import { queuedJobs } from "./helpers/jobs.ts";
+import { TaskName } from "../src/jobs/task-names.ts";
+import { licensedProduct, payCheckout } from "./modules/emails/email-helpers.ts";
 
 let ctx: TestContext;
 let dataDir: string;
@@ -78,5 +82,39 @@ describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
   it("runs from its bin script on this Node (type stripping where Node has it, else tsx)", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ["bin/commerce-api.js", "--help"], { cwd: projectRoot });
     expect(stdout).toContain("Usage: commerce-api");
+  });
+  it("keeps emails without SMTP_URL, never sent, and lists and shows them", async () => {
+    const org = await createOrganization(ctx.deps);
+    const token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+    const product = await licensedProduct(ctx, org.id, "Kept Tool");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "kept@example.com" });
+    const email = await ctx.deps.db
+      .selectFrom("emails")
+      .selectAll()
+      .where("dedupe_key", "=", `order_confirmation:${order.id}`)
+      .executeTakeFirstOrThrow();
+    expect(email).toMatchObject({ status: "kept", recipient: "kept@example.com", subject: "Your Kept Tool order confirmation" });
+    expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+
+    const listed = await cli("emails", "list", "--status", "kept", "--json");
+    expect(listed.code, listed.output).toBe(0);
+    expect(JSON.parse(listed.output.trim().split("\n").pop()!)).toEqual([
+      expect.objectContaining({
+        id: email.id,
+        status: "kept",
+        recipient: "kept@example.com",
+        subject: "Your Kept Tool order confirmation",
+      }),
+    ]);
+    const shown = await cli("emails", "show", email.id);
+    expect(shown.code, shown.output).toBe(0);
+    const key = await ctx.deps.db
+      .selectFrom("license_keys")
+      .select("key")
+      .where("customer_id", "=", order.customer_id)
+      .executeTakeFirstOrThrow();
+    expect(shown.output).toContain("To: kept@example.com");
+    expect(shown.output).toContain("Status: kept");
+    expect(shown.output).toContain(key.key);
   });
 });

@@ -142,4 +142,52 @@ describe("payment processor configuration", () => {
       expect(message).not.toContain(value!.slice(6));
     }
   });
+  it("reads the SMTP server and the sender; without SMTP_URL emails are kept", () => {
+    expect(loadConfig({}).email).toEqual({ smtp: null, from: { name: null, address: "no-reply@localhost" } });
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://api.shop.example" }).email.from.address).toBe("no-reply@api.shop.example");
+    const config = loadConfig({
+      SMTP_URL: "smtps://mailer:p%40ss%3Aword@mail.example:2465",
+      EMAIL_FROM: '"Shop, Inc." <billing@shop.example>',
+    });
+    expect(config.email).toEqual({
+      smtp: { host: "mail.example", port: 2465, secure: true, auth: { user: "mailer", pass: "p@ss:word" } },
+      from: { name: "Shop, Inc.", address: "billing@shop.example" },
+    });
+    expect(loadConfig({ SMTP_URL: "smtp://127.0.0.1", EMAIL_FROM: "Shop <a@b.example>" }).email).toEqual({
+      smtp: { host: "127.0.0.1", port: 587, secure: false, auth: null },
+      from: { name: "Shop", address: "a@b.example" },
+    });
+  });
+
+  it.each([
+    ["SMTP_URL", "mail.example:25"],
+    ["SMTP_URL", "http://mail.example"],
+    ["SMTP_URL", "smtp://user:pw@mail.example/path"],
+    ["SMTP_URL", "smtp://user:%E0%A4%A@mail.example"],
+    ["SMTP_URL", "smtp://mail.example:99999"],
+    ["EMAIL_FROM", "not an address"],
+    ["EMAIL_FROM", "Shop <shop.example>"],
+    ["EMAIL_FROM", "a@b.example\r\nBcc: x@y.example"],
+  ])("refuses %s=%j at start, naming it on one line", (name, value) => {
+    const env = { [name]: value };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid environment variable ${name}: [^\\n]+$`));
+  });
+
+  it("never echoes the SMTP password", () => {
+    for (const value of [
+      "smtp://mailer:hunter2-secret@mail.example/x",
+      "ftp://mailer:hunter2-secret@mail.example",
+      "smtp://mailer:hunter2-secret@mail.example:70000",
+    ]) {
+      let message = "";
+      try {
+        loadConfig({ SMTP_URL: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain("SMTP_URL");
+      expect(message).not.toContain("hunter2");
+    }
+  });
 });

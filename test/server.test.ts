@@ -103,6 +103,16 @@ describe("the server process", { timeout: perProcessStart(2) }, () => {
     expect(server.output()).toContain("Invalid environment variable PORT");
   });
 
+  it("fails fast on a malformed SMTP_URL in one line that names it, without its password", async () => {
+    const server = spawnProject(["src/server.ts"], { SMTP_URL: "smtp://mailer:hunter2-secret@mail.example/inbox", DATA_DIR: dataDir });
+    expect(await server.exited).toBe(1);
+    const lines = server.output().trim().split("\n");
+    expect(lines.filter((line) => line.includes("SMTP_URL"))).toEqual([
+      "Invalid environment variable SMTP_URL: no path, query or fragment is taken",
+    ]);
+    expect(server.output()).not.toContain("hunter2");
+  });
+
   it("runs its own PostgreSQL when DATABASE_URL is unset, and stops it on shutdown", async () => {
     // A private (0700) temp folder, as `mktemp -d` makes: the server must still be able to use it as root.
     const embeddedDir = await mkdtemp(path.join(os.tmpdir(), "commerce-api-embedded-"));

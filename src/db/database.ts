@@ -24,6 +24,7 @@ import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/li
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
 import type { ProcessorEventsTable } from "../modules/processor-events/processor-events.table.ts";
+import type { EmailsTable } from "../modules/emails/emails.table.ts";
 import type { DisputesTable } from "../modules/disputes/disputes.table.ts";
 import type {
   SubscriptionBillingEntriesTable,
@@ -79,6 +80,7 @@ export interface Database {
   payments: PaymentsTable;
   refunds: RefundsTable;
   processor_events: ProcessorEventsTable;
+  emails: EmailsTable;
   disputes: DisputesTable;
   custom_fields: CustomFieldsTable;
   product_custom_fields: ProductCustomFieldsTable;

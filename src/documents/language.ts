@@ -163,6 +163,8 @@ const DEFAULT_LOCALE = "en-US";
 
 /** How a document reads: its words, and the locale its numbers, dates and countries follow. */
 export interface DocumentLanguage {
+  /** The ISO 639 code of the words: the locale's language where translated, else `en`. */
+  language: string;
   words: Words;
   money: (amountMinor: number, currency: string) => string;
   rate: (basisPoints: number) => string;
@@ -188,13 +190,16 @@ function formattingLocale(locale: string | null): string {
  */
 export function documentLanguage(locale: string | null): DocumentLanguage {
   const tag = formattingLocale(locale);
-  const words = WORDS[new Intl.Locale(tag).language] ?? english;
+  const requested = new Intl.Locale(tag).language;
+  const language = requested in WORDS ? requested : "en";
+  const words = WORDS[language] ?? english;
   const dates = new Intl.DateTimeFormat(tag, { dateStyle: "long", timeZone: "UTC" });
   // Three decimals: Québec's combined GST and QST is 14.975 %.
   const percent = new Intl.NumberFormat(tag, { style: "percent", maximumFractionDigits: 3 });
   const numbers = new Intl.NumberFormat(tag);
   const regions = new Intl.DisplayNames([tag], { type: "region" });
   return {
+    language,
     words,
     money(amountMinor, currency) {
       const format = new Intl.NumberFormat(tag, { style: "currency", currency: currency.toUpperCase() });

@@ -20,6 +20,7 @@ import {
 } from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
+import { writeOrderConfirmation } from "./order-confirmation-email.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { recordPayment, savePaymentMethod } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
@@ -186,7 +187,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   if (processorCustomer) await addProcessorCustomerToCheckout(db, checkout.id, processorCustomer);
   const method = await keepSavedMethod(db, input, customer, now);
   const subscription = await startCheckoutSubscription(db, input, purchase, { customer, method }, now);
-  const { order } = await writeOrder(db, checkoutOrder(input, purchase, { customer, subscription, taxId }, now));
+  const { order, items } = await writeOrder(db, checkoutOrder(input, purchase, { customer, subscription, taxId }, now));
   if (input.paymentReference) {
     await recordPayment(db, {
       organizationId: organization.id,
@@ -202,6 +203,17 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   }
   const subscriptionId = subscription?.id ?? null;
   await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits: purchase.product.benefits, now });
+  // The hosted service confirms a subscription's first order with its own template (`subscription_confirmation`), not written yet.
+  if (!subscription)
+    await writeOrderConfirmation(db, ctx.deps, {
+      organization,
+      customer,
+      order,
+      items,
+      benefits: purchase.product.benefits,
+      locale: checkout.locale ?? customer.locale,
+      now,
+    });
   await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
   const { token } = await openCustomerSession(db, ctx.deps, {
     organizationId: organization.id,

@@ -41,5 +41,7 @@ export const TaskName = {
   processorEventHandle: "processor_events.handle",
   /** Deletes the processor events handled more than 30 days ago (daily; a crontab task, hence the `:`). */
   processorEventsPrune: "processor_events:prune",
+  /** Sends one email of the outbox (`emails`), retried with backoff while the mail server is unreachable or answers 4xx. */
+  emailSend: "emails.send",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

@@ -184,3 +184,13 @@ export const grantWithTermsForUpdate = (db: Executor, grantId: string) =>
     .where("g.id", "=", grantId)
     .forUpdate("g")
     .executeTakeFirst();
+
+/** The grants an order made, oldest first: which benefit, and what the grant holds (a license key's id). */
+export const grantsOfOrder = (db: Executor, orderId: string) =>
+  db
+    .selectFrom("benefit_grants")
+    .select(["benefit_id", "properties"])
+    .where("order_id", "=", orderId)
+    .orderBy("granted_at")
+    .orderBy("id")
+    .execute();

@@ -99,5 +99,8 @@ export { findGrantForUpdate, grantsEmbedded, updateGrantProperties, type GrantFi
 export { selectLiveBenefits } from "./benefits.repository.ts";
 export { grantsOfCustomer } from "./benefit-grants.repository.ts";
 
+// What an order's confirmation email lists.
+export { grantsOfOrder } from "./benefit-grants.repository.ts";
+
 // What customer meters read of meter credit grants.
 export { grantWithTermsForUpdate, holdsMeterCredit } from "./benefit-grants.repository.ts";

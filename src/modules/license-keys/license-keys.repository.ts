@@ -16,6 +16,12 @@ const liveKeys = (db: Executor, allowed: OrganizationScope) => {
   return query;
 };
 
+/** Keys by id, in full: what an order's confirmation email prints. */
+export const keysByIds = (db: Executor, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom("license_keys").select(["id", "key", "limit_activations", "expires_at"]).where("id", "in", ids).execute();
+
 /** The exact, case-sensitive key of one organization; soft-deleted keys do not exist. */
 export const findKeyByValue = (db: Executor, organizationId: string, key: string) =>
   liveKeys(db, null).selectAll().where("organization_id", "=", organizationId).where("key", "=", key).executeTakeFirst();

@@ -4,5 +4,5 @@
  * module's repositories or services (docs/architecture.md, "Who may import whom").
  */
 export { licenseKeyActions } from "./license-key-actions.routes.ts";
-export { setKeyStatus } from "./license-keys.repository.ts";
+export { keysByIds, setKeyStatus } from "./license-keys.repository.ts";
 export { issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";

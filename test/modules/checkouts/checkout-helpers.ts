@@ -12,7 +12,8 @@ export async function writeCounts(ctx: TestContext) {
       (SELECT count(*) FROM webhook_events) AS events,
       (SELECT count(*) FROM benefit_grants) AS grants,
       (SELECT coalesce(sum(redemptions_count), 0) FROM discounts) AS redemptions,
-      (SELECT count(*) FROM customer_sessions) AS sessions`.execute(ctx.deps.db);
+      (SELECT count(*) FROM customer_sessions) AS sessions,
+      (SELECT count(*) FROM emails) AS emails`.execute(ctx.deps.db);
   return Object.fromEntries(Object.entries(row.rows[0]!).map(([k, v]) => [k, Number(v)]));
 }
 

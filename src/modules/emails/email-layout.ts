@@ -1,0 +1,48 @@
+import type { DocumentLanguage } from "../../documents/language.ts";
+import { escapeHtml } from "../../pages/html-page.ts";
+
+/** An email as written to the outbox: its subject and its two parts. */
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Who the email speaks for: the seller's name, and its logo when it is an http(s) address (the one remote image). */
+export interface EmailBrand {
+  name: string;
+  logoUrl: string | null;
+}
+
+/** One block of an email, in both forms; the HTML is built from escaped values only. */
+export interface EmailSection {
+  html: string;
+  text: string;
+}
+
+const logoOf = (brand: EmailBrand): string =>
+  brand.logoUrl && /^https?:\/\//i.test(brand.logoUrl)
+    ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name)}" height="48" style="display:block;max-height:48px;margin:0 0 16px">`
+    : "";
+
+/**
+ * The frame every email shares: the seller's logo and name, the sections, a footer. Inline styles
+ * only (mail clients drop style sheets), no script, no remote resource but the logo.
+ */
+export function emailLayout(
+  brand: EmailBrand,
+  language: DocumentLanguage,
+  content: { title: string; sections: readonly EmailSection[]; footer: string },
+): { html: string; text: string } {
+  const html = `<!doctype html>
+<html lang="${escapeHtml(language.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.title)}</title></head>
+<body style="margin:0;padding:24px;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#18181b">
+<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px">
+${logoOf(brand)}<p style="margin:0 0 24px;font-weight:600">${escapeHtml(brand.name)}</p>
+${content.sections.map((section) => section.html).join("\n")}
+<p style="margin:32px 0 0;font-size:12px;color:#71717a">${escapeHtml(content.footer)}</p>
+</div></body></html>
+`;
+  const text = [brand.name, ...content.sections.map((section) => section.text), `--\n${content.footer}`].join("\n\n") + "\n";
+  return { html, text };
+}

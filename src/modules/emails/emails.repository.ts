@@ -1,0 +1,41 @@
+import type { Insertable } from "kysely";
+import type { Executor } from "../../db/database.ts";
+import type { EmailRow, EmailsTable } from "./emails.table.ts";
+
+/** Writes an email unless its cause already wrote one; the new row's id, or null for a repeated cause. */
+export async function insertEmailOnce(db: Executor, values: Insertable<EmailsTable>): Promise<string | null> {
+  const row = await db
+    .insertInto("emails")
+    .values(values)
+    .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** A pending email, locked for its send; undefined once sent, failed, or kept. */
+export const findPendingEmailForUpdate = (db: Executor, id: string): Promise<EmailRow | undefined> =>
+  db.selectFrom("emails").selectAll().where("id", "=", id).where("status", "=", "pending").forUpdate().executeTakeFirst();
+
+/** The outcome of one attempt: the new status (pending while retried), the error if any, the time sent. */
+export async function recordAttempt(
+  db: Executor,
+  id: string,
+  outcome: { status: EmailRow["status"]; lastError: string | null; sentAt: Date | null },
+): Promise<void> {
+  await db
+    .updateTable("emails")
+    .set((eb) => ({ status: outcome.status, last_error: outcome.lastError, sent_at: outcome.sentAt, attempts: eb("attempts", "+", 1) }))
+    .where("id", "=", id)
+    .execute();
+}
+
+/** The newest emails first, optionally of one status. */
+export const listEmails = (db: Executor, filter: { status: EmailRow["status"] | null; limit: number }): Promise<EmailRow[]> => {
+  let query = db.selectFrom("emails").selectAll();
+  if (filter.status) query = query.where("status", "=", filter.status);
+  return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(filter.limit).execute();
+};
+
+export const findEmail = (db: Executor, id: string): Promise<EmailRow | undefined> =>
+  db.selectFrom("emails").selectAll().where("id", "=", id).executeTakeFirst();

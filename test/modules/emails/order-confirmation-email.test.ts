@@ -1,0 +1,246 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeOrderConfirmation } from "../../../src/flows/order-confirmation-email.ts";
+import { TaskName } from "../../../src/jobs/task-names.ts";
+import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail-transport.ts";
+import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
+import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
+import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
+import { queuedJobs } from "../../helpers/jobs.ts";
+import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
+import { BUYER, confirmationsOf, licensedProduct, makeEmailJobsDue, payCheckout, runEmailJobs } from "./email-helpers.ts";
+
+let smtp: TestSmtpServer;
+let ctx: TestContext;
+let org: { id: string; name: string };
+let token: string;
+
+beforeAll(async () => {
+  smtp = await testSmtpServer();
+  await smtp.start();
+  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  org = await createOrganization(ctx.deps, `Ada & Co ${Date.now()}`);
+  await ctx.deps.db
+    .updateTable("organizations")
+    .set({ avatar_url: "https://cdn.shop.example/logo.png" })
+    .where("id", "=", org.id)
+    .execute();
+  await registerForTax(ctx.deps, org.id);
+  token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
+});
+afterAll(async () => {
+  ctx.services.mail?.close();
+  await smtp.stop();
+  await ctx.close();
+});
+
+const receivedBy = (address: string) =>
+  smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address);
+
+describe("order confirmation email", () => {
+  it("sends one email for a paid checkout: both parts, the license key in full, values escaped, no secrets", async () => {
+    const product = await licensedProduct(ctx, org.id, "Pro <script>alert(1)</script>");
+    const { order, sessionToken } = await payCheckout(ctx, token, product.product.id, { email: "ada@example.com" });
+    const [row] = await confirmationsOf(ctx, order.id);
+    expect(row).toMatchObject({ status: "pending", attempts: 0, recipient: "ada@example.com", template: "order_confirmation" });
+
+    await runEmailJobs(ctx);
+    const mails = receivedBy("ada@example.com");
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    expect(mail.subject).toBe("Your Pro <script>alert(1)</script> order confirmation");
+    expect(mail.from?.value).toEqual([{ address: "mail@shop.example", name: org.name }]);
+    expect(mail.messageId).toBe(row!.message_id);
+    expect(mail.date?.getTime()).toBe(Math.floor(order.created_at.getTime() / 1000) * 1000);
+
+    const key = await ctx.deps.db
+      .selectFrom("license_keys")
+      .selectAll()
+      .where("customer_id", "=", order.customer_id)
+      .executeTakeFirstOrThrow();
+    const html = String(mail.html);
+    for (const part of [html, mail.text!]) {
+      expect(part).toContain(key.key);
+      expect(part).toContain("Up to 3 activations");
+      expect(part).toContain("Desktop licence");
+      expect(part).toContain(order.receipt_number!);
+      // 100.00 plus French VAT, as the receipt formats it.
+      expect(part).toContain("$120.00");
+      expect(part).not.toContain(sessionToken);
+      expect(part).not.toMatch(/polar_(cst|mst|oat|pat)_/);
+      expect(part).not.toContain(smtp.password);
+    }
+    expect(html).toContain("Pro &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain(org.name.replace("&", "&amp;"));
+    expect(html).not.toMatch(/<script/i);
+    // The seller's logo is the one remote resource.
+    expect([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["https://cdn.shop.example/logo.png"]);
+
+    const [sent] = await confirmationsOf(ctx, order.id);
+    expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
+    expect(sent!.sent_at).toBeInstanceOf(Date);
+    expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+  });
+
+  it("writes in the customer's language, amounts in the locale's format", async () => {
+    const product = await licensedProduct(ctx, org.id, "Suite");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "zoe@example.fr", locale: "fr-FR" });
+    await runEmailJobs(ctx);
+    const [mail] = receivedBy("zoe@example.fr");
+    expect(mail?.subject).toBe("Confirmation de votre commande Suite");
+    const total = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "USD" }).format(120);
+    for (const part of [String(mail!.html), mail!.text!]) {
+      expect(part).toContain("Merci pour votre commande");
+      expect(part).toContain("Clé de licence");
+      expect(part).toContain(total);
+    }
+    expect(mail!.text).toContain("Jusqu'à 3 activations");
+    expect(String(mail!.html)).toContain("Jusqu&#39;à 3 activations");
+    expect(String(mail!.html)).toContain('<html lang="fr">');
+    expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ locale: "fr-FR", status: "sent" });
+  });
+
+  it("writes one email per order, however often its cause or its send job is replayed", async () => {
+    const product = await licensedProduct(ctx, org.id, "Once");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "once@example.com" });
+    const replay = () =>
+      ctx.deps.db.transaction().execute(async (trx) => {
+        const organization = await trx.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
+        const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
+        const items = await trx.selectFrom("order_items").selectAll().where("order_id", "=", order.id).execute();
+        await writeOrderConfirmation(trx, ctx.deps, {
+          organization,
+          customer,
+          order,
+          items,
+          benefits: [],
+          locale: null,
+          now: ctx.deps.now(),
+        });
+      });
+    await replay();
+    await replay();
+    expect(await confirmationsOf(ctx, order.id)).toHaveLength(1);
+    await runEmailJobs(ctx);
+    // The job of an email already sent, run again (a worker that died after the commit): nothing more is sent.
+    const [row] = await confirmationsOf(ctx, order.id);
+    await ctx.services.emailDelivery.send(row!.id, { number: 2, max: 25 });
+    expect(receivedBy("once@example.com")).toHaveLength(1);
+    expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
+  it("keeps an email while the mail server is down and sends it once when it returns", async () => {
+    const product = await licensedProduct(ctx, org.id, "Outage");
+    await smtp.stop();
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "later@example.com" });
+    await runEmailJobs(ctx);
+    const [waiting] = await confirmationsOf(ctx, order.id);
+    expect(waiting).toMatchObject({ status: "pending", attempts: 1, sent_at: null });
+    expect(waiting!.last_error).toMatch(/ECONNREFUSED/);
+    expect(waiting!.last_error).not.toContain(smtp.password);
+    const [job] = await queuedJobs(ctx.deps.db, { task: TaskName.emailSend });
+    expect(job!.run_at.getTime()).toBeGreaterThan(job!.now.getTime());
+
+    await smtp.start();
+    await runEmailJobs(ctx);
+    // Still backing off: nothing is sent before its time.
+    expect(receivedBy("later@example.com")).toHaveLength(0);
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    const mails = receivedBy("later@example.com");
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.messageId).toBe(waiting!.message_id);
+    expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ status: "sent", attempts: 2, last_error: null });
+  });
+
+  it("marks an email failed when the server refuses its recipient for good, and does not retry it", async () => {
+    smtp.refused.add("gone@example.com");
+    const product = await licensedProduct(ctx, org.id, "Bounce");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "gone@example.com" });
+    await runEmailJobs(ctx);
+    const [failed] = await confirmationsOf(ctx, order.id);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, sent_at: null });
+    expect(failed!.last_error).toMatch(/550/);
+    expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    expect(receivedBy("gone@example.com")).toHaveLength(0);
+    expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
+  });
+  it("retries an email the server defers (4xx) until it is taken, and gives up after the last attempt", async () => {
+    smtp.deferred.add("busy@example.com");
+    const product = await licensedProduct(ctx, org.id, "Busy");
+    const first = await payCheckout(ctx, token, product.product.id, { email: "busy@example.com" });
+    await runEmailJobs(ctx);
+    const [deferred] = await confirmationsOf(ctx, first.order.id);
+    expect(deferred).toMatchObject({ status: "pending", attempts: 1 });
+    expect(deferred!.last_error).toMatch(/451/);
+    smtp.deferred.delete("busy@example.com");
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    expect(receivedBy("busy@example.com")).toHaveLength(1);
+    expect((await confirmationsOf(ctx, first.order.id))[0]).toMatchObject({ status: "sent", attempts: 2, last_error: null });
+
+    // The job's last attempt, deferred again: the email is failed, not retried for ever.
+    smtp.deferred.add("busy@example.com");
+    const second = await payCheckout(ctx, token, product.product.id, { email: "busy@example.com" });
+    const [pending] = await confirmationsOf(ctx, second.order.id);
+    await ctx.services.emailDelivery.send(pending!.id, { number: SEND_ATTEMPTS, max: SEND_ATTEMPTS });
+    expect((await confirmationsOf(ctx, second.order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
+    expect(receivedBy("busy@example.com")).toHaveLength(1);
+  });
+  it("writes no email when the payment's transaction fails after it", async () => {
+    const product = await licensedProduct(ctx, org.id, "Doomed");
+    // The buyer's session is opened after the confirmation is written, in the same transaction.
+    await sql
+      .raw(
+        `CREATE FUNCTION refuse_session() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+         CREATE TRIGGER refuse_session BEFORE INSERT ON customer_sessions FOR EACH ROW EXECUTE FUNCTION refuse_session();`,
+      )
+      .execute(ctx.deps.db);
+    try {
+      const emailsBefore = await ctx.deps.db.selectFrom("emails").select("id").execute();
+      const session = await openCheckoutThroughApi(ctx, token, { products: [product.product.id] });
+      const response = await ctx.request({
+        method: "POST",
+        url: `/v1/checkouts/client/${session.client_secret}/confirm`,
+        payload: { ...BUYER, customer_email: "doomed@example.com", confirmation_token_id: "tok_visa" },
+      });
+      expect(response.statusCode).toBe(500);
+      expect(await ctx.deps.db.selectFrom("emails").select("id").execute()).toEqual(emailsBefore);
+      const jobs = await queuedJobs<{ emailId: string }>(ctx.deps.db, { task: TaskName.emailSend });
+      expect(jobs.filter((job) => !emailsBefore.some((email) => email.id === job.payload.emailId))).toEqual([]);
+    } finally {
+      await sql.raw("DROP TRIGGER refuse_session ON customer_sessions; DROP FUNCTION refuse_session();").execute(ctx.deps.db);
+    }
+  });
+  it("takes a refused login for a temporary failure (the configuration is fixed, the email goes), never echoing the password", async () => {
+    const { port } = new URL(smtp.url);
+    const transport = createSmtpTransport({
+      host: "127.0.0.1",
+      port: Number(port),
+      secure: false,
+      auth: { user: "mailer", pass: "wrong-Pa55" },
+    });
+    try {
+      const sending = transport.send({
+        from: { name: null, address: "mail@shop.example" },
+        to: "ada@example.com",
+        subject: "Hello",
+        html: "<p>Hello</p>",
+        text: "Hello",
+        messageId: "<login-test@shop.example>",
+        date: new Date(),
+      });
+      await expect(sending).rejects.toBeInstanceOf(TemporaryMailFailure);
+      await expect(sending).rejects.toThrow(/535|Invalid/);
+      await expect(sending).rejects.not.toThrow(/wrong-Pa55/);
+    } finally {
+      transport.close();
+    }
+  });
+});
