@@ -42,6 +42,9 @@ export const findCustomerForUpdate = (db: Executor, id: string, allowed: Organiz
 export const findCustomerByExternalId = (db: Executor, externalId: string, allowed: OrganizationScope) =>
   live(db, allowed).selectAll().select(firstUserEventAt()).where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
 
+export const findCustomerByExternalIdForUpdate = (db: Executor, externalId: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll().where("external_id", "=", externalId).forUpdate().executeTakeFirst();
+
 /** Another live customer of the organization holding this email (case-insensitive) or external ID. */
 export const findClash = (db: Executor, organizationId: string, field: "email" | "external_id", value: string, exceptId: string | null) => {
   let query = live(db, [organizationId]).select("id");
