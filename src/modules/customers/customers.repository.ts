@@ -106,6 +106,10 @@ export const listCustomers = (
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(key), direction);
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
+/** Every live customer the caller may see, of the given organizations (all when null), newest first: the CSV export. */
+export const exportCustomerRows = (db: Executor, allowed: OrganizationScope, organizationIds: readonly string[] | null) =>
+  filtered(db, allowed, { organizationIds }).selectAll().orderBy("created_at", "desc").orderBy("id", "desc").execute();
+
 /** Customers as the read schema shows them, deleted ones included (they stay embedded in orders and keys). */
 export const selectCustomersForRead = (db: SubqueryScope) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt());
 

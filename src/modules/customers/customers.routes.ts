@@ -6,6 +6,7 @@ import {
   Customer,
   CustomerCreate,
   CustomerDeleteQuery,
+  CustomerExportQuery,
   CustomerListQuery,
   CustomerUpdate,
   CustomerUpdateExternalId,
@@ -58,6 +59,26 @@ export const customerRoutes =
         },
       },
       async (request, reply) => reply.code(201).send(await customers.create(principalOf(request), request.body)),
+    );
+
+    app.get(
+      "/v1/customers/export",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "customers:export",
+          tags,
+          summary: "Export Customers",
+          description: "Export customers as a CSV file.",
+          querystring: CustomerExportQuery,
+          response: responses({}),
+        },
+      },
+      async (request, reply) =>
+        reply
+          .type("text/csv; charset=utf-8")
+          .header("content-disposition", 'attachment; filename="polar-customers.csv"')
+          .send(await customers.export(request.query, organizationScope(principalOf(request)))),
     );
 
     app.get(

@@ -128,6 +128,9 @@ export const CustomerListQuery = Type.Object({
 });
 export type CustomerListQuery = Static<typeof CustomerListQuery>;
 
+export const CustomerExportQuery = Type.Object({ organization_id: OneOrMany(Uuid4(), "Filter by organization ID.") });
+export type CustomerExportQuery = Static<typeof CustomerExportQuery>;
+
 export const ListResourceCustomer = ListResource(Customer, { title: "ListResource[Customer]" });
 export type ListResourceCustomer = Static<typeof ListResourceCustomer>;
 

@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import { toStoredAddress } from "../../schema/address.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { type RequestValidationError, valueError } from "../../http/errors.ts";
-import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
+import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { uniqueViolation } from "../../http/pg-errors.ts";
 import { requireTaxId } from "../../adapters/tax-engine/tax-id.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
@@ -12,11 +12,19 @@ import { targetOrganization } from "../organizations/organizations.steps.ts";
 import { toPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type { PaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
 import { countPaymentMethods, listPaymentMethods } from "../payments/payments.steps.ts";
+import { customersCsv } from "./customers.export.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import { ensureOwner, memberManagementEnabled } from "./member-changes.ts";
 import { findVisibleCustomer, lockVisibleCustomer, type CustomerTarget } from "./customer-lookups.ts";
 import * as repo from "./customers.repository.ts";
-import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate, CustomerUpdateExternalId } from "./customers.schemas.ts";
+import type {
+  Customer,
+  CustomerCreate,
+  CustomerExportQuery,
+  CustomerListQuery,
+  CustomerUpdate,
+  CustomerUpdateExternalId,
+} from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
 
 const EMAIL_TAKEN = "A customer with this email address already exists.";
@@ -220,6 +228,8 @@ export function createCustomerService(deps: Deps) {
     listPaymentMethods: (customer: CustomerTarget, query: PaymentMethodListQuery, allowed: OrganizationScope) =>
       listCustomerPaymentMethods(deps, customer, query, allowed),
     list: (query: CustomerListQuery, allowed: OrganizationScope) => listCustomerPage(deps, query, allowed),
+    export: async (query: CustomerExportQuery, allowed: OrganizationScope): Promise<string> =>
+      customersCsv(await repo.exportCustomerRows(deps.db, allowed, asList(query.organization_id) ?? null)),
     update: (id: string, input: CustomerUpdate, allowed: OrganizationScope) => editCustomer(deps, { id }, input, allowed),
     updateByExternalId: (externalId: string, input: CustomerUpdateExternalId, allowed: OrganizationScope) =>
       editCustomer(deps, { externalId }, externalUpdate(input), allowed),
