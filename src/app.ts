@@ -158,7 +158,7 @@ async function registerRequestHandling(app: App, deps: Deps, services: Services)
 async function registerApiRoutes(app: App, deps: Deps, services: Services): Promise<void> {
   await app.register(organizationRoutes(services.organizations, services.accessTokens));
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
-  await app.register(customerRoutes(services.customers, services.customerSessions));
+  await app.register(customerRoutes(services.customers, services.customerDeletion, services.customerSessions));
   await app.register(memberRoutes(services.members));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));

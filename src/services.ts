@@ -2,6 +2,7 @@ import type { Deps } from "./context.ts";
 import { checkoutAbandonment as abandonmentFlow } from "./flows/abandon-checkout.ts";
 import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checkout.ts";
 import { subscriptionChanges } from "./flows/change-subscription.ts";
+import { customerDeletion } from "./flows/delete-customer.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
@@ -173,6 +174,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     accessTokens,
     organizations: createOrganizationService(deps),
     customers: createCustomerService(deps),
+    customerDeletion: customerDeletion(deps),
     customerSessions,
     members: createMemberService(deps),
     portalMembers: createPortalMemberService(deps),

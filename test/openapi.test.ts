@@ -57,6 +57,7 @@ describe("API documentation", () => {
     "/v1/customer-meters/",
     "/v1/customer-portal/meters/",
     "/v1/metrics/limits",
+    "/v1/customers/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

@@ -10,6 +10,7 @@ export type WebhookEventType =
   | "checkout.expired"
   | "customer.created"
   | "customer.updated"
+  | "customer.deleted"
   | "customer.state_changed"
   | "member.created"
   | "member.updated"

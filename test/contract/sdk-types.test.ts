@@ -200,6 +200,7 @@ const _listDiscounts: AssertAssignable<D.ListResourceDiscount, models.ListResour
 const _listProducts: AssertAssignable<PI.ListResourceProduct, { items: SdkProduct[]; pagination: models.Pagination }> = true;
 // Requests: whatever the SDK sends for these must be accepted by our schemas.
 const _customerUpdateIn: AssertAssignable<models.CustomerUpdate, Cu.CustomerUpdate> = true;
+const _customerUpdateExternalIn: AssertAssignable<models.CustomerUpdateExternalID, Cu.CustomerUpdateExternalId> = true;
 const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S<typeof CS.CustomerSessionCustomerIDCreate>> = true;
 const _sessionByExternalIn: AssertAssignable<
   models.CustomerSessionCustomerExternalIDCreate,
@@ -620,6 +621,7 @@ const mirrored: Record<string, TSchema> = {
   CustomerTeamCreate: Cu.CustomerTeamCreate,
   CustomerCreate: Cu.CustomerCreate,
   CustomerUpdate: Cu.CustomerUpdate,
+  CustomerUpdateExternalID: Cu.CustomerUpdateExternalId,
   CustomerSessionCustomerIDCreate: CS.CustomerSessionCustomerIDCreate,
   CustomerSessionCustomerExternalIDCreate: CS.CustomerSessionCustomerExternalIDCreate,
   CustomerSession: CS.CustomerSession,

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { afterGrantChanges } from "./benefit-grant-events.ts";
-import { revokeOrderGrants } from "./benefits.repository.ts";
+import { revokeCustomerGrants, revokeOrderGrants } from "./benefits.repository.ts";
 
 /**
  * Takes back what a refunded one-time order granted (a refund with `revoke_benefits`): its grants
@@ -9,4 +9,12 @@ import { revokeOrderGrants } from "./benefits.repository.ts";
  */
 export async function revokeOrderBenefits(db: Executor, orderId: string, now: Date): Promise<number> {
   return afterGrantChanges(db, await revokeOrderGrants(db, orderId, now), false, now);
+}
+
+/**
+ * Takes back everything a deleted customer still holds (one-time orders' grants; its subscriptions'
+ * went when they ended), with their license keys and a `benefit_grant.revoked` each, in the caller's transaction.
+ */
+export async function revokeCustomerBenefits(db: Executor, customerId: string, now: Date): Promise<number> {
+  return afterGrantChanges(db, await revokeCustomerGrants(db, customerId, now), false, now);
 }

@@ -1,2 +1,3 @@
-// The benefit revocations other modules' flows run in their transaction (a refund revoking a one-time order's grants).
-export { revokeOrderBenefits } from "./benefit-grants.service.ts";
+// The benefit revocations other modules' flows run in their transaction (a refund revoking a one-time
+// order's grants, a customer's deletion revoking all of its own).
+export { revokeCustomerBenefits, revokeOrderBenefits } from "./benefit-grants.service.ts";

@@ -92,6 +92,16 @@ export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
     .returning(CHANGED)
     .execute();
 
+/** Revokes every grant of a customer still granted (the customer's deletion); returns the changed grants and their properties. */
+export const revokeCustomerGrants = (db: Executor, customerId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ granted_at: null, revoked_at: now, modified_at: now })
+    .where("customer_id", "=", customerId)
+    .where("granted_at", "is not", null)
+    .returning(CHANGED)
+    .execute();
+
 /** The subscription's grants that are granted now, oldest first. */
 export const grantedSubscriptionGrantIds = async (db: Executor, subscriptionId: string): Promise<string[]> => {
   const rows = await db

@@ -42,6 +42,9 @@ export const findCustomerForUpdate = (db: Executor, id: string, allowed: Organiz
 export const findCustomerByExternalId = (db: Executor, externalId: string, allowed: OrganizationScope) =>
   live(db, allowed).selectAll().select(firstUserEventAt()).where("external_id", "=", externalId).orderBy("created_at").executeTakeFirst();
 
+export const findCustomerByExternalIdForUpdate = (db: Executor, externalId: string, allowed: OrganizationScope) =>
+  live(db, allowed).selectAll().where("external_id", "=", externalId).forUpdate().executeTakeFirst();
+
 /** Another live customer of the organization holding this email (case-insensitive) or external ID. */
 export const findClash = (db: Executor, organizationId: string, field: "email" | "external_id", value: string, exceptId: string | null) => {
   let query = live(db, [organizationId]).select("id");
@@ -103,6 +106,10 @@ export const listCustomers = (
   for (const { key, direction } of sorting) query = query.orderBy(sql.ref(key), direction);
   return query.orderBy("id").offset(offset).limit(limit).execute();
 };
+/** Every live customer the caller may see, of the given organizations (all when null), newest first: the CSV export. */
+export const exportCustomerRows = (db: Executor, allowed: OrganizationScope, organizationIds: readonly string[] | null) =>
+  filtered(db, allowed, { organizationIds }).selectAll().orderBy("created_at", "desc").orderBy("id", "desc").execute();
+
 /** Customers as the read schema shows them, deleted ones included (they stay embedded in orders and keys). */
 export const selectCustomersForRead = (db: SubqueryScope) => db.selectFrom("customers as c").selectAll("c").select(firstUserEventAt());
 

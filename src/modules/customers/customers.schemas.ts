@@ -100,6 +100,18 @@ export const CustomerUpdate = Type.Object(
 );
 export type CustomerUpdate = Static<typeof CustomerUpdate>;
 
+/** The update by external ID: the same fields less the two that name or type the customer. */
+export const CustomerUpdateExternalId = Type.Omit(CustomerUpdate, ["external_id", "type"], { title: "CustomerUpdateExternalID" });
+export type CustomerUpdateExternalId = Static<typeof CustomerUpdateExternalId>;
+
+export const CustomerDeleteQuery = Type.Object({
+  anonymize: Type.Boolean({
+    default: false,
+    description: "If true, also anonymize the customer's personal data for GDPR compliance.",
+  }),
+});
+export type CustomerDeleteQuery = Static<typeof CustomerDeleteQuery>;
+
 export const CustomerSortKeys = ["created_at", "email", "name"] as const;
 export const CustomerListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
@@ -115,6 +127,9 @@ export const CustomerListQuery = Type.Object({
   sorting: SortingQuery(CustomerSortKeys, ["-created_at"], CATALOG_SORTING, { title: "CustomerSortProperty" }),
 });
 export type CustomerListQuery = Static<typeof CustomerListQuery>;
+
+export const CustomerExportQuery = Type.Object({ organization_id: OneOrMany(Uuid4(), "Filter by organization ID.") });
+export type CustomerExportQuery = Static<typeof CustomerExportQuery>;
 
 export const ListResourceCustomer = ListResource(Customer, { title: "ListResource[Customer]" });
 export type ListResourceCustomer = Static<typeof ListResourceCustomer>;

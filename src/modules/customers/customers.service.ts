@@ -2,8 +2,8 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { toStoredAddress } from "../../schema/address.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
-import { type RequestValidationError, ResourceNotFound, valueError } from "../../http/errors.ts";
-import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
+import { type RequestValidationError, valueError } from "../../http/errors.ts";
+import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import { uniqueViolation } from "../../http/pg-errors.ts";
 import { requireTaxId } from "../../adapters/tax-engine/tax-id.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
@@ -12,10 +12,19 @@ import { targetOrganization } from "../organizations/organizations.steps.ts";
 import { toPaymentMethod } from "../payments/payment-methods.mapper.ts";
 import type { PaymentMethod, PaymentMethodListQuery } from "../payments/payment-methods.schemas.ts";
 import { countPaymentMethods, listPaymentMethods } from "../payments/payments.steps.ts";
+import { customersCsv } from "./customers.export.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import { ensureOwner, memberManagementEnabled } from "./member-changes.ts";
+import { findVisibleCustomer, lockVisibleCustomer, type CustomerTarget } from "./customer-lookups.ts";
 import * as repo from "./customers.repository.ts";
-import type { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from "./customers.schemas.ts";
+import type {
+  Customer,
+  CustomerCreate,
+  CustomerExportQuery,
+  CustomerListQuery,
+  CustomerUpdate,
+  CustomerUpdateExternalId,
+} from "./customers.schemas.ts";
 import type { CustomerRow } from "./customers.table.ts";
 
 const EMAIL_TAKEN = "A customer with this email address already exists.";
@@ -100,20 +109,10 @@ async function createCustomer(deps: Deps, principal: Principal, input: CustomerC
   );
 }
 
-/** A customer of the caller's organizations, by id or external id. */
-async function findVisibleCustomer(db: Executor, customer: { id: string } | { externalId: string }, allowed: OrganizationScope) {
-  const row =
-    "id" in customer
-      ? await repo.findCustomer(db, customer.id, allowed)
-      : await repo.findCustomerByExternalId(db, customer.externalId, allowed);
-  if (!row) throw new ResourceNotFound();
-  return row;
-}
-
 /** The customer's live saved methods, newest first, each saying whether it is the default. */
 async function listCustomerPaymentMethods(
   deps: Deps,
-  customer: { id: string } | { externalId: string },
+  customer: CustomerTarget,
   query: PaymentMethodListQuery,
   allowed: OrganizationScope,
 ): Promise<Page<PaymentMethod>> {
@@ -171,12 +170,25 @@ function billingAfter(current: CustomerRow, input: CustomerUpdate) {
   return { billing_address: address ? JSON.stringify(address) : null, tax_id: taxId ? JSON.stringify(taxId) : null };
 }
 
-async function editCustomer(deps: Deps, id: string, input: CustomerUpdate, allowed: OrganizationScope): Promise<Customer> {
+/**
+ * The fields the update by external ID may change. Keys beyond its schema pass validation (as the
+ * hosted service ignores them), so `external_id` or `type` sent there are dropped here, not applied.
+ */
+const externalUpdate = ({ email, name, billing_address, tax_id, locale, metadata }: CustomerUpdateExternalId): CustomerUpdate => ({
+  email,
+  name,
+  billing_address,
+  tax_id,
+  locale,
+  metadata,
+});
+
+/** An update by id or by external ID (whose body cannot carry `external_id` nor `type`), under the customer's row lock. */
+async function editCustomer(deps: Deps, target: CustomerTarget, input: CustomerUpdate, allowed: OrganizationScope): Promise<Customer> {
   return guardUnique(
     () =>
       deps.db.transaction().execute(async (trx) => {
-        const current = await repo.findCustomerForUpdate(trx, id, allowed);
-        if (!current) throw new ResourceNotFound();
+        const current = await lockVisibleCustomer(trx, target, allowed);
         assertAllowedChange(current, input);
         const emailChanged = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
         await assertUnique(
@@ -213,10 +225,14 @@ export function createCustomerService(deps: Deps) {
       toCustomer(await findVisibleCustomer(deps.db, { id }, allowed)),
     getByExternalId: async (externalId: string, allowed: OrganizationScope): Promise<Customer> =>
       toCustomer(await findVisibleCustomer(deps.db, { externalId }, allowed)),
-    listPaymentMethods: (customer: { id: string } | { externalId: string }, query: PaymentMethodListQuery, allowed: OrganizationScope) =>
+    listPaymentMethods: (customer: CustomerTarget, query: PaymentMethodListQuery, allowed: OrganizationScope) =>
       listCustomerPaymentMethods(deps, customer, query, allowed),
     list: (query: CustomerListQuery, allowed: OrganizationScope) => listCustomerPage(deps, query, allowed),
-    update: (id: string, input: CustomerUpdate, allowed: OrganizationScope) => editCustomer(deps, id, input, allowed),
+    export: async (query: CustomerExportQuery, allowed: OrganizationScope): Promise<string> =>
+      customersCsv(await repo.exportCustomerRows(deps.db, allowed, asList(query.organization_id) ?? null)),
+    update: (id: string, input: CustomerUpdate, allowed: OrganizationScope) => editCustomer(deps, { id }, input, allowed),
+    updateByExternalId: (externalId: string, input: CustomerUpdateExternalId, allowed: OrganizationScope) =>
+      editCustomer(deps, { externalId }, externalUpdate(input), allowed),
   };
 }
 export type CustomerService = ReturnType<typeof createCustomerService>;

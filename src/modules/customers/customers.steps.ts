@@ -6,6 +6,7 @@ import { TokenPrefix, generateToken, hashToken } from "../../values/tokens.ts";
 import type { TaxId } from "../../adapters/tax-engine/tax-id.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { findLiveCustomer, lockBuyerIdentities } from "./customer-links.repository.ts";
+import { buyerIdentities } from "./customer-lookups.ts";
 import { insertCustomerSession } from "./customer-sessions.repository.ts";
 import type { CustomerSessionRow } from "./customer-sessions.table.ts";
 import { insertCustomer, updateCustomer } from "./customers.repository.ts";
@@ -71,8 +72,7 @@ export async function rememberProcessorCustomer(db: Executor, customer: Customer
  */
 export async function linkBuyer(db: Executor, organization: OrganizationRow, buyer: Buyer, now: Date): Promise<CustomerRow> {
   // Both identities are locked, in a fixed order, so purchases sharing either one queue up.
-  const identities = [`email:${buyer.email.toLowerCase()}`, ...(buyer.externalId ? [`external:${buyer.externalId}`] : [])].sort();
-  await lockBuyerIdentities(db, organization.id, identities);
+  await lockBuyerIdentities(db, organization.id, buyerIdentities(buyer.email, buyer.externalId));
   const existing = await findBuyer(db, organization.id, buyer);
   const billing = {
     billing_name: buyer.billingName,
@@ -145,6 +145,8 @@ export {
   updateCustomer,
 } from "./customers.repository.ts";
 export { CUSTOMER_TAX_ID_FIELDS } from "./customers.service.ts";
+export { retireCustomer } from "./customer-deletion.ts";
+export { findVisibleCustomer, lockCustomerIdentities, lockVisibleCustomer, type CustomerTarget } from "./customer-lookups.ts";
 export { addMember, changeMember, removeMember } from "./member-changes.ts";
 export { findSessionSummary } from "./member-sessions.repository.ts";
 export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCustomerMembers } from "./members.repository.ts";

@@ -87,3 +87,12 @@ export const listMembers = (
 /** A customer's live members for the portal: oldest first, the owner among them. */
 export const listCustomerMembers = (db: Executor, customerId: string, offset: number, limit: number) =>
   liveOf(db, customerId).orderBy("created_at").orderBy("id").offset(offset).limit(limit).execute();
+
+/** Soft-deletes every live member of a customer (the customer's own deletion); their sessions stop authenticating with them. */
+export const deleteMembersOfCustomer = (db: Executor, customerId: string, now: Date) =>
+  db
+    .updateTable("members")
+    .set({ deleted_at: now, modified_at: now })
+    .where("customer_id", "=", customerId)
+    .where("deleted_at", "is", null)
+    .execute();

@@ -61,3 +61,19 @@ export const organizationsWithDueWork = (db: Executor, now: Date) =>
       paymentRetryDueExists(organizationId, organizationNow),
     ]);
   });
+
+/**
+ * The customer's subscriptions not yet ended (billable or paused), locked by id as a renewal's
+ * claim locks them: a customer's deletion waits for a renewal holding one, and a renewal skips
+ * those the deletion holds.
+ */
+export const lockOpenSubscriptionsOfCustomer = (db: Executor, customerId: string): Promise<SubscriptionRow[]> =>
+  db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("customer_id", "=", customerId)
+    .where("status", "in", [...BILLABLE, "paused"])
+    .where("ended_at", "is", null)
+    .orderBy("id")
+    .forUpdate()
+    .execute();

@@ -1,5 +1,5 @@
-import { stringify } from "csv-stringify/sync";
 import { RequestValidationError, fieldIssue } from "../../http/errors.ts";
+import { csvDocument, type CsvCell } from "../../values/csv.ts";
 import type { SubscriptionExportColumn } from "./subscription-inputs.schemas.ts";
 import type { exportRows } from "./subscriptions.repository.ts";
 
@@ -44,12 +44,11 @@ function zoneFormat(timezone: string): Intl.DateTimeFormat {
 
 /**
  * A CSV of the subscriptions: a header row of the column names, then a row each. Amounts are in
- * minor units, as everywhere in this API. A cell starting with `=`, `+`, `-` or `@` is prefixed
- * with `'` so a spreadsheet never runs a customer-typed name as a formula.
+ * minor units, as everywhere in this API.
  */
 export function subscriptionsCsv(rows: readonly ExportRow[], columns: readonly SubscriptionExportColumn[], timezone: string): string {
   const date = dateIn(zoneFormat(timezone));
-  const cell = (row: ExportRow, column: SubscriptionExportColumn): string | number | boolean => {
+  const cell = (row: ExportRow, column: SubscriptionExportColumn): CsvCell => {
     switch (column) {
       case "email":
         return row.email;
@@ -97,6 +96,8 @@ export function subscriptionsCsv(rows: readonly ExportRow[], columns: readonly S
         return date(row.trial_end);
     }
   };
-  const safe = (value: string | number | boolean) => (typeof value === "string" && /^[=+\-@]/.test(value) ? `'${value}` : value);
-  return stringify([columns, ...rows.map((row) => columns.map((column) => safe(cell(row, column))))]);
+  return csvDocument(
+    columns,
+    rows.map((row) => columns.map((column) => cell(row, column))),
+  );
 }

@@ -10,7 +10,12 @@ import { markEntriesBilled, unbilledEntries } from "./subscription-billing-entri
 import { subscriptionMeters } from "./subscription-meters.ts";
 import { applyPendingUpdate, subscriptionLines } from "./subscription-change.apply.ts";
 import { billableEntries, type PriceLine } from "./subscription-proration.ts";
-import { claimDueResume, claimDueSubscription, organizationsWithDueWork } from "./subscription-renewals.repository.ts";
+import {
+  claimDueResume,
+  claimDueSubscription,
+  lockOpenSubscriptionsOfCustomer,
+  organizationsWithDueWork,
+} from "./subscription-renewals.repository.ts";
 import { closePeriodUsage } from "./subscription-usage.ts";
 import { toSubscription } from "./subscriptions.mapper.ts";
 import * as repo from "./subscriptions.repository.ts";
@@ -31,6 +36,7 @@ export {
   closePeriodUsage,
   discountExpired,
   dunningStep,
+  lockOpenSubscriptionsOfCustomer,
   markEntriesBilled,
   organizationsWithDueWork,
   subscriptionLines,
