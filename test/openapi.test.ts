@@ -58,6 +58,7 @@ describe("API documentation", () => {
     "/v1/customer-portal/meters/",
     "/v1/metrics/limits",
     "/v1/customers/",
+    "/v1/license-keys/{id}/activations/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

@@ -1,14 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../http/auth.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
-import { IdParams } from "../../schema/primitives.ts";
+import { Type } from "@sinclair/typebox";
+import { IdField, IdParams, Uuid4 } from "../../schema/primitives.ts";
 import { licenseKeyActions } from "./license-key-actions.routes.ts";
-import { LicenseKeyListQuery, LicenseKeyWithActivations, ListResourceLicenseKeyRead } from "./license-keys.schemas.ts";
+import {
+  LicenseKeyActivationRead,
+  LicenseKeyListQuery,
+  LicenseKeyWithActivations,
+  ListResourceLicenseKeyRead,
+} from "./license-keys.schemas.ts";
 import type { LicenseKeyService } from "./license-keys.service.ts";
 
 const READ = ["license_keys:read", "license_keys:write"];
 const WRITE = ["license_keys:write"];
 const tags = ["license_keys"];
+
+const ActivationParams = Type.Object({ ...IdField, activation_id: Uuid4({ description: "The license key activation ID." }) });
 
 export const licenseKeyRoutes =
   (service: LicenseKeyService): FastifyPluginAsyncTypebox =>
@@ -41,6 +49,25 @@ export const licenseKeyRoutes =
         },
       },
       async (request) => service.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/license-keys/:id/activations/:activation_id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "license_keys:get_activation",
+          tags,
+          summary: "Get Activation",
+          params: ActivationParams,
+          response: responses({ 200: LicenseKeyActivationRead }, { notFound: true }),
+        },
+      },
+      async (request) =>
+        service.getActivation(
+          { id: request.params.id, activationId: request.params.activation_id },
+          organizationScope(principalOf(request)),
+        ),
     );
 
     await app.register(

@@ -192,6 +192,18 @@ async function getLicenseKey(
   return withActivations(deps.db, row);
 }
 
+/** One live activation of a key of the organizations in scope, with its key; a deactivated one is gone (404). */
+async function getLicenseKeyActivation(
+  deps: Deps,
+  ids: { id: string; activationId: string },
+  allowed: OrganizationScope,
+): Promise<LicenseKeyActivationRead> {
+  const row = await repo.findKey(deps.db, ids.id, allowed, null);
+  const activation = row ? await repo.findLiveActivation(deps.db, row.id, ids.activationId) : undefined;
+  if (!row || !activation) throw new ResourceNotFound();
+  return { ...toActivation(activation), license_key: await withCustomer(deps.db, row) };
+}
+
 /** The portal: a customer sees only its own keys. */
 function listCustomerLicenseKeys(deps: Deps, query: PortalLicenseKeyListQuery, customer: PortalCustomer): Promise<Page<LicenseKeyRead>> {
   const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
@@ -205,6 +217,7 @@ export function createLicenseKeyService(deps: Deps) {
     deactivate: (input: LicenseKeyDeactivate, allowed: OrganizationScope) => deactivateLicenseKey(deps, input, allowed),
     list: (query: LicenseKeyListQuery, allowed: OrganizationScope) => listLicenseKeys(deps, query, allowed),
     get: (id: string, allowed: OrganizationScope) => getLicenseKey(deps, id, allowed, null),
+    getActivation: (ids: { id: string; activationId: string }, allowed: OrganizationScope) => getLicenseKeyActivation(deps, ids, allowed),
     listForCustomer: (query: PortalLicenseKeyListQuery, customer: PortalCustomer) => listCustomerLicenseKeys(deps, query, customer),
     getForCustomer: (id: string, customer: PortalCustomer) => getLicenseKey(deps, id, [customer.organizationId], customer.customerId),
   };

@@ -10,6 +10,7 @@ import {
   createProduct,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { addActivation } from "../portal-page/portal-page-helpers.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -137,6 +138,89 @@ describe("GET /v1/license-keys/", () => {
       {
         name: "a token without the scope",
         request: () => ({ method: "GET", url: "/v1/license-keys/", token: eventsToken }),
+        status: 403,
+        error: "insufficient_scope",
+      },
+    ],
+  );
+});
+
+describe("GET /v1/license-keys/{id}/activations/{activation_id}", () => {
+  // Keys of their own, so the other reads' activations stay as they are.
+  let key: Awaited<ReturnType<typeof createLicenseKey>>;
+  let live: string;
+  let deactivated: string;
+  let ofAnotherKey: string;
+  let foreignActivation: string;
+  const url = (keyId: string, activationId: string) => `/v1/license-keys/${keyId}/activations/${activationId}`;
+  beforeAll(async () => {
+    key = await createLicenseKey(ctx.deps, orgId, otherCustomerId);
+    live = await addActivation(ctx, orgId, key.id, "laptop");
+    deactivated = await addActivation(ctx, orgId, key.id, "old laptop");
+    await ctx.deps.db.updateTable("license_key_activations").set({ deleted_at: new Date() }).where("id", "=", deactivated).execute();
+    ofAnotherKey = await addActivation(ctx, orgId, (await createLicenseKey(ctx.deps, orgId, otherCustomerId)).id, "studio");
+    foreignActivation = await addActivation(ctx, otherOrgId, foreignKey.id, "elsewhere");
+  });
+
+  it("gets a live activation with its key, for a read or a write token", async () => {
+    const writeToken = await createOrganizationToken(ctx.deps, orgId, ["license_keys:write"]);
+    for (const token of [readToken, writeToken]) {
+      const response = await get(url(key.id, live), token);
+      expect(response.statusCode, response.body).toBe(200);
+      const body = response.json();
+      expectReferenceResponse("license_keys:get_activation", 200, body);
+      expect(body).toMatchObject({
+        id: live,
+        license_key_id: key.id,
+        label: "laptop",
+        license_key: { id: key.id, key: key.key, customer: { id: otherCustomerId } },
+      });
+    }
+  });
+
+  badInputTable(
+    () => ctx.request,
+    [
+      {
+        name: "a non-UUID key id",
+        request: () => ({ method: "GET", url: url("nope", live), token: readToken }),
+        status: 422,
+        loc: ["path", "id"],
+      },
+      {
+        name: "a non-UUID activation id",
+        request: () => ({ method: "GET", url: url(key.id, "nope"), token: readToken }),
+        status: 422,
+        loc: ["path", "activation_id"],
+      },
+      {
+        name: "a deactivated activation",
+        request: () => ({ method: "GET", url: url(key.id, deactivated), token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another key's activation",
+        request: () => ({ method: "GET", url: url(key.id, ofAnotherKey), token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      {
+        name: "another organization's key and activation",
+        request: () => ({ method: "GET", url: url(foreignKey.id, foreignActivation), token: readToken }),
+        status: 404,
+        error: "ResourceNotFound",
+      },
+      { name: "no token", request: () => ({ method: "GET", url: url(key.id, live) }), status: 401, error: "Unauthorized" },
+      {
+        name: "a customer session",
+        request: () => ({ method: "GET", url: url(key.id, live), token: sessionToken }),
+        status: 401,
+        error: "Unauthorized",
+      },
+      {
+        name: "a token without the scope",
+        request: () => ({ method: "GET", url: url(key.id, live), token: eventsToken }),
         status: 403,
         error: "insufficient_scope",
       },
