@@ -44,7 +44,8 @@ function summary(order: OrderConfirmation, language: DocumentLanguage): EmailSec
 <table role="presentation" style="width:100%;border-collapse:collapse;margin:0 0 24px">${rows
     .map(([label, amount], index) => {
       const weight = index === rows.length - 1 ? "font-weight:600;" : "";
-      return `<tr><td style="${cell};${weight}">${escapeHtml(label)}</td><td style="${cell};${weight}text-align:right">${escapeHtml(amount)}</td></tr>`;
+      // An amount never breaks (a discount's minus sign stays with it on a phone).
+      return `<tr><td style="${cell};${weight}">${escapeHtml(label)}</td><td style="${cell};${weight}text-align:right;white-space:nowrap;padding-left:12px">${escapeHtml(amount)}</td></tr>`;
     })
     .join("")}</table>`;
   const text = [...facts, "", ...rows.map(([label, amount]) => `${label}: ${amount}`)].join("\n");
