@@ -40,6 +40,8 @@ export async function showEmail(runtime: Runtime, json: boolean, id: string | un
   const detail = {
     ...summary(email),
     from: email.sender_name ? `"${email.sender_name}" <${email.sender_address}>` : email.sender_address,
+    reply_to: email.reply_to,
+    list_unsubscribe: email.list_unsubscribe,
     locale: email.locale,
     message_id: email.message_id,
     last_error: email.last_error,
@@ -49,6 +51,8 @@ export async function showEmail(runtime: Runtime, json: boolean, id: string | un
   const headers = [
     `From: ${detail.from}`,
     `To: ${email.recipient}`,
+    ...(email.reply_to ? [`Reply-To: ${email.reply_to}`] : []),
+    ...(email.list_unsubscribe ? [`List-Unsubscribe: ${email.list_unsubscribe}`] : []),
     `Subject: ${email.subject}`,
     `Date: ${detail.created_at}`,
     `Message-ID: ${email.message_id}`,

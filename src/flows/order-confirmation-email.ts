@@ -69,6 +69,7 @@ export async function writeOrderConfirmation(
   });
   await recordEmail(db, deps.config.email, {
     organization,
+    audience: { to: "customer", kind: "receipt", setting: "order_confirmation" },
     dedupeKey: `order_confirmation:${order.id}`,
     template: "order_confirmation",
     locale: paid.locale,

@@ -4,6 +4,9 @@ import type { Mailbox } from "../../email-config.ts";
 export interface OutgoingEmail {
   from: Mailbox;
   to: string;
+  replyTo: string | null;
+  /** `<mailto:…>` for `List-Unsubscribe`, on notices only. */
+  listUnsubscribe: string | null;
   subject: string;
   html: string;
   text: string;

@@ -36,6 +36,8 @@ export function createSmtpTransport(smtp: SmtpConfig): MailTransport {
         const info = await transporter.sendMail({
           from: email.from.name ? { name: email.from.name, address: email.from.address } : email.from.address,
           to: email.to,
+          ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+          ...(email.listUnsubscribe ? { headers: { "List-Unsubscribe": email.listUnsubscribe } } : {}),
           subject: email.subject,
           html: email.html,
           text: email.text,

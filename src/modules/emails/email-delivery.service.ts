@@ -28,6 +28,8 @@ export function createEmailDelivery(deps: Deps, transport: MailTransport | null)
         const outcome = await transport.send({
           from: { name: email.sender_name, address: email.sender_address },
           to: email.recipient,
+          replyTo: email.reply_to,
+          listUnsubscribe: email.list_unsubscribe,
           subject: email.subject,
           html: email.html,
           text: email.text,

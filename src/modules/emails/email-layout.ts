@@ -20,6 +20,22 @@ export interface EmailSection {
   text: string;
 }
 
+/** A heading and the lines under it, the opening of most emails. */
+export function intro(title: string, ...lines: readonly string[]): EmailSection {
+  return {
+    html: `<h1 style="font-size:20px;margin:0 0 8px">${escapeHtml(title)}</h1>\n${lines.map((line) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`).join("\n")}`,
+    text: [title, ...lines].join("\n"),
+  };
+}
+
+/** A link drawn as a button; in the plain part, the label and the address on their own line. */
+export function button(label: string, url: string): EmailSection {
+  return {
+    html: `<p style="margin:0 0 24px"><a href="${escapeHtml(url)}" style="display:inline-block;padding:10px 16px;background:#18181b;color:#ffffff;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>`,
+    text: `${label}:\n${url}`,
+  };
+}
+
 const logoOf = (brand: EmailBrand): string =>
   brand.logoUrl && /^https?:\/\//i.test(brand.logoUrl)
     ? `<img src="${escapeHtml(brand.logoUrl)}" alt="${escapeHtml(brand.name)}" height="48" style="display:block;max-height:48px;margin:0 0 16px">`

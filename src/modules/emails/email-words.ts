@@ -54,3 +54,17 @@ const japanese: EmailWords = {
 const WORDS: Readonly<Record<string, EmailWords>> = { en: english, fr: french, de: german, ja: japanese };
 
 export const emailWords = (language: DocumentLanguage): EmailWords => WORDS[language.language] ?? english;
+
+/** A template's own words, one set per language the documents translate. */
+export interface WordsByLanguage<Words> {
+  en: Words;
+  fr: Words;
+  de: Words;
+  ja: Words;
+}
+
+/** The template's words in the email's language; English words (with the language's formats) for any other. */
+export function wordsIn<Words>(language: DocumentLanguage, words: WordsByLanguage<Words>): Words {
+  const code = language.language;
+  return code === "fr" || code === "de" || code === "ja" ? words[code] : words.en;
+}

@@ -3,6 +3,8 @@ import type { Executor } from "../../db/database.ts";
 import type { EmailConfig } from "../../email-config.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
+import type { OrganizationCustomerEmailSettingsKeys } from "../organizations/organizations.schemas.ts";
+import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { insertEmailOnce } from "./emails.repository.ts";
 import type { RenderedEmail } from "./email-layout.ts";
 
@@ -13,8 +15,32 @@ export { renderOrderConfirmation, type OrderConfirmation } from "./order-confirm
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;
 
+/** A switch of the organization's `customer_email_settings`. */
+export type CustomerEmailSetting = (typeof OrganizationCustomerEmailSettingsKeys)[number];
+
+/**
+ * Who an email is for, which decides its switch and headers. A customer's email speaks for the
+ * seller (its name, `Reply-To` its address); a `receipt` (a paid order) and a `sign_in` code carry
+ * no `List-Unsubscribe`, a `notice` does; only the sign-in code has no switch (it is asked for). A
+ * seller's email comes from this server's own sender (`EMAIL_FROM`).
+ */
+export type EmailAudience =
+  | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
+  | { to: "customer"; kind: "sign_in" }
+  | { to: "seller"; kind: "notice" };
+
+/**
+ * Whether the organization lets this email go: a switch stored `false` is off; a missing one is on,
+ * except the card-expiry reminder, which follows the renewal receipt's (as the hosted service reads them).
+ */
+export function customerEmailAllowed(settings: OrganizationRow["customer_email_settings"], setting: CustomerEmailSetting): boolean {
+  const stored = settings[setting] ?? (setting === "payment_method_expiration_reminder" ? settings.subscription_cycled : undefined);
+  return stored !== false;
+}
+
 export interface NewEmail {
-  organization: { id: string; name: string };
+  organization: Pick<OrganizationRow, "id" | "name" | "email" | "customer_email_settings">;
+  audience: EmailAudience;
   /** `<template>:<id of the cause>`; a second email for the same key is not written. */
   dedupeKey: string;
   template: string;
@@ -27,20 +53,32 @@ export interface NewEmail {
 /**
  * Writes the email in the caller's transaction and, with a mail server configured, its send job in
  * the same one: the email exists (and will be sent) exactly when its cause committed. Without
- * `SMTP_URL` it is written `kept`. A cause already recorded writes nothing. Returns the new email's
- * id, or null for a repeated cause.
+ * `SMTP_URL` it is written `kept`. A cause already recorded, or an email the organization switched
+ * off, writes nothing. Returns the new email's id, or null when none was written.
  */
 export async function recordEmail(db: Executor, config: EmailConfig, email: NewEmail): Promise<string | null> {
+  const { organization, audience } = email;
+  if (
+    audience.to === "customer" &&
+    audience.kind !== "sign_in" &&
+    !customerEmailAllowed(organization.customer_email_settings, audience.setting)
+  )
+    return null;
   const domain = config.from.address.split("@")[1]!;
+  const forCustomer = audience.to === "customer";
+  const replyTo = forCustomer ? organization.email : null;
   const id = await insertEmailOnce(db, {
     created_at: email.now,
-    organization_id: email.organization.id,
+    organization_id: organization.id,
     dedupe_key: email.dedupeKey,
     template: email.template,
     locale: email.locale,
-    sender_name: email.organization.name,
+    sender_name: forCustomer ? organization.name : config.from.name,
     sender_address: config.from.address,
     recipient: email.recipient,
+    reply_to: replyTo,
+    // An unsubscribe request goes to whoever sends the notice: the seller, else this server's sender.
+    list_unsubscribe: audience.kind === "notice" ? `<mailto:${replyTo ?? config.from.address}?subject=unsubscribe>` : null,
     // One line, whatever a printed name holds: a header never takes a line break.
     subject: email.rendered.subject.replace(/\s+/g, " ").trim(),
     html: email.rendered.html,

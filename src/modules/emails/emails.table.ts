@@ -18,6 +18,10 @@ export interface EmailsTable {
   sender_name: string | null;
   sender_address: string;
   recipient: string;
+  /** `Reply-To`: the seller's own address on a customer's email (its `email`), so an answer reaches them. */
+  reply_to: string | null;
+  /** `List-Unsubscribe` (a `<mailto:…>`), on notices only: never on a receipt or a sign-in code. */
+  list_unsubscribe: string | null;
   subject: string;
   html: string;
   text: string;

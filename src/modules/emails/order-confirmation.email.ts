@@ -1,6 +1,6 @@
 import { documentLanguage, type DocumentLanguage } from "../../documents/language.ts";
 import { escapeHtml } from "../../pages/html-page.ts";
-import { emailLayout, type EmailBrand, type EmailSection, type RenderedEmail } from "./email-layout.ts";
+import { emailLayout, intro, type EmailBrand, type EmailSection, type RenderedEmail } from "./email-layout.ts";
 import { emailWords, type EmailWords } from "./email-words.ts";
 
 /** A benefit the order granted; a license key is printed in full, with its limits. */
@@ -84,12 +84,11 @@ export function renderOrderConfirmation(order: OrderConfirmation): RenderedEmail
   const language = documentLanguage(order.locale);
   const words = emailWords(language);
   const subject = words.orderSubject(order.description);
-  const intro: EmailSection = {
-    html: `<h1 style="font-size:20px;margin:0 0 8px">${escapeHtml(words.thanks)}</h1>
-<p style="margin:0 0 16px">${escapeHtml(words.orderPaid(order.organization.name))}</p>`,
-    text: `${words.thanks}\n${words.orderPaid(order.organization.name)}`,
-  };
-  const sections = [intro, summary(order, language), benefits(order, language, words)].filter((section) => section !== null);
+  const sections = [
+    intro(words.thanks, words.orderPaid(order.organization.name)),
+    summary(order, language),
+    benefits(order, language, words),
+  ].filter((section) => section !== null);
   return {
     subject,
     ...emailLayout(order.organization, language, {

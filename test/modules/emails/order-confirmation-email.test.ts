@@ -24,7 +24,7 @@ beforeAll(async () => {
   org = await createOrganization(ctx.deps, `Ada & Co ${Date.now()}`);
   await ctx.deps.db
     .updateTable("organizations")
-    .set({ avatar_url: "https://cdn.shop.example/logo.png" })
+    .set({ avatar_url: "https://cdn.shop.example/logo.png", email: "support@adaco.example" })
     .where("id", "=", org.id)
     .execute();
   await registerForTax(ctx.deps, org.id);
@@ -52,6 +52,9 @@ describe("order confirmation email", () => {
     const mail = mails[0]!;
     expect(mail.subject).toBe("Your Pro <script>alert(1)</script> order confirmation");
     expect(mail.from?.value).toEqual([{ address: "mail@shop.example", name: org.name }]);
+    // An answer reaches the seller; a receipt is no list to leave.
+    expect(mail.replyTo?.value).toEqual([{ address: "support@adaco.example", name: "" }]);
+    expect(mail.headers.has("list-unsubscribe")).toBe(false);
     expect(mail.messageId).toBe(row!.message_id);
     expect(mail.date?.getTime()).toBe(Math.floor(order.created_at.getTime() / 1000) * 1000);
 
@@ -82,6 +85,22 @@ describe("order confirmation email", () => {
     expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
     expect(sent!.sent_at).toBeInstanceOf(Date);
     expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+  });
+
+  it("writes nothing when the organization switched order confirmations off, and writes again once switched on", async () => {
+    const product = await licensedProduct(ctx, org.id, "Quiet");
+    const setSwitch = (on: boolean) =>
+      ctx.deps.db
+        .updateTable("organizations")
+        .set({ customer_email_settings: JSON.stringify({ order_confirmation: on }) })
+        .where("id", "=", org.id)
+        .execute();
+    await setSwitch(false);
+    const { order: quiet } = await payCheckout(ctx, token, product.product.id, { email: "quiet@example.com" });
+    await setSwitch(true);
+    const { order: heard } = await payCheckout(ctx, token, product.product.id, { email: "heard@example.com" });
+    expect(await confirmationsOf(ctx, quiet.id)).toEqual([]);
+    expect(await confirmationsOf(ctx, heard.id)).toHaveLength(1);
   });
 
   it("writes in the customer's language, amounts in the locale's format", async () => {
@@ -230,6 +249,8 @@ describe("order confirmation email", () => {
       const sending = transport.send({
         from: { name: null, address: "mail@shop.example" },
         to: "ada@example.com",
+        replyTo: null,
+        listUnsubscribe: null,
         subject: "Hello",
         html: "<p>Hello</p>",
         text: "Hello",
