@@ -48,6 +48,7 @@ import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
+import { orderDocumentLinkRoutes } from "./modules/orders/order-document-links.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes.ts";
 import { portalSubscriptionRoutes } from "./modules/customer-portal/portal-subscriptions.routes.ts";
@@ -180,6 +181,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalCustomerSessionRoutes(services.customerSessions));
   await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(orderDocumentLinkRoutes(services.orderDocuments, { secret: deps.secret, now: deps.now }));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));
   await app.register(refundRoutes(services.refunds, services.refundOrder));

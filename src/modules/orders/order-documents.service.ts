@@ -6,6 +6,7 @@ import type { Executor } from "../../db/database.ts";
 import type { BlobStore } from "../../adapters/blob-stores/blob-store.ts";
 import { creditNotesOfOrder, findCreditNoteOfRefund } from "./credit-notes.repository.ts";
 import { creditNoteFilename, issueEarlierCreditNotes } from "./credit-notes.service.ts";
+import type { LinkedDocument } from "./order-document-links.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";
 import {
   CreditNoteDoesNotExist,
@@ -72,7 +73,7 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
     url: await store.downloadUrl(key, { filename, expiresInSeconds: deps.config.storage.downloadUrlTtlSeconds }),
   });
 
-  return {
+  const service = {
     /**
      * Schedules the invoice once. The checks run on the locked row, so a concurrent PATCH either
      * lands before (and is printed) or is refused after; a repeated request changes nothing.
@@ -114,6 +115,26 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
     },
 
     /**
+     * The document an emailed link names (its signature checked by the route): its link once
+     * rendered, `preparing` while it is (following the link asks for it, as the API would), or null
+     * when the order has none to give (no receipt number; no billing details for an invoice).
+     */
+    async linkedDocument(orderId: string, document: LinkedDocument): Promise<DocumentLink | "preparing" | null> {
+      const anyOrganization = { allowed: null };
+      try {
+        if (document === "receipt") return (await service.receipt(orderId, anyOrganization)) ?? "preparing";
+        await service.requestInvoice(orderId, anyOrganization);
+        return (await repo.findOrder(db, orderId, anyOrganization))?.invoice_path
+          ? await service.invoice(orderId, anyOrganization)
+          : "preparing";
+      } catch (error) {
+        const unavailable = [ResourceNotFound, ReceiptNotAllocated, MissingInvoiceBillingDetails, OrderNotEligibleForInvoice];
+        if (unavailable.some((kind) => error instanceof kind)) return null;
+        throw error;
+      }
+    },
+
+    /**
      * The credit note of a refund the caller may see: its link, or null while it is being
      * rendered. A refund without one (its order has no invoice, or it did not succeed) is 404.
      */
@@ -138,5 +159,6 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
       );
     },
   };
+  return service;
 }
 export type OrderDocumentService = ReturnType<typeof createOrderDocumentService>;
