@@ -64,7 +64,10 @@ describe("GET /documents/orders/{id}/{receipt|invoice} (the links emails carry)"
       ["another order's id under this order's signature", withQuery(`/documents/orders/${other.id}/receipt`, { expires, signature })],
       ["the invoice under the receipt's signature", withQuery(`/documents/orders/${order.id}/invoice`, { expires, signature })],
       ["a later expiry", withQuery(receipt.pathname, { expires: String(Number(expires) + 1), signature })],
-      ["a flipped signature", withQuery(receipt.pathname, { expires, signature: `${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}` })],
+      [
+        "a flipped signature",
+        withQuery(receipt.pathname, { expires, signature: `${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}` }),
+      ],
       ["a signature of another length", withQuery(receipt.pathname, { expires, signature: signature.slice(1) })],
       ["no signature", withQuery(receipt.pathname, { expires })],
       ["no expiry", withQuery(receipt.pathname, { signature })],
