@@ -14,7 +14,7 @@ import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
 import { given, containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
-import { customerEmailOf, customerJson } from "../customers/customers.steps.ts";
+import { customerContacts, customerEmailOf, customerJson } from "../customers/customers.steps.ts";
 import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";
 import { organizationNameMatches } from "../organizations/organizations.steps.ts";
 import { productIsRecurring, productJson, productNameMatches, productNameOf } from "../products/products.steps.ts";
@@ -155,6 +155,18 @@ export const listOrders = (
   )
     .limit(window.limit)
     .offset(window.offset)
+    .execute();
+
+/** Every order matching the filter with its customer's email and name, newest first: the export's rows. */
+export const exportOrderRows = (db: Executor, filter: OrderFilter) =>
+  db
+    .selectFrom("orders as o")
+    .innerJoin(customerContacts("c"), "c.id", "o.customer_id")
+    .selectAll("o")
+    .select(["c.email", "c.name as customer_name"])
+    .where((eb) => matches(eb, filter))
+    .orderBy("o.created_at", "desc")
+    .orderBy("o.id", "desc")
     .execute();
 
 /** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */

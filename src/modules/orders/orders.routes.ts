@@ -4,7 +4,7 @@ import { ErrorBody } from "../../http/errors.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
 import { plainJsonResponse } from "../../http/serialization.ts";
-import { ListResourceOrder, Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
+import { ListResourceOrder, Order, OrderExportQuery, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderService } from "./orders.service.ts";
 import { OrderInvoice, OrderReceipt, generateInvoiceResponses, receiptResponses } from "./order-documents.schemas.ts";
 import type { OrderDocumentService } from "./order-documents.service.ts";
@@ -34,6 +34,25 @@ export const orderRoutes =
         },
       },
       async (request) => orders.list(request.query, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/orders/export",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "orders:export",
+          tags,
+          summary: "Export Orders",
+          description: "Export orders as a CSV file.",
+          querystring: OrderExportQuery,
+          response: responses({}),
+        },
+      },
+      async (request, reply) => {
+        const { filename, csv } = await orders.export(request.query, organizationScope(principalOf(request)));
+        return reply.type("text/csv; charset=utf-8").header("content-disposition", `attachment; filename="${filename}"`).send(csv);
+      },
     );
 
     app.get(

@@ -199,5 +199,40 @@ export const OrderListQuery = Type.Object({
 });
 export type OrderListQuery = Static<typeof OrderListQuery>;
 
+export const OrderExportColumnValues = [
+  "email",
+  "created_at",
+  "product",
+  "net_amount",
+  "currency",
+  "status",
+  "invoice_number",
+  "customer_name",
+  "billing_name",
+  "billing_country",
+  "subtotal_amount",
+  "discount_amount",
+  "tax_amount",
+  "total_amount",
+  "refunded_amount",
+  "billing_reason",
+] as const;
+export type OrderExportColumn = (typeof OrderExportColumnValues)[number];
+export const OrderExportColumn = StringEnum(OrderExportColumnValues, { title: "OrderExportColumn" });
+
+export const OrderExportQuery = Type.Object({
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
+  product_id: OneOrMany(Uuid4(), "Filter by product ID."),
+  status: OneOrMany(OrderStatus, "Filter by order status."),
+  created_after: Type.Optional(DateTime({ description: "Only include orders created after this date. Must include a UTC offset." })),
+  created_before: Type.Optional(DateTime({ description: "Only include orders created before this date. Must include a UTC offset." })),
+  timezone: Type.Optional(Type.String({ maxLength: 64, default: "UTC", description: "Time zone used to render dates in the CSV." })),
+  columns: OneOrMany(
+    OrderExportColumn,
+    "Columns to include in the CSV, in order. Defaults to email, created_at, product, net_amount, currency, status and invoice_number.",
+  ),
+});
+export type OrderExportQuery = Static<typeof OrderExportQuery>;
+
 export const ListResourceOrder = ListResource(Order, { title: "ListResource[Order]" });
 export type ListResourceOrder = Static<typeof ListResourceOrder>;

@@ -9,7 +9,8 @@ import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
 import { toEmbeddedOrder } from "./orders.mapper.ts";
 import * as repo from "./orders.repository.ts";
-import type { Order, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
+import { DEFAULT_ORDER_EXPORT_COLUMNS, ordersCsv, ordersExportFilename } from "./orders.export.ts";
+import type { Order, OrderExportQuery, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
 
 const groupBy = <T, K>(values: readonly T[], key: (value: T) => K): Map<K, T[]> => {
@@ -145,6 +146,24 @@ export function createOrderService(deps: Deps) {
         },
         query,
       );
+    },
+
+    /** The CSV export: the filters, every matching order (newest first), the chosen columns in order; and its file name. */
+    async export(query: OrderExportQuery, allowed: OrganizationScope): Promise<{ filename: string; csv: string }> {
+      const timezone = query.timezone ?? "UTC";
+      const createdAfter = query.created_after === undefined ? null : new Date(query.created_after);
+      const createdBefore = query.created_before === undefined ? null : new Date(query.created_before);
+      // Named first: an unknown zone is refused before anything is read.
+      const filename = ordersExportFilename({ after: createdAfter, before: createdBefore }, timezone);
+      const rows = await repo.exportOrderRows(deps.readDb, {
+        allowed,
+        organizationIds: asList(query.organization_id),
+        productIds: asList(query.product_id),
+        statuses: asList(query.status),
+        createdAfter: createdAfter ?? undefined,
+        createdBefore: createdBefore ?? undefined,
+      });
+      return { filename, csv: ordersCsv(rows, asList(query.columns) ?? DEFAULT_ORDER_EXPORT_COLUMNS, timezone) };
     },
 
     async get(id: string, visibility: repo.OrderVisibility): Promise<Order> {

@@ -1,5 +1,6 @@
 import { RequestValidationError, fieldIssue } from "../../http/errors.ts";
 import { csvDocument, type CsvCell } from "../../values/csv.ts";
+import { zonedTimeReader } from "../../values/zoned-time.ts";
 import type { SubscriptionExportColumn } from "./subscription-inputs.schemas.ts";
 import type { exportRows } from "./subscriptions.repository.ts";
 
@@ -15,31 +16,15 @@ export const DEFAULT_EXPORT_COLUMNS: readonly SubscriptionExportColumn[] = [
   "recurring_interval",
 ];
 
-/** A timestamp as `YYYY-MM-DD HH:MM:SS` in the export's time zone; empty when absent. */
-function dateIn(format: Intl.DateTimeFormat) {
+/** A timestamp as `YYYY-MM-DD HH:MM:SS` in the export's time zone (an unknown zone is the caller's mistake: 422); empty when absent. */
+function dateIn(timezone: string) {
+  const read = zonedTimeReader(timezone);
+  if (!read) throw new RequestValidationError([fieldIssue(["query", "timezone"], "Invalid time zone.", timezone)]);
   return (value: Date | null): string => {
     if (value === null) return "";
-    const parts = Object.fromEntries(format.formatToParts(value).map((part) => [part.type, part.value]));
-    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+    const time = read(value);
+    return `${time.year}-${time.month}-${time.day} ${time.hour}:${time.minute}:${time.second}`;
   };
-}
-
-/** The formatter of an IANA zone; an unknown zone is the caller's mistake (422), not a crash. */
-function zoneFormat(timezone: string): Intl.DateTimeFormat {
-  try {
-    return new Intl.DateTimeFormat("en-CA", {
-      timeZone: timezone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-    });
-  } catch {
-    throw new RequestValidationError([fieldIssue(["query", "timezone"], "Invalid time zone.", timezone)]);
-  }
 }
 
 /**
@@ -47,7 +32,7 @@ function zoneFormat(timezone: string): Intl.DateTimeFormat {
  * minor units, as everywhere in this API.
  */
 export function subscriptionsCsv(rows: readonly ExportRow[], columns: readonly SubscriptionExportColumn[], timezone: string): string {
-  const date = dateIn(zoneFormat(timezone));
+  const date = dateIn(timezone);
   const cell = (row: ExportRow, column: SubscriptionExportColumn): CsvCell => {
     switch (column) {
       case "email":
