@@ -165,7 +165,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(customFieldRoutes(services.customFields));
   await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
   await app.register(productRoutes(services.products));
-  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
+  await app.register(benefitRoutes(services.benefits, services.benefitDeletion, services.benefitGrants));
   await app.register(benefitGrantRoutes(services.benefitGrants));
   await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));

@@ -1,4 +1,4 @@
-import { sql, type Insertable } from "kysely";
+import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from "./license-keys.table.ts";
@@ -117,4 +117,8 @@ export const listKeys = (db: Executor, filter: LicenseKeyFilter, window: { limit
 /** Sets the status of the keys a benefit grant issued (a subscription's grants revoked or restored). */
 export async function setKeyStatus(db: Executor, ids: readonly string[], status: "granted" | "revoked", now: Date): Promise<void> {
   if (ids.length) await db.updateTable("license_keys").set({ status, modified_at: now }).where("id", "in", ids).execute();
+}
+
+export async function updateKeys(db: Executor, ids: readonly string[], values: Updateable<LicenseKeysTable>): Promise<void> {
+  if (ids.length) await db.updateTable("license_keys").set(values).where("id", "in", ids).execute();
 }

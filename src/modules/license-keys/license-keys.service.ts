@@ -89,12 +89,26 @@ export async function issueLicenseKey(
     customer_id: input.customerId,
     benefit_id: input.benefitId,
     key: licenseKeyValue(terms.prefix),
-    limit_activations: terms.activations?.limit ?? null,
-    limit_usage: terms.limit_usage ?? null,
+    ...keyLimits(terms, now),
     last_validated_at: null,
-    expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
   });
   return { license_key_id: row.id, display_key: displayKey(row.key) };
+}
+
+/** The limits and expiry a key gets from its benefit's terms, as of `now`. */
+const keyLimits = (terms: LicenseKeyTerms, now: Date) => ({
+  limit_activations: terms.activations?.limit ?? null,
+  limit_usage: terms.limit_usage ?? null,
+  expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
+});
+
+/**
+ * Gives issued keys their benefit's new terms (the benefit was edited), as the hosted service
+ * re-runs each granted grant: limits replaced, the expiry counted again from now. Status, usage
+ * and activations stay as they are.
+ */
+export async function applyLicenseKeyTerms(db: Executor, keyIds: readonly string[], terms: LicenseKeyTerms, now: Date): Promise<void> {
+  await repo.updateKeys(db, keyIds, { ...keyLimits(terms, now), modified_at: now });
 }
 
 type PortalCustomer = { organizationId: string; customerId: string };

@@ -5,4 +5,4 @@
  */
 export { licenseKeyActions } from "./license-key-actions.routes.ts";
 export { keysByIds, setKeyStatus } from "./license-keys.repository.ts";
-export { issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";
+export { applyLicenseKeyTerms, issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";
