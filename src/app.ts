@@ -174,7 +174,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(metricRoutes());
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
-  await app.register(licenseKeyRoutes(services.licenseKeys));
+  await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions));

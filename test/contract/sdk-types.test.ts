@@ -202,6 +202,7 @@ const _listProducts: AssertAssignable<PI.ListResourceProduct, { items: SdkProduc
 // Requests: whatever the SDK sends for these must be accepted by our schemas.
 const _customerUpdateIn: AssertAssignable<models.CustomerUpdate, Cu.CustomerUpdate> = true;
 const _discountUpdateIn: AssertAssignable<models.DiscountUpdate, D.DiscountUpdate> = true;
+const _licenseKeyUpdateIn: AssertAssignable<models.LicenseKeyUpdate, LK.LicenseKeyUpdate> = true;
 const _customerUpdateExternalIn: AssertAssignable<models.CustomerUpdateExternalID, Cu.CustomerUpdateExternalId> = true;
 const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S<typeof CS.CustomerSessionCustomerIDCreate>> = true;
 const _sessionByExternalIn: AssertAssignable<

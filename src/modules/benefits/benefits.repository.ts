@@ -175,6 +175,27 @@ export const revokeBenefitGrants = (db: Executor, benefitId: string, now: Date) 
     .returning(CHANGED)
     .execute();
 
+/**
+ * Revokes (`granted` false) or grants again (`granted` true) the grant that issued a license key, when
+ * it is in the other state; returns it. Narrowed by the key's customer and benefit, through their index.
+ */
+export const setLicenseKeyGrant = (
+  db: Executor,
+  key: { id: string; organization_id: string; customer_id: string; benefit_id: string },
+  granted: boolean,
+  now: Date,
+) =>
+  db
+    .updateTable("benefit_grants")
+    .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
+    .where("organization_id", "=", key.organization_id)
+    .where("customer_id", "=", key.customer_id)
+    .where("benefit_id", "=", key.benefit_id)
+    .where(sql<string>`properties->>'license_key_id'`, "=", key.id)
+    .where("granted_at", granted ? "is" : "is not", null)
+    .returning(CHANGED)
+    .execute();
+
 /** Marks the benefit's granted grants as changed (its terms were); returns them, with whether a subscription backs each. */
 export const touchGrantedGrantsOfBenefit = (db: Executor, benefitId: string, now: Date) =>
   db

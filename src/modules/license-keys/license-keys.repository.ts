@@ -36,6 +36,13 @@ export const findKey = (db: Executor, id: string, allowed: OrganizationScope, cu
   return query.executeTakeFirst();
 };
 
+/** The live key locked for a change by the organization (its validations and activations wait). */
+export const findKeyForUpdate = (db: Executor, id: string, allowed: OrganizationScope) =>
+  liveKeys(db, allowed).selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
+export const updateKey = (db: Executor, id: string, values: Updateable<LicenseKeysTable>) =>
+  db.updateTable("license_keys").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
 export const countLiveActivations = (db: Executor, licenseKeyId: string): Promise<number> =>
   countRows(db.selectFrom("license_key_activations").where("license_key_id", "=", licenseKeyId).where("deleted_at", "is", null));
 
