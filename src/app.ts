@@ -166,7 +166,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(customFieldRoutes(services.customFields));
   await app.register(checkoutLinkRoutes(services.checkoutLinks, services.checkoutLinkRedirect));
   await app.register(productRoutes(services.products));
-  await app.register(benefitRoutes(services.benefits, services.benefitGrants));
+  await app.register(benefitRoutes(services.benefits, services.benefitDeletion, services.benefitGrants));
   await app.register(benefitGrantRoutes(services.benefitGrants));
   await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));
@@ -175,7 +175,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(metricRoutes());
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
-  await app.register(licenseKeyRoutes(services.licenseKeys));
+  await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions));

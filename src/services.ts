@@ -2,7 +2,9 @@ import type { Deps } from "./context.ts";
 import { checkoutAbandonment as abandonmentFlow } from "./flows/abandon-checkout.ts";
 import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checkout.ts";
 import { subscriptionChanges } from "./flows/change-subscription.ts";
+import { benefitDeletion } from "./flows/delete-benefit.ts";
 import { customerDeletion } from "./flows/delete-customer.ts";
+import { licenseKeyUpdating } from "./flows/update-license-key.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
@@ -183,6 +185,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customFields: createCustomFieldService(deps),
     products: createProductService(deps),
     benefits: createBenefitService(deps),
+    benefitDeletion: benefitDeletion(deps),
     benefitGrants: createBenefitGrantService(deps),
     portalBenefitGrants: createPortalBenefitGrantService(deps),
     checkoutSessions,
@@ -199,6 +202,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
     licenseKeys: createLicenseKeyService(deps),
+    licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),

@@ -197,9 +197,12 @@ const _customer: AssertAssignable<S<typeof Cu.Customer>, models.Customer> = true
 const _listCustomers: AssertAssignable<Cu.ListResourceCustomer, models.ListResourceCustomer> = true;
 const _customerSession: AssertAssignable<CS.CustomerSession, models.CustomerSession> = true;
 const _listDiscounts: AssertAssignable<D.ListResourceDiscount, models.ListResourceDiscount> = true;
+const _listBenefits: AssertAssignable<B.ListResourceBenefit, models.ListResourceBenefit> = true;
 const _listProducts: AssertAssignable<PI.ListResourceProduct, { items: SdkProduct[]; pagination: models.Pagination }> = true;
 // Requests: whatever the SDK sends for these must be accepted by our schemas.
 const _customerUpdateIn: AssertAssignable<models.CustomerUpdate, Cu.CustomerUpdate> = true;
+const _discountUpdateIn: AssertAssignable<models.DiscountUpdate, D.DiscountUpdate> = true;
+const _licenseKeyUpdateIn: AssertAssignable<models.LicenseKeyUpdate, LK.LicenseKeyUpdate> = true;
 const _customerUpdateExternalIn: AssertAssignable<models.CustomerUpdateExternalID, Cu.CustomerUpdateExternalId> = true;
 const _sessionByIdIn: AssertAssignable<models.CustomerSessionCustomerIDCreate, S<typeof CS.CustomerSessionCustomerIDCreate>> = true;
 const _sessionByExternalIn: AssertAssignable<

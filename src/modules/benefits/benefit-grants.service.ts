@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { afterGrantChanges } from "./benefit-grant-events.ts";
-import { revokeCustomerGrants, revokeOrderGrants } from "./benefits.repository.ts";
+import { revokeCustomerGrants, revokeOrderGrants, setLicenseKeyGrant } from "./benefits.repository.ts";
 
 /**
  * Takes back what a refunded one-time order granted (a refund with `revoke_benefits`): its grants
@@ -17,4 +17,17 @@ export async function revokeOrderBenefits(db: Executor, orderId: string, now: Da
  */
 export async function revokeCustomerBenefits(db: Executor, customerId: string, now: Date): Promise<number> {
   return afterGrantChanges(db, await revokeCustomerGrants(db, customerId, now), false, now);
+}
+
+/**
+ * A seller revoked a key, or granted it again: the grant that issued it follows (revoked, or granted
+ * again as a `benefit_grant.created`), as the hosted service syncs it; a disabled key leaves it be.
+ */
+export async function syncLicenseKeyGrant(
+  db: Executor,
+  key: { id: string; organization_id: string; customer_id: string; benefit_id: string },
+  granted: boolean,
+  now: Date,
+): Promise<number> {
+  return afterGrantChanges(db, await setLicenseKeyGrant(db, key, granted, now), granted, now);
 }

@@ -1,6 +1,7 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { CATALOG_SORTING, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
 import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
-import { BenefitVisibility } from "./benefits.schemas.ts";
+import { BenefitType, BenefitVisibility } from "./benefits.schemas.ts";
 
 const Int32Positive = Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647 });
 
@@ -38,31 +39,27 @@ export const BenefitLicenseKeysCreate = Type.Object(
   { title: "BenefitLicenseKeysCreate" },
 );
 
+const BenefitCustomCreateProperties = Type.Object(
+  { note: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))) },
+  { title: "BenefitCustomCreateProperties" },
+);
+
 export const BenefitCustomCreate = Type.Object(
-  {
-    ...benefitCreateFields,
-    type: Type.Literal("custom"),
-    properties: Type.Object(
-      { note: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))) },
-      { title: "BenefitCustomCreateProperties" },
-    ),
-  },
+  { ...benefitCreateFields, type: Type.Literal("custom"), properties: BenefitCustomCreateProperties },
   { title: "BenefitCustomCreate" },
 );
 
-export const BenefitMeterCreditCreate = Type.Object(
+const BenefitMeterCreditCreateProperties = Type.Object(
   {
-    ...benefitCreateFields,
-    type: Type.Literal("meter_credit"),
-    properties: Type.Object(
-      {
-        units: Int32Positive,
-        rollover: Type.Boolean({ description: "Whether unused units carry over to the next cycle." }),
-        meter_id: Uuid4({ description: "The meter credited." }),
-      },
-      { title: "BenefitMeterCreditCreateProperties" },
-    ),
+    units: Int32Positive,
+    rollover: Type.Boolean({ description: "Whether unused units carry over to the next cycle." }),
+    meter_id: Uuid4({ description: "The meter credited." }),
   },
+  { title: "BenefitMeterCreditCreateProperties" },
+);
+
+export const BenefitMeterCreditCreate = Type.Object(
+  { ...benefitCreateFields, type: Type.Literal("meter_credit"), properties: BenefitMeterCreditCreateProperties },
   { title: "BenefitMeterCreditCreate" },
 );
 
@@ -71,3 +68,40 @@ export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeys
   title: "BenefitCreate",
 });
 export type BenefitCreate = Static<typeof BenefitCreate>;
+
+/** An update's common fields: each one absent (or null) leaves the benefit's value as it is. */
+const benefitUpdateFields = {
+  metadata: Type.Optional(MetadataInput()),
+  description: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 42, description: "Description shown to customers." }))),
+  visibility: Type.Optional(Nullable(BenefitVisibility)),
+};
+
+/** `type` names the benefit's own type (it never changes); `properties` replace the stored ones whole. */
+const benefitUpdate = <K extends string, P extends TSchema>(title: string, type: K, properties: P) =>
+  Type.Object({ ...benefitUpdateFields, type: Type.Literal(type), properties: Type.Optional(Nullable(properties)) }, { title });
+
+export const BenefitCustomUpdate = benefitUpdate("BenefitCustomUpdate", "custom", BenefitCustomCreateProperties);
+export const BenefitLicenseKeysUpdate = benefitUpdate("BenefitLicenseKeysUpdate", "license_keys", BenefitLicenseKeysCreateProperties);
+export const BenefitMeterCreditUpdate = benefitUpdate("BenefitMeterCreditUpdate", "meter_credit", BenefitMeterCreditCreateProperties);
+
+/** Updates of the benefit types this service creates (a body of another type could match no benefit here). */
+export const BenefitUpdate = Type.Union([BenefitCustomUpdate, BenefitLicenseKeysUpdate, BenefitMeterCreditUpdate], {
+  title: "Benefit Update",
+});
+export type BenefitUpdate = Static<typeof BenefitUpdate>;
+
+/** `user_order` is the order of the `id` filter's values (creation order without one), as the hosted service sorts. */
+export const BenefitSortKeys = ["created_at", "description", "type", "user_order"] as const;
+export type BenefitSortKey = (typeof BenefitSortKeys)[number];
+
+export const BenefitListQuery = Type.Object({
+  organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),
+  type: OneOrMany(BenefitType, "Filter by benefit type.", { listOnly: true }),
+  id: OneOrMany(Uuid4(), "Filter by benefit IDs.", { listOnly: true }),
+  exclude_id: OneOrMany(Uuid4(), "Exclude benefits with these IDs.", { listOnly: true }),
+  query: Type.Optional(Type.String({ maxLength: 256, description: "Filter by description." })),
+  ...PaginationQuery,
+  sorting: SortingQuery(BenefitSortKeys, ["-created_at"], CATALOG_SORTING, { title: "BenefitSortProperty" }),
+  metadata: MetadataQuery(),
+});
+export type BenefitListQuery = Static<typeof BenefitListQuery>;

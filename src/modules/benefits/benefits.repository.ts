@@ -1,6 +1,11 @@
-import { sql, type Insertable } from "kysely";
+import { sql, type Insertable, type Updateable } from "kysely";
+import { countRows } from "../../db/count-rows.ts";
 import type { Executor, SubqueryScope } from "../../db/database.ts";
+import { metadataMatches, type MetadataFilter } from "../../db/list-filters.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
+import { containsPattern, given, type SortCriterion } from "../../schema/pagination.ts";
+import type { BenefitSortKey } from "./benefit-inputs.schemas.ts";
+import type { BenefitType } from "./benefits.schemas.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "./benefits.table.ts";
 import { benefitDependentReads } from "./benefit-dependent-reads.ts";
 
@@ -12,6 +17,64 @@ export const findBenefit = (db: Executor, id: string, allowed: OrganizationScope
   if (allowed !== null) query = query.where("organization_id", "in", allowed);
   return query.executeTakeFirst();
 };
+
+/**
+ * The live benefit locked for a change. `NO KEY UPDATE`: grants being inserted for it (which take a
+ * key share through their foreign key) are not held up by a description's edit.
+ */
+export const findBenefitForUpdate = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("benefits").selectAll().where("id", "=", id).where("is_deleted", "=", false);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.forNoKeyUpdate().executeTakeFirst();
+};
+
+export const updateBenefit = (db: Executor, id: string, values: Updateable<BenefitsTable>) =>
+  db.updateTable("benefits").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+
+/** Which benefits a list shows; every filter given narrows it, the values of one filter are OR'd. */
+export interface BenefitFilter {
+  organizationIds?: readonly string[];
+  types?: readonly BenefitType[];
+  ids?: readonly string[];
+  excludeIds?: readonly string[];
+  query?: string;
+  metadata?: MetadataFilter;
+}
+
+const filteredBenefits = (db: Executor, allowed: OrganizationScope, filter: BenefitFilter) => {
+  let query = db.selectFrom("benefits as b").where("b.is_deleted", "=", false);
+  if (allowed !== null) query = query.where("b.organization_id", "in", allowed);
+  if (given(filter.organizationIds)) query = query.where("b.organization_id", "in", filter.organizationIds);
+  if (given(filter.types)) query = query.where("b.type", "in", filter.types);
+  if (given(filter.ids)) query = query.where("b.id", "in", filter.ids);
+  if (given(filter.excludeIds)) query = query.where("b.id", "not in", filter.excludeIds);
+  if (filter.query !== undefined && filter.query !== "") query = query.where("b.description", "ilike", containsPattern(filter.query));
+  const metadata = filter.metadata;
+  if (metadata) query = query.where((eb) => metadataMatches(eb, "b.metadata", metadata));
+  return query;
+};
+
+/** `user_order` follows the `id` filter's order when one is given, else the creation order. */
+const benefitSortExpression = (key: BenefitSortKey, ids: readonly string[] | undefined) => {
+  if (key === "user_order") return given(ids) ? sql`array_position(${sql.val([...ids])}::uuid[], b.id)` : sql.ref("b.created_at");
+  return sql.ref(`b.${key}`);
+};
+
+export const countBenefits = (db: Executor, allowed: OrganizationScope, filter: BenefitFilter): Promise<number> =>
+  countRows(filteredBenefits(db, allowed, filter));
+
+/** One page; the id breaks ties, so pages neither repeat nor skip rows. */
+export function pageBenefits(
+  db: Executor,
+  allowed: OrganizationScope,
+  filter: BenefitFilter,
+  sorting: readonly SortCriterion<BenefitSortKey>[],
+  window: { offset: number; limit: number },
+) {
+  let query = filteredBenefits(db, allowed, filter).selectAll("b");
+  for (const { key, direction } of sorting) query = query.orderBy(benefitSortExpression(key, filter.ids), direction);
+  return query.orderBy("b.id").offset(window.offset).limit(window.limit).execute();
+}
 
 /** Which of these IDs are live benefits of the organization. */
 export const existingBenefitIds = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> => {
@@ -100,6 +163,47 @@ export const revokeCustomerGrants = (db: Executor, customerId: string, now: Date
     .where("customer_id", "=", customerId)
     .where("granted_at", "is not", null)
     .returning(CHANGED)
+    .execute();
+
+/** Revokes every grant of a (deleted) benefit still granted; returns the changed grants and their properties. */
+export const revokeBenefitGrants = (db: Executor, benefitId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ granted_at: null, revoked_at: now, modified_at: now })
+    .where("benefit_id", "=", benefitId)
+    .where("granted_at", "is not", null)
+    .returning(CHANGED)
+    .execute();
+
+/**
+ * Revokes (`granted` false) or grants again (`granted` true) the grant that issued a license key, when
+ * it is in the other state; returns it. Narrowed by the key's customer and benefit, through their index.
+ */
+export const setLicenseKeyGrant = (
+  db: Executor,
+  key: { id: string; organization_id: string; customer_id: string; benefit_id: string },
+  granted: boolean,
+  now: Date,
+) =>
+  db
+    .updateTable("benefit_grants")
+    .set(granted ? { granted_at: now, revoked_at: null, modified_at: now } : { granted_at: null, revoked_at: now, modified_at: now })
+    .where("organization_id", "=", key.organization_id)
+    .where("customer_id", "=", key.customer_id)
+    .where("benefit_id", "=", key.benefit_id)
+    .where(sql<string>`properties->>'license_key_id'`, "=", key.id)
+    .where("granted_at", granted ? "is" : "is not", null)
+    .returning(CHANGED)
+    .execute();
+
+/** Marks the benefit's granted grants as changed (its terms were); returns them, with whether a subscription backs each. */
+export const touchGrantedGrantsOfBenefit = (db: Executor, benefitId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ modified_at: now })
+    .where("benefit_id", "=", benefitId)
+    .where("granted_at", "is not", null)
+    .returning(["id", "subscription_id", "properties"])
     .execute();
 
 /** The subscription's grants that are granted now, oldest first. */

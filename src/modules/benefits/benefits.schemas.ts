@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
 import { DateTime, MetadataOutput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { UuidRecord } from "../../schema/extra-primitives.ts";
+import { ListResource } from "../../schema/pagination.ts";
 
 export const BenefitTypeValues = [
   "custom",
@@ -167,3 +168,6 @@ export const Benefit = Type.Union(
   { title: "Benefit" },
 );
 export type Benefit = Static<typeof Benefit>;
+
+export const ListResourceBenefit = ListResource(Benefit, { title: "ListResource[Benefit]" });
+export type ListResourceBenefit = Static<typeof ListResourceBenefit>;

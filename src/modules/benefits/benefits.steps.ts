@@ -90,6 +90,7 @@ export async function switchSubscriptionBenefits(
   await setSubscriptionBenefits(db, input.subscriptionId, input.granted, input.now);
 }
 export { publishGrantEvents } from "./benefit-grant-events.ts";
+export { retireBenefit } from "./benefits.service.ts";
 export { pageGrants } from "./benefit-grant-reads.service.ts";
 export { type GrantEmbeddedRow } from "./benefit-grants.repository.ts";
 export { existingBenefitIds } from "./benefits.repository.ts";

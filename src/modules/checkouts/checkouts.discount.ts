@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { fieldIssue, type ValidationIssue } from "../../http/errors.ts";
-import { findLiveDiscount, type DiscountWithProducts } from "../discounts/discounts.steps.ts";
+import { findHeldDiscount, findLiveDiscount, type DiscountWithProducts } from "../discounts/discounts.steps.ts";
 import type { CheckoutChanges } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow } from "./checkouts.table.ts";
 
@@ -31,7 +31,8 @@ export async function resolveDiscount(
   issues: ValidationIssue[],
 ): Promise<DiscountWithProducts | null> {
   const find = async (where: { id: string } | { code: string }) => (await findLiveDiscount(ctx.db, draft.organization_id, where)) ?? null;
-  const current = draft.discount_id ? await find({ id: draft.discount_id }) : null;
+  // What the session holds stays, even deleted since (the buyer pays the price shown); a new pick must be live.
+  const current = draft.discount_id ? ((await findHeldDiscount(ctx.db, draft.organization_id, draft.discount_id)) ?? null) : null;
   const problemOf = (discount: DiscountWithProducts) => discountProblem(discount, draft.product_id, draft.currency, ctx.now);
   if (ctx.side === "merchant" && changes.discount_id !== undefined) {
     const chosen = changes.discount_id ? await find({ id: changes.discount_id }) : null;

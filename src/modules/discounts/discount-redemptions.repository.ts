@@ -5,10 +5,24 @@ import type { DiscountRow } from "./discounts.table.ts";
 export type DiscountWithProducts = DiscountRow & { product_ids: string[] };
 
 /** A live (not deleted) discount of the organization by id or by code (codes match case-insensitively). */
-export async function findLiveDiscount(
+export const findLiveDiscount = (
   db: Executor,
   organizationId: string,
   where: { id: string } | { code: string },
+): Promise<DiscountWithProducts | undefined> => findDiscountWithProducts(db, organizationId, where, { live: true });
+
+/**
+ * The discount a checkout session or a subscription already holds, deleted or not: a deletion stops
+ * new uses only, so what holds it is still discounted (as the hosted service's renewals do).
+ */
+export const findHeldDiscount = (db: Executor, organizationId: string, id: string): Promise<DiscountWithProducts | undefined> =>
+  findDiscountWithProducts(db, organizationId, { id }, { live: false });
+
+async function findDiscountWithProducts(
+  db: Executor,
+  organizationId: string,
+  where: { id: string } | { code: string },
+  options: { live: boolean },
 ): Promise<DiscountWithProducts | undefined> {
   let query = db
     .selectFrom("discounts as d")
@@ -24,8 +38,8 @@ export async function findLiveDiscount(
         ])
         .as("product_ids"),
     )
-    .where("d.organization_id", "=", organizationId)
-    .where("d.deleted_at", "is", null);
+    .where("d.organization_id", "=", organizationId);
+  if (options.live) query = query.where("d.deleted_at", "is", null);
   query = "id" in where ? query.where("d.id", "=", where.id) : query.where(sql`lower(d.code)`, "=", where.code.toLowerCase());
   return query.executeTakeFirst();
 }

@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type Insertable } from "kysely";
+import { expressionBuilder, sql, type Expression, type Insertable, type Updateable } from "kysely";
 import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
@@ -24,6 +24,23 @@ export const restrictDiscountToProducts = async (
     .values(productIds.map((product_id) => ({ organization_id: organizationId, discount_id: discountId, product_id })))
     .execute();
 };
+
+/**
+ * The live discount locked for a change. `NO KEY UPDATE`: it waits for a redemption in flight (an
+ * update of the row) and makes the next one wait, so "already redeemed" is read as it stands.
+ */
+export const findDiscountForUpdate = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("discounts").selectAll().where("id", "=", id).where("deleted_at", "is", null);
+  if (allowed !== null) query = query.where("organization_id", "in", allowed);
+  return query.forNoKeyUpdate().executeTakeFirst();
+};
+
+export const updateDiscount = (db: Executor, id: string, values: Updateable<DiscountsTable>) =>
+  db.updateTable("discounts").set(values).where("id", "=", id).execute();
+
+/** Lifts the discount's product restriction (before a new list replaces it). */
+export const unrestrictDiscount = (db: Executor, discountId: string) =>
+  db.deleteFrom("discount_products").where("discount_id", "=", discountId).execute();
 
 /** A live discount of the organization with this code, compared case-insensitively. */
 export const findDiscountByCode = (db: Executor, organizationId: string, code: string) =>

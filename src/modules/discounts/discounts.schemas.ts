@@ -183,6 +183,35 @@ export const DiscountPercentageCreate = Type.Object(
 export const DiscountCreate = Type.Union([DiscountFixedCreate, DiscountPercentageCreate], { title: "DiscountCreate" });
 export type DiscountCreate = Static<typeof DiscountCreate>;
 
+/**
+ * Every field optional: absent leaves it as it is, and so does null where the discount must have a
+ * value (null clears a code, a window's end or a limit). `duration` and `type` may only repeat the
+ * discount's own; the money fields and `duration_in_months` are locked once it was redeemed.
+ */
+export const DiscountUpdate = Type.Object(
+  {
+    metadata: Type.Optional(MetadataInput()),
+    name: Type.Optional(Nullable(discountCreateFields.name)),
+    code: discountCreateFields.code,
+    starts_at: discountCreateFields.starts_at,
+    ends_at: discountCreateFields.ends_at,
+    max_redemptions: discountCreateFields.max_redemptions,
+    max_redemptions_per_customer: discountCreateFields.max_redemptions_per_customer,
+    duration: Type.Optional(Nullable(DiscountDuration)),
+    duration_in_months: discountCreateFields.duration_in_months,
+    type: Type.Optional(Nullable(DiscountType)),
+    amount: DiscountFixedCreate.properties.amount,
+    currency: DiscountFixedCreate.properties.currency,
+    amounts: DiscountFixedCreate.properties.amounts,
+    basis_points: Type.Optional(Nullable(DiscountPercentageCreate.properties.basis_points)),
+    products: Type.Optional(
+      Nullable(Type.Array(Uuid4(), { maxItems: 100, description: "Products the discount is restricted to; replaces the list." })),
+    ),
+  },
+  { title: "DiscountUpdate" },
+);
+export type DiscountUpdate = Static<typeof DiscountUpdate>;
+
 export const DiscountSortKeys = ["created_at", "name", "code", "redemptions_count", "ends_at"] as const;
 export const DiscountListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID.", { listOnly: true }),

@@ -4,7 +4,13 @@
  * module's repositories or services (docs/architecture.md, "Who may import whom").
  */
 export { discountAmount } from "./discount-amount.ts";
-export { findLiveDiscount, redeemDiscount, releaseDiscount, type DiscountWithProducts } from "./discount-redemptions.repository.ts";
+export {
+  findHeldDiscount,
+  findLiveDiscount,
+  redeemDiscount,
+  releaseDiscount,
+  type DiscountWithProducts,
+} from "./discount-redemptions.repository.ts";
 
 // What orders and subscriptions read of their discounts.
 export { discountJson, discountNameOf, discountNames, findDiscountById } from "./discounts.repository.ts";

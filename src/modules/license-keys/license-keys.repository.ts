@@ -1,4 +1,4 @@
-import { sql, type Insertable } from "kysely";
+import { sql, type Insertable, type Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { LicenseKeyActivationsTable, LicenseKeyRow, LicenseKeysTable } from "./license-keys.table.ts";
@@ -35,6 +35,13 @@ export const findKey = (db: Executor, id: string, allowed: OrganizationScope, cu
   if (customerId !== null) query = query.where("customer_id", "=", customerId);
   return query.executeTakeFirst();
 };
+
+/** The live key locked for a change by the organization (its validations and activations wait). */
+export const findKeyForUpdate = (db: Executor, id: string, allowed: OrganizationScope) =>
+  liveKeys(db, allowed).selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+
+export const updateKey = (db: Executor, id: string, values: Updateable<LicenseKeysTable>) =>
+  db.updateTable("license_keys").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
 
 export const countLiveActivations = (db: Executor, licenseKeyId: string): Promise<number> =>
   countRows(db.selectFrom("license_key_activations").where("license_key_id", "=", licenseKeyId).where("deleted_at", "is", null));
@@ -117,4 +124,8 @@ export const listKeys = (db: Executor, filter: LicenseKeyFilter, window: { limit
 /** Sets the status of the keys a benefit grant issued (a subscription's grants revoked or restored). */
 export async function setKeyStatus(db: Executor, ids: readonly string[], status: "granted" | "revoked", now: Date): Promise<void> {
   if (ids.length) await db.updateTable("license_keys").set({ status, modified_at: now }).where("id", "in", ids).execute();
+}
+
+export async function updateKeys(db: Executor, ids: readonly string[], values: Updateable<LicenseKeysTable>): Promise<void> {
+  if (ids.length) await db.updateTable("license_keys").set(values).where("id", "in", ids).execute();
 }

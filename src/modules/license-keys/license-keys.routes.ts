@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../http/auth.ts";
+import { organizationScope, principalOf, type OrganizationScope } from "../../http/auth.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { Type } from "@sinclair/typebox";
 import { IdField, IdParams, Uuid4 } from "../../schema/primitives.ts";
@@ -7,10 +7,17 @@ import { licenseKeyActions } from "./license-key-actions.routes.ts";
 import {
   LicenseKeyActivationRead,
   LicenseKeyListQuery,
+  LicenseKeyRead,
+  LicenseKeyUpdate,
   LicenseKeyWithActivations,
   ListResourceLicenseKeyRead,
 } from "./license-keys.schemas.ts";
 import type { LicenseKeyService } from "./license-keys.service.ts";
+
+/** The update flow, handed in by the composition root (features never import flows). */
+export interface LicenseKeyUpdating {
+  update: (id: string, input: LicenseKeyUpdate, allowed: OrganizationScope) => Promise<LicenseKeyRead>;
+}
 
 const READ = ["license_keys:read", "license_keys:write"];
 const WRITE = ["license_keys:write"];
@@ -19,7 +26,7 @@ const tags = ["license_keys"];
 const ActivationParams = Type.Object({ ...IdField, activation_id: Uuid4({ description: "The license key activation ID." }) });
 
 export const licenseKeyRoutes =
-  (service: LicenseKeyService): FastifyPluginAsyncTypebox =>
+  (service: LicenseKeyService, updating: LicenseKeyUpdating): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/license-keys/",
@@ -49,6 +56,23 @@ export const licenseKeyRoutes =
         },
       },
       async (request) => service.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.patch(
+      "/v1/license-keys/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, WRITE),
+        schema: {
+          operationId: "license_keys:update",
+          tags,
+          summary: "Update License Key",
+          description: "Changes the fields sent; a revoked key revokes its benefit grant, a key granted again restores it.",
+          params: IdParams,
+          body: LicenseKeyUpdate,
+          response: responses({ 200: LicenseKeyRead }, { notFound: true }),
+        },
+      },
+      async (request) => updating.update(request.params.id, request.body, organizationScope(principalOf(request))),
     );
 
     app.get(

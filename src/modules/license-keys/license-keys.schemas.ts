@@ -115,3 +115,19 @@ export const PortalLicenseKeyListQuery = Type.Object({
   ...PaginationQuery,
 });
 export type PortalLicenseKeyListQuery = Static<typeof PortalLicenseKeyListQuery>;
+
+const Int32 = { minimum: -2_147_483_648, maximum: 2_147_483_647 };
+const PositiveLimit = Nullable(Type.Integer({ exclusiveMinimum: 0, maximum: Int32.maximum }));
+
+/** Only the keys sent apply (no default usage, unlike the reference's schema); null removes a limit or the expiry. */
+export const LicenseKeyUpdate = Type.Object(
+  {
+    status: Type.Optional(Nullable(LicenseKeyStatus)),
+    usage: Type.Optional(Type.Integer({ ...Int32, description: "Usage counted so far, set as given." })),
+    limit_activations: Type.Optional(PositiveLimit),
+    limit_usage: Type.Optional(PositiveLimit),
+    expires_at: Type.Optional(Nullable(DateTime())),
+  },
+  { title: "LicenseKeyUpdate" },
+);
+export type LicenseKeyUpdate = Static<typeof LicenseKeyUpdate>;

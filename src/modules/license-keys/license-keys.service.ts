@@ -16,6 +16,7 @@ import type {
   LicenseKeyDeactivate,
   LicenseKeyListQuery,
   LicenseKeyRead,
+  LicenseKeyUpdate,
   LicenseKeyValidate,
   LicenseKeyWithActivations,
   PortalLicenseKeyListQuery,
@@ -89,12 +90,26 @@ export async function issueLicenseKey(
     customer_id: input.customerId,
     benefit_id: input.benefitId,
     key: licenseKeyValue(terms.prefix),
-    limit_activations: terms.activations?.limit ?? null,
-    limit_usage: terms.limit_usage ?? null,
+    ...keyLimits(terms, now),
     last_validated_at: null,
-    expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
   });
   return { license_key_id: row.id, display_key: displayKey(row.key) };
+}
+
+/** The limits and expiry a key gets from its benefit's terms, as of `now`. */
+const keyLimits = (terms: LicenseKeyTerms, now: Date) => ({
+  limit_activations: terms.activations?.limit ?? null,
+  limit_usage: terms.limit_usage ?? null,
+  expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
+});
+
+/**
+ * Gives issued keys their benefit's new terms (the benefit was edited), as the hosted service
+ * re-runs each granted grant: limits replaced, the expiry counted again from now. Status, usage
+ * and activations stay as they are.
+ */
+export async function applyLicenseKeyTerms(db: Executor, keyIds: readonly string[], terms: LicenseKeyTerms, now: Date): Promise<void> {
+  await repo.updateKeys(db, keyIds, { ...keyLimits(terms, now), modified_at: now });
 }
 
 type PortalCustomer = { organizationId: string; customerId: string };
@@ -203,6 +218,34 @@ async function getLicenseKeyActivation(
   if (!row || !activation) throw new ResourceNotFound();
   return { ...toActivation(activation), license_key: await withCustomer(deps.db, row) };
 }
+
+/**
+ * Applies a seller's change to a key of the caller's organizations (404 otherwise), in the caller's
+ * transaction: only the fields sent, with no check against the usage or activations it has (as the
+ * hosted service does). Returns the key before and after, for the caller to follow a status change.
+ */
+export async function changeLicenseKey(
+  db: Executor,
+  id: string,
+  input: LicenseKeyUpdate,
+  allowed: OrganizationScope,
+  now: Date,
+): Promise<{ previous: LicenseKeyRow; key: LicenseKeyRow }> {
+  const previous = await repo.findKeyForUpdate(db, id, allowed);
+  if (!previous) throw new ResourceNotFound();
+  const key = await repo.updateKey(db, id, {
+    modified_at: now,
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.usage !== undefined ? { usage: input.usage } : {}),
+    ...(input.limit_activations !== undefined ? { limit_activations: input.limit_activations } : {}),
+    ...(input.limit_usage !== undefined ? { limit_usage: input.limit_usage } : {}),
+    ...(input.expires_at !== undefined ? { expires_at: input.expires_at === null ? null : new Date(input.expires_at) } : {}),
+  });
+  return { previous, key };
+}
+
+/** A key as its reads answer it (with its customer), on the caller's executor. */
+export const licenseKeyRead = (db: Executor, key: LicenseKeyRow): Promise<LicenseKeyRead> => withCustomer(db, key);
 
 /** The portal: a customer sees only its own keys. */
 function listCustomerLicenseKeys(deps: Deps, query: PortalLicenseKeyListQuery, customer: PortalCustomer): Promise<Page<LicenseKeyRead>> {

@@ -5,4 +5,7 @@
  */
 export { licenseKeyActions } from "./license-key-actions.routes.ts";
 export { keysByIds, setKeyStatus } from "./license-keys.repository.ts";
-export { issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";
+export { applyLicenseKeyTerms, issueLicenseKey, type LicenseKeyService } from "./license-keys.service.ts";
+
+// A seller's change of a key (flows/update-license-key.ts).
+export { changeLicenseKey, licenseKeyRead } from "./license-keys.service.ts";

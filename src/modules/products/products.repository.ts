@@ -78,6 +78,10 @@ export async function keepMedias(db: Executor, productId: string, ids: readonly 
 export const detachAllBenefits = (db: Executor, productId: string) =>
   db.deleteFrom("product_benefits").where("product_id", "=", productId).execute();
 
+/** Takes a (deleted) benefit off every product that carries it. */
+export const detachBenefitFromProducts = (db: Executor, benefitId: string) =>
+  db.deleteFrom("product_benefits").where("benefit_id", "=", benefitId).execute();
+
 /** The organization a product belongs to, or undefined when there is no such product. */
 export async function findProductOrganization(db: Executor, productId: string): Promise<string | undefined> {
   const row = await db.selectFrom("products").select("organization_id").where("id", "=", productId).executeTakeFirst();

@@ -24,3 +24,6 @@ export { findPriceProduct, offerableProductIds } from "./products.repository.ts"
 
 // What benefit grants read of their products' benefits (handed to them by services.ts).
 export { benefitIdsOfProduct, benefitPositionOnProduct } from "./products.repository.ts";
+
+// What a benefit's deletion does to the products carrying it (flows/delete-benefit.ts).
+export { detachBenefitFromProducts } from "./products.repository.ts";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
 import { switchSubscriptionBenefits } from "../benefits/benefits.steps.ts";
-import { findLiveDiscount } from "../discounts/discounts.steps.ts";
+import { findHeldDiscount } from "../discounts/discounts.steps.ts";
 import { discountAmount } from "../discounts/discounts.steps.ts";
 import type { ProductPriceJson, ProductWithRelations } from "../products/products.mapper.ts";
 import { findProductWithRelations } from "../products/products.steps.ts";
@@ -38,7 +38,7 @@ export async function periodAmount(db: Executor, row: SubscriptionRow, discountI
   const prices = await repo.frozenPrices(db, row.id);
   const subtotal = prices.reduce((sum, price) => sum + (price.amount ?? 0), 0);
   if (!discountId) return subtotal;
-  const discount = await findLiveDiscount(db, row.organization_id, { id: discountId });
+  const discount = await findHeldDiscount(db, row.organization_id, discountId);
   return subtotal - discountAmount(discount ?? null, subtotal, row.currency);
 }
 
@@ -49,7 +49,7 @@ export async function periodAmount(db: Executor, row: SubscriptionRow, discountI
  */
 export async function billedLines(db: Executor, row: SubscriptionRow, lines: PriceLine[]): Promise<PriceLine[]> {
   if (!row.discount_id || !row.discount_applied_at) return lines;
-  const discount = await findLiveDiscount(db, row.organization_id, { id: row.discount_id });
+  const discount = await findHeldDiscount(db, row.organization_id, row.discount_id);
   const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
   return discountedLines(lines, discountAmount(discount ?? null, subtotal, row.currency));
 }
