@@ -2,7 +2,15 @@ import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addInterval } from "../../../src/values/calendar.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
+import { writeRenewalPaidEmail } from "../../../src/flows/order-paid-email.ts";
+import { writeSubscriptionNotice } from "../../../src/flows/subscription-notice-email.ts";
+import {
+  createCustomerSessionToken,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  registerForTax,
+} from "../../helpers/factories.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
@@ -148,6 +156,25 @@ describe("order emails of a subscription", () => {
       ["subscription_cycled", `subscription_cycled:${orders[2]!.id}`, "sent"],
     ]);
     expect(mails[2]!.text).toContain(orders[2]!.receipt_number!);
+
+    // The payment's transaction replayed (a retried job): still one receipt per order.
+    const paid = await ctx.deps.db.selectFrom("orders").selectAll().where("subscription_id", "=", id).orderBy("created_at").execute();
+    await ctx.deps.db.transaction().execute(async (trx) => {
+      for (const order of paid.slice(1)) await writeRenewalPaidEmail(trx, ctx.deps, order, ctx.deps.now());
+    });
+    expect(await emailsTo("trial@example.com")).toHaveLength(3);
+  });
+
+  it("confirms a trial ended early by the merchant as its conversion", async () => {
+    ctx.clock.set(new Date("2027-05-02T09:00:00.000Z"));
+    const plan = await monthlyPlan("Early", { trial_interval: "day", trial_interval_count: 14 });
+    const { subscription_id: id } = await subscribe(plan.product.id, "early@example.com");
+    later(DAY);
+    expect((await patch(id, { trial_end: "now" })).statusCode).toBe(200);
+    expect((await emailsTo("early@example.com")).map((row) => row.template)).toEqual([
+      "subscription_confirmation",
+      "subscription_cycled_after_trial",
+    ]);
   });
 
   it("sends the receipt of a renewal paid by a dunning retry once it is paid, and none while it fails", async () => {
@@ -279,6 +306,25 @@ describe("subscription notices", () => {
       `subscription_cancellation:${id}:2028-01-10T09:02:00.000Z`,
     ]);
     expect(keys.filter((key) => key.startsWith("subscription_revoked:"))).toEqual([`subscription_revoked:${id}`]);
+    // The end replayed: nothing more.
+    const ended = await subscriptionRow(id);
+    await ctx.deps.db.transaction().execute((trx) => writeSubscriptionNotice(trx, ctx.deps, ended, "subscription_revoked", ctx.deps.now()));
+    expect(await emailsTo("leaving@example.com")).toHaveLength(5);
+    // The button leads to the organization's portal, which asks for a sign-in.
+    const page = await ctx.request({ method: "GET", url: new URL(portal).pathname });
+    expect(page.body).toContain(org.name.replace("&", "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"));
+  });
+
+  it("tells a customer's own cancel from the portal", async () => {
+    ctx.clock.set(new Date("2028-02-20T09:00:00.000Z"));
+    const plan = await monthlyPlan("Portal");
+    const { subscription_id: id, customer_id: customerId } = await subscribe(plan.product.id, "self@example.com");
+    const session = await createCustomerSessionToken(ctx.deps, customerId);
+    const canceled = await ctx.request({ method: "DELETE", url: `/v1/customer-portal/subscriptions/${id}`, token: session });
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    const mails = await mailsTo("self@example.com");
+    expect(mails.map((mail) => mail.subject)).toEqual(["Your Portal subscription", "Your Portal subscription cancellation"]);
+    for (const mail of mails) expect(mail.text).not.toContain(session);
   });
 
   it("tells a revoke with the end alone (no cancellation), and the end of dunning once", async () => {
@@ -337,6 +383,17 @@ describe("subscription notices", () => {
     expect((await ctx.request({ method: "DELETE", url: `/v1/subscriptions/${checkout.subscription_id}`, token: writer })).statusCode).toBe(
       200,
     );
+    expect((await emailsTo("hushed@example.com")).map((row) => row.template)).toEqual(["subscription_revoked"]);
+
+    // A refund follows the switch of the refunded order's own email: the subscription's first order's, off.
+    const [first] = await ctx.deps.db
+      .selectFrom("orders")
+      .select("id")
+      .where("subscription_id", "=", checkout.subscription_id)
+      .orderBy("created_at")
+      .execute();
+    const refunder = await createOrganizationToken(ctx.deps, quiet.id, ["refunds:write"]);
+    await createRefund(ctx, refunder, first!.id, 100);
     expect((await emailsTo("hushed@example.com")).map((row) => row.template)).toEqual(["subscription_revoked"]);
   });
 });
