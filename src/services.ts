@@ -229,7 +229,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
             deps,
             deps.config.payments.stripe,
             buildStripeEventHandlers({
-              settleRefund: settleRefundLater,
+              settleRefund: (trx, update, now) => settleRefundLater(trx, deps, update, now),
               forgetDetachedMethod,
               settleCheckout: checkoutConfirmation.settleFromProcessor,
               settleOrderPayment: subscriptionRenewals.settleOrderIntent,

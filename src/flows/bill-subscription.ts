@@ -19,6 +19,7 @@ import {
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import { writeRenewalPaidEmail } from "./order-paid-email.ts";
 
 // A subscription's orders: a period billed in advance, the closing period's usage in arrears, and
 // the waiting credits and debits of its changes.
@@ -70,13 +71,20 @@ function taxOf(
   });
 }
 
-/** `order.created`, and `order.paid` for an order with nothing to charge, else the recovery job that collects it. */
-async function publishBilledOrder(trx: Executor, row: SubscriptionRow, order: OrderRow, now: Date): Promise<OrderRow | null> {
+/** `order.created`, and `order.paid` with its email for an order with nothing to charge, else the recovery job that collects it. */
+async function publishBilledOrder(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  row: SubscriptionRow,
+  order: OrderRow,
+  now: Date,
+): Promise<OrderRow | null> {
   const created = await readOrder(trx, order);
   await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.created", data: created, now });
   if (order.status === "paid") {
     await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
     if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
+    await writeRenewalPaidEmail(trx, ctx.deps, order, now);
     return null;
   }
   // Should the inline charge never settle (a crash), the job collects the order.
@@ -132,7 +140,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
     entries.billed.map((entry) => entry.id),
     entries.split,
   );
-  return publishBilledOrder(trx, row, order, now);
+  return publishBilledOrder(trx, ctx, row, order, now);
 }
 
 /**

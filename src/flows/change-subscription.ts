@@ -21,6 +21,7 @@ import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.tab
 import { invoiceChanges } from "./bill-subscription.ts";
 import { chargeBeforeCommit, collectSubscriptionPayment, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
 import { cycleSubscription, endSubscriptionNow, resumeAndRenew } from "./renew-subscriptions.ts";
+import { writeSubscriptionNotice } from "./subscription-notice-email.ts";
 
 // The merchant's and the customer's changes to a subscription (`PATCH`, `DELETE`), each under the
 // row's lock, in one transaction with its events; what bills at once is charged before the commit.
@@ -74,6 +75,10 @@ async function applyChange(
   const events: SubscriptionEvent[] = ["subscription.updated"];
   if (!["trialing", "active"].includes(row.status) && updated.status === "active") events.push("subscription.active");
   await publishSubscriptionEvents(trx, updated, [...events, ...change.events], now);
+  if (change.events.includes("subscription.canceled"))
+    await writeSubscriptionNotice(trx, ctx.deps, updated, "subscription_cancellation", now);
+  if (change.events.includes("subscription.uncanceled"))
+    await writeSubscriptionNotice(trx, ctx.deps, updated, "subscription_uncanceled", now);
   return follow(trx, ctx, updated, change.then, now);
 }
 

@@ -111,7 +111,7 @@ async function chargeAsCustomer(
   };
   if (outcome.status === "succeeded") {
     await recordPayment(trx, { ...attempt, reference: outcome.reference });
-    await settlePaidByCustomer(trx, locked, { reference: outcome.reference, methodId: attempt.methodId }, now);
+    await settlePaidByCustomer(trx, ctx.deps, locked, { reference: outcome.reference, methodId: attempt.methodId }, now);
     return { status: "succeeded" };
   }
   if (outcome.status === "pending") {

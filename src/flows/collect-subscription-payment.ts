@@ -36,7 +36,6 @@ import type { PaymentMethodRow, PaymentRow, PaymentTrigger } from "../modules/pa
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
 import {
   dunningStep,
-  endSubscription,
   findSubscriptionForUpdate,
   markPastDue,
   moveSubscriptionsToMethod,
@@ -44,6 +43,8 @@ import {
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { forgetDetachedMethod } from "./detach-payment-method.ts";
+import { writeRenewalPaidEmail } from "./order-paid-email.ts";
+import { endSubscriptionAndTell } from "./subscription-notice-email.ts";
 
 // Collecting a subscription order's payment: the off-session charge, its settlement, dunning.
 
@@ -72,12 +73,13 @@ export const scheduleCollectRecovery = (db: Executor, orderId: string, trigger: 
   });
 
 /** A paid charge: the order paid, a past-due subscription recovered once nothing else is in dunning. */
-async function settlePaid(trx: Executor, { order, row }: LockedCharge, reference: string, now: Date): Promise<void> {
+async function settlePaid(trx: Executor, deps: Deps, { order, row }: LockedCharge, reference: string, now: Date): Promise<void> {
   const customer = await findCustomerEvenDeleted(trx, order.customer_id);
-  await markOrderPaid(trx, order, { customer, reference }, now);
+  const paid = await markOrderPaid(trx, order, { customer, reference }, now);
   if (row.status === "past_due" && !(await hasOtherDunningOrder(trx, row.id, order.id))) await recoverSubscription(trx, row, now);
   // A paid renewal renews the grants (those a recovery just restored included).
   if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
+  await writeRenewalPaidEmail(trx, deps, paid, now);
 }
 
 /** How a charge failed: whether a method was charged at all, and whether the issuer's decline code says a retry is futile. */
@@ -87,14 +89,14 @@ interface ChargeFailure {
 }
 
 /** A failed charge: the next dunning attempt, the subscription past due, or revoked once dunning runs out. */
-async function settleFailed(trx: Executor, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
+async function settleFailed(trx: Executor, deps: Deps, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
   const pastDueAt = row.past_due_at ?? now;
   const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
   const step = dunningStep({ failures, pastDueAt, now, hasMethod: failure.attempted, unrecoverable: failure.unrecoverable });
   // An ended subscription's last usage order is retried on the same schedule, then voided; the subscription stays as it is.
   const ended = row.ended_at !== null;
   if (step.revoke && !ended) {
-    await endSubscription(trx, row, now);
+    await endSubscriptionAndTell(trx, deps, row, now);
     return;
   }
   const failed = await updateOrder(trx, order.id, {
@@ -107,10 +109,16 @@ async function settleFailed(trx: Executor, { order, row }: LockedCharge, failure
 }
 
 /** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */
-async function settleCharge(trx: Executor, locked: LockedCharge, outcome: { reference: string } | ChargeFailure, now: Date): Promise<void> {
+async function settleCharge(
+  trx: Executor,
+  deps: Deps,
+  locked: LockedCharge,
+  outcome: { reference: string } | ChargeFailure,
+  now: Date,
+): Promise<void> {
   await removeJob(trx, collectJobKey(locked.order.id));
-  if ("reference" in outcome) await settlePaid(trx, locked, outcome.reference, now);
-  else await settleFailed(trx, locked, outcome, now);
+  if ("reference" in outcome) await settlePaid(trx, deps, locked, outcome.reference, now);
+  else await settleFailed(trx, deps, locked, outcome, now);
 }
 
 /**
@@ -167,12 +175,12 @@ export async function chargeLocked(
   };
   if (outcome.status === "succeeded") {
     await recordPayment(trx, { ...attempt, reference: outcome.reference });
-    await settleCharge(trx, locked, { reference: outcome.reference }, now);
+    await settleCharge(trx, ctx.deps, locked, { reference: outcome.reference }, now);
   } else {
     await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message, declineReason: outcome.declineCode });
     if (outcome.methodUnusable) await forgetDetachedMethod(trx, method.processor_reference, now);
     const failure = { attempted: true, unrecoverable: isUnrecoverableDecline(outcome.declineCode) };
-    if (trigger !== "retry_customer") await settleCharge(trx, locked, failure, now);
+    if (trigger !== "retry_customer") await settleCharge(trx, ctx.deps, locked, failure, now);
   }
   return outcome;
 }
@@ -187,11 +195,12 @@ export async function keepNewCard(trx: Executor, order: OrderRow, method: SavedP
 /** A customer's charge that took the money: the order paid as any charge's, the subscription moved onto the method that paid. */
 export async function settlePaidByCustomer(
   trx: Executor,
+  deps: Deps,
   locked: LockedCharge,
   paid: { reference: string; methodId: string | null },
   now: Date,
 ): Promise<void> {
-  await settleCharge(trx, locked, { reference: paid.reference }, now);
+  await settleCharge(trx, deps, locked, { reference: paid.reference }, now);
   if (paid.methodId) await moveSubscriptionsToMethod(trx, { ids: [locked.row.id] }, paid.methodId, now);
 }
 
@@ -218,7 +227,7 @@ export async function settleWaitingPayment(
   const methodId = waiting.payment_method_id ?? (await keepNewCard(trx, locked.order, outcome.method, now));
   const paid = await settlePendingPayment(trx, waiting.id, { status: "succeeded", methodId, declineMessage: null, now });
   if (!paid || locked.order.status !== "pending") return false;
-  await settlePaidByCustomer(trx, locked, { reference: outcome.reference, methodId }, now);
+  await settlePaidByCustomer(trx, ctx.deps, locked, { reference: outcome.reference, methodId }, now);
   return true;
 }
 
@@ -256,7 +265,7 @@ export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, o
     if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return;
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
-      await settleCharge(trx, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
+      await settleCharge(trx, ctx.deps, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
       return;
     }
     await chargeLocked(trx, ctx, locked, method, trigger);

@@ -20,7 +20,7 @@ import {
 } from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
-import { writeOrderConfirmation } from "./order-confirmation-email.ts";
+import { writeOrderPaidEmail } from "./order-paid-email.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { recordPayment, savePaymentMethod } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
@@ -203,17 +203,17 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   }
   const subscriptionId = subscription?.id ?? null;
   await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits: purchase.product.benefits, now });
-  // The hosted service confirms a subscription's first order with its own template (`subscription_confirmation`), not written yet.
-  if (!subscription)
-    await writeOrderConfirmation(db, ctx.deps, {
-      organization,
-      customer,
-      order,
-      items,
-      benefits: purchase.product.benefits,
-      locale: checkout.locale ?? customer.locale,
-      now,
-    });
+  // A subscription's first order (a trial's $0 one too) is confirmed with its own template.
+  await writeOrderPaidEmail(db, ctx.deps, {
+    reason: subscription ? "subscription_create" : "purchase",
+    organization,
+    customer,
+    order,
+    items,
+    benefits: purchase.product.benefits,
+    locale: checkout.locale ?? customer.locale,
+    now,
+  });
   await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
   const { token } = await openCustomerSession(db, ctx.deps, {
     organizationId: organization.id,

@@ -38,6 +38,7 @@ import {
   settleRefund,
 } from "../modules/refunds/refunds.steps.ts";
 import type { RefundRow } from "../modules/refunds/refunds.table.ts";
+import { writeRefundIssuedEmail } from "./refund-issued-email.ts";
 
 /** The order locked and checked for the refund, and the payment whose charge gives the money back. */
 async function lockRefundable(trx: Executor, input: RefundCreate, allowed: OrganizationScope) {
@@ -49,11 +50,15 @@ async function lockRefundable(trx: Executor, input: RefundCreate, allowed: Organ
   return { order, held, payment };
 }
 
-/** What a succeeded refund changes beyond its row: the order's totals and status, its webhooks, the grants, the receipt. */
-async function applyToOrder(trx: Executor, order: OrderRow, refund: RefundRow, now: Date): Promise<void> {
+/**
+ * What a succeeded refund changes beyond its row: the order's totals and status, its webhooks, the
+ * grants, the receipt, the credit note, and the customer's email.
+ */
+async function applyToOrder(trx: Executor, deps: Deps, order: OrderRow, refund: RefundRow, now: Date): Promise<void> {
   const updated = await recordOrderRefund(trx, order, refundedTotals(order, refund), now);
   if (refund.revoke_benefits) await revokeOrderBenefits(trx, order.id, now);
-  await reissueRefundedOrderDocuments(trx, updated, refund, now);
+  const creditNote = await reissueRefundedOrderDocuments(trx, updated, refund, now);
+  await writeRefundIssuedEmail(trx, deps, { order: updated, refund, creditNote, now });
 }
 
 /** How long a refund whose request died before Stripe's answer was settled waits before the recovery asks again. */
@@ -88,7 +93,7 @@ async function settleWithProcessor(deps: Deps, processor: PaymentProcessor, refu
     // The processor's event got here first.
     if (current.status !== "pending") return toRefund(current);
     const settled = await settleRefund(trx, current.id, outcome, now);
-    if (settled.status === "succeeded") await applyToOrder(trx, locked.order, settled, now);
+    if (settled.status === "succeeded") await applyToOrder(trx, deps, locked.order, settled, now);
     return closeRefund(trx, settled, now);
   });
 }
@@ -139,7 +144,7 @@ export async function recoverRefund(deps: Deps, processor: PaymentProcessor, ref
  * server, on the processor's dashboard, is not recorded (docs/decisions.md). Repeated or stale
  * updates change nothing: a failed refund stays failed, a succeeded one never goes back to pending.
  */
-export async function settleRefundLater(trx: Executor, update: ProcessorRefundUpdate, now: Date): Promise<void> {
+export async function settleRefundLater(trx: Executor, deps: Deps, update: ProcessorRefundUpdate, now: Date): Promise<void> {
   const { refund: named, ours } = await findProcessorRefund(trx, update);
   if (!named) {
     if (ours) throw new ProcessorEventTooEarly(`Refund ${update.refundId}`);
@@ -152,7 +157,7 @@ export async function settleRefundLater(trx: Executor, update: ProcessorRefundUp
   if (refund.status === "pending") {
     if (outcome.status === "pending") return;
     const settled = await settleRefund(trx, refund.id, outcome, now);
-    if (settled.status === "succeeded") await applyToOrder(trx, locked.order, settled, now);
+    if (settled.status === "succeeded") await applyToOrder(trx, deps, locked.order, settled, now);
     await closeRefund(trx, settled, now);
   } else if (refund.status === "succeeded" && outcome.status === "failed") {
     const failed = await settleRefund(trx, refund.id, outcome, now);

@@ -11,7 +11,6 @@ import {
   claimDueResume,
   claimDueSubscription,
   closePeriodUsage,
-  endSubscription,
   organizationsWithDueWork,
   pauseSubscription,
   publishSubscriptionEvents,
@@ -33,6 +32,7 @@ import {
 } from "./collect-customer-payment.ts";
 import { collectSubscriptionPayment, scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
+import { endSubscriptionAndTell } from "./subscription-notice-email.ts";
 
 // Renewals: at `current_period_end` a subscription moves to its next period with a
 // `subscription_cycle` order, charged off-session on its saved method (collect-subscription-payment.ts);
@@ -64,7 +64,7 @@ async function closeWithoutRenewal(
   close: { ends: boolean; usage: PriceLine[] },
   now: Date,
 ): Promise<OrderRow | null> {
-  const closed = close.ends ? await endSubscription(trx, due, now) : await pauseSubscription(trx, due, now);
+  const closed = close.ends ? await endSubscriptionAndTell(trx, ctx.deps, due, now) : await pauseSubscription(trx, due, now);
   return billUsage(trx, ctx, closed, { lines: close.usage, end: due.current_period_end, now });
 }
 
@@ -127,10 +127,10 @@ export async function endSubscriptionNow(
   ctx: SubscriptionFlowContext,
   row: SubscriptionRow,
   now: Date,
-  cancellation: Parameters<typeof endSubscription>[3],
+  cancellation: Parameters<typeof endSubscriptionAndTell>[4],
 ): Promise<OrderRow | null> {
   const usage = await closePeriodUsage(trx, { ...row, current_period_end: now }, now);
-  const ended = await endSubscription(trx, row, now, cancellation);
+  const ended = await endSubscriptionAndTell(trx, ctx.deps, row, now, cancellation);
   return billUsage(trx, ctx, ended, { lines: usage, end: now, now });
 }
 

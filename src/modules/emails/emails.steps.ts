@@ -10,7 +10,10 @@ import type { RenderedEmail } from "./email-layout.ts";
 
 // What the emails module offers the flows: an email written in the transaction of its cause.
 
-export { renderOrderConfirmation, type OrderConfirmation } from "./order-confirmation.email.ts";
+export { renderOrderEmail, type OrderEmail, type OrderEmailReason } from "./order-paid.email.ts";
+export { renderSubscriptionNotice, type SubscriptionNotice, type SubscriptionNoticeKind } from "./subscription-notice.email.ts";
+export { renderRefundIssued, type RefundIssued } from "./refund-issued.email.ts";
+export type { EmailBrand } from "./email-layout.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;

@@ -37,7 +37,7 @@ const hasInvoice = (order: Pick<OrderRow, "invoice_requested_at" | "invoice_path
  * number back), writes it and enqueues its render, all in the caller's transaction, so a crash
  * after the commit still renders it.
  */
-async function issue(trx: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<void> {
+async function issue(trx: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<CreditNoteRow> {
   const number = await allocateCreditNoteNumber(trx, await numberingOrganization(trx, order.organization_id));
   const note = await insertCreditNote(trx, {
     created_at: now,
@@ -53,11 +53,12 @@ async function issue(trx: Executor, order: OrderRow, refund: CreditedRefund, now
   await enqueueJob(trx, TaskName.creditNote, { creditNoteId: note.id } satisfies CreditNoteJobPayload, {
     jobKey: `${TaskName.creditNote}:${note.id}`,
   });
+  return note;
 }
 
 /** A succeeded refund, in its transaction under the order's lock: a credit note when the order's invoice exists. */
-export async function issueCreditNote(trx: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<void> {
-  if (hasInvoice(order)) await issue(trx, order, refund, now);
+export async function issueCreditNote(trx: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<CreditNoteRow | null> {
+  return hasInvoice(order) ? issue(trx, order, refund, now) : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { rerenderReceipt } from "./order-documents.service.ts";
 import { refundableAmount } from "./order-amounts.ts";
 import { findOrderForUpdate, updateOrder } from "./orders.repository.ts";
 import { publishOrderUpdated } from "./orders.service.ts";
-import type { OrderRow } from "./orders.table.ts";
+import type { CreditNoteRow, OrderRow } from "./orders.table.ts";
 
 // What the refund flow does to an order, inside the refund's transaction.
 
@@ -37,8 +37,13 @@ export async function recordOrderRefundReverted(db: Executor, order: OrderRow, t
   await publishOrderUpdated(db, await updateOrder(db, order.id, { ...totals, modified_at: now }), now);
 }
 
-/** A refunded order's documents: the receipt rendered again, and a credit note where the order was invoiced. */
-export async function reissueRefundedOrderDocuments(db: Executor, order: OrderRow, refund: CreditedRefund, now: Date): Promise<void> {
+/** A refunded order's documents: the receipt rendered again, and a credit note where the order was invoiced (returned, else null). */
+export async function reissueRefundedOrderDocuments(
+  db: Executor,
+  order: OrderRow,
+  refund: CreditedRefund,
+  now: Date,
+): Promise<CreditNoteRow | null> {
   await rerenderReceipt(db, order, now);
-  await issueCreditNote(db, order, refund, now);
+  return issueCreditNote(db, order, refund, now);
 }

@@ -268,3 +268,15 @@ export const productIdOfOrder = (orderId: Expression<string | null>): RawBuilder
 /** The subscription an order bills, if any. */
 export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>
   (await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst())?.subscription_id ?? null;
+
+/** Whether the order's subscription had a renewal order (`subscription_cycle`) before this one was created. */
+export const renewedBefore = async (db: Executor, order: Pick<OrderRow, "subscription_id" | "created_at">): Promise<boolean> =>
+  order.subscription_id !== null &&
+  (await db
+    .selectFrom("orders")
+    .select("id")
+    .where("subscription_id", "=", order.subscription_id)
+    .where("billing_reason", "=", "subscription_cycle")
+    .where("created_at", "<", order.created_at)
+    .limit(1)
+    .executeTakeFirst()) !== undefined;

@@ -66,4 +66,4 @@ export {
   paymentRetryDueExists,
   pendingOrdersOf,
 } from "./order-retries.repository.ts";
-export { subscriptionIdOfOrder } from "./orders.repository.ts";
+export { renewedBefore, subscriptionIdOfOrder } from "./orders.repository.ts";

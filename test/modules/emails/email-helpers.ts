@@ -1,4 +1,5 @@
 import { Logger, runOnce } from "graphile-worker";
+import type { ParsedMail } from "mailparser";
 import { sql } from "kysely";
 import { expect } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
@@ -28,6 +29,9 @@ export async function runEmailJobs(ctx: TestContext): Promise<void> {
     })
     .toEqual([]);
 }
+
+/** Whether a message carries `List-Unsubscribe` (mailparser folds the `List-*` headers into one `list` entry; the raw lines keep each). */
+export const hasListUnsubscribe = (mail: ParsedMail): boolean => mail.headerLines.some((line) => line.key === "list-unsubscribe");
 
 /** Makes the send jobs waiting out their backoff due now, as time passing would. */
 export async function makeEmailJobsDue(ctx: TestContext): Promise<void> {

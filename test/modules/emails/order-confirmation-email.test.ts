@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeOrderConfirmation } from "../../../src/flows/order-confirmation-email.ts";
+import { writeOrderPaidEmail } from "../../../src/flows/order-paid-email.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail-transport.ts";
 import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
@@ -10,7 +10,15 @@ import { createOrganization, createOrganizationToken, registerForTax } from "../
 import { queuedJobs } from "../../helpers/jobs.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
-import { BUYER, confirmationsOf, licensedProduct, makeEmailJobsDue, payCheckout, runEmailJobs } from "./email-helpers.ts";
+import {
+  BUYER,
+  confirmationsOf,
+  hasListUnsubscribe,
+  licensedProduct,
+  makeEmailJobsDue,
+  payCheckout,
+  runEmailJobs,
+} from "./email-helpers.ts";
 
 let smtp: TestSmtpServer;
 let ctx: TestContext;
@@ -54,7 +62,7 @@ describe("order confirmation email", () => {
     expect(mail.from?.value).toEqual([{ address: "mail@shop.example", name: org.name }]);
     // An answer reaches the seller; a receipt is no list to leave.
     expect(mail.replyTo?.value).toEqual([{ address: "support@adaco.example", name: "" }]);
-    expect(mail.headers.has("list-unsubscribe")).toBe(false);
+    expect(hasListUnsubscribe(mail)).toBe(false);
     expect(mail.messageId).toBe(row!.message_id);
     expect(mail.date?.getTime()).toBe(Math.floor(order.created_at.getTime() / 1000) * 1000);
 
@@ -78,8 +86,11 @@ describe("order confirmation email", () => {
     expect(html).toContain("Pro &lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain(org.name.replace("&", "&amp;"));
     expect(html).not.toMatch(/<script/i);
-    // The seller's logo is the one remote resource.
-    expect([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["https://cdn.shop.example/logo.png"]);
+    // The seller's logo is the one remote resource; the one link is the portal, which asks the customer to sign in.
+    const slug = (await ctx.deps.db.selectFrom("organizations").select("slug").where("id", "=", org.id).executeTakeFirstOrThrow()).slug;
+    const portal = `${ctx.deps.config.checkoutBaseUrl}/${slug}/portal`;
+    expect([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["https://cdn.shop.example/logo.png", portal]);
+    expect(mail.text).toContain(`Go to the customer portal:\n${portal}`);
 
     const [sent] = await confirmationsOf(ctx, order.id);
     expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
@@ -129,7 +140,8 @@ describe("order confirmation email", () => {
         const organization = await trx.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
         const customer = await trx.selectFrom("customers").selectAll().where("id", "=", order.customer_id).executeTakeFirstOrThrow();
         const items = await trx.selectFrom("order_items").selectAll().where("order_id", "=", order.id).execute();
-        await writeOrderConfirmation(trx, ctx.deps, {
+        await writeOrderPaidEmail(trx, ctx.deps, {
+          reason: "purchase",
           organization,
           customer,
           order,
