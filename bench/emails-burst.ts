@@ -18,7 +18,7 @@ import os, { cpus, totalmem } from "node:os";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
-import { recordEmail, renderOrderConfirmation } from "../src/modules/emails/emails.steps.ts";
+import { recordEmail, renderOrderEmail } from "../src/modules/emails/emails.steps.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { startServerProcess } from "./harness.ts";
@@ -87,7 +87,8 @@ async function main(): Promise<void> {
       .selectAll()
       .where("id", "=", organization.id)
       .executeTakeFirstOrThrow();
-    const rendered = renderOrderConfirmation({
+    const rendered = renderOrderEmail({
+      reason: "purchase",
       organization: { name: organization.name, logoUrl: null },
       recipient: "buyer@example.com",
       locale: "en",
@@ -97,6 +98,8 @@ async function main(): Promise<void> {
       items: [{ label: "Bench Pro", amount: 4_900 }],
       amounts: { subtotal: 4_900, discount: 0, tax: 0, total: 4_900, currency: "usd" },
       benefits: [{ description: "License key", licenseKey: { key: "BENCH-0000-1111-2222", activationLimit: 3, expiresAt: null } }],
+      portalUrl: `${server.url}/${organization.slug}/portal`,
+      documents: { receiptUrl: null, invoiceUrl: null },
     });
 
     const load = (seconds: number) =>

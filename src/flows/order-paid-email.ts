@@ -10,7 +10,7 @@ import {
   type OrderEmailReason,
 } from "../modules/emails/emails.steps.ts";
 import { keysByIds } from "../modules/license-keys/license-keys.steps.ts";
-import { itemsByOrder, renewedBefore } from "../modules/orders/orders.steps.ts";
+import { itemsByOrder, orderDocumentLinks, renewedBefore } from "../modules/orders/orders.steps.ts";
 import type { OrderItemRow, OrderRow } from "../modules/orders/orders.table.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { frozenPrices, subscriptionsByIds } from "../modules/subscriptions/subscriptions.steps.ts";
@@ -92,6 +92,7 @@ export async function writeOrderPaidEmail(
     },
     benefits: await grantedBenefits(db, order.id, paid.benefits),
     portalUrl: customerPortalUrl(deps, organization),
+    documents: orderDocumentLinks(deps, order, paid.now),
   });
   await recordEmail(db, deps.config.email, {
     organization,

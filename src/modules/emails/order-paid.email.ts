@@ -33,6 +33,29 @@ export interface OrderEmail {
   benefits: readonly GrantedBenefit[];
   /** The customer portal of the organization, where the customer signs in. */
   portalUrl: string;
+  /** Signed links to the order's receipt (once it has a number) and invoice (when it can have one). */
+  documents: { receiptUrl: string | null; invoiceUrl: string | null };
+}
+
+const DOCUMENT_WORDS: WordsByLanguage<{ receipt: string; invoice: string }> = {
+  en: { receipt: "Download your receipt (PDF)", invoice: "Download your invoice (PDF)" },
+  fr: { receipt: "Télécharger votre reçu (PDF)", invoice: "Télécharger votre facture (PDF)" },
+  de: { receipt: "Quittung herunterladen (PDF)", invoice: "Rechnung herunterladen (PDF)" },
+  ja: { receipt: "領収書をダウンロード（PDF）", invoice: "請求書をダウンロード（PDF）" },
+};
+
+/** The receipt and invoice links, each on its own line; none when the order has neither. */
+function documentLinks(order: OrderEmail, language: DocumentLanguage): EmailSection | null {
+  const words = wordsIn(language, DOCUMENT_WORDS);
+  const links = [
+    ...(order.documents.receiptUrl ? [[words.receipt, order.documents.receiptUrl] as const] : []),
+    ...(order.documents.invoiceUrl ? [[words.invoice, order.documents.invoiceUrl] as const] : []),
+  ];
+  if (links.length === 0) return null;
+  return {
+    html: `<p style="margin:0 0 24px">${links.map(([label, url]) => `<a href="${escapeHtml(url)}" style="color:#18181b">${escapeHtml(label)}</a>`).join("<br>")}</p>`,
+    text: links.map(([label, url]) => `${label}:\n${url}`).join("\n"),
+  };
 }
 
 const cell = "padding:6px 0;border-bottom:1px solid #e4e4e7";
@@ -212,6 +235,7 @@ export function renderOrderEmail(order: OrderEmail): RenderedEmail {
   const sections = [
     intro(opening.title, opening.paid(order.description, order.organization.name)),
     summary(order, language),
+    documentLinks(order, language),
     benefits(order, language, words),
     portalButton(language, order.portalUrl),
   ].filter((section) => section !== null);

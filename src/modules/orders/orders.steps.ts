@@ -3,6 +3,7 @@ import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateReceiptNumber } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
+import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
 import { findOrder, findOrderForUpdate, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
@@ -49,6 +50,22 @@ export async function markOrderPaid(
   await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
   return paid;
 }
+/** The links an email carries to the order's receipt and invoice, for the flows that write them. */
+export function orderDocumentLinks(
+  deps: { secret: string; config: { publicBaseUrl: string } },
+  order: Pick<OrderRow, "id" | "receipt_number" | "billing_name" | "billing_address">,
+  now: Date,
+): { receiptUrl: string | null; invoiceUrl: string | null } {
+  const expiresAt = new Date(now.getTime() + DOCUMENT_LINK_TTL_MS);
+  const link = (document: LinkedDocument) =>
+    signDocumentLink({ secret: deps.secret, publicBaseUrl: deps.config.publicBaseUrl }, { orderId: order.id, document, expiresAt });
+  return {
+    receiptUrl: order.receipt_number === null ? null : link("receipt"),
+    // An invoice needs a billing name and address (as `POST /v1/orders/{id}/invoice` refuses without them).
+    invoiceUrl: order.billing_name === null || order.billing_address === null ? null : link("invoice"),
+  };
+}
+
 export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } from "./order-documents.service.ts";
 export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";
 
