@@ -38,6 +38,7 @@ import * as disputes from "./2026-11-29T0335_disputes.ts";
 import * as paymentDeclineReasons from "./2026-11-29T0440_payment_decline_reasons.ts";
 import * as emails from "./2026-11-29T0450_emails.ts";
 import * as checkoutOpenedAt from "./2026-11-29T0505_checkout_opened_at.ts";
+import * as organizationUpdates from "./2026-11-29T0720_organization_updates.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -85,6 +86,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0440_payment_decline_reasons": paymentDeclineReasons,
   "2026-11-29T0450_emails": emails,
   "2026-11-29T0505_checkout_opened_at": checkoutOpenedAt,
+  "2026-11-29T0720_organization_updates": organizationUpdates,
 };
 
 /**

@@ -59,6 +59,7 @@ describe("API documentation", () => {
     "/v1/metrics/limits",
     "/v1/customers/",
     "/v1/license-keys/{id}/activations/",
+    "/v1/organizations/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {
