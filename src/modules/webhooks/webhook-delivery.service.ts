@@ -112,8 +112,11 @@ async function send(
   };
 }
 
-/** What a failed attempt leads to: the event given up (the next may follow), a retry scheduled, or the endpoint disabled. */
-type FailureOutcome = "given-up" | "retry" | "disabled";
+/**
+ * What a failed attempt leads to: the event given up (the next may follow), the endpoint waiting
+ * (for the retry scheduled, or because someone else disabled it), or the endpoint disabled by it.
+ */
+type FailureOutcome = "given-up" | "wait" | "disabled";
 
 /**
  * Disables the endpoint in the transaction of the failure that decided it: every attempt has
@@ -140,13 +143,13 @@ function recordFailure(
     if (record.httpCode === 410 || now.getTime() - failingSince.getTime() >= deps.config.webhookDisableAfterMs) {
       // Due at once, for whenever the endpoint is enabled again (which restarts its schedule).
       await updateFailedEvent(trx, record, now);
-      return (await disableFailingEndpoint(trx, head, now)) ? "disabled" : "retry";
+      return (await disableFailingEndpoint(trx, head, now)) ? "disabled" : "wait";
     }
     const retryAt = nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random);
     await updateFailedEvent(trx, record, retryAt);
     if (!retryAt) return "given-up";
     await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
-    return "retry";
+    return "wait";
   });
 }
 
@@ -189,7 +192,7 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
       break;
     }
     await recordSuccesses(deps.db, delivered);
-    if (stop === "retry" || stop === "disabled") return stop === "disabled";
+    if (stop === "wait" || stop === "disabled") return stop === "disabled";
   }
   await scheduleDelivery(deps.db, endpointId);
   return false;

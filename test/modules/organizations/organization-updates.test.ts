@@ -174,6 +174,27 @@ describe("PATCH /v1/organizations/{id}", () => {
     expect((await storedRow(org.id)).customer_email_settings).toEqual(allSwitches(true));
   });
 
+  it("loses no switch when PATCHes race: each merges onto what the one before it wrote", async () => {
+    const org = await createOrganization(ctx.deps);
+    const switches = ["order_confirmation", "subscription_revoked", "subscription_paused", "subscription_updated"];
+    const answers = await Promise.all(
+      switches.map((key) =>
+        ctx.request({
+          method: "PATCH",
+          url: `/v1/organizations/${org.id}`,
+          token: ctx.ownerToken,
+          payload: { customer_email_settings: { [key]: false } },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+    const read = await ctx.request({ method: "GET", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken });
+    expect(read.json().customer_email_settings).toEqual({
+      ...allSwitches(true),
+      ...Object.fromEntries(switches.map((key) => [key, false])),
+    });
+  });
+
   it("sets and clears the organization's email sender (an extension), which the emails read through the organizations step", async () => {
     const org = await createOrganization(ctx.deps);
     const patch = (payload: object) => ctx.request({ method: "PATCH", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken, payload });
