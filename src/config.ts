@@ -5,6 +5,7 @@ import { isIP } from "node:net";
 import { ConfigError } from "./config-error.ts";
 import { paymentsOf, type PaymentsConfig } from "./payments-config.ts";
 import { emailOf, type EmailConfig } from "./email-config.ts";
+import { durationToMilliseconds } from "./values/duration.ts";
 
 /**
  * The environment, read and validated once at start. Nothing else reads `process.env`.
@@ -55,7 +56,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_INSECURE_LOCALHOST: Type.Optional(Bool),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
-  WEBHOOK_MAX_CONSECUTIVE_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  WEBHOOK_DISABLE_AFTER: Type.String({ maxLength: 64, default: "P3D" }),
   LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: Type.Integer({ minimum: 1, default: 180 }),
   LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
@@ -109,8 +110,8 @@ export interface Config {
   /** Webhook URLs may point to private, link-local and unique-local addresses. */
   readonly webhookAllowPrivateNetworks: boolean;
   readonly webhookTimeoutMs: number;
-  /** Events in a row that exhaust their retries before their endpoint is disabled. */
-  readonly webhookMaxConsecutiveFailures: number;
+  /** How long every delivery to an endpoint may fail before the endpoint is disabled (`WEBHOOK_DISABLE_AFTER`). */
+  readonly webhookDisableAfterMs: number;
   /** Public license-key routes: requests per window from one client address, and for one key. */
   readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
   /** Where rate-limit counters live: this process's memory, or PostgreSQL, shared by every process. */
@@ -196,6 +197,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
     throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
   }
+  const webhookDisableAfterMs = durationToMilliseconds(env.WEBHOOK_DISABLE_AFTER);
+  if (webhookDisableAfterMs === null) {
+    throw new ConfigError(
+      `Invalid environment variable WEBHOOK_DISABLE_AFTER: expected an ISO 8601 duration in weeks, days, hours, minutes or seconds, such as P3D or PT12H (got ${JSON.stringify(env.WEBHOOK_DISABLE_AFTER)})`,
+    );
+  }
   const storage: StorageConfig =
     env.STORAGE_DRIVER === "s3"
       ? {
@@ -244,7 +251,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowInsecureLocalhost: flag(env.WEBHOOK_ALLOW_INSECURE_LOCALHOST, env.NODE_ENV !== "production"),
     webhookAllowPrivateNetworks: flag(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
-    webhookMaxConsecutiveFailures: env.WEBHOOK_MAX_CONSECUTIVE_FAILURES,
+    webhookDisableAfterMs,
     licenseKeyRateLimit: Object.freeze({
       perAddress: env.LICENSE_KEY_RATE_LIMIT_PER_ADDRESS,
       perKey: env.LICENSE_KEY_RATE_LIMIT_PER_KEY,

@@ -35,9 +35,17 @@ describe("configuration", () => {
     ["TRUST_PROXY", "10.0.0.1,", /TRUST_PROXY: "" is no address/],
     ["TRUST_PROXY", "::1/129", /TRUST_PROXY/],
     ["TRUST_PROXY", "100", /TRUST_PROXY/],
+    ["WEBHOOK_DISABLE_AFTER", "3 days", /WEBHOOK_DISABLE_AFTER: expected an ISO 8601 duration/],
+    ["WEBHOOK_DISABLE_AFTER", "P1M", /WEBHOOK_DISABLE_AFTER/],
+    ["WEBHOOK_DISABLE_AFTER", "PT0S", /WEBHOOK_DISABLE_AFTER/],
   ])("fails fast naming %s for %j", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("reads how long an endpoint may fail before it is disabled: three days unless WEBHOOK_DISABLE_AFTER says", () => {
+    expect(loadConfig({}).webhookDisableAfterMs).toBe(3 * 86_400_000);
+    expect(loadConfig({ WEBHOOK_DISABLE_AFTER: "PT12H" }).webhookDisableAfterMs).toBe(12 * 3_600_000);
   });
 
   it("reads a replica beside the primary and the shared rate-limit store", () => {

@@ -187,6 +187,8 @@ const _orgDisputes: AssertAssignable<S<typeof O.OrganizationDisputeSettings>, mo
 const _organization: AssertAssignable<S<typeof O.Organization>, models.Organization> = true;
 const _orgDetails: AssertAssignable<S<typeof OI.OrganizationDetails>, models.OrganizationDetails> = true;
 const _orgCreate: AssertAssignable<S<typeof OI.OrganizationCreate>, models.OrganizationCreate> = true;
+const _orgUpdate: AssertAssignable<S<typeof OI.OrganizationUpdate>, models.OrganizationUpdate> = true;
+const _orgList: AssertAssignable<S<typeof OI.ListResourceOrganization>, models.ListResourceOrganization> = true;
 
 // Catalog, customers and customer sessions.
 const _pagination: AssertAssignable<S<typeof Pagination>, models.Pagination> = true;
@@ -614,6 +616,8 @@ const mirrored: Record<string, TSchema> = {
   OrganizationIndividualLegalEntitySchema: OI.OrganizationIndividualLegalEntitySchema,
   OrganizationCompanyLegalEntitySchema: OI.OrganizationCompanyLegalEntitySchema,
   OrganizationCreate: OI.OrganizationCreate,
+  OrganizationUpdate: OI.OrganizationUpdate,
+  OrganizationDisputeSettingsUpdate: OI.OrganizationDisputeSettingsUpdate,
   Pagination,
   TaxIDFormat: TaxIdFormat,
   CustomerType: Cu.CustomerType,

@@ -2,10 +2,13 @@ import { Type, type Static } from "@sinclair/typebox";
 import { CountryAlpha2Input } from "../../schema/address.ts";
 import { Nullable, StringEnum } from "../../schema/primitives.ts";
 import { TaxBehaviorOption } from "../../schema/extra-primitives.ts";
+import { CATALOG_SORTING, ListResource, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
 import {
   HttpUrl,
+  OrganizationResponse,
   OrganizationCustomerEmailSettings,
   OrganizationCustomerPortalSettings,
+  OrganizationEmailSender,
   OrganizationFeatureSettingsUpdate,
   OrganizationSocialLink,
   OrganizationSubscriptionSettings,
@@ -92,3 +95,92 @@ export const OrganizationCreateBody = Type.Object(
   { title: "OrganizationCreate" },
 );
 export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
+
+// The request body that updates an organization.
+
+export const OrganizationDisputeSettingsUpdate = Type.Object(
+  {
+    auto_accept_below_amount: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, maximum: 10_000 }), {
+        description: "Concede disputes below this amount, in USD cents; null turns it off.",
+      }),
+    ),
+  },
+  { title: "OrganizationDisputeSettingsUpdate" },
+);
+
+/**
+ * A host (with an optional port, `*.` for its subdomains) or an app origin with its scheme
+ * (`chrome-extension://abcdef`): what an embedding origin is matched against.
+ */
+const EmbedHost = Type.String({
+  minLength: 1,
+  maxLength: 260,
+  pattern: "^(?:(?:\\*\\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?|[a-z][a-z0-9+.-]*://[^\\s/]+)$",
+});
+
+/** Body of PATCH /v1/organizations/{id}, as the reference has it: only the keys sent apply. */
+export const OrganizationUpdate = Type.Object(
+  {
+    name: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 256 }))),
+    avatar_url: Type.Optional(Nullable(HttpUrl())),
+    email: Type.Optional(Nullable(Type.String({ format: "email", maxLength: 254 }), { description: "Public support email." })),
+    website: Type.Optional(Nullable(HttpUrl(), { description: "Official website of the organization." })),
+    socials: Type.Optional(Nullable(Type.Array(OrganizationSocialLink, { maxItems: 20 }), { description: "Links to social profiles." })),
+    details: Type.Optional(Nullable(OrganizationDetails)),
+    country: Type.Optional(Nullable(CountryAlpha2Input, { description: "Two-letter country code (ISO 3166-1 alpha-2)." })),
+    feature_settings: Type.Optional(Nullable(OrganizationFeatureSettingsUpdate)),
+    subscription_settings: Type.Optional(Nullable(OrganizationSubscriptionSettings)),
+    customer_email_settings: Type.Optional(Nullable(OrganizationCustomerEmailSettings)),
+    customer_portal_settings: Type.Optional(Nullable(OrganizationCustomerPortalSettings)),
+    dispute_settings: Type.Optional(Nullable(OrganizationDisputeSettingsUpdate)),
+    embed_hosts: Type.Optional(Nullable(Type.Array(EmbedHost, { maxItems: 100, description: "Hosts allowed to embed the checkout." }))),
+    default_presentment_currency: Type.Optional(
+      Nullable(StringEnum(PresentmentCurrencyValues, { title: "PresentmentCurrency" }), {
+        description: "Default presentment currency for the organization",
+      }),
+    ),
+    default_tax_behavior: Type.Optional(Nullable(TaxBehaviorOption(), { description: "Default tax behavior applied on products." })),
+    sso_enforced: Type.Optional(
+      Nullable(Type.Boolean(), { description: "Whether members must access this organization through its SSO connection." }),
+    ),
+  },
+  { title: "OrganizationUpdate" },
+);
+export type OrganizationUpdate = Static<typeof OrganizationUpdate>;
+
+/**
+ * What PATCH /v1/organizations/{id} accepts: the reference's body (kept exact above, and checked
+ * against it) with two extensions. `customer_email_settings` may name only the switches it
+ * changes (the reference's full object is one case of it), and `email_sender` sets or clears
+ * (null) the organization's sender.
+ */
+export const OrganizationUpdateBody = Type.Object(
+  {
+    ...OrganizationUpdate.properties,
+    customer_email_settings: Type.Optional(
+      Nullable(Type.Partial(OrganizationCustomerEmailSettings, { title: "OrganizationCustomerEmailSettings" }), {
+        description: "Per-email switches; the ones sent replace the stored ones, the others keep their value.",
+      }),
+    ),
+    email_sender: Type.Optional(
+      Nullable(OrganizationEmailSender, {
+        description: "An extension of this service: the sender of the organization's emails; null: the instance's.",
+      }),
+    ),
+  },
+  { title: "OrganizationUpdate" },
+);
+export type OrganizationUpdateBody = Static<typeof OrganizationUpdateBody>;
+
+// The query of GET /v1/organizations/.
+
+export const OrganizationSortKeys = ["created_at", "slug", "name", "next_review_threshold", "days_in_status"] as const;
+export const OrganizationListQuery = Type.Object({
+  slug: Type.Optional(Type.String({ maxLength: 256, description: "Filter by slug." })),
+  ...PaginationQuery,
+  sorting: SortingQuery(OrganizationSortKeys, ["created_at"], CATALOG_SORTING, { title: "OrganizationSortProperty" }),
+});
+export type OrganizationListQuery = Static<typeof OrganizationListQuery>;
+
+export const ListResourceOrganization = ListResource(OrganizationResponse, { title: "ListResource[Organization]" });

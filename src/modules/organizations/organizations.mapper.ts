@@ -1,6 +1,6 @@
 import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { CheckoutOrganization, CustomerOrganization } from "./organization-views.schemas.ts";
-import type { Organization } from "./organizations.schemas.ts";
+import type { Organization, OrganizationEmailSender, OrganizationResponse } from "./organizations.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
 
 /** Settings a new organization starts with: self-hosted instances have every capability on. */
@@ -30,7 +30,6 @@ const DEFAULT_SUBSCRIPTION_SETTINGS = {
 };
 const DEFAULT_CUSTOMER_EMAIL_SETTINGS = {
   order_confirmation: true,
-  payment_method_expiration_reminder: true,
   subscription_cancellation: true,
   subscription_confirmation: true,
   subscription_cycled: true,
@@ -44,13 +43,34 @@ const DEFAULT_CUSTOMER_EMAIL_SETTINGS = {
   subscription_uncanceled: true,
   subscription_updated: true,
 };
+/**
+ * The switches as they apply: a switch never stored is on, except the card expiry reminder,
+ * which follows the renewal receipt's (as the hosted service reads settings stored before it existed).
+ */
+export function customerEmailSettingsOf(stored: OrganizationRow["customer_email_settings"]): Organization["customer_email_settings"] {
+  const settings = { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, ...stored } as Omit<
+    Organization["customer_email_settings"],
+    "payment_method_expiration_reminder"
+  > &
+    Partial<Organization["customer_email_settings"]>;
+  return { ...settings, payment_method_expiration_reminder: settings.payment_method_expiration_reminder ?? settings.subscription_cycled };
+}
+
+/** The organization's own sender of its emails (an extension), or null for the instance's. */
+export const emailSenderOf = (
+  row: Pick<OrganizationRow, "email_sender_name" | "email_sender_address" | "email_reply_to">,
+): OrganizationEmailSender | null =>
+  row.email_sender_address === null
+    ? null
+    : { name: row.email_sender_name, address: row.email_sender_address, reply_to: row.email_reply_to };
+
 const DEFAULT_CUSTOMER_PORTAL_SETTINGS = {
   usage: { show: true },
   subscription: { update_seats: true, update_plan: true, pause: false },
   customer: { allow_email_change: true },
 };
 
-export function toOrganization(row: OrganizationRow): Organization {
+export function toOrganization(row: OrganizationRow): OrganizationResponse {
   const subscription = { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...row.subscription_settings } as Organization["subscription_settings"];
   return {
     id: row.id,
@@ -72,10 +92,10 @@ export function toOrganization(row: OrganizationRow): Organization {
     default_tax_behavior: row.default_tax_behavior as Organization["default_tax_behavior"],
     feature_settings: { ...DEFAULT_FEATURE_SETTINGS, ...row.feature_settings },
     subscription_settings: subscription,
-    customer_email_settings: { ...DEFAULT_CUSTOMER_EMAIL_SETTINGS, ...row.customer_email_settings },
+    customer_email_settings: customerEmailSettingsOf(row.customer_email_settings),
     customer_portal_settings: { ...DEFAULT_CUSTOMER_PORTAL_SETTINGS, ...row.customer_portal_settings },
     dispute_settings: { auto_accept_below_amount: null },
-    embed_hosts: [],
+    embed_hosts: row.embed_hosts,
     embed_hosts_enforced: false,
     country: (row.country ?? null) as Organization["country"],
     account_id: null,
@@ -88,6 +108,7 @@ export function toOrganization(row: OrganizationRow): Organization {
       api_access: true,
       dashboard_access: true,
     },
+    email_sender: emailSenderOf(row),
   };
 }
 

@@ -3,12 +3,60 @@ import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import type { OrganizationAccessTokensTable, OrganizationsTable } from "./organizations.table.ts";
 import { countRows } from "../../db/count-rows.ts";
+import type { SortCriterion } from "../../schema/pagination.ts";
+import type { OrganizationSortKeys } from "./organization-inputs.schemas.ts";
 
 export const findOrganization = (db: Executor, id: string, allowed: OrganizationScope) => {
   let query = db.selectFrom("organizations").selectAll().where("id", "=", id);
   if (allowed !== null) query = query.where("id", "in", allowed);
   return query.executeTakeFirst();
 };
+
+/** Locks the organization row so that concurrent updates merge their settings one after the other. */
+export const findOrganizationForUpdate = (db: Executor, id: string, allowed: OrganizationScope) => {
+  let query = db.selectFrom("organizations").selectAll().where("id", "=", id);
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  return query.forUpdate().executeTakeFirst();
+};
+
+function listed(db: Executor, allowed: OrganizationScope, slug: string | undefined) {
+  let query = db.selectFrom("organizations");
+  if (allowed !== null) query = query.where("id", "in", allowed);
+  if (slug !== undefined) query = query.where("slug", "=", slug);
+  return query;
+}
+
+export const countOrganizations = (db: Executor, allowed: OrganizationScope, slug: string | undefined): Promise<number> =>
+  countRows(listed(db, allowed, slug));
+
+/**
+ * A page of the organizations. Every organization here is `active` since its creation and none is
+ * under review: `days_in_status` orders as the creation time reversed, `next_review_threshold` as nothing.
+ */
+export async function listOrganizations(
+  db: Executor,
+  allowed: OrganizationScope,
+  slug: string | undefined,
+  sorting: SortCriterion<(typeof OrganizationSortKeys)[number]>[],
+  offset: number,
+  limit: number,
+) {
+  let query = listed(db, allowed, slug).selectAll();
+  for (const { key, direction } of sorting) {
+    if (key === "next_review_threshold") continue;
+    if (key === "days_in_status") query = query.orderBy("created_at", direction === "asc" ? "desc" : "asc");
+    else query = query.orderBy(key, direction);
+  }
+  return await query.orderBy("id").offset(offset).limit(limit).execute();
+}
+
+/** The columns of the organization's own email sender (an extension); undefined for an unknown organization. */
+export const findEmailSender = (db: Executor, id: string) =>
+  db
+    .selectFrom("organizations")
+    .select(["email_sender_name", "email_sender_address", "email_reply_to"])
+    .where("id", "=", id)
+    .executeTakeFirst();
 
 export const updateOrganization = (db: Executor, id: string, allowed: OrganizationScope, values: Updateable<OrganizationsTable>) => {
   let query = db.updateTable("organizations").set(values).where("id", "=", id);

@@ -2,8 +2,14 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../http/auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
-import { Organization } from "./organizations.schemas.ts";
-import { OrganizationCreateBody } from "./organization-inputs.schemas.ts";
+import { OrganizationResponse } from "./organizations.schemas.ts";
+import {
+  ListResourceOrganization,
+  OrganizationCreateBody,
+  OrganizationListQuery,
+  OrganizationUpdateBody,
+} from "./organization-inputs.schemas.ts";
+import { ErrorBody } from "../../http/errors.ts";
 import { OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organization-legal-details.schemas.ts";
 import { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
 import type { OrganizationService } from "./organizations.service.ts";
@@ -12,6 +18,21 @@ import type { AccessTokenService } from "./access-tokens.service.ts";
 export const organizationRoutes =
   (organizations: OrganizationService, tokens: AccessTokenService): FastifyPluginAsyncTypebox =>
   async (app) => {
+    app.get(
+      "/v1/organizations/",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["organizations:read", "organizations:write"]),
+        schema: {
+          operationId: "organizations:list",
+          tags: ["organizations"],
+          summary: "List Organizations",
+          querystring: OrganizationListQuery,
+          response: responses({ 200: ListResourceOrganization }),
+        },
+      },
+      async (request) => organizations.list(request.query, organizationScope(principalOf(request))),
+    );
+
     app.post(
       "/v1/organizations/",
       {
@@ -21,7 +42,7 @@ export const organizationRoutes =
           tags: ["organizations"],
           summary: "Create Organization",
           body: OrganizationCreateBody,
-          response: responses({ 201: Organization }),
+          response: responses({ 201: OrganizationResponse }),
         },
       },
       async (request, reply) => reply.code(201).send(await organizations.create(request.body)),
@@ -36,10 +57,28 @@ export const organizationRoutes =
           tags: ["organizations"],
           summary: "Get Organization",
           params: IdParams,
-          response: responses({ 200: Organization }, { notFound: true }),
+          response: responses({ 200: OrganizationResponse }, { notFound: true }),
         },
       },
       async (request) => organizations.get(request.params.id, organizationScope(principalOf(request))),
+    );
+
+    app.patch(
+      "/v1/organizations/:id",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, ["organizations:write"]),
+        schema: {
+          operationId: "organizations:update",
+          tags: ["organizations"],
+          summary: "Update Organization",
+          description:
+            "Only the keys sent apply. Extensions of this service: `customer_email_settings` may name only the switches it changes, and `email_sender` sets the sender of the organization's emails.",
+          params: IdParams,
+          body: OrganizationUpdateBody,
+          response: responses({ 200: OrganizationResponse, 409: ErrorBody }, { notFound: true }),
+        },
+      },
+      async (request) => organizations.update(request.params.id, organizationScope(principalOf(request)), request.body),
     );
 
     app.get(

@@ -172,6 +172,26 @@ export const OrganizationDisputeSettings = Type.Object(
   { title: "OrganizationDisputeSettings" },
 );
 
+/** A display name printable in a `From` header: no control characters (no header injection). */
+const MAILBOX_NAME = "^[^\\u0000-\\u001f\\u007f]+$";
+const EmailAddress = (description: string) => Type.String({ format: "email", maxLength: 254, description });
+
+/**
+ * An extension of this service: who the organization's emails come from, instead of the
+ * instance's `EMAIL_FROM`. The relay of `SMTP_URL` must be allowed to send for the address.
+ */
+export const OrganizationEmailSender = Type.Object(
+  {
+    name: Nullable(Type.String({ minLength: 1, maxLength: 100, pattern: MAILBOX_NAME }), {
+      description: "Display name of the sender; null: the organization's name.",
+    }),
+    address: EmailAddress("Address the emails come from."),
+    reply_to: Nullable(EmailAddress("Reply-To address."), { description: "Where replies go; null: the organization's support email." }),
+  },
+  { title: "OrganizationEmailSender" },
+);
+export type OrganizationEmailSender = Static<typeof OrganizationEmailSender>;
+
 /** Response of GET /v1/organizations/{id} (and of the create call). */
 export const Organization = Type.Object(
   {
@@ -209,3 +229,19 @@ export const Organization = Type.Object(
   { title: "Organization" },
 );
 export type Organization = Static<typeof Organization>;
+
+/**
+ * What the organization routes answer: the reference's Organization (kept exact above, and checked
+ * against it) plus `email_sender`, an extension that the official clients pass over (the current
+ * one reads the JSON as it is, the 0.x one decodes with zod objects, which drop unknown keys).
+ */
+export const OrganizationResponse = Type.Object(
+  {
+    ...Organization.properties,
+    email_sender: Nullable(OrganizationEmailSender, {
+      description: "An extension of this service: the sender of the organization's emails; null: the instance's.",
+    }),
+  },
+  { title: "Organization" },
+);
+export type OrganizationResponse = Static<typeof OrganizationResponse>;

@@ -3,8 +3,10 @@ import { ResourceNotFound, RequestValidationError, fieldIssue } from "../../http
 import type { OrganizationScope } from "../../http/auth.ts";
 import * as repo from "./organizations.repository.ts";
 import { toOrganization } from "./organizations.mapper.ts";
-import type { Organization } from "./organizations.schemas.ts";
-import type { OrganizationCreateBody } from "./organization-inputs.schemas.ts";
+import type { OrganizationResponse } from "./organizations.schemas.ts";
+import type { OrganizationCreateBody, OrganizationListQuery, OrganizationUpdateBody } from "./organization-inputs.schemas.ts";
+import { organizationChanges } from "./organization-changes.ts";
+import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
 import type { OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organization-legal-details.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
 import { toStoredAddress } from "../../schema/address.ts";
@@ -40,7 +42,7 @@ const toLegalDetails = (row: OrganizationRow): OrganizationLegalDetails => ({
 
 export function createOrganizationService(deps: Deps) {
   return {
-    async create(input: OrganizationCreateBody): Promise<Organization> {
+    async create(input: OrganizationCreateBody): Promise<OrganizationResponse> {
       const row = await deps.db.transaction().execute(async (trx) => {
         const inserted = await repo.insertOrganization(trx, {
           name: input.name,
@@ -69,9 +71,38 @@ export function createOrganizationService(deps: Deps) {
       return toOrganization(row);
     },
 
-    async get(id: string, allowed: OrganizationScope): Promise<Organization> {
+    async get(id: string, allowed: OrganizationScope): Promise<OrganizationResponse> {
       const row = await repo.findOrganization(deps.db, id, allowed);
       if (!row) throw new ResourceNotFound();
+      return toOrganization(row);
+    },
+
+    /** The organizations the caller may see (an organization token: its own), `slug` filtering. */
+    async list(query: OrganizationListQuery, allowed: OrganizationScope): Promise<Page<OrganizationResponse>> {
+      const sorting = parseSorting(query.sorting);
+      return paginate(
+        query,
+        () => repo.countOrganizations(deps.readDb, allowed, query.slug),
+        async (offset, limit) =>
+          (await repo.listOrganizations(deps.readDb, allowed, query.slug, sorting, offset, limit)).map(toOrganization),
+      );
+    },
+
+    /**
+     * Applies the keys sent, on the locked row so that concurrent updates of the settings merge
+     * one after the other; a new http(s) avatar URL schedules its logo fetch.
+     */
+    async update(id: string, allowed: OrganizationScope, input: OrganizationUpdateBody): Promise<OrganizationResponse> {
+      const row = await deps.db.transaction().execute(async (trx) => {
+        const current = await repo.findOrganizationForUpdate(trx, id, allowed);
+        if (!current) throw new ResourceNotFound();
+        const changes = organizationChanges(current, input);
+        const updated = await repo.updateOrganization(trx, id, null, { ...changes, modified_at: deps.now() });
+        if (!updated) throw new ResourceNotFound();
+        if (changes.avatar_url !== undefined && changes.avatar_url !== current.avatar_url)
+          await scheduleLogoFetch(trx, id, updated.avatar_url);
+        return updated;
+      });
       return toOrganization(row);
     },
 

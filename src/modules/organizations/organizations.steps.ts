@@ -14,3 +14,6 @@ export { numberingOrganization, organizationForDocument } from "./organizations.
 
 // Organizations as other modules join them in their own statements.
 export { organizationClocks, organizationSlug } from "./organizations.repository.ts";
+
+// Who an organization's emails come from, when it set its own sender (an extension of this service).
+export { organizationEmailSender } from "./organization-email-sender.ts";

@@ -38,6 +38,14 @@ export interface OrganizationsTable {
   tax_registrations: ColumnType<TaxRegistration[], string | undefined, string>;
   /** How far the organization's test clock is ahead of real time (sandbox only; 0 otherwise). */
   clock_offset_ms: Generated<number>;
+  /** Hosts allowed to embed the checkout, as PATCH set them (not enforced: `embed_hosts_enforced` is false). */
+  embed_hosts: ColumnType<string[], string[] | undefined, string[]>;
+  /** The sender override of its emails (an extension): the address; null for the instance's `EMAIL_FROM`. */
+  email_sender_address: string | null;
+  /** The override's display name; null: the organization's name. Only with an address. */
+  email_sender_name: string | null;
+  /** The override's Reply-To; null: the organization's support email. Only with an address. */
+  email_reply_to: string | null;
 }
 export type OrganizationRow = Selectable<OrganizationsTable>;
 

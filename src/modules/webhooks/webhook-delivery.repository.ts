@@ -82,7 +82,6 @@ export const findDeliveryHeads = (db: Executor, endpointId: string, limit: numbe
       "e.organization_id",
       "e.url",
       "e.secret_sealed",
-      "e.failed_events_streak",
       "ee.id as endpoint_event_id",
       "ee.sequence",
       "ee.attempts",
@@ -129,7 +128,7 @@ const deliveryValues = (record: AttemptRecord) => ({
   created_at: record.at,
 });
 
-/** The common case, a run of successes, in one statement: log them, close their events, clear the streak. */
+/** The common case, a run of successes, in one statement: log them, close their events, end the endpoint's failing run. */
 export async function recordSuccesses(db: Executor, records: readonly AttemptRecord[]): Promise<void> {
   const first = records[0];
   if (first === undefined) return;
@@ -148,7 +147,7 @@ export async function recordSuccesses(db: Executor, records: readonly AttemptRec
         AS v(id, attempt, http_code, at)
       WHERE ee.id = v.id
     )
-    UPDATE webhook_endpoints SET failed_events_streak = 0 WHERE id = ${first.endpointId} AND failed_events_streak <> 0`.execute(db);
+    UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${first.endpointId} AND failing_since IS NOT NULL`.execute(db);
 }
 
 export const insertDelivery = (db: Executor, record: AttemptRecord) =>
@@ -167,19 +166,20 @@ export const updateFailedEvent = (db: Executor, record: AttemptRecord, retryAt: 
     .where("id", "=", record.endpointEventId)
     .execute();
 
-export async function incrementFailureStreak(db: Executor, endpointId: string): Promise<number> {
+/** After a failed attempt: when the endpoint's run of failures began (this attempt, when it is the first). */
+export async function markEndpointFailing(db: Executor, endpointId: string, at: Date): Promise<Date> {
   const row = await db
     .updateTable("webhook_endpoints")
-    .set((eb) => ({ failed_events_streak: eb("failed_events_streak", "+", 1) }))
+    .set((eb) => ({ failing_since: eb.fn.coalesce("failing_since", eb.val(at)) }))
     .where("id", "=", endpointId)
-    .returning("failed_events_streak")
+    .returning("failing_since")
     .executeTakeFirstOrThrow();
-  return row.failed_events_streak;
+  return row.failing_since ?? at;
 }
 
 /**
- * Disables an endpoint and skips its pending events. True only for the caller that actually
- * switched it off: concurrent failures disable it once.
+ * Disables an endpoint. Its pending events stay pending, to be sent when it is enabled again.
+ * True only for the caller that actually switched it off: concurrent failures disable it once.
  */
 export async function disableEndpoint(db: Executor, endpointId: string, now: Date): Promise<boolean> {
   const switched = await db
@@ -189,12 +189,26 @@ export async function disableEndpoint(db: Executor, endpointId: string, now: Dat
     .where("enabled", "=", true)
     .returning("id")
     .executeTakeFirst();
-  if (!switched) return false;
-  await db
+  return switched !== undefined;
+}
+
+/** A deleted endpoint's pending events are never sent: they are marked skipped. */
+export const skipPendingEvents = (db: Executor, endpointId: string, now: Date) =>
+  db
     .updateTable("webhook_endpoint_events")
     .set({ status: "skipped", modified_at: now })
     .where("endpoint_id", "=", endpointId)
     .where("status", "=", "pending")
     .execute();
-  return true;
-}
+
+/**
+ * A re-enabled endpoint's pending events, due at once, each with a fresh retry schedule: the
+ * events held while it was disabled are sent first, in their order, before anything newer.
+ */
+export const restartPendingEvents = (db: Executor, endpointId: string, now: Date) =>
+  db
+    .updateTable("webhook_endpoint_events")
+    .set({ next_attempt_at: now, attempts: 0, modified_at: now })
+    .where("endpoint_id", "=", endpointId)
+    .where("status", "=", "pending")
+    .execute();

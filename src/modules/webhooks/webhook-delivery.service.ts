@@ -2,14 +2,14 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { MAX_ATTEMPTS, nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
+import { nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
 import {
   disableEndpoint,
   findDeliveryHeads,
   fanOutBatch,
   findEndpointIdsWithPendingEvents,
-  incrementFailureStreak,
   insertDelivery,
+  markEndpointFailing,
   recordSuccesses,
   updateFailedEvent,
   type AttemptRecord,
@@ -31,7 +31,8 @@ const MAX_RUN_MS = 2_000;
 /**
  * One delivery job per endpoint at a time: the job key keeps at most one waiting, the queue name
  * runs them one after the other. The job always sends the endpoint's earliest pending event, so
- * a failing event holds back the later ones of its endpoint, and no other endpoint. Deliveries
+ * a failing event holds back the later ones of its endpoint, and no other endpoint: each
+ * endpoint has its own queue, and a run hands its worker slot back after `MAX_RUN_MS`. Deliveries
  * go before fan-outs, so that a burst of events cannot take every worker slot from them.
  */
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
@@ -112,47 +113,53 @@ async function send(
 }
 
 /**
- * Records a failed attempt. `given-up`: the event is settled as failed and the next may follow;
- * `halt`: the endpoint must wait (a retry is scheduled) or was disabled.
+ * What a failed attempt leads to: the event given up (the next may follow), the endpoint waiting
+ * (for the retry scheduled, or because someone else disabled it), or the endpoint disabled by it.
  */
+type FailureOutcome = "given-up" | "wait" | "disabled";
+
+/**
+ * Disables the endpoint in the transaction of the failure that decided it: every attempt has
+ * failed for `WEBHOOK_DISABLE_AFTER`, or the receiver answered `410 Gone`. The failed event and
+ * those behind it stay pending. True only for the failure that switched it off (a concurrent one,
+ * or a disable by hand, finds it off): the place where the seller's "webhook endpoint disabled"
+ * email is to be recorded, on `trx`, so that it is written once and only if the disable commits.
+ */
+async function disableFailingEndpoint(trx: Executor, head: DeliveryHead, now: Date): Promise<boolean> {
+  return disableEndpoint(trx, head.endpoint_id, now);
+}
+
+/** Records a failed attempt and decides what follows it. */
 function recordFailure(
   { deps, random }: DeliveryContext,
   head: DeliveryHead,
   record: AttemptRecord,
   retryAfter: string | null,
-): Promise<"given-up" | "halt"> {
+): Promise<FailureOutcome> {
   const now = record.at;
   return deps.db.transaction().execute(async (trx) => {
     await insertDelivery(trx, record);
-    if (record.httpCode === 410) {
-      await updateFailedEvent(trx, record, null);
-      await disableEndpoint(trx, head.endpoint_id, now);
-      return "halt";
+    const failingSince = await markEndpointFailing(trx, head.endpoint_id, now);
+    if (record.httpCode === 410 || now.getTime() - failingSince.getTime() >= deps.config.webhookDisableAfterMs) {
+      // Due at once, for whenever the endpoint is enabled again (which restarts its schedule).
+      await updateFailedEvent(trx, record, now);
+      return (await disableFailingEndpoint(trx, head, now)) ? "disabled" : "wait";
     }
-    // Once an event has exhausted its schedule the endpoint is known to be down: the events
-    // queued behind it get one attempt each instead of three more days each.
-    const allowed = head.failed_events_streak > 0 ? 1 : MAX_ATTEMPTS;
-    const retryAt = record.attempt < allowed ? nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random) : null;
+    const retryAt = nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random);
     await updateFailedEvent(trx, record, retryAt);
-    if (retryAt) {
-      await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
-      return "halt";
-    }
-    const streak = await incrementFailureStreak(trx, head.endpoint_id);
-    if (streak >= deps.config.webhookMaxConsecutiveFailures) {
-      await disableEndpoint(trx, head.endpoint_id, now);
-      return "halt";
-    }
-    return "given-up";
+    if (!retryAt) return "given-up";
+    await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
+    return "wait";
   });
 }
 
 /**
  * Delivers the endpoint's pending events in order until one must wait. Successes are written
  * in one statement per batch read: a crash in between re-sends them (at least once, as the
- * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`).
+ * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`). True when this run
+ * disabled the endpoint.
  */
-async function deliverEndpoint(context: DeliveryContext, endpointId: string): Promise<void> {
+async function deliverEndpoint(context: DeliveryContext, endpointId: string): Promise<boolean> {
   const { deps } = context;
   const started = performance.now();
   // Bounded by time too, so that a run of slow receivers cannot hold a worker slot (or a
@@ -160,10 +167,10 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
   const withinBudget = () => performance.now() - started < MAX_RUN_MS;
   while (withinBudget()) {
     const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
-    if (heads.length === 0) return;
+    if (heads.length === 0) return false;
     const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
     const delivered: AttemptRecord[] = [];
-    let stop: "halt" | "given-up" | null = null;
+    let stop: FailureOutcome | null = null;
     for (const head of heads) {
       if (!withinBudget()) break;
       // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
@@ -171,7 +178,8 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
       const wait = head.next_attempt_at.getTime() - deps.now().getTime();
       if (held || wait > 0) {
         await recordSuccesses(deps.db, delivered);
-        return held ? undefined : scheduleDelivery(deps.db, endpointId, wait);
+        if (!held) await scheduleDelivery(deps.db, endpointId, wait);
+        return false;
       }
       const { record, retryAfter } = await send(context, head, secret);
       if (record.succeeded) {
@@ -184,9 +192,10 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
       break;
     }
     await recordSuccesses(deps.db, delivered);
-    if (stop === "halt") return;
+    if (stop === "wait" || stop === "disabled") return stop === "disabled";
   }
   await scheduleDelivery(deps.db, endpointId);
+  return false;
 }
 
 export function createWebhookDeliveryService(deps: Deps, options: DeliveryOptions = {}) {

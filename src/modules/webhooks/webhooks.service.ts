@@ -4,7 +4,7 @@ import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, valueError, missingIssue } from "../../http/errors.ts";
 import { asList, pageWindow, toPage } from "../../schema/pagination.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
-import { disableEndpoint, nextSequence } from "./webhook-delivery.repository.ts";
+import { disableEndpoint, nextSequence, restartPendingEvents, skipPendingEvents } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery } from "./webhook-delivery.service.ts";
 import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
 import { urlPolicyOf, urlProblem } from "../../http/outbound-url-policy.ts";
@@ -116,11 +116,13 @@ async function updateWebhookEndpoint(
       // Events held back behind one of a type no longer subscribed must not wait for its fan-out.
       await scheduleDelivery(trx, id);
     }
+    // Disabled, its pending events wait (they are not skipped), and no new ones are queued for it.
     if (body.enabled === false && current.enabled) await disableEndpoint(trx, id, now);
     if (body.enabled === true && !current.enabled) {
-      // A re-enabled endpoint starts with a clean record and picks up what is still pending.
+      // A re-enabled endpoint starts a new failure window and resends what is still pending, in order.
       changes.enabled = true;
-      changes.failed_events_streak = 0;
+      changes.failing_since = null;
+      await restartPendingEvents(trx, id, now);
       await scheduleDelivery(trx, id);
     }
     return updateEndpoint(trx, id, changes);
@@ -134,6 +136,7 @@ async function deleteWebhookEndpoint(deps: Deps, id: string, allowed: Organizati
     if (!current) throw new ResourceNotFound();
     const now = deps.now();
     await disableEndpoint(trx, id, now);
+    await skipPendingEvents(trx, id, now);
     await updateEndpoint(trx, id, { deleted_at: now, modified_at: now });
   });
 }

@@ -13,8 +13,8 @@ export interface WebhookEndpointsTable {
   secret_sealed: string;
   events: string[];
   enabled: Generated<boolean>;
-  /** Events in a row that exhausted their retries; reset by any successful delivery. */
-  failed_events_streak: Generated<number>;
+  /** The first failed attempt since the last successful one; null while deliveries succeed. */
+  failing_since: Date | null;
 }
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 

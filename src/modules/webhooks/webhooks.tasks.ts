@@ -12,9 +12,13 @@ export function webhookTasks(delivery: WebhookDeliveryService): Record<string, T
       const eventId = isRecord(payload) ? text(payload.eventId) : undefined;
       if (eventId) await delivery.fanOutEvent(eventId, helpers.job.attempts);
     },
-    [TaskName.webhookDeliver]: async (payload) => {
+    [TaskName.webhookDeliver]: async (payload, helpers) => {
       const endpointId = isRecord(payload) ? text(payload.endpointId) : undefined;
-      if (endpointId) await delivery.deliverEndpoint(endpointId);
+      if (endpointId && (await delivery.deliverEndpoint(endpointId))) {
+        helpers.logger.warn(
+          `webhook endpoint ${endpointId} disabled: its deliveries kept failing (its pending events wait for it to be enabled again)`,
+        );
+      }
     },
   };
 }

@@ -1,10 +1,10 @@
 import { webhooks } from "@polar-sh/sdk/2026-04";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Deps } from "../../../src/context.ts";
-import { disableEndpoint, incrementFailureStreak } from "../../../src/modules/webhooks/webhook-delivery.repository.ts";
+import { disableEndpoint } from "../../../src/modules/webhooks/webhook-delivery.repository.ts";
 import { createTestContext, testConfig, type TestContext } from "../../helpers/context.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { deliveryHarness, fanOutPending, recordEvent, type ReceiverAnswer } from "../../helpers/webhooks.ts";
+import { createWebhookEndpoint, deliveryHarness, fanOutPending, recordEvent, type ReceiverAnswer } from "../../helpers/webhooks.ts";
 
 let ctx: TestContext;
 
@@ -19,6 +19,7 @@ afterAll(() => ctx.close());
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
+const DAY = 24 * 60 * MINUTE;
 const { engine, receiver, endpointFor, endpointEvents, closeReceivers } = deliveryHarness(() => ctx);
 
 const deliveryJob = (endpointId: string) =>
@@ -27,6 +28,9 @@ const deliveryJob = (endpointId: string) =>
     .select(["run_at" as never])
     .where("key" as never, "=", `webhooks.deliver:${endpointId}` as never)
     .executeTakeFirst() as Promise<{ run_at: Date } | undefined>;
+
+const storedEndpoint = (id: string) =>
+  ctx.deps.db.selectFrom("webhook_endpoints").select(["enabled", "failing_since"]).where("id", "=", id).executeTakeFirstOrThrow();
 
 async function verifyWithSdk(request: { body: string; headers: Record<string, string> }, secret: string, at: Date) {
   vi.useFakeTimers({ toFake: ["Date"] });
@@ -135,36 +139,113 @@ describe("delivery with retries", () => {
     expect(row!.next_attempt_at.getTime() - ctx.clock.now().getTime()).toBe(24 * 3600_000);
   });
 
-  it("gives an event up after ten attempts; later events get one try each; the endpoint is disabled after the configured streak", async () => {
-    const hook = await receiver(() => ({ status: 500 }));
-    const deps: Deps = { ...ctx.deps, config: testConfig({ WEBHOOK_MAX_CONSECUTIVE_FAILURES: "2" }) };
-    const { organizationId, endpoint } = await endpointFor(hook.url, deps);
-    for (let i = 0; i < 3; i += 1) await recordEvent(deps, organizationId, "order.created", { n: i });
-    const delivery = engine(deps);
+  it("disables an endpoint once every delivery has failed for three days; its pending events wait and are resent, in order, when it is enabled again", async () => {
+    let up = false;
+    const hook = await receiver(() => (up ? { status: 200 } : { status: 500 }));
+    const { organizationId, endpoint } = await endpointFor(hook.url);
+    for (let n = 0; n < 3; n += 1) await recordEvent(ctx.deps, organizationId, "order.created", { n });
+    const delivery = engine();
     await fanOutPending(ctx.deps, delivery);
+    const t0 = ctx.clock.now();
 
+    // The first event's schedule: ten attempts, the tenth 75 h 35 min after the first.
+    const disabledBy: boolean[] = [];
     for (let attempt = 1; attempt <= 10; attempt += 1) {
       const [head] = await endpointEvents(endpoint.id);
       ctx.clock.set(head!.next_attempt_at);
-      await delivery.deliverEndpoint(endpoint.id);
+      disabledBy.push(await delivery.deliverEndpoint(endpoint.id));
+      if (attempt === 9) expect((await storedEndpoint(endpoint.id)).enabled).toBe(true);
     }
-    // The tenth failure gave the first event up; the second had its single attempt at once.
-    expect(hook.received).toHaveLength(11);
-    const rows = await endpointEvents(endpoint.id);
-    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
-      ["failed", 10],
-      ["failed", 1],
-      ["skipped", 0],
+    expect(disabledBy).toEqual([...Array<boolean>(9).fill(false), true]);
+    expect(ctx.clock.now().getTime() - t0.getTime()).toBeGreaterThanOrEqual(3 * DAY);
+    expect(hook.received).toHaveLength(10);
+    expect((await endpointEvents(endpoint.id)).map((r) => [r.status, r.attempts])).toEqual([
+      ["pending", 10],
+      ["pending", 0],
+      ["pending", 0],
     ]);
-    const stored = await ctx.deps.db
-      .selectFrom("webhook_endpoints")
-      .select(["enabled", "failed_events_streak"])
-      .where("id", "=", endpoint.id)
-      .executeTakeFirstOrThrow();
-    expect(stored).toEqual({ enabled: false, failed_events_streak: 2 });
+    expect(await storedEndpoint(endpoint.id)).toEqual({ enabled: false, failing_since: t0 });
+    const read = await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken });
+    expectReferenceResponse("webhooks:get_webhook_endpoint", 200, read.json());
+    expect(read.json().enabled).toBe(false);
+
+    // Disabled: nothing is sent, and events recorded meanwhile are not queued for it (as the hosted service does).
+    await recordEvent(ctx.deps, organizationId, "order.created", { n: "while disabled" });
+    await fanOutPending(ctx.deps, delivery);
+    ctx.clock.advance(DAY);
+    expect(await delivery.deliverEndpoint(endpoint.id)).toBe(false);
+    expect(hook.received).toHaveLength(10);
+    expect(await endpointEvents(endpoint.id)).toHaveLength(3);
+
+    up = true;
+    const enabled = await ctx.request({
+      method: "PATCH",
+      url: `/v1/webhooks/endpoints/${endpoint.id}`,
+      token: ctx.ownerToken,
+      payload: { enabled: true },
+    });
+    expect(enabled.json().enabled).toBe(true);
+    expect(await deliveryJob(endpoint.id)).toBeDefined();
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received.slice(10).map((r) => JSON.parse(r.body).data)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    expect((await endpointEvents(endpoint.id)).map((r) => [r.status, r.attempts])).toEqual([
+      ["succeeded", 1],
+      ["succeeded", 1],
+      ["succeeded", 1],
+    ]);
+    expect(await storedEndpoint(endpoint.id)).toEqual({ enabled: true, failing_since: null });
   });
 
-  it("410 Gone disables the endpoint at once and skips what was pending; re-enabling resumes", async () => {
+  it("gives up an event whose schedule ends inside the window; the next one gets its own schedule until the window (WEBHOOK_DISABLE_AFTER) closes", async () => {
+    const hook = await receiver(() => ({ status: 503 }));
+    const deps: Deps = { ...ctx.deps, config: testConfig({ WEBHOOK_DISABLE_AFTER: "P4D" }) };
+    const { organizationId, endpoint } = await endpointFor(hook.url, deps);
+    for (let n = 0; n < 3; n += 1) await recordEvent(deps, organizationId, "order.created", { n });
+    const delivery = engine(deps);
+    await fanOutPending(deps, delivery);
+    const t0 = ctx.clock.now();
+
+    while ((await storedEndpoint(endpoint.id)).enabled) {
+      const head = (await endpointEvents(endpoint.id)).find((row) => row.status === "pending");
+      ctx.clock.set(head!.next_attempt_at);
+      await delivery.deliverEndpoint(endpoint.id);
+    }
+    // 75 h 35 min for the first event's ten attempts; the second's eighth, 31 h 35 min later, is past 4 days.
+    expect((await endpointEvents(endpoint.id)).map((r) => [r.status, r.attempts])).toEqual([
+      ["failed", 10],
+      ["pending", 8],
+      ["pending", 0],
+    ]);
+    expect(hook.received).toHaveLength(18);
+    expect(ctx.clock.now().getTime() - t0.getTime()).toBeGreaterThanOrEqual(4 * DAY);
+  });
+
+  it("a delivery that succeeds starts the window again", async () => {
+    // Event 0 fails eight times (31 h 35 min), then goes through; event 1 then fails from there on.
+    const hook = await receiver((call) => (call === 8 ? { status: 204 } : { status: 500 }));
+    const { organizationId, endpoint } = await endpointFor(hook.url);
+    for (let n = 0; n < 2; n += 1) await recordEvent(ctx.deps, organizationId, "order.created", { n });
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+    const t0 = ctx.clock.now();
+    for (let attempt = 1; attempt <= 9; attempt += 1) {
+      const head = (await endpointEvents(endpoint.id)).find((row) => row.status === "pending");
+      ctx.clock.set(head!.next_attempt_at);
+      await delivery.deliverEndpoint(endpoint.id);
+    }
+    const restartedAt = ctx.clock.now();
+    expect(await storedEndpoint(endpoint.id)).toEqual({ enabled: true, failing_since: restartedAt });
+    // Event 1's ninth attempt is more than three days after the very first failure, not after the success.
+    for (let attempt = 2; attempt <= 9; attempt += 1) {
+      const head = (await endpointEvents(endpoint.id)).find((row) => row.status === "pending");
+      ctx.clock.set(head!.next_attempt_at);
+      await delivery.deliverEndpoint(endpoint.id);
+    }
+    expect(ctx.clock.now().getTime() - t0.getTime()).toBeGreaterThan(3 * DAY);
+    expect(await storedEndpoint(endpoint.id)).toEqual({ enabled: true, failing_since: restartedAt });
+  });
+
+  it("410 Gone disables the endpoint at once; what was pending is resent, in order, once it is enabled again", async () => {
     let gone = true;
     const hook = await receiver(() => (gone ? { status: 410 } : { status: 200 }));
     const { organizationId, endpoint } = await endpointFor(hook.url);
@@ -172,9 +253,9 @@ describe("delivery with retries", () => {
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 2 });
     const delivery = engine();
     await fanOutPending(ctx.deps, delivery);
-    await delivery.deliverEndpoint(endpoint.id);
+    expect(await delivery.deliverEndpoint(endpoint.id)).toBe(true);
     expect(hook.received).toHaveLength(1);
-    expect((await endpointEvents(endpoint.id)).map((r) => r.status)).toEqual(["failed", "skipped"]);
+    expect((await endpointEvents(endpoint.id)).map((r) => r.status)).toEqual(["pending", "pending"]);
     const read = await ctx.request({ method: "GET", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken });
     expect(read.json().enabled).toBe(false);
 
@@ -194,26 +275,51 @@ describe("delivery with retries", () => {
     await recordEvent(ctx.deps, organizationId, "order.created", { n: 4 });
     await fanOutPending(ctx.deps, delivery);
     await delivery.deliverEndpoint(endpoint.id);
-    expect(JSON.parse(hook.received[1]!.body).data).toEqual({ n: 4 });
+    expect(hook.received.slice(1).map((r) => JSON.parse(r.body).data)).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
+  });
+
+  it("disabled by hand, an endpoint keeps its pending events; deleted, it skips them", async () => {
+    const hook = await receiver(() => ({ status: 200 }));
+    const { organizationId, endpoint } = await endpointFor(hook.url);
+    await recordEvent(ctx.deps, organizationId, "order.created", { n: 1 });
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+    const patch = (enabled: boolean) =>
+      ctx.request({ method: "PATCH", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken, payload: { enabled } });
+    expect((await patch(false)).json().enabled).toBe(false);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect(hook.received).toHaveLength(0);
+    expect((await endpointEvents(endpoint.id)).map((r) => r.status)).toEqual(["pending"]);
+    const deleted = await ctx.request({ method: "DELETE", url: `/v1/webhooks/endpoints/${endpoint.id}`, token: ctx.ownerToken });
+    expect(deleted.statusCode).toBe(204);
+    expect((await endpointEvents(endpoint.id)).map((r) => r.status)).toEqual(["skipped"]);
+  });
+
+  it("one endpoint failing never delays another", async () => {
+    const failing = await receiver(() => ({ status: 500 }));
+    const working = await receiver(() => ({ status: 204 }));
+    const { organizationId, endpoint: broken } = await endpointFor(failing.url);
+    const healthy = await createWebhookEndpoint(ctx.deps, organizationId, { url: working.url, events: ["order.created"] });
+    for (let n = 0; n < 3; n += 1) await recordEvent(ctx.deps, organizationId, "order.created", { n });
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+
+    await delivery.deliverEndpoint(broken.id);
+    await delivery.deliverEndpoint(healthy.id);
+    expect(failing.received).toHaveLength(1);
+    expect(working.received.map((r) => JSON.parse(r.body).data)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
+    // Each endpoint has its own job and queue: the broken one's retry is put off, the other's wake-up is not.
+    expect((await deliveryJob(broken.id))!.run_at.getTime()).toBeGreaterThan(Date.now());
+    expect((await deliveryJob(healthy.id))!.run_at.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it("disables an endpoint once when failures race", async () => {
     const { endpoint } = await endpointFor("https://hooks.example.com/race");
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () =>
-        ctx.deps.db.transaction().execute(async (trx) => {
-          const streak = await incrementFailureStreak(trx, endpoint.id);
-          return streak >= 3 ? disableEndpoint(trx, endpoint.id, ctx.clock.now()) : false;
-        }),
-      ),
+      Array.from({ length: 10 }, () => ctx.deps.db.transaction().execute((trx) => disableEndpoint(trx, endpoint.id, ctx.clock.now()))),
     );
     expect(outcomes.filter(Boolean)).toHaveLength(1);
-    const stored = await ctx.deps.db
-      .selectFrom("webhook_endpoints")
-      .select(["enabled", "failed_events_streak"])
-      .where("id", "=", endpoint.id)
-      .executeTakeFirstOrThrow();
-    expect(stored).toEqual({ enabled: false, failed_events_streak: 10 });
+    expect((await storedEndpoint(endpoint.id)).enabled).toBe(false);
   });
 });
 
