@@ -4,6 +4,7 @@ import type { EmailConfig } from "../../email-config.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import type { OrganizationCustomerEmailSettingsKeys } from "../organizations/organizations.schemas.ts";
+import { emailSenderOf } from "../organizations/organizations.mapper.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { insertEmailOnce } from "./emails.repository.ts";
 import type { RenderedEmail } from "./email-layout.ts";
@@ -41,8 +42,28 @@ export function customerEmailAllowed(settings: OrganizationRow["customer_email_s
   return stored !== false;
 }
 
+type EmailingOrganization = Pick<
+  OrganizationRow,
+  "id" | "name" | "email" | "customer_email_settings" | "email_sender_name" | "email_sender_address" | "email_reply_to"
+>;
+
+/**
+ * Who a customer's email comes from: the organization's own sender when it set one (its name, else
+ * the organization's), else the organization's name on `EMAIL_FROM`'s address; Reply-To its own,
+ * else the organization's email. A seller's email comes from this server's sender, with no Reply-To.
+ */
+function senderOf(config: EmailConfig, organization: EmailingOrganization, audience: EmailAudience) {
+  if (audience.to === "seller") return { name: config.from.name, address: config.from.address, replyTo: null };
+  const own = emailSenderOf(organization);
+  return {
+    name: own?.name ?? organization.name,
+    address: own?.address ?? config.from.address,
+    replyTo: own?.reply_to ?? organization.email,
+  };
+}
+
 export interface NewEmail {
-  organization: Pick<OrganizationRow, "id" | "name" | "email" | "customer_email_settings">;
+  organization: EmailingOrganization;
   audience: EmailAudience;
   /** `<template>:<id of the cause>`; a second email for the same key is not written. */
   dedupeKey: string;
@@ -67,21 +88,20 @@ export async function recordEmail(db: Executor, config: EmailConfig, email: NewE
     !customerEmailAllowed(organization.customer_email_settings, audience.setting)
   )
     return null;
-  const domain = config.from.address.split("@")[1]!;
-  const forCustomer = audience.to === "customer";
-  const replyTo = forCustomer ? organization.email : null;
+  const sender = senderOf(config, organization, audience);
+  const domain = sender.address.split("@")[1]!;
   const id = await insertEmailOnce(db, {
     created_at: email.now,
     organization_id: organization.id,
     dedupe_key: email.dedupeKey,
     template: email.template,
     locale: email.locale,
-    sender_name: forCustomer ? organization.name : config.from.name,
-    sender_address: config.from.address,
+    sender_name: sender.name,
+    sender_address: sender.address,
     recipient: email.recipient,
-    reply_to: replyTo,
+    reply_to: sender.replyTo,
     // An unsubscribe request goes to whoever sends the notice: the seller, else this server's sender.
-    list_unsubscribe: audience.kind === "notice" ? `<mailto:${replyTo ?? config.from.address}?subject=unsubscribe>` : null,
+    list_unsubscribe: audience.kind === "notice" ? `<mailto:${sender.replyTo ?? sender.address}?subject=unsubscribe>` : null,
     // One line, whatever a printed name holds: a header never takes a line break.
     subject: email.rendered.subject.replace(/\s+/g, " ").trim(),
     html: email.rendered.html,

@@ -51,13 +51,6 @@ export async function listOrganizations(
 }
 
 /** The columns of the organization's own email sender (an extension); undefined for an unknown organization. */
-export const findEmailSender = (db: Executor, id: string) =>
-  db
-    .selectFrom("organizations")
-    .select(["email_sender_name", "email_sender_address", "email_reply_to"])
-    .where("id", "=", id)
-    .executeTakeFirst();
-
 export const updateOrganization = (db: Executor, id: string, allowed: OrganizationScope, values: Updateable<OrganizationsTable>) => {
   let query = db.updateTable("organizations").set(values).where("id", "=", id);
   if (allowed !== null) query = query.where("id", "in", allowed);

@@ -16,4 +16,3 @@ export { numberingOrganization, organizationForDocument } from "./organizations.
 export { organizationClocks, organizationSlug } from "./organizations.repository.ts";
 
 // Who an organization's emails come from, when it set its own sender (an extension of this service).
-export { organizationEmailSender } from "./organization-email-sender.ts";

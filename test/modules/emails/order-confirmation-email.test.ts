@@ -6,6 +6,8 @@ import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail
 import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
 import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { pdfText } from "../../helpers/pdf.ts";
+import { runDocumentJobs } from "../orders/order-documents-helpers.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
@@ -86,16 +88,60 @@ describe("order confirmation email", () => {
     expect(html).toContain("Pro &lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain(org.name.replace("&", "&amp;"));
     expect(html).not.toMatch(/<script/i);
-    // The seller's logo is the one remote resource; the one link is the portal, which asks the customer to sign in.
+    // The seller's logo is the one remote resource; the links are the receipt, the invoice (the buyer
+    // gave a billing address), and the portal, which asks the customer to sign in.
     const slug = (await ctx.deps.db.selectFrom("organizations").select("slug").where("id", "=", org.id).executeTakeFirstOrThrow()).slug;
     const portal = `${ctx.deps.config.checkoutBaseUrl}/${slug}/portal`;
-    expect([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["https://cdn.shop.example/logo.png", portal]);
+    const [logo, receiptLink, invoiceLink, portalLink, ...others] = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) =>
+      match[1]!.replaceAll("&amp;", "&"),
+    );
+    expect({ logo, portalLink, others }).toEqual({ logo: "https://cdn.shop.example/logo.png", portalLink: portal, others: [] });
+    const documentLink = (document: string) =>
+      new RegExp(`^${ctx.deps.config.publicBaseUrl}/documents/orders/${order.id}/${document}\\?expires=\\d+&signature=`);
+    expect(receiptLink).toMatch(documentLink("receipt"));
+    expect(invoiceLink).toMatch(documentLink("invoice"));
     expect(mail.text).toContain(`Go to the customer portal:\n${portal}`);
+    expect(mail.text).toContain(`Download your receipt (PDF):\n${receiptLink}`);
+
+    // The receipt link works for whoever holds the email: no session, no token.
+    const follow = (url: string) => ctx.request({ method: "GET", url: url.replace(ctx.deps.config.publicBaseUrl, "") });
+    expect((await follow(receiptLink!)).statusCode).toBe(202);
+    await runDocumentJobs(ctx);
+    const ready = await follow(receiptLink!);
+    expect(ready.statusCode).toBe(303);
+    const pdf = await follow(String(ready.headers["location"]));
+    expect(pdf.statusCode).toBe(200);
+    expect(await pdfText(pdf.rawPayload)).toContain(order.receipt_number!);
 
     const [sent] = await confirmationsOf(ctx, order.id);
     expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
     expect(sent!.sent_at).toBeInstanceOf(Date);
     expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+  });
+
+  it("comes from the organization's own sender when it set one (name, address, Reply-To)", async () => {
+    const product = await licensedProduct(ctx, org.id, "Branded");
+    const sender = {
+      email_sender_name: "Ada Billing",
+      email_sender_address: "billing@adaco.example",
+      email_reply_to: "help@adaco.example",
+    };
+    await ctx.deps.db.updateTable("organizations").set(sender).where("id", "=", org.id).execute();
+    try {
+      const { order } = await payCheckout(ctx, token, product.product.id, { email: "branded@example.com" });
+      await runEmailJobs(ctx);
+      const [mail] = receivedBy("branded@example.com");
+      expect(mail?.from?.value).toEqual([{ address: "billing@adaco.example", name: "Ada Billing" }]);
+      expect(mail?.replyTo?.value).toEqual([{ address: "help@adaco.example", name: "" }]);
+      expect(mail?.messageId).toMatch(/@adaco\.example>$/);
+      expect((await confirmationsOf(ctx, order.id))[0]).toMatchObject({ sender_address: "billing@adaco.example" });
+    } finally {
+      await ctx.deps.db
+        .updateTable("organizations")
+        .set({ email_sender_name: null, email_sender_address: null, email_reply_to: null })
+        .where("id", "=", org.id)
+        .execute();
+    }
   });
 
   it("writes nothing when the organization switched order confirmations off, and writes again once switched on", async () => {

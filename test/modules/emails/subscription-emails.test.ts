@@ -406,13 +406,15 @@ describe("refund notice", () => {
     expect((await ctx.request({ method: "POST", url: `/v1/orders/${order.id}/invoice`, token: invoiceToken })).statusCode).toBe(202);
     const second = await createRefund(ctx, refundToken, order.id, 500);
 
-    const mails = (await mailsTo("refunded@example.com")).slice(1);
     const product = order.description;
-    expect(mails.map((mail) => mail.subject)).toEqual([`Your refund for ${product}`, `Your refund for ${product}`]);
+    // The send jobs run side by side: which refund's email arrives first is not fixed.
+    const mails = (await mailsTo("refunded@example.com")).filter((mail) => mail.subject === `Your refund for ${product}`);
+    expect(mails).toHaveLength(2);
+    const about = (amount: string) => mails.find((mail) => mail.text?.includes(`refunded ${amount} of your`));
     const [note] = await ctx.deps.db.selectFrom("credit_notes").selectAll().where("refund_id", "=", second.id).execute();
     const noteLink = `${portal}/orders/${order.id}/credit-notes`;
-    const plain = expectCustomerEmail(mails[0]!, product);
-    const credited = expectCustomerEmail(mails[1]!, product, noteLink);
+    const plain = expectCustomerEmail(about("$12.00")!, product);
+    const credited = expectCustomerEmail(about("$6.00")!, product, noteLink);
     // 10.00 and 5.00 plus their 20% VAT share.
     expect(plain.text).toContain("refunded $12.00 of your");
     expect(plain.text).toContain(`Receipt number: ${order.receipt_number}`);
@@ -421,8 +423,8 @@ describe("refund notice", () => {
     expect(credited.text).toContain(`Credit note number: ${note!.number}`);
     expect(credited.text).toContain(`View your credit note:\n${noteLink}`);
     expect(credited.html).not.toContain(`href="${portal}"`);
-    expect((await emailsTo("refunded@example.com")).filter((row) => row.template === "refund_issued").map((row) => row.dedupe_key)).toEqual(
-      [`refund_issued:${first.id}`, `refund_issued:${second.id}`],
-    );
+    // Both refunds happened at the same instant of the test clock: compared as a set.
+    const keys = (await emailsTo("refunded@example.com")).filter((row) => row.template === "refund_issued").map((row) => row.dedupe_key);
+    expect(keys.sort()).toEqual([`refund_issued:${first.id}`, `refund_issued:${second.id}`].sort());
   });
 });
