@@ -4,6 +4,7 @@ import { checkoutConfirmation as confirmationFlow } from "./flows/confirm-checko
 import { subscriptionChanges } from "./flows/change-subscription.ts";
 import { customerDeletion } from "./flows/delete-customer.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
+import { remindSubscribers } from "./flows/remind-subscribers.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
@@ -205,6 +206,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     orderDocuments,
     subscriptions: createSubscriptionService(deps),
     subscriptionRenewals,
+    /** The hourly scan writing the renewal and trial-end reminders due. */
+    subscriptionReminders: () => remindSubscribers(subscriptionFlows),
     subscriptionUpdates,
     portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
