@@ -21,6 +21,7 @@ import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.tab
 import { invoiceChanges } from "./bill-subscription.ts";
 import { chargeBeforeCommit, collectSubscriptionPayment, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
 import { cycleSubscription, endSubscriptionNow, resumeAndRenew } from "./renew-subscriptions.ts";
+import { writeCancellationNotice } from "./seller-notices.ts";
 
 // The merchant's and the customer's changes to a subscription (`PATCH`, `DELETE`), each under the
 // row's lock, in one transaction with its events; what bills at once is charged before the commit.
@@ -74,6 +75,7 @@ async function applyChange(
   const events: SubscriptionEvent[] = ["subscription.updated"];
   if (!["trialing", "active"].includes(row.status) && updated.status === "active") events.push("subscription.active");
   await publishSubscriptionEvents(trx, updated, [...events, ...change.events], now);
+  await writeCancellationNotice(trx, ctx.deps, { before: row, after: updated, actor, now });
   return follow(trx, ctx, updated, change.then, now);
 }
 
