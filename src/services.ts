@@ -227,12 +227,15 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
         ? createProcessorEventInbox(
             deps,
             deps.config.payments.stripe,
-            buildStripeEventHandlers({
-              settleRefund: settleRefundLater,
-              forgetDetachedMethod,
-              settleCheckout: checkoutConfirmation.settleFromProcessor,
-              settleOrderPayment: subscriptionRenewals.settleOrderIntent,
-            }),
+            buildStripeEventHandlers(
+              {
+                settleRefund: settleRefundLater,
+                forgetDetachedMethod,
+                settleCheckout: checkoutConfirmation.settleFromProcessor,
+                settleOrderPayment: subscriptionRenewals.settleOrderIntent,
+              },
+              deps.config.email,
+            ),
           )
         : null,
   };

@@ -93,3 +93,22 @@ export const renderWebhookEndpointDisabled = (disabled: WebhookEndpointDisabled)
     `Deliveries to ${disabled.endpointUrl} kept failing, so the endpoint was disabled: no events are recorded for it until it is enabled again.`,
     "Once the endpoint answers again, enable it with PATCH /v1/webhooks/endpoints/{id} and enabled set to true.",
   ]);
+
+export interface DisputeOpened extends SellerAddress {
+  /** The disputed total, tax included. */
+  amount: number;
+  currency: string;
+  /** The disputed order's description and number, as the seller's lists show it. */
+  order: { description: string; invoiceNumber: string | null };
+  reason: string | null;
+  evidenceDueBy: Date | null;
+}
+
+/** A customer's bank opened a dispute (a chargeback) on a payment. */
+export const renderDisputeOpened = (dispute: DisputeOpened): RenderedEmail =>
+  sellerNotice(dispute, `A payment of ${money(dispute.amount, dispute.currency)} was disputed`, [
+    `The customer's bank disputed the payment of ${dispute.order.description}${dispute.order.invoiceNumber ? ` (order ${dispute.order.invoiceNumber})` : ""}.`,
+    ...(dispute.reason ? [`Reason given: ${dispute.reason.replaceAll("_", " ")}.`] : []),
+    ...(dispute.evidenceDueBy ? [`Evidence is due by ${english.date(dispute.evidenceDueBy)}.`] : []),
+    "Answer it with your payment processor, or accept it with POST /v1/disputes/{id}/accept.",
+  ]);

@@ -5,13 +5,14 @@ import type { EmailConfig } from "../../email-config.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { RenderedEmail } from "./email-layout.ts";
 import { recordEmail } from "./emails.steps.ts";
-import { renderWebhookEndpointDisabled, type SellerAddress } from "./seller-notices.email.ts";
+import { renderDisputeOpened, renderWebhookEndpointDisabled, type DisputeOpened, type SellerAddress } from "./seller-notices.email.ts";
 
 // What the emails module offers for the seller's notices: each written in its cause's transaction
 // to the organization's contact address (none when it has none).
 
 export {
   pricePerPeriod,
+  renderDisputeOpened,
   renderNewSale,
   renderNewSubscriber,
   renderSubscriptionCanceled,
@@ -66,6 +67,22 @@ export function writeWebhookEndpointDisabledEmail(
     template: "webhook_endpoint_disabled",
     dedupeKey: `webhook_endpoint_disabled:${organization.id}:${endpoint}:${now.toISOString()}`,
     render: (to) => renderWebhookEndpointDisabled({ ...to, endpointUrl }),
+    now,
+  });
+}
+
+/** `seller_dispute_opened`, written in the transaction that records the dispute's first event: one per dispute. */
+export function writeDisputeOpenedEmail(
+  db: Executor,
+  config: EmailConfig,
+  opened: Omit<DisputeOpened, keyof SellerAddress> & { organization: NoticeOrganization; disputeId: string; now: Date },
+): Promise<string | null> {
+  const { organization, disputeId, now, ...dispute } = opened;
+  return writeSellerNotice(db, config, {
+    organization,
+    template: "seller_dispute_opened",
+    dedupeKey: `seller_dispute_opened:${disputeId}`,
+    render: (to) => renderDisputeOpened({ ...to, ...dispute }),
     now,
   });
 }

@@ -11,6 +11,7 @@ import {
 } from "../../helpers/factories.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
+import { recordDispute } from "../disputes/dispute-helpers.ts";
 import { licensedProduct, payCheckout, runEmailJobs } from "./email-helpers.ts";
 
 let smtp: TestSmtpServer;
@@ -241,5 +242,31 @@ describe("the seller's notice of a disabled webhook endpoint", () => {
     expect(mail!.subject).toBe(`Webhook endpoint disabled for ${organization.name}`);
     expectSellerMail(mail!, organization.name);
     expect(mail!.text).toContain("https://hooks.example/in");
+  });
+});
+
+describe("the seller's notice of a dispute", () => {
+  it("tells the seller when a dispute is first recorded, once whatever events follow", async () => {
+    const { organization, token } = await seller();
+    const product = await licensedProduct(ctx, organization.id, "Disputed <b>kit</b>");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "chargeback@example.com" });
+    const opened = await recordDispute(ctx, order, { processorDisputeId: `dp_notice_${order.id}` });
+    ctx.clock.advance(60_000);
+    await recordDispute(ctx, order, {
+      processorDisputeId: `dp_notice_${order.id}`,
+      status: "under_review",
+      processorEventCreatedAt: ctx.deps.now(),
+    });
+    const disputes = (await noticesOf(organization.id)).filter((email) => email.template === "seller_dispute_opened");
+    expect(disputes.map((email) => email.dedupe_key)).toEqual([`seller_dispute_opened:${opened!.id}`]);
+
+    await runEmailJobs(ctx);
+    const [mail] = sellerMails("seller@adaco.example", organization.name).filter((sent) => sent.subject?.includes("disputed"));
+    expect(mail!.subject).toBe("A payment of $120.00 was disputed");
+    expectSellerMail(mail!, organization.name);
+    expect(mail!.text).toContain(`The customer's bank disputed the payment of Disputed <b>kit</b> (order ${order.invoice_number}).`);
+    expect(mail!.text).toContain("Reason given: fraudulent.");
+    expect(mail!.text).toMatch(/Evidence is due by \w+ \d+, \d{4}\./);
+    expect(String(mail!.html)).toContain("Disputed &lt;b&gt;kit&lt;/b&gt;");
   });
 });
