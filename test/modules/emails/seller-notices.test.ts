@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeCheckoutNotice } from "../../../src/flows/seller-notices.ts";
+import { writeCancellationNotice, writeCheckoutNotice } from "../../../src/flows/seller-notices.ts";
 import { renderWebhookEndpointDisabled, writeWebhookEndpointDisabledEmail } from "../../../src/modules/emails/seller-notices.steps.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import {
@@ -176,6 +176,10 @@ describe("the seller's notice of a cancellation", () => {
       cancellation_comment: "Costs <more> than it's worth",
     });
     expect(canceled.statusCode, canceled.body).toBe(200);
+    // The same cancellation's notice written again (a replayed change): still one.
+    const after = await ctx.deps.db.selectFrom("subscriptions").selectAll().where("id", "=", subscriptionId).executeTakeFirstOrThrow();
+    const replay = { before: { ...after, cancel_at_period_end: false }, after, actor: "customer" as const, now: ctx.deps.now() };
+    await ctx.deps.db.transaction().execute((trx) => writeCancellationNotice(trx, ctx.deps, replay));
     expect(await cancellations()).toHaveLength(1);
     // Uncanceled, then canceled again: a second cancellation, a second notice.
     expect((await portal("PATCH", { cancel_at_period_end: false })).statusCode).toBe(200);
