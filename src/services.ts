@@ -6,6 +6,7 @@ import { benefitDeletion } from "./flows/delete-benefit.ts";
 import { customerDeletion } from "./flows/delete-customer.ts";
 import { licenseKeyUpdating } from "./flows/update-license-key.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
+import { remindSubscribers } from "./flows/remind-subscribers.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
@@ -209,6 +210,8 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     orderDocuments,
     subscriptions: createSubscriptionService(deps),
     subscriptionRenewals,
+    /** The hourly scan writing the renewal and trial-end reminders due. */
+    subscriptionReminders: () => remindSubscribers(subscriptionFlows),
     subscriptionUpdates,
     portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),
@@ -228,12 +231,15 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
         ? createProcessorEventInbox(
             deps,
             deps.config.payments.stripe,
-            buildStripeEventHandlers({
-              settleRefund: (trx, update, now) => settleRefundLater(trx, deps, update, now),
-              forgetDetachedMethod,
-              settleCheckout: checkoutConfirmation.settleFromProcessor,
-              settleOrderPayment: subscriptionRenewals.settleOrderIntent,
-            }),
+            buildStripeEventHandlers(
+              {
+                settleRefund: (trx, update, now) => settleRefundLater(trx, deps, update, now),
+                forgetDetachedMethod,
+                settleCheckout: checkoutConfirmation.settleFromProcessor,
+                settleOrderPayment: subscriptionRenewals.settleOrderIntent,
+              },
+              deps.config.email,
+            ),
           )
         : null,
   };

@@ -49,6 +49,9 @@ export function taskList(deps: Deps, services: Services): TaskList {
     ...(services.processorEvents ? { [TaskName.processorEventHandle]: handleProcessorEventTask(services.processorEvents) } : {}),
     [TaskName.processorEventsPrune]: pruneProcessorEventsTask(deps),
     [TaskName.emailSend]: sendEmailTask(services.emailDelivery),
+    [TaskName.subscriptionReminders]: async () => {
+      await services.subscriptionReminders();
+    },
   };
 }
 
@@ -61,4 +64,6 @@ export const crontab = [
   `41 * * * * ${TaskName.eventPartitions} ?max=1`,
   `47 * * * * ${TaskName.rateLimitPurge} ?max=1`,
   `23 4 * * * ${TaskName.processorEventsPrune} ?max=1`,
+  // Minute 30, as the hosted service scans; a reminder missed by a down hour is written by the next scan.
+  `30 * * * * ${TaskName.subscriptionReminders} ?max=1`,
 ].join("\n");

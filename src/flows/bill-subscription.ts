@@ -47,11 +47,21 @@ export async function discountFor(trx: Executor, row: SubscriptionRow, start: Da
   return discount && !discountExpired(discount, appliedAt, start) ? { discount, appliedAt } : null;
 }
 
+/**
+ * What a period starting at `start` bills for the subscription's static `lines`: their total, the
+ * discount still running then and its amount (a renewal's, and the reminder announcing it).
+ */
+export async function periodCharge(trx: Executor, row: SubscriptionRow, lines: readonly PriceLine[], start: Date) {
+  const kept = await discountFor(trx, row, start);
+  const subtotal = linesTotal(lines);
+  return { kept, subtotal, discounted: kept ? discountAmount(kept.discount, subtotal, row.currency) : 0 };
+}
+
 /** The order's tax on `taxable`, at the customer's billing address and the organization's registrations. */
 function taxOf(
   taxEngine: TaxEngine,
   parties: { row: SubscriptionRow; organization: OrganizationRow; customer: CustomerRow },
-  input: SubscriptionBill,
+  input: Pick<SubscriptionBill, "product" | "now">,
   taxable: number,
 ) {
   const { row, organization, customer } = parties;
@@ -69,6 +79,18 @@ function taxOf(
     sellerCountry: organization.legal_address?.country ?? null,
     at: input.now,
   });
+}
+
+/** The tax on `taxable` and the net it leaves (less than `taxable` when the prices include the tax). */
+export function taxedAmounts(
+  taxEngine: TaxEngine,
+  parties: { row: SubscriptionRow; organization: OrganizationRow; customer: CustomerRow },
+  input: Pick<SubscriptionBill, "product" | "now">,
+  taxable: number,
+) {
+  const computed = taxOf(taxEngine, parties, input, taxable);
+  const tax = computed?.amount ?? 0;
+  return { computed, tax, net: (parties.row.tax_behavior ?? "exclusive") === "inclusive" ? taxable - tax : taxable };
 }
 
 /** `order.created`, and `order.paid` with its email for an order with nothing to charge, else the recovery job that collects it. */
@@ -112,9 +134,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
   ];
   const subtotal = linesTotal(lines);
   const taxable = subtotal - input.discount;
-  const computed = taxOf(ctx.taxEngine, { row, organization, customer }, input, taxable);
-  const tax = computed?.amount ?? 0;
-  const net = (row.tax_behavior ?? "exclusive") === "inclusive" ? taxable - tax : taxable;
+  const { computed, tax, net } = taxedAmounts(ctx.taxEngine, { row, organization, customer }, input, taxable);
   const { order } = await writeOrder(trx, {
     organization,
     customer,

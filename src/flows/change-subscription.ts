@@ -22,6 +22,7 @@ import { invoiceChanges } from "./bill-subscription.ts";
 import { chargeBeforeCommit, collectSubscriptionPayment, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
 import { cycleSubscription, endSubscriptionNow, resumeAndRenew } from "./renew-subscriptions.ts";
 import { writeSubscriptionNotice } from "./subscription-notice-email.ts";
+import { writeCancellationNotice } from "./seller-notices.ts";
 
 // The merchant's and the customer's changes to a subscription (`PATCH`, `DELETE`), each under the
 // row's lock, in one transaction with its events; what bills at once is charged before the commit.
@@ -79,6 +80,7 @@ async function applyChange(
     await writeSubscriptionNotice(trx, ctx.deps, updated, "subscription_cancellation", now);
   if (change.events.includes("subscription.uncanceled"))
     await writeSubscriptionNotice(trx, ctx.deps, updated, "subscription_uncanceled", now);
+  await writeCancellationNotice(trx, ctx.deps, { before: row, after: updated, actor, now });
   return follow(trx, ctx, updated, change.then, now);
 }
 

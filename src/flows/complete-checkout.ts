@@ -21,6 +21,7 @@ import {
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
 import { writeOrderPaidEmail } from "./order-paid-email.ts";
+import { writeCheckoutNotice } from "./seller-notices.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { recordPayment, savePaymentMethod } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
@@ -214,6 +215,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
     locale: checkout.locale ?? customer.locale,
     now,
   });
+  await writeCheckoutNotice(db, ctx.deps, { organization, customer, order, subscription, product: purchase.product, now });
   await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
   const { token } = await openCustomerSession(db, ctx.deps, {
     organizationId: organization.id,

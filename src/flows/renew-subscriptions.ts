@@ -20,7 +20,7 @@ import {
   type PriceLine,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
-import { billOrder, billUsage, discountFor, linesTotal } from "./bill-subscription.ts";
+import { billOrder, billUsage, linesTotal, periodCharge } from "./bill-subscription.ts";
 import {
   refreshWaitingPayments,
   retryAsCustomer,
@@ -91,12 +91,10 @@ export async function cycleSubscription(
   const leavingTrial = row.status === "trialing";
   const anchorDay = leavingTrial ? row.current_period_end.getUTCDate() : row.anchor_day;
   const start = row.current_period_end;
-  const kept = await discountFor(trx, row, start);
   const product = await findProductBilling(trx, row.product_id);
   const lines = await subscriptionLines(trx, row, product.name);
-  const subtotal = linesTotal(lines);
   // The subscription's amount is its static price; the order's discount also covers the usage lines (the hosted service's).
-  const discounted = kept ? discountAmount(kept.discount, subtotal, row.currency) : 0;
+  const { kept, subtotal, discounted } = await periodCharge(trx, row, lines, start);
   const cycled = await updateSubscription(trx, row.id, {
     status: leavingTrial ? "active" : row.status,
     anchor_day: anchorDay,

@@ -41,6 +41,8 @@ export const TaskName = {
   processorEventHandle: "processor_events.handle",
   /** Deletes the processor events handled more than 30 days ago (daily; a crontab task, hence the `:`). */
   processorEventsPrune: "processor_events:prune",
+  /** Writes the renewal and trial-end reminders due, at each organization's time (hourly; a crontab task, hence the `:`). */
+  subscriptionReminders: "subscriptions:remind",
   /** Sends one email of the outbox (`emails`), retried with backoff while the mail server is unreachable or answers 4xx. */
   emailSend: "emails.send",
 } as const;

@@ -85,6 +85,7 @@ async function disputedPayment(ctx: TestContext, order: OrderRow): Promise<void>
     const event = { paymentReference: reference, processorDisputeId: `dp_tenant_${unique()}`, status: "needs_response" as const };
     await recordProcessorDispute(
       trx,
+      ctx.deps.config.email,
       { ...event, amount, currency, reason: "fraudulent", evidenceDueBy: null, processorEventCreatedAt: now },
       now,
     );

@@ -1,7 +1,11 @@
 import type { Executor } from "../../db/database.ts";
 import { scaleHalfToEven } from "../../values/money.ts";
 import { revokeOrderBenefits } from "../benefits/benefit-revocations.steps.ts";
+import type { EmailConfig } from "../../email-config.ts";
+import { writeDisputeOpenedEmail } from "../emails/seller-notices.steps.ts";
 import { findOrder } from "../orders/orders.steps.ts";
+import type { OrderRow } from "../orders/orders.table.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { succeededPaymentByReference } from "../payments/payments.steps.ts";
 import { isClosed } from "./disputes.mapper.ts";
 import { findDisputeByProcessorIdForUpdate, insertDisputeIfNew, updateDispute } from "./disputes.repository.ts";
@@ -52,6 +56,23 @@ export async function applyDisputeState(db: Executor, stored: DisputeRow, next: 
   return updated;
 }
 
+/** The seller hears of a dispute when its first event is recorded (whatever state that event brings). */
+async function tellSeller(db: Executor, email: EmailConfig, opened: { dispute: DisputeRow; order: OrderRow; now: Date }) {
+  const { dispute, order, now } = opened;
+  const organization = await findOrganization(db, dispute.organization_id, null);
+  if (!organization) return;
+  await writeDisputeOpenedEmail(db, email, {
+    organization,
+    disputeId: dispute.id,
+    amount: dispute.amount + dispute.tax_amount,
+    currency: dispute.currency,
+    order: { description: order.description, invoiceNumber: order.invoice_number },
+    reason: dispute.reason,
+    evidenceDueBy: dispute.evidence_due_by,
+    now,
+  });
+}
+
 /**
  * Records a processor's dispute event in the caller's transaction: the dispute of the payment the
  * event names, created at its first event and moved by later ones in the processor's order (an
@@ -59,7 +80,12 @@ export async function applyDisputeState(db: Executor, stored: DisputeRow, next: 
  * tax shares as the order's total does. Undefined when no succeeded payment (of the organization,
  * when given) carries the reference: not a charge of this service.
  */
-export async function recordProcessorDispute(db: Executor, input: ProcessorDispute, now: Date): Promise<DisputeRow | undefined> {
+export async function recordProcessorDispute(
+  db: Executor,
+  email: EmailConfig,
+  input: ProcessorDispute,
+  now: Date,
+): Promise<DisputeRow | undefined> {
   const payment = await succeededPaymentByReference(db, input.paymentReference);
   if (!payment || (input.organizationId !== undefined && payment.organization_id !== input.organizationId)) return undefined;
   const order = await findOrder(db, payment.order_id, { allowed: [payment.organization_id] });
@@ -87,6 +113,7 @@ export async function recordProcessorDispute(db: Executor, input: ProcessorDispu
   });
   if (inserted) {
     await followOutcome(db, null, inserted, now);
+    await tellSeller(db, email, { dispute: inserted, order, now });
     return inserted;
   }
   // Known already (or inserted by a racing event, whose commit the lock waits for).

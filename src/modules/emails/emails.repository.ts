@@ -39,3 +39,7 @@ export const listEmails = (db: Executor, filter: { status: EmailRow["status"] | 
 
 export const findEmail = (db: Executor, id: string): Promise<EmailRow | undefined> =>
   db.selectFrom("emails").selectAll().where("id", "=", id).executeTakeFirst();
+
+/** Whether an email was written for this cause already (whatever became of it). */
+export const emailRecorded = async (db: Executor, dedupeKey: string): Promise<boolean> =>
+  (await db.selectFrom("emails").select("id").where("dedupe_key", "=", dedupeKey).executeTakeFirst()) !== undefined;

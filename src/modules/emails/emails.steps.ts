@@ -15,6 +15,8 @@ export { renderOrderEmail, type OrderEmail, type OrderEmailReason } from "./orde
 export { renderSubscriptionNotice, type SubscriptionNotice, type SubscriptionNoticeKind } from "./subscription-notice.email.ts";
 export { renderRefundIssued, type RefundIssued } from "./refund-issued.email.ts";
 export type { EmailBrand } from "./email-layout.ts";
+export { renderRenewalReminder, renderTrialConversionReminder, type SubscriptionReminder } from "./subscription-reminders.email.ts";
+export { emailRecorded } from "./emails.repository.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;
@@ -42,7 +44,8 @@ export function customerEmailAllowed(settings: OrganizationRow["customer_email_s
   return stored !== false;
 }
 
-type EmailingOrganization = Pick<
+/** What of an organization an email reads: its name, addresses, switches and sender. */
+export type EmailingOrganization = Pick<
   OrganizationRow,
   "id" | "name" | "email" | "customer_email_settings" | "email_sender_name" | "email_sender_address" | "email_reply_to"
 >;

@@ -1,5 +1,6 @@
 import type Stripe from "stripe";
 import type { Executor } from "../../db/database.ts";
+import type { EmailConfig } from "../../email-config.ts";
 import type { ProcessorRefundUpdate } from "../../adapters/payment-processors/payment-processor.ts";
 import { refundUpdateOf } from "../../adapters/payment-processors/stripe-events.ts";
 import { savedMethodOf } from "../../adapters/payment-processors/stripe-outcomes.ts";
@@ -127,7 +128,7 @@ const intentOfCharge = (charge: Stripe.Charge) => {
 };
 
 /** The dispatch table of the handled events, built on the flows (the hosted service acts on each event's embedded object). */
-export function buildStripeEventHandlers(flows: ProcessorEventFlows): StripeEventHandlers {
+export function buildStripeEventHandlers(flows: ProcessorEventFlows, email: EmailConfig): StripeEventHandlers {
   const refund = (trx: Executor, event: { data: { object: Stripe.Refund } }, now: Date) =>
     flows.settleRefund(trx, refundUpdateOf(event.data.object), now);
   const charge = (succeeded: boolean) => async (_trx: Executor, event: { data: { object: Stripe.Charge } }) => {
@@ -138,7 +139,7 @@ export function buildStripeEventHandlers(flows: ProcessorEventFlows): StripeEven
     settleIntent(flows, event.data.object, succeeded);
   const dispute = async (trx: Executor, event: { created: number; data: { object: Stripe.Dispute } }, now: Date) => {
     const reported = processorDisputeOf(event);
-    if (reported) await recordProcessorDispute(trx, reported, now);
+    if (reported) await recordProcessorDispute(trx, email, reported, now);
   };
   return {
     "charge.dispute.created": dispute,

@@ -28,6 +28,7 @@ export { findSubscriptionForUpdate, updateSubscription, type SubscriptionVisibil
 export { isBillable, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 export { requestChange } from "./subscription-change.request.ts";
 export { moveSubscriptionsToMethod } from "./subscription-payment-methods.repository.ts";
+export { organizationsWithRemindersDue, subscriptionsToRemind, type ReminderKind } from "./subscription-reminders.repository.ts";
 export {
   applyPendingUpdate,
   billableEntries,

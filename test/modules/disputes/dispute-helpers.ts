@@ -39,7 +39,7 @@ export async function recordDispute(
     processorEventCreatedAt: ctx.deps.now(),
     ...input,
   };
-  return ctx.deps.db.transaction().execute((trx) => recordProcessorDispute(trx, event, ctx.deps.now()));
+  return ctx.deps.db.transaction().execute((trx) => recordProcessorDispute(trx, ctx.deps.config.email, event, ctx.deps.now()));
 }
 
 export const disputeRow = (ctx: TestContext, id: string) =>
