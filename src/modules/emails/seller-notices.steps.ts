@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import type { EmailConfig } from "../../email-config.ts";
@@ -53,20 +52,19 @@ export async function writeSellerNotice(
 
 /**
  * `webhook_endpoint_disabled`, written in the transaction that disables the endpoint: one per
- * disabling (the endpoint's address and the instant name it; a URL may be long, so it is hashed).
+ * disabling (the endpoint and the instant name it).
  */
 export function writeWebhookEndpointDisabledEmail(
   db: Executor,
   deps: Pick<Deps, "config">,
-  disabled: { organization: NoticeOrganization; endpointUrl: string; now: Date },
+  disabled: { organization: NoticeOrganization; endpoint: { id: string; url: string }; now: Date },
 ): Promise<string | null> {
-  const { organization, endpointUrl, now } = disabled;
-  const endpoint = createHash("sha256").update(endpointUrl).digest("hex").slice(0, 32);
+  const { organization, endpoint, now } = disabled;
   return writeSellerNotice(db, deps.config.email, {
     organization,
     template: "webhook_endpoint_disabled",
-    dedupeKey: `webhook_endpoint_disabled:${organization.id}:${endpoint}:${now.toISOString()}`,
-    render: (to) => renderWebhookEndpointDisabled({ ...to, endpointUrl }),
+    dedupeKey: `webhook_endpoint_disabled:${endpoint.id}:${now.toISOString()}`,
+    render: (to) => renderWebhookEndpointDisabled({ ...to, endpointUrl: endpoint.url }),
     now,
   });
 }

@@ -15,6 +15,8 @@ import {
   type AttemptRecord,
   type DeliveryHead,
 } from "./webhook-delivery.repository.ts";
+import { writeWebhookEndpointDisabledEmail } from "../emails/seller-notices.steps.ts";
+import { findOrganization } from "../organizations/organizations.steps.ts";
 import { openSecret } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
 import { urlPolicyOf, type UrlPolicy } from "../../http/outbound-url-policy.ts";
@@ -122,11 +124,15 @@ type FailureOutcome = "given-up" | "wait" | "disabled";
  * Disables the endpoint in the transaction of the failure that decided it: every attempt has
  * failed for `WEBHOOK_DISABLE_AFTER`, or the receiver answered `410 Gone`. The failed event and
  * those behind it stay pending. True only for the failure that switched it off (a concurrent one,
- * or a disable by hand, finds it off): the place where the seller's "webhook endpoint disabled"
- * email is to be recorded, on `trx`, so that it is written once and only if the disable commits.
+ * or a disable by hand, finds it off). The seller's "webhook endpoint disabled" email is written on
+ * `trx`: once, and only if the disable commits.
  */
-async function disableFailingEndpoint(trx: Executor, head: DeliveryHead, now: Date): Promise<boolean> {
-  return disableEndpoint(trx, head.endpoint_id, now);
+async function disableFailingEndpoint(deps: Deps, trx: Executor, head: DeliveryHead, now: Date): Promise<boolean> {
+  if (!(await disableEndpoint(trx, head.endpoint_id, now))) return false;
+  const organization = await findOrganization(trx, head.organization_id, null);
+  if (organization)
+    await writeWebhookEndpointDisabledEmail(trx, deps, { organization, endpoint: { id: head.endpoint_id, url: head.url }, now });
+  return true;
 }
 
 /** Records a failed attempt and decides what follows it. */
@@ -143,7 +149,7 @@ function recordFailure(
     if (record.httpCode === 410 || now.getTime() - failingSince.getTime() >= deps.config.webhookDisableAfterMs) {
       // Due at once, for whenever the endpoint is enabled again (which restarts its schedule).
       await updateFailedEvent(trx, record, now);
-      return (await disableFailingEndpoint(trx, head, now)) ? "disabled" : "wait";
+      return (await disableFailingEndpoint(deps, trx, head, now)) ? "disabled" : "wait";
     }
     const retryAt = nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random);
     await updateFailedEvent(trx, record, retryAt);

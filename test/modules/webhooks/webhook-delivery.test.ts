@@ -143,10 +143,13 @@ describe("delivery with retries", () => {
     let up = false;
     const hook = await receiver(() => (up ? { status: 200 } : { status: 500 }));
     const { organizationId, endpoint } = await endpointFor(hook.url);
+    await ctx.deps.db.updateTable("organizations").set({ email: "seller@hooks.example" }).where("id", "=", organizationId).execute();
     for (let n = 0; n < 3; n += 1) await recordEvent(ctx.deps, organizationId, "order.created", { n });
     const delivery = engine();
     await fanOutPending(ctx.deps, delivery);
     const t0 = ctx.clock.now();
+    const sellerEmails = () =>
+      ctx.deps.db.selectFrom("emails").select(["template", "recipient"]).where("organization_id", "=", organizationId).execute();
 
     // The first event's schedule: ten attempts, the tenth 75 h 35 min after the first.
     const disabledBy: boolean[] = [];
@@ -157,6 +160,8 @@ describe("delivery with retries", () => {
       if (attempt === 9) expect((await storedEndpoint(endpoint.id)).enabled).toBe(true);
     }
     expect(disabledBy).toEqual([...Array<boolean>(9).fill(false), true]);
+    // The seller hears of it once, in the transaction that disabled it.
+    expect(await sellerEmails()).toEqual([{ template: "webhook_endpoint_disabled", recipient: "seller@hooks.example" }]);
     expect(ctx.clock.now().getTime() - t0.getTime()).toBeGreaterThanOrEqual(3 * DAY);
     expect(hook.received).toHaveLength(10);
     expect((await endpointEvents(endpoint.id)).map((r) => [r.status, r.attempts])).toEqual([
@@ -194,6 +199,7 @@ describe("delivery with retries", () => {
       ["succeeded", 1],
     ]);
     expect(await storedEndpoint(endpoint.id)).toEqual({ enabled: true, failing_since: null });
+    expect(await sellerEmails()).toHaveLength(1);
   });
 
   it("gives up an event whose schedule ends inside the window; the next one gets its own schedule until the window (WEBHOOK_DISABLE_AFTER) closes", async () => {
