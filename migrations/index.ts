@@ -39,6 +39,7 @@ import * as paymentDeclineReasons from "./2026-11-29T0440_payment_decline_reason
 import * as emails from "./2026-11-29T0450_emails.ts";
 import * as checkoutOpenedAt from "./2026-11-29T0505_checkout_opened_at.ts";
 import * as emailReplyToAndUnsubscribe from "./2026-11-29T0700_email_reply_to_and_unsubscribe.ts";
+import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -87,6 +88,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0450_emails": emails,
   "2026-11-29T0505_checkout_opened_at": checkoutOpenedAt,
   "2026-11-29T0700_email_reply_to_and_unsubscribe": emailReplyToAndUnsubscribe,
+  "2026-11-29T0750_portal_sign_ins": portalSignIns,
 };
 
 /**

@@ -177,7 +177,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(licenseKeyRoutes(services.licenseKeys));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
-  await app.register(portalCustomerSessionRoutes(services.customerSessions));
+  await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));

@@ -11,6 +11,8 @@ import type { RenderedEmail } from "./email-layout.ts";
 // What the emails module offers the flows: an email written in the transaction of its cause.
 
 export { renderOrderConfirmation, type OrderConfirmation } from "./order-confirmation.email.ts";
+export { renderPortalSignInCode, type PortalSignInCode } from "./portal-sign-in-code.email.ts";
+export { renderSubscriptionPastDue, type SubscriptionPastDue } from "./subscription-past-due.email.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;
