@@ -212,8 +212,10 @@ async function registerPages(app: App, config: Config, services: Services): Prom
         licenseKeys: services.licenseKeys,
         paymentMethods: services.portalPaymentMethods,
         paymentForm: services.checkoutPaymentForm,
+        signIn: services.portalSignIn,
       },
       webAssets,
+      config,
     ),
   );
 }

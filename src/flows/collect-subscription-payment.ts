@@ -44,6 +44,7 @@ import {
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { forgetDetachedMethod } from "./detach-payment-method.ts";
+import { writeSubscriptionPastDue } from "./subscription-past-due-email.ts";
 
 // Collecting a subscription order's payment: the off-session charge, its settlement, dunning.
 
@@ -86,8 +87,11 @@ interface ChargeFailure {
   unrecoverable: boolean;
 }
 
-/** A failed charge: the next dunning attempt, the subscription past due, or revoked once dunning runs out. */
-async function settleFailed(trx: Executor, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
+/**
+ * A failed charge: the next dunning attempt, the subscription past due (and the customer told,
+ * with a link to the payment method), or revoked once dunning runs out.
+ */
+async function settleFailed(trx: Executor, deps: Deps, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
   const pastDueAt = row.past_due_at ?? now;
   const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
   const step = dunningStep({ failures, pastDueAt, now, hasMethod: failure.attempted, unrecoverable: failure.unrecoverable });
@@ -103,14 +107,21 @@ async function settleFailed(trx: Executor, { order, row }: LockedCharge, failure
     modified_at: now,
   });
   await publishOrderUpdated(trx, failed, now);
-  if (!ended && row.status !== "past_due") await markPastDue(trx, row, pastDueAt, now);
+  if (ended || row.status === "past_due") return;
+  await markPastDue(trx, row, pastDueAt, now);
+  await writeSubscriptionPastDue(trx, deps, { subscription: row, order: failed, pastDueAt, now });
 }
 
-/** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */
-async function settleCharge(trx: Executor, locked: LockedCharge, outcome: { reference: string } | ChargeFailure, now: Date): Promise<void> {
+/** Records a paid charge on the locked order and subscription, with the hosted service's events. */
+async function settleCharge(trx: Executor, locked: LockedCharge, outcome: { reference: string }, now: Date): Promise<void> {
   await removeJob(trx, collectJobKey(locked.order.id));
-  if ("reference" in outcome) await settlePaid(trx, locked, outcome.reference, now);
-  else await settleFailed(trx, locked, outcome, now);
+  await settlePaid(trx, locked, outcome.reference, now);
+}
+
+/** Records a failed charge on the locked order and subscription, with the hosted service's events and the customer's email. */
+async function settleFailure(trx: Executor, deps: Deps, locked: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
+  await removeJob(trx, collectJobKey(locked.order.id));
+  await settleFailed(trx, deps, locked, failure, now);
 }
 
 /**
@@ -172,7 +183,7 @@ export async function chargeLocked(
     await recordDeclinedPayment(trx, { ...attempt, declineMessage: outcome.message, declineReason: outcome.declineCode });
     if (outcome.methodUnusable) await forgetDetachedMethod(trx, method.processor_reference, now);
     const failure = { attempted: true, unrecoverable: isUnrecoverableDecline(outcome.declineCode) };
-    if (trigger !== "retry_customer") await settleCharge(trx, locked, failure, now);
+    if (trigger !== "retry_customer") await settleFailure(trx, ctx.deps, locked, failure, now);
   }
   return outcome;
 }
@@ -256,7 +267,7 @@ export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, o
     if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return;
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
-      await settleCharge(trx, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
+      await settleFailure(trx, ctx.deps, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
       return;
     }
     await chargeLocked(trx, ctx, locked, method, trigger);

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config.ts";
 import { principalOf } from "../../http/auth.ts";
 import { ErrorBody } from "../../http/errors.ts";
-import { rateLimitHook, type RateLimitRule } from "../../http/rate-limit.ts";
+import { rateLimitHook } from "../../http/rate-limit.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import type { CustomerSessionService } from "../customers/customer-sessions.service.ts";
 import {
@@ -15,32 +14,9 @@ import {
   CustomerSessionCodeRequest,
   PortalAuthenticatedUser,
 } from "./portal-customer-session.schemas.ts";
+import { signInRateLimits } from "./portal-sign-in.limits.ts";
 import type { PortalSignInService } from "./portal-sign-in.service.ts";
 import { portalSessionOf } from "./portal-session.ts";
-
-/** The email a sign-in request names, lowercased: its bucket whatever the case it is typed in. */
-const emailOf = (request: FastifyRequest): string => {
-  const email = (request.body as { email?: unknown } | null)?.email;
-  return typeof email === "string" ? email.trim().toLowerCase() : "";
-};
-
-/**
- * The sign-in limits: per client address (asking for codes, and entering them, each counted apart)
- * and per email asked for. `scope` names the buckets of one surface (the API, the portal page).
- */
-export function signInRateLimits(config: Config, scope: string): { request: RateLimitRule[]; authenticate: RateLimitRule[] } {
-  const { perClient, perEmail, windowMs } = config.portalSignInRateLimit;
-  const client = (step: string): RateLimitRule => ({
-    name: `${scope}-sign-in-${step}-client`,
-    max: perClient,
-    windowMs,
-    key: (request) => request.ip,
-  });
-  return {
-    request: [client("request"), { name: `${scope}-sign-in-email`, max: perEmail, windowMs, key: emailOf }],
-    authenticate: [client("authenticate")],
-  };
-}
 
 /** Not in the reference's document (the hosted service marks these two private): served and documented here. */
 const SIGN_IN_TAGS = ["customer_portal", "customer-session", "private"];
