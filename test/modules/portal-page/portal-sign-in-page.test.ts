@@ -3,6 +3,7 @@ import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization } from "../../helpers/factories.ts";
 import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { codeFromLatestEmail } from "../customer-portal/portal-sign-in-helpers.ts";
+import { createMember, enableMembers } from "../customers/member-helpers.ts";
 
 /** The portal page's sign-in forms over HTTP: what each answers to a bad or foreign input, and that it writes nothing then. */
 let smtp: TestSmtpServer;
@@ -73,6 +74,26 @@ describe("the portal page's sign-in forms", () => {
     }
     expect((await post(`no-such-shop-${Date.now()}`, "/sign-in", { email: "ada@example.com" })).statusCode).toBe(404);
     expect((await signIns()).length).toBe(before);
+  });
+
+  it("lets a member of several customers choose the account, escaped, and sends the code for that one", async () => {
+    const team = await createOrganization(ctx.deps);
+    await enableMembers(ctx.deps, team.id);
+    const first = await createCustomer(ctx.deps, team.id, { name: "<b>First</b>" });
+    const second = await createCustomer(ctx.deps, team.id, { name: "Second" });
+    await createMember(ctx.deps, first, "owner", { email: "both@example.com" });
+    await createMember(ctx.deps, second, "owner", { email: "both@example.com" });
+    const choose = await post(team.slug, "/sign-in", { email: "both@example.com" });
+    expect(choose.statusCode).toBe(409);
+    expect(choose.body).toContain("Choose an account");
+    expect(choose.body).toContain("&lt;b&gt;First&lt;/b&gt;");
+    expect(choose.body).not.toContain("<b>First</b>");
+    const chosen = await post(team.slug, "/sign-in", { email: "both@example.com", customer_id: second.id });
+    expect(chosen.statusCode).toBe(200);
+    const code = await codeFromLatestEmail(ctx, smtp, "both@example.com");
+    const signedIn = await post(team.slug, "/sign-in/code", { code });
+    expect(signedIn.statusCode).toBe(303);
+    expect(String(signedIn.headers["set-cookie"])).toMatch(/^portal_session=polar_mst_/);
   });
 
   it("takes a code at its own organization's portal only, and leaves it usable there", async () => {
