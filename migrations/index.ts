@@ -41,6 +41,7 @@ import * as checkoutOpenedAt from "./2026-11-29T0505_checkout_opened_at.ts";
 import * as emailReplyToAndUnsubscribe from "./2026-11-29T0700_email_reply_to_and_unsubscribe.ts";
 import * as organizationUpdates from "./2026-11-29T0720_organization_updates.ts";
 import * as webhookEndpointFailingSince from "./2026-11-29T0721_webhook_endpoint_failing_since.ts";
+import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -91,6 +92,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0700_email_reply_to_and_unsubscribe": emailReplyToAndUnsubscribe,
   "2026-11-29T0720_organization_updates": organizationUpdates,
   "2026-11-29T0721_webhook_endpoint_failing_since": webhookEndpointFailingSince,
+  "2026-11-29T0750_portal_sign_ins": portalSignIns,
 };
 
 /**

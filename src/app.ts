@@ -178,7 +178,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
-  await app.register(portalCustomerSessionRoutes(services.customerSessions));
+  await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));
   await app.register(orderDocumentLinkRoutes(services.orderDocuments, { secret: deps.secret, now: deps.now }));
@@ -214,8 +214,10 @@ async function registerPages(app: App, config: Config, services: Services): Prom
         licenseKeys: services.licenseKeys,
         paymentMethods: services.portalPaymentMethods,
         paymentForm: services.checkoutPaymentForm,
+        signIn: services.portalSignIn,
       },
       webAssets,
+      config,
     ),
   );
 }

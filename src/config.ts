@@ -60,6 +60,9 @@ const EnvSchema = Type.Object({
   LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: Type.Integer({ minimum: 1, default: 180 }),
   LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
+  PORTAL_SIGN_IN_RATE_LIMIT_PER_CLIENT: Type.Integer({ minimum: 1, default: 12 }),
+  PORTAL_SIGN_IN_RATE_LIMIT_PER_EMAIL: Type.Integer({ minimum: 1, default: 5 }),
+  PORTAL_SIGN_IN_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 900_000 }),
   RATE_LIMIT_STORE: Type.Union([Type.Literal("memory"), Type.Literal("postgres")], { default: "memory" }),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
   PAYMENT_PROCESSOR: Type.Optional(Type.Union([Type.Literal("sandbox"), Type.Literal("stripe")])),
@@ -114,6 +117,8 @@ export interface Config {
   readonly webhookDisableAfterMs: number;
   /** Public license-key routes: requests per window from one client address, and for one key. */
   readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
+  /** Portal sign-in by email code: requests per window from one client address (both routes), and codes asked for one email. */
+  readonly portalSignInRateLimit: { readonly perClient: number; readonly perEmail: number; readonly windowMs: number };
   /** Where rate-limit counters live: this process's memory, or PostgreSQL, shared by every process. */
   readonly rateLimitStore: Env["RATE_LIMIT_STORE"];
   /**
@@ -256,6 +261,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       perAddress: env.LICENSE_KEY_RATE_LIMIT_PER_ADDRESS,
       perKey: env.LICENSE_KEY_RATE_LIMIT_PER_KEY,
       windowMs: env.LICENSE_KEY_RATE_LIMIT_WINDOW_MS,
+    }),
+    portalSignInRateLimit: Object.freeze({
+      perClient: env.PORTAL_SIGN_IN_RATE_LIMIT_PER_CLIENT,
+      perEmail: env.PORTAL_SIGN_IN_RATE_LIMIT_PER_EMAIL,
+      windowMs: env.PORTAL_SIGN_IN_RATE_LIMIT_WINDOW_MS,
     }),
     rateLimitStore: env.RATE_LIMIT_STORE,
     trustProxy: trustProxyOf(env.TRUST_PROXY),

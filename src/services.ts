@@ -19,6 +19,7 @@ import { createPortalOrderService } from "./modules/customer-portal/portal-order
 import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/portal-order-payments.service.ts";
 import { createPortalPaymentMethodService } from "./modules/customer-portal/portal-payment-methods.service.ts";
+import { createPortalSignInService } from "./modules/customer-portal/portal-sign-in.service.ts";
 import { createPortalPageSessions } from "./modules/portal-page/portal-page.session.ts";
 import { createCheckoutLinkRedirect } from "./modules/checkout-links/checkout-links.redirect.ts";
 import { createCheckoutLinkService } from "./modules/checkout-links/checkout-links.service.ts";
@@ -181,6 +182,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerSessions,
     members: createMemberService(deps),
     portalMembers: createPortalMemberService(deps),
+    portalSignIn: createPortalSignInService(deps),
     customerStates: createCustomerStateService(deps, customerMeters),
     discounts: createDiscountService(deps),
     customFields: createCustomFieldService(deps),

@@ -5,6 +5,7 @@ import type { CheckoutLinkProductsTable, CheckoutLinksTable } from "../modules/c
 import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
 import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
+import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
@@ -56,6 +57,7 @@ export interface Database {
   customer_sessions: CustomerSessionsTable;
   members: MembersTable;
   member_sessions: MemberSessionsTable;
+  portal_sign_ins: PortalSignInsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;

@@ -45,6 +45,7 @@ import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.tab
 import { forgetDetachedMethod } from "./detach-payment-method.ts";
 import { writeRenewalPaidEmail } from "./order-paid-email.ts";
 import { endSubscriptionAndTell } from "./subscription-notice-email.ts";
+import { writeSubscriptionPastDue } from "./subscription-past-due-email.ts";
 
 // Collecting a subscription order's payment: the off-session charge, its settlement, dunning.
 
@@ -88,7 +89,10 @@ interface ChargeFailure {
   unrecoverable: boolean;
 }
 
-/** A failed charge: the next dunning attempt, the subscription past due, or revoked once dunning runs out. */
+/**
+ * A failed charge: the next dunning attempt, the subscription past due (and the customer told,
+ * with a link to the payment method), or revoked once dunning runs out.
+ */
 async function settleFailed(trx: Executor, deps: Deps, { order, row }: LockedCharge, failure: ChargeFailure, now: Date): Promise<void> {
   const pastDueAt = row.past_due_at ?? now;
   const failures = await countFailedPayments(trx, order.id, ["subscription_cycle", "retry_dunning"]);
@@ -105,7 +109,9 @@ async function settleFailed(trx: Executor, deps: Deps, { order, row }: LockedCha
     modified_at: now,
   });
   await publishOrderUpdated(trx, failed, now);
-  if (!ended && row.status !== "past_due") await markPastDue(trx, row, pastDueAt, now);
+  if (ended || row.status === "past_due") return;
+  await markPastDue(trx, row, pastDueAt, now);
+  await writeSubscriptionPastDue(trx, deps, { subscription: row, order: failed, pastDueAt, now });
 }
 
 /** Records a charge's outcome on the locked order and subscription, with the hosted service's events. */

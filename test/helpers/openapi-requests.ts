@@ -76,8 +76,13 @@ export async function documentedOperations(ctx: TestContext): Promise<Operation[
   );
 }
 
-/** The license-key rate limits would turn the portal's key actions into 429s after a few requests. */
-export const EVERY_ROUTE_ENV = { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" };
+/** The license-key and sign-in rate limits would turn the portal's public routes into 429s after a few requests. */
+export const EVERY_ROUTE_ENV = {
+  LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000",
+  LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000",
+  PORTAL_SIGN_IN_RATE_LIMIT_PER_CLIENT: "1000000",
+  PORTAL_SIGN_IN_RATE_LIMIT_PER_EMAIL: "1000000",
+};
 
 /** Deletions last, so that the other operations meet the seeded rows. */
 export const deletionsLast = (operations: Operation[]) =>

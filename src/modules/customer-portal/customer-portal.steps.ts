@@ -7,3 +7,7 @@ export { type PortalCustomerService } from "./portal-customers.service.ts";
 export { type PortalOrderService } from "./portal-orders.service.ts";
 export { type PortalPaymentMethodService } from "./portal-payment-methods.service.ts";
 export { type PortalSubscriptionService } from "./portal-subscriptions.service.ts";
+export { signInRateLimits } from "./portal-sign-in.limits.ts";
+export { CODE_FORM_PATH, type PortalSignInService } from "./portal-sign-in.service.ts";
+export { CustomerSessionCodeRequest } from "./portal-customer-session.schemas.ts";
+export { CustomerSelectionRequired, CustomerSessionCodeInvalidOrExpired } from "./portal-sign-in.errors.ts";

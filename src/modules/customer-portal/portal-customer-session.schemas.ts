@@ -23,3 +23,52 @@ export const PortalAuthenticatedUser = Type.Object(
   { title: "PortalAuthenticatedUser" },
 );
 export type PortalAuthenticatedUser = Static<typeof PortalAuthenticatedUser>;
+
+// Signing in by email code: private routes of the hosted service, absent from the reference's document.
+
+/** `POST /v1/customer-portal/customer-session/request`: who asks for a code, and where. */
+export const CustomerSessionCodeRequest = Type.Object(
+  {
+    email: Type.String({ format: "email", maxLength: 320, description: "The email address to send the code to." }),
+    organization_id: Uuid4({ description: "The organization whose portal the code opens." }),
+    customer_id: Type.Optional(
+      Nullable(Uuid4(), { description: "The customer to sign in as, when several customers of the organization have the email." }),
+    ),
+  },
+  { title: "CustomerSessionCodeRequest" },
+);
+export type CustomerSessionCodeRequest = Static<typeof CustomerSessionCodeRequest>;
+
+/** `POST /v1/customer-portal/customer-session/authenticate`: the code the email carried. */
+export const CustomerSessionCodeAuthenticateRequest = Type.Object(
+  { code: Type.String({ maxLength: 64, description: "The 6-character code, as the email shows it (case-sensitive)." }) },
+  { title: "CustomerSessionCodeAuthenticateRequest" },
+);
+
+export const CustomerSessionCodeAuthenticateResponse = Type.Object(
+  {
+    token: Type.String({
+      description: "A customer session token (`polar_cst_`), or a member session token in member-model organizations.",
+    }),
+  },
+  { title: "CustomerSessionCodeAuthenticateResponse" },
+);
+
+/** 409 when several customers of the organization have the email and none was named. */
+export const CustomerSelectionRequiredResponse = Type.Object(
+  {
+    error: Type.String({ default: "customer_selection_required" }),
+    detail: Type.String({ default: "Multiple customers found for this email. Please select one." }),
+    customers: Type.Array(
+      Type.Object(
+        {
+          id: Uuid4({ description: "The ID of the object." }),
+          name: Nullable(Type.String(), { description: "The customer's name, if available." }),
+        },
+        { title: "CustomerSelectionOption" },
+      ),
+      { description: "List of customers to choose from." },
+    ),
+  },
+  { title: "CustomerSelectionRequiredResponse" },
+);

@@ -9,6 +9,7 @@ import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { toCustomer } from "./customers.mapper.ts";
 import { findCustomer, findCustomerByExternalId, findCustomerForUpdate } from "./customers.repository.ts";
 import { openCustomerSession } from "./customers.steps.ts";
+import { customerPortalUrl } from "./portal-sign-ins.steps.ts";
 import type { CustomerRow } from "./customers.table.ts";
 import { findLiveCustomerSession } from "./customer-sessions.repository.ts";
 import type { CustomerSession, CustomerSessionCreate } from "./customer-sessions.schemas.ts";
@@ -43,7 +44,7 @@ async function sessionMember(deps: Deps, customer: CustomerRow, input: CustomerS
 }
 
 function portalUrl(deps: Deps, organization: OrganizationRow, token: string, email: string): string {
-  const portal = new URL(`${deps.config.checkoutBaseUrl}/${organization.slug}/portal`);
+  const portal = new URL(customerPortalUrl(deps.config, organization.slug));
   portal.searchParams.set("customer_session_token", token);
   portal.searchParams.set("email", email);
   return portal.toString();

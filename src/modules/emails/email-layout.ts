@@ -28,6 +28,14 @@ export function intro(title: string, ...lines: readonly string[]): EmailSection 
   };
 }
 
+/** Lines of text under a section that has its own heading. */
+export function paragraphs(...lines: readonly string[]): EmailSection {
+  return {
+    html: lines.map((line) => `<p style="margin:0 0 16px">${escapeHtml(line)}</p>`).join("\n"),
+    text: lines.join("\n"),
+  };
+}
+
 /** A link drawn as a button; in the plain part, the label and the address on their own line. */
 export function button(label: string, url: string): EmailSection {
   return {

@@ -17,6 +17,8 @@ export { renderRefundIssued, type RefundIssued } from "./refund-issued.email.ts"
 export type { EmailBrand } from "./email-layout.ts";
 export { renderRenewalReminder, renderTrialConversionReminder, type SubscriptionReminder } from "./subscription-reminders.email.ts";
 export { emailRecorded } from "./emails.repository.ts";
+export { renderPortalSignInCode, type PortalSignInCode } from "./portal-sign-in-code.email.ts";
+export { renderSubscriptionPastDue, type SubscriptionPastDue } from "./subscription-past-due.email.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;

@@ -6,6 +6,7 @@ import type { PortalOrderService } from "../customer-portal/customer-portal.step
 import type { PortalPaymentMethodService } from "../customer-portal/customer-portal.steps.ts";
 import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";
 import type { PortalSubscriptionService } from "../customer-portal/customer-portal.steps.ts";
+import type { PortalSignInService } from "../customer-portal/customer-portal.steps.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
 import type { LicenseKeyService } from "../license-keys/license-keys.steps.ts";
 import type { OrderDocumentService } from "../orders/orders.steps.ts";
@@ -23,6 +24,7 @@ export interface PortalPageServices {
   licenseKeys: LicenseKeyService;
   paymentMethods: PortalPaymentMethodService;
   paymentForm: PaymentFormSetup;
+  signIn: PortalSignInService;
 }
 
 /** The orders a visit may see, as the documents service takes them. */

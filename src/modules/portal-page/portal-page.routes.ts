@@ -5,7 +5,10 @@ import type { WebAssets } from "../../pages/web-assets.ts";
 import { billingDetails, fieldErrorsOf, readBillingForm } from "./portal-page.forms.ts";
 import type { PortalPageServices } from "./portal-page.data.ts";
 import type { CardAuthentication } from "./portal-page.render.ts";
-import { portalPath, sessionCookie } from "./portal-page.session.ts";
+import { SIGN_IN_PARAMETER } from "../customers/portal-sign-ins.steps.ts";
+import { portalPath } from "./portal-page.session.ts";
+import type { Config } from "../../config.ts";
+import { enterPortal, redeemSignInLink, registerSignInRoutes } from "./portal-page.sign-in.ts";
 import { portalPageOrderRoutes } from "./portal-page-orders.routes.ts";
 import {
   asCustomer,
@@ -40,7 +43,7 @@ const setupIntentOf = (clientSecret: string): CardAuthentication => ({
  * pages of one order are in `portal-page-orders.routes.ts`.
  */
 export const portalPageRoutes =
-  (services: PortalPageServices, webAssets: WebAssets): FastifyPluginAsync =>
+  (services: PortalPageServices, webAssets: WebAssets, config: Config): FastifyPluginAsync =>
   async (app) => {
     const context: PortalPageContext = { services, webAssets };
     app.addContentTypeParser(
@@ -51,11 +54,18 @@ export const portalPageRoutes =
       },
     );
 
-    // The link of a customer session: its token becomes the cookie, and the address loses it.
+    // The link of a customer session: its token becomes the cookie, and the address loses it. An
+    // email's single-use sign-in link (`?sign_in=`) is exchanged for a session first.
     app.get<{ Params: Params; Querystring: Record<string, unknown> }>(
       "/:slug/portal",
       { schema: { hide: true } },
       async (request, reply) => {
+        const signInToken = request.query[SIGN_IN_PARAMETER];
+        if (typeof signInToken === "string") {
+          const organization = await services.sessions.organization(request.params.slug);
+          if (!organization) return portalNotFound(context, reply, themeOf(request.query));
+          return redeemSignInLink(context, request, reply, organization, signInToken);
+        }
         const token = request.query.customer_session_token;
         if (typeof token !== "string")
           return asCustomer(context, async (visit, req, res, theme) =>
@@ -66,12 +76,7 @@ export const portalPageRoutes =
         if (!organization) return portalNotFound(context, reply, theme);
         const entry = await services.sessions.enter(organization, token);
         if ("refused" in entry) return refused(context, reply, organization, theme, entry.refused);
-        const target = `${portalPath(organization.slug)}${theme ? `?theme=${theme}` : ""}`;
-        return reply
-          .header("set-cookie", sessionCookie(organization.slug, token, request.protocol === "https"))
-          .header("referrer-policy", "no-referrer")
-          .header("cache-control", "no-store")
-          .redirect(target, 303);
+        return enterPortal(reply, request, organization.slug, token, theme ? `?theme=${theme}` : "");
       },
     );
 
@@ -97,6 +102,7 @@ export const portalPageRoutes =
     );
 
     await app.register(portalPageOrderRoutes(context));
+    await registerSignInRoutes(app, context, config);
 
     app.post<{ Params: Params }>(
       "/:slug/portal/license-keys/:id/activations/:activationId/deactivate",

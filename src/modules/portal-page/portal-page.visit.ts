@@ -5,6 +5,7 @@ import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html
 import type { WebAssets } from "../../pages/web-assets.ts";
 import { billingFormFrom, type BillingForm, type FieldErrors } from "./portal-page.forms.ts";
 import { loadOverview, type PortalPageServices } from "./portal-page.data.ts";
+import { signInPageHtml, type SignInStep, type SignInView } from "./portal-page-sign-in.render.ts";
 import { overviewPage, portalStatusPage, type CardAuthentication, type PortalShell } from "./portal-page.render.ts";
 import { SESSION_COOKIE, portalPath, readCookie, type PortalOrganization, type PortalVisit } from "./portal-page.session.ts";
 
@@ -52,7 +53,7 @@ export const ordersPageOf = (query: unknown): number => {
  * Another site's form must not act as the customer: a POST comes from this origin, as the browser
  * says in `Sec-Fetch-Site`, or else in `Origin`.
  */
-function sameOrigin(request: FastifyRequest): boolean {
+export function sameOrigin(request: FastifyRequest): boolean {
   const site = request.headers["sec-fetch-site"];
   if (site !== undefined) return site === "same-origin";
   const origin = request.headers.origin;
@@ -98,17 +99,14 @@ export const statusPage = (
   { heading, message, pollMs }: StatusNote,
 ) => sendPage(context, reply, code, (assets) => portalStatusPage({ ...page, assets }, { heading, message, link: null, pollMs }));
 
-const signInNeeded = (context: PortalPageContext, reply: FastifyReply, organization: PortalOrganization, theme: Theme) =>
-  statusPage(
-    context,
-    reply,
-    401,
-    { organization, theme },
-    {
-      heading: "Sign-in link needed",
-      message: `Open the customer portal from the link ${organization.name} sent you. Links expire after a while; ask for a new one if yours has.`,
-    },
-  );
+/** A sign-in step of the portal page (no session yet): the email form, the choice of account, the code form. */
+export const signInPage = (
+  context: PortalPageContext,
+  reply: FastifyReply,
+  organization: PortalOrganization,
+  theme: Theme,
+  view: SignInStep & SignInView,
+) => sendPage(context, reply, view.code, (assets) => signInPageHtml({ organization, theme, assets }, view));
 
 /** A token that opens no visit: no (live) session, or a member session without billing access. */
 export const refused = (
@@ -126,7 +124,7 @@ export const refused = (
         { organization, theme },
         { heading: "Not available", message: "Only owners and billing managers can access billing features." },
       )
-    : signInNeeded(context, reply, organization, theme);
+    : signInPage(context, reply, organization, theme, { step: "email", email: "", code: 401 });
 
 export const portalNotFound = (context: PortalPageContext, reply: FastifyReply, theme: Theme) =>
   statusPage(

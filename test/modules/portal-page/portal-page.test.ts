@@ -73,7 +73,7 @@ describe("signing in with the session's link", () => {
       const response = await ctx.request({ method: "GET", url: `${base()}?customer_session_token=${encodeURIComponent(token)}` });
       expect(response.statusCode, token.slice(0, 20)).toBe(401);
       expect(response.headers["set-cookie"]).toBeUndefined();
-      expect(response.body).toContain("Sign-in link needed");
+      expect(response.body).toContain("Email me a sign-in code");
     }
     expect((await page(base(), "")).statusCode).toBe(401);
     expect((await page(base(), `portal_session=${foreign.token}`)).statusCode).toBe(401);
