@@ -189,7 +189,11 @@ describe("order emails of a subscription", () => {
     );
     ctx.clock.set(t0);
     await sweep();
-    expect((await emailsTo("retry@example.com")).map((row) => row.template)).toEqual(["subscription_confirmation"]);
+    // No receipt while the renewal fails; the customer is told it failed.
+    expect((await emailsTo("retry@example.com")).map((row) => row.template)).toEqual([
+      "subscription_confirmation",
+      "subscription_past_due",
+    ]);
     // A working card becomes the subscription's: the retry at +2 days pays the renewal.
     const card = await ctx.deps.db
       .insertInto("payment_methods")
@@ -212,7 +216,11 @@ describe("order emails of a subscription", () => {
     await sweep();
     expect((await subscriptionRow(id)).status).toBe("active");
     const mails = await mailsTo("retry@example.com");
-    expect(mails.map((mail) => mail.subject)).toEqual(["Your Retried subscription", "Your Retried subscription has been renewed"]);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      "Your Retried subscription",
+      "Your Retried payment failed",
+      "Your Retried subscription has been renewed",
+    ]);
   });
 
   it("confirms a free subscription but sends no receipt for its renewals", async () => {
@@ -347,7 +355,11 @@ describe("subscription notices", () => {
     }
     expect((await subscriptionRow(declined)).status).toBe("canceled");
     const mails = await mailsTo("declined@example.com");
-    expect(mails.map((mail) => mail.subject)).toEqual(["Your Revoked subscription", "Your Revoked subscription has ended"]);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      "Your Revoked subscription",
+      "Your Revoked payment failed",
+      "Your Revoked subscription has ended",
+    ]);
   });
 
   it("writes nothing a switched-off organization does not send, and the rest as usual", async () => {
