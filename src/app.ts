@@ -48,6 +48,7 @@ import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
+import { purchaseOfCheckout } from "./flows/purchase-summary.ts";
 import { orderDocumentLinkRoutes } from "./modules/orders/order-document-links.routes.ts";
 import { orderRoutes } from "./modules/orders/orders.routes.ts";
 import { subscriptionRoutes } from "./modules/subscriptions/subscriptions.routes.ts";
@@ -194,12 +195,13 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
 }
 
 /** The pages rendered on the server: the hosted checkout and the customer portal, with the scripts they share. */
-async function registerPages(app: App, config: Config, services: Services): Promise<void> {
+async function registerPages(app: App, deps: Deps, services: Services): Promise<void> {
   const webAssets = createWebAssets();
   await app.register(
     checkoutPageRoutes(services.checkoutClient, webAssets, {
-      checkoutBaseUrl: config.checkoutBaseUrl,
+      checkoutBaseUrl: deps.config.checkoutBaseUrl,
       paymentForm: services.checkoutPaymentForm,
+      purchaseOf: (checkout) => purchaseOfCheckout(deps.db, deps, { id: checkout.id, benefits: checkout.product?.benefits ?? [] }),
     }),
   );
   // The customer portal's pages, at the `customer_portal_url` of a session (`/{slug}/portal`).
@@ -217,7 +219,7 @@ async function registerPages(app: App, config: Config, services: Services): Prom
         signIn: services.portalSignIn,
       },
       webAssets,
-      config,
+      deps.config,
     ),
   );
 }
@@ -248,6 +250,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   if (services.blobs instanceof LocalBlobStore) await app.register(localBlobRoutes(services.blobs));
 
   await registerApiRoutes(app, deps, services);
-  await registerPages(app, deps.config, services);
+  await registerPages(app, deps, services);
   return app;
 }

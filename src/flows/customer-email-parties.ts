@@ -19,8 +19,10 @@ export const brandOf = (organization: Pick<OrganizationRow, "name" | "avatar_url
  * session's `customer_portal_url` without its token (no email carries a session), so the portal asks
  * the customer to sign in.
  */
-export const customerPortalUrl = (deps: Deps, organization: Pick<OrganizationRow, "slug">): string =>
-  `${deps.config.checkoutBaseUrl}/${encodeURIComponent(organization.slug)}/portal`;
+export const customerPortalUrl = (
+  deps: { config: Pick<Deps["config"], "checkoutBaseUrl"> },
+  organization: Pick<OrganizationRow, "slug">,
+): string => `${deps.config.checkoutBaseUrl}/${encodeURIComponent(organization.slug)}/portal`;
 
 /**
  * The organization and the customer of an email about one of the customer's orders or

@@ -1,20 +1,13 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
-import { grantsOfOrder } from "../modules/benefits/benefits.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
-import {
-  recordEmail,
-  renderOrderEmail,
-  type CustomerEmailSetting,
-  type OrderEmail,
-  type OrderEmailReason,
-} from "../modules/emails/emails.steps.ts";
-import { keysByIds } from "../modules/license-keys/license-keys.steps.ts";
+import { recordEmail, renderOrderEmail, type CustomerEmailSetting, type OrderEmailReason } from "../modules/emails/emails.steps.ts";
 import { itemsByOrder, orderDocumentLinks, renewedBefore } from "../modules/orders/orders.steps.ts";
 import type { OrderItemRow, OrderRow } from "../modules/orders/orders.table.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
 import { frozenPrices, subscriptionsByIds } from "../modules/subscriptions/subscriptions.steps.ts";
 import { brandOf, customerPortalUrl, emailParties } from "./customer-email-parties.ts";
+import { grantedBenefits } from "./purchase-summary.ts";
 
 // The email of an order that became paid, whatever paid it: its template follows why it was billed.
 
@@ -26,29 +19,6 @@ const TEMPLATES: Record<OrderEmailReason, CustomerEmailSetting> = {
   subscription_cycle_after_trial: "subscription_cycled_after_trial",
   subscription_meter_cycle: "subscription_cycled",
 };
-
-/** The benefits the order granted, in the product's order, each license key in full. */
-async function grantedBenefits(
-  db: Executor,
-  orderId: string,
-  benefits: readonly { id: string; description: string }[],
-): Promise<OrderEmail["benefits"]> {
-  if (benefits.length === 0) return [];
-  const grants = await grantsOfOrder(db, orderId);
-  const keyIdOf = new Map(grants.map((grant) => [grant.benefit_id, grant.properties.license_key_id]));
-  const keyIds = [...keyIdOf.values()].filter((id): id is string => typeof id === "string");
-  const keys = new Map((await keysByIds(db, keyIds)).map((key) => [key.id, key]));
-  return benefits
-    .filter((benefit) => keyIdOf.has(benefit.id))
-    .map((benefit) => {
-      const keyId = keyIdOf.get(benefit.id);
-      const key = typeof keyId === "string" ? keys.get(keyId) : undefined;
-      return {
-        description: benefit.description,
-        licenseKey: key ? { key: key.key, activationLimit: key.limit_activations, expiresAt: key.expires_at } : null,
-      };
-    });
-}
 
 /**
  * The customer's email for a paid order, written to the outbox in the transaction that paid it

@@ -10,12 +10,47 @@ import { sendHtml, themeOf, type PageAssets, type Theme } from "../../pages/html
 import { sendAsset, type WebAssets } from "../../pages/web-assets.ts";
 import { embedScriptFor } from "./checkout-page.assets.ts";
 import type { PaymentFormSetup } from "./payment-form.ts";
-import { checkoutFormPage, statusPage } from "./checkout-page.render.ts";
+import { checkoutFormPage, purchaseCompletePage, statusPage, type PurchaseView } from "./checkout-page.render.ts";
+import { documentLanguage } from "../../documents/language.ts";
+import { customerPortalUrl } from "../../flows/customer-email-parties.ts";
+import type { CheckoutPurchase } from "../../flows/purchase-summary.ts";
 
 export interface CheckoutPageOptions {
   /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
   checkoutBaseUrl: string;
   paymentForm: PaymentFormSetup;
+  /** The purchase a succeeded session made (`flows/purchase-summary.ts`), null before its order exists. */
+  purchaseOf: (checkout: CheckoutPublic) => Promise<CheckoutPurchase | null>;
+}
+
+/** The purchase as the page prints it: English words, the buyer's locale's formats (as its email). */
+function purchaseView(purchase: CheckoutPurchase, locale: string | null): PurchaseView {
+  const language = documentLanguage(locale);
+  const { order } = purchase;
+  const money = (amount: number) => language.money(amount, order.currency);
+  const { words } = language;
+  return {
+    description: order.description,
+    receiptNumber: order.receipt_number,
+    lines: [
+      ...purchase.items.map((item) => [item.label, money(item.amount)] as const),
+      [words.subtotal, money(order.subtotal_amount)],
+      ...(order.discount_amount ? [[words.discount, `−${money(order.discount_amount)}`] as const] : []),
+      ...(order.tax_amount ? [[words.tax, money(order.tax_amount)] as const] : []),
+      [words.total, money(order.total_amount)],
+    ],
+    benefits: purchase.benefits.map(({ description, licenseKey: key }) => ({
+      description,
+      licenseKey: key?.key ?? null,
+      terms: key
+        ? [
+            key.activationLimit === null ? "Unlimited activations" : `Up to ${language.number(key.activationLimit)} activations`,
+            ...(key.expiresAt ? [`Valid until ${language.date(key.expiresAt)}`] : []),
+          ]
+        : [],
+    })),
+    documents: purchase.documents,
+  };
 }
 
 interface PageQuery {
@@ -89,12 +124,21 @@ export const checkoutPageRoutes =
     }
 
     /** A session past its open state: what became of it, and where to go next. */
-    function closedPage(checkout: CheckoutPublic, query: PageQuery, embedOrigin: string | null): string {
+    async function closedPage(checkout: CheckoutPublic, query: PageQuery, embedOrigin: string | null): Promise<string> {
       const seller = checkout.organization.name;
       const back = checkout.return_url ? { href: checkout.return_url, label: `Back to ${seller}` } : null;
       const common = { theme: query.theme, assets: query.assets, embedOrigin };
-      if (checkout.status === "succeeded")
-        return statusPage({ ...common, heading: "Thank you!", message: `Your purchase from ${seller} is complete.`, link: back });
+      if (checkout.status === "succeeded") {
+        const purchase = await options.purchaseOf(checkout);
+        return purchaseCompletePage({
+          ...common,
+          seller,
+          email: checkout.customer_email,
+          purchase: purchase ? purchaseView(purchase, checkout.locale ?? null) : null,
+          portalUrl: customerPortalUrl({ config: options }, checkout.organization),
+          link: back,
+        });
+      }
       if (checkout.status === "confirmed")
         return statusPage({
           ...common,
@@ -117,7 +161,7 @@ export const checkoutPageRoutes =
       const { checkout } = found;
       const embedOrigin = embedOriginFor(query, checkout);
       if (checkout.status !== "open")
-        return sendHtml(reply, 200, closedPage(checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
+        return sendHtml(reply, 200, await closedPage(checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       const html = checkoutFormPage({
         organizationName: checkout.organization.name,
         theme: query.theme,
@@ -143,7 +187,7 @@ export const checkoutPageRoutes =
         // Not paid yet: back to the form.
         if (found.checkout.status === "open") return reply.redirect(new URL(found.checkout.url).pathname, 303);
         const embedOrigin = embedOriginFor(query, found.checkout);
-        return sendHtml(reply, 200, closedPage(found.checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
+        return sendHtml(reply, 200, await closedPage(found.checkout, query, embedOrigin), query.assets, { frameAncestor: embedOrigin });
       },
     );
 

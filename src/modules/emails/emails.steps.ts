@@ -11,7 +11,7 @@ import type { RenderedEmail } from "./email-layout.ts";
 
 // What the emails module offers the flows: an email written in the transaction of its cause.
 
-export { renderOrderEmail, type OrderEmail, type OrderEmailReason } from "./order-paid.email.ts";
+export { renderOrderEmail, type GrantedBenefit, type OrderEmail, type OrderEmailReason } from "./order-paid.email.ts";
 export { renderSubscriptionNotice, type SubscriptionNotice, type SubscriptionNoticeKind } from "./subscription-notice.email.ts";
 export { renderRefundIssued, type RefundIssued } from "./refund-issued.email.ts";
 export type { EmailBrand } from "./email-layout.ts";

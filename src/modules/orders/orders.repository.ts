@@ -222,6 +222,10 @@ export const findOrderEmbedded = (db: Executor, id: string, visibility: OrderVis
 
 export type OrderEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findOrderEmbedded>>>;
 
+/** The order a checkout made (one at most), whatever organization: the caller holds the checkout. */
+export const findOrderOfCheckout = (db: Executor, checkoutId: string): Promise<OrderRow | undefined> =>
+  db.selectFrom("orders").selectAll().where("checkout_id", "=", checkoutId).executeTakeFirst();
+
 export const findOrder = (db: Executor, id: string, visibility: OrderVisibility): Promise<OrderRow | undefined> =>
   db
     .selectFrom("orders as o")

@@ -4,7 +4,7 @@ import { allocateReceiptNumber } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
-import { findOrder, findOrderForUpdate, updateOrder, type OrderVisibility } from "./orders.repository.ts";
+import { findOrder, findOrderForUpdate, findOrderOfCheckout, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
 import type { OrderRow } from "./orders.table.ts";
 
@@ -14,6 +14,7 @@ export {
   dueAmount,
   findOrder,
   findOrderForUpdate,
+  findOrderOfCheckout,
   publishOrderUpdated,
   readOrder,
   updateOrder,

@@ -6,15 +6,18 @@ import { buildApp } from "../../../src/app.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { expireCheckoutNow } from "../checkouts/checkout-helpers.ts";
+import { licensedProduct, payCheckout } from "../emails/email-helpers.ts";
 
 /** The page routes over HTTP (no browser): statuses, headers, escaping, assets. */
 let ctx: TestContext;
 let token: string;
 let productId: string;
+let orgId: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
   const org = await createOrganization(ctx.deps, `<img src=x onerror=alert(1)> "Shop"`);
+  orgId = org.id;
   token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
   productId = (await createProduct(ctx.deps, org.id, { product: { name: "</script><script>alert(1)</script>" } })).product.id;
 });
@@ -115,6 +118,43 @@ describe("GET /checkout/{client_secret}", () => {
     await ctx.deps.db.updateTable("checkouts").set({ status: "failed" }).where("id", "=", checkout.id).execute();
     const failed = await ctx.request({ method: "GET", url: pathOf(checkout.url) });
     expect(failed.body).toContain("<h1>Payment failed</h1>");
+  });
+
+  it("after the payment, shows what the order's email shows: the order, its documents, the license key in full, the portal", async () => {
+    const product = await licensedProduct(ctx, orgId, "<b>Pro</b> licence");
+    const { order } = await payCheckout(ctx, token, product.product.id, { email: "buyer@example.com" });
+    const checkout = await ctx.deps.db
+      .selectFrom("checkouts")
+      .select("client_secret")
+      .where("id", "=", order.checkout_id!)
+      .executeTakeFirstOrThrow();
+    const key = await ctx.deps.db
+      .selectFrom("license_keys")
+      .select("key")
+      .where("customer_id", "=", order.customer_id)
+      .executeTakeFirstOrThrow();
+    const slug = (await ctx.deps.db.selectFrom("organizations").select("slug").where("id", "=", orgId).executeTakeFirstOrThrow()).slug;
+
+    const page = await ctx.request({ method: "GET", url: `/checkout/${checkout.client_secret}/confirmation` });
+    expect(page.statusCode).toBe(200);
+    expect(csp(page.headers)).toMatch(/^default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+'; /);
+    const body = page.body;
+    expect(body).toContain("<h1>Thank you!</h1>");
+    expect(body).toContain("A confirmation is on its way to buyer@example.com.");
+    expect(body).toContain("&lt;b&gt;Pro&lt;/b&gt; licence");
+    expect(body).not.toContain("<b>Pro</b>");
+    expect(body).toContain(`<code class="license-key">${key.key}</code>`);
+    expect(body).toContain("Up to 3 activations");
+    expect(body).toContain(`Receipt number: ${order.receipt_number}`);
+    expect(body).toContain(`<tr class="total"><td>Total</td><td>$${(order.total_amount / 100).toFixed(2)}</td></tr>`);
+    const links = [...body.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!.replaceAll("&amp;", "&"));
+    const documentLink = (document: string) =>
+      new RegExp(`^${ctx.deps.config.publicBaseUrl}/documents/orders/${order.id}/${document}\\?expires=\\d+&signature=`);
+    expect(links.filter((link) => documentLink("receipt").test(link))).toHaveLength(1);
+    expect(links.filter((link) => documentLink("invoice").test(link))).toHaveLength(1);
+    expect(links).toContain(`${ctx.deps.config.checkoutBaseUrl}/${slug}/portal`);
+    // The page gives the buyer no session: the portal asks them to sign in.
+    expect(body).not.toMatch(/polar_(cst|mst|oat|pat)_/);
   });
 
   it("keeps the client secret out of the request log", async () => {
