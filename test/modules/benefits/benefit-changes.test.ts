@@ -191,6 +191,8 @@ describe("PATCH /v1/benefits/{id}", () => {
       .values({ organization_id: orgId, product_id: plan.product.id, benefit_id: benefitId, position: 0 })
       .execute();
     await buyThroughCheckout(ctx, checkoutToken, oneTime.product.id, { buyer: { customer_email: "once@example.com" } });
+    // A moment later, so the keys' creation order is the purchases' (the list below relies on it).
+    ctx.clock.advance(1_000);
     await buyThroughCheckout(ctx, checkoutToken, plan.product.id, { buyer: { customer_email: "monthly@example.com" } });
     const keys = () =>
       ctx.deps.db.selectFrom("license_keys").selectAll().where("benefit_id", "=", benefitId).orderBy("created_at").orderBy("id").execute();
