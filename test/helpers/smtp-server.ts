@@ -1,6 +1,7 @@
 import { simpleParser, type ParsedMail } from "mailparser";
 import { createServer, type AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { createTestContext, type TestContext } from "./context.ts";
 
 /** A real SMTP server on 127.0.0.1 for a test file: it takes mail for one user and parses what it receives. */
 export interface TestSmtpServer {
@@ -77,4 +78,19 @@ export async function testSmtpServer(): Promise<TestSmtpServer> {
       if (running) await new Promise<void>((resolve) => running.close(() => resolve()));
     },
   };
+}
+
+/** A test context whose emails go to a started SMTP server on loopback (`EMAIL_FROM` a shop's sender). */
+export async function startMailingContext(env: Record<string, string> = {}): Promise<{ ctx: TestContext; smtp: TestSmtpServer }> {
+  const smtp = await testSmtpServer();
+  await smtp.start();
+  const ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>", ...env } });
+  return { ctx, smtp };
+}
+
+/** Closes the mailer's pooled connections, the SMTP server and the context. */
+export async function stopMailingContext({ ctx, smtp }: { ctx: TestContext; smtp: TestSmtpServer }): Promise<void> {
+  ctx.services.mail?.close();
+  await smtp.stop();
+  await ctx.close();
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
 import { createCustomer, createOrganization } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createMember, enableMembers } from "../customers/member-helpers.ts";
 import { runEmailJobs } from "../emails/email-helpers.ts";
 import { codeFromLatestEmail, mailsTo } from "./portal-sign-in-helpers.ts";
@@ -14,16 +14,10 @@ let org: { id: string; name: string; slug: string };
 let clientNumber = 0;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
   org = await createOrganization(ctx.deps, `Tea <b>&</b> Co ${Date.now()}`);
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 /** Each test its own client address, so the per-client limits of one never reach another. */
 const newClient = () => `10.0.${Math.floor(++clientNumber / 250)}.${clientNumber % 250}`;

@@ -5,12 +5,12 @@ import { TaskName } from "../../../src/jobs/task-names.ts";
 import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail-transport.ts";
 import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
 import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { runDocumentJobs } from "../orders/order-documents-helpers.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { queuedJobs } from "../../helpers/jobs.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 import {
   BUYER,
@@ -28,9 +28,7 @@ let org: { id: string; name: string };
 let token: string;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
   org = await createOrganization(ctx.deps, `Ada & Co ${Date.now()}`);
   await ctx.deps.db
     .updateTable("organizations")
@@ -40,11 +38,7 @@ beforeAll(async () => {
   await registerForTax(ctx.deps, org.id);
   token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const receivedBy = (address: string) =>
   smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCancellationNotice, writeCheckoutNotice } from "../../../src/flows/seller-notices.ts";
 import { renderWebhookEndpointDisabled, writeWebhookEndpointDisabledEmail } from "../../../src/modules/emails/seller-notices.steps.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import {
   createCustomerSessionToken,
   createOrganization,
@@ -9,7 +9,7 @@ import {
   createProduct,
   registerForTax,
 } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { recordDispute } from "../disputes/dispute-helpers.ts";
 import { licensedProduct, payCheckout, runEmailJobs } from "./email-helpers.ts";
@@ -18,15 +18,9 @@ let smtp: TestSmtpServer;
 let ctx: TestContext;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 /** A seller with a hostile name, registered for tax, its contact address `email` (none when null), and a buying token. */
 async function seller(email: string | null = "seller@adaco.example") {

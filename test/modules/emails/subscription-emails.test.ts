@@ -1,7 +1,7 @@
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addInterval } from "../../../src/values/calendar.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { writeRenewalPaidEmail } from "../../../src/flows/order-paid-email.ts";
 import { writeSubscriptionNotice } from "../../../src/flows/subscription-notice-email.ts";
 import {
@@ -11,7 +11,7 @@ import {
   createProduct,
   registerForTax,
 } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { hasListUnsubscribe, runEmailJobs } from "./email-helpers.ts";
@@ -29,9 +29,7 @@ let refundToken: string;
 let invoiceToken: string;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
   org = await createOrganization(ctx.deps, `Ada & <i>Co</i> ${Date.now()}`);
   await registerForTax(ctx.deps, org.id);
   const { slug } = await ctx.deps.db.selectFrom("organizations").select("slug").where("id", "=", org.id).executeTakeFirstOrThrow();
@@ -43,11 +41,7 @@ beforeAll(async () => {
     createOrganizationToken(ctx.deps, org.id, ["orders:read"]),
   ]);
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const DAY = 24 * 60 * 60 * 1000;
 const HOSTILE = "Pro <script>alert(1)</script>";

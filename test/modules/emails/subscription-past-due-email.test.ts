@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issuePortalSignInLink } from "../../../src/modules/customers/portal-sign-ins.steps.ts";
 import { addInterval } from "../../../src/values/calendar.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { mailsTo } from "../customer-portal/portal-sign-in-helpers.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { runEmailJobs } from "./email-helpers.ts";
@@ -15,19 +15,13 @@ let org: { id: string; name: string; slug: string };
 let token: string;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
   org = await createOrganization(ctx.deps, `Ada & <i>Co</i> ${Date.now()}`);
   await ctx.deps.db.updateTable("organizations").set({ email: "support@adaco.example" }).where("id", "=", org.id).execute();
   await registerForTax(ctx.deps, org.id);
   token = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write"]);
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const t0 = new Date("2027-05-10T10:00:00.000Z");
 const pastDueEmails = () => ctx.deps.db.selectFrom("emails").selectAll().where("template", "=", "subscription_past_due").execute();

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { crontab } from "../../../src/tasks.ts";
 import { addInterval } from "../../../src/values/calendar.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, createSubscription, registerForTax } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { runEmailJobs } from "./email-helpers.ts";
 
@@ -12,15 +12,9 @@ let smtp: TestSmtpServer;
 let ctx: TestContext;
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url, EMAIL_FROM: "Shop Mail <mail@shop.example>" } });
+  ({ ctx, smtp } = await startMailingContext());
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const DAY = 24 * 60 * 60 * 1000;
 /** The hourly task's scan, as the worker runs it. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import type { TestContext } from "../../helpers/context.ts";
 import { createCustomer, createOrganization } from "../../helpers/factories.ts";
-import { testSmtpServer, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { codeFromLatestEmail } from "../customer-portal/portal-sign-in-helpers.ts";
 import { createMember, enableMembers } from "../customers/member-helpers.ts";
 
@@ -11,17 +11,11 @@ let ctx: TestContext;
 let org: { id: string; slug: string };
 
 beforeAll(async () => {
-  smtp = await testSmtpServer();
-  await smtp.start();
-  ctx = await createTestContext({ env: { SMTP_URL: smtp.url } });
+  ({ ctx, smtp } = await startMailingContext());
   org = await createOrganization(ctx.deps);
   await createCustomer(ctx.deps, org.id, { email: "ada@example.com" });
 });
-afterAll(async () => {
-  ctx.services.mail?.close();
-  await smtp.stop();
-  await ctx.close();
-});
+afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const SAME_ORIGIN = { origin: "http://localhost:80", host: "localhost:80" };
 const post = (slug: string, path: string, form: Record<string, string>, headers: Record<string, string> = SAME_ORIGIN) =>
