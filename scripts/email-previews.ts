@@ -17,13 +17,12 @@ export async function renderEmailPreviews(
   only: { samples?: readonly EmailSample[]; locales?: readonly string[] } = {},
 ): Promise<string[]> {
   const samples = only.samples ?? EMAIL_SAMPLES;
-  const locales = only.locales ?? PREVIEW_LOCALES;
   await mkdir(folder, { recursive: true });
   const written: string[] = [];
   for (const width of PREVIEW_WIDTHS) {
     const page = await browser.newPage({ viewport: { width, height: 800 }, javaScriptEnabled: false });
     for (const sample of samples)
-      for (const locale of locales) {
+      for (const locale of only.locales ?? sample.locales ?? PREVIEW_LOCALES) {
         const email = sample.render(locale);
         await page.setContent(email.html, { waitUntil: "load" });
         const file = path.join(folder, `${sample.template}.${locale}.${width}.png`);

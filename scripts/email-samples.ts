@@ -1,12 +1,23 @@
 import {
   renderOrderEmail,
+  renderPortalSignInCode,
   renderRefundIssued,
+  renderRenewalReminder,
   renderSubscriptionNotice,
+  renderSubscriptionPastDue,
+  renderTrialConversionReminder,
   type OrderEmail,
   type OrderEmailReason,
   type SubscriptionNoticeKind,
 } from "../src/modules/emails/emails.steps.ts";
 import type { RenderedEmail } from "../src/modules/emails/email-layout.ts";
+import {
+  renderDisputeOpened,
+  renderNewSale,
+  renderNewSubscriber,
+  renderSubscriptionCanceled,
+  renderWebhookEndpointDisabled,
+} from "../src/modules/emails/seller-notices.steps.ts";
 
 // One made-up cause per email template, for the previews `npm run emails:render` draws. The values
 // are chosen to stress the layout: a long product name, a discount, tax, a long license key, long links.
@@ -22,7 +33,23 @@ const documentLink = (document: string) =>
 export interface EmailSample {
   template: string;
   render(locale: string): RenderedEmail;
+  /** The languages it is written in, when not every preview language (the seller's notices are English). */
+  locales?: readonly string[];
 }
+
+const seller = { organization, recipient: "owner@adaco.example" };
+/** A seller's notice, drawn once: it is written in English whatever the locale. */
+const sellerSample = (template: string, render: () => RenderedEmail): EmailSample => ({ template, render, locales: ["en-US"] });
+const reminder = (locale: string) => ({
+  organization,
+  recipient,
+  locale,
+  product: "Analytical Engine Pro",
+  amount: 34_800,
+  currency: "eur",
+  chargedAt: new Date("2026-12-05T10:30:00Z"),
+  portalUrl,
+});
 
 const order = (reason: OrderEmailReason, locale: string): OrderEmail => ({
   reason,
@@ -91,6 +118,68 @@ export const EMAIL_SAMPLES: readonly EmailSample[] = [
         portalUrl,
       }),
   },
+  { template: "subscription_renewal_reminder", render: (locale) => renderRenewalReminder(reminder(locale)) },
+  { template: "subscription_trial_conversion_reminder", render: (locale) => renderTrialConversionReminder(reminder(locale)) },
+  {
+    template: "subscription_past_due",
+    render: (locale) =>
+      renderSubscriptionPastDue({
+        organization,
+        recipient,
+        locale,
+        product: "Analytical Engine Pro",
+        amount: 2_900,
+        currency: "eur",
+        paymentUrl: `${portalUrl}?sign_in=psi_Q2hhbmdlIG1lIGFuZCB0aGUgbGluayBpcyB2b2lk`,
+        linkValidHours: 24,
+      }),
+  },
+  {
+    template: "customer_session_code",
+    render: (locale) =>
+      renderPortalSignInCode({ organization, recipient, locale, code: "7KQ2ZD", validMinutes: 15, portalUrl: `${portalUrl}/sign-in/code` }),
+  },
+  sellerSample("seller_new_sale", () =>
+    renderNewSale({ ...seller, product: "Analytical Engine Pro", amount: 13_932, currency: "eur", customerEmail: recipient }),
+  ),
+  sellerSample("seller_new_subscription", () =>
+    renderNewSubscriber({
+      ...seller,
+      product: "Analytical Engine Pro",
+      amount: 2_900,
+      currency: "eur",
+      interval: "month",
+      intervalCount: 1,
+      trialEnd: new Date("2026-12-12T10:30:00Z"),
+      customerEmail: recipient,
+    }),
+  ),
+  sellerSample("seller_subscription_canceled", () =>
+    renderSubscriptionCanceled({
+      ...seller,
+      product: "Analytical Engine Pro",
+      customerEmail: recipient,
+      endsAt: new Date("2026-12-28T10:30:00Z"),
+      reason: "too_expensive",
+      comment: "Lovely engine, but <b>the budget</b> is gone.",
+    }),
+  ),
+  sellerSample("webhook_endpoint_disabled", () =>
+    renderWebhookEndpointDisabled({
+      ...seller,
+      endpointUrl: "https://hooks.adaco.example/polar/webhooks/incoming?source=commerce-api&x=1",
+    }),
+  ),
+  sellerSample("seller_dispute_opened", () =>
+    renderDisputeOpened({
+      ...seller,
+      amount: 13_932,
+      currency: "eur",
+      order: { description: "Analytical Engine Pro — lifetime licence", invoiceNumber: "ADACO-2026-0042" },
+      reason: "fraudulent",
+      evidenceDueBy: new Date("2026-12-10T10:30:00Z"),
+    }),
+  ),
 ];
 
 /** The languages every template is drawn in: the four the documents translate, and one that falls back to English words. */

@@ -45,7 +45,7 @@ describe.skipIf(!chromiumAvailable)("email previews (npm run emails:render)", ()
     const page = await browser.newPage({ viewport: { width: 390, height: 800 }, javaScriptEnabled: false });
     const overflowing: string[] = [];
     for (const sample of EMAIL_SAMPLES)
-      for (const locale of PREVIEW_LOCALES) {
+      for (const locale of sample.locales ?? PREVIEW_LOCALES) {
         await page.setContent(sample.render(locale).html, { waitUntil: "load" });
         const width = await page.evaluate<number>("document.documentElement.scrollWidth");
         if (width > 390) overflowing.push(`${sample.template}.${locale}: ${width}px`);

@@ -61,7 +61,7 @@ export function emailLayout(
   const html = `<!doctype html>
 <html lang="${escapeHtml(language.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.title)}</title></head>
 <body style="margin:0;padding:24px;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#18181b">
-<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px">
+<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:32px;overflow-wrap:anywhere">
 ${logoOf(brand)}<p style="margin:0 0 24px;font-weight:600">${escapeHtml(brand.name)}</p>
 ${content.sections.map((section) => section.html).join("\n")}
 <p style="margin:32px 0 0;font-size:12px;color:#71717a">${escapeHtml(content.footer)}</p>
