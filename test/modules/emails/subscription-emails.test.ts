@@ -13,7 +13,7 @@ import {
 } from "../../helpers/factories.ts";
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
-import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
+import { buyThroughCheckout, giveSubscriptionWorkingCard } from "../subscriptions/subscription-helpers.ts";
 import { hasListUnsubscribe, runEmailJobs } from "./email-helpers.ts";
 
 // A subscription's emails, each written in the transaction of its cause: its confirmation, the
@@ -189,23 +189,7 @@ describe("order emails of a subscription", () => {
       "subscription_past_due",
     ]);
     // A working card becomes the subscription's: the retry at +2 days pays the renewal.
-    const card = await ctx.deps.db
-      .insertInto("payment_methods")
-      .values({
-        organization_id: org.id,
-        customer_id: customerId,
-        processor_reference: "pm_sandbox_tok_visa_000000000000000000000000",
-        type: "card",
-        brand: "visa",
-        last4: "4242",
-        exp_month: 12,
-        exp_year: 2034,
-        modified_at: null,
-        deleted_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await ctx.deps.db.updateTable("subscriptions").set({ payment_method_id: card.id }).where("id", "=", id).execute();
+    await giveSubscriptionWorkingCard(ctx, { organizationId: org.id, customerId: customerId, subscriptionId: id });
     ctx.clock.set(new Date(t0.getTime() + 2 * DAY));
     await sweep();
     expect((await subscriptionRow(id)).status).toBe("active");

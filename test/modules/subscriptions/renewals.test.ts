@@ -13,7 +13,7 @@ import {
   registerForTax,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
-import { buyThroughCheckout, eventTypesOf } from "./subscription-helpers.ts";
+import { buyThroughCheckout, eventTypesOf, giveSubscriptionWorkingCard } from "./subscription-helpers.ts";
 
 let ctx: TestContext;
 let org: { id: string; slug: string };
@@ -282,23 +282,11 @@ describe("failed renewals and dunning", () => {
     await sweep();
     expect((await subscriptionRow(checkout.subscription_id)).status).toBe("past_due");
     // A working card saved straight into the table (recovery through the portal's routes: portal-payment-methods.test.ts).
-    const card = await ctx.deps.db
-      .insertInto("payment_methods")
-      .values({
-        organization_id: org.id,
-        customer_id: checkout.customer_id,
-        processor_reference: "pm_sandbox_tok_visa_000000000000000000000000",
-        type: "card",
-        brand: "visa",
-        last4: "4242",
-        exp_month: 12,
-        exp_year: 2034,
-        modified_at: null,
-        deleted_at: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await ctx.deps.db.updateTable("subscriptions").set({ payment_method_id: card.id }).where("id", "=", checkout.subscription_id).execute();
+    await giveSubscriptionWorkingCard(ctx, {
+      organizationId: org.id,
+      customerId: checkout.customer_id,
+      subscriptionId: checkout.subscription_id,
+    });
     ctx.clock.set(new Date(t0.getTime() + 2 * DAY));
     await sweep();
     expect(await subscriptionRow(checkout.subscription_id)).toMatchObject({ status: "active", past_due_at: null });

@@ -36,3 +36,27 @@ export async function eventTypesOf(ctx: TestContext, resourceId: string): Promis
     .execute();
   return rows.map((row) => row.type);
 }
+
+/** A working sandbox card saved for the customer and made the subscription's, as a customer fixing a declined card would. */
+export async function giveSubscriptionWorkingCard(
+  ctx: TestContext,
+  owner: { organizationId: string; customerId: string; subscriptionId: string },
+): Promise<void> {
+  const card = await ctx.deps.db
+    .insertInto("payment_methods")
+    .values({
+      organization_id: owner.organizationId,
+      customer_id: owner.customerId,
+      processor_reference: "pm_sandbox_tok_visa_000000000000000000000000",
+      type: "card",
+      brand: "visa",
+      last4: "4242",
+      exp_month: 12,
+      exp_year: 2034,
+      modified_at: null,
+      deleted_at: null,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await ctx.deps.db.updateTable("subscriptions").set({ payment_method_id: card.id }).where("id", "=", owner.subscriptionId).execute();
+}
