@@ -1,6 +1,14 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, RequestBodyTooLarge, RequestValidationError, ServiceUnavailable, fieldIssue, missingIssue } from "./errors.ts";
-import { isDatabaseUnavailable } from "./pg-errors.ts";
+import {
+  AppError,
+  ConcurrentChangeConflict,
+  RequestBodyTooLarge,
+  RequestValidationError,
+  ServiceUnavailable,
+  fieldIssue,
+  missingIssue,
+} from "./errors.ts";
+import { isDatabaseUnavailable, isTransactionConflict } from "./pg-errors.ts";
 import { toValidationIssues } from "./validation.ts";
 
 interface PgError {
@@ -11,6 +19,7 @@ interface PgError {
 function toAppError(error: FastifyError & PgError, bodyLimit: number): AppError | null {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return new ServiceUnavailable();
+  if (isTransactionConflict(error)) return new ConcurrentChangeConflict();
   if (error.validation) {
     return new RequestValidationError(toValidationIssues(error.validationContext ?? "body", error.validation));
   }
@@ -48,6 +57,7 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     // A route may take less than the app's limit (a webhook); the answer names the limit that applied.
     const known = toAppError(error, request.routeOptions.bodyLimit ?? bodyLimit);
     if (known instanceof ServiceUnavailable) request.log.warn({ err: error }, "database unavailable");
+    if (known instanceof ConcurrentChangeConflict) request.log.warn({ err: error }, "transaction rolled back by a concurrent one");
     if (known) {
       // Bodies are sent pre-serialized: error shapes differ from the route's success schema.
       return reply.code(known.statusCode).headers(known.headers).type("application/json").send(JSON.stringify(known.body()));

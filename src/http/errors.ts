@@ -178,6 +178,19 @@ export class ServiceUnavailable extends AppError {
   }
 }
 
+/**
+ * PostgreSQL chose this request's transaction as the victim of a deadlock or a serialization
+ * conflict with a concurrent one: it was rolled back whole, so nothing was applied, and the same
+ * request sent again is expected to succeed once the other has finished.
+ */
+export class ConcurrentChangeConflict extends AppError {
+  constructor() {
+    super(503, "ServiceUnavailable", "The request conflicted with a concurrent change and was not applied. Retry it.", {
+      "retry-after": "1",
+    });
+  }
+}
+
 /** A request with a body must say how long it is, so the size limit applies before reading it. */
 export class LengthRequired extends AppError {
   constructor() {

@@ -31,3 +31,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
   return UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message));
 }
+
+/** A deadlock victim (40P01) or a serialization failure (40001): the transaction was rolled back and may be retried. */
+export function isTransactionConflict(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return code === "40P01" || code === "40001";
+}

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cycleSubscription } from "../../../src/flows/renew-subscriptions.ts";
 import { claimDueSubscription } from "../../../src/modules/subscriptions/subscriptions.steps.ts";
@@ -111,5 +112,48 @@ describe("deleting a customer while its subscription renews", () => {
         expect((await succeededPayments(order.id)).length).toBe(order.status === "paid" ? 1 : 0);
       }
     }
+  });
+
+  it("answers a deletion chosen as a deadlock's victim with a retryable 503, having changed nothing", async () => {
+    ctx.clock.set(new Date("2027-09-01T09:00:00.000Z"));
+    const { customerId, subscriptionId } = await dueSubscriber("deadlock@example.com");
+
+    // The portal's card removal locks the customer, then its subscriptions: the opposite order.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const removal = ctx.deps.db.transaction().execute(async (trx) => {
+      await trx.selectFrom("customers").select("id").where("id", "=", customerId).forUpdate().execute();
+      const deletion = deleteCustomer(customerId);
+      // Once the deletion holds the subscription and waits for the customer, close the cycle. Its
+      // wait began first, so its deadlock check runs first and PostgreSQL rolls it back.
+      await expect
+        .poll(async () => {
+          const { rows } = await sql<{ waiting: number }>`SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(ctx.deps.db);
+          return rows[0]?.waiting;
+        })
+        .toBe(1);
+      const locking = trx.selectFrom("subscriptions").select("id").where("id", "=", subscriptionId).forUpdate().execute();
+      const answer = await deletion;
+      await locking;
+      await released;
+      return answer;
+    });
+    release();
+    const refused = await removal;
+
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.json()).toEqual({
+      error: "ServiceUnavailable",
+      detail: "The request conflicted with a concurrent change and was not applied. Retry it.",
+    });
+    const customer = await ctx.deps.db.selectFrom("customers").select("deleted_at").where("id", "=", customerId).executeTakeFirstOrThrow();
+    expect(customer.deleted_at).toBeNull();
+    expect(await subscriptionStatus(subscriptionId)).toBe("active");
+
+    // Sent again once the other transaction is done, it goes through.
+    expect((await deleteCustomer(customerId)).statusCode).toBe(204);
+    expect(await subscriptionStatus(subscriptionId)).toBe("canceled");
   });
 });
