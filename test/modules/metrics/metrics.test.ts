@@ -328,6 +328,59 @@ describe("GET /v1/metrics/: the known history", () => {
     );
   });
 
+  it("snaps weeks back to Monday and judges a trial against each week", async () => {
+    await expectSeries(
+      "start_date=2026-01-07&end_date=2026-01-20&interval=week&metrics=orders&metrics=cumulative_revenue&metrics=monthly_recurring_revenue&metrics=trial_monthly_recurring_revenue&metrics=renewed_subscriptions&metrics=new_subscriptions_revenue",
+      ["2026-01-05T00:00:00+00:00", "2026-01-12T00:00:00+00:00", "2026-01-19T00:00:00+00:00"],
+      {
+        // Only C's first charge (19 January) is inside the range; the 5 January sales are its baseline.
+        orders: [[0, 0, 1], 1],
+        cumulative_revenue: [[15750, 15750, 18750], 18750],
+        // C's trial ends at 03:30 on 19 January: still trialing at the end of the second week.
+        monthly_recurring_revenue: [[2500, 2500, 5500], 5500],
+        trial_monthly_recurring_revenue: [[3000, 3000, 0], 0],
+        renewed_subscriptions: [[0, 0, 1], 1],
+        new_subscriptions_revenue: [[0, 0, 0], 0],
+      },
+    );
+  });
+
+  it("reads a year as one period, its churn window a year ahead", async () => {
+    await expectSeries(
+      "start_date=2026-01-01&end_date=2026-12-31&interval=year&metrics=orders&metrics=active_subscriptions&metrics=churned_subscriptions&metrics=churn_rate&metrics=new_subscriptions_revenue&metrics=renewed_subscriptions",
+      ["2026-01-01T00:00:00+00:00"],
+      {
+        orders: [[7], 7],
+        active_subscriptions: [[2], 2],
+        churned_subscriptions: [[1], 1],
+        // Nobody was subscribed on 1 January 2026, the window's start.
+        churn_rate: [[0], 0],
+        new_subscriptions_revenue: [[21000], 21000],
+        renewed_subscriptions: [[0], 0],
+      },
+    );
+  });
+
+  it("counts hours, and the 23 hours of the day daylight time starts", async () => {
+    const utc = await metrics("start_date=2026-01-05&end_date=2026-01-05&interval=hour&metrics=orders");
+    const hours = utc.json<{ periods: { timestamp: string; orders: number }[] }>().periods;
+    expect(hours).toHaveLength(24);
+    expect(hours.filter((hour) => hour.orders > 0)).toEqual([{ timestamp: "2026-01-05T03:00:00+00:00", orders: 4 }]);
+    const newYork = await metrics("start_date=2026-03-08&end_date=2026-03-08&interval=hour&timezone=America/New_York&metrics=orders");
+    const stamps = newYork.json<{ periods: { timestamp: string }[] }>().periods.map((period) => period.timestamp);
+    expect(stamps).toHaveLength(23);
+    expect(stamps.slice(0, 3)).toEqual(["2026-03-08T00:00:00-05:00", "2026-03-08T01:00:00-05:00", "2026-03-08T03:00:00-04:00"]);
+  });
+
+  it("answers the owner's personal token for the organization it names", async () => {
+    const response = await metrics(
+      `start_date=2026-01-01&end_date=2026-03-31&interval=month&metrics=revenue&organization_id=${organizationId}`,
+      ctx.ownerToken,
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ totals: { revenue: 23250 } });
+  });
+
   it("answers only the requested metrics, in periods, totals and descriptions", async () => {
     const response = await metrics("start_date=2026-01-01&end_date=2026-03-31&interval=month&metrics=revenue&metrics=gross_margin");
     expect(response.statusCode, response.body).toBe(200);
