@@ -193,7 +193,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
               AS net,
             o.subscription_id IS NOT NULL AND ${trunc(sql`s.started_at`)} IS NOT DISTINCT FROM ${trunc(sql`o.created_at`)} AS new_subscription
           FROM orders o LEFT JOIN subscriptions s ON s.id = o.subscription_id
-          WHERE o.organization_id = ANY(${orgs}) AND o.status IN ('paid', 'refunded', 'partially_refunded')
+          WHERE o.organization_id = ANY(${orgs}) AND o.status IN ('paid', 'refunded', 'partially_refunded') AND o.created_at < (SELECT hi FROM bounds)
             AND ${productMatch(sql`o.product_id`)} AND ${customerMatch(sql`o.customer_id`)}
         )`,
         sql`order_sums AS (
@@ -255,6 +255,8 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
             CASE WHEN e.metadata->'_cost'->>'currency' = ${currency} THEN (e.metadata->'_cost'->>'amount')::numeric END AS cost
           FROM events e
           WHERE e.organization_id = ANY(${orgs}) AND e.source = 'user'
+            -- Before the window only costs matter (the lifetime baseline); inside it every event names an active user.
+            AND (e."timestamp" >= (SELECT lo FROM bounds) OR e.metadata ? '_cost') AND e."timestamp" < (SELECT hi FROM bounds)
             ${
               filter.customerIds === null
                 ? sql``
