@@ -173,7 +173,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(eventRoutes(services.events, deps.now));
   await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(customerMeterRoutes(services.customerMeters));
-  await app.register(metricRoutes());
+  await app.register(metricRoutes(services.metrics));
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));

@@ -34,6 +34,7 @@ import { createEventService } from "./modules/events/events.service.ts";
 import { createMeterService } from "./modules/meters/meters.service.ts";
 import { createCustomerMeterService } from "./modules/customer-meters/customer-meters.service.ts";
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
+import { createMetricsService } from "./modules/metrics/metrics.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
@@ -201,6 +202,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     events: createEventService(deps),
     meters: createMeterService(deps),
     meterQuantities: createMeterQuantityService(deps),
+    metrics: createMetricsService(deps),
     customerMeters,
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),

@@ -58,6 +58,8 @@ describe("API documentation", () => {
     "/v1/customer-meters/",
     "/v1/customer-portal/meters/",
     "/v1/metrics/limits",
+    "GET /v1/metrics/",
+    "GET /v1/metrics/export",
     "/v1/customers/",
     "/v1/license-keys/{id}/activations/",
     "/v1/orders/export",

@@ -255,6 +255,7 @@ const _meterQuantities: AssertAssignable<M.MeterQuantities, models.MeterQuantiti
 const _timeInterval: AssertEqual<TI.TimeInterval, models.TimeInterval> = true;
 // Metrics.
 const _metricsLimits: AssertAssignable<MT.MetricsLimits, models.MetricsLimits> = true;
+const _metricsResponse: AssertAssignable<MT.MetricsResponse, models.MetricsResponse> = true;
 // Customer meters.
 const _customerMeter: AssertAssignable<CM.CustomerMeter, models.CustomerMeter> = true;
 const _listCustomerMeter: AssertAssignable<S<typeof CM.ListResourceCustomerMeter>, models.ListResourceCustomerMeter> = true;

@@ -4,7 +4,8 @@ import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http
 import { EARLIEST_DATE, intervalRangeIssue } from "../../schema/time-intervals.ts";
 import type { MeterQuantitiesQuery } from "./meter-inputs.schemas.ts";
 import { meterQuantities } from "./meter-quantities.repository.ts";
-import { customerKeysOf, findMeter, knownTimeZones } from "./meters.repository.ts";
+import { knownTimeZones } from "../../db/time-zones.ts";
+import { customerKeysOf, findMeter } from "./meters.repository.ts";
 import type { MeterQuantities } from "./meters.schemas.ts";
 
 const EARLIEST = new Date(`${EARLIEST_DATE}T00:00:00Z`).getTime();
