@@ -4,7 +4,8 @@ import { ResourceNotFound } from "../../http/errors.ts";
 import type { CheckoutConfirm, CheckoutUpdatePublic } from "./checkout-inputs.schemas.ts";
 import { assertNotExpired, assertOpenForBuyer } from "./checkouts.errors.ts";
 import { toCheckoutPublic } from "./checkouts.mapper.ts";
-import { findCheckoutWithRelations, markCheckoutOpened, type CheckoutWithRelations } from "./checkouts.repository.ts";
+import { checkoutClockOffset, findCheckoutWithRelations, markCheckoutOpened, type CheckoutWithRelations } from "./checkouts.repository.ts";
+import { setRequestClockOffset } from "../../values/clock.ts";
 import type { CheckoutPublic, CheckoutPublicConfirmed } from "./checkouts.schemas.ts";
 import type { CheckoutSessions } from "./checkouts.service.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
@@ -24,19 +25,30 @@ export interface CheckoutConfirmer {
 
 /** The buyer's side of a session: reached by its client secret, no token needed. */
 export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessions, confirmation: CheckoutConfirmer) {
+  /**
+   * A buyer's request carries no token, whose principal would set the organization's clock: a
+   * sandbox organization that advanced its test clock sells at its own time, as its renewals run.
+   */
+  const enterOrganizationClock = (offsetMs: number) => {
+    if (offsetMs !== 0) setRequestClockOffset(offsetMs);
+  };
+
   async function view(db: Executor, clientSecret: string): Promise<CheckoutPublic> {
     const row = await findCheckoutWithRelations(db, { clientSecret }, null);
     if (!row) throw new ResourceNotFound();
+    const organization = await sessions.organizationOf(db, row.organization_id);
+    enterOrganizationClock(organization.clock_offset_ms);
     assertNotExpired(row, deps.now());
     // The first view is what the metrics' `checkouts` count (a session made by the API and never shown does not count).
     if (row.opened_at === null) await markCheckoutOpened(db, row.id, deps.now());
-    return toCheckoutPublic(row, sessions.urls, await sessions.organizationOf(db, row.organization_id));
+    return toCheckoutPublic(row, sessions.urls, organization);
   }
 
   return {
     get: (clientSecret: string) => view(deps.db, clientSecret),
 
     async update(clientSecret: string, input: CheckoutUpdatePublic): Promise<CheckoutPublic> {
+      enterOrganizationClock(await checkoutClockOffset(deps.db, clientSecret));
       return deps.db.transaction().execute(async (trx) => {
         const row = await sessions.lock(trx, { clientSecret }, null);
         assertOpenForBuyer(row, deps.now());
@@ -47,6 +59,7 @@ export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessio
     },
 
     async confirm(clientSecret: string, input: CheckoutConfirm): Promise<CheckoutPublicConfirmed> {
+      enterOrganizationClock(await checkoutClockOffset(deps.db, clientSecret));
       const { confirmed, organization, customerSessionToken } = await confirmation.confirm(clientSecret, input);
       return {
         ...toCheckoutPublic(confirmed, sessions.urls, organization),

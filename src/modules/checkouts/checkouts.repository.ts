@@ -7,6 +7,7 @@ import { containsPattern, type SortCriterion } from "../../schema/pagination.ts"
 import type { DiscountJson } from "../discounts/discounts.mapper.ts";
 import type { ProductWithRelationsJson } from "../products/products.mapper.ts";
 import { selectDiscounts } from "../discounts/discounts.steps.ts";
+import { organizationClocks } from "../organizations/organizations.steps.ts";
 import { productRelations, selectProducts } from "../products/products.steps.ts";
 import type { CheckoutSortKeys } from "./checkout-inputs.schemas.ts";
 import type { CheckoutRow, CheckoutStatus, CheckoutsTable } from "./checkouts.table.ts";
@@ -214,3 +215,17 @@ export const checkoutBuyers = <A extends string>(alias: A) =>
 /** Records the buyer's first view of a session; later views leave it as it is. */
 export const markCheckoutOpened = (db: Executor, id: string, at: Date) =>
   db.updateTable("checkouts").set({ opened_at: at }).where("id", "=", id).where("opened_at", "is", null).execute();
+
+/** The test-clock offset of the organization whose session a client secret opens (0 when unknown). */
+export async function checkoutClockOffset(db: Executor, clientSecret: string): Promise<number> {
+  const row = await db
+    .selectFrom("checkouts as c")
+    .innerJoin(
+      (eb) => organizationClocks(eb).as("o"),
+      (join) => join.onRef("o.id", "=", "c.organization_id"),
+    )
+    .select("o.clock_offset_ms")
+    .where("c.client_secret", "=", clientSecret)
+    .executeTakeFirst();
+  return row?.clock_offset_ms ?? 0;
+}

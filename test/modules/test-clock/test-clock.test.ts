@@ -32,6 +32,23 @@ const ordersOf = (subscriptionId: string) =>
   ctx.deps.db.selectFrom("orders").selectAll().where("subscription_id", "=", subscriptionId).orderBy("created_at").execute();
 
 describe("the sandbox test clock over HTTP", () => {
+  it("sells through the buyer's checkout at the organization's time after an advance", async () => {
+    const { token, plan } = await sandboxOrganization();
+    expect((await advance(token, { seconds: 40 * 24 * 3600 })).statusCode).toBe(200);
+    const organizationNow = ctx.clock.now().getTime() + 40 * DAY;
+
+    // The buyer's requests carry no token: the session's organization sets their clock.
+    const { checkout } = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: "late-buyer@example.com" } });
+    const [order] = await ordersOf(checkout.subscription_id);
+    expect(order!.created_at.getTime()).toBeCloseTo(organizationNow, -4);
+    const subscription = await ctx.deps.db
+      .selectFrom("subscriptions")
+      .select("current_period_start")
+      .where("id", "=", checkout.subscription_id)
+      .executeTakeFirstOrThrow();
+    expect(subscription.current_period_start.getTime()).toBeCloseTo(organizationNow, -4);
+  });
+
   it("buys a monthly plan and advances three months: three renewals, paid, stamped at the organization's time", async () => {
     const { organizationId, token, plan } = await sandboxOrganization();
     const bought = ctx.clock.now();
