@@ -31,6 +31,7 @@ import { createPortalMemberService } from "./modules/customer-portal/portal-memb
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
+import { createEventTypeService } from "./modules/events/event-types.service.ts";
 import { createMeterService } from "./modules/meters/meters.service.ts";
 import { createCustomerMeterService } from "./modules/customer-meters/customer-meters.service.ts";
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
@@ -199,6 +200,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),
     checkoutClient: createCheckoutClientService(deps, checkoutSessions, checkoutConfirmation),
     events: createEventService(deps),
+    eventTypes: createEventTypeService(deps),
     meters: createMeterService(deps),
     meterQuantities: createMeterQuantityService(deps),
     customerMeters,
