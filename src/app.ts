@@ -183,7 +183,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));
-  await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(orderRoutes(services.orders, services.orderDocuments, services.draftOrders));
   await app.register(orderDocumentLinkRoutes(services.orderDocuments, { secret: deps.secret, now: deps.now }));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));

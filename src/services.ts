@@ -79,6 +79,9 @@ import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import { createDisputeService } from "./modules/disputes/disputes.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { recoverRefund, refundOrder, settleRefundLater } from "./flows/refund-order.ts";
+import { createDraftOrder } from "./flows/draft-order.ts";
+import { finalizeOrder } from "./flows/finalize-order.ts";
+import type { DraftOrderFlows } from "./modules/orders/orders.routes.ts";
 import { forgetDetachedMethod } from "./flows/detach-payment-method.ts";
 import { createProcessorEventInbox } from "./modules/processor-events/processor-events.service.ts";
 import { buildStripeEventHandlers } from "./modules/processor-events/stripe-event-handlers.ts";
@@ -224,6 +227,10 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
+    draftOrders: {
+      create: (body, principal) => createDraftOrder(deps, adapters.taxEngine, body, principal),
+      finalize: (id, body, allowed) => finalizeOrder({ deps, payments: adapters.payments }, id, body, allowed),
+    } satisfies DraftOrderFlows,
     recoverRefund: (refundId: string) => recoverRefund(deps, adapters.payments, refundId),
     disputes: createDisputeService(deps, adapters.payments),
     emailDelivery: createEmailDelivery(deps, adapters.mail),
