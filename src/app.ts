@@ -40,6 +40,7 @@ import { benefitGrantRoutes } from "./modules/benefits/benefit-grants.routes.ts"
 import { benefitRoutes } from "./modules/benefits/benefits.routes.ts";
 import { portalBenefitGrantRoutes } from "./modules/customer-portal/portal-benefit-grants.routes.ts";
 import { eventRoutes } from "./modules/events/events.routes.ts";
+import { eventTypeRoutes } from "./modules/events/event-types.routes.ts";
 import { meterRoutes } from "./modules/meters/meters.routes.ts";
 import { metricRoutes } from "./modules/metrics/metrics.routes.ts";
 import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.routes.ts";
@@ -171,6 +172,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(benefitGrantRoutes(services.benefitGrants));
   await app.register(portalBenefitGrantRoutes(services.portalBenefitGrants));
   await app.register(eventRoutes(services.events, deps.now));
+  await app.register(eventTypeRoutes(services.eventTypes));
   await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(customerMeterRoutes(services.customerMeters));
   await app.register(metricRoutes(services.metrics));
@@ -181,7 +183,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));
-  await app.register(orderRoutes(services.orders, services.orderDocuments));
+  await app.register(orderRoutes(services.orders, services.orderDocuments, services.draftOrders));
   await app.register(orderDocumentLinkRoutes(services.orderDocuments, { secret: deps.secret, now: deps.now }));
   await app.register(subscriptionRoutes(services.subscriptions, services.subscriptionUpdates));
   await app.register(paymentRoutes(services.paymentRecords));

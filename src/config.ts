@@ -57,6 +57,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   WEBHOOK_DISABLE_AFTER: Type.String({ maxLength: 64, default: "P3D" }),
+  WEBHOOK_SECRET_OVERLAP: Type.String({ maxLength: 64, default: "PT24H" }),
   LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: Type.Integer({ minimum: 1, default: 180 }),
   LICENSE_KEY_RATE_LIMIT_PER_KEY: Type.Integer({ minimum: 1, default: 60 }),
   LICENSE_KEY_RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60_000 }),
@@ -115,6 +116,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** How long every delivery to an endpoint may fail before the endpoint is disabled (`WEBHOOK_DISABLE_AFTER`). */
   readonly webhookDisableAfterMs: number;
+  /** How long a rotated endpoint secret keeps signing beside the new one (`WEBHOOK_SECRET_OVERLAP`). */
+  readonly webhookSecretOverlapMs: number;
   /** Public license-key routes: requests per window from one client address, and for one key. */
   readonly licenseKeyRateLimit: { readonly perAddress: number; readonly perKey: number; readonly windowMs: number };
   /** Portal sign-in by email code: requests per window from one client address (both routes), and codes asked for one email. */
@@ -174,6 +177,16 @@ export { ConfigError };
 const flag = (value: Static<typeof Bool> | undefined, fallback: boolean): boolean =>
   value === undefined ? fallback : value === "true" || value === "1";
 
+function durationOf(name: string, value: string): number {
+  const ms = durationToMilliseconds(value);
+  if (ms === null) {
+    throw new ConfigError(
+      `Invalid environment variable ${name}: expected an ISO 8601 duration in weeks, days, hours, minutes or seconds, such as P3D or PT12H (got ${JSON.stringify(value)})`,
+    );
+  }
+  return ms;
+}
+
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 /** Never echoed in an error message: the message goes to the logs. */
 const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SMTP_URL"]);
@@ -202,12 +215,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
     throw new ConfigError("Invalid environment variable S3_BUCKET: required when STORAGE_DRIVER=s3");
   }
-  const webhookDisableAfterMs = durationToMilliseconds(env.WEBHOOK_DISABLE_AFTER);
-  if (webhookDisableAfterMs === null) {
-    throw new ConfigError(
-      `Invalid environment variable WEBHOOK_DISABLE_AFTER: expected an ISO 8601 duration in weeks, days, hours, minutes or seconds, such as P3D or PT12H (got ${JSON.stringify(env.WEBHOOK_DISABLE_AFTER)})`,
-    );
-  }
+  const webhookDisableAfterMs = durationOf("WEBHOOK_DISABLE_AFTER", env.WEBHOOK_DISABLE_AFTER);
+  const webhookSecretOverlapMs = durationOf("WEBHOOK_SECRET_OVERLAP", env.WEBHOOK_SECRET_OVERLAP);
   const storage: StorageConfig =
     env.STORAGE_DRIVER === "s3"
       ? {
@@ -257,6 +266,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: flag(env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false),
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfterMs,
+    webhookSecretOverlapMs,
     licenseKeyRateLimit: Object.freeze({
       perAddress: env.LICENSE_KEY_RATE_LIMIT_PER_ADDRESS,
       perKey: env.LICENSE_KEY_RATE_LIMIT_PER_KEY,

@@ -31,6 +31,7 @@ import { createPortalMemberService } from "./modules/customer-portal/portal-memb
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
 import { createEventService } from "./modules/events/events.service.ts";
+import { createEventTypeService } from "./modules/events/event-types.service.ts";
 import { createMeterService } from "./modules/meters/meters.service.ts";
 import { createCustomerMeterService } from "./modules/customer-meters/customer-meters.service.ts";
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
@@ -79,6 +80,9 @@ import { createRefundService } from "./modules/refunds/refunds.service.ts";
 import { createDisputeService } from "./modules/disputes/disputes.service.ts";
 import type { RefundCreate } from "./modules/refunds/refund-inputs.schemas.ts";
 import { recoverRefund, refundOrder, settleRefundLater } from "./flows/refund-order.ts";
+import { createDraftOrder } from "./flows/draft-order.ts";
+import { finalizeOrder } from "./flows/finalize-order.ts";
+import type { DraftOrderFlows } from "./modules/orders/orders.routes.ts";
 import { forgetDetachedMethod } from "./flows/detach-payment-method.ts";
 import { createProcessorEventInbox } from "./modules/processor-events/processor-events.service.ts";
 import { buildStripeEventHandlers } from "./modules/processor-events/stripe-event-handlers.ts";
@@ -200,6 +204,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     checkoutLinkRedirect: createCheckoutLinkRedirect(deps, checkouts),
     checkoutClient: createCheckoutClientService(deps, checkoutSessions, checkoutConfirmation),
     events: createEventService(deps),
+    eventTypes: createEventTypeService(deps),
     meters: createMeterService(deps),
     meterQuantities: createMeterQuantityService(deps),
     metrics: createMetricsService(deps),
@@ -224,6 +229,10 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     paymentRecords: createPaymentService(deps, { checkoutIdOfOrder, orderFromCheckoutIn, customerEmailIn }),
     refunds: createRefundService(deps, orderDocuments),
     refundOrder: (input: RefundCreate, allowed: OrganizationScope) => refundOrder(deps, adapters.payments, input, allowed),
+    draftOrders: {
+      create: (body, principal) => createDraftOrder(deps, adapters.taxEngine, body, principal),
+      finalize: (id, body, allowed) => finalizeOrder({ deps, payments: adapters.payments }, id, body, allowed),
+    } satisfies DraftOrderFlows,
     recoverRefund: (refundId: string) => recoverRefund(deps, adapters.payments, refundId),
     disputes: createDisputeService(deps, adapters.payments),
     emailDelivery: createEmailDelivery(deps, adapters.mail),

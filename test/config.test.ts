@@ -38,6 +38,7 @@ describe("configuration", () => {
     ["WEBHOOK_DISABLE_AFTER", "3 days", /WEBHOOK_DISABLE_AFTER: expected an ISO 8601 duration/],
     ["WEBHOOK_DISABLE_AFTER", "P1M", /WEBHOOK_DISABLE_AFTER/],
     ["WEBHOOK_DISABLE_AFTER", "PT0S", /WEBHOOK_DISABLE_AFTER/],
+    ["WEBHOOK_SECRET_OVERLAP", "1 day", /WEBHOOK_SECRET_OVERLAP: expected an ISO 8601 duration/],
   ])("fails fast naming %s for %j", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -46,6 +47,11 @@ describe("configuration", () => {
   it("reads how long an endpoint may fail before it is disabled: three days unless WEBHOOK_DISABLE_AFTER says", () => {
     expect(loadConfig({}).webhookDisableAfterMs).toBe(3 * 86_400_000);
     expect(loadConfig({ WEBHOOK_DISABLE_AFTER: "PT12H" }).webhookDisableAfterMs).toBe(12 * 3_600_000);
+  });
+
+  it("keeps a rotated webhook secret signing for 24 hours unless WEBHOOK_SECRET_OVERLAP says", () => {
+    expect(loadConfig({}).webhookSecretOverlapMs).toBe(86_400_000);
+    expect(loadConfig({ WEBHOOK_SECRET_OVERLAP: "PT1H" }).webhookSecretOverlapMs).toBe(3_600_000);
   });
 
   it("reads a replica beside the primary and the shared rate-limit store", () => {

@@ -8,7 +8,7 @@ import type { MemberSessionsTable } from "../modules/customers/member-sessions.t
 import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
-import type { EventsTable } from "../modules/events/events.table.ts";
+import type { EventsTable, EventTypesTable } from "../modules/events/events.table.ts";
 import type { CustomerMetersTable } from "../modules/customer-meters/customer-meters.table.ts";
 import type { MeterBucketValuesTable, MeterBucketsTable, MetersTable } from "../modules/meters/meters.table.ts";
 import type {
@@ -66,6 +66,7 @@ export interface Database {
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
   events: EventsTable;
+  event_types: EventTypesTable;
   meters: MetersTable;
   meter_buckets: MeterBucketsTable;
   meter_bucket_deltas: MeterBucketsTable;

@@ -115,3 +115,18 @@ export async function insertEvents(db: Executor, columns: EventColumns, skipDupl
     ${skipDuplicates ? sql`WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)` : sql``}`;
   return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
 }
+
+/**
+ * The event types of a batch's names not seen before in their organization, labelled with the
+ * name. Names already known (nearly always) are filtered out first, so the common batch makes no
+ * speculative insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
+ */
+export async function insertNewEventTypes(db: Executor, columns: EventColumns, now: Date): Promise<void> {
+  const [organizationIds, , , , , names] = columns;
+  await sql`
+    INSERT INTO event_types (organization_id, name, label, created_at)
+    SELECT DISTINCT u.organization_id, u.name, u.name, ${now}::timestamptz
+    FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
+    WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
+    ON CONFLICT (organization_id, name) DO NOTHING`.execute(db);
+}

@@ -208,17 +208,24 @@ export interface EventNameRow {
   last_seen: Date;
 }
 
+/** A group of events' count and first and last times. */
+const groupStatistics = [
+  sql<number>`count(*)::int`.as("occurrences"),
+  sql<Date>`min(e."timestamp")`.as("first_seen"),
+  sql<Date>`max(e."timestamp")`.as("last_seen"),
+] as const;
+
 /** The filtered events grouped by name and source, with their count and first and last times. */
 const eventNames = (db: Executor, filter: EventFilter) =>
   filtered(db, filter)
-    .select((eb) => [
-      "e.name",
-      "e.source",
-      sql<number>`count(*)::int`.as("occurrences"),
-      eb.fn.min("e.timestamp").as("first_seen"),
-      eb.fn.max("e.timestamp").as("last_seen"),
-    ])
+    .select(["e.name", "e.source", ...groupStatistics])
     .groupBy(["e.name", "e.source"]);
+
+/** The same statistics per organization too: those of the organizations' event types. */
+export const eventStatisticsByOrganization = (db: Executor, filter: EventFilter) =>
+  filtered(db, filter)
+    .select(["e.organization_id", "e.name", "e.source", ...groupStatistics])
+    .groupBy(["e.organization_id", "e.name", "e.source"]);
 
 export const countEventNames = (db: Executor, filter: EventFilter): Promise<number> =>
   countRows(db.selectFrom(eventNames(db, filter).as("n")));

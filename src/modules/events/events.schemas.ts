@@ -150,7 +150,7 @@ const MAX_EVENT_DEPTH = 5;
 const repeatable = { listOnly: true, maxItems: false } as const;
 
 /** The filters the event list and the event names share: whose events, of which source. */
-const eventOwnerFilters = {
+export const eventOwnerFilters = {
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID. Repeat the parameter for several values.", repeatable),
   customer_id: OneOrMany(Uuid4(), "Filter by customer ID. Repeat the parameter for several values.", repeatable),
   external_customer_id: OneOrMany(Type.String(), "Filter by external customer ID. Repeat the parameter for several values.", repeatable),

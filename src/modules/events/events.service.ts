@@ -20,7 +20,13 @@ import {
   listEvents,
   type EventFilter,
 } from "./events.repository.ts";
-import { insertEvents, isExternalIdConflict, prepareEventColumns, type EventInsert } from "./events-ingest.repository.ts";
+import {
+  insertEvents,
+  insertNewEventTypes,
+  isExternalIdConflict,
+  prepareEventColumns,
+  type EventInsert,
+} from "./events-ingest.repository.ts";
 import { lockIngestShared } from "../meters/meters.steps.ts";
 import type {
   Event,
@@ -137,13 +143,14 @@ async function referenceIssues(
  * meters' aggregation cuts wait for it: meter-aggregates.repository.ts); a batch meeting a known
  * external id goes again skipping duplicates.
  */
-async function store(db: Deps["db"], rows: readonly EventInsert[]): Promise<number> {
+async function store(deps: Deps, rows: readonly EventInsert[]): Promise<number> {
   if (rows.length === 0) return 0;
   const columns = await prepareEventColumns(rows);
   const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
   const attempt = (skipDuplicates: boolean) =>
-    db.transaction().execute(async (trx) => {
+    deps.db.transaction().execute(async (trx) => {
       await lockIngestShared(trx, organizationIds);
+      await insertNewEventTypes(trx, columns, deps.now());
       return insertEvents(trx, columns, skipDuplicates);
     });
   try {
@@ -185,7 +192,7 @@ async function ingest(deps: Deps, body: EventsIngest, principal: Principal): Pro
   const rows = dropRepeatedExternalIds(
     await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
   );
-  const inserted = await store(deps.db, rows);
+  const inserted = await store(deps, rows);
   return { inserted, duplicates: body.events.length - inserted };
 }
 

@@ -20,3 +20,15 @@ export interface EventsTable {
   metadata: ColumnType<Record<string, JsonValue>, string | undefined, string>;
 }
 export type EventRow = Selectable<EventsTable>;
+
+/** An organization's user event name and the label it shows under; written when the name is first ingested. */
+export interface EventTypesTable {
+  id: Generated<string>;
+  created_at: Date;
+  modified_at: Date | null;
+  organization_id: string;
+  name: string;
+  label: string;
+  label_property_selector: string | null;
+}
+export type EventTypeRow = Selectable<EventTypesTable>;

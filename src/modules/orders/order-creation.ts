@@ -14,8 +14,11 @@ export interface NewOrder {
   /** The subscription this order bills; null for a one-time purchase. */
   subscriptionId: string | null;
   billingReason: OrderBillingReason;
-  /** `pending` until its payment is taken (a renewal), `paid` when written after it (a checkout). */
-  status: "paid" | "pending";
+  /**
+   * `pending` until its payment is taken (a renewal), `paid` when written after it (a checkout),
+   * `draft` until finalized (an order made through the API: its invoice number comes then).
+   */
+  status: "paid" | "pending" | "draft";
   /** A custom order (no catalog product) has a null id. */
   product: { id: string | null; name: string };
   /** The charged prices with the amount each contributed, in display order; `proration` marks a change's credit or debit. */
@@ -34,12 +37,12 @@ export interface NewOrder {
 }
 
 /**
- * Writes an order with its items, invoice number and (when a payment was taken) receipt number.
+ * Writes an order with its items, invoice number (unless a draft) and (when a payment was taken) receipt number.
  * Runs inside the transaction that causes the order (a checkout's success, a renewal); the numbers
  * are gap-free because their counters roll back with it.
  */
 export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
-  const invoiceNumber = await allocateInvoiceNumber(db, input.organization, input.customer);
+  const invoiceNumber = input.status === "draft" ? null : await allocateInvoiceNumber(db, input.organization, input.customer);
   const receiptNumber = input.paymentReference ? await allocateReceiptNumber(db, input.organization.id, input.customer) : null;
   const order = await insertOrder(db, {
     created_at: input.now,

@@ -43,3 +43,25 @@ export class CreditNoteDoesNotExist extends AppError {
     super(404, "CreditNoteDoesNotExist", `No credit note exists for refund ${refundId}.`);
   }
 }
+
+export class OrderNotDraft extends AppError {
+  constructor(orderId: string) {
+    super(412, "OrderNotDraft", `Order ${orderId} is not a draft.`);
+  }
+}
+
+export class OffSessionChargesNotEnabled extends AppError {
+  constructor(organizationId: string) {
+    super(
+      403,
+      "OffSessionChargesNotEnabled",
+      `Off-session charges are not enabled for this organization (${organizationId}). Contact Polar support to opt in.`,
+    );
+  }
+}
+
+export class PaymentActionRequired extends AppError {
+  constructor() {
+    super(402, "PaymentActionRequired", "The payment requires customer authentication that can't be completed off-session.");
+  }
+}

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { organizationScope, principalOf } from "../../http/auth.ts";
+import { organizationScope, principalOf, type OrganizationScope, type Principal } from "../../http/auth.ts";
 import { ErrorBody } from "../../http/errors.ts";
 import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
 import { plainJsonResponse } from "../../http/serialization.ts";
-import { ListResourceOrder, Order, OrderExportQuery, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
+import { ListResourceOrder, Order, OrderCreate, OrderExportQuery, OrderFinalize, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderService } from "./orders.service.ts";
 import { OrderInvoice, OrderReceipt, generateInvoiceResponses, receiptResponses } from "./order-documents.schemas.ts";
 import type { OrderDocumentService } from "./order-documents.service.ts";
@@ -15,10 +15,51 @@ const tags = ["orders"];
 // An order embeds a discount (a union of four shapes) and a customer: fast-json-stringify would
 // resolve those unions by validation on every item; the mapper already builds the exact shape.
 
-/** Every `/v1/orders/*` route: the orders and their invoice and receipt documents. */
+/** The flows behind the draft orders' routes (`flows/draft-order.ts`, `flows/finalize-order.ts`), handed over by services.ts. */
+export interface DraftOrderFlows {
+  create: (body: OrderCreate, principal: Principal) => Promise<Order>;
+  finalize: (id: string, body: OrderFinalize, allowed: OrganizationScope) => Promise<Order>;
+}
+
+/** Every `/v1/orders/*` route: the orders, their invoice and receipt documents, and drafts charged off-session. */
 export const orderRoutes =
-  (orders: OrderService, documents: OrderDocumentService): FastifyPluginAsyncTypebox =>
+  (orders: OrderService, documents: OrderDocumentService, drafts: DraftOrderFlows): FastifyPluginAsyncTypebox =>
   async (app) => {
+    app.post(
+      "/v1/orders/",
+      {
+        ...plainJsonResponse,
+        config: requireAuth(ORGANIZATION_SIDE, WRITE),
+        schema: {
+          operationId: "orders:create",
+          tags,
+          summary: "Create Order",
+          description: "Create a draft order for a customer and a one-time product, charged when finalized.",
+          body: OrderCreate,
+          response: responses({ 201: Order }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await drafts.create(request.body, principalOf(request))),
+    );
+
+    app.post(
+      "/v1/orders/:id/finalize",
+      {
+        ...plainJsonResponse,
+        config: requireAuth(ORGANIZATION_SIDE, WRITE),
+        schema: {
+          operationId: "orders:finalize",
+          tags,
+          summary: "Finalize Order",
+          description: "Finalize a draft order and charge the customer's payment method off-session.",
+          params: IdParams,
+          body: OrderFinalize,
+          response: responses({ 200: Order, 402: ErrorBody, 412: ErrorBody }, { notFound: true }),
+        },
+      },
+      async (request) => drafts.finalize(request.params.id, request.body ?? {}, organizationScope(principalOf(request))),
+    );
+
     app.get(
       "/v1/orders/",
       {

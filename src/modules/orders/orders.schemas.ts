@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Address, AddressInput } from "../../schema/address.ts";
 import { ListResource, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
-import { DateTime, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { DateTime, MetadataInput, MetadataOutput, Nullable, RecurringInterval, StringEnum, Uuid4 } from "../../schema/primitives.ts";
 import { CustomerType, CustomerTeam } from "../customers/customers.schemas.ts";
 import { DiscountProduct, OrderDiscount } from "../discounts/discounts.schemas.ts";
 
@@ -144,6 +144,48 @@ export const Order = Type.Object(
   { title: "Order" },
 );
 export type Order = Static<typeof Order>;
+
+/** A draft order for a one-time product, charged off-session when finalized. */
+export const OrderCreate = Type.Object(
+  {
+    customer_id: Uuid4({ description: "The ID of the customer the order is for. Must belong to the order's organization." }),
+    product_id: Uuid4({ description: "The ID of the one-time product to charge for. Only fixed-price and free products are supported." }),
+    currency: Type.Optional(
+      Nullable(Type.String({ maxLength: 3 }), {
+        description: "The currency to charge in (ISO 4217, lowercase). Defaults to the organization's default currency.",
+      }),
+    ),
+    amount: Type.Optional(
+      Nullable(Type.Integer({ minimum: 0 }), {
+        description: "A custom amount to charge, in the smallest currency unit. Overrides the product's price.",
+      }),
+    ),
+    description: Type.Optional(
+      Nullable(Type.String({ maxLength: 500 }), {
+        description: "A custom description for the order's line item. Defaults to the product name.",
+      }),
+    ),
+    metadata: Type.Optional(MetadataInput()),
+    custom_field_data: Type.Optional(CustomFieldData),
+    organization_id: Type.Optional(
+      Nullable(Uuid4(), { description: "The ID of the organization the order belongs to. Required unless you use an organization token." }),
+    ),
+  },
+  { title: "OrderCreate" },
+);
+export type OrderCreate = Static<typeof OrderCreate>;
+
+export const OrderFinalize = Type.Object(
+  {
+    payment_method_id: Type.Optional(
+      Nullable(Uuid4(), {
+        description: "ID of the payment method to charge. Falls back to the customer's default payment method when unset.",
+      }),
+    ),
+  },
+  { title: "OrderFinalize" },
+);
+export type OrderFinalize = Static<typeof OrderFinalize>;
 
 /** Unknown fields are ignored, as the hosted service and this project's other update bodies do (docs/decisions.md, "Order routes"). */
 export const OrderUpdate = Type.Object(

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { allocateReceiptNumber } from "./order-numbers.ts";
+import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
@@ -31,19 +31,20 @@ export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): 
 }
 
 /**
- * A pending order paid later (a renewal's charge): its receipt number, the processor's reference,
- * no further attempt, then `order.updated` and `order.paid`. On the locked order.
+ * A pending order paid later (a renewal's charge, a finalized draft): its receipt number when
+ * money moved (`reference`), the processor's reference, no further attempt, then `order.updated`
+ * and `order.paid`. On the locked order.
  */
 export async function markOrderPaid(
   db: Executor,
   order: OrderRow,
-  payment: { customer: { id: string; short_id: number }; reference: string },
+  payment: { customer: { id: string; short_id: number }; reference: string | null },
   now: Date,
 ): Promise<OrderRow> {
   const paid = await updateOrder(db, order.id, {
     status: "paid",
     payment_reference: payment.reference,
-    receipt_number: await allocateReceiptNumber(db, order.organization_id, payment.customer),
+    receipt_number: payment.reference === null ? null : await allocateReceiptNumber(db, order.organization_id, payment.customer),
     next_payment_attempt_at: null,
     modified_at: now,
   });
@@ -51,6 +52,16 @@ export async function markOrderPaid(
   await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
   return paid;
 }
+/** A finalized draft's invoice number, assigned only now (drafts have none). On the locked order. */
+export async function assignInvoiceNumber(
+  db: Executor,
+  order: OrderRow,
+  organization: NumberingOrganization,
+  customer: { id: string; short_id: number },
+): Promise<OrderRow> {
+  return updateOrder(db, order.id, { invoice_number: await allocateInvoiceNumber(db, organization, customer) });
+}
+
 /** The links an email carries to the order's receipt and invoice, for the flows that write them. */
 export function orderDocumentLinks(
   deps: { secret: string; config: { publicBaseUrl: string } },

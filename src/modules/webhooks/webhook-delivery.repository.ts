@@ -82,6 +82,8 @@ export const findDeliveryHeads = (db: Executor, endpointId: string, limit: numbe
       "e.organization_id",
       "e.url",
       "e.secret_sealed",
+      "e.previous_secret_sealed",
+      "e.previous_secret_expires_at",
       "ee.id as endpoint_event_id",
       "ee.sequence",
       "ee.attempts",

@@ -17,7 +17,7 @@ import {
 } from "./webhook-delivery.repository.ts";
 import { writeWebhookEndpointDisabledEmail } from "../emails/seller-notices.steps.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
-import { openSecret } from "./webhook-secrets.ts";
+import { signingSecrets } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
 import { urlPolicyOf, type UrlPolicy } from "../../http/outbound-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
@@ -91,11 +91,11 @@ async function fanOutEvent(deps: Deps, eventId: string, attempt = 1): Promise<vo
 async function send(
   { deps, policy }: DeliveryContext,
   head: DeliveryHead,
-  secret: string,
+  secrets: readonly string[],
 ): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
   const now = deps.now();
   const result = await postWebhook(
-    { url: head.url, secret, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
+    { url: head.url, secrets, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
     { policy, timeoutMs: deps.config.webhookTimeoutMs },
   );
   return {
@@ -174,7 +174,8 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
   while (withinBudget()) {
     const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
     if (heads.length === 0) return false;
-    const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
+    // Read with the batch: an attempt is signed with what was current (or overlapping) when it was read.
+    const secrets = signingSecrets(deps.secret, heads[0]!, deps.now());
     const delivered: AttemptRecord[] = [];
     let stop: FailureOutcome | null = null;
     for (const head of heads) {
@@ -187,7 +188,7 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
         if (!held) await scheduleDelivery(deps.db, endpointId, wait);
         return false;
       }
-      const { record, retryAfter } = await send(context, head, secret);
+      const { record, retryAfter } = await send(context, head, secrets);
       if (record.succeeded) {
         delivered.push(record);
         continue;

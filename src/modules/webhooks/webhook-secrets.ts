@@ -30,3 +30,19 @@ export function openSecret(serverSecret: string, sealed: string): string {
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
 }
+
+/** An endpoint's sealed secrets as stored: the current one and, after a rotation, the one it replaced. */
+export interface SealedSecrets {
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** The secrets that sign an attempt made `at`: the current one, then the replaced one while its overlap lasts. */
+export function signingSecrets(serverSecret: string, sealed: SealedSecrets, at: Date): string[] {
+  const secrets = [openSecret(serverSecret, sealed.secret_sealed)];
+  if (sealed.previous_secret_sealed !== null && sealed.previous_secret_expires_at !== null && at < sealed.previous_secret_expires_at) {
+    secrets.push(openSecret(serverSecret, sealed.previous_secret_sealed));
+  }
+  return secrets;
+}

@@ -15,8 +15,11 @@ const agents = {
 
 export interface OutgoingWebhook {
   url: string;
-  /** The endpoint's `whsec_…` secret. */
-  secret: string;
+  /**
+   * The endpoint's `whsec_…` secrets that sign this attempt: the current one, then a rotated one
+   * still within its overlap. Receivers accept a message when any signature verifies.
+   */
+  secrets: readonly string[];
   /** Stable across retries: receivers deduplicate on it. */
   messageId: string;
   body: string;
@@ -35,14 +38,17 @@ export interface DeliveryResult {
 
 /**
  * Signs as the hosted service does: the Standard Webhooks library is given the base64 of the whole
- * `whsec_…` string, so the HMAC key is the secret's own UTF-8 bytes.
+ * `whsec_…` string, so the HMAC key is the secret's own UTF-8 bytes. Several secrets give several
+ * space-separated `v1,…` signatures, as Standard Webhooks allows for rotation.
  */
 export function signatureHeaders(message: OutgoingWebhook): Record<string, string> {
-  const signer = new Webhook(Buffer.from(message.secret, "utf8").toString("base64"));
+  const signatures = message.secrets.map((secret) =>
+    new Webhook(Buffer.from(secret, "utf8").toString("base64")).sign(message.messageId, message.timestamp, message.body),
+  );
   return {
     "webhook-id": message.messageId,
     "webhook-timestamp": String(Math.floor(message.timestamp.getTime() / 1000)),
-    "webhook-signature": signer.sign(message.messageId, message.timestamp, message.body),
+    "webhook-signature": signatures.join(" "),
   };
 }
 

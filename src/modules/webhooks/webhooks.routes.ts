@@ -83,6 +83,22 @@ export const webhookRoutes =
       async (request) => webhooks.update(request.params.id, request.body, organizationScope(principalOf(request))),
     );
 
+    app.patch(
+      "/v1/webhooks/endpoints/:id/secret",
+      {
+        config: WRITE,
+        schema: {
+          operationId: "webhooks:reset_webhook_endpoint_secret",
+          tags,
+          summary: "Reset Webhook Endpoint Secret",
+          description: "Regenerate a webhook endpoint secret.",
+          params: WebhookEndpointIdParams,
+          response: responses({ 200: WebhookEndpoint }, { notFound: true }),
+        },
+      },
+      async (request) => webhooks.rotateSecret(request.params.id, organizationScope(principalOf(request))),
+    );
+
     app.delete(
       "/v1/webhooks/endpoints/:id",
       {

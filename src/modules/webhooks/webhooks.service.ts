@@ -130,6 +130,28 @@ async function updateWebhookEndpoint(
   return present(deps, row);
 }
 
+/**
+ * A new secret, current at once. The one it replaces keeps signing beside it for
+ * `WEBHOOK_SECRET_OVERLAP`, so deliveries already on their way (and retries) verify with either
+ * while the receiver switches. A rotation within the overlap drops the oldest secret at once:
+ * rotating twice retires a leaked secret immediately.
+ */
+async function rotateWebhookSecret(deps: Deps, id: string, allowed: OrganizationScope): Promise<WebhookEndpoint> {
+  const secret = generateWebhookSecret();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const current = await findEndpointForUpdate(trx, id, allowed);
+    if (!current) throw new ResourceNotFound();
+    const now = deps.now();
+    return updateEndpoint(trx, id, {
+      secret_sealed: sealSecret(deps.secret, secret),
+      previous_secret_sealed: current.secret_sealed,
+      previous_secret_expires_at: new Date(now.getTime() + deps.config.webhookSecretOverlapMs),
+      modified_at: now,
+    });
+  });
+  return toWebhookEndpoint(row, secret);
+}
+
 async function deleteWebhookEndpoint(deps: Deps, id: string, allowed: OrganizationScope): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     const current = await findEndpointForUpdate(trx, id, allowed);
@@ -185,6 +207,7 @@ export function createWebhookService(deps: Deps) {
     list: (query: WebhookEndpointListQuery, allowed: OrganizationScope) => listWebhookEndpoints(deps, query, allowed),
     update: (id: string, body: WebhookEndpointUpdate, allowed: OrganizationScope) => updateWebhookEndpoint(deps, id, body, allowed),
     delete: (id: string, allowed: OrganizationScope) => deleteWebhookEndpoint(deps, id, allowed),
+    rotateSecret: (id: string, allowed: OrganizationScope) => rotateWebhookSecret(deps, id, allowed),
     redeliver: (eventId: string, allowed: OrganizationScope) => redeliverWebhookEvent(deps, eventId, allowed),
     listDeliveries: (query: WebhookDeliveryListQuery, allowed: OrganizationScope) => listWebhookDeliveries(deps, query, allowed),
   };

@@ -11,6 +11,9 @@ export interface WebhookEndpointsTable {
   format: string;
   /** The signing secret, encrypted with the server secret (it must be read back to sign). */
   secret_sealed: string;
+  /** The secret a rotation replaced, sealed likewise; it signs beside the current one until it expires. */
+  previous_secret_sealed: Generated<string | null>;
+  previous_secret_expires_at: Generated<Date | null>;
   events: string[];
   enabled: Generated<boolean>;
   /** The first failed attempt since the last successful one; null while deliveries succeed. */
