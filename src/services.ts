@@ -16,6 +16,7 @@ import { createCheckoutClientService } from "./modules/checkouts/checkouts.clien
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
+import { createPortalEmailUpdateService } from "./modules/customer-portal/portal-email-update.service.ts";
 import { createPortalOrganizationService } from "./modules/customer-portal/portal-organizations.service.ts";
 import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/portal-order-payments.service.ts";
@@ -209,6 +210,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),
     portalOrganizations: createPortalOrganizationService(deps),
+    portalEmailUpdates: createPortalEmailUpdateService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),
     orderDocuments,

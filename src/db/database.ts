@@ -6,6 +6,7 @@ import type { CustomersTable } from "../modules/customers/customers.table.ts";
 import type { CustomerSessionsTable } from "../modules/customers/customer-sessions.table.ts";
 import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
 import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
+import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-email-updates.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
@@ -58,6 +59,7 @@ export interface Database {
   members: MembersTable;
   member_sessions: MemberSessionsTable;
   portal_sign_ins: PortalSignInsTable;
+  customer_email_updates: CustomerEmailUpdatesTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;
