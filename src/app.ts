@@ -49,6 +49,7 @@ import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts"
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
 import { portalEmailUpdateRoutes } from "./modules/customer-portal/portal-email-update.routes.ts";
+import { portalWalletRoutes } from "./modules/customer-portal/portal-wallets.routes.ts";
 import { portalOrganizationRoutes } from "./modules/customer-portal/portal-organizations.routes.ts";
 import { purchaseOfCheckout } from "./flows/purchase-summary.ts";
 import { orderDocumentLinkRoutes } from "./modules/orders/order-document-links.routes.ts";
@@ -183,6 +184,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalOrganizationRoutes(services.portalOrganizations));
   await app.register(portalEmailUpdateRoutes(services.portalEmailUpdates, deps.config));
+  await app.register(portalWalletRoutes(services.portalWallets));
   await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));
   await app.register(orderRoutes(services.orders, services.orderDocuments));

@@ -17,6 +17,7 @@ import { createCheckoutService, createCheckoutSessions } from "./modules/checkou
 import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
 import { createPortalEmailUpdateService } from "./modules/customer-portal/portal-email-update.service.ts";
+import { createPortalWalletService } from "./modules/customer-portal/portal-wallets.service.ts";
 import { createPortalOrganizationService } from "./modules/customer-portal/portal-organizations.service.ts";
 import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/portal-order-payments.service.ts";
@@ -211,6 +212,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalCustomers: createPortalCustomerService(deps),
     portalOrganizations: createPortalOrganizationService(deps),
     portalEmailUpdates: createPortalEmailUpdateService(deps),
+    portalWallets: createPortalWalletService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),
     orderDocuments,

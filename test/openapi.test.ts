@@ -69,6 +69,7 @@ describe("API documentation", () => {
     "/v1/organizations/",
     "/v1/customer-portal/organizations/",
     "/v1/customer-portal/customers/me/email-update/",
+    "/v1/customer-portal/wallets/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

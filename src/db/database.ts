@@ -7,6 +7,7 @@ import type { CustomerSessionsTable } from "../modules/customers/customer-sessio
 import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
 import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
 import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-email-updates.table.ts";
+import type { WalletsTable, WalletTransactionsTable } from "../modules/wallets/wallets.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
@@ -60,6 +61,8 @@ export interface Database {
   member_sessions: MemberSessionsTable;
   portal_sign_ins: PortalSignInsTable;
   customer_email_updates: CustomerEmailUpdatesTable;
+  wallets: WalletsTable;
+  wallet_transactions: WalletTransactionsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;
