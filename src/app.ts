@@ -42,6 +42,7 @@ import { portalBenefitGrantRoutes } from "./modules/customer-portal/portal-benef
 import { eventRoutes } from "./modules/events/events.routes.ts";
 import { meterRoutes } from "./modules/meters/meters.routes.ts";
 import { metricRoutes } from "./modules/metrics/metrics.routes.ts";
+import { metricDashboardRoutes } from "./modules/metrics/metric-dashboards.routes.ts";
 import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.routes.ts";
 import { portalMeterRoutes } from "./modules/customer-portal/portal-meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
@@ -177,6 +178,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(meterRoutes(services.meters, services.meterQuantities));
   await app.register(customerMeterRoutes(services.customerMeters));
   await app.register(metricRoutes());
+  await app.register(metricDashboardRoutes(services.metricDashboards));
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));

@@ -17,6 +17,7 @@ import { createCheckoutService, createCheckoutSessions } from "./modules/checkou
 import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
 import { createPortalEmailUpdateService } from "./modules/customer-portal/portal-email-update.service.ts";
+import { createMetricDashboardService } from "./modules/metrics/metric-dashboards.service.ts";
 import { createPortalWalletService } from "./modules/customer-portal/portal-wallets.service.ts";
 import { createPortalOrganizationService } from "./modules/customer-portal/portal-organizations.service.ts";
 import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
@@ -213,6 +214,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     portalOrganizations: createPortalOrganizationService(deps),
     portalEmailUpdates: createPortalEmailUpdateService(deps),
     portalWallets: createPortalWalletService(deps),
+    metricDashboards: createMetricDashboardService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),
     orderDocuments,

@@ -70,6 +70,7 @@ describe("API documentation", () => {
     "/v1/customer-portal/organizations/",
     "/v1/customer-portal/customers/me/email-update/",
     "/v1/customer-portal/wallets/",
+    "/v1/metrics/dashboards",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

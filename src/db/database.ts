@@ -8,6 +8,7 @@ import type { MemberSessionsTable } from "../modules/customers/member-sessions.t
 import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
 import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-email-updates.table.ts";
 import type { WalletsTable, WalletTransactionsTable } from "../modules/wallets/wallets.table.ts";
+import type { MetricDashboardsTable } from "../modules/metrics/metric-dashboards.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
@@ -63,6 +64,7 @@ export interface Database {
   customer_email_updates: CustomerEmailUpdatesTable;
   wallets: WalletsTable;
   wallet_transactions: WalletTransactionsTable;
+  metric_dashboards: MetricDashboardsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;

@@ -1,0 +1,67 @@
+/**
+ * The metric slugs of the reference (its `Metrics` schema), in its canonical order. What
+ * dashboards may name; GET /v1/metrics/ answers the same list.
+ */
+export const METRIC_SLUGS = [
+  "active_subscriptions",
+  "committed_subscriptions",
+  "monthly_recurring_revenue",
+  "trial_monthly_recurring_revenue",
+  "committed_monthly_recurring_revenue",
+  "trial_committed_monthly_recurring_revenue",
+  "average_revenue_per_user",
+  "checkouts",
+  "succeeded_checkouts",
+  "churned_subscriptions",
+  "churn_rate",
+  "seats_total",
+  "seats_claimed",
+  "seats_pending",
+  "seat_customers",
+  "new_seat_customers",
+  "churned_seat_customers",
+  "orders",
+  "revenue",
+  "net_revenue",
+  "cumulative_revenue",
+  "net_cumulative_revenue",
+  "costs",
+  "cumulative_costs",
+  "average_order_value",
+  "net_average_order_value",
+  "cost_per_user",
+  "active_user_by_event",
+  "one_time_products",
+  "one_time_products_revenue",
+  "one_time_products_net_revenue",
+  "new_subscriptions",
+  "new_subscriptions_revenue",
+  "new_subscriptions_net_revenue",
+  "renewed_subscriptions",
+  "renewed_subscriptions_revenue",
+  "renewed_subscriptions_net_revenue",
+  "canceled_subscriptions",
+  "canceled_subscriptions_customer_service",
+  "canceled_subscriptions_low_quality",
+  "canceled_subscriptions_missing_features",
+  "canceled_subscriptions_switched_service",
+  "canceled_subscriptions_too_complex",
+  "canceled_subscriptions_too_expensive",
+  "canceled_subscriptions_unused",
+  "canceled_subscriptions_other",
+  "annual_recurring_revenue",
+  "committed_annual_recurring_revenue",
+  "checkouts_conversion",
+  "ltv",
+  "gross_margin",
+  "gross_margin_percentage",
+  "cashflow",
+  "average_seats_per_customer",
+  "seat_utilization_rate",
+] as const;
+export type MetricSlug = (typeof METRIC_SLUGS)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(METRIC_SLUGS);
+
+/** The slugs that name no metric, sorted and once each, as the hosted service lists them in its 422. */
+export const unknownMetricSlugs = (slugs: readonly string[]): string[] => [...new Set(slugs.filter((slug) => !KNOWN.has(slug)))].sort();
