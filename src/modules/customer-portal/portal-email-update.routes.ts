@@ -16,7 +16,6 @@ import { emailUpdateRateLimits } from "./portal-sign-in.limits.ts";
 import { portalCustomerOf } from "./portal-session.ts";
 
 const tags = ["customer_portal", "customers"];
-const BASE = "/v1/customer-portal/customers/me/email-update";
 
 /** A portal customer changing their email: a link to the new address, checked and then verified without a session. */
 export const portalEmailUpdateRoutes =
@@ -25,7 +24,7 @@ export const portalEmailUpdateRoutes =
     const limited = rateLimitHook(app, emailUpdateRateLimits(config));
 
     app.post(
-      `${BASE}/request`,
+      "/v1/customer-portal/customers/me/email-update/request",
       {
         config: requirePortalBilling(["customer_portal:write"]),
         preHandler: limited,
@@ -46,7 +45,7 @@ export const portalEmailUpdateRoutes =
     );
 
     app.get(
-      `${BASE}/check`,
+      "/v1/customer-portal/customers/me/email-update/check",
       {
         preHandler: limited,
         schema: {
@@ -65,7 +64,7 @@ export const portalEmailUpdateRoutes =
     );
 
     app.post(
-      `${BASE}/verify`,
+      "/v1/customer-portal/customers/me/email-update/verify",
       {
         preHandler: limited,
         schema: {
