@@ -44,6 +44,9 @@ import * as webhookEndpointFailingSince from "./2026-11-29T0721_webhook_endpoint
 import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
 import * as webhookSecretRotation from "./2026-11-30T0130_webhook_secret_rotation.ts";
 import * as eventTypes from "./2026-11-30T0131_event_types.ts";
+import * as customerEmailUpdates from "./2026-11-30T0140_customer_email_updates.ts";
+import * as wallets from "./2026-11-30T0141_wallets.ts";
+import * as metricDashboards from "./2026-11-30T0142_metric_dashboards.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -97,6 +100,9 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0750_portal_sign_ins": portalSignIns,
   "2026-11-30T0130_webhook_secret_rotation": webhookSecretRotation,
   "2026-11-30T0131_event_types": eventTypes,
+  "2026-11-30T0140_customer_email_updates": customerEmailUpdates,
+  "2026-11-30T0141_wallets": wallets,
+  "2026-11-30T0142_metric_dashboards": metricDashboards,
 };
 
 /**

@@ -1,4 +1,6 @@
 import {
+  renderCustomerEmailChanged,
+  renderCustomerEmailUpdate,
   renderOrderEmail,
   renderPortalSignInCode,
   renderRefundIssued,
@@ -138,6 +140,21 @@ export const EMAIL_SAMPLES: readonly EmailSample[] = [
     template: "customer_session_code",
     render: (locale) =>
       renderPortalSignInCode({ organization, recipient, locale, code: "7KQ2ZD", validMinutes: 15, portalUrl: `${portalUrl}/sign-in/code` }),
+  },
+  {
+    template: "customer_email_update",
+    render: (locale) =>
+      renderCustomerEmailUpdate({
+        organization,
+        recipient: "ada.byron-king@example.com",
+        locale,
+        verifyUrl: `${portalUrl}/verify-email?token=polar_cev_Q2hhbmdlIG1lIGFuZCB0aGUgbGluayBpcyB2b2lk`,
+        validMinutes: 30,
+      }),
+  },
+  {
+    template: "customer_email_changed",
+    render: (locale) => renderCustomerEmailChanged({ organization, recipient, locale, newEmail: "ada.byron-king@example.com" }),
   },
   sellerSample("seller_new_sale", () =>
     renderNewSale({ ...seller, product: "Analytical Engine Pro", amount: 13_932, currency: "eur", customerEmail: recipient }),

@@ -16,6 +16,10 @@ import { createCheckoutClientService } from "./modules/checkouts/checkouts.clien
 import { createCheckoutService, createCheckoutSessions } from "./modules/checkouts/checkouts.service.ts";
 import { createPortalCustomerService } from "./modules/customer-portal/portal-customers.service.ts";
 import { createPortalOrderService } from "./modules/customer-portal/portal-orders.service.ts";
+import { createPortalEmailUpdateService } from "./modules/customer-portal/portal-email-update.service.ts";
+import { createMetricDashboardService } from "./modules/metrics/metric-dashboards.service.ts";
+import { createPortalWalletService } from "./modules/customer-portal/portal-wallets.service.ts";
+import { createPortalOrganizationService } from "./modules/customer-portal/portal-organizations.service.ts";
 import { createPortalSubscriptionService } from "./modules/customer-portal/portal-subscriptions.service.ts";
 import { createPortalOrderPayments } from "./modules/customer-portal/portal-order-payments.service.ts";
 import { createPortalPaymentMethodService } from "./modules/customer-portal/portal-payment-methods.service.ts";
@@ -214,6 +218,10 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     licenseKeys: createLicenseKeyService(deps),
     licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),
+    portalOrganizations: createPortalOrganizationService(deps),
+    portalEmailUpdates: createPortalEmailUpdateService(deps),
+    portalWallets: createPortalWalletService(deps),
+    metricDashboards: createMetricDashboardService(deps),
     orders,
     portalOrders: createPortalOrderService(orders),
     orderDocuments,

@@ -25,3 +25,12 @@ export function signInRateLimits(config: Config, scope: string): { request: Rate
     authenticate: [client("authenticate")],
   };
 }
+
+/**
+ * The email change's limit: its three routes share one bucket per client address, with the
+ * sign-in's per-client allowance (docs/decisions.md).
+ */
+export function emailUpdateRateLimits(config: Config): RateLimitRule[] {
+  const { perClient, windowMs } = config.portalSignInRateLimit;
+  return [{ name: "api-email-update-client", max: perClient, windowMs, key: (request) => request.ip }];
+}

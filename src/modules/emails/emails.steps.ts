@@ -18,6 +18,12 @@ export type { EmailBrand } from "./email-layout.ts";
 export { renderRenewalReminder, renderTrialConversionReminder, type SubscriptionReminder } from "./subscription-reminders.email.ts";
 export { emailRecorded } from "./emails.repository.ts";
 export { renderPortalSignInCode, type PortalSignInCode } from "./portal-sign-in-code.email.ts";
+export {
+  renderCustomerEmailChanged,
+  renderCustomerEmailUpdate,
+  type CustomerEmailChanged,
+  type CustomerEmailUpdateVerification,
+} from "./customer-email-update.email.ts";
 export { renderSubscriptionPastDue, type SubscriptionPastDue } from "./subscription-past-due.email.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
@@ -28,13 +34,14 @@ export type CustomerEmailSetting = (typeof OrganizationCustomerEmailSettingsKeys
 
 /**
  * Who an email is for, which decides its switch and headers. A customer's email speaks for the
- * seller (its name, `Reply-To` its address); a `receipt` (a paid order) and a `sign_in` code carry
- * no `List-Unsubscribe`, a `notice` does; only the sign-in code has no switch (it is asked for). A
- * seller's email comes from this server's own sender (`EMAIL_FROM`).
+ * seller (its name, `Reply-To` its address); a `receipt` (a paid order), a `sign_in` code and an
+ * `account` email (the change of the customer's own address) carry no `List-Unsubscribe`, a
+ * `notice` does; the sign-in code and account emails have no switch (the customer asked for them,
+ * or must know of the change). A seller's email comes from this server's own sender (`EMAIL_FROM`).
  */
 export type EmailAudience =
   | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
-  | { to: "customer"; kind: "sign_in" }
+  | { to: "customer"; kind: "sign_in" | "account" }
   | { to: "seller"; kind: "notice" };
 
 /**
@@ -87,12 +94,7 @@ export interface NewEmail {
  */
 export async function recordEmail(db: Executor, config: EmailConfig, email: NewEmail): Promise<string | null> {
   const { organization, audience } = email;
-  if (
-    audience.to === "customer" &&
-    audience.kind !== "sign_in" &&
-    !customerEmailAllowed(organization.customer_email_settings, audience.setting)
-  )
-    return null;
+  if ("setting" in audience && !customerEmailAllowed(organization.customer_email_settings, audience.setting)) return null;
   const sender = senderOf(config, organization, audience);
   const domain = sender.address.split("@")[1]!;
   const id = await insertEmailOnce(db, {

@@ -90,6 +90,9 @@ export const METRIC_SLUGS: readonly MetricSlug[] = METRICS.map((definition) => d
 const KNOWN = new Set<string>(METRIC_SLUGS);
 export const isMetricSlug = (slug: string): slug is MetricSlug => KNOWN.has(slug);
 
+/** The slugs that name no metric, sorted and once each, as the hosted service lists them in its 422. */
+export const unknownMetricSlugs = (slugs: readonly string[]): string[] => [...new Set(slugs.filter((slug) => !isMetricSlug(slug)))].sort();
+
 /**
  * What a metric is computed from besides itself: meta metrics read others, and two totals read
  * `active_subscriptions` only when it is computed anyway (the hosted service's quirk, kept).

@@ -4,7 +4,14 @@ import { RequestValidationError, fieldIssue, type ValidationIssue } from "../../
 import { knownTimeZones } from "../../db/time-zones.ts";
 import { asList } from "../../schema/pagination.ts";
 import { intervalRangeIssue } from "../../schema/time-intervals.ts";
-import { METRICS, METRIC_SLUGS, isMetricSlug, withDependencies, type MetricDefinition, type MetricSlug } from "./metric-definitions.ts";
+import {
+  METRICS,
+  METRIC_SLUGS,
+  unknownMetricSlugs,
+  withDependencies,
+  type MetricDefinition,
+  type MetricSlug,
+} from "./metric-definitions.ts";
 import { metricOrganizations, metricSources, type MetricFamily, type SourcePeriod } from "./metrics.repository.ts";
 import type { MetricsQuery, MetricsResponse } from "./metrics.schemas.ts";
 
@@ -168,7 +175,7 @@ export function createMetricsService(deps: Deps) {
   /** The request's refusals, all at once: unknown slugs, the range, the time zone. */
   async function issuesOf(query: MetricsQuery, timezone: string): Promise<ValidationIssue[]> {
     const issues: ValidationIssue[] = [];
-    const unknown = [...new Set((query.metrics ?? []).filter((slug) => !isMetricSlug(slug)))].sort();
+    const unknown = unknownMetricSlugs(query.metrics ?? []);
     if (unknown.length > 0) {
       issues.push(fieldIssue(["query", "metrics"], `Invalid metric slugs: ${unknown.join(", ")}`, query.metrics));
     }

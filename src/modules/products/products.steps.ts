@@ -19,6 +19,9 @@ export { productWithRelationsJson } from "./product-reads.repository.ts";
 // Products as other modules embed them in their own statements.
 export { pricesOnMeter, selectProducts } from "./product-reads.repository.ts";
 
+// What the customer portal's public organization view lists of its catalog.
+export { countProducts, type ProductFilters } from "./product-reads.repository.ts";
+
 // What checkout links check of the products and prices they offer.
 export { findPriceProduct, offerableProductIds } from "./products.repository.ts";
 
