@@ -27,6 +27,7 @@ import { createCustomFieldService } from "./modules/custom-fields/custom-fields.
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createMemberService } from "./modules/customers/members.service.ts";
+import { createCustomerSeatService } from "./modules/customer-seats/customer-seats.service.ts";
 import { createPortalMemberService } from "./modules/customer-portal/portal-members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
@@ -181,6 +182,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerDeletion: customerDeletion(deps),
     customerSessions,
     members: createMemberService(deps),
+    customerSeats: createCustomerSeatService(deps),
     portalMembers: createPortalMemberService(deps),
     portalSignIn: createPortalSignInService(deps),
     customerStates: createCustomerStateService(deps, customerMeters),

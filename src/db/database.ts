@@ -7,6 +7,7 @@ import type { CustomerSessionsTable } from "../modules/customers/customer-sessio
 import type { MemberSessionsTable } from "../modules/customers/member-sessions.table.ts";
 import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
+import type { CustomerSeatsTable } from "../modules/customer-seats/customer-seats.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable } from "../modules/events/events.table.ts";
 import type { CustomerMetersTable } from "../modules/customer-meters/customer-meters.table.ts";
@@ -90,6 +91,7 @@ export interface Database {
   checkout_link_products: CheckoutLinkProductsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
+  customer_seats: CustomerSeatsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -19,6 +19,7 @@ export { renderRenewalReminder, renderTrialConversionReminder, type Subscription
 export { emailRecorded } from "./emails.repository.ts";
 export { renderPortalSignInCode, type PortalSignInCode } from "./portal-sign-in-code.email.ts";
 export { renderSubscriptionPastDue, type SubscriptionPastDue } from "./subscription-past-due.email.ts";
+export { renderSeatInvitation, type SeatInvitation } from "./seat-invitation.email.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;
@@ -29,12 +30,13 @@ export type CustomerEmailSetting = (typeof OrganizationCustomerEmailSettingsKeys
 /**
  * Who an email is for, which decides its switch and headers. A customer's email speaks for the
  * seller (its name, `Reply-To` its address); a `receipt` (a paid order) and a `sign_in` code carry
- * no `List-Unsubscribe`, a `notice` does; only the sign-in code has no switch (it is asked for). A
+ * no `List-Unsubscribe`, a `notice` does; the sign-in code (asked for) and a seat's `invitation`
+ * (sent once per assignment or resend) have no switch. A
  * seller's email comes from this server's own sender (`EMAIL_FROM`).
  */
 export type EmailAudience =
   | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
-  | { to: "customer"; kind: "sign_in" }
+  | { to: "customer"; kind: "sign_in" | "invitation" }
   | { to: "seller"; kind: "notice" };
 
 /**
@@ -87,11 +89,7 @@ export interface NewEmail {
  */
 export async function recordEmail(db: Executor, config: EmailConfig, email: NewEmail): Promise<string | null> {
   const { organization, audience } = email;
-  if (
-    audience.to === "customer" &&
-    audience.kind !== "sign_in" &&
-    !customerEmailAllowed(organization.customer_email_settings, audience.setting)
-  )
+  if (audience.to === "customer" && "setting" in audience && !customerEmailAllowed(organization.customer_email_settings, audience.setting))
     return null;
   const sender = senderOf(config, organization, audience);
   const domain = sender.address.split("@")[1]!;

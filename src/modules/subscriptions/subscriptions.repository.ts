@@ -170,6 +170,15 @@ export const findSubscriptionEmbedded = (db: Executor, id: string, visibility: S
 export type SubscriptionEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionEmbedded>>>;
 
 /** The row locked: every change to one subscription (renewal, update, cancel) runs one at a time. */
+/** A started subscription the caller may see, unlocked (a read). */
+export const findSubscription = (db: Executor, id: string, visibility: SubscriptionVisibility): Promise<SubscriptionRow | undefined> =>
+  db
+    .selectFrom("subscriptions as s")
+    .selectAll("s")
+    .where("s.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .executeTakeFirst();
+
 export const findSubscriptionForUpdate = (
   db: Executor,
   id: string,

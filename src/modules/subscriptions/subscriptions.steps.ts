@@ -24,7 +24,12 @@ import type { CancellationReason, SubscriptionRow } from "./subscriptions.table.
 
 // The subscription operations other modules and flows run inside their own transaction.
 
-export { findSubscriptionForUpdate, updateSubscription, type SubscriptionVisibility } from "./subscriptions.repository.ts";
+export {
+  findSubscription,
+  findSubscriptionForUpdate,
+  updateSubscription,
+  type SubscriptionVisibility,
+} from "./subscriptions.repository.ts";
 export { isBillable, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 export { requestChange } from "./subscription-change.request.ts";
 export { moveSubscriptionsToMethod } from "./subscription-payment-methods.repository.ts";
