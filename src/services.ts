@@ -56,6 +56,7 @@ import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
 import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
 import { bindMeterDependentReads } from "./modules/meters/meter-dependent-reads.ts";
+import { bindSeatDependentReads } from "./modules/customer-seats/seat-dependent-reads.ts";
 import { meterExists } from "./modules/meters/meters.steps.ts";
 import { benefitIdsOfProduct, benefitPositionOnProduct } from "./modules/products/products.steps.ts";
 import {
@@ -69,6 +70,8 @@ import { activateCustomerMeters, customerMeterCreditsForShare } from "./modules/
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
 import {
+  findSubscription,
+  findSubscriptionForUpdate,
   hasBillableSubscription,
   productIdOfSubscription,
   subscriptionCheckouts,
@@ -92,7 +95,7 @@ import { createSmtpTransport } from "./adapters/mail-transports/smtp.transport.t
 import { createEmailDelivery } from "./modules/emails/email-delivery.service.ts";
 import { createEmailOutbox } from "./modules/emails/emails.service.ts";
 
-// Orders, customers, benefits and meters read these modules (which build on them), mostly inside their own statements:
+// Orders, customers, benefits, meters and seats read these modules (which build on them), mostly inside their own statements:
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
@@ -105,6 +108,7 @@ bindBenefitDependentReads({
   benefitPositionOnProduct,
   benefitIdsOfProduct,
 });
+bindSeatDependentReads({ findSubscription, findSubscriptionForUpdate });
 bindMeterDependentReads({
   eventRows,
   ingestedAtAfter,

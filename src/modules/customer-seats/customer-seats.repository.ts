@@ -66,3 +66,14 @@ export const findSeatByTokenHashForUpdate = (db: Executor, tokenHash: string) =>
     .where("status", "=", "pending")
     .forUpdate()
     .executeTakeFirst();
+
+/** The live seats of a subscription, locked: it left active, so they all go. */
+export const liveSeatsOfSubscriptionForUpdate = (db: Executor, subscriptionId: string): Promise<CustomerSeatRow[]> =>
+  db
+    .selectFrom("customer_seats")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .where("status", "<>", "revoked")
+    .orderBy("id")
+    .forUpdate()
+    .execute();

@@ -3,7 +3,7 @@ import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { revokeSeatBenefits } from "../benefits/benefits.steps.ts";
 import { membersByIds } from "../customers/customers.steps.ts";
 import { toCustomerSeat } from "./customer-seats.mapper.ts";
-import { updateSeat } from "./customer-seats.repository.ts";
+import { liveSeatsOfSubscriptionForUpdate, updateSeat } from "./customer-seats.repository.ts";
 import type { CustomerSeat } from "./customer-seats.schemas.ts";
 import type { CustomerSeatRow } from "./customer-seats.table.ts";
 
@@ -45,4 +45,14 @@ export async function revokeSeat(db: Executor, row: CustomerSeatRow, now: Date):
   });
   await publishSeat(db, revoked, "customer_seat.revoked", now);
   return revoked;
+}
+
+/**
+ * A subscription left active (ended, paused, past due): every seat of it is revoked for good, as the
+ * hosted service does; nothing gives them back when it recovers or resumes (the buyer reassigns them).
+ */
+export async function revokeSubscriptionSeats(db: Executor, subscriptionId: string, now: Date): Promise<number> {
+  const seats = await liveSeatsOfSubscriptionForUpdate(db, subscriptionId);
+  for (const seat of seats) await revokeSeat(db, seat, now);
+  return seats.length;
 }

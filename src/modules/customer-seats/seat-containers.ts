@@ -1,8 +1,8 @@
 import type { Executor } from "../../db/database.ts";
 import { BadRequest, ResourceNotFound, valueError } from "../../http/errors.ts";
 import { findOrder, findOrderForUpdate } from "../orders/orders.steps.ts";
-import { findSubscription, findSubscriptionForUpdate } from "../subscriptions/subscriptions.steps.ts";
 import type { SeatContainer } from "./customer-seats.repository.ts";
+import { seatDependentReads } from "./seat-dependent-reads.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 
 export type ContainerRef = SeatContainer;
@@ -45,6 +45,7 @@ export function containerRefOf(
 async function container(db: Executor, ref: ContainerRef, scope: SeatScope, lock: boolean): Promise<LockedContainer> {
   const visibility = { allowed: scope.allowed, ...(scope.customerId !== undefined && { customerId: scope.customerId }) };
   if (ref.kind === "subscription") {
+    const { findSubscription, findSubscriptionForUpdate } = seatDependentReads();
     const row = lock ? await findSubscriptionForUpdate(db, ref.id, visibility) : await findSubscription(db, ref.id, visibility);
     if (!row) throw new ResourceNotFound("Subscription not found");
     return {

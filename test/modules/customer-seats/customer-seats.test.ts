@@ -227,6 +227,20 @@ describe("revoke and resend", () => {
   });
 });
 
+describe("a subscription leaving active", () => {
+  it("revokes every seat of a revoked subscription, and the holders' grants with them", async () => {
+    const { id } = await seatedSubscription(2);
+    const a = (await assign({ subscription_id: id, email: newEmail(), immediate_claim: true })).json();
+    const b = (await assign({ subscription_id: id, email: newEmail() })).json();
+    const ended = await ctx.request({ method: "DELETE", url: `/v1/subscriptions/${id}`, token });
+    expect(ended.statusCode, ended.body).toBe(200);
+    expect((await seatRow(a.id)).status).toBe("revoked");
+    expect((await seatRow(b.id)).status).toBe("revoked");
+    expect((await grantsOfSeat(a.id))[0]!.granted_at).toBeNull();
+    expect(await seatEvents(b.id)).toContain("customer_seat.revoked");
+  });
+});
+
 describe("the seat limit", () => {
   it("gives the last seat to exactly one of two parallel assignments", async () => {
     const { id } = await seatedSubscription(1);
