@@ -77,3 +77,15 @@ export const liveSeatsOfSubscriptionForUpdate = (db: Executor, subscriptionId: s
     .orderBy("id")
     .forUpdate()
     .execute();
+
+/** The subscriptions in which a member holds a claimed seat. */
+export const claimedSubscriptionIdsOfMember = async (db: Executor, memberId: string): Promise<string[]> =>
+  (
+    await db
+      .selectFrom("customer_seats")
+      .select("subscription_id")
+      .where("member_id", "=", memberId)
+      .where("status", "=", "claimed")
+      .where("subscription_id", "is not", null)
+      .execute()
+  ).flatMap((row) => (row.subscription_id ? [row.subscription_id] : []));

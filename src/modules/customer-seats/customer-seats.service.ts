@@ -6,6 +6,7 @@ import { hashToken } from "../../values/tokens.ts";
 import { grantBenefits } from "../benefits/benefits.steps.ts";
 import { findCustomerForUpdate, openCustomerSession } from "../customers/customers.steps.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
+import { findOrderOfCheckout } from "../orders/orders.steps.ts";
 import { findProductWithRelations } from "../products/products.steps.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { resolveHolder, type HolderInput } from "./seat-holders.ts";
@@ -148,6 +149,17 @@ export function createCustomerSeatService(deps: Deps) {
         await sendInvitation(trx, deps, { organization, billing, seat: row, token: invitation.token, productName: product.name, now });
         return seatJson(trx, row);
       });
+    },
+
+    /** The purchase a checkout produced: its subscription, else its order (the portal's `checkout_id`). */
+    async containerOfCheckout(checkoutId: string, scope: SeatScope): Promise<ContainerRef> {
+      const order = await findOrderOfCheckout(deps.db, checkoutId);
+      const visible =
+        order &&
+        (scope.allowed === null || scope.allowed.includes(order.organization_id)) &&
+        (scope.customerId ?? order.customer_id) === order.customer_id;
+      if (!order || !visible) throw new ResourceNotFound("Checkout not found");
+      return order.subscription_id ? { kind: "subscription", id: order.subscription_id } : { kind: "order", id: order.id };
     },
 
     /** The seats of a subscription or order, with how many are left. */

@@ -3,6 +3,8 @@ import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { revokeSeatBenefits } from "../benefits/benefits.steps.ts";
 import { membersByIds } from "../customers/customers.steps.ts";
 import { toCustomerSeat } from "./customer-seats.mapper.ts";
+export { claimedSubscriptionIdsOfMember } from "./customer-seats.repository.ts";
+export { containerRefOf, type SeatScope } from "./seat-containers.ts";
 import { liveSeatsOfSubscriptionForUpdate, updateSeat } from "./customer-seats.repository.ts";
 import type { CustomerSeat } from "./customer-seats.schemas.ts";
 import type { CustomerSeatRow } from "./customer-seats.table.ts";

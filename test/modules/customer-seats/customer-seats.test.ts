@@ -16,7 +16,7 @@ import {
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { mailsTo } from "../customer-portal/portal-sign-in-helpers.ts";
-import { enableMembers } from "../customers/member-helpers.ts";
+import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { runEmailJobs } from "../emails/email-helpers.ts";
 
 /** `/v1/customer-seats`: assignment, invitation by email (a real SMTP server), claim, grants, revocation, resend. */
@@ -238,6 +238,56 @@ describe("a subscription leaving active", () => {
     expect((await seatRow(b.id)).status).toBe("revoked");
     expect((await grantsOfSeat(a.id))[0]!.granted_at).toBeNull();
     expect(await seatEvents(b.id)).toContain("customer_seat.revoked");
+  });
+});
+
+describe("the portal's seats", () => {
+  it("lets the buyer's owner assign, list, resend and revoke; the holder lists the subscriptions of its claimed seats", async () => {
+    const { id, buyer } = await seatedSubscription(2);
+    const owner = await createMember(ctx.deps, buyer, "owner", { email: buyer.email });
+    const ownerToken = await createMemberSessionToken(ctx.deps, buyer.id, owner.id);
+    const portal = (method: "GET" | "POST" | "DELETE", url: string, payload?: object, as = ownerToken) =>
+      ctx.request({ method, url: `/v1/customer-portal${url}`, token: as, ...(payload && { payload }) });
+
+    const email = newEmail();
+    const assigned = await portal("POST", "/seats", { subscription_id: id, email });
+    expect(assigned.statusCode, assigned.body).toBe(200);
+    expectReferenceResponse("customer_portal:seats:assign_seat", 200, assigned.json());
+    const list = await portal("GET", `/seats?subscription_id=${id}`);
+    expect(list.statusCode, list.body).toBe(200);
+    expectReferenceResponse("customer_portal:seats:list_seats", 200, list.json());
+    expect(list.json()).toMatchObject({ total_seats: 2, available_seats: 1 });
+    const resent = await portal("POST", `/seats/${assigned.json().id}/resend`);
+    expect(resent.statusCode, resent.body).toBe(200);
+    expectReferenceResponse("customer_portal:seats:resend_invitation", 200, resent.json());
+
+    const claimToken = await tokenFromInvitation(email);
+    const claimed = await ctx.request({ method: "POST", url: "/v1/customer-seats/claim", payload: { invitation_token: claimToken } });
+    const holderToken = claimed.json().customer_session_token;
+    const held = await portal("GET", "/seats/subscriptions", undefined, holderToken);
+    expect(held.statusCode, held.body).toBe(200);
+    expectReferenceResponse("customer_portal:seats:list_claimed_subscriptions", 200, held.json());
+    expect(held.json().items.map((s: { id: string }) => s.id)).toEqual([id]);
+    expect((await portal("GET", "/seats/subscriptions")).json().items).toEqual([]);
+
+    // A plain member changes nothing.
+    expect((await portal("POST", "/seats", { subscription_id: id, email: newEmail() }, holderToken)).statusCode).toBe(403);
+    expect((await portal("DELETE", `/seats/${assigned.json().id}`, undefined, holderToken)).statusCode).toBe(403);
+
+    const revoked = await portal("DELETE", `/seats/${assigned.json().id}`);
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expectReferenceResponse("customer_portal:seats:revoke_seat", 200, revoked.json());
+    expect(revoked.json().status).toBe("revoked");
+
+    // Another customer's subscription and seats are not the session's.
+    const other = await seatedSubscription(1);
+    const foreignSeat = (await assign({ subscription_id: other.id, email: newEmail() })).json();
+    expect((await portal("GET", `/seats?subscription_id=${other.id}`)).statusCode).toBe(404);
+    expect((await portal("POST", "/seats", { subscription_id: other.id, email: newEmail() })).statusCode).toBe(404);
+    expect((await portal("DELETE", `/seats/${foreignSeat.id}`)).statusCode).toBe(404);
+    expect((await portal("POST", `/seats/${foreignSeat.id}/resend`)).statusCode).toBe(404);
+    expect((await portal("DELETE", "/seats/nope")).statusCode).toBe(422);
+    expect((await ctx.request({ method: "GET", url: `/v1/customer-portal/seats?subscription_id=${id}` })).statusCode).toBe(401);
   });
 });
 
