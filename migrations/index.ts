@@ -47,6 +47,7 @@ import * as eventTypes from "./2026-11-30T0131_event_types.ts";
 import * as customerEmailUpdates from "./2026-11-30T0140_customer_email_updates.ts";
 import * as wallets from "./2026-11-30T0141_wallets.ts";
 import * as metricDashboards from "./2026-11-30T0142_metric_dashboards.ts";
+import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -103,6 +104,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0140_customer_email_updates": customerEmailUpdates,
   "2026-11-30T0141_wallets": wallets,
   "2026-11-30T0142_metric_dashboards": metricDashboards,
+  "2026-11-30T0110_customer_seats": customerSeats,
 };
 
 /**

@@ -5,6 +5,7 @@ import {
   renderPortalSignInCode,
   renderRefundIssued,
   renderRenewalReminder,
+  renderSeatInvitation,
   renderSubscriptionNotice,
   renderSubscriptionPastDue,
   renderTrialConversionReminder,
@@ -155,6 +156,19 @@ export const EMAIL_SAMPLES: readonly EmailSample[] = [
   {
     template: "customer_email_changed",
     render: (locale) => renderCustomerEmailChanged({ organization, recipient, locale, newEmail: "ada.byron-king@example.com" }),
+  },
+  {
+    template: "seat_invitation",
+    render: (locale) =>
+      renderSeatInvitation({
+        organization,
+        recipient,
+        locale,
+        productName: "Analytical Engine Team",
+        inviter: "charles@engines.example",
+        claimUrl: `${portalUrl}/claim?token=Xq3v9mB2kPz7LwT0sR4yN8cJ1hG6fD5aE-uQ_iVbKoM`,
+        validHours: 24,
+      }),
   },
   sellerSample("seller_new_sale", () =>
     renderNewSale({ ...seller, product: "Analytical Engine Pro", amount: 13_932, currency: "eur", customerEmail: recipient }),

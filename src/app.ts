@@ -29,6 +29,8 @@ import { LocalBlobStore } from "./adapters/blob-stores/local-blob-store.ts";
 import { localBlobRoutes } from "./adapters/blob-stores/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
 import { memberRoutes } from "./modules/customers/members.routes.ts";
+import { customerSeatRoutes } from "./modules/customer-seats/customer-seats.routes.ts";
+import { portalSeatRoutes } from "./modules/customer-portal/portal-seats.routes.ts";
 import { portalMemberRoutes } from "./modules/customer-portal/portal-members.routes.ts";
 import { portalCustomerSessionRoutes } from "./modules/customer-portal/portal-customer-session.routes.ts";
 import { customerStateRoutes } from "./modules/customer-state/customer-state.routes.ts";
@@ -167,6 +169,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(checkoutRoutes(services.checkouts, services.checkoutClient));
   await app.register(customerRoutes(services.customers, services.customerDeletion, services.customerSessions));
   await app.register(memberRoutes(services.members));
+  await app.register(customerSeatRoutes(services.customerSeats));
   await app.register(customerStateRoutes(services.customerStates));
   await app.register(discountRoutes(services.discounts));
   await app.register(customFieldRoutes(services.customFields));
@@ -199,6 +202,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   if (services.processorEvents) await app.register(stripeWebhookRoutes(services.processorEvents));
   await app.register(disputeRoutes(services.disputes));
   await app.register(portalSubscriptionRoutes(services.portalSubscriptions));
+  await app.register(portalSeatRoutes(services.customerSeats, services.portalSubscriptions));
   // Only a sandbox deployment has a test clock; in production the paths do not exist.
   if (deps.config.environment === "sandbox") await app.register(testClockRoutes(services.testClock));
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));

@@ -31,6 +31,7 @@ import { createCustomFieldService } from "./modules/custom-fields/custom-fields.
 import { createCustomerSessionService } from "./modules/customers/customer-sessions.service.ts";
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createMemberService } from "./modules/customers/members.service.ts";
+import { createCustomerSeatService } from "./modules/customer-seats/customer-seats.service.ts";
 import { createPortalMemberService } from "./modules/customer-portal/portal-members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
@@ -61,6 +62,7 @@ import { bindOrderDependentReads } from "./modules/orders/order-dependent-reads.
 import { bindCustomerDependentReads } from "./modules/customers/customer-dependent-reads.ts";
 import { bindBenefitDependentReads } from "./modules/benefits/benefit-dependent-reads.ts";
 import { bindMeterDependentReads } from "./modules/meters/meter-dependent-reads.ts";
+import { bindSeatDependentReads } from "./modules/customer-seats/seat-dependent-reads.ts";
 import { meterExists } from "./modules/meters/meters.steps.ts";
 import { benefitIdsOfProduct, benefitPositionOnProduct } from "./modules/products/products.steps.ts";
 import {
@@ -74,6 +76,8 @@ import { activateCustomerMeters, customerMeterCreditsForShare } from "./modules/
 import { checkoutBuyers } from "./modules/checkouts/checkouts.steps.ts";
 import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
 import {
+  findSubscription,
+  findSubscriptionForUpdate,
   hasBillableSubscription,
   productIdOfSubscription,
   subscriptionCheckouts,
@@ -100,7 +104,7 @@ import { createSmtpTransport } from "./adapters/mail-transports/smtp.transport.t
 import { createEmailDelivery } from "./modules/emails/email-delivery.service.ts";
 import { createEmailOutbox } from "./modules/emails/emails.service.ts";
 
-// Orders, customers, benefits and meters read these modules (which build on them), mostly inside their own statements:
+// Orders, customers, benefits, meters and seats read these modules (which build on them), mostly inside their own statements:
 // bound once, as the process loads its composition root, so every reader, whatever calls it, has them.
 bindOrderDependentReads({ subscriptionJson, subscriptionCheckouts, checkoutBuyers, succeededRefunds });
 bindCustomerDependentReads({ earliestUserEventAt, hasBillableSubscription });
@@ -113,6 +117,7 @@ bindBenefitDependentReads({
   benefitPositionOnProduct,
   benefitIdsOfProduct,
 });
+bindSeatDependentReads({ findSubscription, findSubscriptionForUpdate });
 bindMeterDependentReads({
   eventRows,
   ingestedAtAfter,
@@ -190,6 +195,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerDeletion: customerDeletion(deps),
     customerSessions,
     members: createMemberService(deps),
+    customerSeats: createCustomerSeatService(deps),
     portalMembers: createPortalMemberService(deps),
     portalSignIn: createPortalSignInService(deps),
     customerStates: createCustomerStateService(deps, customerMeters),

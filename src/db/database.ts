@@ -10,6 +10,7 @@ import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-em
 import type { WalletsTable, WalletTransactionsTable } from "../modules/wallets/wallets.table.ts";
 import type { MetricDashboardsTable } from "../modules/metrics/metric-dashboards.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
+import type { CustomerSeatsTable } from "../modules/customer-seats/customer-seats.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
 import type { EventsTable, EventTypesTable } from "../modules/events/events.table.ts";
 import type { CustomerMetersTable } from "../modules/customer-meters/customer-meters.table.ts";
@@ -98,6 +99,7 @@ export interface Database {
   checkout_link_products: CheckoutLinkProductsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_counters: RateLimitCountersTable;
+  customer_seats: CustomerSeatsTable;
 }
 
 export type Db = Kysely<Database>;

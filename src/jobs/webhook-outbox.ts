@@ -37,7 +37,10 @@ export type WebhookEventType =
   | "benefit_grant.created"
   | "benefit_grant.updated"
   | "benefit_grant.revoked"
-  | "benefit_grant.cycled";
+  | "benefit_grant.cycled"
+  | "customer_seat.assigned"
+  | "customer_seat.claimed"
+  | "customer_seat.revoked";
 
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with

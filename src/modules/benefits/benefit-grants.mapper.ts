@@ -18,7 +18,7 @@ export const toBenefitGrantFields = (row: BenefitGrantRow) => ({
   subscription_id: row.subscription_id,
   order_id: row.order_id,
   customer_id: row.customer_id,
-  member_id: null,
+  member_id: row.member_id,
   benefit_id: row.benefit_id,
   error: null,
   // What the grant produced: only the keys its benefit type defines were ever stored.

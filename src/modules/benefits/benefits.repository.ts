@@ -89,14 +89,18 @@ export const existingBenefitIds = async (db: Executor, organizationId: string, i
   return new Set(rows.map((row) => row.id));
 };
 
-/** Whether this order (or, without one, this subscription) already granted this benefit: a replay grants nothing twice. */
+/** Whether this seat, else this order, else this subscription already granted this benefit: a replay grants nothing twice. */
 export async function hasGrant(
   db: Executor,
-  source: { orderId: string | null; subscriptionId: string | null },
+  source: { orderId: string | null; subscriptionId: string | null; seatId?: string },
   benefitId: string,
 ): Promise<boolean> {
   const [column, id] =
-    source.orderId !== null ? (["order_id", source.orderId] as const) : (["subscription_id", source.subscriptionId] as const);
+    source.seatId !== undefined
+      ? (["seat_id", source.seatId] as const)
+      : source.orderId !== null
+        ? (["order_id", source.orderId] as const)
+        : (["subscription_id", source.subscriptionId] as const);
   if (id === null) return false;
   const row = await db
     .selectFrom("benefit_grants")
@@ -151,6 +155,16 @@ export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
     .updateTable("benefit_grants")
     .set({ granted_at: null, revoked_at: now, modified_at: now })
     .where("order_id", "=", orderId)
+    .where("granted_at", "is not", null)
+    .returning(CHANGED)
+    .execute();
+
+/** Revokes the grants a seat's holder still holds; returns the changed grants and their properties. */
+export const revokeSeatGrants = (db: Executor, seatId: string, now: Date) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ granted_at: null, revoked_at: now, modified_at: now })
+    .where("seat_id", "=", seatId)
     .where("granted_at", "is not", null)
     .returning(CHANGED)
     .execute();

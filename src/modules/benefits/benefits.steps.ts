@@ -7,6 +7,7 @@ import {
   hasGrant,
   insertBenefitGrant,
   revokeGrantsOutsideProduct,
+  revokeSeatGrants,
   setSubscriptionGrants,
 } from "./benefits.repository.ts";
 
@@ -21,11 +22,20 @@ import {
  */
 export async function grantBenefits(
   db: Executor,
-  input: { customerId: string; orderId: string | null; subscriptionId: string | null; benefits: readonly BenefitJson[]; now: Date },
+  input: {
+    customerId: string;
+    orderId: string | null;
+    subscriptionId: string | null;
+    /** A claimed seat: the grants are its holder's (member-scoped), kept apart from the purchase's. */
+    seat?: { id: string; memberId: string };
+    benefits: readonly BenefitJson[];
+    now: Date;
+  },
 ): Promise<number> {
+  const source = { orderId: input.orderId, subscriptionId: input.subscriptionId, ...(input.seat && { seatId: input.seat.id }) };
   const granted: string[] = [];
   for (const benefit of input.benefits) {
-    if (await hasGrant(db, input, benefit.id)) continue;
+    if (await hasGrant(db, source, benefit.id)) continue;
     const properties =
       benefit.type === "license_keys"
         ? await issueLicenseKey(db, {
@@ -44,6 +54,8 @@ export async function grantBenefits(
       benefit_id: benefit.id,
       order_id: input.orderId,
       subscription_id: input.subscriptionId,
+      member_id: input.seat?.memberId ?? null,
+      seat_id: input.seat?.id ?? null,
       granted_at: input.now,
       revoked_at: null,
       properties: JSON.stringify(properties),
@@ -61,6 +73,11 @@ export async function grantBenefits(
  */
 export async function setSubscriptionBenefits(db: Executor, subscriptionId: string, granted: boolean, now: Date): Promise<number> {
   return afterGrantChanges(db, await setSubscriptionGrants(db, subscriptionId, granted, now), granted, now);
+}
+
+/** A seat revoked: its holder's grants go with it (their license keys revoked, a `benefit_grant.revoked` each). */
+export async function revokeSeatBenefits(db: Executor, seatId: string, now: Date): Promise<number> {
+  return afterGrantChanges(db, await revokeSeatGrants(db, seatId, now), false, now);
 }
 
 /** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */

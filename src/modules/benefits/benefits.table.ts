@@ -30,6 +30,10 @@ export interface BenefitGrantsTable {
   order_id: string | null;
   /** The subscription whose life the grant follows; null for a one-time purchase. */
   subscription_id: string | null;
+  /** The member a seat's grant is for; null for a purchase's own grants. */
+  member_id: Generated<string | null>;
+  /** The seat whose claim made the grant: its life follows the seat's, not the purchase's. */
+  seat_id: Generated<string | null>;
   granted_at: Date | null;
   revoked_at: Date | null;
   /** What the grant produced, e.g. `{license_key_id, display_key}`. */

@@ -7,7 +7,7 @@ import {
   type SubscriptionVisibility,
 } from "../subscriptions/subscriptions.steps.ts";
 import { AppError, Conflict, ResourceNotFound } from "../../http/errors.ts";
-import { asList, type Page } from "../../schema/pagination.ts";
+import { asList, type Page, type PageRequest } from "../../schema/pagination.ts";
 import { toSubscriptionFields } from "../orders/orders.mapper.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
 import { toCustomerOrganization, toOrganization } from "../organizations/organizations.mapper.ts";
@@ -17,6 +17,7 @@ import type { SubscriptionUpdate } from "../subscriptions/subscription-inputs.sc
 import type { SubscriptionUpdates } from "../../flows/change-subscription.ts";
 import { subscriptionMeters } from "../subscriptions/subscriptions.steps.ts";
 import { pageSubscriptions } from "../subscriptions/subscriptions.steps.ts";
+import { claimedSubscriptionIdsOfMember } from "../customer-seats/customer-seats.steps.ts";
 import type { portalCustomerOf } from "./portal-session.ts";
 import type { CustomerSubscription, CustomerSubscriptionListQuery, CustomerSubscriptionUpdate } from "./portal-subscriptions.schemas.ts";
 
@@ -140,6 +141,17 @@ async function listPortalSubscriptions(
   return pageSubscriptions(deps.db, filter, query, (_trx, rows) => present(deps, rows));
 }
 
+/** The subscriptions in which the session's member holds a claimed seat (a customer session holds none). */
+async function listSeatSubscriptions(
+  deps: Deps,
+  query: PageRequest,
+  session: PortalCustomer,
+  memberId: string | null,
+): Promise<Page<CustomerSubscription>> {
+  const ids = memberId ? await claimedSubscriptionIdsOfMember(deps.db, memberId) : [];
+  return pageSubscriptions(deps.db, { ...visibleTo(session), ids }, query, (_trx, rows) => present(deps, rows));
+}
+
 async function updatePortalSubscription(
   ctx: PortalSubscriptionsContext,
   id: string,
@@ -166,6 +178,8 @@ export function createPortalSubscriptionService(deps: Deps, updates: Subscriptio
   const ctx: PortalSubscriptionsContext = { deps, updates };
   return {
     list: (query: CustomerSubscriptionListQuery, session: PortalCustomer) => listPortalSubscriptions(deps, query, session),
+    listSeatSubscriptions: (query: PageRequest, session: PortalCustomer, memberId: string | null) =>
+      listSeatSubscriptions(deps, query, session, memberId),
     get: (id: string, session: PortalCustomer) => readPortalSubscription(deps, id, session),
     update: (id: string, input: CustomerSubscriptionUpdate, session: PortalCustomer) => updatePortalSubscription(ctx, id, input, session),
     cancel: (id: string, session: PortalCustomer) => cancelPortalSubscription(ctx, id, session),

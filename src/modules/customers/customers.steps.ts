@@ -149,7 +149,14 @@ export { retireCustomer } from "./customer-deletion.ts";
 export { findVisibleCustomer, lockCustomerIdentities, lockVisibleCustomer, type CustomerTarget } from "./customer-lookups.ts";
 export { addMember, changeMember, removeMember } from "./member-changes.ts";
 export { findSessionSummary } from "./member-sessions.repository.ts";
-export { countLiveMembers, findLiveMemberCustomers, findMemberForUpdate, listCustomerMembers } from "./members.repository.ts";
+export {
+  countLiveMembers,
+  findLiveMemberCustomers,
+  findMemberForUpdate,
+  findOwner,
+  listCustomerMembers,
+  membersByIds,
+} from "./members.repository.ts";
 
 // What the payments list reads of its customers (handed to it by services.ts).
 export { customerEmailIn } from "./customers.repository.ts";

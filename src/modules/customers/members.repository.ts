@@ -96,3 +96,7 @@ export const deleteMembersOfCustomer = (db: Executor, customerId: string, now: D
     .where("customer_id", "=", customerId)
     .where("deleted_at", "is", null)
     .execute();
+
+/** Members by id, deleted ones included (a seat still names the member it was given to). */
+export const membersByIds = (db: Executor, ids: readonly string[]) =>
+  ids.length ? db.selectFrom("members").selectAll().where("id", "in", ids).execute() : Promise.resolve([]);

@@ -25,6 +25,7 @@ export {
   type CustomerEmailUpdateVerification,
 } from "./customer-email-update.email.ts";
 export { renderSubscriptionPastDue, type SubscriptionPastDue } from "./subscription-past-due.email.ts";
+export { renderSeatInvitation, type SeatInvitation } from "./seat-invitation.email.ts";
 
 /** Attempts before an email is marked failed: graphile-worker's backoff (e^n s, at most 6 h apart) spreads 25 over about four days. */
 export const SEND_ATTEMPTS = 25;
@@ -34,14 +35,15 @@ export type CustomerEmailSetting = (typeof OrganizationCustomerEmailSettingsKeys
 
 /**
  * Who an email is for, which decides its switch and headers. A customer's email speaks for the
- * seller (its name, `Reply-To` its address); a `receipt` (a paid order), a `sign_in` code and an
- * `account` email (the change of the customer's own address) carry no `List-Unsubscribe`, a
- * `notice` does; the sign-in code and account emails have no switch (the customer asked for them,
- * or must know of the change). A seller's email comes from this server's own sender (`EMAIL_FROM`).
+ * seller (its name, `Reply-To` its address); a `receipt` (a paid order), a `sign_in` code, an
+ * `account` email (the change of the customer's own address) and a seat's `invitation` carry no
+ * `List-Unsubscribe`, a `notice` does; the sign-in code, account emails and invitations (sent once
+ * per assignment or resend) have no switch (the customer asked for them, or must know). A seller's
+ * email comes from this server's own sender (`EMAIL_FROM`).
  */
 export type EmailAudience =
   | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
-  | { to: "customer"; kind: "sign_in" | "account" }
+  | { to: "customer"; kind: "sign_in" | "account" | "invitation" }
   | { to: "seller"; kind: "notice" };
 
 /**

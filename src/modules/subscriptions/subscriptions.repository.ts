@@ -36,6 +36,8 @@ export interface SubscriptionVisibility {
 
 export interface SubscriptionFilter extends SubscriptionVisibility {
   organizationIds?: readonly string[];
+  /** Only these subscriptions (the portal's list of those where a member holds a seat). */
+  ids?: readonly string[];
   productIds?: readonly string[];
   customerIds?: readonly string[];
   externalCustomerIds?: readonly string[];
@@ -67,6 +69,7 @@ function visible(eb: SubscriptionsScope, visibility: SubscriptionVisibility): Ex
 function matches(eb: SubscriptionsScope, filter: SubscriptionFilter): Expression<SqlBool> {
   const conditions = visible(eb, filter);
   if (given(filter.organizationIds)) conditions.push(eb("s.organization_id", "in", filter.organizationIds));
+  if (filter.ids) conditions.push(filter.ids.length ? eb("s.id", "in", filter.ids) : eb.val(false));
   if (given(filter.productIds)) conditions.push(eb("s.product_id", "in", filter.productIds));
   if (given(filter.customerIds)) conditions.push(eb("s.customer_id", "in", filter.customerIds));
   if (given(filter.discountIds)) conditions.push(eb("s.discount_id", "in", filter.discountIds));
@@ -170,6 +173,15 @@ export const findSubscriptionEmbedded = (db: Executor, id: string, visibility: S
 export type SubscriptionEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionEmbedded>>>;
 
 /** The row locked: every change to one subscription (renewal, update, cancel) runs one at a time. */
+/** A started subscription the caller may see, unlocked (a read). */
+export const findSubscription = (db: Executor, id: string, visibility: SubscriptionVisibility): Promise<SubscriptionRow | undefined> =>
+  db
+    .selectFrom("subscriptions as s")
+    .selectAll("s")
+    .where("s.id", "=", id)
+    .where((eb) => eb.and(visible(eb, visibility)))
+    .executeTakeFirst();
+
 export const findSubscriptionForUpdate = (
   db: Executor,
   id: string,

@@ -4,6 +4,7 @@ import { enqueueCustomerStateChanged } from "../../contracts/customer-state-chan
 import { addInterval } from "../../values/calendar.ts";
 import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 import { setSubscriptionBenefits } from "../benefits/benefits.steps.ts";
+import { revokeSubscriptionSeats } from "../customer-seats/customer-seats.steps.ts";
 import { pendingOrdersOf, publishOrderUpdated, updateOrder } from "../orders/orders.steps.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { markEntriesBilled, unbilledEntries } from "./subscription-billing-entries.repository.ts";
@@ -24,7 +25,12 @@ import type { CancellationReason, SubscriptionRow } from "./subscriptions.table.
 
 // The subscription operations other modules and flows run inside their own transaction.
 
-export { findSubscriptionForUpdate, updateSubscription, type SubscriptionVisibility } from "./subscriptions.repository.ts";
+export {
+  findSubscription,
+  findSubscriptionForUpdate,
+  updateSubscription,
+  type SubscriptionVisibility,
+} from "./subscriptions.repository.ts";
 export { isBillable, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 export { requestChange } from "./subscription-change.request.ts";
 export { moveSubscriptionsToMethod } from "./subscription-payment-methods.repository.ts";
@@ -175,6 +181,7 @@ export async function endSubscription(
     modified_at: now,
   });
   await setSubscriptionBenefits(trx, row.id, false, now);
+  await revokeSubscriptionSeats(trx, row.id, now);
   for (const order of await pendingOrdersOf(trx, row.id)) {
     const voided = await updateOrder(trx, order.id, { status: "void", next_payment_attempt_at: null, modified_at: now });
     await publishOrderUpdated(trx, voided, now);
@@ -192,6 +199,7 @@ export async function pauseSubscription(trx: Executor, row: SubscriptionRow, now
     modified_at: now,
   });
   await setSubscriptionBenefits(trx, row.id, false, now);
+  await revokeSubscriptionSeats(trx, row.id, now);
   await publishSubscriptionEvents(trx, paused, ["subscription.updated", "subscription.paused"], now);
   return paused;
 }
@@ -215,6 +223,7 @@ export async function resumeSubscription(trx: Executor, row: SubscriptionRow, no
 export async function markPastDue(trx: Executor, row: SubscriptionRow, pastDueAt: Date, now: Date): Promise<void> {
   const pastDue = await repo.updateSubscription(trx, row.id, { status: "past_due", past_due_at: pastDueAt, modified_at: now });
   await setSubscriptionBenefits(trx, row.id, false, now);
+  await revokeSubscriptionSeats(trx, row.id, now);
   await publishSubscriptionEvents(trx, pastDue, ["subscription.updated", "subscription.past_due"], now);
 }
 

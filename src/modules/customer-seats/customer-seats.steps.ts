@@ -1,0 +1,60 @@
+import type { Executor } from "../../db/database.ts";
+import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { revokeSeatBenefits } from "../benefits/benefits.steps.ts";
+import { membersByIds } from "../customers/customers.steps.ts";
+import { toCustomerSeat } from "./customer-seats.mapper.ts";
+export { claimedSubscriptionIdsOfMember } from "./customer-seats.repository.ts";
+export { containerRefOf, type SeatScope } from "./seat-containers.ts";
+import { liveSeatsOfSubscriptionForUpdate, updateSeat } from "./customer-seats.repository.ts";
+import type { CustomerSeat } from "./customer-seats.schemas.ts";
+import type { CustomerSeatRow } from "./customer-seats.table.ts";
+
+// The seat operations other modules run inside their own transaction.
+
+/** Seats on the wire, their members read in one query. */
+export async function seatsJson(db: Executor, rows: readonly CustomerSeatRow[]): Promise<CustomerSeat[]> {
+  const ids = [...new Set(rows.flatMap((row) => (row.member_id ? [row.member_id] : [])))];
+  const members = new Map((await membersByIds(db, ids)).map((member) => [member.id, member]));
+  return rows.map((row) => toCustomerSeat(row, row.member_id ? members.get(row.member_id) : undefined));
+}
+
+/** Records a `customer_seat.*` event with the seat as it is now, and returns that seat. */
+export async function publishSeat(
+  db: Executor,
+  row: CustomerSeatRow,
+  type: "customer_seat.assigned" | "customer_seat.claimed" | "customer_seat.revoked",
+  now: Date,
+): Promise<CustomerSeat> {
+  const [seat] = await seatsJson(db, [row]);
+  await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: seat, now });
+  return seat!;
+}
+
+/**
+ * Revokes a live seat (locked by the caller): its holder's grants go, the row keeps only its
+ * container and times (the next assignment reuses it), and `customer_seat.revoked` is recorded.
+ */
+export async function revokeSeat(db: Executor, row: CustomerSeatRow, now: Date): Promise<CustomerSeatRow> {
+  await revokeSeatBenefits(db, row.id, now);
+  const revoked = await updateSeat(db, row.id, {
+    status: "revoked",
+    revoked_at: now,
+    modified_at: now,
+    invitation_token_hash: null,
+    customer_id: null,
+    member_id: null,
+    email: null,
+  });
+  await publishSeat(db, revoked, "customer_seat.revoked", now);
+  return revoked;
+}
+
+/**
+ * A subscription left active (ended, paused, past due): every seat of it is revoked for good, as the
+ * hosted service does; nothing gives them back when it recovers or resumes (the buyer reassigns them).
+ */
+export async function revokeSubscriptionSeats(db: Executor, subscriptionId: string, now: Date): Promise<number> {
+  const seats = await liveSeatsOfSubscriptionForUpdate(db, subscriptionId);
+  for (const seat of seats) await revokeSeat(db, seat, now);
+  return seats.length;
+}
