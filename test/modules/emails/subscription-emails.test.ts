@@ -14,6 +14,8 @@ import {
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
 import { buyThroughCheckout, giveSubscriptionWorkingCard } from "../subscriptions/subscription-helpers.ts";
+import { pdfText } from "../../helpers/pdf.ts";
+import { runDocumentJobs } from "../orders/order-documents-helpers.ts";
 import { hasListUnsubscribe, runEmailJobs } from "./email-helpers.ts";
 
 // A subscription's emails, each written in the transaction of its cause: its confirmation, the
@@ -90,7 +92,7 @@ function expectCustomerEmail(mail: ParsedMail, product: string, link = portal): 
   expect(html).not.toMatch(/<i>Co<\/i>|<script/i);
   expect(html).toContain(product.replace(/</g, "&lt;").replace(/>/g, "&gt;"));
   expect(text).toContain(product);
-  expect(html).toContain(`href="${link}"`);
+  expect(html).toContain(`href="${link.replaceAll("&", "&amp;")}"`);
   expect(text).toContain(link);
   for (const part of [html, text]) {
     expect(part).not.toMatch(/polar_(cst|mst|oat|pat)_/);
@@ -389,7 +391,7 @@ describe("subscription notices", () => {
 });
 
 describe("refund notice", () => {
-  it("tells the amount given back and the order, then the credit note's link once the order is invoiced, one per refund", async () => {
+  it("tells the amount given back and the order, then a link to the credit note's PDF once the order is invoiced, one per refund", async () => {
     ctx.clock.set(new Date("2028-07-01T09:00:00.000Z"));
     const order = await paidOrder(ctx, org.id, checkoutToken, { price: 2500, email: "refunded@example.com" });
     const first = await createRefund(ctx, refundToken, order.id, 1000);
@@ -402,7 +404,8 @@ describe("refund notice", () => {
     expect(mails).toHaveLength(2);
     const about = (amount: string) => mails.find((mail) => mail.text?.includes(`refunded ${amount} of your`));
     const [note] = await ctx.deps.db.selectFrom("credit_notes").selectAll().where("refund_id", "=", second.id).execute();
-    const noteLink = `${portal}/orders/${order.id}/credit-notes`;
+    const noteLink = about("$6.00")!.text?.match(/View your credit note:\n(\S+)/)?.[1];
+    expect(noteLink).toMatch(new RegExp(`^${ctx.deps.config.publicBaseUrl}/documents/credit-notes/${note!.id}\\?expires=\\d+&signature=`));
     const plain = expectCustomerEmail(about("$12.00")!, product);
     const credited = expectCustomerEmail(about("$6.00")!, product, noteLink);
     // 10.00 and 5.00 plus their 20% VAT share.
@@ -413,6 +416,18 @@ describe("refund notice", () => {
     expect(credited.text).toContain(`Credit note number: ${note!.number}`);
     expect(credited.text).toContain(`View your credit note:\n${noteLink}`);
     expect(credited.html).not.toContain(`href="${portal}"`);
+    // The link works for whoever holds the email (no session, no token): the PDF once rendered.
+    const follow = (url: string) => ctx.request({ method: "GET", url: url.replace(ctx.deps.config.publicBaseUrl, "") });
+    const preparing = await follow(noteLink!);
+    expect(preparing.statusCode).toBe(202);
+    expect(preparing.body).toContain("Your credit note is being prepared");
+    await runDocumentJobs(ctx);
+    const ready = await follow(noteLink!);
+    expect(ready.statusCode).toBe(303);
+    const pdf = await follow(String(ready.headers["location"]));
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers["content-type"]).toContain("application/pdf");
+    expect(await pdfText(pdf.rawPayload)).toContain(note!.number);
     // Both refunds happened at the same instant of the test clock: compared as a set.
     const keys = (await emailsTo("refunded@example.com")).filter((row) => row.template === "refund_issued").map((row) => row.dedupe_key);
     expect(keys.sort()).toEqual([`refund_issued:${first.id}`, `refund_issued:${second.id}`].sort());
