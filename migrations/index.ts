@@ -48,6 +48,8 @@ import * as customerEmailUpdates from "./2026-11-30T0140_customer_email_updates.
 import * as wallets from "./2026-11-30T0141_wallets.ts";
 import * as metricDashboards from "./2026-11-30T0142_metric_dashboards.ts";
 import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
+import * as organizationNotificationSettings from "./2026-11-30T0150_organization_notification_settings.ts";
+import * as emailsFreshPending from "./2026-11-30T0151_emails_fresh_pending.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -105,6 +107,8 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0141_wallets": wallets,
   "2026-11-30T0142_metric_dashboards": metricDashboards,
   "2026-11-30T0110_customer_seats": customerSeats,
+  "2026-11-30T0150_organization_notification_settings": organizationNotificationSettings,
+  "2026-11-30T0151_emails_fresh_pending": emailsFreshPending,
 };
 
 /**

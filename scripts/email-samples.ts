@@ -117,7 +117,10 @@ export const EMAIL_SAMPLES: readonly EmailSample[] = [
         amount: 6_966,
         currency: "eur",
         refundedAt: paidAt,
-        creditNote: { number: "ADACO-2026-0042-CN1", url: `${portalUrl}/orders/${orderId}/credit-notes` },
+        creditNote: {
+          number: "ADACO-2026-0042-CN1",
+          url: "https://shop.example.com/documents/credit-notes/5b1e2a77-9c4d-4f1a-8e3b-2d6c7f0a9e18?expires=1827491400&signature=Q2hhbmdlIG1lIGFuZCB0aGUgbGluayBpcyB2b2lk",
+        },
         portalUrl,
       }),
   },

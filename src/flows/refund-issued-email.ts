@@ -1,6 +1,7 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
 import { recordEmail, renderRefundIssued, type CustomerEmailSetting } from "../modules/emails/emails.steps.ts";
+import { creditNoteLink } from "../modules/orders/orders.steps.ts";
 import type { CreditNoteRow, OrderBillingReason, OrderRow } from "../modules/orders/orders.table.ts";
 import type { RefundRow } from "../modules/refunds/refunds.table.ts";
 import { brandOf, customerPortalUrl, emailParties } from "./customer-email-parties.ts";
@@ -19,8 +20,7 @@ const SETTING_OF_ORDER: Record<OrderBillingReason, CustomerEmailSetting> = {
 
 /**
  * The customer's notice of a succeeded refund, in the refund's transaction: what came back, on
- * which order, and the credit note it issued (an invoiced order's) with the portal page that lists
- * it. One per refund, whatever settles it (the request, the recovery job, the processor's event).
+ * which order, and the credit note it issued (an invoiced order's) with a signed link to its PDF. One per refund, whatever settles it (the request, the recovery job, the processor's event).
  */
 export async function writeRefundIssuedEmail(
   db: Executor,
@@ -45,7 +45,7 @@ export async function writeRefundIssuedEmail(
     amount: refund.amount + refund.tax_amount,
     currency: refund.currency,
     refundedAt: now,
-    creditNote: creditNote && { number: creditNote.number, url: `${portalUrl}/orders/${encodeURIComponent(order.id)}/credit-notes` },
+    creditNote: creditNote && { number: creditNote.number, url: creditNoteLink(deps, creditNote, now) },
     portalUrl,
   });
   await recordEmail(db, deps.config.email, {

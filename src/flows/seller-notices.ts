@@ -43,6 +43,7 @@ export async function writeCheckoutNotice(
     await writeSellerNotice(db, deps.config.email, {
       organization,
       template: "seller_new_sale",
+      setting: "new_order",
       dedupeKey: `seller_new_sale:${order.id}`,
       render: (to) => renderNewSale({ ...to, product: product.name, amount: order.total_amount, currency: order.currency, customerEmail }),
       now,
@@ -52,6 +53,7 @@ export async function writeCheckoutNotice(
   await writeSellerNotice(db, deps.config.email, {
     organization,
     template: "seller_new_subscription",
+    setting: "new_subscription",
     dedupeKey: `seller_new_subscription:${subscription.id}`,
     render: (to) =>
       renderNewSubscriber({
@@ -86,6 +88,8 @@ export async function writeCancellationNotice(
   await writeSellerNotice(db, deps.config.email, {
     organization,
     template: "seller_subscription_canceled",
+    // A subscriber lost is the other half of a subscriber won: one switch for the subscribers' news.
+    setting: "new_subscription",
     dedupeKey: `seller_subscription_canceled:${after.id}:${after.canceled_at.toISOString()}`,
     render: (to) =>
       renderSubscriptionCanceled({

@@ -49,6 +49,7 @@ export function toCustomerBenefitGrant(
       deletable: benefit.deletable,
       is_deleted: benefit.is_deleted,
       organization_id: benefit.organization_id,
+      metadata: benefit.metadata,
       organization,
       properties: subscriberProperties(benefit),
     },

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from "@sinclair/typebox";
 import { ListResource, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
-import { Nullable, Uuid4 } from "../../schema/primitives.ts";
+import { MetadataOutput, Nullable, Uuid4 } from "../../schema/primitives.ts";
 import * as G from "../benefits/benefit-grants.schemas.ts";
 import {
   BenefitLicenseKeysProperties,
@@ -14,9 +14,19 @@ import { CustomerPortalCustomer } from "./portal-customers.schemas.ts";
 /** The seller as a grant's benefit shows it: the checkout's view of the organization. */
 export const BenefitSubscriberOrganization = Type.Object(CheckoutOrganization.properties, { title: "BenefitSubscriberOrganization" });
 
+/**
+ * A grant's benefit, with one key the reference does not list: `metadata` (the benefit's), which
+ * the hosted service answered to the 0.x clients and which they require (anchor-behaviour-wave3 §7).
+ */
 const subscriber = <K extends BenefitTypeName, P extends TProperties>(name: string, type: K, properties: TObject<P>) =>
   Type.Object(
-    { ...BenefitPublic.properties, type: Type.Literal(type), organization: BenefitSubscriberOrganization, properties },
+    {
+      ...BenefitPublic.properties,
+      type: Type.Literal(type),
+      metadata: MetadataOutput({ description: "The benefit's metadata (not in the reference; the 0.x clients require it)." }),
+      organization: BenefitSubscriberOrganization,
+      properties,
+    },
     { title: `Benefit${name}Subscriber` },
   );
 

@@ -17,6 +17,24 @@ export async function insertEmailOnce(db: Executor, values: Insertable<EmailsTab
 export const findPendingEmailForUpdate = (db: Executor, id: string): Promise<EmailRow | undefined> =>
   db.selectFrom("emails").selectAll().where("id", "=", id).where("status", "=", "pending").forUpdate().executeTakeFirst();
 
+/**
+ * Up to `limit` other pending emails never tried yet, oldest first, locked for a send; rows another
+ * send holds are skipped, never waited for.
+ */
+export const claimFreshPendingEmails = (db: Executor, excludeId: string, limit: number): Promise<EmailRow[]> =>
+  db
+    .selectFrom("emails")
+    .selectAll()
+    .where("status", "=", "pending")
+    .where("attempts", "=", 0)
+    .where("id", "<>", excludeId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+
 /** The outcome of one attempt: the new status (pending while retried), the error if any, the time sent. */
 export async function recordAttempt(
   db: Executor,

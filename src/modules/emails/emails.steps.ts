@@ -3,8 +3,8 @@ import type { Executor } from "../../db/database.ts";
 import type { EmailConfig } from "../../email-config.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import type { OrganizationCustomerEmailSettingsKeys } from "../organizations/organizations.schemas.ts";
-import { emailSenderOf } from "../organizations/organizations.mapper.ts";
+import type { OrganizationCustomerEmailSettingsKeys, OrganizationNotificationSettings } from "../organizations/organizations.schemas.ts";
+import { emailSenderOf, notificationSettingsOf } from "../organizations/organizations.mapper.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import { insertEmailOnce } from "./emails.repository.ts";
 import type { RenderedEmail } from "./email-layout.ts";
@@ -33,18 +33,22 @@ export const SEND_ATTEMPTS = 25;
 /** A switch of the organization's `customer_email_settings`. */
 export type CustomerEmailSetting = (typeof OrganizationCustomerEmailSettingsKeys)[number];
 
+/** A switch of the organization's `notification_settings` (the seller's own notices). */
+export type SellerNotificationSetting = keyof OrganizationNotificationSettings;
+
 /**
  * Who an email is for, which decides its switch and headers. A customer's email speaks for the
  * seller (its name, `Reply-To` its address); a `receipt` (a paid order), a `sign_in` code, an
  * `account` email (the change of the customer's own address) and a seat's `invitation` carry no
  * `List-Unsubscribe`, a `notice` does; the sign-in code, account emails and invitations (sent once
  * per assignment or resend) have no switch (the customer asked for them, or must know). A seller's
- * email comes from this server's own sender (`EMAIL_FROM`).
+ * email comes from this server's own sender (`EMAIL_FROM`); its switch is null for an operational
+ * notice (a disabled webhook endpoint), which is always sent.
  */
 export type EmailAudience =
   | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
   | { to: "customer"; kind: "sign_in" | "account" | "invitation" }
-  | { to: "seller"; kind: "notice" };
+  | { to: "seller"; kind: "notice"; setting: SellerNotificationSetting | null };
 
 /**
  * Whether the organization lets this email go: a switch stored `false` is off; a missing one is on,
@@ -58,7 +62,14 @@ export function customerEmailAllowed(settings: OrganizationRow["customer_email_s
 /** What of an organization an email reads: its name, addresses, switches and sender. */
 export type EmailingOrganization = Pick<
   OrganizationRow,
-  "id" | "name" | "email" | "customer_email_settings" | "email_sender_name" | "email_sender_address" | "email_reply_to"
+  | "id"
+  | "name"
+  | "email"
+  | "customer_email_settings"
+  | "notification_settings"
+  | "email_sender_name"
+  | "email_sender_address"
+  | "email_reply_to"
 >;
 
 /**
@@ -88,6 +99,13 @@ export interface NewEmail {
   now: Date;
 }
 
+/** Whether the organization lets this email go, by the switch its audience names (none: always). */
+function emailAllowed(organization: EmailingOrganization, audience: EmailAudience): boolean {
+  if (audience.to === "seller")
+    return audience.setting === null || notificationSettingsOf(organization.notification_settings)[audience.setting];
+  return !("setting" in audience) || customerEmailAllowed(organization.customer_email_settings, audience.setting);
+}
+
 /**
  * Writes the email in the caller's transaction and, with a mail server configured, its send job in
  * the same one: the email exists (and will be sent) exactly when its cause committed. Without
@@ -96,7 +114,7 @@ export interface NewEmail {
  */
 export async function recordEmail(db: Executor, config: EmailConfig, email: NewEmail): Promise<string | null> {
   const { organization, audience } = email;
-  if ("setting" in audience && !customerEmailAllowed(organization.customer_email_settings, audience.setting)) return null;
+  if (!emailAllowed(organization, audience)) return null;
   const sender = senderOf(config, organization, audience);
   const domain = sender.address.split("@")[1]!;
   const id = await insertEmailOnce(db, {

@@ -17,7 +17,7 @@ export interface RefundIssued {
   amount: number;
   currency: string;
   refundedAt: Date;
-  /** The credit note the refund issued (an invoiced order's), with the portal page that lists it. */
+  /** The credit note the refund issued (an invoiced order's), with the signed link to its PDF. */
   creditNote: { number: string; url: string } | null;
   portalUrl: string;
 }

@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { EmailConfig } from "../../email-config.ts";
 import type { OrganizationRow } from "../organizations/organizations.table.ts";
 import type { RenderedEmail } from "./email-layout.ts";
-import { recordEmail, type EmailingOrganization } from "./emails.steps.ts";
+import { recordEmail, type EmailingOrganization, type SellerNotificationSetting } from "./emails.steps.ts";
 import { renderDisputeOpened, renderWebhookEndpointDisabled, type DisputeOpened, type SellerAddress } from "./seller-notices.email.ts";
 
 // What the emails module offers for the seller's notices: each written in its cause's transaction
@@ -22,7 +22,8 @@ type NoticeOrganization = EmailingOrganization & Pick<OrganizationRow, "avatar_u
 
 /**
  * Writes a notice to the seller in the caller's transaction, rendered for its address; nothing when
- * the organization has no `email` or the cause (`dedupeKey`) was noticed already. Returns the email's id.
+ * the organization has no `email`, switched the notice's `setting` off (null: an operational notice,
+ * always sent), or the cause (`dedupeKey`) was noticed already. Returns the email's id.
  */
 export async function writeSellerNotice(
   db: Executor,
@@ -30,6 +31,7 @@ export async function writeSellerNotice(
   notice: {
     organization: NoticeOrganization;
     template: string;
+    setting: SellerNotificationSetting | null;
     dedupeKey: string;
     render: (to: SellerAddress) => RenderedEmail;
     now: Date;
@@ -39,7 +41,7 @@ export async function writeSellerNotice(
   if (!organization.email) return null;
   return recordEmail(db, config, {
     organization,
-    audience: { to: "seller", kind: "notice" },
+    audience: { to: "seller", kind: "notice", setting: notice.setting },
     dedupeKey: notice.dedupeKey,
     template: notice.template,
     // The seller's language is not known: English (docs/decisions.md, "Emails to the seller").
@@ -52,7 +54,8 @@ export async function writeSellerNotice(
 
 /**
  * `webhook_endpoint_disabled`, written in the transaction that disables the endpoint: one per
- * disabling (the endpoint and the instant name it).
+ * disabling (the endpoint and the instant name it). No switch: it is operational, the seller's
+ * integration has stopped receiving events.
  */
 export function writeWebhookEndpointDisabledEmail(
   db: Executor,
@@ -63,13 +66,17 @@ export function writeWebhookEndpointDisabledEmail(
   return writeSellerNotice(db, deps.config.email, {
     organization,
     template: "webhook_endpoint_disabled",
+    setting: null,
     dedupeKey: `webhook_endpoint_disabled:${endpoint.id}:${now.toISOString()}`,
     render: (to) => renderWebhookEndpointDisabled({ ...to, endpointUrl: endpoint.url }),
     now,
   });
 }
 
-/** `seller_dispute_opened`, written in the transaction that records the dispute's first event: one per dispute. */
+/**
+ * `seller_dispute_opened`, written in the transaction that records the dispute's first event: one
+ * per dispute; switched by `chargeback_prevention`, as the hosted service's dispute alerts.
+ */
 export function writeDisputeOpenedEmail(
   db: Executor,
   config: EmailConfig,
@@ -79,6 +86,7 @@ export function writeDisputeOpenedEmail(
   return writeSellerNotice(db, config, {
     organization,
     template: "seller_dispute_opened",
+    setting: "chargeback_prevention",
     dedupeKey: `seller_dispute_opened:${disputeId}`,
     render: (to) => renderDisputeOpened({ ...to, ...dispute }),
     now,

@@ -1,11 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { UUID4_PATTERN } from "../../http/validation.ts";
 import { escapeHtml } from "../../pages/html-page.ts";
 import { documentLinkValid, type LinkedDocument } from "./order-document-links.ts";
 import type { OrderDocumentService } from "./order-documents.service.ts";
 
-const LINKED: readonly string[] = ["receipt", "invoice"] satisfies LinkedDocument[];
+/** The documents an order's link may name (a credit note has its own path). */
+const ORDER_DOCUMENTS: readonly string[] = ["receipt", "invoice"] satisfies LinkedDocument[];
+
+/** What the pages call each document. */
+const DOCUMENT_WORDS: Record<LinkedDocument, string> = { receipt: "receipt", invoice: "invoice", credit_note: "credit note" };
 
 /** How long a browser waits before asking again for a document still being rendered. */
 const PREPARING_RETRY_SECONDS = 3;
@@ -36,38 +40,46 @@ const queryValue = (query: unknown, name: string): string | null => {
 };
 
 /**
- * The receipt and invoice links emails carry (`order-document-links.ts`): a valid link redirects to
- * the document's download (rendering it first if needed: a page that reloads itself meanwhile); a
- * link altered, expired, or naming no document answers the same 404, telling nothing about the order.
+ * The document links emails carry (`order-document-links.ts`): an order's receipt and invoice, a
+ * refund's credit note. A valid link redirects to the document's download (rendering it first if
+ * needed: a page that reloads itself meanwhile); a link altered, expired, or naming no document
+ * answers the same 404, telling nothing about the order.
  */
 export const orderDocumentLinkRoutes =
   (documents: OrderDocumentService, options: { secret: string; now: () => Date }): FastifyPluginAsyncTypebox =>
   async (app) => {
-    app.get<{ Params: { id: string; document: string } }>(
-      "/documents/orders/:id/:document",
-      { schema: { hide: true } },
-      async (request, reply) => {
-        const { id, document } = request.params;
-        const expires = queryValue(request.query, "expires");
-        const signature = queryValue(request.query, "signature");
-        const gone = () =>
-          notice(
-            reply,
-            404,
-            "Link not valid",
-            "This link is not valid or has expired. Your receipts and invoices are in the seller's customer portal.",
-          );
-        if (!UUID4_PATTERN.test(id) || !LINKED.includes(document) || expires === null || signature === null) return gone();
-        const linked = document as LinkedDocument;
-        if (!documentLinkValid(options.secret, { orderId: id, document: linked, expires, signature }, options.now())) return gone();
-        const found = await documents.linkedDocument(id, linked);
-        if (found === null) return gone();
-        if (found === "preparing")
-          return notice(reply, 202, `Preparing your ${linked}`, `Your ${linked} is being prepared. This page reloads in a few seconds.`, {
-            "retry-after": String(PREPARING_RETRY_SECONDS),
-            refresh: String(PREPARING_RETRY_SECONDS),
-          });
-        return reply.redirect(found.url, 303);
-      },
+    async function follow(request: FastifyRequest, reply: FastifyReply, id: string, document: LinkedDocument | null) {
+      const expires = queryValue(request.query, "expires");
+      const signature = queryValue(request.query, "signature");
+      const gone = () =>
+        notice(
+          reply,
+          404,
+          "Link not valid",
+          "This link is not valid or has expired. Your receipts, invoices and credit notes are in the seller's customer portal.",
+        );
+      if (!UUID4_PATTERN.test(id) || document === null || expires === null || signature === null) return gone();
+      if (!documentLinkValid(options.secret, { id, document, expires, signature }, options.now())) return gone();
+      const found = await documents.linkedDocument(id, document);
+      if (found === null) return gone();
+      const words = DOCUMENT_WORDS[document];
+      if (found === "preparing")
+        return notice(reply, 202, `Preparing your ${words}`, `Your ${words} is being prepared. This page reloads in a few seconds.`, {
+          "retry-after": String(PREPARING_RETRY_SECONDS),
+          refresh: String(PREPARING_RETRY_SECONDS),
+        });
+      return reply.redirect(found.url, 303);
+    }
+
+    app.get<{ Params: { id: string; document: string } }>("/documents/orders/:id/:document", { schema: { hide: true } }, (request, reply) =>
+      follow(
+        request,
+        reply,
+        request.params.id,
+        ORDER_DOCUMENTS.includes(request.params.document) ? (request.params.document as LinkedDocument) : null,
+      ),
+    );
+    app.get<{ Params: { id: string } }>("/documents/credit-notes/:id", { schema: { hide: true } }, (request, reply) =>
+      follow(request, reply, request.params.id, "credit_note"),
     );
   };

@@ -1,41 +1,44 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-// Links to an order's receipt and invoice that an email can carry: no session, no token, only a
-// signature over the order, the document and the link's expiry, made with the server's secret.
-// Whoever holds the link sees that one document, as the email's recipient would.
+// Links to an order's receipt and invoice, and to a refund's credit note, that an email can carry:
+// no session, no token, only a signature over the document, its id and the link's expiry, made
+// with the server's secret. Whoever holds the link sees that one document, as the email's
+// recipient would.
 
-export type LinkedDocument = "receipt" | "invoice";
+/** An order's documents (named by the order's id) and a credit note (named by its own id). */
+export type LinkedDocument = "receipt" | "invoice" | "credit_note";
 
-/** The path the links point at (`document-links.routes.ts`), for the order and the document. */
-export const documentLinkPath = (orderId: string, document: LinkedDocument) => `/documents/orders/${orderId}/${document}`;
+/** The path the links point at (`order-document-links.routes.ts`), for the document and its id. */
+export const documentLinkPath = (id: string, document: LinkedDocument) =>
+  document === "credit_note" ? `/documents/credit-notes/${id}` : `/documents/orders/${id}/${document}`;
 
 /** How long an emailed link works: a year, long enough for a bookkeeper's question; the portal has the documents after that. */
 export const DOCUMENT_LINK_TTL_MS = 365 * 24 * 3600 * 1000;
 
-const signatureOf = (secret: string, orderId: string, document: LinkedDocument, expires: number) =>
-  createHmac("sha256", secret).update(`document-link\n${document}\n${orderId}\n${expires}`).digest("base64url");
+const signatureOf = (secret: string, id: string, document: LinkedDocument, expires: number) =>
+  createHmac("sha256", secret).update(`document-link\n${document}\n${id}\n${expires}`).digest("base64url");
 
 /** The link to the document, working until `expiresAt`. */
 export function signDocumentLink(
   options: { secret: string; publicBaseUrl: string },
-  link: { orderId: string; document: LinkedDocument; expiresAt: Date },
+  link: { id: string; document: LinkedDocument; expiresAt: Date },
 ): string {
   const expires = Math.floor(link.expiresAt.getTime() / 1000);
   const query = new URLSearchParams({
     expires: String(expires),
-    signature: signatureOf(options.secret, link.orderId, link.document, expires),
+    signature: signatureOf(options.secret, link.id, link.document, expires),
   });
-  return `${options.publicBaseUrl}${documentLinkPath(link.orderId, link.document)}?${query.toString()}`;
+  return `${options.publicBaseUrl}${documentLinkPath(link.id, link.document)}?${query.toString()}`;
 }
 
-/** Whether a link's signature is this server's for that order and document, and it has not expired. */
+/** Whether a link's signature is this server's for that document and id, and it has not expired. */
 export function documentLinkValid(
   secret: string,
-  link: { orderId: string; document: LinkedDocument; expires: string; signature: string },
+  link: { id: string; document: LinkedDocument; expires: string; signature: string },
   now: Date,
 ): boolean {
   if (!/^\d{1,12}$/.test(link.expires) || Number(link.expires) * 1000 <= now.getTime()) return false;
-  const expected = Buffer.from(signatureOf(secret, link.orderId, link.document, Number(link.expires)));
+  const expected = Buffer.from(signatureOf(secret, link.id, link.document, Number(link.expires)));
   const given = Buffer.from(link.signature);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

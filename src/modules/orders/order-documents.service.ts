@@ -4,7 +4,7 @@ import { TaskName } from "../../jobs/task-names.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import type { Executor } from "../../db/database.ts";
 import type { BlobStore } from "../../adapters/blob-stores/blob-store.ts";
-import { creditNotesOfOrder, findCreditNoteOfRefund } from "./credit-notes.repository.ts";
+import { creditNotesOfOrder, findCreditNote, findCreditNoteOfRefund } from "./credit-notes.repository.ts";
 import { creditNoteFilename, issueEarlierCreditNotes } from "./credit-notes.service.ts";
 import type { LinkedDocument } from "./order-document-links.ts";
 import { markReceiptRequested } from "./order-documents.repository.ts";
@@ -117,16 +117,21 @@ export function createOrderDocumentService(deps: Deps, store: BlobStore) {
     /**
      * The document an emailed link names (its signature checked by the route): its link once
      * rendered, `preparing` while it is (following the link asks for it, as the API would), or null
-     * when the order has none to give (no receipt number; no billing details for an invoice).
+     * when there is none to give (no receipt number; no billing details for an invoice; no such
+     * credit note).
      */
-    async linkedDocument(orderId: string, document: LinkedDocument): Promise<DocumentLink | "preparing" | null> {
+    async linkedDocument(id: string, document: LinkedDocument): Promise<DocumentLink | "preparing" | null> {
+      if (document === "credit_note") {
+        // Issued with its refund, its render already enqueued: nothing to ask for.
+        const note = await findCreditNote(db, id);
+        if (!note) return null;
+        return note.path === null ? "preparing" : link(note.path, creditNoteFilename(note.number));
+      }
       const anyOrganization = { allowed: null };
       try {
-        if (document === "receipt") return (await service.receipt(orderId, anyOrganization)) ?? "preparing";
-        await service.requestInvoice(orderId, anyOrganization);
-        return (await repo.findOrder(db, orderId, anyOrganization))?.invoice_path
-          ? await service.invoice(orderId, anyOrganization)
-          : "preparing";
+        if (document === "receipt") return (await service.receipt(id, anyOrganization)) ?? "preparing";
+        await service.requestInvoice(id, anyOrganization);
+        return (await repo.findOrder(db, id, anyOrganization))?.invoice_path ? await service.invoice(id, anyOrganization) : "preparing";
       } catch (error) {
         const unavailable = [ResourceNotFound, ReceiptNotAllocated, MissingInvoiceBillingDetails, OrderNotEligibleForInvoice];
         if (unavailable.some((kind) => error instanceof kind)) return null;

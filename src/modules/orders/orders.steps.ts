@@ -6,7 +6,7 @@ import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
 import { findOrder, findOrderForUpdate, findOrderOfCheckout, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
-import type { OrderRow } from "./orders.table.ts";
+import type { CreditNoteRow, OrderRow } from "./orders.table.ts";
 
 // The order operations other modules and flows run inside their own transaction.
 
@@ -62,21 +62,32 @@ export async function assignInvoiceNumber(
   return updateOrder(db, order.id, { invoice_number: await allocateInvoiceNumber(db, organization, customer) });
 }
 
+type LinkSigner = { secret: string; config: { publicBaseUrl: string } };
+
+/** An emailed link to the document, working for a year from `now`. */
+const emailedLink = (deps: LinkSigner, id: string, document: LinkedDocument, now: Date) =>
+  signDocumentLink(
+    { secret: deps.secret, publicBaseUrl: deps.config.publicBaseUrl },
+    { id, document, expiresAt: new Date(now.getTime() + DOCUMENT_LINK_TTL_MS) },
+  );
+
 /** The links an email carries to the order's receipt and invoice, for the flows that write them. */
 export function orderDocumentLinks(
-  deps: { secret: string; config: { publicBaseUrl: string } },
+  deps: LinkSigner,
   order: Pick<OrderRow, "id" | "receipt_number" | "billing_name" | "billing_address">,
   now: Date,
 ): { receiptUrl: string | null; invoiceUrl: string | null } {
-  const expiresAt = new Date(now.getTime() + DOCUMENT_LINK_TTL_MS);
-  const link = (document: LinkedDocument) =>
-    signDocumentLink({ secret: deps.secret, publicBaseUrl: deps.config.publicBaseUrl }, { orderId: order.id, document, expiresAt });
+  const link = (document: LinkedDocument) => emailedLink(deps, order.id, document, now);
   return {
     receiptUrl: order.receipt_number === null ? null : link("receipt"),
     // An invoice needs a billing name and address (as `POST /v1/orders/{id}/invoice` refuses without them).
     invoiceUrl: order.billing_name === null || order.billing_address === null ? null : link("invoice"),
   };
 }
+
+/** The link a refund's email carries to the credit note it issued (its PDF, once rendered). */
+export const creditNoteLink = (deps: LinkSigner, creditNote: Pick<CreditNoteRow, "id">, now: Date): string =>
+  emailedLink(deps, creditNote.id, "credit_note", now);
 
 export { type DocumentLink, type ListedCreditNote, type OrderDocumentService } from "./order-documents.service.ts";
 export { itemsByOrder, type OrderPresenter, type OrderService } from "./orders.service.ts";

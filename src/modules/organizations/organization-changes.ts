@@ -58,6 +58,9 @@ export function organizationChanges(current: OrganizationRow, input: Organizatio
   if (input.customer_email_settings != null) {
     changes.customer_email_settings = JSON.stringify({ ...current.customer_email_settings, ...input.customer_email_settings });
   }
+  if (input.notification_settings != null) {
+    changes.notification_settings = JSON.stringify({ ...current.notification_settings, ...input.notification_settings });
+  }
   if (input.embed_hosts != null) changes.embed_hosts = [...new Set(input.embed_hosts)];
   if (input.default_presentment_currency != null) changes.default_presentment_currency = input.default_presentment_currency;
   if (input.default_tax_behavior != null) changes.default_tax_behavior = input.default_tax_behavior;

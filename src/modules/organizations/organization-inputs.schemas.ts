@@ -10,6 +10,7 @@ import {
   OrganizationCustomerPortalSettings,
   OrganizationEmailSender,
   OrganizationFeatureSettingsUpdate,
+  OrganizationNotificationSettings,
   OrganizationSocialLink,
   OrganizationSubscriptionSettings,
   PresentmentCurrencyValues,
@@ -151,9 +152,10 @@ export type OrganizationUpdate = Static<typeof OrganizationUpdate>;
 
 /**
  * What PATCH /v1/organizations/{id} accepts: the reference's body (kept exact above, and checked
- * against it) with two extensions. `customer_email_settings` may name only the switches it
- * changes (the reference's full object is one case of it), and `email_sender` sets or clears
- * (null) the organization's sender.
+ * against it) with three extensions. `customer_email_settings` may name only the switches it
+ * changes (the reference's full object is one case of it), `email_sender` sets or clears (null)
+ * the organization's sender, and `notification_settings` switches the seller's own notices (per
+ * switch as well).
  */
 export const OrganizationUpdateBody = Type.Object(
   {
@@ -166,6 +168,12 @@ export const OrganizationUpdateBody = Type.Object(
     email_sender: Type.Optional(
       Nullable(OrganizationEmailSender, {
         description: "An extension of this service: the sender of the organization's emails; null: the instance's.",
+      }),
+    ),
+    notification_settings: Type.Optional(
+      Nullable(Type.Partial(OrganizationNotificationSettings, { title: "OrganizationNotificationSettings" }), {
+        description:
+          "An extension of this service: switches for the notices the organization's email receives; the ones sent replace the stored ones, the others keep their value.",
       }),
     ),
   },

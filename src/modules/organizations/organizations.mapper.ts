@@ -1,6 +1,11 @@
 import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import type { CheckoutOrganization, CustomerOrganization } from "./organization-views.schemas.ts";
-import type { Organization, OrganizationEmailSender, OrganizationResponse } from "./organizations.schemas.ts";
+import type {
+  Organization,
+  OrganizationEmailSender,
+  OrganizationNotificationSettings,
+  OrganizationResponse,
+} from "./organizations.schemas.ts";
 import type { OrganizationRow } from "./organizations.table.ts";
 
 /** Settings a new organization starts with: self-hosted instances have every capability on. */
@@ -64,6 +69,20 @@ export const emailSenderOf = (
     ? null
     : { name: row.email_sender_name, address: row.email_sender_address, reply_to: row.email_reply_to };
 
+/** The hosted service's defaults for its members' switches (anchor-behaviour-wave3 §2.4): renewals are not told. */
+const DEFAULT_NOTIFICATION_SETTINGS: OrganizationNotificationSettings = {
+  new_order: true,
+  new_subscription: true,
+  chargeback_prevention: true,
+  subscription_renewal: false,
+};
+
+/** The seller's switches as they apply: a switch never stored has its default. */
+export const notificationSettingsOf = (stored: OrganizationRow["notification_settings"]): OrganizationNotificationSettings => ({
+  ...DEFAULT_NOTIFICATION_SETTINGS,
+  ...(stored as Partial<OrganizationNotificationSettings>),
+});
+
 const DEFAULT_CUSTOMER_PORTAL_SETTINGS = {
   usage: { show: true },
   subscription: { update_seats: true, update_plan: true, pause: false },
@@ -109,6 +128,7 @@ export function toOrganization(row: OrganizationRow): OrganizationResponse {
       dashboard_access: true,
     },
     email_sender: emailSenderOf(row),
+    notification_settings: notificationSettingsOf(row.notification_settings),
   };
 }
 

@@ -72,7 +72,7 @@ export const organizationRoutes =
           tags: ["organizations"],
           summary: "Update Organization",
           description:
-            "Only the keys sent apply. Extensions of this service: `customer_email_settings` may name only the switches it changes, and `email_sender` sets the sender of the organization's emails.",
+            "Only the keys sent apply. Extensions of this service: `customer_email_settings` and `notification_settings` (the seller's own notices) may name only the switches they change, and `email_sender` sets the sender of the organization's emails.",
           params: IdParams,
           body: OrganizationUpdateBody,
           response: responses({ 200: OrganizationResponse, 409: ErrorBody }, { notFound: true }),

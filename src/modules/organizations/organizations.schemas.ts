@@ -231,9 +231,26 @@ export const Organization = Type.Object(
 export type Organization = Static<typeof Organization>;
 
 /**
+ * The reference's `OrganizationNotificationSettings` (which it lists only for members): here the
+ * organization's switches for the notices its `email` receives.
+ */
+export const OrganizationNotificationSettings = Type.Object(
+  {
+    new_order: Type.Boolean({ description: "Tell the seller of each one-time sale." }),
+    new_subscription: Type.Boolean({ description: "Tell the seller of each new subscriber, and of a customer's cancellation." }),
+    chargeback_prevention: Type.Boolean({ description: "Tell the seller of each dispute opened." }),
+    subscription_renewal: Type.Boolean({ description: "Tell the seller of each paid renewal (no such notice is sent yet)." }),
+  },
+  { title: "OrganizationNotificationSettings" },
+);
+export type OrganizationNotificationSettings = Static<typeof OrganizationNotificationSettings>;
+
+/**
  * What the organization routes answer: the reference's Organization (kept exact above, and checked
- * against it) plus `email_sender`, an extension that the official clients pass over (the current
- * one reads the JSON as it is, the 0.x one decodes with zod objects, which drop unknown keys).
+ * against it) plus two extensions that the official clients pass over (the current one reads the
+ * JSON as it is, the 0.x one decodes with zod objects, which drop unknown keys): `email_sender`,
+ * and `notification_settings`, which the hosted service also answers, hidden, for its 0.x clients
+ * that require it.
  */
 export const OrganizationResponse = Type.Object(
   {
@@ -241,6 +258,7 @@ export const OrganizationResponse = Type.Object(
     email_sender: Nullable(OrganizationEmailSender, {
       description: "An extension of this service: the sender of the organization's emails; null: the instance's.",
     }),
+    notification_settings: OrganizationNotificationSettings,
   },
   { title: "Organization" },
 );

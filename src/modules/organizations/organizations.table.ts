@@ -30,6 +30,8 @@ export interface OrganizationsTable {
   subscription_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
   customer_email_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
   customer_portal_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
+  /** The seller's switches for its own notices (an extension), as PATCH stored them; a missing one is its default. */
+  notification_settings: ColumnType<Record<string, JsonValue>, string | undefined, string>;
   invoice_numbering: Generated<"customer" | "organization">;
   invoice_prefix: string | null;
   /** The registered name printed on its documents (`legal_entity.registered_name`); null: `name`. */

@@ -4,7 +4,8 @@ import { writeOrderPaidEmail } from "../../../src/flows/order-paid-email.ts";
 import { TaskName } from "../../../src/jobs/task-names.ts";
 import { TemporaryMailFailure } from "../../../src/adapters/mail-transports/mail-transport.ts";
 import { createSmtpTransport } from "../../../src/adapters/mail-transports/smtp.transport.ts";
-import { SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
+import { SEND_BATCH } from "../../../src/modules/emails/email-delivery.service.ts";
+import { recordEmail, SEND_ATTEMPTS } from "../../../src/modules/emails/emails.steps.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { pdfText } from "../../helpers/pdf.ts";
 import { runDocumentJobs } from "../orders/order-documents-helpers.ts";
@@ -264,6 +265,62 @@ describe("order confirmation email", () => {
     expect((await confirmationsOf(ctx, second.order.id))[0]).toMatchObject({ status: "failed", attempts: 1 });
     expect(receivedBy("busy@example.com")).toHaveLength(1);
   });
+  it("sends a burst in batches: a job takes the burst's untried emails along, each sent once, each failure by its own job's rules", async () => {
+    await runEmailJobs(ctx);
+    const organization = await ctx.deps.db.selectFrom("organizations").selectAll().where("id", "=", org.id).executeTakeFirstOrThrow();
+    const recipients = Array.from({ length: SEND_BATCH + 5 }, (_, index) => `burst-${index}@example.com`);
+    const [busy, gone] = [recipients[1]!, recipients[2]!];
+    smtp.deferred.add(busy);
+    smtp.refused.add(gone);
+    const start = ctx.deps.now().getTime();
+    const ids = await ctx.deps.db.transaction().execute(async (trx) => {
+      const written: string[] = [];
+      for (const [index, recipient] of recipients.entries()) {
+        const id = await recordEmail(trx, ctx.deps.config.email, {
+          organization,
+          audience: { to: "customer", kind: "receipt", setting: "order_confirmation" },
+          dedupeKey: `burst:${recipient}`,
+          template: "order_confirmation",
+          locale: null,
+          recipient,
+          rendered: { subject: `Burst ${index}`, html: `<p>Burst ${index}</p>`, text: `Burst ${index}` },
+          // Written one after the other, as a launch's sales would be: the batch takes the oldest.
+          now: new Date(start + index),
+        });
+        written.push(id!);
+      }
+      return written;
+    });
+    const rows = async () =>
+      new Map(
+        (await ctx.deps.db.selectFrom("emails").selectAll().where("id", "in", ids).execute()).map((row) => [row.recipient, row] as const),
+      );
+
+    // The first email's job sends a whole batch: its own and the oldest others never tried.
+    await ctx.services.emailDelivery.send(ids[0]!, { number: 1, max: SEND_ATTEMPTS });
+    const afterOne = await rows();
+    const batch = recipients.slice(0, SEND_BATCH);
+    for (const recipient of batch.filter((address) => address !== busy && address !== gone)) {
+      expect(afterOne.get(recipient)).toMatchObject({ status: "sent", attempts: 1 });
+    }
+    // Refused for good: failed at once. Deferred: nothing recorded, its own job retries it.
+    expect(afterOne.get(gone)).toMatchObject({ status: "failed", attempts: 1 });
+    expect(afterOne.get(busy)).toMatchObject({ status: "pending", attempts: 0, last_error: null });
+    for (const recipient of recipients.slice(SEND_BATCH)) expect(afterOne.get(recipient)).toMatchObject({ status: "pending", attempts: 0 });
+
+    // The jobs run: those already sent find nothing to do; the deferred one keeps its own retries.
+    await runEmailJobs(ctx);
+    expect((await rows()).get(busy)).toMatchObject({ status: "pending", attempts: 1 });
+    smtp.deferred.delete(busy);
+    await makeEmailJobsDue(ctx);
+    await runEmailJobs(ctx);
+    const final = await rows();
+    expect([...final.values()].filter((row) => row.status === "sent")).toHaveLength(recipients.length - 1);
+    expect(final.get(busy)).toMatchObject({ status: "sent", attempts: 2 });
+    for (const recipient of recipients) expect(receivedBy(recipient)).toHaveLength(recipient === gone ? 0 : 1);
+    expect(await queuedJobs(ctx.deps.db, { task: TaskName.emailSend })).toEqual([]);
+  });
+
   it("writes no email when the payment's transaction fails after it", async () => {
     const product = await licensedProduct(ctx, org.id, "Doomed");
     // The buyer's session is opened after the confirmation is written, in the same transaction.

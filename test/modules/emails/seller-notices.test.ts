@@ -272,3 +272,58 @@ describe("the seller's notice of a dispute", () => {
     expect(String(mail!.html)).toContain("Disputed &lt;b&gt;kit&lt;/b&gt;");
   });
 });
+
+describe("the seller's switches (`notification_settings`)", () => {
+  it("holds back each switched-off notice and still sends the operational one; a notice switched on again is sent", async () => {
+    const { organization, token } = await seller("switches@adaco.example");
+    const switchOff = await ctx.request({
+      method: "PATCH",
+      url: `/v1/organizations/${organization.id}`,
+      token: ctx.ownerToken,
+      payload: { notification_settings: { new_order: false, new_subscription: false, chargeback_prevention: false } },
+    });
+    expect(switchOff.statusCode, switchOff.body).toBe(200);
+
+    // A sale, a dispute of it, a subscriber and their cancellation: none told.
+    const { order } = await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Quiet kit")).product.id, {
+      email: "quiet@example.com",
+    });
+    await recordDispute(ctx, order, { processorDisputeId: `dp_switch_${order.id}` });
+    const plan = await createProduct(ctx.deps, organization.id, {
+      product: { name: "Quiet plan", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "fixed", price_amount: 1_500 }],
+    });
+    const bought = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: "quiet-sub@example.com" } });
+    const customerToken = await createCustomerSessionToken(ctx.deps, bought.checkout.customer_id);
+    const cancel = await ctx.request({
+      method: "DELETE",
+      url: `/v1/customer-portal/subscriptions/${bought.checkout.subscription_id}`,
+      token: customerToken,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    // A disabled webhook endpoint has no switch: the seller's integration stopped receiving events.
+    const row = await ctx.deps.db.selectFrom("organizations").selectAll().where("id", "=", organization.id).executeTakeFirstOrThrow();
+    const endpoint = { id: "0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d", url: "https://hooks.example/quiet" };
+    await ctx.deps.db
+      .transaction()
+      .execute((trx) => writeWebhookEndpointDisabledEmail(trx, ctx.deps, { organization: row, endpoint, now: ctx.deps.now() }));
+    expect((await noticesOf(organization.id)).map((email) => email.template)).toEqual(["webhook_endpoint_disabled"]);
+
+    // Switched on again: the next sale is told.
+    const switchOn = await ctx.request({
+      method: "PATCH",
+      url: `/v1/organizations/${organization.id}`,
+      token: ctx.ownerToken,
+      payload: { notification_settings: { new_order: true } },
+    });
+    expect(switchOn.json().notification_settings).toMatchObject({ new_order: true, new_subscription: false, chargeback_prevention: false });
+    await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Loud kit")).product.id, { email: "loud@example.com" });
+
+    await runEmailJobs(ctx);
+    const mails = sellerMails("switches@adaco.example", organization.name);
+    expect(mails.map((mail) => mail.subject).sort()).toEqual([
+      `Webhook endpoint disabled for ${organization.name}`,
+      "You've made a new sale ($120.00)!",
+    ]);
+  });
+});

@@ -14,6 +14,8 @@ import {
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { createRefund, paidOrder } from "../refunds/refund-helpers.ts";
 import { buyThroughCheckout, giveSubscriptionWorkingCard } from "../subscriptions/subscription-helpers.ts";
+import { pdfText } from "../../helpers/pdf.ts";
+import { runDocumentJobs } from "../orders/order-documents-helpers.ts";
 import { hasListUnsubscribe, runEmailJobs } from "./email-helpers.ts";
 
 // A subscription's emails, each written in the transaction of its cause: its confirmation, the
@@ -72,10 +74,16 @@ const subscriptionRow = (id: string) => ctx.deps.db.selectFrom("subscriptions").
 const emailsTo = (recipient: string) =>
   ctx.deps.db.selectFrom("emails").selectAll().where("recipient", "=", recipient).orderBy("created_at").orderBy("template").execute();
 
-/** Sends what is due and returns every message `address` received, in order. */
+/**
+ * Sends what is due and returns every message `address` received, in the order they were written
+ * (a job sends a batch side by side, so they may arrive in another).
+ */
 async function mailsTo(address: string): Promise<ParsedMail[]> {
   await runEmailJobs(ctx);
-  return smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address);
+  const written = (await emailsTo(address)).map((row) => row.message_id);
+  return smtp.received
+    .filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address)
+    .sort((a, b) => written.indexOf(a.messageId!) - written.indexOf(b.messageId!));
 }
 
 const patch = (id: string, payload: Record<string, unknown>) =>
@@ -90,7 +98,7 @@ function expectCustomerEmail(mail: ParsedMail, product: string, link = portal): 
   expect(html).not.toMatch(/<i>Co<\/i>|<script/i);
   expect(html).toContain(product.replace(/</g, "&lt;").replace(/>/g, "&gt;"));
   expect(text).toContain(product);
-  expect(html).toContain(`href="${link}"`);
+  expect(html).toContain(`href="${link.replaceAll("&", "&amp;")}"`);
   expect(text).toContain(link);
   for (const part of [html, text]) {
     expect(part).not.toMatch(/polar_(cst|mst|oat|pat)_/);
@@ -235,7 +243,8 @@ describe("order emails of a subscription", () => {
     await sweep();
     expect((await patch(id, { cancel_at_period_end: true })).statusCode).toBe(200);
     const mails = await mailsTo("kunde@example.de");
-    expect(mails.map((mail) => mail.subject)).toEqual([
+    // Written at one instant of the test clock and sent side by side: compared as a set.
+    expect(mails.map((mail) => mail.subject).sort()).toEqual([
       "Ihr Abonnement Suite",
       "Ihr Abonnement Suite wurde verlängert",
       "Kündigung Ihres Abonnements Suite",
@@ -244,11 +253,12 @@ describe("order emails of a subscription", () => {
       expect(String(mail.html)).toContain('<html lang="de">');
       expect(mail.text).toContain("Zum Kundenportal");
     }
-    expect(mails[1]!.text).toContain(usd("de-DE", 2400));
-    expect(mails[2]!.text).toContain(
+    const bySubject = (subject: string) => mails.find((mail) => mail.subject === subject)!;
+    expect(bySubject("Ihr Abonnement Suite wurde verlängert").text).toContain(usd("de-DE", 2400));
+    expect(bySubject("Kündigung Ihres Abonnements Suite").text).toContain(
       `endet am ${new Intl.DateTimeFormat("de-DE", { dateStyle: "long", timeZone: "UTC" }).format(new Date("2027-12-03T09:00:00.000Z"))}`,
     );
-    expect(mails[2]!.text).toContain(usd("de-DE", 2000));
+    expect(bySubject("Kündigung Ihres Abonnements Suite").text).toContain(usd("de-DE", 2000));
     expect((await emailsTo("kunde@example.de")).every((row) => row.locale === "de-DE")).toBe(true);
   });
 });
@@ -270,20 +280,27 @@ describe("subscription notices", () => {
     await sweep();
 
     const mails = await mailsTo("leaving@example.com");
-    expect(mails.map((mail) => mail.subject)).toEqual([
-      `Your ${HOSTILE} subscription`,
-      `Your ${HOSTILE} subscription cancellation`,
+    // The confirmation and the first cancel were written at one instant of the test clock and sent
+    // side by side: the first two in either order.
+    expect(
+      mails
+        .map((mail) => mail.subject)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([`Your ${HOSTILE} subscription`, `Your ${HOSTILE} subscription cancellation`]);
+    expect(mails.map((mail) => mail.subject).slice(2)).toEqual([
       `Your ${HOSTILE} subscription is uncanceled`,
       `Your ${HOSTILE} subscription cancellation`,
       `Your ${HOSTILE} subscription has ended`,
     ]);
-    for (const mail of mails.slice(1)) {
+    for (const mail of mails.filter((sent) => sent.subject !== `Your ${HOSTILE} subscription`)) {
       expectCustomerEmail(mail, HOSTILE);
       // A notice, unlike a receipt, can be left.
       expect(hasListUnsubscribe(mail)).toBe(true);
     }
-    expect(mails[1]!.text).toContain("ends on February 10, 2028");
-    expect(mails[1]!.text).toContain("$20.00 per period");
+    const firstCancel = mails.slice(0, 2).find((mail) => mail.subject === `Your ${HOSTILE} subscription cancellation`)!;
+    expect(firstCancel.text).toContain("ends on February 10, 2028");
+    expect(firstCancel.text).toContain("$20.00 per period");
     expect(mails[2]!.text).toContain("renews on February 10, 2028 at $20.00 per period");
     expect(mails[4]!.text).toContain("ended on February 10, 2028");
     const keys = (await emailsTo("leaving@example.com")).map((row) => row.dedupe_key);
@@ -309,7 +326,8 @@ describe("subscription notices", () => {
     const canceled = await ctx.request({ method: "DELETE", url: `/v1/customer-portal/subscriptions/${id}`, token: session });
     expect(canceled.statusCode, canceled.body).toBe(200);
     const mails = await mailsTo("self@example.com");
-    expect(mails.map((mail) => mail.subject)).toEqual(["Your Portal subscription", "Your Portal subscription cancellation"]);
+    // Written at one instant of the test clock and sent side by side: compared as a set.
+    expect(mails.map((mail) => mail.subject).sort()).toEqual(["Your Portal subscription", "Your Portal subscription cancellation"]);
     for (const mail of mails) expect(mail.text).not.toContain(session);
   });
 
@@ -389,7 +407,7 @@ describe("subscription notices", () => {
 });
 
 describe("refund notice", () => {
-  it("tells the amount given back and the order, then the credit note's link once the order is invoiced, one per refund", async () => {
+  it("tells the amount given back and the order, then a link to the credit note's PDF once the order is invoiced, one per refund", async () => {
     ctx.clock.set(new Date("2028-07-01T09:00:00.000Z"));
     const order = await paidOrder(ctx, org.id, checkoutToken, { price: 2500, email: "refunded@example.com" });
     const first = await createRefund(ctx, refundToken, order.id, 1000);
@@ -402,7 +420,8 @@ describe("refund notice", () => {
     expect(mails).toHaveLength(2);
     const about = (amount: string) => mails.find((mail) => mail.text?.includes(`refunded ${amount} of your`));
     const [note] = await ctx.deps.db.selectFrom("credit_notes").selectAll().where("refund_id", "=", second.id).execute();
-    const noteLink = `${portal}/orders/${order.id}/credit-notes`;
+    const noteLink = about("$6.00")!.text?.match(/View your credit note:\n(\S+)/)?.[1];
+    expect(noteLink).toMatch(new RegExp(`^${ctx.deps.config.publicBaseUrl}/documents/credit-notes/${note!.id}\\?expires=\\d+&signature=`));
     const plain = expectCustomerEmail(about("$12.00")!, product);
     const credited = expectCustomerEmail(about("$6.00")!, product, noteLink);
     // 10.00 and 5.00 plus their 20% VAT share.
@@ -413,6 +432,18 @@ describe("refund notice", () => {
     expect(credited.text).toContain(`Credit note number: ${note!.number}`);
     expect(credited.text).toContain(`View your credit note:\n${noteLink}`);
     expect(credited.html).not.toContain(`href="${portal}"`);
+    // The link works for whoever holds the email (no session, no token): the PDF once rendered.
+    const follow = (url: string) => ctx.request({ method: "GET", url: url.replace(ctx.deps.config.publicBaseUrl, "") });
+    const preparing = await follow(noteLink!);
+    expect(preparing.statusCode).toBe(202);
+    expect(preparing.body).toContain("Your credit note is being prepared");
+    await runDocumentJobs(ctx);
+    const ready = await follow(noteLink!);
+    expect(ready.statusCode).toBe(303);
+    const pdf = await follow(String(ready.headers["location"]));
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers["content-type"]).toContain("application/pdf");
+    expect(await pdfText(pdf.rawPayload)).toContain(note!.number);
     // Both refunds happened at the same instant of the test clock: compared as a set.
     const keys = (await emailsTo("refunded@example.com")).filter((row) => row.template === "refund_issued").map((row) => row.dedupe_key);
     expect(keys.sort()).toEqual([`refund_issued:${first.id}`, `refund_issued:${second.id}`].sort());

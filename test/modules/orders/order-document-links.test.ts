@@ -14,13 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
+const UNKNOWN_ID = "3f2b1c4d-1111-4222-8333-123456789abc";
+
 const linkTo = (orderId: string, document: LinkedDocument, expiresAt = new Date(ctx.deps.now().getTime() + DOCUMENT_LINK_TTL_MS)) =>
-  signDocumentLink({ secret: ctx.deps.secret, publicBaseUrl: PUBLIC_BASE_URL }, { orderId, document, expiresAt });
+  signDocumentLink({ secret: ctx.deps.secret, publicBaseUrl: PUBLIC_BASE_URL }, { id: orderId, document, expiresAt });
 
 /** Follows a link as a browser would, without its cookies or tokens: no authorization header. */
 const follow = (url: string) => ctx.request({ method: "GET", url: url.replace(PUBLIC_BASE_URL, "") });
 
-describe("GET /documents/orders/{id}/{receipt|invoice} (the links emails carry)", () => {
+describe("GET /documents/orders/{id}/{receipt|invoice} and /documents/credit-notes/{id} (the links emails carry)", () => {
   it("prepares the receipt on the first visit, then redirects to the PDF", async () => {
     const order = await createOrder(ctx.deps, orgId, { amounts: { subtotal: 4_200, tax: 0 } });
     const link = linkTo(order.id, "receipt");
@@ -78,6 +80,9 @@ describe("GET /documents/orders/{id}/{receipt|invoice} (the links emails carry)"
       ["an unknown document", withQuery(`/documents/orders/${order.id}/credit-note`, { expires, signature })],
       ["an invoice of an order without billing details", linkTo(noBilling.id, "invoice")],
       ["a receipt of an order not paid", linkTo(unpaid.id, "receipt")],
+      ["a credit note under a receipt's signature", withQuery(`/documents/credit-notes/${order.id}`, { expires, signature })],
+      ["a credit note that does not exist", linkTo(UNKNOWN_ID, "credit_note")],
+      ["a credit note of a non-UUID id", withQuery("/documents/credit-notes/not-a-uuid", { expires, signature })],
     ];
     for (const [name, url] of cases) {
       const response = await follow(url);

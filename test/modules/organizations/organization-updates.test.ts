@@ -194,6 +194,34 @@ describe("PATCH /v1/organizations/{id}", () => {
     });
   });
 
+  it("merges the seller's notice switches per key (an extension); never stored, they read as the hosted service's defaults", async () => {
+    const org = await createOrganization(ctx.deps);
+    const patch = (payload: object) => ctx.request({ method: "PATCH", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken, payload });
+    const defaults = { new_order: true, new_subscription: true, chargeback_prevention: true, subscription_renewal: false };
+    const read = await ctx.request({ method: "GET", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken });
+    expect(read.json().notification_settings).toEqual(defaults);
+
+    const off = await patch({ notification_settings: { new_order: false } });
+    expect(off.statusCode, off.body).toBe(200);
+    expectReferenceResponse("organizations:update", 200, off.json());
+    expect(off.json().notification_settings).toEqual({ ...defaults, new_order: false });
+    const more = await patch({ notification_settings: { chargeback_prevention: false, subscription_renewal: true } });
+    expect(more.json().notification_settings).toEqual({
+      new_order: false,
+      new_subscription: true,
+      chargeback_prevention: false,
+      subscription_renewal: true,
+    });
+    // Null or absent: unchanged.
+    expect((await patch({ notification_settings: null })).json().notification_settings).toEqual(more.json().notification_settings);
+    expect((await patch({ name: "Quiet Seller" })).json().notification_settings).toEqual(more.json().notification_settings);
+    expect((await storedRow(org.id)).notification_settings).toEqual({
+      new_order: false,
+      chargeback_prevention: false,
+      subscription_renewal: true,
+    });
+  });
+
   it("sets and clears the organization's email sender (an extension)", async () => {
     const org = await createOrganization(ctx.deps);
     const patch = (payload: object) => ctx.request({ method: "PATCH", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken, payload });
@@ -340,6 +368,18 @@ describe("PATCH /v1/organizations/{id}", () => {
           request: patch({ customer_email_settings: { order_confirmation: "no" } }),
           status: 422,
           loc: ["body", "customer_email_settings", "order_confirmation"],
+        },
+        {
+          name: "a notice switch that is not a boolean",
+          request: patch({ notification_settings: { new_order: "off" } }),
+          status: 422,
+          loc: ["body", "notification_settings", "new_order"],
+        },
+        {
+          name: "notice switches that are not an object",
+          request: patch({ notification_settings: [false] }),
+          status: 422,
+          loc: ["body", "notification_settings"],
         },
         {
           name: "incomplete subscription settings",
