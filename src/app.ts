@@ -47,6 +47,7 @@ import { portalMeterRoutes } from "./modules/customer-portal/portal-meters.route
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { fileRoutes } from "./modules/files/files.routes.ts";
+import { portalDownloadableRoutes } from "./modules/customer-portal/portal-downloadables.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
 import { purchaseOfCheckout } from "./flows/purchase-summary.ts";
@@ -179,6 +180,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
   await app.register(fileRoutes(services.files, services.publicFiles));
+  await app.register(portalDownloadableRoutes(services.downloadables));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));

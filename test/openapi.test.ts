@@ -68,6 +68,8 @@ describe("API documentation", () => {
     "PATCH /v1/license-keys/{id}",
     "/v1/organizations/",
     "/v1/files/",
+    "GET /v1/benefits/{id}/files",
+    "/v1/customer-portal/downloadables/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {
