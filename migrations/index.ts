@@ -50,6 +50,7 @@ import * as metricDashboards from "./2026-11-30T0142_metric_dashboards.ts";
 import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
 import * as organizationNotificationSettings from "./2026-11-30T0150_organization_notification_settings.ts";
 import * as emailsFreshPending from "./2026-11-30T0151_emails_fresh_pending.ts";
+import * as filesAndDownloadables from "./2026-11-30T0100_files_and_downloadables.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -109,6 +110,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0110_customer_seats": customerSeats,
   "2026-11-30T0150_organization_notification_settings": organizationNotificationSettings,
   "2026-11-30T0151_emails_fresh_pending": emailsFreshPending,
+  "2026-11-30T0100_files_and_downloadables": filesAndDownloadables,
 };
 
 /**

@@ -50,6 +50,8 @@ import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.r
 import { portalMeterRoutes } from "./modules/customer-portal/portal-meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
+import { fileRoutes } from "./modules/files/files.routes.ts";
+import { portalDownloadableRoutes } from "./modules/customer-portal/portal-downloadables.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
 import { portalEmailUpdateRoutes } from "./modules/customer-portal/portal-email-update.routes.ts";
@@ -187,6 +189,8 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
+  await app.register(fileRoutes(services.files, services.publicFiles));
+  await app.register(portalDownloadableRoutes(services.downloadables));
   await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalOrganizationRoutes(services.portalOrganizations));

@@ -9,6 +9,9 @@ import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscription
 import { remindSubscribers } from "./flows/remind-subscribers.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
+import { createFileService } from "./modules/files/files.service.ts";
+import { createPublicFiles } from "./modules/files/public-files.service.ts";
+import { createDownloadableService } from "./modules/files/downloadables.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
 import type { OrganizationScope, TokenAuthenticator } from "./http/auth.ts";
 import { cachePrincipals } from "./http/auth-cache.ts";
@@ -221,6 +224,9 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customerMeters,
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
+    files: createFileService(deps, adapters.blobs),
+    publicFiles: createPublicFiles(deps, adapters.blobs),
+    downloadables: createDownloadableService(deps, adapters.blobs),
     licenseKeys: createLicenseKeyService(deps),
     licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),

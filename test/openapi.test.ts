@@ -79,6 +79,9 @@ describe("API documentation", () => {
     "/v1/customer-portal/customers/me/email-update/",
     "/v1/customer-portal/wallets/",
     "/v1/metrics/dashboards",
+    "/v1/files/",
+    "GET /v1/benefits/{id}/files",
+    "/v1/customer-portal/downloadables/",
   ];
 
   it("serves every operation of the reference, with its operationId and parameters", async ({ skip }) => {

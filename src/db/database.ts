@@ -26,6 +26,7 @@ import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.tabl
 import type { BillingCountersTable, CreditNotesTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
 import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
+import type { DownloadablesTable, FilesTable } from "../modules/files/files.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
 import type { ProcessorEventsTable } from "../modules/processor-events/processor-events.table.ts";
@@ -73,6 +74,8 @@ export interface Database {
   benefit_grants: BenefitGrantsTable;
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
+  files: FilesTable;
+  downloadables: DownloadablesTable;
   events: EventsTable;
   event_types: EventTypesTable;
   meters: MetersTable;

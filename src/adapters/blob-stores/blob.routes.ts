@@ -10,6 +10,15 @@ const SignedQuery = Type.Object({
   signature: Type.String({ minLength: 1, maxLength: 128 }),
 });
 
+const PartParams = Type.Object({ upload_id: Type.String({ maxLength: 64 }), part_number: Type.Integer({ minimum: 1, maximum: 10_000 }) });
+const PartQuery = Type.Object({ expires: Type.Integer({ minimum: 0 }), signature: Type.String({ minLength: 1, maxLength: 128 }) });
+
+/**
+ * The largest part this process takes in one PUT, held in memory while it is checked and written.
+ * Clients choose their parts' sizes; 64 MiB parts give a 10,000-part upload 640 GiB.
+ */
+export const LOCAL_PART_BODY_LIMIT = 64 * 1024 * 1024;
+
 /** A tampered, expired or unknown link: the same answer, so a caller learns nothing. */
 const forbidden = () => new AppError(403, "Forbidden", "This download link is invalid or has expired.");
 
@@ -27,4 +36,27 @@ export const localBlobRoutes =
         .header("cache-control", found.meta.cacheControl ?? "private, no-store")
         .send(found.body);
     });
+
+    // Parts of multipart uploads, as a client PUTs them to S3's presigned URLs: raw bytes of any type.
+    const partRoutes: FastifyPluginAsyncTypebox = async (parts) => {
+      parts.removeAllContentTypeParsers();
+      parts.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: LOCAL_PART_BODY_LIMIT }, (_request, body, done) => done(null, body));
+      parts.put(
+        "/blob-parts/:upload_id/:part_number",
+        { bodyLimit: LOCAL_PART_BODY_LIMIT, schema: { hide: true, params: PartParams, querystring: PartQuery } },
+        async (request, reply) => {
+          const checksum = request.headers["x-amz-checksum-sha256"];
+          const etag = await store.receivePart({
+            uploadId: request.params.upload_id,
+            partNumber: request.params.part_number,
+            ...request.query,
+            checksum: typeof checksum === "string" ? checksum : null,
+            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          });
+          if (etag === null) throw forbidden();
+          return reply.header("etag", `"${etag}"`).code(200).send();
+        },
+      );
+    };
+    await app.register(partRoutes);
   };

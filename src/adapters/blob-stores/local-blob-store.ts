@@ -1,11 +1,39 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { AppError } from "../../http/errors.ts";
-import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
+import { expiryAfter, signFields, signatureMatches } from "../../values/signatures.ts";
+import {
+  assertSafeKey,
+  partChecksumHeaders,
+  UploadNotFound,
+  UploadPartMissing,
+  type BlobStore,
+  type CompletedObject,
+  type StoredObject,
+  type UploadedPart,
+} from "./blob-store.ts";
 
 /** Where `blob.routes.ts` serves these files (its route path spells it out). */
 const LOCAL_BLOB_ROUTE = "/blobs";
+
+/** Where `blob.routes.ts` takes the parts of multipart uploads (its route path spells it out). */
+const LOCAL_PART_ROUTE = "/blob-parts";
+
+/** Multipart uploads in progress: `.multipart/<upload id>/` (no key starts with a dot). */
+const MULTIPART_FOLDER = ".multipart";
+
+const md5 = (data: Buffer | string): string => createHash("md5").update(data).digest("hex");
+
+/** A part's PUT whose bytes are not those its checksum header names (S3's answer to the same). */
+export class PartChecksumMismatch extends AppError {
+  constructor() {
+    super(400, "BadDigest", "The part's SHA-256 is not the checksum sent with it.");
+  }
+}
 
 /** `put`'s temporary files: `<key>.<12 hex digits>.tmp` (the body) and `<key>.<12 hex digits>.tmp.meta`. */
 const TEMP_FILE = /\.[0-9a-f]{12}\.tmp(\.meta)?$/;
@@ -34,6 +62,16 @@ export class BlobNotOnThisInstance extends AppError {
       { "retry-after": "5" },
     );
   }
+}
+
+export interface SignedPartRequest {
+  uploadId: string;
+  partNumber: number;
+  expires: number;
+  signature: string;
+  /** The `x-amz-checksum-sha256` header sent, if any. */
+  checksum: string | null;
+  body: Buffer;
 }
 
 export interface SignedBlobRequest {
@@ -93,6 +131,14 @@ export class LocalBlobStore implements BlobStore {
       if (modified === null || modified.mtime >= startedBefore) continue;
       if ((await unlessGone(unlink(file).then(() => true))) !== null) removed += 1;
     }
+    // Multipart uploads opened before then and never completed (their part links expired long ago).
+    const uploads = (await unlessGone(readdir(path.join(this.root, MULTIPART_FOLDER)))) ?? [];
+    for (const uploadId of uploads) {
+      const opened = await unlessGone(stat(path.join(this.root, MULTIPART_FOLDER, uploadId, "upload.json")));
+      if (opened === null || opened.mtime >= startedBefore) continue;
+      await rm(path.join(this.root, MULTIPART_FOLDER, uploadId), { recursive: true, force: true });
+      removed += 1;
+    }
     return removed;
   }
 
@@ -103,27 +149,21 @@ export class LocalBlobStore implements BlobStore {
     );
   }
 
-  private sign(key: string, expires: number, filename: string): string {
-    return createHmac("sha256", this.secret).update(`blob\n${key}\n${expires}\n${filename}`).digest("base64url");
-  }
-
   /** Refuses (503 `DocumentUnavailable`) a key whose file is not on this instance's disk. */
   async downloadUrl(key: string, options: { filename: string; expiresInSeconds: number }): Promise<string> {
     if (!(await this.exists(key))) throw new BlobNotOnThisInstance();
-    const expires = Math.floor(this.now().getTime() / 1000) + options.expiresInSeconds;
+    const expires = expiryAfter(this.now(), options.expiresInSeconds);
     const query = new URLSearchParams({
       expires: String(expires),
       filename: options.filename,
-      signature: this.sign(key, expires, options.filename),
+      signature: signFields(this.secret, ["blob", key, expires, options.filename]),
     });
     return `${this.publicBaseUrl}${LOCAL_BLOB_ROUTE}/${key}?${query.toString()}`;
   }
 
   /** The object for a signed request, or null when the signature is wrong or expired (indistinguishable). */
   async open(request: SignedBlobRequest): Promise<{ body: Buffer; meta: StoredObject } | null> {
-    const expected = Buffer.from(this.sign(request.key, request.expires, request.filename));
-    const given = Buffer.from(request.signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    if (!signatureMatches(this.secret, ["blob", request.key, request.expires, request.filename], request.signature)) return null;
     if (request.expires < Math.floor(this.now().getTime() / 1000)) return null;
     try {
       const target = this.file(request.key);
@@ -132,5 +172,97 @@ export class LocalBlobStore implements BlobStore {
     } catch {
       return null;
     }
+  }
+
+  async read(key: string): Promise<Readable> {
+    const target = this.file(key);
+    await stat(target);
+    return createReadStream(target);
+  }
+
+  async remove(key: string): Promise<void> {
+    const target = this.file(key);
+    await rm(target, { force: true });
+    await rm(`${target}.meta.json`, { force: true });
+  }
+
+  private uploadFolder(uploadId: string): string {
+    if (!/^[0-9a-f]{32}$/.test(uploadId)) throw new UploadNotFound();
+    return path.join(this.root, MULTIPART_FOLDER, uploadId);
+  }
+
+  async startMultipartUpload(key: string, meta: StoredObject): Promise<string> {
+    this.file(key);
+    const uploadId = randomBytes(16).toString("hex");
+    const folder = this.uploadFolder(uploadId);
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, "upload.json"), JSON.stringify({ key, meta }));
+    return uploadId;
+  }
+
+  private partFields(uploadId: string, partNumber: number, expires: number, checksum: string | null) {
+    return ["blob-part", uploadId, partNumber, expires, checksum ?? ""];
+  }
+
+  /** A signed, expiring URL of this API; the checksum, when given, is part of what is signed. */
+  async partUploadUrl(
+    _key: string,
+    uploadId: string,
+    part: { number: number; checksumSha256Base64: string | null; expiresInSeconds: number },
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    const expires = expiryAfter(this.now(), part.expiresInSeconds);
+    const query = new URLSearchParams({
+      expires: String(expires),
+      signature: signFields(this.secret, this.partFields(uploadId, part.number, expires, part.checksumSha256Base64)),
+    });
+    return {
+      url: `${this.publicBaseUrl}${LOCAL_PART_ROUTE}/${uploadId}/${part.number}?${query.toString()}`,
+      headers: partChecksumHeaders(part.checksumSha256Base64),
+    };
+  }
+
+  /**
+   * Stores a part sent to its signed URL, answering its ETag (the MD5 of its bytes, as S3's), or
+   * null when the link is wrong, expired, or its upload is gone. A part sent again replaces the
+   * first, as at S3. Refuses (`PartChecksumMismatch`) bytes whose SHA-256 is not the checksum.
+   */
+  async receivePart(request: SignedPartRequest): Promise<string | null> {
+    const fields = this.partFields(request.uploadId, request.partNumber, request.expires, request.checksum);
+    if (!signatureMatches(this.secret, fields, request.signature)) return null;
+    if (request.expires < Math.floor(this.now().getTime() / 1000)) return null;
+    const folder = this.uploadFolder(request.uploadId);
+    if ((await unlessGone(stat(path.join(folder, "upload.json")))) === null) return null;
+    if (request.checksum !== null && createHash("sha256").update(request.body).digest("base64") !== request.checksum)
+      throw new PartChecksumMismatch();
+    const temp = path.join(folder, `${request.partNumber}.${randomBytes(6).toString("hex")}.tmp`);
+    await writeFile(temp, request.body);
+    await rename(temp, path.join(folder, `${request.partNumber}.part`));
+    return md5(request.body);
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: readonly UploadedPart[]): Promise<CompletedObject> {
+    const folder = this.uploadFolder(uploadId);
+    const opened = await unlessGone(readFile(path.join(folder, "upload.json"), "utf8"));
+    const upload = opened === null ? null : (JSON.parse(opened) as { key: string; meta: StoredObject });
+    if (upload === null || upload.key !== key) throw new UploadNotFound();
+    const ordered = [...parts].sort((a, b) => a.number - b.number);
+    const etags: string[] = [];
+    for (const part of ordered) {
+      const bytes = await unlessGone(readFile(path.join(folder, `${part.number}.part`)));
+      if (bytes === null || md5(bytes) !== part.etag.replace(/"/g, "")) throw new UploadPartMissing(part.number);
+      etags.push(md5(bytes));
+    }
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
+    const out = createWriteStream(temp);
+    for (const part of ordered) await pipeline(createReadStream(path.join(folder, `${part.number}.part`)), out, { end: false });
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await writeFile(`${temp}.meta`, JSON.stringify(upload.meta));
+    await rename(`${temp}.meta`, `${target}.meta.json`);
+    await rename(temp, target);
+    await rm(folder, { recursive: true, force: true });
+    // S3's multipart ETag: the MD5 of the parts' MD5s, then the number of parts.
+    return { etag: `${md5(Buffer.from(etags.join(""), "hex"))}-${ordered.length}`, lastModified: this.now(), version: null };
   }
 }

@@ -1,13 +1,27 @@
+import type { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { assertSafeKey, type BlobStore, type StoredObject } from "./blob-store.ts";
+import {
+  assertSafeKey,
+  partChecksumHeaders,
+  UploadNotFound,
+  UploadPartMissing,
+  type BlobStore,
+  type CompletedObject,
+  type StoredObject,
+  type UploadedPart,
+} from "./blob-store.ts";
 
 export interface S3Options {
   bucket: string;
@@ -106,6 +120,81 @@ export class S3BlobStore implements BlobStore {
       ResponseContentDisposition: contentDisposition(options.filename),
     });
     return getSignedUrl(this.signer, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  async read(key: string): Promise<Readable> {
+    assertSafeKey(key);
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
+    return object.Body as Readable;
+  }
+
+  async remove(key: string): Promise<void> {
+    assertSafeKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
+  }
+
+  async startMultipartUpload(key: string, meta: StoredObject): Promise<string> {
+    assertSafeKey(key);
+    const started = await this.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        ContentType: meta.contentType,
+        CacheControl: meta.cacheControl,
+        ContentDisposition: contentDisposition(meta.filename),
+      }),
+    );
+    if (!started.UploadId) throw new Error("S3 opened a multipart upload without an id");
+    return started.UploadId;
+  }
+
+  /** A presigned UploadPart; with a checksum, S3 itself refuses a part whose SHA-256 differs. */
+  async partUploadUrl(
+    key: string,
+    uploadId: string,
+    part: { number: number; checksumSha256Base64: string | null; expiresInSeconds: number },
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    assertSafeKey(key);
+    const command = new UploadPartCommand({
+      Bucket: this.options.bucket,
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: part.number,
+      ...(part.checksumSha256Base64 === null ? {} : { ChecksumSHA256: part.checksumSha256Base64 }),
+    });
+    const headers = partChecksumHeaders(part.checksumSha256Base64);
+    const url = await getSignedUrl(this.signer, command, {
+      expiresIn: part.expiresInSeconds,
+      signableHeaders: new Set(Object.keys(headers)),
+    });
+    return { url, headers };
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: readonly UploadedPart[]): Promise<CompletedObject> {
+    assertSafeKey(key);
+    try {
+      const completed = await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.options.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: {
+            Parts: [...parts].sort((a, b) => a.number - b.number).map((part) => ({ PartNumber: part.number, ETag: part.etag })),
+          },
+        }),
+      );
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      return {
+        etag: (completed.ETag ?? head.ETag ?? "").replace(/"/g, ""),
+        lastModified: head.LastModified ?? new Date(0),
+        version: completed.VersionId ?? head.VersionId ?? null,
+      };
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === "NoSuchUpload") throw new UploadNotFound();
+      if (name === "InvalidPart" || name === "InvalidPartOrder") throw new UploadPartMissing(null);
+      throw error;
+    }
   }
 
   destroy(): void {

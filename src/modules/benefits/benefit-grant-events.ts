@@ -4,6 +4,7 @@ import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { setKeyStatus } from "../license-keys/license-keys.steps.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
+import { followDownloadableGrants } from "./downloadable-grants.ts";
 import { grantsEmbedded } from "./benefit-grants.repository.ts";
 import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
 
@@ -44,7 +45,7 @@ export async function publishGrantEvents(
 }
 
 /**
- * Revokes or restores the license keys of changed grants and records the grants' events (which tell
+ * Revokes or restores the license keys and the downloadable files of changed grants and records the grants' events (which tell
  * their customers' state): a restored grant is granted again, so it is `created` (as the hosted service sends it).
  */
 export async function afterGrantChanges(
@@ -56,6 +57,7 @@ export async function afterGrantChanges(
   const keyIds = changed.flatMap(({ properties }) => (typeof properties.license_key_id === "string" ? [properties.license_key_id] : []));
   await setKeyStatus(db, keyIds, granted ? "granted" : "revoked", now);
   const ids = changed.map((grant) => grant.id).sort();
+  await followDownloadableGrants(db, ids, now);
   await publishGrantEvents(db, granted ? "benefit_grant.created" : "benefit_grant.revoked", ids, now);
   return changed.length;
 }

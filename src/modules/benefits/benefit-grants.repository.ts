@@ -194,3 +194,36 @@ export const grantsOfOrder = (db: Executor, orderId: string) =>
     .orderBy("granted_at")
     .orderBy("id")
     .execute();
+
+/**
+ * The customers and downloadables benefits of these grants, once per pair, with the benefit's
+ * properties and whether any grant of it is still granted to the customer.
+ */
+export const downloadableGrantHolders = (db: Executor, grantIds: readonly string[]) =>
+  grantIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("benefit_grants as g")
+        .innerJoin("benefits as b", "b.id", "g.benefit_id")
+        .where("g.id", "in", grantIds)
+        .where("b.type", "=", "downloadables")
+        .select((eb) => [
+          "g.customer_id",
+          "g.benefit_id",
+          "b.organization_id",
+          "b.properties",
+          eb
+            .exists(
+              eb
+                .selectFrom("benefit_grants as other")
+                .select("other.id")
+                .whereRef("other.customer_id", "=", "g.customer_id")
+                .whereRef("other.benefit_id", "=", "g.benefit_id")
+                .where("other.granted_at", "is not", null),
+            )
+            .as("still_granted"),
+        ])
+        .distinctOn(["g.customer_id", "g.benefit_id"])
+        .orderBy("g.customer_id")
+        .orderBy("g.benefit_id")
+        .execute();

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { CATALOG_SORTING, MetadataQuery, OneOrMany, PaginationQuery, SortingQuery } from "../../schema/pagination.ts";
 import { MetadataInput, Nullable, StringEnum, Uuid4 } from "../../schema/primitives.ts";
+import { UuidRecord } from "../../schema/extra-primitives.ts";
 import { BenefitType, BenefitVisibility } from "./benefits.schemas.ts";
 
 const Int32Positive = Type.Integer({ exclusiveMinimum: 0, maximum: 2_147_483_647 });
@@ -63,10 +64,28 @@ export const BenefitMeterCreditCreate = Type.Object(
   { title: "BenefitMeterCreditCreate" },
 );
 
+const BenefitDownloadablesCreateProperties = Type.Object(
+  {
+    archived: Type.Optional(
+      UuidRecord(Type.Boolean(), { description: "Archived flag per file ID: archived files are no longer granted." }),
+    ),
+    files: Type.Array(Uuid4(), { minItems: 1, maxItems: 100, description: "IDs of the files, in the order customers see them." }),
+  },
+  { title: "BenefitDownloadablesCreateProperties" },
+);
+
+export const BenefitDownloadablesCreate = Type.Object(
+  { ...benefitCreateFields, type: Type.Literal("downloadables"), properties: BenefitDownloadablesCreateProperties },
+  { title: "BenefitDownloadablesCreate" },
+);
+
 /** Benefit types this service can create; the others need integrations it does not run. */
-export const BenefitCreate = Type.Union([BenefitCustomCreate, BenefitLicenseKeysCreate, BenefitMeterCreditCreate], {
-  title: "BenefitCreate",
-});
+export const BenefitCreate = Type.Union(
+  [BenefitCustomCreate, BenefitLicenseKeysCreate, BenefitMeterCreditCreate, BenefitDownloadablesCreate],
+  {
+    title: "BenefitCreate",
+  },
+);
 export type BenefitCreate = Static<typeof BenefitCreate>;
 
 /** An update's common fields: each one absent (or null) leaves the benefit's value as it is. */
@@ -83,11 +102,19 @@ const benefitUpdate = <K extends string, P extends TSchema>(title: string, type:
 export const BenefitCustomUpdate = benefitUpdate("BenefitCustomUpdate", "custom", BenefitCustomCreateProperties);
 export const BenefitLicenseKeysUpdate = benefitUpdate("BenefitLicenseKeysUpdate", "license_keys", BenefitLicenseKeysCreateProperties);
 export const BenefitMeterCreditUpdate = benefitUpdate("BenefitMeterCreditUpdate", "meter_credit", BenefitMeterCreditCreateProperties);
+export const BenefitDownloadablesUpdate = benefitUpdate(
+  "BenefitDownloadablesUpdate",
+  "downloadables",
+  BenefitDownloadablesCreateProperties,
+);
 
 /** Updates of the benefit types this service creates (a body of another type could match no benefit here). */
-export const BenefitUpdate = Type.Union([BenefitCustomUpdate, BenefitLicenseKeysUpdate, BenefitMeterCreditUpdate], {
-  title: "Benefit Update",
-});
+export const BenefitUpdate = Type.Union(
+  [BenefitCustomUpdate, BenefitLicenseKeysUpdate, BenefitMeterCreditUpdate, BenefitDownloadablesUpdate],
+  {
+    title: "Benefit Update",
+  },
+);
 export type BenefitUpdate = Static<typeof BenefitUpdate>;
 
 /** `user_order` is the order of the `id` filter's values (creation order without one), as the hosted service sorts. */

@@ -217,7 +217,7 @@ export const touchGrantedGrantsOfBenefit = (db: Executor, benefitId: string, now
     .set({ modified_at: now })
     .where("benefit_id", "=", benefitId)
     .where("granted_at", "is not", null)
-    .returning(["id", "subscription_id", "properties"])
+    .returning(["id", "subscription_id", "customer_id", "properties"])
     .execute();
 
 /** The subscription's grants that are granted now, oldest first. */

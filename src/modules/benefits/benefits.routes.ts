@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf, type OrganizationScope } from "../../http/auth.ts";
 import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { Type } from "@sinclair/typebox";
 import { IdParams } from "../../schema/primitives.ts";
+import { PaginationQuery } from "../../schema/pagination.ts";
+import { ListResourceBenefitDownloadableFile } from "../files/files.steps.ts";
 import { plainJsonResponse } from "../../http/serialization.ts";
 import type { BenefitGrantService } from "./benefit-grant-reads.service.ts";
 import { BenefitGrantsOfBenefitQuery, ListResourceBenefitGrant } from "./benefit-grants.schemas.ts";
@@ -120,5 +123,22 @@ export const benefitRoutes =
         },
       },
       async (request) => grants.ofBenefit(request.params.id, request.query, organizationScope(principalOf(request))),
+    );
+
+    app.get(
+      "/v1/benefits/:id/files",
+      {
+        config: requireAuth(ORGANIZATION_SIDE, READ),
+        schema: {
+          operationId: "benefits:files",
+          tags,
+          summary: "List Benefit Files",
+          description: "The active, uploaded files of a downloadables benefit, in its order, with their downloads.",
+          params: IdParams,
+          querystring: Type.Object(PaginationQuery),
+          response: responses({ 200: ListResourceBenefitDownloadableFile }, { notFound: true }),
+        },
+      },
+      async (request) => benefits.files(request.params.id, request.query, organizationScope(principalOf(request))),
     );
   };

@@ -3,7 +3,8 @@ import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound, fieldIssue } from "../../http/errors.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { paginate, parseSorting, type Page } from "../../schema/pagination.ts";
+import { pageWindow, paginate, parseSorting, toPage, type Page, type PageRequest } from "../../schema/pagination.ts";
+import { benefitDownloadableFiles, type BenefitDownloadableFile } from "../files/files.steps.ts";
 import { applyLicenseKeyTerms } from "../license-keys/license-keys.steps.ts";
 import { targetOrganization } from "../organizations/organizations.steps.ts";
 import { afterGrantChanges, publishGrantEvents } from "./benefit-grant-events.ts";
@@ -23,6 +24,9 @@ import {
   updateBenefit,
 } from "./benefits.repository.ts";
 import { benefitDependentReads } from "./benefit-dependent-reads.ts";
+import { updateGrantProperties } from "./benefit-grants.repository.ts";
+import { activeFiles, assertFilesExist, grantBenefitFiles } from "./downloadable-grants.ts";
+import type { JsonValue } from "../../db/json.ts";
 
 /** A benefit type with its properties as a create (or an update's replacement) gives them. */
 type TypedProperties<U = BenefitCreate> = U extends { type: infer T; properties: infer P } ? { type: T; properties: P } : never;
@@ -31,6 +35,7 @@ type TypedProperties<U = BenefitCreate> = U extends { type: infer T; properties:
 function storedProperties(input: TypedProperties): Record<string, unknown> {
   if (input.type === "custom") return { note: input.properties.note ?? null };
   if (input.type === "meter_credit") return { ...input.properties };
+  if (input.type === "downloadables") return { files: input.properties.files, archived: input.properties.archived ?? {} };
   const { prefix, expires, activations, limit_usage } = input.properties;
   return { prefix: prefix ?? null, expires: expires ?? null, activations: activations ?? null, limit_usage: limit_usage ?? null };
 }
@@ -44,11 +49,14 @@ function replacedProperties(input: BenefitUpdate): TypedProperties | null {
       return input.properties ? { type: input.type, properties: input.properties } : null;
     case "meter_credit":
       return input.properties ? { type: input.type, properties: input.properties } : null;
+    case "downloadables":
+      return input.properties ? { type: input.type, properties: input.properties } : null;
   }
 }
 
-/** A meter-credit benefit's meter must be one of the organization's (the hosted service's message). */
-async function assertMeterExists(db: Executor, organizationId: string, input: TypedProperties): Promise<void> {
+/** What the properties name must be the organization's: a meter credit's meter, a downloadables benefit's files. */
+async function assertReferencesExist(db: Executor, organizationId: string, input: TypedProperties): Promise<void> {
+  if (input.type === "downloadables") return assertFilesExist(db, organizationId, input.properties.files);
   if (input.type !== "meter_credit" || (await benefitDependentReads().meterExists(db, organizationId, input.properties.meter_id))) return;
   throw new RequestValidationError([
     fieldIssue(["body", "properties", "meter_id"], "This meter does not exist.", input.properties.meter_id),
@@ -81,6 +89,21 @@ async function refreshLicenseKeyGrants(db: Executor, benefit: BenefitRow, now: D
   await publishGrantEvents(db, "benefit_grant.updated", grants.map((grant) => grant.id).sort(), now, previous);
 }
 
+const activeFilesChanged = (before: Record<string, JsonValue>, after: Record<string, JsonValue>): boolean =>
+  JSON.stringify(activeFiles(before)) !== JSON.stringify(activeFiles(after));
+
+/**
+ * The benefit's granted grants give its new active files: each customer's files are revoked and
+ * granted again (the hosted service's way), each grant's properties list them, and each grant
+ * gets its `benefit_grant.updated`.
+ */
+async function refreshDownloadableGrants(db: Executor, benefit: BenefitRow, now: Date): Promise<void> {
+  const grants = await touchGrantedGrantsOfBenefit(db, benefit.id, now);
+  const previous = new Map(grants.map((grant) => [grant.id, grant.properties as BenefitGrantProperties]));
+  for (const grant of grants) await updateGrantProperties(db, grant.id, await grantBenefitFiles(db, benefit, grant.customer_id, now), now);
+  await publishGrantEvents(db, "benefit_grant.updated", grants.map((grant) => grant.id).sort(), now, previous);
+}
+
 /**
  * Soft-deletes a benefit of the caller's organizations (404 otherwise, 403 when not deletable), in
  * the caller's transaction: every grant still granted is revoked with its license key
@@ -101,7 +124,7 @@ export function createBenefitService(deps: Deps) {
   return {
     async create(principal: Principal, input: BenefitCreate): Promise<Benefit> {
       const organization = await targetOrganization(deps.db, principal, input.organization_id);
-      await assertMeterExists(deps.db, organization.id, input);
+      await assertReferencesExist(deps.db, organization.id, input);
       const row = await insertBenefit(deps.db, {
         organization_id: organization.id,
         created_at: deps.now(),
@@ -113,6 +136,15 @@ export function createBenefitService(deps: Deps) {
         metadata: JSON.stringify(input.metadata ?? {}),
       });
       return toBenefit(row);
+    },
+
+    /** A downloadables benefit's active, uploaded files with their downloads (404 for a benefit of another type). */
+    async files(id: string, query: PageRequest, allowed: OrganizationScope): Promise<Page<BenefitDownloadableFile>> {
+      const row = await findBenefit(deps.readDb, id, allowed);
+      if (!row || row.type !== "downloadables") throw new ResourceNotFound();
+      const files = await benefitDownloadableFiles(deps.readDb, id, activeFiles(row.properties));
+      const { offset, limit } = pageWindow(query);
+      return toPage(files.slice(offset, offset + limit), files.length, query);
     },
 
     async get(id: string, allowed: OrganizationScope): Promise<Benefit> {
@@ -149,7 +181,7 @@ export function createBenefitService(deps: Deps) {
         if (input.type !== current.type)
           throw new RequestValidationError([fieldIssue(["body", "type"], "Benefit type cannot be changed.", current.type)]);
         const replaced = replacedProperties(input);
-        if (replaced) await assertMeterExists(trx, current.organization_id, replaced);
+        if (replaced) await assertReferencesExist(trx, current.organization_id, replaced);
         const properties = replaced ? storedProperties(replaced) : null;
         const now = deps.now();
         const row = await updateBenefit(trx, id, {
@@ -161,6 +193,8 @@ export function createBenefitService(deps: Deps) {
         });
         if (current.type === "license_keys" && properties && keyTermsChanged(current.properties, properties))
           await refreshLicenseKeyGrants(trx, row, now);
+        if (current.type === "downloadables" && properties && activeFilesChanged(current.properties, row.properties))
+          await refreshDownloadableGrants(trx, row, now);
         const benefit = toBenefit(row);
         await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "benefit.updated", data: benefit, now });
         return benefit;

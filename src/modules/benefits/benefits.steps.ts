@@ -1,6 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { issueLicenseKey } from "../license-keys/license-keys.steps.ts";
 import { afterGrantChanges, publishGrantEvents } from "./benefit-grant-events.ts";
+import { grantBenefitFiles } from "./downloadable-grants.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import {
   grantedSubscriptionGrantIds,
@@ -45,7 +46,9 @@ export async function grantBenefits(
             terms: input.subscriptionId ? { ...benefit.properties, expires: null } : benefit.properties,
             now: input.now,
           })
-        : {};
+        : benefit.type === "downloadables"
+          ? await grantBenefitFiles(db, benefit, input.customerId, input.now)
+          : {};
     const { id } = await insertBenefitGrant(db, {
       created_at: input.now,
       modified_at: null,

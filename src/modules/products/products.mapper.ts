@@ -1,4 +1,5 @@
 import { seatRange } from "./seat-pricing.ts";
+import { sizeReadable } from "../../values/byte-sizes.ts";
 import { isoFrom, isoFromJson, isoFromJsonOrNull, isoFromOrNull, type EitherTimestamps, type Jsonified } from "../../db/jsonified.ts";
 import type { ProductMediaRow, ProductPriceRow, ProductRow } from "./products.table.ts";
 import { toBenefit, toBenefitPublic, type BenefitJson } from "../benefits/benefits.mapper.ts";
@@ -12,17 +13,6 @@ export type ProductWithRelationsJson = Jsonified<ProductRow> & {
   benefits: BenefitJson[];
   medias: ProductMediaJson[];
   attached_custom_fields: AttachedCustomFieldJson[];
-};
-
-const sizeReadable = (bytes: number): string => {
-  const units = ["B", "kB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 };
 
 export function toProductPrice(row: ProductPriceJson): ProductPrice {

@@ -4,6 +4,7 @@ import { TrialInterval } from "../../schema/extra-primitives.ts";
 import { AttachedCustomField } from "../custom-fields/custom-fields.schemas.ts";
 import { AnyProductPrice } from "./prices.schemas.ts";
 import { Benefit, BenefitPublic } from "../benefits/benefits.schemas.ts";
+import { ProductMediaFileRead } from "../files/files.schemas.ts";
 
 export * from "./prices.schemas.ts";
 
@@ -39,29 +40,7 @@ export const ProductBaseFields = {
   organization_id: Uuid4({ description: "ID of the organization owning the product." }),
 };
 
-export const ProductMediaFileRead = Type.Object(
-  {
-    id: Uuid4({ description: "The ID of the object." }),
-    organization_id: Uuid4(),
-    name: Type.String(),
-    path: Type.String(),
-    mime_type: Type.String(),
-    size: Type.Integer({ description: "Size in bytes." }),
-    storage_version: Nullable(Type.String()),
-    checksum_etag: Nullable(Type.String()),
-    checksum_sha256_base64: Nullable(Type.String()),
-    checksum_sha256_hex: Nullable(Type.String()),
-    last_modified_at: Nullable(DateTime()),
-    version: Nullable(Type.String()),
-    service: Type.Literal("product_media"),
-    is_uploaded: Type.Boolean(),
-    created_at: DateTime(),
-    size_readable: Type.String({ readOnly: true, description: "Human-readable size." }),
-    public_url: Type.String({ readOnly: true, description: "Public address of the media." }),
-  },
-  { title: "ProductMediaFileRead", description: "File used as a product media." },
-);
-export type ProductMediaFileRead = Static<typeof ProductMediaFileRead>;
+export { ProductMediaFileRead } from "../files/files.schemas.ts";
 
 const prices = Type.Array(AnyProductPrice, { description: "Prices of the product." });
 const medias = Type.Array(ProductMediaFileRead, { description: "Media files attached to the product." });

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { principalOf } from "../../http/auth.ts";
+import { PORTAL_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import {
+  DownloadableListQuery,
+  DownloadTokenParams,
+  ListResourceDownloadableRead,
+  type DownloadableService,
+} from "../files/files.steps.ts";
+import { portalCustomerOf } from "./portal-session.ts";
+
+const READ = ["customer_portal:read", "customer_portal:write"];
+const tags = ["customer_portal"];
+
+export const portalDownloadableRoutes =
+  (downloadables: DownloadableService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/v1/customer-portal/downloadables/",
+      {
+        config: requireAuth(PORTAL_SIDE, READ),
+        schema: {
+          operationId: "customer_portal:downloadables:list",
+          tags,
+          summary: "List Downloadables",
+          description: "The files the customer's benefits give, each with a download link working for an hour.",
+          querystring: DownloadableListQuery,
+          response: responses({ 200: ListResourceDownloadableRead }),
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        return downloadables.list(principal.kind === "member" ? null : portalCustomerOf(principal).customerId, request.query);
+      },
+    );
+
+    // The link itself needs no session (it is signed); not an operation of the reference.
+    app.get("/v1/customer-portal/downloadables/:token", { schema: { hide: true, params: DownloadTokenParams } }, async (request, reply) =>
+      reply.header("cache-control", "private, no-store").redirect(await downloadables.download(request.params.token), 302),
+    );
+  };
