@@ -46,6 +46,7 @@ import { customerMeterRoutes } from "./modules/customer-meters/customer-meters.r
 import { portalMeterRoutes } from "./modules/customer-portal/portal-meters.routes.ts";
 import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
+import { LICENSE_FILE_TAG, LICENSE_FILE_TAG_DESCRIPTION, licenseFileRoutes } from "./modules/license-keys/license-files.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
 import { purchaseOfCheckout } from "./flows/purchase-summary.ts";
@@ -132,6 +133,7 @@ async function registerDocumentation(app: App, config: Config): Promise<void> {
       openapi: "3.1.0",
       info: DOCUMENT_INFO,
       servers: [{ url: config.publicBaseUrl }],
+      tags: [{ name: LICENSE_FILE_TAG, description: LICENSE_FILE_TAG_DESCRIPTION }],
       components: {
         securitySchemes: {
           pat: { type: "http", scheme: "bearer", description: "The instance owner's personal access token." },
@@ -177,7 +179,8 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalMeterRoutes(services.customerMeters));
   await app.register(webhookRoutes(services.webhooks));
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
-  await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
+  await app.register(licenseFileRoutes(services.licenseFiles));
+  await app.register(portalLicenseKeyRoutes(services.licenseKeys, services.licenseFiles, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalCustomerSessionRoutes(services.customerSessions, services.portalSignIn, deps.config));
   await app.register(portalMemberRoutes(services.portalMembers));

@@ -35,6 +35,7 @@ import { createMeterService } from "./modules/meters/meters.service.ts";
 import { createCustomerMeterService } from "./modules/customer-meters/customer-meters.service.ts";
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
+import { createLicenseFileService } from "./modules/license-keys/license-files.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
@@ -205,6 +206,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     webhooks: createWebhookService(deps),
     webhookDelivery: createWebhookDeliveryService(deps),
     licenseKeys: createLicenseKeyService(deps),
+    licenseFiles: createLicenseFileService(deps),
     licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),
     orders,

@@ -21,7 +21,7 @@ import type { ProductBenefitsTable, ProductMediasTable, ProductPricesTable, Prod
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, CreditNotesTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
-import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
+import type { LicenseKeyActivationsTable, LicenseKeysTable, LicenseSigningKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
 import type { ProcessorEventsTable } from "../modules/processor-events/processor-events.table.ts";
@@ -65,6 +65,7 @@ export interface Database {
   benefit_grants: BenefitGrantsTable;
   license_keys: LicenseKeysTable;
   license_key_activations: LicenseKeyActivationsTable;
+  license_signing_keys: LicenseSigningKeysTable;
   events: EventsTable;
   meters: MetersTable;
   meter_buckets: MeterBucketsTable;

@@ -30,6 +30,15 @@ export const BenefitLicenseKeysCreateProperties = Type.Object(
       ),
     ),
     limit_usage: Type.Optional(Nullable(Int32Positive)),
+    license_file_ttl_days: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: 365,
+          description: "An extension of this service: days a signed license file lasts before the app refreshes it online; null: 30.",
+        }),
+      ),
+    ),
   },
   { title: "BenefitLicenseKeysCreateProperties" },
 );

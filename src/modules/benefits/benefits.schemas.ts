@@ -114,6 +114,8 @@ export const BenefitLicenseKeysProperties = Type.Object(
     expires: Nullable(BenefitLicenseKeyExpirationProperties),
     activations: Nullable(BenefitLicenseKeyActivationProperties),
     limit_usage: Nullable(Type.Integer()),
+    // An extension, present only when the seller set it, so the reference's shape is unchanged otherwise.
+    license_file_ttl_days: Type.Optional(Type.Integer({ description: "An extension of this service: days a signed license file lasts." })),
   },
   { title: "BenefitLicenseKeysProperties" },
 );

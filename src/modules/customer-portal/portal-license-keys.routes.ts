@@ -5,7 +5,9 @@ import { principalOf } from "../../http/auth.ts";
 import { rateLimitHook } from "../../http/rate-limit.ts";
 import { PORTAL_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
-import { licenseKeyActions } from "../license-keys/license-keys.steps.ts";
+import { LICENSE_FILE_TAG, licenseKeyActions, type LicenseFileService } from "../license-keys/license-keys.steps.ts";
+import { LicenseFile, LicenseFileRequest } from "../license-keys/license-files.schemas.ts";
+import { ErrorBody } from "../../http/errors.ts";
 import { LicenseKeyWithActivations, ListResourceLicenseKeyRead, PortalLicenseKeyListQuery } from "../license-keys/license-keys.schemas.ts";
 import type { LicenseKeyService } from "../license-keys/license-keys.steps.ts";
 import { portalCustomerOf } from "./portal-session.ts";
@@ -23,7 +25,7 @@ const keyBucket = (request: FastifyRequest): string => {
 };
 
 export const portalLicenseKeyRoutes =
-  (service: LicenseKeyService, config: Config): FastifyPluginAsyncTypebox =>
+  (service: LicenseKeyService, licenseFiles: LicenseFileService, config: Config): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/v1/customer-portal/license-keys/",
@@ -71,5 +73,24 @@ export const portalLicenseKeyRoutes =
         tags,
         preHandler,
       }),
+    );
+
+    app.post(
+      "/v1/customer-portal/license-keys/license-file",
+      {
+        preHandler,
+        schema: {
+          operationId: "customer_portal:license_keys:license_file",
+          tags: [LICENSE_FILE_TAG],
+          summary: "Get License File",
+          description:
+            "An extension of this service, without credential and rate limited as activation: a signed license file for a live " +
+            "activation of the key, to verify offline against the organization's JWKS. A revoked, disabled or expired key, or an " +
+            "activation of another key, answers 404 as a validation does.",
+          body: LicenseFileRequest,
+          response: { ...responses({ 200: LicenseFile }, { auth: false, notFound: true }), 429: ErrorBody },
+        },
+      },
+      async (request) => licenseFiles.issueByValue(request.body),
     );
   };

@@ -52,6 +52,13 @@ function sameConditions(required: Record<string, JsonValue>, given: Record<strin
   );
 }
 
+/** What a validation answers a key it cannot vouch for: unknown, no longer granted or expired (404s). */
+export function assertValidKey(key: LicenseKeyRow | undefined, now: Date): asserts key is LicenseKeyRow {
+  if (!key) throw new ResourceNotFound();
+  if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
+  if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+}
+
 async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyRead> {
   return toLicenseKey(row, await repo.findCustomerForKey(db, row.customer_id));
 }
@@ -67,6 +74,8 @@ export interface LicenseKeyTerms {
   expires?: { ttl: number; timeframe: "day" | "month" | "year" } | null;
   activations?: { limit: number } | null;
   limit_usage?: number | null;
+  /** An extension: days a license file lasts before the app refreshes it; absent: the default. */
+  license_file_ttl_days?: number | null;
 }
 
 /** An uppercase UUID4, behind the benefit's prefix when it has one. */
@@ -101,6 +110,7 @@ const keyLimits = (terms: LicenseKeyTerms, now: Date) => ({
   limit_activations: terms.activations?.limit ?? null,
   limit_usage: terms.limit_usage ?? null,
   expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
+  license_file_ttl_days: terms.license_file_ttl_days ?? null,
 });
 
 /**
@@ -159,9 +169,7 @@ async function validateLicenseKey(deps: Deps, input: LicenseKeyValidate, allowed
   const increment = input.increment_usage ?? 0;
   return deps.db.transaction().execute(async (trx) => {
     const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
-    if (!key) throw new ResourceNotFound();
-    if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
-    if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+    assertValidKey(key, now);
     let activation = null;
     if (input.activation_id) {
       activation = await repo.findLiveActivation(trx, key.id, input.activation_id);

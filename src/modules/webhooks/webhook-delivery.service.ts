@@ -17,7 +17,7 @@ import {
 } from "./webhook-delivery.repository.ts";
 import { writeWebhookEndpointDisabledEmail } from "../emails/seller-notices.steps.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
-import { openSecret } from "./webhook-secrets.ts";
+import { openWebhookSecret } from "./webhook-secrets.ts";
 import { postWebhook } from "./webhook-sender.ts";
 import { urlPolicyOf, type UrlPolicy } from "../../http/outbound-url-policy.ts";
 import { webhookBody } from "./webhooks.mapper.ts";
@@ -174,7 +174,7 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
   while (withinBudget()) {
     const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
     if (heads.length === 0) return false;
-    const secret = openSecret(deps.secret, heads[0]!.secret_sealed);
+    const secret = openWebhookSecret(deps.secret, heads[0]!.secret_sealed);
     const delivered: AttemptRecord[] = [];
     let stop: FailureOutcome | null = null;
     for (const head of heads) {
