@@ -43,6 +43,7 @@ import * as organizationUpdates from "./2026-11-29T0720_organization_updates.ts"
 import * as webhookEndpointFailingSince from "./2026-11-29T0721_webhook_endpoint_failing_since.ts";
 import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
 import * as licenseSigningKeys from "./2026-11-30T0160_license_signing_keys.ts";
+import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activation_heartbeats.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -95,6 +96,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0721_webhook_endpoint_failing_since": webhookEndpointFailingSince,
   "2026-11-29T0750_portal_sign_ins": portalSignIns,
   "2026-11-30T0160_license_signing_keys": licenseSigningKeys,
+  "2026-11-30T0161_license_activation_heartbeats": licenseActivationHeartbeats,
 };
 
 /**

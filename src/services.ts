@@ -7,6 +7,7 @@ import { customerDeletion } from "./flows/delete-customer.ts";
 import { licenseKeyUpdating } from "./flows/update-license-key.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
 import { remindSubscribers } from "./flows/remind-subscribers.ts";
+import { cullSilentLicenseActivations } from "./flows/cull-silent-activations.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createPortalBenefitGrantService } from "./modules/customer-portal/portal-benefit-grants.service.ts";
@@ -216,6 +217,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     subscriptionRenewals,
     /** The hourly scan writing the renewal and trial-end reminders due. */
     subscriptionReminders: () => remindSubscribers(subscriptionFlows),
+    licenseActivationsCull: () => cullSilentLicenseActivations(deps),
     subscriptionUpdates,
     portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),

@@ -39,6 +39,20 @@ export const BenefitLicenseKeysCreateProperties = Type.Object(
         }),
       ),
     ),
+    heartbeat: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            interval_seconds: Type.Integer({ minimum: 60, maximum: 2_592_000, description: "Seconds between an activation's heartbeats." }),
+            grace_seconds: Type.Integer({ minimum: 0, maximum: 2_592_000, description: "Silence tolerated past the interval." }),
+          },
+          {
+            title: "BenefitLicenseKeyHeartbeatProperties",
+            description: "An extension of this service: an activation silent for interval plus grace is deactivated; null: never.",
+          },
+        ),
+      ),
+    ),
   },
   { title: "BenefitLicenseKeysCreateProperties" },
 );

@@ -31,14 +31,15 @@ type TypedProperties<U = BenefitCreate> = U extends { type: infer T; properties:
 function storedProperties(input: TypedProperties): Record<string, unknown> {
   if (input.type === "custom") return { note: input.properties.note ?? null };
   if (input.type === "meter_credit") return { ...input.properties };
-  const { prefix, expires, activations, limit_usage, license_file_ttl_days } = input.properties;
+  const { prefix, expires, activations, limit_usage, license_file_ttl_days, heartbeat } = input.properties;
   return {
     prefix: prefix ?? null,
     expires: expires ?? null,
     activations: activations ?? null,
     limit_usage: limit_usage ?? null,
-    // The extension is stored only when set, so benefits without it keep the reference's shape.
+    // The extensions are stored only when set, so benefits without them keep the reference's shape.
     ...(typeof license_file_ttl_days === "number" ? { license_file_ttl_days } : {}),
+    ...(heartbeat ? { heartbeat } : {}),
   };
 }
 
@@ -68,7 +69,7 @@ function keyTermsChanged(before: Record<string, unknown>, after: Record<string, 
     licenseKeyProperties(before as BenefitRow["properties"]),
     licenseKeyProperties(after as BenefitRow["properties"]),
   ];
-  return (["expires", "activations", "limit_usage", "license_file_ttl_days"] as const).some(
+  return (["expires", "activations", "limit_usage", "license_file_ttl_days", "heartbeat"] as const).some(
     (key) => JSON.stringify(previous[key]) !== JSON.stringify(next[key]),
   );
 }

@@ -9,7 +9,8 @@ import type { LicenseFileService } from "./license-files.service.ts";
 export const LICENSE_FILE_TAG = "license_files";
 export const LICENSE_FILE_TAG_DESCRIPTION =
   "An extension of this service (not in the 2026-04 reference): license files signed with the organization's Ed25519 key " +
-  "(a compact JWS, `alg: EdDSA`, in a `COMMERCE LICENSE` armor) that a desktop app verifies offline against the JWKS.";
+  "(a compact JWS, `alg: EdDSA`, in a `COMMERCE LICENSE` armor) that a desktop app verifies offline against the JWKS, " +
+  "and activation heartbeats that free the slots of machines gone silent.";
 const tags = [LICENSE_FILE_TAG];
 
 export const licenseFileRoutes =

@@ -76,6 +76,8 @@ export interface LicenseKeyTerms {
   limit_usage?: number | null;
   /** An extension: days a license file lasts before the app refreshes it; absent: the default. */
   license_file_ttl_days?: number | null;
+  /** An extension: activations must send a heartbeat every `interval_seconds`, or lapse after `grace_seconds` more. */
+  heartbeat?: { interval_seconds: number; grace_seconds: number } | null;
 }
 
 /** An uppercase UUID4, behind the benefit's prefix when it has one. */
@@ -111,6 +113,8 @@ const keyLimits = (terms: LicenseKeyTerms, now: Date) => ({
   limit_usage: terms.limit_usage ?? null,
   expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
   license_file_ttl_days: terms.license_file_ttl_days ?? null,
+  heartbeat_interval_seconds: terms.heartbeat?.interval_seconds ?? null,
+  heartbeat_grace_seconds: terms.heartbeat?.grace_seconds ?? null,
 });
 
 /**
@@ -158,6 +162,7 @@ async function activateLicenseKey(deps: Deps, input: LicenseKeyActivate, allowed
       label: input.label,
       conditions: JSON.stringify(input.conditions ?? {}),
       meta: JSON.stringify(input.meta ?? {}),
+      last_heartbeat_at: null,
     });
     return { ...toActivation(activation), license_key: await withCustomer(trx, key) };
   });
@@ -193,6 +198,28 @@ async function deactivateLicenseKey(deps: Deps, input: LicenseKeyDeactivate, all
   assertInScope(input.organization_id, allowed);
   const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
   if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
+}
+
+/** An activation's sign of life: a live activation of a valid key (validate's 404s otherwise) records it. */
+async function recordLicenseKeyHeartbeat(deps: Deps, input: LicenseKeyDeactivate): Promise<void> {
+  const now = deps.now();
+  const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
+  assertValidKey(key, now);
+  if (!(await repo.recordHeartbeat(deps.db, key.id, input.activation_id, now))) throw new ResourceNotFound();
+}
+
+/**
+ * Deactivates the key's activations silent past its heartbeat grace, in the caller's transaction,
+ * holding the key's row as an activation does; returns the key and the culled ids (none when the
+ * key is gone or none lapsed).
+ */
+export async function cullSilentActivations(
+  db: Executor,
+  keyId: string,
+  now: Date,
+): Promise<{ key: LicenseKeyRow; culled: string[] } | null> {
+  const key = await repo.findKeyForUpdate(db, keyId, null);
+  return key ? { key, culled: await repo.deactivateSilentActivations(db, key, now) } : null;
 }
 
 function listLicenseKeys(deps: Deps, query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
@@ -266,6 +293,7 @@ export function createLicenseKeyService(deps: Deps) {
     activate: (input: LicenseKeyActivate, allowed: OrganizationScope) => activateLicenseKey(deps, input, allowed),
     validate: (input: LicenseKeyValidate, allowed: OrganizationScope) => validateLicenseKey(deps, input, allowed),
     deactivate: (input: LicenseKeyDeactivate, allowed: OrganizationScope) => deactivateLicenseKey(deps, input, allowed),
+    heartbeat: (input: LicenseKeyDeactivate) => recordLicenseKeyHeartbeat(deps, input),
     list: (query: LicenseKeyListQuery, allowed: OrganizationScope) => listLicenseKeys(deps, query, allowed),
     get: (id: string, allowed: OrganizationScope) => getLicenseKey(deps, id, allowed, null),
     getActivation: (ids: { id: string; activationId: string }, allowed: OrganizationScope) => getLicenseKeyActivation(deps, ids, allowed),

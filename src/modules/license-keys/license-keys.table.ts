@@ -23,6 +23,10 @@ export interface LicenseKeysTable {
   expires_at: Date | null;
   /** Days a license file of this key lasts before a refresh (its benefit's extension); null: the default. */
   license_file_ttl_days: number | null;
+  /** Seconds between an activation's heartbeats (its benefit's extension); null: activations never lapse. */
+  heartbeat_interval_seconds: number | null;
+  /** Seconds of silence tolerated past the interval before the activation is deactivated. */
+  heartbeat_grace_seconds: number | null;
 }
 export type LicenseKeyRow = Selectable<LicenseKeysTable>;
 
@@ -36,6 +40,7 @@ export interface LicenseKeyActivationsTable {
   label: string;
   conditions: Json<Record<string, JsonValue>>;
   meta: Json<Record<string, JsonValue>>;
+  last_heartbeat_at: Date | null;
 }
 export type LicenseKeyActivationRow = Selectable<LicenseKeyActivationsTable>;
 

@@ -215,10 +215,18 @@ describe("license files", () => {
       method: "POST",
       url: "/v1/benefits/",
       token: benefitsToken,
-      payload: { type: "license_keys", description: "Desktop app", properties: { license_file_ttl_days: 14 } },
+      payload: {
+        type: "license_keys",
+        description: "Desktop app",
+        properties: { license_file_ttl_days: 14, heartbeat: { interval_seconds: 600, grace_seconds: 60 } },
+      },
     });
     expect(created.statusCode, created.body).toBe(201);
-    expect(created.json().properties).toMatchObject({ license_file_ttl_days: 14, limit_usage: null });
+    expect(created.json().properties).toMatchObject({
+      license_file_ttl_days: 14,
+      heartbeat: { interval_seconds: 600, grace_seconds: 60 },
+      limit_usage: null,
+    });
     const tooLong = await ctx.request({
       method: "PATCH",
       url: `/v1/benefits/${created.json<{ id: string }>().id}`,
@@ -226,6 +234,13 @@ describe("license files", () => {
       payload: { type: "license_keys", properties: { license_file_ttl_days: 366 } },
     });
     expect(tooLong.statusCode, tooLong.body).toBe(422);
+    const tooOften = await ctx.request({
+      method: "PATCH",
+      url: `/v1/benefits/${created.json<{ id: string }>().id}`,
+      token: benefitsToken,
+      payload: { type: "license_keys", properties: { heartbeat: { interval_seconds: 5, grace_seconds: 0 } } },
+    });
+    expect(tooOften.statusCode, tooOften.body).toBe(422);
   });
 
   it("answers validate's 404s for a revoked, disabled or expired key and for a deactivated activation", async () => {
