@@ -4,7 +4,7 @@ import { cullSilentLicenseActivations } from "../../../src/flows/cull-silent-act
 import { crontab } from "../../../src/tasks.ts";
 import { badInputTable, jsonRequest } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createLicenseKey, createOrganization } from "../../helpers/factories.ts";
+import { createCustomer, createLicenseKey, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -116,6 +116,20 @@ describe("heartbeats and culling", () => {
     expect(late.statusCode, late.body).toBe(404);
     expect(late.json()).toEqual({ error: "ResourceNotFound", detail: "Not found" });
     expect(await live(key.id)).toEqual([beating]);
+  });
+
+  it("gives issued keys the heartbeat terms of their benefit when it is edited", async () => {
+    const key = await heartbeatKey({ heartbeat_interval_seconds: null, heartbeat_grace_seconds: null });
+    const token = await createOrganizationToken(ctx.deps, orgId, ["benefits:write"]);
+    const response = await ctx.request({
+      method: "PATCH",
+      url: `/v1/benefits/${key.benefit_id}`,
+      token,
+      payload: { type: "license_keys", properties: { heartbeat: { interval_seconds: 3600, grace_seconds: 120 } } },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const row = await ctx.deps.db.selectFrom("license_keys").selectAll().where("id", "=", key.id).executeTakeFirstOrThrow();
+    expect([row.heartbeat_interval_seconds, row.heartbeat_grace_seconds]).toEqual([3600, 120]);
   });
 
   it("never culls the activations of a key without a heartbeat interval", async () => {
