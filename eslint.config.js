@@ -55,7 +55,9 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-return": "off",
     },
   },
-  { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable" } } },
   { files: ["bin/**/*.js"], languageOptions: { globals: { process: "readonly" } } },
+  // The README's verification examples: standalone Node scripts.
+  { files: ["examples/**/*.mjs"], languageOptions: { globals: { process: "readonly", Buffer: "readonly", console: "readonly" } } },
 );

@@ -51,6 +51,8 @@ import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
 import * as organizationNotificationSettings from "./2026-11-30T0150_organization_notification_settings.ts";
 import * as emailsFreshPending from "./2026-11-30T0151_emails_fresh_pending.ts";
 import * as filesAndDownloadables from "./2026-11-30T0100_files_and_downloadables.ts";
+import * as licenseSigningKeys from "./2026-11-30T0160_license_signing_keys.ts";
+import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activation_heartbeats.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -111,6 +113,8 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0150_organization_notification_settings": organizationNotificationSettings,
   "2026-11-30T0151_emails_fresh_pending": emailsFreshPending,
   "2026-11-30T0100_files_and_downloadables": filesAndDownloadables,
+  "2026-11-30T0160_license_signing_keys": licenseSigningKeys,
+  "2026-11-30T0161_license_activation_heartbeats": licenseActivationHeartbeats,
 };
 
 /**

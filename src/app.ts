@@ -52,6 +52,7 @@ import { webhookRoutes } from "./modules/webhooks/webhooks.routes.ts";
 import { licenseKeyRoutes } from "./modules/license-keys/license-keys.routes.ts";
 import { fileRoutes } from "./modules/files/files.routes.ts";
 import { portalDownloadableRoutes } from "./modules/customer-portal/portal-downloadables.routes.ts";
+import { LICENSE_FILE_TAG, LICENSE_FILE_TAG_DESCRIPTION, licenseFileRoutes } from "./modules/license-keys/license-files.routes.ts";
 import { portalLicenseKeyRoutes } from "./modules/customer-portal/portal-license-keys.routes.ts";
 import { portalCustomerRoutes } from "./modules/customer-portal/portal-customers.routes.ts";
 import { portalEmailUpdateRoutes } from "./modules/customer-portal/portal-email-update.routes.ts";
@@ -141,6 +142,7 @@ async function registerDocumentation(app: App, config: Config): Promise<void> {
       openapi: "3.1.0",
       info: DOCUMENT_INFO,
       servers: [{ url: config.publicBaseUrl }],
+      tags: [{ name: LICENSE_FILE_TAG, description: LICENSE_FILE_TAG_DESCRIPTION }],
       components: {
         securitySchemes: {
           pat: { type: "http", scheme: "bearer", description: "The instance owner's personal access token." },
@@ -191,7 +193,8 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(licenseKeyRoutes(services.licenseKeys, services.licenseKeyUpdating));
   await app.register(fileRoutes(services.files, services.publicFiles));
   await app.register(portalDownloadableRoutes(services.downloadables));
-  await app.register(portalLicenseKeyRoutes(services.licenseKeys, deps.config));
+  await app.register(licenseFileRoutes(services.licenseFiles));
+  await app.register(portalLicenseKeyRoutes(services.licenseKeys, services.licenseFiles, deps.config));
   await app.register(portalCustomerRoutes(services.portalCustomers, services.portalPaymentMethods));
   await app.register(portalOrganizationRoutes(services.portalOrganizations));
   await app.register(portalEmailUpdateRoutes(services.portalEmailUpdates, deps.config));

@@ -7,6 +7,7 @@ import { customerDeletion } from "./flows/delete-customer.ts";
 import { licenseKeyUpdating } from "./flows/update-license-key.ts";
 import { subscriptionRenewals as renewalsFlow } from "./flows/renew-subscriptions.ts";
 import { remindSubscribers } from "./flows/remind-subscribers.ts";
+import { cullSilentLicenseActivations } from "./flows/cull-silent-activations.ts";
 import { createBenefitGrantService } from "./modules/benefits/benefit-grant-reads.service.ts";
 import { createBenefitService } from "./modules/benefits/benefits.service.ts";
 import { createFileService } from "./modules/files/files.service.ts";
@@ -45,6 +46,7 @@ import { createCustomerMeterService } from "./modules/customer-meters/customer-m
 import { createMeterQuantityService } from "./modules/meters/meter-quantities.service.ts";
 import { createMetricsService } from "./modules/metrics/metrics.service.ts";
 import { createLicenseKeyService } from "./modules/license-keys/license-keys.service.ts";
+import { createLicenseFileService } from "./modules/license-keys/license-files.service.ts";
 import { createOrderDocumentService } from "./modules/orders/order-documents.service.ts";
 import { createOrderService } from "./modules/orders/orders.service.ts";
 import { createSubscriptionService } from "./modules/subscriptions/subscriptions.service.ts";
@@ -228,6 +230,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     publicFiles: createPublicFiles(deps, adapters.blobs),
     downloadables: createDownloadableService(deps, adapters.blobs),
     licenseKeys: createLicenseKeyService(deps),
+    licenseFiles: createLicenseFileService(deps),
     licenseKeyUpdating: licenseKeyUpdating(deps),
     portalCustomers: createPortalCustomerService(deps),
     portalOrganizations: createPortalOrganizationService(deps),
@@ -241,6 +244,7 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     subscriptionRenewals,
     /** The hourly scan writing the renewal and trial-end reminders due. */
     subscriptionReminders: () => remindSubscribers(subscriptionFlows),
+    licenseActivationsCull: () => cullSilentLicenseActivations(deps),
     subscriptionUpdates,
     portalSubscriptions: createPortalSubscriptionService(deps, subscriptionUpdates),
     testClock: createTestClock(deps, subscriptionRenewals, checkoutSessions),

@@ -52,6 +52,9 @@ export function taskList(deps: Deps, services: Services): TaskList {
     [TaskName.subscriptionReminders]: async () => {
       await services.subscriptionReminders();
     },
+    [TaskName.licenseActivationsCull]: async () => {
+      await services.licenseActivationsCull();
+    },
   };
 }
 
@@ -66,4 +69,6 @@ export const crontab = [
   `23 4 * * * ${TaskName.processorEventsPrune} ?max=1`,
   // Minute 30, as the hosted service scans; a reminder missed by a down hour is written by the next scan.
   `30 * * * * ${TaskName.subscriptionReminders} ?max=1`,
+  // Every minute: an activation lapses within a minute of its grace, whatever the worker's restarts.
+  `* * * * * ${TaskName.licenseActivationsCull} ?max=1`,
 ].join("\n");

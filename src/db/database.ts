@@ -25,7 +25,7 @@ import type { ProductBenefitsTable, ProductMediasTable, ProductPricesTable, Prod
 import type { WebhookEventsTable } from "../modules/webhooks/webhook-events.table.ts";
 import type { BillingCountersTable, CreditNotesTable, OrderItemsTable, OrdersTable } from "../modules/orders/orders.table.ts";
 import type { BenefitGrantsTable, BenefitsTable } from "../modules/benefits/benefits.table.ts";
-import type { LicenseKeyActivationsTable, LicenseKeysTable } from "../modules/license-keys/license-keys.table.ts";
+import type { LicenseKeyActivationsTable, LicenseKeysTable, LicenseSigningKeysTable } from "../modules/license-keys/license-keys.table.ts";
 import type { DownloadablesTable, FilesTable } from "../modules/files/files.table.ts";
 import type { PaymentMethodsTable, PaymentsTable } from "../modules/payments/payments.table.ts";
 import type { RefundsTable } from "../modules/refunds/refunds.table.ts";
@@ -76,6 +76,7 @@ export interface Database {
   license_key_activations: LicenseKeyActivationsTable;
   files: FilesTable;
   downloadables: DownloadablesTable;
+  license_signing_keys: LicenseSigningKeysTable;
   events: EventsTable;
   event_types: EventTypesTable;
   meters: MetersTable;

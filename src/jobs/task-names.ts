@@ -45,5 +45,7 @@ export const TaskName = {
   subscriptionReminders: "subscriptions:remind",
   /** Sends one email of the outbox (`emails`), retried with backoff while the mail server is unreachable or answers 4xx. */
   emailSend: "emails.send",
+  /** Deactivates license key activations silent past their heartbeat grace (every minute; a crontab task, hence the `:`). */
+  licenseActivationsCull: "license_keys:cull_activations",
 } as const;
 export type TaskName = (typeof TaskName)[keyof typeof TaskName];

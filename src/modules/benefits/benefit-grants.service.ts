@@ -1,6 +1,7 @@
 import type { Executor } from "../../db/database.ts";
-import { afterGrantChanges } from "./benefit-grant-events.ts";
-import { revokeCustomerGrants, revokeOrderGrants, setLicenseKeyGrant } from "./benefits.repository.ts";
+import { afterGrantChanges, publishGrantEvents } from "./benefit-grant-events.ts";
+import type { BenefitGrantProperties } from "./benefit-grants.schemas.ts";
+import { revokeCustomerGrants, revokeOrderGrants, setLicenseKeyGrant, touchLicenseKeyGrant } from "./benefits.repository.ts";
 
 /**
  * Takes back what a refunded one-time order granted (a refund with `revoke_benefits`): its grants
@@ -30,4 +31,19 @@ export async function syncLicenseKeyGrant(
   now: Date,
 ): Promise<number> {
   return afterGrantChanges(db, await setLicenseKeyGrant(db, key, granted, now), granted, now);
+}
+
+/**
+ * A license key's activations changed without the seller (silent ones deactivated): the grant that
+ * issued it records a `benefit_grant.updated`, as the hosted service sends for a changed grant; its
+ * properties (the key's id and display) are what they were.
+ */
+export async function licenseKeyGrantUpdated(
+  db: Executor,
+  key: { id: string; organization_id: string; customer_id: string; benefit_id: string },
+  now: Date,
+): Promise<void> {
+  const grants = await touchLicenseKeyGrant(db, key, now);
+  const previous = new Map(grants.map((grant) => [grant.id, grant.properties as BenefitGrantProperties]));
+  await publishGrantEvents(db, "benefit_grant.updated", grants.map((grant) => grant.id).sort(), now, previous);
 }

@@ -31,6 +31,29 @@ export const BenefitLicenseKeysCreateProperties = Type.Object(
       ),
     ),
     limit_usage: Type.Optional(Nullable(Int32Positive)),
+    license_file_ttl_days: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: 365,
+          description: "An extension of this service: days a signed license file lasts before the app refreshes it online; null: 30.",
+        }),
+      ),
+    ),
+    heartbeat: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            interval_seconds: Type.Integer({ minimum: 60, maximum: 2_592_000, description: "Seconds between an activation's heartbeats." }),
+            grace_seconds: Type.Integer({ minimum: 0, maximum: 2_592_000, description: "Silence tolerated past the interval." }),
+          },
+          {
+            title: "BenefitLicenseKeyHeartbeatProperties",
+            description: "An extension of this service: an activation silent for interval plus grace is deactivated; null: never.",
+          },
+        ),
+      ),
+    ),
   },
   { title: "BenefitLicenseKeysCreateProperties" },
 );

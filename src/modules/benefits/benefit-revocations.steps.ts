@@ -4,3 +4,6 @@ export { revokeCustomerBenefits, revokeOrderBenefits } from "./benefit-grants.se
 
 // A seller's change of a license key's status reaching the grant that issued it (flows/update-license-key.ts).
 export { syncLicenseKeyGrant } from "./benefit-grants.service.ts";
+
+// A license key's silent activations culled (flows/cull-silent-activations.ts).
+export { licenseKeyGrantUpdated } from "./benefit-grants.service.ts";

@@ -33,6 +33,8 @@ export const licenseKeyProperties = (stored: Record<string, JsonValue>): License
     expires: typed.expires ?? null,
     activations: typed.activations ?? null,
     limit_usage: typed.limit_usage ?? null,
+    ...(typeof typed.license_file_ttl_days === "number" ? { license_file_ttl_days: typed.license_file_ttl_days } : {}),
+    ...(typed.heartbeat ? { heartbeat: typed.heartbeat } : {}),
   };
 };
 

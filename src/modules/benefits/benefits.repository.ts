@@ -210,6 +210,23 @@ export const setLicenseKeyGrant = (
     .returning(CHANGED)
     .execute();
 
+/** Marks the granted grant that issued a license key as changed (its activations did); returns it. */
+export const touchLicenseKeyGrant = (
+  db: Executor,
+  key: { id: string; organization_id: string; customer_id: string; benefit_id: string },
+  now: Date,
+) =>
+  db
+    .updateTable("benefit_grants")
+    .set({ modified_at: now })
+    .where("organization_id", "=", key.organization_id)
+    .where("customer_id", "=", key.customer_id)
+    .where("benefit_id", "=", key.benefit_id)
+    .where(sql<string>`properties->>'license_key_id'`, "=", key.id)
+    .where("granted_at", "is not", null)
+    .returning(CHANGED)
+    .execute();
+
 /** Marks the benefit's granted grants as changed (its terms were); returns them, with whether a subscription backs each. */
 export const touchGrantedGrantsOfBenefit = (db: Executor, benefitId: string, now: Date) =>
   db

@@ -114,6 +114,14 @@ export const BenefitLicenseKeysProperties = Type.Object(
     expires: Nullable(BenefitLicenseKeyExpirationProperties),
     activations: Nullable(BenefitLicenseKeyActivationProperties),
     limit_usage: Nullable(Type.Integer()),
+    // An extension, present only when the seller set it, so the reference's shape is unchanged otherwise.
+    license_file_ttl_days: Type.Optional(Type.Integer({ description: "An extension of this service: days a signed license file lasts." })),
+    heartbeat: Type.Optional(
+      Type.Object(
+        { interval_seconds: Type.Integer(), grace_seconds: Type.Integer() },
+        { description: "An extension of this service: activations silent for interval plus grace are deactivated." },
+      ),
+    ),
   },
   { title: "BenefitLicenseKeysProperties" },
 );

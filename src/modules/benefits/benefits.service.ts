@@ -36,8 +36,16 @@ function storedProperties(input: TypedProperties): Record<string, unknown> {
   if (input.type === "custom") return { note: input.properties.note ?? null };
   if (input.type === "meter_credit") return { ...input.properties };
   if (input.type === "downloadables") return { files: input.properties.files, archived: input.properties.archived ?? {} };
-  const { prefix, expires, activations, limit_usage } = input.properties;
-  return { prefix: prefix ?? null, expires: expires ?? null, activations: activations ?? null, limit_usage: limit_usage ?? null };
+  const { prefix, expires, activations, limit_usage, license_file_ttl_days, heartbeat } = input.properties;
+  return {
+    prefix: prefix ?? null,
+    expires: expires ?? null,
+    activations: activations ?? null,
+    limit_usage: limit_usage ?? null,
+    // The extensions are stored only when set, so benefits without them keep the reference's shape.
+    ...(typeof license_file_ttl_days === "number" ? { license_file_ttl_days } : {}),
+    ...(heartbeat ? { heartbeat } : {}),
+  };
 }
 
 /** The properties an update replaces the stored ones with; null when it leaves them. */
@@ -69,7 +77,9 @@ function keyTermsChanged(before: Record<string, unknown>, after: Record<string, 
     licenseKeyProperties(before as BenefitRow["properties"]),
     licenseKeyProperties(after as BenefitRow["properties"]),
   ];
-  return (["expires", "activations", "limit_usage"] as const).some((key) => JSON.stringify(previous[key]) !== JSON.stringify(next[key]));
+  return (["expires", "activations", "limit_usage", "license_file_ttl_days", "heartbeat"] as const).some(
+    (key) => JSON.stringify(previous[key]) !== JSON.stringify(next[key]),
+  );
 }
 
 /**

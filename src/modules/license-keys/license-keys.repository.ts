@@ -129,3 +129,50 @@ export async function setKeyStatus(db: Executor, ids: readonly string[], status:
 export async function updateKeys(db: Executor, ids: readonly string[], values: Updateable<LicenseKeysTable>): Promise<void> {
   if (ids.length) await db.updateTable("license_keys").set(values).where("id", "in", ids).execute();
 }
+
+/** Records a heartbeat of a live activation of the key; false when there is none (unknown, deactivated or culled). */
+export const recordHeartbeat = async (db: Executor, licenseKeyId: string, activationId: string, now: Date): Promise<boolean> => {
+  const result = await db
+    .updateTable("license_key_activations")
+    .set({ last_heartbeat_at: now })
+    .where("id", "=", activationId)
+    .where("license_key_id", "=", licenseKeyId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+};
+
+/** `coalesce(last heartbeat, creation) + interval + grace`: the instant a silent activation lapses. */
+const lapsesAt = sql<Date>`coalesce(a.last_heartbeat_at, a.created_at) + make_interval(secs => k.heartbeat_interval_seconds + coalesce(k.heartbeat_grace_seconds, 0))`;
+
+/** Keys with a live activation silent past its grace at `now`, oldest lapse first, at most `limit`. */
+export const keysWithSilentActivations = async (db: Executor, now: Date, limit: number): Promise<string[]> => {
+  const rows = await db
+    .selectFrom("license_key_activations as a")
+    .innerJoin("license_keys as k", "k.id", "a.license_key_id")
+    .select("k.id")
+    .where("a.deleted_at", "is", null)
+    .where("k.deleted_at", "is", null)
+    .where("k.heartbeat_interval_seconds", "is not", null)
+    .where(lapsesAt, "<=", now)
+    .groupBy("k.id")
+    .orderBy(sql`min(${lapsesAt})`)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+};
+
+/** Deactivates the key's activations silent past its grace at `now` (the key's row locked by the caller); returns their ids. */
+export const deactivateSilentActivations = async (db: Executor, key: LicenseKeyRow, now: Date): Promise<string[]> => {
+  if (key.heartbeat_interval_seconds === null) return [];
+  const lapse = (key.heartbeat_interval_seconds + (key.heartbeat_grace_seconds ?? 0)) * 1000;
+  const rows = await db
+    .updateTable("license_key_activations")
+    .set({ deleted_at: now, modified_at: now })
+    .where("license_key_id", "=", key.id)
+    .where("deleted_at", "is", null)
+    .where(sql<Date>`coalesce(last_heartbeat_at, created_at)`, "<=", new Date(now.getTime() - lapse))
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
+};

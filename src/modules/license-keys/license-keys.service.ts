@@ -52,6 +52,13 @@ function sameConditions(required: Record<string, JsonValue>, given: Record<strin
   );
 }
 
+/** What a validation answers a key it cannot vouch for: unknown, no longer granted or expired (404s). */
+export function assertValidKey(key: LicenseKeyRow | undefined, now: Date): asserts key is LicenseKeyRow {
+  if (!key) throw new ResourceNotFound();
+  if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
+  if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+}
+
 async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyRead> {
   return toLicenseKey(row, await repo.findCustomerForKey(db, row.customer_id));
 }
@@ -67,6 +74,10 @@ export interface LicenseKeyTerms {
   expires?: { ttl: number; timeframe: "day" | "month" | "year" } | null;
   activations?: { limit: number } | null;
   limit_usage?: number | null;
+  /** An extension: days a license file lasts before the app refreshes it; absent: the default. */
+  license_file_ttl_days?: number | null;
+  /** An extension: activations must send a heartbeat every `interval_seconds`, or lapse after `grace_seconds` more. */
+  heartbeat?: { interval_seconds: number; grace_seconds: number } | null;
 }
 
 /** An uppercase UUID4, behind the benefit's prefix when it has one. */
@@ -101,6 +112,9 @@ const keyLimits = (terms: LicenseKeyTerms, now: Date) => ({
   limit_activations: terms.activations?.limit ?? null,
   limit_usage: terms.limit_usage ?? null,
   expires_at: terms.expires ? addInterval(now, terms.expires.timeframe, terms.expires.ttl) : null,
+  license_file_ttl_days: terms.license_file_ttl_days ?? null,
+  heartbeat_interval_seconds: terms.heartbeat?.interval_seconds ?? null,
+  heartbeat_grace_seconds: terms.heartbeat?.grace_seconds ?? null,
 });
 
 /**
@@ -148,6 +162,7 @@ async function activateLicenseKey(deps: Deps, input: LicenseKeyActivate, allowed
       label: input.label,
       conditions: JSON.stringify(input.conditions ?? {}),
       meta: JSON.stringify(input.meta ?? {}),
+      last_heartbeat_at: null,
     });
     return { ...toActivation(activation), license_key: await withCustomer(trx, key) };
   });
@@ -159,9 +174,7 @@ async function validateLicenseKey(deps: Deps, input: LicenseKeyValidate, allowed
   const increment = input.increment_usage ?? 0;
   return deps.db.transaction().execute(async (trx) => {
     const key = await repo.findKeyByValueForUpdate(trx, input.organization_id, input.key);
-    if (!key) throw new ResourceNotFound();
-    if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
-    if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
+    assertValidKey(key, now);
     let activation = null;
     if (input.activation_id) {
       activation = await repo.findLiveActivation(trx, key.id, input.activation_id);
@@ -185,6 +198,28 @@ async function deactivateLicenseKey(deps: Deps, input: LicenseKeyDeactivate, all
   assertInScope(input.organization_id, allowed);
   const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
   if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
+}
+
+/** An activation's sign of life: a live activation of a valid key (validate's 404s otherwise) records it. */
+async function recordLicenseKeyHeartbeat(deps: Deps, input: LicenseKeyDeactivate): Promise<void> {
+  const now = deps.now();
+  const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
+  assertValidKey(key, now);
+  if (!(await repo.recordHeartbeat(deps.db, key.id, input.activation_id, now))) throw new ResourceNotFound();
+}
+
+/**
+ * Deactivates the key's activations silent past its heartbeat grace, in the caller's transaction,
+ * holding the key's row as an activation does; returns the key and the culled ids (none when the
+ * key is gone or none lapsed).
+ */
+export async function cullSilentActivations(
+  db: Executor,
+  keyId: string,
+  now: Date,
+): Promise<{ key: LicenseKeyRow; culled: string[] } | null> {
+  const key = await repo.findKeyForUpdate(db, keyId, null);
+  return key ? { key, culled: await repo.deactivateSilentActivations(db, key, now) } : null;
 }
 
 function listLicenseKeys(deps: Deps, query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
@@ -258,6 +293,7 @@ export function createLicenseKeyService(deps: Deps) {
     activate: (input: LicenseKeyActivate, allowed: OrganizationScope) => activateLicenseKey(deps, input, allowed),
     validate: (input: LicenseKeyValidate, allowed: OrganizationScope) => validateLicenseKey(deps, input, allowed),
     deactivate: (input: LicenseKeyDeactivate, allowed: OrganizationScope) => deactivateLicenseKey(deps, input, allowed),
+    heartbeat: (input: LicenseKeyDeactivate) => recordLicenseKeyHeartbeat(deps, input),
     list: (query: LicenseKeyListQuery, allowed: OrganizationScope) => listLicenseKeys(deps, query, allowed),
     get: (id: string, allowed: OrganizationScope) => getLicenseKey(deps, id, allowed, null),
     getActivation: (ids: { id: string; activationId: string }, allowed: OrganizationScope) => getLicenseKeyActivation(deps, ids, allowed),

@@ -9,3 +9,11 @@ export { applyLicenseKeyTerms, issueLicenseKey, type LicenseKeyService } from ".
 
 // A seller's change of a key (flows/update-license-key.ts).
 export { changeLicenseKey, licenseKeyRead } from "./license-keys.service.ts";
+
+// Activations silent past their heartbeat grace (flows/cull-silent-activations.ts).
+export { keysWithSilentActivations } from "./license-keys.repository.ts";
+export { cullSilentActivations } from "./license-keys.service.ts";
+
+// Signed license files (an extension), issued by the portal's public route too.
+export { LICENSE_FILE_TAG } from "./license-files.routes.ts";
+export type { LicenseFileService } from "./license-files.service.ts";

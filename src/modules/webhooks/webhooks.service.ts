@@ -6,7 +6,7 @@ import { asList, pageWindow, toPage } from "../../schema/pagination.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
 import { disableEndpoint, nextSequence, restartPendingEvents, skipPendingEvents } from "./webhook-delivery.repository.ts";
 import { scheduleDelivery } from "./webhook-delivery.service.ts";
-import { generateWebhookSecret, openSecret, sealSecret } from "./webhook-secrets.ts";
+import { generateWebhookSecret, openWebhookSecret, sealWebhookSecret } from "./webhook-secrets.ts";
 import { urlPolicyOf, urlProblem } from "../../http/outbound-url-policy.ts";
 import { toWebhookDelivery, toWebhookEndpoint } from "./webhooks.mapper.ts";
 import {
@@ -32,7 +32,7 @@ import type { WebhookEndpointRow, WebhookEndpointsTable } from "./webhooks.table
 const HTTP_CODE_CLASS: Record<string, number> = { "2xx": 200, "3xx": 300, "4xx": 400, "5xx": 500 };
 
 const present = (deps: Deps, row: WebhookEndpointRow): WebhookEndpoint =>
-  toWebhookEndpoint(row, openSecret(deps.secret, row.secret_sealed));
+  toWebhookEndpoint(row, openWebhookSecret(deps.secret, row.secret_sealed));
 
 function checkUrl(deps: Deps, url: string): void {
   const problem = urlProblem(url, urlPolicyOf(deps.config));
@@ -76,7 +76,7 @@ async function createWebhookEndpoint(deps: Deps, body: WebhookEndpointCreate, pr
     url: body.url,
     name: body.name ?? null,
     format: body.format,
-    secret_sealed: sealSecret(deps.secret, secret),
+    secret_sealed: sealWebhookSecret(deps.secret, secret),
     events: [...new Set(body.events)],
     created_at: deps.now(),
     modified_at: null,
@@ -143,7 +143,7 @@ async function rotateWebhookSecret(deps: Deps, id: string, allowed: Organization
     if (!current) throw new ResourceNotFound();
     const now = deps.now();
     return updateEndpoint(trx, id, {
-      secret_sealed: sealSecret(deps.secret, secret),
+      secret_sealed: sealWebhookSecret(deps.secret, secret),
       previous_secret_sealed: current.secret_sealed,
       previous_secret_expires_at: new Date(now.getTime() + deps.config.webhookSecretOverlapMs),
       modified_at: now,

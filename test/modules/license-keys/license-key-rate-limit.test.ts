@@ -54,6 +54,19 @@ describe.each(["memory", "postgres"])("public license-key routes rate limits (RA
     expect((await validate("TEST-UNKNOWN-ONE", "10.0.0.2")).statusCode).toBe(429);
   });
 
+  it("counts the license-file and heartbeat routes (extensions) in the same buckets as the key's other actions", async () => {
+    const send = (path: string) =>
+      ctx.request({
+        method: "POST",
+        url: `/v1/customer-portal/license-keys/${path}`,
+        payload: { key: "TEST-SHARED", organization_id: orgId, activation_id: "00000000-0000-4000-8000-000000000000" },
+        remoteAddress: "10.0.0.9",
+      });
+    const statuses = [(await send("license-file")).statusCode, (await send("heartbeat")).statusCode];
+    statuses.push((await validate("TEST-SHARED", "10.0.0.9")).statusCode, (await send("license-file")).statusCode);
+    expect(statuses).toEqual([404, 404, 404, 429]);
+  });
+
   it("limits one address across keys", async () => {
     const statuses = [];
     for (let i = 0; i < 6; i += 1) statuses.push((await validate(`TEST-SPRAY-${i}`, "10.0.0.3")).statusCode);

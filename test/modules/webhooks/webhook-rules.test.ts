@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JITTER, MAX_ATTEMPTS, RETRY_SCHEDULE_MS, nextAttemptAt, parseRetryAfter } from "../../../src/modules/webhooks/webhook-backoff.ts";
-import { generateWebhookSecret, openSecret, sealSecret } from "../../../src/modules/webhooks/webhook-secrets.ts";
+import { generateWebhookSecret, openWebhookSecret, sealWebhookSecret } from "../../../src/modules/webhooks/webhook-secrets.ts";
 import { addressProblem, guardedLookup, urlProblem } from "../../../src/http/outbound-url-policy.ts";
 
 const production = { allowInsecureLocalhost: false, allowPrivateNetworks: false };
@@ -90,9 +90,9 @@ describe("retry schedule", () => {
 describe("endpoint secrets", () => {
   it("round-trips through the seal only with the same server secret", () => {
     const secret = generateWebhookSecret();
-    const sealed = sealSecret("server-secret-a", secret);
+    const sealed = sealWebhookSecret("server-secret-a", secret);
     expect(sealed).not.toContain(secret.slice(6));
-    expect(openSecret("server-secret-a", sealed)).toBe(secret);
-    expect(() => openSecret("server-secret-b", sealed)).toThrow();
+    expect(openWebhookSecret("server-secret-a", sealed)).toBe(secret);
+    expect(() => openWebhookSecret("server-secret-b", sealed)).toThrow();
   });
 });
