@@ -15,7 +15,7 @@ import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency
 import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, terminalLogOutput } from "./logger.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
@@ -84,7 +84,7 @@ const trustProxyOption = (trust: TrustProxy): boolean | string[] | ((address: st
 /** The Fastify server itself: logging, limits, timeouts and routing options. */
 function createServer(config: Config, options: BuildOptions) {
   return Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger ?? terminalLogOutput(config.env)),
     bodyLimit: config.bodyLimitBytes,
     // Behind a load balancer the client is the address it forwards, where the operator says whom to believe.
     trustProxy: trustProxyOption(config.trustProxy),

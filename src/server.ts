@@ -3,8 +3,9 @@ import path from "node:path";
 import pino from "pino";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { loadEnvFile } from "./env-file.ts";
 import { startWorker, type JobWorker } from "./jobs/runner.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, terminalLogOutput } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
@@ -14,8 +15,9 @@ import { crontab, taskList } from "./tasks.ts";
 /** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
 async function main(): Promise<void> {
   const startedAt = performance.now();
+  loadEnvFile();
   const config = loadConfig();
-  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
+  const logger = pino(loggerOptions(config.logLevel, terminalLogOutput(config.env)) as pino.LoggerOptions);
   const runtime = await openRuntime(config, logger);
 
   const owner = await createAccessTokenService(runtime.deps).ensureOwnerToken(config.adminToken);
