@@ -42,6 +42,7 @@ import * as emailReplyToAndUnsubscribe from "./2026-11-29T0700_email_reply_to_an
 import * as organizationUpdates from "./2026-11-29T0720_organization_updates.ts";
 import * as webhookEndpointFailingSince from "./2026-11-29T0721_webhook_endpoint_failing_since.ts";
 import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
+import * as emailsUnsentIndex from "./2026-11-30T0170_emails_unsent_index.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -93,6 +94,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0720_organization_updates": organizationUpdates,
   "2026-11-29T0721_webhook_endpoint_failing_since": webhookEndpointFailingSince,
   "2026-11-29T0750_portal_sign_ins": portalSignIns,
+  "2026-11-30T0170_emails_unsent_index": emailsUnsentIndex,
 };
 
 /**

@@ -16,6 +16,8 @@ import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
 import { loggerOptions, terminalLogOutput } from "./logger.ts";
+import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
+import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
@@ -75,6 +77,8 @@ export interface BuildOptions {
   logger?: false | { stream: NodeJS.WritableStream };
   /** The application's services, when the caller shares them with the worker; built here otherwise. */
   services?: Services;
+  /** Prometheus metrics to count requests into; `/metrics` is served here when they are token-protected. */
+  metrics?: PrometheusMetrics;
 }
 
 /** TRUST_PROXY as Fastify takes it; a hop count as the function that trusts that many hops. */
@@ -232,6 +236,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   const services = options.services ?? buildServices(deps);
   await registerRequestHandling(app, deps, services);
+
+  if (options.metrics) {
+    observeRequests(app, options.metrics);
+    if (deps.config.metrics && "token" in deps.config.metrics) registerMetricsRoute(app, options.metrics, deps.config.metrics.token);
+  }
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
