@@ -59,14 +59,14 @@ module.exports = {
       severity: "error",
       comment:
         "Infrastructure (http, schema, values, pages, db, jobs, contracts, documents) and the adapters serve the features and never call into one at run time.",
-      from: { path: "^src/(http|schema|values|pages|db|jobs|contracts|documents|adapters)/" },
+      from: { path: "^src/(http|schema|values|pages|db|jobs|contracts|documents|adapters|observability)/" },
       to: { path: "^src/modules/" },
     },
     {
       name: "only-the-entry-points-import-the-composition-root",
       severity: "error",
       comment: "Features and infrastructure receive their dependencies; only the entry points assemble them.",
-      from: { path: "^src/(modules|http|schema|values|pages|db|jobs|contracts|documents|adapters)/" },
+      from: { path: "^src/(modules|http|schema|values|pages|db|jobs|contracts|documents|adapters|observability)/" },
       to: { path: "^src/(app|services|tasks|server|cli|seed|runtime)\\.ts$" },
     },
     {

@@ -1,5 +1,6 @@
-# commerce-api on the current Node.js LTS, which strips TypeScript types itself: no build step, no tsx.
-FROM node:lts-slim
+# commerce-api on Node.js 24 (LTS), which strips TypeScript types itself: no build step, no tsx. Pinned to a release
+# that exists so a build is the same tomorrow; bump it deliberately.
+FROM node:24.11.1-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 COPY package.json package-lock.json ./

@@ -15,7 +15,9 @@ import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency
 import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, terminalLogOutput } from "./logger.ts";
+import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
+import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
@@ -85,6 +87,8 @@ export interface BuildOptions {
   logger?: false | { stream: NodeJS.WritableStream };
   /** The application's services, when the caller shares them with the worker; built here otherwise. */
   services?: Services;
+  /** Prometheus metrics to count requests into; `/metrics` is served here when they are token-protected. */
+  metrics?: PrometheusMetrics;
 }
 
 /** TRUST_PROXY as Fastify takes it; a hop count as the function that trusts that many hops. */
@@ -94,7 +98,7 @@ const trustProxyOption = (trust: TrustProxy): boolean | string[] | ((address: st
 /** The Fastify server itself: logging, limits, timeouts and routing options. */
 function createServer(config: Config, options: BuildOptions) {
   return Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger?.stream),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger ?? terminalLogOutput(config.env)),
     bodyLimit: config.bodyLimitBytes,
     // Behind a load balancer the client is the address it forwards, where the operator says whom to believe.
     trustProxy: trustProxyOption(config.trustProxy),
@@ -253,6 +257,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   const services = options.services ?? buildServices(deps);
   await registerRequestHandling(app, deps, services);
+
+  if (options.metrics) {
+    observeRequests(app, options.metrics);
+    if (deps.config.metrics && "token" in deps.config.metrics) registerMetricsRoute(app, options.metrics, deps.config.metrics.token);
+  }
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {

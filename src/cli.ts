@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
+import { loadEnvFile } from "./env-file.ts";
 import { AppError } from "./http/errors.ts";
 import { UUID4_PATTERN } from "./http/validation.ts";
 import { AvailableScopes, type AvailableScope } from "./modules/organizations/access-tokens.schemas.ts";
@@ -61,6 +62,7 @@ async function run(argv: string[]): Promise<void> {
     if (!values.help) process.exitCode = 2;
     return;
   }
+  loadEnvFile();
   const config = loadConfig();
   if (command === "worker") {
     // Its own embedded database would be a queue no API process sees.

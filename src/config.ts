@@ -29,6 +29,8 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: "./.data" }),
   ADMIN_TOKEN: Type.Optional(Type.String({ pattern: "^polar_pat_[A-Za-z0-9]{32,}$" })),
   SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, pattern: "^[\\x21-\\x7e]+$" })),
+  METRICS_PORT: Type.Optional(Port),
   LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((level) => Type.Literal(level)),
     { default: "info" },
@@ -99,6 +101,11 @@ export interface Config {
   readonly adminToken: string | undefined;
   readonly secretKey: string | undefined;
   readonly logLevel: string;
+  /**
+   * Prometheus's `/metrics`: on a port of its own (no credential: bind it where only the scraper
+   * reaches), or on the API port behind a bearer token; not served when neither is set.
+   */
+  readonly metrics: { readonly port: number } | { readonly token: string } | null;
   readonly bodyLimitBytes: number;
   /** Node's HTTP server timeouts (see README, Configuration). */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
@@ -189,7 +196,7 @@ function durationOf(name: string, value: string): number {
 
 const KNOWN_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
 /** Never echoed in an error message: the message goes to the logs. */
-const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SMTP_URL"]);
+const SECRET_KEYS = new Set<string>(["SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SMTP_URL", "METRICS_TOKEN"]);
 
 /** Reads the variables this service knows; fails naming the first bad variable and why. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -248,6 +255,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN,
     secretKey: env.SECRET_KEY,
     logLevel: env.LOG_LEVEL,
+    metrics:
+      env.METRICS_PORT !== undefined
+        ? Object.freeze({ port: env.METRICS_PORT })
+        : env.METRICS_TOKEN
+          ? Object.freeze({ token: env.METRICS_TOKEN })
+          : null,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     httpTimeouts: Object.freeze({
       headersMs: env.HTTP_HEADERS_TIMEOUT_MS,

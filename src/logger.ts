@@ -7,11 +7,25 @@ const SIGNATURE_IN_QUERY = /([?&]signature=)[^&#]*/g;
 export const redactSecrets = (text: string): string =>
   text.replace(SECRET_IN_TEXT, "[REDACTED]").replace(SIGNATURE_IN_QUERY, "$1[REDACTED]");
 
-/** The app's logger: stdout unless a stream is given (tests read what would be shipped). */
-export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions["logger"] {
+/**
+ * Where log lines go: JSON lines on stdout (what log shippers and `docker logs` read), a stream of
+ * the caller's (tests read what would be shipped), or pino-pretty's readable lines for a person at
+ * a terminal.
+ */
+export type LogOutput = { stream: NodeJS.WritableStream } | "stdout" | "pretty";
+
+/** pino-pretty when stdout is a terminal outside production; JSON lines otherwise (pipes, files, services). */
+export const terminalLogOutput = (env: string): LogOutput => (process.stdout.isTTY && env !== "production" ? "pretty" : "stdout");
+
+/** The app's logger options. Redaction and serializers run before any output, pino-pretty's included. */
+export function loggerOptions(level: string, output: LogOutput): FastifyServerOptions["logger"] {
   return {
     level,
-    ...(stream ? { stream } : {}),
+    ...(typeof output === "object" ? { stream: output.stream } : {}),
+    // A worker thread formats the lines, so a slow terminal does not hold the event loop.
+    ...(output === "pretty"
+      ? { transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" } } }
+      : {}),
     redact: {
       paths: ["req.headers.authorization", "req.headers.cookie", "*.token", "*.client_secret", "*.secret", "*.password"],
       censor: "[REDACTED]",

