@@ -42,15 +42,15 @@ import * as emailReplyToAndUnsubscribe from "./2026-11-29T0700_email_reply_to_an
 import * as organizationUpdates from "./2026-11-29T0720_organization_updates.ts";
 import * as webhookEndpointFailingSince from "./2026-11-29T0721_webhook_endpoint_failing_since.ts";
 import * as portalSignIns from "./2026-11-29T0750_portal_sign_ins.ts";
+import * as filesAndDownloadables from "./2026-11-30T0100_files_and_downloadables.ts";
+import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
 import * as webhookSecretRotation from "./2026-11-30T0130_webhook_secret_rotation.ts";
 import * as eventTypes from "./2026-11-30T0131_event_types.ts";
 import * as customerEmailUpdates from "./2026-11-30T0140_customer_email_updates.ts";
 import * as wallets from "./2026-11-30T0141_wallets.ts";
 import * as metricDashboards from "./2026-11-30T0142_metric_dashboards.ts";
-import * as customerSeats from "./2026-11-30T0110_customer_seats.ts";
 import * as organizationNotificationSettings from "./2026-11-30T0150_organization_notification_settings.ts";
 import * as emailsFreshPending from "./2026-11-30T0151_emails_fresh_pending.ts";
-import * as filesAndDownloadables from "./2026-11-30T0100_files_and_downloadables.ts";
 import * as licenseSigningKeys from "./2026-11-30T0160_license_signing_keys.ts";
 import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activation_heartbeats.ts";
 import * as emailsUnsentIndex from "./2026-11-30T0170_emails_unsent_index.ts";
@@ -105,15 +105,15 @@ export const migrations: Record<string, Migration> = {
   "2026-11-29T0720_organization_updates": organizationUpdates,
   "2026-11-29T0721_webhook_endpoint_failing_since": webhookEndpointFailingSince,
   "2026-11-29T0750_portal_sign_ins": portalSignIns,
+  "2026-11-30T0100_files_and_downloadables": filesAndDownloadables,
+  "2026-11-30T0110_customer_seats": customerSeats,
   "2026-11-30T0130_webhook_secret_rotation": webhookSecretRotation,
   "2026-11-30T0131_event_types": eventTypes,
   "2026-11-30T0140_customer_email_updates": customerEmailUpdates,
   "2026-11-30T0141_wallets": wallets,
   "2026-11-30T0142_metric_dashboards": metricDashboards,
-  "2026-11-30T0110_customer_seats": customerSeats,
   "2026-11-30T0150_organization_notification_settings": organizationNotificationSettings,
   "2026-11-30T0151_emails_fresh_pending": emailsFreshPending,
-  "2026-11-30T0100_files_and_downloadables": filesAndDownloadables,
   "2026-11-30T0160_license_signing_keys": licenseSigningKeys,
   "2026-11-30T0161_license_activation_heartbeats": licenseActivationHeartbeats,
   "2026-11-30T0170_emails_unsent_index": emailsUnsentIndex,

@@ -63,8 +63,7 @@ const seatEvents = (seatId: string) =>
     .where("organization_id", "=", org.id)
     .where("type", "like", "customer_seat.%")
     .where(sql<boolean>`payload @> ${JSON.stringify({ data: { id: seatId } })}::jsonb`)
-    .orderBy("created_at")
-    .orderBy("id")
+    .orderBy("position")
     .execute()
     .then((rows) => rows.map((row) => row.type));
 const grantsOfSeat = (seatId: string) => ctx.deps.db.selectFrom("benefit_grants").selectAll().where("seat_id", "=", seatId).execute();

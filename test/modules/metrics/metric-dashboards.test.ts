@@ -83,6 +83,8 @@ describe("metric dashboards", () => {
 
   it("lists oldest first, only the caller's organization's, and filters by organization_id", async () => {
     const first = (await create({ name: "A" })).json();
+    // Created a second later: the test clock stands still, and equal times would order by id.
+    ctx.clock.advance(1_000);
     const second = (await create({ name: "B", metrics: ["orders"] })).json();
     expect(first.metrics).toEqual([]);
     const ids = async (query: string, token = readToken) =>
