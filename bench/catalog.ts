@@ -15,6 +15,7 @@ import { createCustomerService } from "../src/modules/customers/customers.servic
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { createProductService } from "../src/modules/products/products.service.ts";
+import { syncProductSeats } from "../src/modules/customer-seats/customer-seats.steps.ts";
 import { openRuntime } from "../src/runtime.ts";
 
 const seconds = Math.min(Math.max(Number(process.argv[2] ?? 8), 1), 60);
@@ -42,7 +43,7 @@ try {
     expires_in: null,
   });
   const principal = { kind: "organization" as const, tokenId: "bench", organizationId: organization.id, scopes: new Set<string>() };
-  const products = createProductService(deps);
+  const products = createProductService(deps, syncProductSeats);
   const customers = createCustomerService(deps);
   const seedStarted = performance.now();
   for (let i = 0; i < PRODUCTS; i += 1) {

@@ -36,6 +36,7 @@ import { createCustomerSessionService } from "./modules/customers/customer-sessi
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createMemberService } from "./modules/customers/members.service.ts";
 import { createCustomerSeatService } from "./modules/customer-seats/customer-seats.service.ts";
+import { revokeMemberSeats, syncProductSeats } from "./modules/customer-seats/customer-seats.steps.ts";
 import { createPortalMemberService } from "./modules/customer-portal/portal-members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
@@ -83,10 +84,12 @@ import { succeededRefunds } from "./modules/refunds/refunds.steps.ts";
 import {
   findSubscription,
   findSubscriptionForUpdate,
+  buyerProductIdOfSubscription,
   hasBillableSubscription,
   productIdOfSubscription,
   subscriptionCheckouts,
   subscriptionFromCheckoutIn,
+  subscriptionIdsOfProduct,
   subscriptionJson,
 } from "./modules/subscriptions/subscriptions.steps.ts";
 import { createRefundService } from "./modules/refunds/refunds.service.ts";
@@ -119,10 +122,11 @@ bindBenefitDependentReads({
   subscriptionFromCheckoutIn,
   productIdOfOrder,
   productIdOfSubscription,
+  buyerProductIdOfSubscription,
   benefitPositionOnProduct,
   benefitIdsOfProduct,
 });
-bindSeatDependentReads({ findSubscription, findSubscriptionForUpdate });
+bindSeatDependentReads({ findSubscription, findSubscriptionForUpdate, subscriptionIdsOfProduct });
 bindMeterDependentReads({
   eventRows,
   ingestedAtAfter,
@@ -199,14 +203,14 @@ export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
     customers: createCustomerService(deps),
     customerDeletion: customerDeletion(deps),
     customerSessions,
-    members: createMemberService(deps),
+    members: createMemberService(deps, revokeMemberSeats),
     customerSeats: createCustomerSeatService(deps),
     portalMembers: createPortalMemberService(deps),
     portalSignIn: createPortalSignInService(deps),
     customerStates: createCustomerStateService(deps, customerMeters),
     discounts: createDiscountService(deps),
     customFields: createCustomFieldService(deps),
-    products: createProductService(deps),
+    products: createProductService(deps, syncProductSeats),
     benefits: createBenefitService(deps),
     benefitDeletion: benefitDeletion(deps),
     benefitGrants: createBenefitGrantService(deps),

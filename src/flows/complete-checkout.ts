@@ -46,6 +46,9 @@ export interface Completion {
   customerReference: string | null;
 }
 
+/** A purchase of seats: its buyer becomes a team and gets none of the product's benefits (its claimed seats' holders do). */
+const buysSeats = (purchase: CheckoutPurchase): boolean => purchase.prices.some((price) => price.seatBased);
+
 /** The session's buyer as a customer: a seat-based purchase makes it a team. */
 function linkCheckoutBuyer(db: Executor, input: Completion, purchase: CheckoutPurchase, taxId: TaxId | null, now: Date) {
   const { checkout } = input;
@@ -62,7 +65,7 @@ function linkCheckoutBuyer(db: Executor, input: Completion, purchase: CheckoutPu
       taxId,
       locale: checkout.locale,
       metadata: checkout.customer_metadata,
-      team: purchase.prices.some((price) => price.seatBased),
+      team: buysSeats(purchase),
     },
     now,
   );
@@ -203,7 +206,8 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
     });
   }
   const subscriptionId = subscription?.id ?? null;
-  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits: purchase.product.benefits, now });
+  const benefits = buysSeats(purchase) ? [] : purchase.product.benefits;
+  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits, now });
   // A subscription's first order (a trial's $0 one too) is confirmed with its own template.
   await writeOrderPaidEmail(db, ctx.deps, {
     reason: subscription ? "subscription_create" : "purchase",
@@ -211,7 +215,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
     customer,
     order,
     items,
-    benefits: purchase.product.benefits,
+    benefits,
     locale: checkout.locale ?? customer.locale,
     now,
   });

@@ -19,6 +19,8 @@ export interface BenefitDependentReads {
   productIdOfOrder: (orderId: Expression<string | null>) => RawBuilder<string | null>;
   /** The product the subscription of the caller's `subscriptionId` column is on now. */
   productIdOfSubscription: (subscriptionId: Expression<string | null>) => RawBuilder<string | null>;
+  /** The product whose benefits that subscription grants its buyer: null when seat-based (its claimed seats hold them). */
+  buyerProductIdOfSubscription: (subscriptionId: Expression<string | null>) => RawBuilder<string | null>;
   /** The place of the caller's `benefitId` on the product of its `productId` (null when the product does not carry it). */
   benefitPositionOnProduct: (benefitId: Expression<string>, productId: Expression<string | null>) => RawBuilder<number | null>;
   /** The benefits the product of the caller's `productId` carries, a subquery. */

@@ -89,26 +89,21 @@ export const existingBenefitIds = async (db: Executor, organizationId: string, i
   return new Set(rows.map((row) => row.id));
 };
 
-/** Whether this seat, else this order, else this subscription already granted this benefit: a replay grants nothing twice. */
+/**
+ * Whether this seat's holder, else this order, else this subscription already has a grant of this
+ * benefit (granted or not): a replay grants nothing twice.
+ */
 export async function hasGrant(
   db: Executor,
-  source: { orderId: string | null; subscriptionId: string | null; seatId?: string },
+  source: { orderId: string | null; subscriptionId: string | null; seat?: { id: string; memberId: string } },
   benefitId: string,
 ): Promise<boolean> {
-  const [column, id] =
-    source.seatId !== undefined
-      ? (["seat_id", source.seatId] as const)
-      : source.orderId !== null
-        ? (["order_id", source.orderId] as const)
-        : (["subscription_id", source.subscriptionId] as const);
-  if (id === null) return false;
-  const row = await db
-    .selectFrom("benefit_grants")
-    .select("id")
-    .where(column, "=", id)
-    .where("benefit_id", "=", benefitId)
-    .executeTakeFirst();
-  return row !== undefined;
+  let query = db.selectFrom("benefit_grants").select("id").where("benefit_id", "=", benefitId);
+  if (source.seat) query = query.where("seat_id", "=", source.seat.id).where("member_id", "=", source.seat.memberId);
+  else if (source.orderId !== null) query = query.where("order_id", "=", source.orderId);
+  else if (source.subscriptionId !== null) query = query.where("subscription_id", "=", source.subscriptionId);
+  else return false;
+  return (await query.executeTakeFirst()) !== undefined;
 }
 
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>
@@ -117,10 +112,10 @@ export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrant
 /** What a grant change returns: which grants, and the license keys they issued. */
 const CHANGED = ["id", "properties"] as const;
 
-/** The benefits the subscription's product carries now. */
+/** The benefits the subscription's product carries now for its buyer: none when seat-based. */
 const productBenefitIds = (subscriptionId: string) => {
   const reads = benefitDependentReads();
-  return reads.benefitIdsOfProduct(reads.productIdOfSubscription(sql.val(subscriptionId)));
+  return reads.benefitIdsOfProduct(reads.buyerProductIdOfSubscription(sql.val(subscriptionId)));
 };
 
 /**
@@ -159,15 +154,33 @@ export const revokeOrderGrants = (db: Executor, orderId: string, now: Date) =>
     .returning(CHANGED)
     .execute();
 
-/** Revokes the grants a seat's holder still holds; returns the changed grants and their properties. */
-export const revokeSeatGrants = (db: Executor, seatId: string, now: Date) =>
-  db
+/**
+ * Revokes the grants a seat's holder still holds, but those of the benefits `kept` (its product's
+ * when they changed); returns the changed grants and their properties.
+ */
+export const revokeSeatGrants = (db: Executor, seatId: string, now: Date, kept: readonly string[] = []) => {
+  let query = db
     .updateTable("benefit_grants")
     .set({ granted_at: null, revoked_at: now, modified_at: now })
     .where("seat_id", "=", seatId)
-    .where("granted_at", "is not", null)
-    .returning(CHANGED)
-    .execute();
+    .where("granted_at", "is not", null);
+  if (kept.length > 0) query = query.where("benefit_id", "not in", kept);
+  return query.returning(CHANGED).execute();
+};
+
+/** Restores the holder's revoked grants of these benefits on the seat (their product carries them again); returns them. */
+export const restoreSeatGrants = async (db: Executor, seat: { id: string; memberId: string }, benefitIds: readonly string[], now: Date) =>
+  benefitIds.length === 0
+    ? []
+    : db
+        .updateTable("benefit_grants")
+        .set({ granted_at: now, revoked_at: null, modified_at: now })
+        .where("seat_id", "=", seat.id)
+        .where("member_id", "=", seat.memberId)
+        .where("granted_at", "is", null)
+        .where("benefit_id", "in", benefitIds)
+        .returning(CHANGED)
+        .execute();
 
 /** Revokes every grant of a customer still granted (the customer's deletion); returns the changed grants and their properties. */
 export const revokeCustomerGrants = (db: Executor, customerId: string, now: Date) =>

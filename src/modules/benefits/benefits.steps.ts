@@ -8,6 +8,7 @@ import {
   hasGrant,
   insertBenefitGrant,
   revokeGrantsOutsideProduct,
+  restoreSeatGrants,
   revokeSeatGrants,
   setSubscriptionGrants,
 } from "./benefits.repository.ts";
@@ -33,7 +34,7 @@ export async function grantBenefits(
     now: Date;
   },
 ): Promise<number> {
-  const source = { orderId: input.orderId, subscriptionId: input.subscriptionId, ...(input.seat && { seatId: input.seat.id }) };
+  const source = { orderId: input.orderId, subscriptionId: input.subscriptionId, ...(input.seat && { seat: input.seat }) };
   const granted: string[] = [];
   for (const benefit of input.benefits) {
     if (await hasGrant(db, source, benefit.id)) continue;
@@ -83,6 +84,23 @@ export async function revokeSeatBenefits(db: Executor, seatId: string, now: Date
   return afterGrantChanges(db, await revokeSeatGrants(db, seatId, now), false, now);
 }
 
+/**
+ * A claimed seat's holder holds its product's benefits as they are now (on claim, and after the
+ * product's benefits or the subscription's product changed): grants of benefits it no longer carries
+ * are revoked, the holder's earlier grants of those it carries restored (the same license key), and
+ * the others granted, member-scoped under the billing customer.
+ */
+export async function syncSeatBenefits(
+  db: Executor,
+  input: { customerId: string; seat: { id: string; memberId: string }; benefits: readonly BenefitJson[]; now: Date },
+): Promise<void> {
+  const { seat, now } = input;
+  const ids = input.benefits.map((benefit) => benefit.id);
+  await afterGrantChanges(db, await revokeSeatGrants(db, seat.id, now, ids), false, now);
+  await afterGrantChanges(db, await restoreSeatGrants(db, seat, ids, now), true, now);
+  await grantBenefits(db, { customerId: input.customerId, orderId: null, subscriptionId: null, seat, benefits: input.benefits, now });
+}
+
 /** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */
 export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: string, now: Date): Promise<number> {
   const ids = await grantedSubscriptionGrantIds(db, subscriptionId);
@@ -92,7 +110,8 @@ export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: st
 
 /**
  * After a subscription's product changed: the grants of benefits the new product lacks are revoked,
- * and its benefits granted (restored when granted before). A subscription whose grants are off
+ * and its benefits granted (restored when granted before); a seat-based product grants its buyer
+ * none (the caller passes none), so they all go. A subscription whose grants are off
  * (past due) gets the new grants revoked too, to be restored with the rest when it recovers.
  */
 export async function switchSubscriptionBenefits(

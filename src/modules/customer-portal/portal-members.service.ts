@@ -7,6 +7,7 @@ import type { CustomerRow } from "../customers/customers.table.ts";
 import { addMember, changeMember, removeMember } from "../customers/customers.steps.ts";
 import { countLiveMembers, findMemberForUpdate, listCustomerMembers } from "../customers/customers.steps.ts";
 import { toMember } from "../customers/members.mapper.ts";
+import { revokeMemberSeats } from "../customer-seats/customer-seats.steps.ts";
 import type { Member } from "../customers/members.schemas.ts";
 import type {
   CustomerPortalMember,
@@ -81,11 +82,13 @@ export function createPortalMemberService(deps: Deps) {
         return toPortalMember(await changeMember(trx, member, { name: input.name, role }, deps.now()));
       }),
 
-    /** Removes a member other than oneself; the owner stays until ownership moves. */
+    /** Removes a member other than oneself, with the seats they hold or are invited to; the owner stays until ownership moves. */
     remove: (session: PortalMember, id: string): Promise<void> =>
       onTeam(session, async (trx, customer) => {
         if (id === session.memberId) throw valueError(["path", "id"], "You cannot remove yourself from the team.", id);
-        await removeMember(trx, await memberOfTeam(trx, customer, id), deps.now());
+        const now = deps.now();
+        await removeMember(trx, await memberOfTeam(trx, customer, id), now);
+        await revokeMemberSeats(trx, id, now);
       }),
   };
 }

@@ -2,6 +2,8 @@ import type { Insertable, Updateable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { countRows } from "../../db/count-rows.ts";
+import { orderIdsOfProduct } from "../orders/orders.steps.ts";
+import { seatDependentReads } from "./seat-dependent-reads.ts";
 import type { CustomerSeatRow, CustomerSeatsTable } from "./customer-seats.table.ts";
 
 /** What seats belong to: a seat-based subscription or a one-time seat order. */
@@ -67,16 +69,29 @@ export const findSeatByTokenHashForUpdate = (db: Executor, tokenHash: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-/** The live seats of a subscription, locked: it left active, so they all go. */
-export const liveSeatsOfSubscriptionForUpdate = (db: Executor, subscriptionId: string): Promise<CustomerSeatRow[]> =>
-  db
-    .selectFrom("customer_seats")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .where("status", "<>", "revoked")
-    .orderBy("id")
-    .forUpdate()
-    .execute();
+/**
+ * Seats locked for a change to them all, in id order (so two such changes take turns): the live
+ * (pending and claimed) ones of a subscription that left active or of a deleted member, or the
+ * claimed ones whose grants follow their product's benefits.
+ */
+export const seatsForUpdate = (
+  db: Executor,
+  of: { subscriptionId: string } | { memberId: string } | { productId: string },
+  status: "live" | "claimed",
+): Promise<CustomerSeatRow[]> => {
+  let query = db.selectFrom("customer_seats").selectAll();
+  if ("subscriptionId" in of) query = query.where("subscription_id", "=", of.subscriptionId);
+  else if ("memberId" in of) query = query.where("member_id", "=", of.memberId);
+  else {
+    const { subscriptionIdsOfProduct } = seatDependentReads();
+    const productId = of.productId;
+    query = query.where((eb) =>
+      eb.or([eb("subscription_id", "in", subscriptionIdsOfProduct(productId)), eb("order_id", "in", orderIdsOfProduct(productId))]),
+    );
+  }
+  query = status === "live" ? query.where("status", "<>", "revoked") : query.where("status", "=", "claimed");
+  return query.orderBy("id").forUpdate().execute();
+};
 
 /** The subscriptions in which a member holds a claimed seat. */
 export const claimedSubscriptionIdsOfMember = async (db: Executor, memberId: string): Promise<string[]> =>

@@ -3,8 +3,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { BadRequest, NotPermitted, ResourceNotFound, valueError } from "../../http/errors.ts";
 import { hashToken } from "../../values/tokens.ts";
-import { grantBenefits } from "../benefits/benefits.steps.ts";
-import { findCustomerForUpdate, openCustomerSession } from "../customers/customers.steps.ts";
+import { findCustomerForUpdate, findLiveCustomer, openCustomerSession } from "../customers/customers.steps.ts";
 import { findOrganization } from "../organizations/organizations.steps.ts";
 import { findOrderOfCheckout } from "../orders/orders.steps.ts";
 import { findProductWithRelations } from "../products/products.steps.ts";
@@ -20,7 +19,7 @@ import {
   type SeatClaimInfo,
   type SeatsList,
 } from "./customer-seats.schemas.ts";
-import { publishSeat, revokeSeat, seatsJson } from "./customer-seats.steps.ts";
+import { publishSeat, revokeSeat, seatsJson, syncSeat } from "./customer-seats.steps.ts";
 import type { CustomerSeatRow } from "./customer-seats.table.ts";
 
 const SEATS_OFF = "Seat-based pricing is not enabled for this organization";
@@ -52,7 +51,10 @@ export function createCustomerSeatService(deps: Deps) {
     return product;
   }
 
-  /** Claims a pending seat: its holder's grants (member-scoped, under the billing customer) and `customer_seat.claimed`. */
+  /**
+   * Claims a pending seat: its holder's grants (member-scoped, under the billing customer; restored
+   * when the same holder had the seat before) and `customer_seat.claimed`.
+   */
   async function claimSeat(trx: Executor, row: CustomerSeatRow, container: LockedContainer, now: Date): Promise<CustomerSeatRow> {
     const claimed = await repo.updateSeat(trx, row.id, {
       status: "claimed",
@@ -60,15 +62,7 @@ export function createCustomerSeatService(deps: Deps) {
       invitation_token_hash: null,
       modified_at: now,
     });
-    const product = await productOf(trx, container);
-    await grantBenefits(trx, {
-      customerId: claimed.customer_id!,
-      orderId: null,
-      subscriptionId: null,
-      seat: { id: claimed.id, memberId: claimed.member_id! },
-      benefits: product.benefits,
-      now,
-    });
+    await syncSeat(trx, claimed, (await productOf(trx, container)).benefits, now);
     await publishSeat(trx, claimed, "customer_seat.claimed", now);
     return claimed;
   }
@@ -195,7 +189,8 @@ export function createCustomerSeatService(deps: Deps) {
         const expires = row.invitation_token_expires_at;
         if (!row.invitation_token_hash || !row.email || !row.customer_id || !expires || expires <= now) throw new BadRequest(INVALID_TOKEN);
         const organization = await seatOrganization(trx, row.organization_id);
-        const billing = await findCustomerForUpdate(trx, row.customer_id, null);
+        // Read, not locked: a member's deletion locks the customer before its seats, so locking it after the seat could deadlock.
+        const billing = await findLiveCustomer(trx, row.organization_id, { id: row.customer_id });
         if (!billing) throw new BadRequest(INVALID_TOKEN);
         const invitation = mintToken(deps.secret);
         const updated = await repo.updateSeat(trx, row.id, { invitation_token_hash: invitation.hash, modified_at: now });

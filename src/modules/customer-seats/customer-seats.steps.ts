@@ -1,11 +1,13 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
-import { revokeSeatBenefits } from "../benefits/benefits.steps.ts";
+import { revokeSeatBenefits, syncSeatBenefits } from "../benefits/benefits.steps.ts";
+import type { BenefitJson } from "../benefits/benefits.mapper.ts";
 import { membersByIds } from "../customers/customers.steps.ts";
+import { findProductWithRelations } from "../products/products.steps.ts";
 import { toCustomerSeat } from "./customer-seats.mapper.ts";
 export { claimedSubscriptionIdsOfMember } from "./customer-seats.repository.ts";
 export { containerRefOf, type SeatScope } from "./seat-containers.ts";
-import { liveSeatsOfSubscriptionForUpdate, updateSeat } from "./customer-seats.repository.ts";
+import { seatsForUpdate, updateSeat } from "./customer-seats.repository.ts";
 import type { CustomerSeat } from "./customer-seats.schemas.ts";
 import type { CustomerSeatRow } from "./customer-seats.table.ts";
 
@@ -54,7 +56,35 @@ export async function revokeSeat(db: Executor, row: CustomerSeatRow, now: Date):
  * hosted service does; nothing gives them back when it recovers or resumes (the buyer reassigns them).
  */
 export async function revokeSubscriptionSeats(db: Executor, subscriptionId: string, now: Date): Promise<number> {
-  const seats = await liveSeatsOfSubscriptionForUpdate(db, subscriptionId);
+  const seats = await seatsForUpdate(db, { subscriptionId }, "live");
   for (const seat of seats) await revokeSeat(db, seat, now);
   return seats.length;
+}
+
+/** A member deleted: every seat they hold or are invited to is revoked, as the hosted service does. */
+export async function revokeMemberSeats(db: Executor, memberId: string, now: Date): Promise<number> {
+  const seats = await seatsForUpdate(db, { memberId }, "live");
+  for (const seat of seats) await revokeSeat(db, seat, now);
+  return seats.length;
+}
+
+/** A claimed seat (locked by the caller): its holder's grants become the product's benefits as they are now. */
+export const syncSeat = (db: Executor, row: CustomerSeatRow, benefits: readonly BenefitJson[], now: Date): Promise<void> =>
+  syncSeatBenefits(db, { customerId: row.customer_id!, seat: { id: row.id, memberId: row.member_id! }, benefits, now });
+
+/** A subscription moved to another product: its claimed seats' holders get the new product's benefits, and lose the others. */
+export async function syncSubscriptionSeats(
+  db: Executor,
+  subscriptionId: string,
+  benefits: readonly BenefitJson[],
+  now: Date,
+): Promise<void> {
+  for (const seat of await seatsForUpdate(db, { subscriptionId }, "claimed")) await syncSeat(db, seat, benefits, now);
+}
+
+/** A product's benefits changed: the claimed seats of its subscriptions and orders follow them. */
+export async function syncProductSeats(db: Executor, productId: string, now: Date): Promise<void> {
+  const product = await findProductWithRelations(db, productId, null);
+  if (!product) return;
+  for (const seat of await seatsForUpdate(db, { productId }, "claimed")) await syncSeat(db, seat, product.benefits, now);
 }

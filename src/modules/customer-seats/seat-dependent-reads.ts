@@ -1,3 +1,4 @@
+import type { Expression } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { boundOnce } from "../../values/bound-once.ts";
@@ -22,6 +23,8 @@ export interface SeatDependentReads {
   ) => Promise<SeatSubscription | undefined>;
   /** The same, its row locked for the caller's transaction. */
   findSubscriptionForUpdate: SeatDependentReads["findSubscription"];
+  /** The subscriptions on a product, a subquery (their claimed seats follow its benefits). */
+  subscriptionIdsOfProduct: (productId: string) => Expression<string>;
 }
 
 const reads = boundOnce<SeatDependentReads>("customer seats");

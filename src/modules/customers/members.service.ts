@@ -32,7 +32,13 @@ const customerRefOf = (ref: MemberRef): CustomerRef =>
   "customerId" in ref ? { id: ref.customerId } : { externalId: ref.externalCustomerId };
 const memberKeyOf = (ref: MemberRef): repo.MemberKey => ("memberId" in ref ? { id: ref.memberId } : { externalId: ref.memberExternalId });
 
-export function createMemberService(deps: Deps) {
+/**
+ * What a member's removal does to the modules built on customers, in its transaction (its seats
+ * revoked with their grants): customers cannot import them, so services.ts hands it in.
+ */
+export type RevokeMemberSeats = (trx: Executor, memberId: string, now: Date) => Promise<unknown>;
+
+export function createMemberService(deps: Deps, revokeMemberSeats: RevokeMemberSeats) {
   /** Runs a change on a member in one transaction, the customer locked first. */
   const onMember = <T>(ref: MemberRef, allowed: OrganizationScope, work: (trx: Executor, member: MemberRow) => Promise<T>) =>
     deps.db.transaction().execute(async (trx) => {
@@ -68,8 +74,13 @@ export function createMemberService(deps: Deps) {
     update: (ref: MemberRef, input: MemberUpdate, allowed: OrganizationScope): Promise<Member> =>
       onMember(ref, allowed, (trx, member) => changeMember(trx, member, input, deps.now())),
 
+    /** Removes a member, and revokes the seats they hold or are invited to. */
     remove: (ref: MemberRef, allowed: OrganizationScope): Promise<void> =>
-      onMember(ref, allowed, (trx, member) => removeMember(trx, member, deps.now())),
+      onMember(ref, allowed, async (trx, member) => {
+        const now = deps.now();
+        await removeMember(trx, member, now);
+        await revokeMemberSeats(trx, member.id, now);
+      }),
 
     async list(query: MemberListQuery, allowed: OrganizationScope): Promise<Page<Member>> {
       const filters = { customerId: query.customer_id, externalCustomerId: query.external_customer_id, role: query.role };

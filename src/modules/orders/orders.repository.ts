@@ -269,6 +269,10 @@ export const orderFromCheckoutIn = (orderId: Expression<string | null>, checkout
 export const productIdOfOrder = (orderId: Expression<string | null>): RawBuilder<string | null> =>
   sql<string | null>`(SELECT o.product_id FROM orders o WHERE o.id = ${orderId})`;
 
+/** The orders of a product, a subquery (a one-time seat order's claimed seats follow its benefits). */
+export const orderIdsOfProduct = (productId: string): Expression<string> =>
+  expressionBuilder<Database>().selectFrom("orders as o").select("o.id").where("o.product_id", "=", productId).$asScalar();
+
 /** The subscription an order bills, if any. */
 export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>
   (await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst())?.subscription_id ?? null;

@@ -107,3 +107,6 @@ export {
   pendingOrdersOf,
 } from "./order-retries.repository.ts";
 export { renewedBefore, subscriptionIdOfOrder } from "./orders.repository.ts";
+
+// What seats read of a product's orders.
+export { orderIdsOfProduct } from "./orders.repository.ts";

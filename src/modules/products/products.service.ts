@@ -181,8 +181,20 @@ async function updateProduct(deps: Deps, id: string, input: ProductUpdate, allow
   return getProduct(deps, id, [organizationId]);
 }
 
-/** Replaces the benefits a product grants. */
-async function setProductBenefits(deps: Deps, id: string, input: ProductBenefitsUpdate, allowed: OrganizationScope): Promise<Product> {
+/**
+ * What a change of a product's benefits does to the modules built on products, in its transaction
+ * (its claimed seats' grants follow): products cannot import them, so services.ts hands it in.
+ */
+export type SyncProductSeats = (trx: Executor, productId: string, now: Date) => Promise<void>;
+
+/** Replaces the benefits a product grants; its claimed seats' holders get the new ones and lose the removed ones. */
+async function setProductBenefits(
+  deps: Deps,
+  syncProductSeats: SyncProductSeats,
+  id: string,
+  input: ProductBenefitsUpdate,
+  allowed: OrganizationScope,
+): Promise<Product> {
   const organizationId = await deps.db.transaction().execute(async (trx) => {
     const current = await repo.findProductForUpdate(trx, id, allowed);
     if (!current) throw new ResourceNotFound();
@@ -195,19 +207,22 @@ async function setProductBenefits(deps: Deps, id: string, input: ProductBenefits
     );
     await repo.detachAllBenefits(trx, current.id);
     await repo.attachBenefits(trx, current.organization_id, current.id, benefitIds);
-    await repo.updateProduct(trx, current.id, { modified_at: deps.now() });
+    const now = deps.now();
+    await repo.updateProduct(trx, current.id, { modified_at: now });
+    await syncProductSeats(trx, current.id, now);
     return current.organization_id;
   });
   return getProduct(deps, id, [organizationId]);
 }
 
-export function createProductService(deps: Deps) {
+export function createProductService(deps: Deps, syncProductSeats: SyncProductSeats) {
   return {
     get: (id: string, allowed: OrganizationScope) => getProduct(deps, id, allowed),
     create: (principal: Principal, input: ProductCreate) => createProduct(deps, principal, input),
     list: (query: ProductListQuery, allowed: OrganizationScope) => listProducts(deps, query, allowed),
     update: (id: string, input: ProductUpdate, allowed: OrganizationScope) => updateProduct(deps, id, input, allowed),
-    setBenefits: (id: string, input: ProductBenefitsUpdate, allowed: OrganizationScope) => setProductBenefits(deps, id, input, allowed),
+    setBenefits: (id: string, input: ProductBenefitsUpdate, allowed: OrganizationScope) =>
+      setProductBenefits(deps, syncProductSeats, id, input, allowed),
   };
 }
 export type ProductService = ReturnType<typeof createProductService>;

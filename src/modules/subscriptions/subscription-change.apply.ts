@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../../db/database.ts";
 import { switchSubscriptionBenefits } from "../benefits/benefits.steps.ts";
+import { syncSubscriptionSeats } from "../customer-seats/customer-seats.steps.ts";
 import { findHeldDiscount } from "../discounts/discounts.steps.ts";
 import { discountAmount } from "../discounts/discounts.steps.ts";
 import type { ProductPriceJson, ProductWithRelations } from "../products/products.mapper.ts";
@@ -91,7 +92,7 @@ export interface PlanSwitch {
 /**
  * Moves a locked subscription to another product: its prices in the subscription's currency are
  * frozen at today's amounts, its interval becomes the product's, its benefits follow (old ones
- * revoked, new ones granted), and `amount` is the new period's. Prorating is the caller's.
+ * revoked, new ones granted: to its claimed seats' holders when seat-based), and `amount` is the new period's. Prorating is the caller's.
  */
 export async function switchProduct(db: Executor, row: SubscriptionRow, product: ProductWithRelations, now: Date): Promise<PlanSwitch> {
   const old = await findProductBilling(db, row.product_id);
@@ -117,13 +118,15 @@ export async function switchProduct(db: Executor, row: SubscriptionRow, product:
     amount: await periodAmount(db, row, row.discount_id),
     modified_at: now,
   });
+  // A seat-based product's benefits go to its claimed seats' holders, never to the buyer.
   await switchSubscriptionBenefits(db, {
     customerId: row.customer_id,
     subscriptionId: row.id,
-    benefits: product.benefits,
+    benefits: seats === null ? product.benefits : [],
     granted: row.status === "active" || row.status === "trialing",
     now,
   });
+  await syncSubscriptionSeats(db, row.id, product.benefits, now);
   return { row: switched, before, after: await billedLines(db, switched, await subscriptionLines(db, switched, product.name)) };
 }
 

@@ -46,6 +46,17 @@ export const subscriptionFromCheckoutIn = (subscriptionId: Expression<string | n
 export const productIdOfSubscription = (subscriptionId: Expression<string | null>): RawBuilder<string | null> =>
   sql<string | null>`(SELECT s.product_id FROM subscriptions s WHERE s.id = ${subscriptionId})`;
 
+/** The subscriptions on a product, a subquery (their claimed seats follow its benefits). */
+export const subscriptionIdsOfProduct = (productId: string): Expression<string> =>
+  expressionBuilder<Database>().selectFrom("subscriptions as s").select("s.id").where("s.product_id", "=", productId).$asScalar();
+
+/**
+ * The product whose benefits the subscription of the caller's `subscriptionId` column grants its
+ * buyer: its product, none (null) for a seat-based one, whose benefits go to its claimed seats' holders.
+ */
+export const buyerProductIdOfSubscription = (subscriptionId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT s.product_id FROM subscriptions s WHERE s.id = ${subscriptionId} AND s.seats IS NULL)`;
+
 // What customers read of their subscriptions, inside their own statements (customers is below
 // subscriptions: services.ts hands this to it, `customers/customer-dependent-reads.ts`).
 

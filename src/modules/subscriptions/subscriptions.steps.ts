@@ -249,11 +249,13 @@ export {
 // benefit grants and customers read of their subscriptions (handed to them by services.ts), and a
 // customer's subscriptions for customer-state.
 export {
+  buyerProductIdOfSubscription,
   hasBillableSubscription,
   nextSubscriptionDueAt,
   productIdOfSubscription,
   subscriptionCheckouts,
   subscriptionFromCheckoutIn,
   subscriptionJson,
+  subscriptionIdsOfProduct,
   subscriptionsOfCustomer,
 } from "./subscription-expressions.repository.ts";

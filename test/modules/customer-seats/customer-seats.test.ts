@@ -18,6 +18,7 @@ import { startMailingContext, stopMailingContext, type TestSmtpServer } from "..
 import { mailsTo } from "../customer-portal/portal-sign-in-helpers.ts";
 import { createMember, createMemberSessionToken, enableMembers } from "../customers/member-helpers.ts";
 import { runEmailJobs } from "../emails/email-helpers.ts";
+import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 /** `/v1/customer-seats`: assignment, invitation by email (a real SMTP server), claim, grants, revocation, resend. */
 let smtp: TestSmtpServer;
@@ -46,9 +47,9 @@ afterAll(() => stopMailingContext({ ctx, smtp }));
 
 const newEmail = () => `holder-${++mailbox}-${Date.now()}@example.com`;
 
-async function seatedSubscription(seats: number, organizationId = org.id): Promise<{ id: string; buyer: CustomerRow }> {
+async function seatedSubscription(seats: number, organizationId = org.id, on = product): Promise<{ id: string; buyer: CustomerRow }> {
   const buyer = await createCustomer(ctx.deps, organizationId, { type: "team", email: `buyer-${++mailbox}@example.com` });
-  const productOf = organizationId === org.id ? product : undefined;
+  const productOf = organizationId === org.id ? on : undefined;
   const subscription = await createSubscription(ctx.deps, organizationId, { customer: buyer, ...(productOf && { product: productOf }) });
   await ctx.deps.db.updateTable("subscriptions").set({ seats }).where("id", "=", subscription.id).execute();
   return { id: subscription.id, buyer };
@@ -63,6 +64,7 @@ const seatEvents = (seatId: string) =>
     .where("organization_id", "=", org.id)
     .where("type", "like", "customer_seat.%")
     .where(sql<boolean>`payload @> ${JSON.stringify({ data: { id: seatId } })}::jsonb`)
+    // The recording order: events of one transaction share its timestamp.
     .orderBy("position")
     .execute()
     .then((rows) => rows.map((row) => row.type));
@@ -256,6 +258,8 @@ describe("the portal's seats", () => {
     expect(list.statusCode, list.body).toBe(200);
     expectReferenceResponse("customer_portal:seats:list_seats", 200, list.json());
     expect(list.json()).toMatchObject({ total_seats: 2, available_seats: 1 });
+    // The first invitation goes out before the resend's: sent in one run, they could arrive in either order.
+    await runEmailJobs(ctx);
     const resent = await portal("POST", `/seats/${assigned.json().id}/resend`);
     expect(resent.statusCode, resent.body).toBe(200);
     expectReferenceResponse("customer_portal:seats:resend_invitation", 200, resent.json());
@@ -556,4 +560,165 @@ describe("bad input", () => {
     cases,
     async () => expect((await seatCount()).n).toBe(before),
   );
+});
+
+describe("who holds a seat-based product's benefits", () => {
+  let checkoutToken = "";
+  let benefitCounter = 0;
+  beforeAll(async () => {
+    checkoutToken = await createOrganizationToken(ctx.deps, org.id, ["checkouts:write", "products:write", "members:write"]);
+  });
+  const seatTiers = JSON.stringify([{ min_seats: 1, max_seats: null, price_per_seat: 500 }]);
+  const seatProduct = (recurring: boolean) =>
+    createProduct(ctx.deps, org.id, {
+      product: recurring ? { name: "Seats", recurring_interval: "month", recurring_interval_count: 1 } : { name: "Seat pack" },
+      prices: [{ amount_type: "seat_based", seat_tiers: seatTiers }],
+      benefits: [{ type: "license_keys", description: `Seat key ${++benefitCounter}`, properties: { prefix: "SEAT" } }],
+    });
+  const benefitIds = async (productId: string) =>
+    (await ctx.deps.db.selectFrom("product_benefits").select("benefit_id").where("product_id", "=", productId).execute()).map(
+      (row) => row.benefit_id,
+    );
+  const buyerGrants = (customerId: string) =>
+    ctx.deps.db.selectFrom("benefit_grants").selectAll().where("customer_id", "=", customerId).where("seat_id", "is", null).execute();
+  /** The benefits a seat's holder holds now, by id. */
+  const heldBenefits = async (seatId: string) =>
+    (await grantsOfSeat(seatId))
+      .filter((grant) => grant.granted_at !== null)
+      .map((grant) => grant.benefit_id)
+      .sort();
+
+  it("grants the buyer of a seat subscription or a one-time seat order nothing: only claimed seats hold the benefits", async () => {
+    const [recurring, oneTime] = [await seatProduct(true), await seatProduct(false)];
+    const buyer = { customer_email: `seat-buyer-${++mailbox}@example.com` };
+    const bought = await buyThroughCheckout(ctx, checkoutToken, recurring.product.id, { buyer, checkout: { seats: 2 } });
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, oneTime.product.id, { buyer, checkout: { seats: 2 } });
+    const order = await ctx.deps.db.selectFrom("orders").selectAll().where("checkout_id", "=", checkout.id).executeTakeFirstOrThrow();
+    expect(order.seats).toBe(2);
+    expect(await buyerGrants(checkout.customer_id)).toEqual([]);
+    expect(await ctx.deps.db.selectFrom("license_keys").select("id").where("customer_id", "=", checkout.customer_id).execute()).toEqual([]);
+
+    const onSubscription = await assign({ subscription_id: bought.checkout.subscription_id, email: newEmail(), immediate_claim: true });
+    const onOrder = await assign({ order_id: order.id, email: newEmail(), immediate_claim: true });
+    expect(await heldBenefits(onSubscription.json().id)).toEqual(await benefitIds(recurring.product.id));
+    expect(await heldBenefits(onOrder.json().id)).toEqual(await benefitIds(oneTime.product.id));
+    expect(await buyerGrants(checkout.customer_id)).toEqual([]);
+  });
+
+  it("gives a reused seat's new holder grants of their own, and a returning holder their earlier grants back", async () => {
+    const { id } = await seatedSubscription(1);
+    const first = await assign({ subscription_id: id, email: newEmail(), immediate_claim: true });
+    await ctx.request({ method: "DELETE", url: `/v1/customer-seats/${first.json().id}`, token });
+    const second = await assign({ subscription_id: id, email: newEmail(), immediate_claim: true });
+    expect(second.json()).toMatchObject({ id: first.json().id, status: "claimed" });
+    const grants = await grantsOfSeat(first.json().id);
+    expect(grants.map((grant) => [grant.member_id, grant.granted_at !== null]).sort()).toEqual(
+      [
+        [first.json().member_id, false],
+        [second.json().member_id, true],
+      ].sort(),
+    );
+
+    await ctx.request({ method: "DELETE", url: `/v1/customer-seats/${first.json().id}`, token });
+    const back = await assign({ subscription_id: id, member_id: first.json().member_id, immediate_claim: true });
+    expect(back.statusCode, back.body).toBe(200);
+    const restored = (await grantsOfSeat(first.json().id)).find((grant) => grant.member_id === first.json().member_id)!;
+    expect(restored.id).toBe(grants.find((grant) => grant.member_id === first.json().member_id)!.id);
+    expect(restored.granted_at).not.toBeNull();
+  });
+
+  it("re-syncs every claimed seat of a product when its benefits change, pending seats untouched", async () => {
+    const recurring = await seatProduct(true);
+    const [kept] = await benefitIds(recurring.product.id);
+    const [added] = await benefitIds((await seatProduct(false)).product.id);
+    const { id } = await seatedSubscription(3, org.id, recurring);
+    const order = await createOrder(ctx.deps, org.id, { product: recurring.product, values: { seats: 1 } });
+    const holder = (await assign({ subscription_id: id, email: newEmail(), immediate_claim: true })).json();
+    const orderHolder = (await assign({ order_id: order.id, email: newEmail(), immediate_claim: true })).json();
+    const pending = (await assign({ subscription_id: id, email: newEmail() })).json();
+    const setBenefits = async (benefits: string[]) => {
+      const response = await ctx.request({
+        method: "POST",
+        url: `/v1/products/${recurring.product.id}/benefits`,
+        token: checkoutToken,
+        payload: { benefits },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+
+    await setBenefits([added!]);
+    expect(await heldBenefits(holder.id)).toEqual([added!]);
+    expect(await heldBenefits(orderHolder.id)).toEqual([added!]);
+    expect(await grantsOfSeat(pending.id)).toEqual([]);
+    const [revokedKey] = await ctx.deps.db.selectFrom("license_keys").select(["id", "status"]).where("benefit_id", "=", kept!).execute();
+    expect(revokedKey?.status).toBe("revoked");
+
+    await setBenefits([kept!, added!]);
+    expect(await heldBenefits(holder.id)).toEqual([kept!, added!].sort());
+    const keys = await ctx.deps.db.selectFrom("license_keys").select(["id", "status"]).where("benefit_id", "=", kept!).execute();
+    // The holder's own key comes back (the same key), as a subscription's restored grants bring theirs.
+    expect(keys.filter((key) => key.status === "granted").map((key) => key.id)).toContain(revokedKey!.id);
+  });
+
+  it("re-syncs a subscription's claimed seats when it moves to another seat-based product", async () => {
+    const [from, to] = [await seatProduct(true), await seatProduct(true)];
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, from.product.id, {
+      buyer: { customer_email: `switcher-${++mailbox}@example.com` },
+      checkout: { seats: 2 },
+    });
+    const holder = (await assign({ subscription_id: checkout.subscription_id, email: newEmail(), immediate_claim: true })).json();
+    const switched = await ctx.request({
+      method: "PATCH",
+      url: `/v1/subscriptions/${checkout.subscription_id}`,
+      token,
+      payload: { product_id: to.product.id, proration_behavior: "prorate" },
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    expect(await heldBenefits(holder.id)).toEqual(await benefitIds(to.product.id));
+    expect(await buyerGrants(checkout.customer_id)).toEqual([]);
+  });
+
+  it("revokes the buyer's own grants when a subscription moves onto a seat-based product", async () => {
+    const plain = await createProduct(ctx.deps, org.id, {
+      product: { name: "Solo", recurring_interval: "month", recurring_interval_count: 1 },
+      prices: [{ amount_type: "fixed", price_amount: 900 }],
+      benefits: [{ type: "license_keys", description: "Solo key", properties: { prefix: "SOLO" } }],
+    });
+    const seats = await seatProduct(true);
+    const { checkout } = await buyThroughCheckout(ctx, checkoutToken, plain.product.id, {
+      buyer: { customer_email: `upgrader-${++mailbox}@example.com` },
+    });
+    expect((await buyerGrants(checkout.customer_id)).map((grant) => grant.granted_at !== null)).toEqual([true]);
+    const switched = await ctx.request({
+      method: "PATCH",
+      url: `/v1/subscriptions/${checkout.subscription_id}`,
+      token,
+      payload: { product_id: seats.product.id, proration_behavior: "prorate" },
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    expect((await buyerGrants(checkout.customer_id)).map((grant) => grant.granted_at)).toEqual([null]);
+  });
+
+  it("revokes a deleted member's seats (claimed and pending) with their grants, by the API and in the portal", async () => {
+    const { id, buyer } = await seatedSubscription(3);
+    const claimed = (await assign({ subscription_id: id, email: newEmail(), immediate_claim: true })).json();
+    const pending = (await assign({ subscription_id: id, email: newEmail() })).json();
+    const removed = await ctx.request({
+      method: "DELETE",
+      url: `/v1/customers/${buyer.id}/members/${claimed.member_id}`,
+      token: checkoutToken,
+    });
+    expect(removed.statusCode, removed.body).toBe(204);
+    expect(await seatRow(claimed.id)).toMatchObject({ status: "revoked", member_id: null });
+    expect(await heldBenefits(claimed.id)).toEqual([]);
+    expect(await seatEvents(claimed.id)).toContain("customer_seat.revoked");
+    expect((await seatRow(pending.id)).status).toBe("pending");
+
+    const owner = await createMember(ctx.deps, buyer, "owner", { email: buyer.email });
+    const ownerToken = await createMemberSessionToken(ctx.deps, buyer.id, owner.id);
+    const gone = await ctx.request({ method: "DELETE", url: `/v1/customer-portal/members/${pending.member_id}`, token: ownerToken });
+    expect(gone.statusCode, gone.body).toBe(204);
+    expect(await seatRow(pending.id)).toMatchObject({ status: "revoked", invitation_token_hash: null });
+    expect(await seatEvents(pending.id)).toContain("customer_seat.revoked");
+  });
 });
