@@ -54,6 +54,7 @@ import * as filesAndDownloadables from "./2026-11-30T0100_files_and_downloadable
 import * as licenseSigningKeys from "./2026-11-30T0160_license_signing_keys.ts";
 import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activation_heartbeats.ts";
 import * as emailsUnsentIndex from "./2026-11-30T0170_emails_unsent_index.ts";
+import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -117,6 +118,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0160_license_signing_keys": licenseSigningKeys,
   "2026-11-30T0161_license_activation_heartbeats": licenseActivationHeartbeats,
   "2026-11-30T0170_emails_unsent_index": emailsUnsentIndex,
+  "2026-11-30T0185_product_media_files": productMediaFiles,
 };
 
 /**
