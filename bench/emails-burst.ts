@@ -97,7 +97,9 @@ async function main(): Promise<void> {
       paidAt: new Date(),
       items: [{ label: "Bench Pro", amount: 4_900 }],
       amounts: { subtotal: 4_900, discount: 0, tax: 0, total: 4_900, currency: "usd" },
-      benefits: [{ description: "License key", licenseKey: { key: "BENCH-0000-1111-2222", activationLimit: 3, expiresAt: null } }],
+      benefits: [
+        { description: "License key", licenseKey: { key: "BENCH-0000-1111-2222", activationLimit: 3, expiresAt: null }, files: [] },
+      ],
       portalUrl: `${server.url}/${organization.slug}/portal`,
       documents: { receiptUrl: null, invoiceUrl: null },
     });

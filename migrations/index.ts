@@ -55,6 +55,7 @@ import * as licenseSigningKeys from "./2026-11-30T0160_license_signing_keys.ts";
 import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activation_heartbeats.ts";
 import * as emailsUnsentIndex from "./2026-11-30T0170_emails_unsent_index.ts";
 import * as seatGrantsPerHolder from "./2026-11-30T0180_seat_grants_per_holder.ts";
+import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -119,6 +120,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0161_license_activation_heartbeats": licenseActivationHeartbeats,
   "2026-11-30T0170_emails_unsent_index": emailsUnsentIndex,
   "2026-11-30T0180_seat_grants_per_holder": seatGrantsPerHolder,
+  "2026-11-30T0185_product_media_files": productMediaFiles,
 };
 
 /**

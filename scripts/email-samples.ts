@@ -70,8 +70,15 @@ const order = (reason: OrderEmailReason, locale: string): OrderEmail => ({
           {
             description: "Desktop licence for up to three machines",
             licenseKey: { key: "DSK-7F3A9C21-4B8E-4D0F-9A61-2C5E8B7D1F04", activationLimit: 3, expiresAt: null },
+            files: [
+              {
+                name: "AnalyticalEngine-2.4.1-setup.exe",
+                size: 84_213_760,
+                url: "https://api.adaco.example/downloads/7b3f2a10-5c4e-4d8a-9e21-0f6b8c1d2e34.sample-signature",
+              },
+            ],
           },
-          { description: "Priority support by email", licenseKey: null },
+          { description: "Priority support by email", licenseKey: null, files: [] },
         ]
       : [],
   portalUrl,

@@ -226,6 +226,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
     checkoutPageRoutes(services.checkoutClient, webAssets, {
       checkoutBaseUrl: deps.config.checkoutBaseUrl,
       paymentForm: services.checkoutPaymentForm,
+      mediaOrigins: [new URL(deps.config.publicBaseUrl).origin, await services.blobs.downloadOrigin()],
       purchaseOf: (checkout) => purchaseOfCheckout(deps.db, deps, { id: checkout.id, benefits: checkout.product?.benefits ?? [] }),
     }),
   );

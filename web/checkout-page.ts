@@ -127,7 +127,8 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   const amounts = h("div", { "aria-live": "polite" });
   const picker = h("fieldset", { class: "picker" }, h("legend", {}, "Choose a product"));
   const priceInputs = h("div");
-  summary.append(h("h2", { id: "summary-title" }, "Order summary"), picker, priceInputs, amounts);
+  const gallery = h("div", { class: "media", hidden: true });
+  summary.append(h("h2", { id: "summary-title" }, "Order summary"), gallery, picker, priceInputs, amounts);
 
   for (const product of initial.products) {
     const radio = input({ type: "radio", name: "product_id", value: product.id });
@@ -187,6 +188,38 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
         priceInputs.append(seats.wrapper);
       }
     }
+  }
+
+  /**
+   * The selected product's images: the first large, the others as thumbnails that take its place.
+   * Each keeps its box before it loads (width and height, an aspect ratio in CSS), so nothing moves.
+   */
+  let galleryFor: string | null = null;
+  function drawMedia(): void {
+    if (galleryFor === checkout.product_id) return;
+    galleryFor = checkout.product_id;
+    const product = checkout.product;
+    const images = (product?.medias ?? []).filter((media) => media.mime_type.startsWith("image/"));
+    gallery.hidden = images.length === 0;
+    const [first] = images;
+    if (!product || !first) {
+      gallery.replaceChildren();
+      return;
+    }
+    const main = h("img", { class: "media-main", src: first.public_url, alt: product.name, width: 800, height: 600 });
+    const thumbnails = images.map((media, index) => {
+      const button = h(
+        "button",
+        { type: "button", class: "media-thumb", "aria-pressed": index === 0 ? "true" : "false" },
+        h("img", { src: media.public_url, alt: `${product.name}, image ${index + 1} of ${images.length}`, width: 64, height: 64 }),
+      );
+      button.addEventListener("click", () => {
+        main.src = media.public_url;
+        for (const other of gallery.querySelectorAll(".media-thumb")) other.setAttribute("aria-pressed", String(other === button));
+      });
+      return h("li", {}, button);
+    });
+    gallery.replaceChildren(main, ...(images.length > 1 ? [h("ul", { class: "media-thumbs" }, ...thumbnails)] : []));
   }
 
   function drawAmounts(): void {
@@ -330,6 +363,7 @@ function checkoutForm(root: HTMLElement, initial: Checkout, payment: PaymentForm
   function apply(next: Checkout): void {
     checkout = next;
     for (const radio of picker.querySelectorAll<HTMLInputElement>("input[type=radio]")) radio.checked = radio.value === checkout.product_id;
+    drawMedia();
     drawPriceInputs();
     drawAmounts();
     (business.control as HTMLInputElement).checked = checkout.is_business_customer;

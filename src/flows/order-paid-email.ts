@@ -60,7 +60,7 @@ export async function writeOrderPaidEmail(
       total: order.total_amount,
       currency: order.currency,
     },
-    benefits: await grantedBenefits(db, order.id, paid.benefits),
+    benefits: await grantedBenefits(db, deps, order, paid.benefits),
     portalUrl: customerPortalUrl(deps, organization),
     documents: orderDocumentLinks(deps, order, paid.now),
   });

@@ -2,6 +2,7 @@ import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
 import { grantsOfOrder } from "../modules/benefits/benefits.steps.ts";
 import type { GrantedBenefit } from "../modules/emails/emails.steps.ts";
+import { grantedFilesByBenefit } from "../modules/files/files.steps.ts";
 import { keysByIds } from "../modules/license-keys/license-keys.steps.ts";
 import { findOrderOfCheckout, itemsByOrder, orderDocumentLinks } from "../modules/orders/orders.steps.ts";
 import type { OrderItemRow, OrderRow } from "../modules/orders/orders.table.ts";
@@ -9,14 +10,19 @@ import type { OrderItemRow, OrderRow } from "../modules/orders/orders.table.ts";
 // What a paid order gave its buyer, read the same way for its email and for the checkout's page
 // after the payment, so the two show the same: the benefits, the license keys in full, the documents.
 
-/** The benefits the order granted, in the product's order, each license key in full. */
+/**
+ * The benefits the order granted, in the product's order, each license key in full and each file
+ * the customer holds with a link that outlives the email's reading (`/downloads/…`).
+ */
 export async function grantedBenefits(
   db: Executor,
-  orderId: string,
+  deps: Pick<Deps, "secret" | "config">,
+  order: Pick<OrderRow, "id" | "customer_id">,
   benefits: readonly { id: string; description: string }[],
 ): Promise<GrantedBenefit[]> {
   if (benefits.length === 0) return [];
-  const grants = await grantsOfOrder(db, orderId);
+  const grants = await grantsOfOrder(db, order.id);
+  const files = await grantedFilesByBenefit(db, { secret: deps.secret, baseUrl: deps.config.publicBaseUrl }, order.customer_id, grants);
   const keyIdOf = new Map(grants.map((grant) => [grant.benefit_id, grant.properties.license_key_id]));
   const keyIds = [...keyIdOf.values()].filter((id): id is string => typeof id === "string");
   const keys = new Map((await keysByIds(db, keyIds)).map((key) => [key.id, key]));
@@ -28,6 +34,7 @@ export async function grantedBenefits(
       return {
         description: benefit.description,
         licenseKey: key ? { key: key.key, activationLimit: key.limit_activations, expiresAt: key.expires_at } : null,
+        files: files.get(benefit.id) ?? [],
       };
     });
 }
@@ -53,7 +60,7 @@ export async function purchaseOfCheckout(
   return {
     order,
     items: (await itemsByOrder(db, [order])).get(order.id) ?? [],
-    benefits: await grantedBenefits(db, order.id, checkout.benefits),
+    benefits: await grantedBenefits(db, deps, order, checkout.benefits),
     documents: orderDocumentLinks(deps, order, deps.now()),
   };
 }

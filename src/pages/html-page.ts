@@ -80,6 +80,8 @@ export interface PageHeaders {
    * origin (with `no-referrer` it sends `Origin: null`).
    */
   referrerPolicy?: "no-referrer" | "same-origin";
+  /** Outside origins the page shows images from (a product's media, and the store its URL redirects to). */
+  imageSources?: readonly string[];
 }
 
 /** A CSP directive: this page's own sources, then the outside origins it was given. */
@@ -101,7 +103,7 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, asse
         "default-src 'none'",
         directive("script-src", assets.scriptHash, sources.script),
         `style-src ${assets.styleHash}`,
-        "img-src 'self' data:",
+        directive("img-src", "'self' data:", options.imageSources ?? []),
         directive("connect-src", "'self'", sources.connect),
         // Without a frame-src, default-src 'none' refuses every frame.
         ...(sources.frame.length > 0 ? [`frame-src ${sources.frame.join(" ")}`] : []),

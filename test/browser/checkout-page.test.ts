@@ -9,6 +9,8 @@ import type { TestContext } from "../helpers/context.ts";
 import { expireCheckoutNow } from "../modules/checkouts/checkout-helpers.ts";
 import { createDiscount, createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 import { createWebhookEndpoint, startReceiver, waitFor, type Receiver } from "../helpers/webhooks.ts";
+import { LOGO_PNG_DATA_URL } from "../documents/fixtures.ts";
+import { uploadFile } from "../modules/files/file-uploads.ts";
 
 /** The hosted checkout page in headless Chromium, against the real app, database, worker and webhooks. */
 describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120_000 }, () => {
@@ -332,6 +334,57 @@ describe.skipIf(!chromiumAvailable)("checkout page in a browser", { timeout: 120
       successURL: `${storefront.origin}/thanks?checkout=${checkout.id}`,
       redirect: true,
     });
+    await page.close();
+  });
+
+  it("shows the product's uploaded images, the first large and the others as thumbnails, at 390 and 1280 px", async () => {
+    const mediaToken = await createOrganizationToken(ctx.deps, organizationId, ["files:write", "products:write"]);
+    const png = Buffer.from(LOGO_PNG_DATA_URL.split(",")[1]!, "base64");
+    const medias: string[] = [];
+    for (const name of ["front.png", "back.png"])
+      medias.push(
+        (await uploadFile(ctx, mediaToken, png, { partSize: png.length, service: "product_media", name, mimeType: "image/png" })).id,
+      );
+    const name = `Tea "tin" <deluxe>`;
+    const created = await ctx.request({
+      method: "POST",
+      url: "/v1/products/",
+      token: mediaToken,
+      payload: { name, prices: [{ amount_type: "fixed", price_amount: 1800 }], medias },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json<{ medias: { id: string; public_url: string }[] }>().medias).toEqual([
+      expect.objectContaining({ id: medias[0], public_url: `${apiOrigin}/files/public/${medias[0]}` }),
+      expect.objectContaining({ id: medias[1], public_url: `${apiOrigin}/files/public/${medias[1]}` }),
+    ]);
+    const checkout = await openCheckout({ products: [created.json<{ id: string }>().id] });
+    const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) refused.push(message.text());
+    });
+    const loaded = (image: { complete: boolean; naturalWidth: number }) => (image.complete ? image.naturalWidth : 0);
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(checkout.url);
+      await page.waitForSelector("html[data-ready]");
+      const main = page.locator(".media-main");
+      await expect.poll(() => main.evaluate(loaded)).toBeGreaterThan(0);
+      expect(await main.getAttribute("alt")).toBe(name);
+      // The box is the 4:3 the stylesheet reserves before the image loads, within the viewport.
+      const box = (await main.boundingBox())!;
+      expect(box.width).toBeLessThan(width);
+      expect(box.height).toBeCloseTo((box.width * 3) / 4, 0);
+      const thumbnails = page.locator(".media-thumb img");
+      expect(await thumbnails.count()).toBe(2);
+      for (const index of [0, 1]) await expect.poll(() => thumbnails.nth(index).evaluate(loaded)).toBeGreaterThan(0);
+      await expectAccessible(page);
+      await page.screenshot({ path: `test-results/checkout-media-${width}.png`, fullPage: true });
+    }
+    await page.getByRole("button", { name: `${name}, image 2 of 2` }).click();
+    expect(await page.locator(".media-main").getAttribute("src")).toBe(`${apiOrigin}/files/public/${medias[1]}`);
+    expect(await page.getByRole("button", { name: `${name}, image 2 of 2` }).getAttribute("aria-pressed")).toBe("true");
+    expect(refused).toEqual([]);
     await page.close();
   });
 

@@ -14,6 +14,8 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** A time-limited download URL, usable without other credentials. */
   downloadUrl(key: string, options: { filename: string; expiresInSeconds: number }): Promise<string>;
+  /** The origin of the download URLs (a page showing stored images allows it in its CSP). */
+  downloadOrigin(): Promise<string>;
   /**
    * Removes what writes begun before `startedBefore` left behind unfinished (a process killed
    * mid-write): temporary files, incomplete multipart uploads. Answers how many were removed.

@@ -161,6 +161,10 @@ export class LocalBlobStore implements BlobStore {
     return `${this.publicBaseUrl}${LOCAL_BLOB_ROUTE}/${key}?${query.toString()}`;
   }
 
+  async downloadOrigin(): Promise<string> {
+    return new URL(this.publicBaseUrl).origin;
+  }
+
   /** The object for a signed request, or null when the signature is wrong or expired (indistinguishable). */
   async open(request: SignedBlobRequest): Promise<{ body: Buffer; meta: StoredObject } | null> {
     if (!signatureMatches(this.secret, ["blob", request.key, request.expires, request.filename], request.signature)) return null;

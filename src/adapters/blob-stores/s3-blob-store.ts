@@ -43,6 +43,7 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
   /** Signs download links; it never sends a request. */
   private readonly signer: S3Client;
+  private origin: Promise<string> | undefined;
 
   constructor(options: S3Options) {
     this.options = options;
@@ -120,6 +121,16 @@ export class S3BlobStore implements BlobStore {
       ResponseContentDisposition: contentDisposition(options.filename),
     });
     return getSignedUrl(this.signer, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  /**
+   * Signs a link (no request is sent) and keeps its origin: the SDK alone knows the host its links
+   * use (virtual-hosted or path-style, the region's endpoint, a dotted bucket's fallback).
+   */
+  async downloadOrigin(): Promise<string> {
+    const command = new GetObjectCommand({ Bucket: this.options.bucket, Key: "origin" });
+    this.origin ??= getSignedUrl(this.signer, command, { expiresIn: 60 }).then((url) => new URL(url).origin);
+    return this.origin;
   }
 
   async read(key: string): Promise<Readable> {

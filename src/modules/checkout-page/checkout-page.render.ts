@@ -33,7 +33,13 @@ export interface PurchaseView {
   receiptNumber: string | null;
   /** Each line and the totals, label and formatted amount; the last is the total. */
   lines: readonly (readonly [string, string])[];
-  benefits: readonly { description: string; licenseKey: string | null; terms: readonly string[] }[];
+  benefits: readonly {
+    description: string;
+    licenseKey: string | null;
+    terms: readonly string[];
+    /** Each file's name, readable size and download link. */
+    files: readonly { name: string; size: string; url: string }[];
+  }[];
   documents: { receiptUrl: string | null; invoiceUrl: string | null };
 }
 
@@ -53,7 +59,9 @@ function purchaseDetails(purchase: PurchaseView): string {
   const benefits = purchase.benefits
     .map(
       (benefit) =>
-        `<li><p class="benefit">${e(benefit.description)}</p>${benefit.licenseKey ? `<p class="hint">License key</p><code class="license-key">${e(benefit.licenseKey)}</code>` : ""}${benefit.terms.map((term) => `<p class="hint">${e(term)}</p>`).join("")}</li>`,
+        `<li><p class="benefit">${e(benefit.description)}</p>${benefit.licenseKey ? `<p class="hint">License key</p><code class="license-key">${e(benefit.licenseKey)}</code>` : ""}${benefit.terms.map((term) => `<p class="hint">${e(term)}</p>`).join("")}${benefit.files
+          .map((file) => `<p class="file"><a href="${e(file.url)}">${e(file.name)}</a> <span class="hint">(${e(file.size)})</span></p>`)
+          .join("")}</li>`,
     )
     .join("");
   return `<section class="purchase" aria-label="Your order">

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { sizeReadable } from "../../values/byte-sizes.ts";
 import { moneyFormat } from "../../values/money-format.ts";
 import { ResourceNotFound } from "../../http/errors.ts";
 import { TokenPrefix } from "../../values/tokens.ts";
@@ -19,6 +20,11 @@ export interface CheckoutPageOptions {
   /** Where `url` points (`CHECKOUT_BASE_URL`): its origin is the one the embed script trusts. */
   checkoutBaseUrl: string;
   paymentForm: PaymentFormSetup;
+  /**
+   * The origins a product's media loads from: its `public_url`'s (`PUBLIC_BASE_URL`, which may not
+   * be the page's) and the blob store's it redirects to (an S3 bucket's host).
+   */
+  mediaOrigins: readonly string[];
   /** The purchase a succeeded session made (`flows/purchase-summary.ts`), null before its order exists. */
   purchaseOf: (checkout: CheckoutPublic) => Promise<CheckoutPurchase | null>;
 }
@@ -39,7 +45,7 @@ function purchaseView(purchase: CheckoutPurchase, locale: string | null): Purcha
       ...(order.tax_amount ? [[words.tax, money(order.tax_amount)] as const] : []),
       [words.total, money(order.total_amount)],
     ],
-    benefits: purchase.benefits.map(({ description, licenseKey: key }) => ({
+    benefits: purchase.benefits.map(({ description, licenseKey: key, files }) => ({
       description,
       licenseKey: key?.key ?? null,
       terms: key
@@ -48,6 +54,7 @@ function purchaseView(purchase: CheckoutPurchase, locale: string | null): Purcha
             ...(key.expiresAt ? [`Valid until ${language.date(key.expiresAt)}`] : []),
           ]
         : [],
+      files: files.map((file) => ({ ...file, size: sizeReadable(file.size) })),
     })),
     documents: purchase.documents,
   };
@@ -96,6 +103,8 @@ export const checkoutPageRoutes =
   async (app) => {
     const queryOf = async (request: FastifyRequest) => pageQuery(request.query, await webAssets.forPage("checkout-page"));
     const embedScript = embedScriptFor(new URL(options.checkoutBaseUrl).origin);
+    // The media origins other than the page's own, which 'self' covers.
+    const imageSources = [...new Set(options.mediaOrigins)].filter((origin) => origin !== new URL(options.checkoutBaseUrl).origin);
 
     /** The session for a page, or the status page to answer instead. */
     async function sessionOrProblem(
@@ -174,7 +183,11 @@ export const checkoutPageRoutes =
           money: { currency: checkout.currency, format: moneyFormat(checkout.currency) },
         },
       });
-      return sendHtml(reply, 200, html, query.assets, { frameAncestor: embedOrigin, sources: options.paymentForm.sources });
+      return sendHtml(reply, 200, html, query.assets, {
+        frameAncestor: embedOrigin,
+        sources: options.paymentForm.sources,
+        imageSources,
+      });
     });
 
     app.get<{ Params: { client_secret: string } }>(

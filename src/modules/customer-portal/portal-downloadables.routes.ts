@@ -38,4 +38,8 @@ export const portalDownloadableRoutes =
     app.get("/v1/customer-portal/downloadables/:token", { schema: { hide: true, params: DownloadTokenParams } }, async (request, reply) =>
       reply.header("cache-control", "private, no-store").redirect(await downloadables.download(request.params.token), 302),
     );
+    // An order email's link (`emailDownloadLinkPath`): signed, no session, checked against the grant.
+    app.get("/downloads/:token", { schema: { hide: true, params: DownloadTokenParams } }, async (request, reply) =>
+      reply.header("cache-control", "private, no-store").redirect(await downloadables.downloadFromEmail(request.params.token), 302),
+    );
   };

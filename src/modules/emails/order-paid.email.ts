@@ -1,6 +1,7 @@
 import { documentLanguage, type DocumentLanguage } from "../../documents/language.ts";
 import { escapeHtml } from "../../pages/html-page.ts";
 import { emailLayout, intro, type EmailBrand, type EmailSection, type RenderedEmail } from "./email-layout.ts";
+import { sizeReadable } from "../../values/byte-sizes.ts";
 import { portalButton } from "./portal-button.ts";
 import { emailWords, wordsIn, type EmailWords, type WordsByLanguage } from "./email-words.ts";
 
@@ -11,10 +12,11 @@ import { emailWords, wordsIn, type EmailWords, type WordsByLanguage } from "./em
 export type OrderEmailReason =
   "purchase" | "subscription_create" | "subscription_cycle" | "subscription_cycle_after_trial" | "subscription_meter_cycle";
 
-/** A benefit the order granted; a license key is printed in full, with its limits. */
+/** A benefit the order granted; a license key is printed in full, with its limits; its files each with a link. */
 export interface GrantedBenefit {
   description: string;
   licenseKey: { key: string; activationLimit: number | null; expiresAt: Date | null } | null;
+  files: readonly { name: string; size: number; url: string }[];
 }
 
 /** What an order's email shows, read by the flow in the order's transaction. */
@@ -95,17 +97,31 @@ function keyTerms(key: NonNullable<GrantedBenefit["licenseKey"]>, language: Docu
   ];
 }
 
-/** Every benefit granted; a license key in full, in a monospace block a buyer can copy. */
+/**
+ * Every benefit granted; a license key in full, in a monospace block a buyer can copy; each file
+ * by name and size, the name linking to its download.
+ */
 function benefits(order: OrderEmail, language: DocumentLanguage, words: EmailWords): EmailSection | null {
   if (order.benefits.length === 0) return null;
-  const blocks = order.benefits.map(({ description, licenseKey: key }) => {
+  const blocks = order.benefits.map(({ description, licenseKey: key, files }) => {
     const terms = key ? keyTerms(key, language, words) : [];
+    const fileLines = files.map((file) => ({ ...file, size: sizeReadable(file.size) }));
     const html = `<div style="margin:0 0 16px"><p style="margin:0 0 4px;font-weight:600">${escapeHtml(description)}</p>${
       key
         ? `<p style="margin:0 0 4px">${escapeHtml(words.licenseKey)}</p><pre style="margin:0 0 4px;padding:8px;background:#f4f4f5;border-radius:4px;font-size:14px;white-space:pre-wrap;word-break:break-all">${escapeHtml(key.key)}</pre>`
         : ""
-    }${terms.map((line) => `<p style="margin:0;color:#52525b;font-size:14px">${escapeHtml(line)}</p>`).join("")}</div>`;
-    const text = [`- ${description}`, ...(key ? [`${words.licenseKey}: ${key.key}`] : []), ...terms].join("\n  ");
+    }${terms.map((line) => `<p style="margin:0;color:#52525b;font-size:14px">${escapeHtml(line)}</p>`).join("")}${fileLines
+      .map(
+        (file) =>
+          `<p style="margin:0 0 4px"><a href="${escapeHtml(file.url)}" style="color:#18181b;overflow-wrap:anywhere">${escapeHtml(file.name)}</a> <span style="color:#52525b;font-size:14px;white-space:nowrap">(${escapeHtml(file.size)})</span></p>`,
+      )
+      .join("")}</div>`;
+    const text = [
+      `- ${description}`,
+      ...(key ? [`${words.licenseKey}: ${key.key}`] : []),
+      ...terms,
+      ...fileLines.map((file) => `${file.name} (${file.size}):\n    ${file.url}`),
+    ].join("\n  ");
     return { html, text };
   });
   return {

@@ -40,3 +40,24 @@ export function verifyDownloadToken(secret: string, token: string, now: Date): s
   if (!notExpired(Number(expires), now)) throw new DownloadLinkExpired();
   return id;
 }
+
+// An order email's download link names one downloadable row and never expires (an email is read
+// days later); following it checks that the row is still granted, so a revoked grant (a refund, a
+// removed benefit, an archived file) ends it. See docs/decisions.md.
+
+/** Where an order email's links point (`portal-downloadables.routes.ts` serves it). */
+export const emailDownloadLinkPath = (token: string) => `/downloads/${token}`;
+
+const emailFields = (downloadableId: string) => ["downloadable-email", downloadableId];
+
+/** An email link's token: `<downloadable id>.<signature>`. */
+export const signEmailDownloadToken = (secret: string, downloadableId: string): string =>
+  `${downloadableId}.${signFields(secret, emailFields(downloadableId))}`;
+
+/** The downloadable an email token names; null for one this server did not sign. */
+export function verifyEmailDownloadToken(secret: string, token: string): string | null {
+  const match = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{1,128})$/.exec(token);
+  if (!match) return null;
+  const [, id, signature] = match as unknown as [string, string, string];
+  return signatureMatches(secret, emailFields(id), signature) ? id : null;
+}

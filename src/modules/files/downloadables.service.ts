@@ -8,6 +8,7 @@ import {
   downloadLinkPath,
   signDownloadToken,
   verifyDownloadToken,
+  verifyEmailDownloadToken,
 } from "./download-links.ts";
 import type { DownloadableListQuery } from "./file-inputs.schemas.ts";
 import { toFileDownload } from "./files.mapper.ts";
@@ -16,6 +17,17 @@ import type { DownloadableRead } from "./files.schemas.ts";
 
 /** What the portal's customers download: their files, each behind an hour's signed link that counts downloads. */
 export function createDownloadableService(deps: Deps, blobs: BlobStore) {
+  /** Counts a download of the row and answers an hour's store link to its file, unless the file (or, checked, the grant) is gone. */
+  const follow = (id: string, options: { grantChecked: boolean }): Promise<string> =>
+    deps.db.transaction().execute(async (trx) => {
+      const row = await findDownloadableForUpdate(trx, id);
+      if (!row) throw new ResourceNotFound();
+      const revoked = options.grantChecked && row.downloadable_status !== "granted";
+      if (revoked || row.flagged_malicious_at !== null || row.deleted_at !== null || !row.is_uploaded) throw new DownloadLinkExpired();
+      await countDownload(trx, id, deps.now());
+      return blobs.downloadUrl(row.path, { filename: row.name, expiresInSeconds: DOWNLOAD_LINK_TTL_SECONDS });
+    });
+
   return {
     /**
      * The customer's files, newest grant first; `null` for a member session, which sees only its
@@ -52,13 +64,17 @@ export function createDownloadableService(deps: Deps, blobs: BlobStore) {
     async download(token: string): Promise<string> {
       const id = verifyDownloadToken(deps.secret, token, deps.now());
       if (id === null) throw new ResourceNotFound();
-      return deps.db.transaction().execute(async (trx) => {
-        const row = await findDownloadableForUpdate(trx, id);
-        if (!row) throw new ResourceNotFound();
-        if (row.flagged_malicious_at !== null || row.deleted_at !== null || !row.is_uploaded) throw new DownloadLinkExpired();
-        await countDownload(trx, id, deps.now());
-        return blobs.downloadUrl(row.path, { filename: row.name, expiresInSeconds: DOWNLOAD_LINK_TTL_SECONDS });
-      });
+      return follow(id, { grantChecked: false });
+    },
+
+    /**
+     * Follows an order email's link, which never expires: as `download`, but only while the
+     * customer still holds the file (a revoked grant is gone).
+     */
+    async downloadFromEmail(token: string): Promise<string> {
+      const id = verifyEmailDownloadToken(deps.secret, token);
+      if (id === null) throw new ResourceNotFound();
+      return follow(id, { grantChecked: true });
     },
   };
 }

@@ -53,6 +53,17 @@ export const existingFileIds = async (db: Executor, organizationId: string, ids:
     ? new Set()
     : new Set((await liveFiles(db, [organizationId]).select("id").where("id", "in", ids).execute()).map((row) => row.id));
 
+/** The organization's uploaded `product_media` files among the ids. */
+export const uploadedProductMedias = (db: Executor, organizationId: string, ids: readonly string[]): Promise<FileRow[]> =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : liveFiles(db, [organizationId])
+        .selectAll()
+        .where("id", "in", ids)
+        .where("service", "=", "product_media")
+        .where("is_uploaded", "=", true)
+        .execute();
+
 /** Grants the files to the customer through the benefit (a revoked row is granted again, its count kept). */
 export async function grantDownloadableRows(
   db: Executor,
@@ -118,13 +129,22 @@ export const pageCustomerDownloadables = (
     .limit(page.limit)
     .execute();
 
+/** The files these benefits give the customer now (as the portal lists them), with their rows' ids. */
+export const customerDownloadablesOf = (db: Executor, customerId: string, benefitIds: readonly string[]) =>
+  benefitIds.length === 0
+    ? Promise.resolve([])
+    : downloadableOf(db, customerId, benefitIds)
+        .select(["d.id as downloadable_id", "d.benefit_id", "d.file_id", "f.name", "f.size"])
+        .orderBy("d.id")
+        .execute();
+
 /** A download link's row with its file, locked while its count goes up. */
 export const findDownloadableForUpdate = (db: Executor, id: string) =>
   db
     .selectFrom("downloadables as d")
     .innerJoin("files as f", "f.id", "d.file_id")
     .selectAll("f")
-    .select(["d.id as downloadable_id"])
+    .select(["d.id as downloadable_id", "d.status as downloadable_status"])
     .where("d.id", "=", id)
     .forUpdate("d")
     .executeTakeFirst();

@@ -1,6 +1,15 @@
 import type { Executor } from "../../db/database.ts";
 import { toBenefitDownloadableFile } from "./files.mapper.ts";
-import { existingFileIds, filesWithDownloads, grantDownloadableRows, revokeDownloadableRows } from "./files.repository.ts";
+import { emailDownloadLinkPath, signEmailDownloadToken } from "./download-links.ts";
+import { publicFilePath } from "./files.mapper.ts";
+import {
+  customerDownloadablesOf,
+  uploadedProductMedias,
+  existingFileIds,
+  filesWithDownloads,
+  grantDownloadableRows,
+  revokeDownloadableRows,
+} from "./files.repository.ts";
 import type { BenefitDownloadableFile } from "./files.schemas.ts";
 
 export type { BenefitDownloadableFile };
@@ -51,6 +60,76 @@ export async function benefitDownloadableFiles(
     const row = byId.get(id);
     return row ? [toBenefitDownloadableFile(row)] : [];
   });
+}
+
+/** A file a grant gave, as an order's email and page list it: a link that does not expire (`/downloads/…`). */
+export interface GrantedFile {
+  name: string;
+  size: number;
+  url: string;
+}
+
+/**
+ * The files the customer holds now through each of these grants, in the grant's order, each with
+ * an order email's link (signed with `secret`, on `baseUrl`). A benefit without files is absent.
+ */
+export async function grantedFilesByBenefit(
+  db: Executor,
+  link: { secret: string; baseUrl: string },
+  customerId: string,
+  grants: readonly { benefit_id: string; properties: Record<string, unknown> }[],
+): Promise<Map<string, GrantedFile[]>> {
+  const held = await customerDownloadablesOf(
+    db,
+    customerId,
+    grants.filter((grant) => Array.isArray(grant.properties.files)).map((grant) => grant.benefit_id),
+  );
+  const byGrant = new Map(held.map((row) => [`${row.benefit_id}:${row.file_id}`, row]));
+  return new Map(
+    grants.flatMap((grant) => {
+      const fileIds = Array.isArray(grant.properties.files) ? (grant.properties.files as unknown[]) : [];
+      const files = fileIds.flatMap((fileId) => {
+        const row = byGrant.get(`${grant.benefit_id}:${String(fileId)}`);
+        if (!row) return [];
+        const url = `${link.baseUrl}${emailDownloadLinkPath(signEmailDownloadToken(link.secret, row.downloadable_id))}`;
+        return [{ name: row.name, size: row.size, url }];
+      });
+      return files.length > 0 ? [[grant.benefit_id, files] as const] : [];
+    }),
+  );
+}
+
+/** An uploaded product media as a product's media row holds it (the file's fields, its public URL). */
+export interface ProductMediaAttachment {
+  file_id: string;
+  created_at: Date;
+  name: string;
+  path: string;
+  mime_type: string;
+  size: number;
+  checksum_sha256_base64: string | null;
+  checksum_sha256_hex: string | null;
+  public_url: string;
+}
+
+/** The organization's uploaded product medias among the ids, as a product attaches them. */
+export async function productMediaAttachments(
+  db: Executor,
+  publicBaseUrl: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<ProductMediaAttachment[]> {
+  return (await uploadedProductMedias(db, organizationId, ids)).map((row) => ({
+    file_id: row.id,
+    created_at: row.created_at,
+    name: row.name,
+    path: row.path,
+    mime_type: row.mime_type,
+    size: row.size,
+    checksum_sha256_base64: row.checksum_sha256_base64,
+    checksum_sha256_hex: row.checksum_sha256_hex,
+    public_url: `${publicBaseUrl}${publicFilePath(row.id)}`,
+  }));
 }
 
 // What the portal serves of files: a customer's downloadables and their links.

@@ -31,9 +31,17 @@ export const productRelations = (eb: ProductScope) => [
       .where("pb.product_id", "=", eb.ref("p.id"))
       .orderBy("pb.position"),
   ).as("benefits"),
-  jsonArrayFrom(eb.selectFrom("product_medias as pm").whereRef("pm.product_id", "=", "p.id").orderBy("pm.position").selectAll("pm")).as(
-    "medias",
-  ),
+  // A media is known by its file's id; a file deleted since is no longer shown.
+  jsonArrayFrom(
+    eb
+      .selectFrom("product_medias as pm")
+      .leftJoin("files as f", "f.id", "pm.file_id")
+      .whereRef("pm.product_id", "=", "p.id")
+      .where("f.deleted_at", "is", null)
+      .orderBy("pm.position")
+      .selectAll("pm")
+      .select((media) => media.fn.coalesce("pm.file_id", "pm.id").as("id")),
+  ).as("medias"),
   attachedCustomFields(eb, eb.ref("p.id")).as("attached_custom_fields"),
 ];
 

@@ -64,15 +64,40 @@ export async function keepPrices(
   for (const { id, position } of kept) await db.updateTable("product_prices").set({ position }).where("id", "=", id).execute();
 }
 
+/** The ids the product's medias are known by (their files'). */
 export const productMediaIds = async (db: Executor, productId: string): Promise<Set<string>> =>
-  new Set((await db.selectFrom("product_medias").select("id").where("product_id", "=", productId).execute()).map((row) => row.id));
+  new Set(
+    (
+      await db
+        .selectFrom("product_medias")
+        .select((eb) => eb.fn.coalesce("file_id", "id").as("id"))
+        .where("product_id", "=", productId)
+        .execute()
+    ).map((row) => row.id),
+  );
 
-/** Keeps exactly these medias of the product, in this order. */
-export async function keepMedias(db: Executor, productId: string, ids: readonly string[]): Promise<void> {
-  let removal = db.deleteFrom("product_medias").where("product_id", "=", productId);
-  if (ids.length) removal = removal.where("id", "not in", ids);
+/**
+ * The product's medias become exactly `ids`, in this order: the others are removed, and the files
+ * not attached yet (in `files`) are attached.
+ */
+export async function keepMedias(
+  db: Executor,
+  product: { id: string; organization_id: string },
+  ids: readonly string[],
+  files: readonly Omit<Insertable<ProductMediasTable>, "organization_id" | "product_id" | "position">[],
+): Promise<void> {
+  const key = sql<string>`coalesce(file_id, id)`;
+  let removal = db.deleteFrom("product_medias").where("product_id", "=", product.id);
+  if (ids.length) removal = removal.where(key, "not in", ids);
   await removal.execute();
-  for (const [position, id] of ids.entries()) await db.updateTable("product_medias").set({ position }).where("id", "=", id).execute();
+  if (files.length)
+    await db
+      .insertInto("product_medias")
+      .values(files.map((file) => ({ ...file, organization_id: product.organization_id, product_id: product.id })))
+      .onConflict((oc) => oc.columns(["product_id", "file_id"]).doNothing())
+      .execute();
+  for (const [position, id] of ids.entries())
+    await db.updateTable("product_medias").set({ position }).where("product_id", "=", product.id).where(key, "=", id).execute();
 }
 
 export const detachAllBenefits = (db: Executor, productId: string) =>

@@ -8,6 +8,7 @@ import { planPrices, priceValues, type PricePlan } from "./products.prices.ts";
 import * as queries from "./product-reads.repository.ts";
 import { existingBenefitIds } from "../benefits/benefits.steps.ts";
 import { attachCustomFields, existingCustomFieldIds } from "../custom-fields/custom-fields.steps.ts";
+import { productMediaAttachments } from "../files/files.steps.ts";
 import type { Executor } from "../../db/database.ts";
 import * as repo from "./products.repository.ts";
 import type { Static } from "@sinclair/typebox";
@@ -30,7 +31,7 @@ const fail = (issues: ValidationIssue[]): void => {
 const pairIssue = (interval: unknown, count: unknown, loc: Loc): ValidationIssue[] =>
   (interval === null) === (count === null) ? [] : [valueIssue(loc, "The interval and its count must be set together.", count)];
 
-// No file uploads exist in this service, so new products can reference no media.
+// A media is an uploaded `product_media` file of the organization, or one the product already has.
 function unknownMedias(medias: string[] | null | undefined, known: Set<string>): ValidationIssue[] {
   return (medias ?? []).flatMap((id, i) => (known.has(id) ? [] : [valueIssue(["body", "medias", i], "Media file not found.", id)]));
 }
@@ -72,9 +73,13 @@ const recurringIssues = (recurring: Static<typeof ProductCreateRecurring>): Vali
 async function createProduct(deps: Deps, principal: Principal, input: ProductCreate): Promise<Product> {
   const recurring = input.recurring_interval ? input : null;
   const prices = planPrices(input.prices, [], recurring !== null);
-  fail([...prices.issues, ...(recurring ? recurringIssues(recurring) : []), ...unknownMedias(input.medias, new Set())]);
+  fail([...prices.issues, ...(recurring ? recurringIssues(recurring) : [])]);
   const organization = await targetOrganization(deps.db, principal, input.organization_id);
-  fail(await customFieldIssues(deps.db, organization.id, input.attached_custom_fields));
+  const medias = await productMediaAttachments(deps.db, deps.config.publicBaseUrl, organization.id, input.medias ?? []);
+  fail([
+    ...unknownMedias(input.medias, new Set(medias.map((media) => media.file_id))),
+    ...(await customFieldIssues(deps.db, organization.id, input.attached_custom_fields)),
+  ]);
   const now = deps.now();
   const id = await deps.db.transaction().execute(async (trx) => {
     const product = await repo.insertProduct(trx, {
@@ -93,6 +98,7 @@ async function createProduct(deps: Deps, principal: Principal, input: ProductCre
       metadata: JSON.stringify(input.metadata ?? {}),
     });
     await repo.insertPrices(trx, newPriceRows(prices, { organization_id: organization.id, product_id: product.id, created_at: now }));
+    await repo.keepMedias(trx, product, input.medias ?? [], medias);
     await attachCustomFields(trx, organization.id, product.id, input.attached_custom_fields ?? []);
     return product.id;
   });
@@ -119,7 +125,7 @@ function listProducts(deps: Deps, query: ProductListQuery, allowed: Organization
 }
 
 /** An update checked against the locked product: its issues, the new trial, and the price plan when prices change. */
-async function checkUpdate(trx: Executor, current: ProductRow, input: ProductUpdate) {
+async function checkUpdate(trx: Executor, deps: Deps, current: ProductRow, input: ProductUpdate) {
   const recurring = current.recurring_interval !== null;
   const issues: ValidationIssue[] = [];
   if (!recurring && (input.recurring_interval || input.recurring_interval_count)) {
@@ -139,13 +145,15 @@ async function checkUpdate(trx: Executor, current: ProductRow, input: ProductUpd
   const trialInterval = input.trial_interval === undefined ? current.trial_interval : input.trial_interval;
   const trialCount = input.trial_interval_count === undefined ? current.trial_interval_count : input.trial_interval_count;
   issues.push(...pairIssue(trialInterval, trialCount, ["body", "trial_interval_count"]));
-  issues.push(...unknownMedias(input.medias, input.medias ? await repo.productMediaIds(trx, current.id) : new Set()));
+  const medias = await productMediaAttachments(trx, deps.config.publicBaseUrl, current.organization_id, input.medias ?? []);
+  const attached = input.medias ? await repo.productMediaIds(trx, current.id) : new Set<string>();
+  issues.push(...unknownMedias(input.medias, new Set([...attached, ...medias.map((media) => media.file_id)])));
   issues.push(...(await customFieldIssues(trx, current.organization_id, input.attached_custom_fields)));
 
   const prices = input.prices ? planPrices(input.prices, await repo.livePrices(trx, current.id), recurring) : null;
   issues.push(...(prices?.issues ?? []));
   fail(issues);
-  return { recurring, trialInterval, trialCount, prices };
+  return { recurring, trialInterval, trialCount, prices, medias };
 }
 
 /** The product row is locked for the whole update, so concurrent price replacements apply one after another. */
@@ -153,7 +161,7 @@ async function updateProduct(deps: Deps, id: string, input: ProductUpdate, allow
   const organizationId = await deps.db.transaction().execute(async (trx) => {
     const current = await repo.findProductForUpdate(trx, id, allowed);
     if (!current) throw new ResourceNotFound();
-    const { recurring, trialInterval, trialCount, prices } = await checkUpdate(trx, current, input);
+    const { recurring, trialInterval, trialCount, prices, medias } = await checkUpdate(trx, deps, current, input);
     const now = deps.now();
     await repo.updateProduct(trx, current.id, {
       modified_at: now,
@@ -174,7 +182,7 @@ async function updateProduct(deps: Deps, id: string, input: ProductUpdate, allow
         newPriceRows(prices, { organization_id: current.organization_id, product_id: current.id, created_at: now }),
       );
     }
-    if (input.medias) await repo.keepMedias(trx, current.id, input.medias);
+    if (input.medias) await repo.keepMedias(trx, current, input.medias, medias);
     if (input.attached_custom_fields) await attachCustomFields(trx, current.organization_id, current.id, input.attached_custom_fields);
     return current.organization_id;
   });

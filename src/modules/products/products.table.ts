@@ -76,5 +76,7 @@ export interface ProductMediasTable {
   checksum_sha256_hex: string | null;
   public_url: string;
   position: Generated<number>;
+  /** The uploaded file this media is (its id in answers); null for a row from before uploads. */
+  file_id: string | null;
 }
 export type ProductMediaRow = Selectable<ProductMediasTable>;

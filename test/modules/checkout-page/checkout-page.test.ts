@@ -40,6 +40,8 @@ describe("GET /checkout/{client_secret}", () => {
     expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(csp(response.headers)).toMatch(/^default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+'; /);
     expect(csp(response.headers)).toContain("frame-ancestors 'none'");
+    // Product medias load from PUBLIC_BASE_URL (another origin here), where the local store serves them too.
+    expect(csp(response.headers)).toContain(`; img-src 'self' data: ${new URL(ctx.deps.config.publicBaseUrl).origin}; `);
     expect(response.headers["x-frame-options"]).toBe("DENY");
     expect(response.headers["referrer-policy"]).toBe("no-referrer");
     expect(response.headers["cache-control"]).toBe("no-store");

@@ -4,7 +4,9 @@ import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { startTestS3, type TestS3 } from "../../helpers/s3.ts";
-import { API_BASE, completeUpload, fileCreateBody, follow, openUpload, putParts, sha256 } from "./file-uploads.ts";
+import { S3BlobStore } from "../../../src/adapters/blob-stores/s3-blob-store.ts";
+import { LOGO_PNG_DATA_URL } from "../../documents/fixtures.ts";
+import { API_BASE, completeUpload, fileCreateBody, follow, openUpload, putParts, sha256, uploadFile } from "./file-uploads.ts";
 
 let s3: TestS3;
 let ctx: TestContext;
@@ -23,7 +25,11 @@ beforeAll(async () => {
       S3_SECRET_ACCESS_KEY: "S3RVER",
     },
   });
-  token = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, ["files:write"]);
+  token = await createOrganizationToken(ctx.deps, (await createOrganization(ctx.deps)).id, [
+    "files:write",
+    "products:write",
+    "checkouts:write",
+  ]);
 });
 afterAll(async () => {
   await ctx.close();
@@ -61,5 +67,48 @@ describe("uploading a file in parts to S3", () => {
     expect(wrong.statusCode).toBe(422);
     expect(wrong.json().detail[0].msg).toMatch(/SHA-256 is not the checksum_sha256_base64/);
     expect(await ctx.services.blobs.exists(opened.path)).toBe(false);
+  });
+});
+
+describe("a product media stored in S3 on the checkout page", () => {
+  it("is allowed by the page's img-src: the public URL's origin and the bucket's it redirects to", async () => {
+    const png = Buffer.from(LOGO_PNG_DATA_URL.split(",")[1]!, "base64");
+    const media = await uploadFile(ctx, token, png, {
+      partSize: png.length,
+      service: "product_media",
+      name: "box.png",
+      mimeType: "image/png",
+    });
+    const product = await ctx.request({
+      method: "POST",
+      url: "/v1/products/",
+      token,
+      payload: { name: "Boxed", prices: [{ amount_type: "fixed", price_amount: 500 }], medias: [media.id] },
+    });
+    expect(product.statusCode, product.body).toBe(201);
+    const checkout = await ctx.request({ method: "POST", url: "/v1/checkouts/", token, payload: { products: [product.json().id] } });
+    expect(checkout.statusCode, checkout.body).toBe(201);
+    const page = await ctx.request({ method: "GET", url: new URL(checkout.json<{ url: string }>().url).pathname });
+    const imgSrc = String(page.headers["content-security-policy"])
+      .split("; ")
+      .find((directive) => directive.startsWith("img-src "))!
+      .split(" ")
+      .slice(1);
+    const publicUrl = product.json<{ medias: { public_url: string }[] }>().medias[0]!.public_url;
+    const stored = (await follow(ctx, publicUrl, { method: "GET" })).headers.location!;
+    expect(imgSrc).toEqual(["'self'", "data:", new URL(publicUrl).origin, new URL(stored).origin]);
+    const image = await follow(ctx, stored, { method: "GET" });
+    expect(image.body.equals(png)).toBe(true);
+  });
+
+  it("names a virtual-hosted bucket's host as the SDK signs it", async () => {
+    const store = new S3BlobStore({
+      bucket: "media",
+      region: "eu-west-1",
+      forcePathStyle: false,
+      accessKeyId: "AKIDEXAMPLE",
+      secretAccessKey: "secret",
+    });
+    expect(await store.downloadOrigin()).toBe("https://media.s3.eu-west-1.amazonaws.com");
   });
 });
