@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Updateable } from "kysely";
-import type { Executor } from "../../db/database.ts";
+import type { Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { given } from "../../schema/pagination.ts";
 import type { DownloadablesTable, FileRow, FilesTable } from "./files.table.ts";
@@ -186,3 +186,6 @@ export const filesWithDownloads = (db: Executor, benefitId: string, fileIds: rea
         .where("f.is_uploaded", "=", true)
         .where("f.service", "=", "downloadable")
         .execute();
+
+/** The files deleted since, for a reader to leave out what points at them (a product's medias). */
+export const deletedFileIds = (eb: SubqueryScope) => eb.selectFrom("files").select("files.id").where("files.deleted_at", "is not", null);

@@ -18,6 +18,7 @@ export type { BenefitDownloadableFile };
 // and take them back, and show a benefit's files with their downloads.
 
 export { existingFileIds };
+export { deletedFileIds } from "./files.repository.ts";
 
 /**
  * The customer's files through the benefit become exactly `fileIds` (those still live; a deleted

@@ -6,6 +6,7 @@ import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
 import { selectLiveBenefits } from "../benefits/benefits.steps.ts";
 import { attachedCustomFields } from "../custom-fields/custom-fields.steps.ts";
+import { deletedFileIds } from "../files/files.steps.ts";
 import type { ProductWithRelations } from "./products.mapper.ts";
 import type { ProductSortKeys } from "./product-inputs.schemas.ts";
 import type { ProductsTable } from "./products.table.ts";
@@ -35,9 +36,8 @@ export const productRelations = (eb: ProductScope) => [
   jsonArrayFrom(
     eb
       .selectFrom("product_medias as pm")
-      .leftJoin("files as f", "f.id", "pm.file_id")
       .whereRef("pm.product_id", "=", "p.id")
-      .where("f.deleted_at", "is", null)
+      .where((media) => media.or([media("pm.file_id", "is", null), media("pm.file_id", "not in", deletedFileIds(eb))]))
       .orderBy("pm.position")
       .selectAll("pm")
       .select((media) => media.fn.coalesce("pm.file_id", "pm.id").as("id")),

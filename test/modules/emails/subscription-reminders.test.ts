@@ -155,7 +155,8 @@ describe("subscription renewal reminders", () => {
     const amount = new Intl.NumberFormat("fr-FR", { style: "currency", currency: "USD" }).format(72);
     expect(french[0]!.text).toContain(`${amount} seront prélevés`);
     expect(String(french[0]!.html)).toContain('<html lang="fr">');
-  });
+    // Two years of hourly scans and renewals: 10 s alone, past 30 s beside a second full suite.
+  }, 120_000);
 
   it("writes nothing while the organization's switch is off, and the next scan writes it once switched on", async () => {
     const seller = await sandboxSeller();

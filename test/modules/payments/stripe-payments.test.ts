@@ -280,7 +280,12 @@ describe("a renewal whose process dies between Stripe's answer and the commit", 
         throw new Error("process killed");
       },
     };
-    ctx.clock.advance(8 * 86_400_000);
+    // The sweep runs outside any request, on the real clock: move it past the trial's end, which
+    // the purchase stamped on the organization's clock (advanced by the tests above).
+    const { offset_seconds: offsetSeconds } = (await ctx.request({ method: "GET", url: "/v1/test-clock", token })).json<{
+      offset_seconds: number;
+    }>();
+    ctx.clock.advance((8 * 86_400 + offsetSeconds) * 1000);
     await expect(buildServices(ctx.deps, { payments: dying }).subscriptionRenewals.sweep({ organizationId: orgId })).rejects.toThrow(
       "process killed",
     );
