@@ -2,6 +2,7 @@ import type { Executor } from "../db/database.ts";
 import { enqueueJob } from "./queue.ts";
 import { TaskName } from "./task-names.ts";
 import { insertWebhookEvent } from "./webhook-outbox.repository.ts";
+import { orderingKeyOf } from "./webhook-ordering.ts";
 
 /** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
 export type WebhookEventType =
@@ -45,7 +46,8 @@ export type WebhookEventType =
 /**
  * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with
  * the transaction of the change that causes the event, so an event exists if and only if the
- * change committed (outbox semantics). `data` is the full resource as its read schema gives it.
+ * change committed (outbox semantics). `data` is the full resource as its read schema gives it;
+ * the object it is about orders its delivery (webhook-ordering.ts).
  */
 export async function recordWebhookEvent(
   db: Executor,
@@ -55,6 +57,7 @@ export async function recordWebhookEvent(
   const id = await insertWebhookEvent(db, {
     organizationId: event.organizationId,
     type: event.type,
+    orderingKey: orderingKeyOf(event.type, event.data),
     payload: JSON.stringify(payload),
     now: event.now,
   });

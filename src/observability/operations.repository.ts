@@ -26,20 +26,6 @@ export async function jobQueueByTask(db: Db): Promise<JobQueueRow[]> {
   return rows;
 }
 
-export interface PendingWebhooksRow {
-  endpoint_id: string;
-  pending: number;
-  oldest_age_seconds: number;
-}
-
-/** Each endpoint's undelivered events and the age of its oldest (the partial index on pending rows answers it). */
-export async function pendingWebhooksByEndpoint(db: Db): Promise<PendingWebhooksRow[]> {
-  const { rows } = await sql<PendingWebhooksRow>`
-    SELECT endpoint_id, count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
-    FROM webhook_endpoint_events WHERE status = 'pending' GROUP BY endpoint_id`.execute(db);
-  return rows;
-}
-
 /** Emails waiting to be sent and those given up on (the partial index on unsent rows answers it). */
 export async function unsentEmailsByStatus(db: Db): Promise<{ status: string; count: number }[]> {
   const { rows } = await sql<{ status: string; count: number }>`

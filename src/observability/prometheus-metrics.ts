@@ -1,28 +1,12 @@
 import type pg from "pg";
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../db/database.ts";
-import {
-  jobQueueByTask,
-  pendingWebhooksByEndpoint,
-  unsentEmailsByStatus,
-  type JobQueueRow,
-  type PendingWebhooksRow,
-} from "./operations.repository.ts";
+import { jobQueueByTask, unsentEmailsByStatus, type JobQueueRow } from "./operations.repository.ts";
+import { sharedRead } from "./shared-read.ts";
+import { registerWebhookMetrics } from "./webhook-metrics.ts";
 
 /** Label of requests that matched no route: their raw paths would be a label without bound. */
 export const UNMATCHED_ROUTE = "(unmatched)";
-
-/**
- * One database read shared by the gauges of a family: prom-client collects a scrape's metrics
- * concurrently, so the gauges started together wait on the same query.
- */
-function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
-  let inFlight: Promise<T> | null = null;
-  return () =>
-    (inFlight ??= read().finally(() => {
-      inFlight = null;
-    }));
-}
 
 /** A gauge with one series per row of a read; series of rows gone since the last scrape disappear. */
 function gaugeFamily<Row>(spec: {
@@ -55,8 +39,8 @@ export interface PrometheusMetrics {
 
 /**
  * The process's metrics in Prometheus's text format. Labels take values from small fixed sets
- * (methods, statuses, route templates, task names, email statuses) or from configuration (webhook
- * endpoints), never from what a request carries, so the series count stays flat under traffic.
+ * (methods, statuses, route templates, task names, email statuses; webhook endpoints only for the
+ * few most behind), never from what a request carries, so the series count stays flat under traffic.
  * Queue, webhook and email figures are read from the database at each scrape: they cover every
  * process on it (API and workers), not only this one.
  */
@@ -99,20 +83,8 @@ export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetri
     value: (row) => row.oldest_due_age_seconds,
   });
 
-  const webhooks = sharedRead(() => pendingWebhooksByEndpoint(db));
-  const perEndpoint = { registers, label: "endpoint_id", read: webhooks, labelOf: (row: PendingWebhooksRow) => row.endpoint_id } as const;
-  gaugeFamily({
-    ...perEndpoint,
-    name: "webhook_events_pending",
-    help: "Events not yet delivered, by endpoint.",
-    value: (row) => row.pending,
-  });
-  gaugeFamily({
-    ...perEndpoint,
-    name: "webhook_events_oldest_pending_age_seconds",
-    help: "Age of each endpoint's oldest undelivered event.",
-    value: (row) => row.oldest_age_seconds,
-  });
+  // Webhook deliveries: counters and backlog, in a file of their own (webhook-metrics.ts).
+  registerWebhookMetrics(registry, db);
 
   new Gauge({
     name: "emails_unsent",

@@ -54,3 +54,19 @@ export function nextAttemptAt(
   const delay = Math.max(jittered, Math.min(retryAfterMs ?? 0, LONGEST_DELAY_MS));
   return new Date(now.getTime() + delay);
 }
+
+/**
+ * How long a failing event holds back the later events of its object: through its first four
+ * attempts (nominally 35 minutes: 5 s + 5 min + 30 min, at most 42 min with jitter, longer only
+ * if the receiver's `Retry-After` asks for it). From then on, a failed attempt sets it aside
+ * (later events of its object go ahead while it keeps its own retries) when the endpoint has
+ * accepted some delivery since this event first failed: the receiver is up and refuses this one
+ * event. An endpoint accepting nothing is down, not poisoned, and order is kept through the outage.
+ */
+export const ORDER_HOLD_ATTEMPTS = 4;
+
+/** Whether the failed attempt number `attempt` sets its event aside (see `ORDER_HOLD_ATTEMPTS`). */
+export function setsAside(attempt: number, firstFailedAt: Date | null, endpointFailingSince: Date): boolean {
+  // The endpoint's run of failures began after this event's first failure only if a success came between.
+  return attempt >= ORDER_HOLD_ATTEMPTS && firstFailedAt !== null && endpointFailingSince.getTime() > firstFailedAt.getTime();
+}

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 
-/** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and the per-endpoint queue. */
+/** SQL of the delivery pipeline: fan-out of outbox events to endpoints, and each endpoint's queues, one per object. */
 
 export interface FanOutResult {
   organizationId: string;
@@ -24,14 +24,14 @@ export async function fanOutBatch(db: Executor, eventId: string, limit: number, 
     WITH target AS (
       SELECT organization_id, fanned_out_at FROM webhook_events WHERE id = ${eventId}
     ), batch AS (
-      SELECT w.id, w.organization_id, w.type, w.position FROM webhook_events w
+      SELECT w.id, w.organization_id, w.type, w.ordering_key, w.position FROM webhook_events w
       WHERE w.organization_id = (SELECT organization_id FROM target) AND w.fanned_out_at IS NULL
       ORDER BY w.position
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), copies AS (
-      INSERT INTO webhook_endpoint_events (organization_id, endpoint_id, event_id, type, sequence, next_attempt_at, created_at)
-      SELECT b.organization_id, e.id, b.id, b.type, b.position, ${now}, ${now}
+      INSERT INTO webhook_endpoint_events (organization_id, endpoint_id, event_id, type, ordering_key, sequence, next_attempt_at, created_at)
+      SELECT b.organization_id, e.id, b.id, b.type, b.ordering_key, b.position, ${now}, ${now}
       FROM batch b
       JOIN webhook_endpoints e ON e.organization_id = b.organization_id AND e.enabled AND e.deleted_at IS NULL AND b.type = ANY(e.events)
       ON CONFLICT (endpoint_id, event_id) DO NOTHING
@@ -68,16 +68,32 @@ export async function nextSequence(db: Executor): Promise<number> {
 }
 
 /**
- * The endpoint's next undelivered events in order, with what it takes to send them; none when
- * the endpoint is disabled or deleted. `held_from` is the position of the earliest event of its
- * subscription still waiting for its own fan-out: events from there on must wait for it.
+ * The copies that hold back `ee`: earlier undelivered copies of its object on its endpoint that
+ * still hold order, or earlier events of its object (of a type the endpoint takes) still being
+ * fanned out, whose fan-out wakes the endpoint again. A copy that does not hold order (set aside,
+ * or a redelivery) waits for nothing.
  */
-export const findDeliveryHeads = (db: Executor, endpointId: string, limit: number) =>
+const waitsForNothing = sql<boolean>`(NOT ee.holds_order OR (
+  NOT EXISTS (
+    SELECT 1 FROM webhook_endpoint_events prior
+    WHERE prior.endpoint_id = ee.endpoint_id AND prior.ordering_key = ee.ordering_key
+      AND prior.status = 'pending' AND prior.holds_order AND prior.sequence < ee.sequence)
+  AND NOT EXISTS (
+    SELECT 1 FROM webhook_events w
+    WHERE w.organization_id = ee.organization_id AND w.fanned_out_at IS NULL
+      AND w.ordering_key = ee.ordering_key AND w.position < ee.sequence AND w.type = ANY(e.events))))`;
+
+/**
+ * The endpoint's copies that can be sent at `now`: due, and held back by nothing (at most one
+ * per object, besides the copies that hold no order), oldest first, with what it takes to send
+ * them. None when the endpoint is disabled or deleted.
+ */
+export const findDeliveryHeads = (db: Executor, endpointId: string, now: Date, limit: number) =>
   db
     .selectFrom("webhook_endpoints as e")
     .innerJoin("webhook_endpoint_events as ee", "ee.endpoint_id", "e.id")
     .innerJoin("webhook_events as ev", "ev.id", "ee.event_id")
-    .select((eb) => [
+    .select([
       "e.id as endpoint_id",
       "e.organization_id",
       "e.url",
@@ -85,26 +101,36 @@ export const findDeliveryHeads = (db: Executor, endpointId: string, limit: numbe
       "e.previous_secret_sealed",
       "e.previous_secret_expires_at",
       "ee.id as endpoint_event_id",
-      "ee.sequence",
       "ee.attempts",
-      "ee.next_attempt_at",
+      "ee.holds_order",
+      "ee.first_failed_at",
       "ev.payload",
-      eb
-        .selectFrom("webhook_events as w")
-        .select((inner) => inner.fn.min("w.position").as("held_from"))
-        .whereRef("w.organization_id", "=", "e.organization_id")
-        .where("w.fanned_out_at", "is", null)
-        .where(sql<boolean>`w.type = ANY(e.events)`)
-        .as("held_from"),
     ])
     .where("e.id", "=", endpointId)
     .where("e.enabled", "=", true)
     .where("e.deleted_at", "is", null)
     .where("ee.status", "=", "pending")
+    .where("ee.next_attempt_at", "<=", now)
+    .where(waitsForNothing)
     .orderBy("ee.sequence")
     .limit(limit)
     .execute();
 export type DeliveryHead = Awaited<ReturnType<typeof findDeliveryHeads>>[number];
+
+/** When the endpoint's next copy held back by nothing is due (maybe already); null when none is. */
+export async function nextDueAt(db: Executor, endpointId: string): Promise<Date | null> {
+  const row = await db
+    .selectFrom("webhook_endpoints as e")
+    .innerJoin("webhook_endpoint_events as ee", "ee.endpoint_id", "e.id")
+    .select((eb) => eb.fn.min("ee.next_attempt_at").as("due"))
+    .where("e.id", "=", endpointId)
+    .where("e.enabled", "=", true)
+    .where("e.deleted_at", "is", null)
+    .where("ee.status", "=", "pending")
+    .where(waitsForNothing)
+    .executeTakeFirst();
+  return row?.due ?? null;
+}
 
 export interface AttemptRecord {
   organizationId: string;
@@ -155,16 +181,21 @@ export async function recordSuccesses(db: Executor, records: readonly AttemptRec
 export const insertDelivery = (db: Executor, record: AttemptRecord) =>
   db.insertInto("webhook_deliveries").values(deliveryValues(record)).execute();
 
-/** After a failed attempt: wait until `retryAt`, or give the event up when it is null. */
-export const updateFailedEvent = (db: Executor, record: AttemptRecord, retryAt: Date | null) =>
+/**
+ * After a failed attempt: wait until `retryAt`, or give the event up when it is null. `setAside`
+ * lets the later events of its object go ahead of it from now on.
+ */
+export const updateFailedEvent = (db: Executor, record: AttemptRecord, retryAt: Date | null, setAside = false) =>
   db
     .updateTable("webhook_endpoint_events")
-    .set({
+    .set((eb) => ({
       attempts: record.attempt,
       last_http_code: record.httpCode,
       modified_at: record.at,
+      first_failed_at: eb.fn.coalesce("first_failed_at", eb.val(record.at)),
       ...(retryAt ? { next_attempt_at: retryAt } : { status: "failed" as const }),
-    })
+      ...(setAside ? { holds_order: false } : {}),
+    }))
     .where("id", "=", record.endpointEventId)
     .execute();
 
@@ -205,12 +236,12 @@ export const skipPendingEvents = (db: Executor, endpointId: string, now: Date) =
 
 /**
  * A re-enabled endpoint's pending events, due at once, each with a fresh retry schedule: the
- * events held while it was disabled are sent first, in their order, before anything newer.
+ * events held while it was disabled are sent first, each object's in their order, before anything newer.
  */
 export const restartPendingEvents = (db: Executor, endpointId: string, now: Date) =>
   db
     .updateTable("webhook_endpoint_events")
-    .set({ next_attempt_at: now, attempts: 0, modified_at: now })
+    .set({ next_attempt_at: now, attempts: 0, first_failed_at: null, modified_at: now })
     .where("endpoint_id", "=", endpointId)
     .where("status", "=", "pending")
     .execute();

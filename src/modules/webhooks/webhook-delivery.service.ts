@@ -2,7 +2,8 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { nextAttemptAt, parseRetryAfter } from "./webhook-backoff.ts";
+import { countWebhookAttempts } from "../../observability/webhook-metrics.ts";
+import { nextAttemptAt, parseRetryAfter, setsAside } from "./webhook-backoff.ts";
 import {
   disableEndpoint,
   findDeliveryHeads,
@@ -10,6 +11,7 @@ import {
   findEndpointIdsWithPendingEvents,
   insertDelivery,
   markEndpointFailing,
+  nextDueAt,
   recordSuccesses,
   updateFailedEvent,
   type AttemptRecord,
@@ -25,17 +27,21 @@ import { webhookBody } from "./webhooks.mapper.ts";
 const DELIVERY_PRIORITY = -1;
 
 const FANOUT_BATCH = 100;
-// Pending events read per query; a failure stops the batch, so reading ahead is harmless.
+// Events ready to send read per query (at most one per object, besides redeliveries and set-aside ones).
 const HEADS_PER_QUERY = 100;
+// Requests in flight at once to one endpoint: events about different objects do not wait for each other.
+const PARALLEL_SENDS = 8;
 // A busy endpoint hands its worker slot back now and then, so other endpoints are not starved.
 const MAX_RUN_MS = 2_000;
 
 /**
  * One delivery job per endpoint at a time: the job key keeps at most one waiting, the queue name
- * runs them one after the other. The job always sends the endpoint's earliest pending event, so
- * a failing event holds back the later ones of its endpoint, and no other endpoint: each
- * endpoint has its own queue, and a run hands its worker slot back after `MAX_RUN_MS`. Deliveries
- * go before fan-outs, so that a burst of events cannot take every worker slot from them.
+ * runs them one after the other. A run sends, concurrently, the endpoint's events that nothing
+ * holds back: for each object, its earliest pending event (see `findDeliveryHeads`), so a failing
+ * event holds back the later ones of its object only, and no other endpoint's: each endpoint has
+ * its own queue, and a run hands its worker slot back after `MAX_RUN_MS`. Deliveries go before
+ * fan-outs, so that a burst of events cannot take every worker slot from them. The job key's
+ * `replace` mode moves a waiting job to the new time: a wake-up (due now) always comes first.
  */
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
   const key = `${TaskName.webhookDeliver}:${endpointId}`;
@@ -88,11 +94,7 @@ async function fanOutEvent(deps: Deps, eventId: string, attempt = 1): Promise<vo
 }
 
 /** Sends the head event once and describes the attempt. */
-async function send(
-  { deps, policy }: DeliveryContext,
-  head: DeliveryHead,
-  secrets: readonly string[],
-): Promise<{ record: AttemptRecord; retryAfter: string | null }> {
+async function send({ deps, policy }: DeliveryContext, head: DeliveryHead, secrets: readonly string[]): Promise<Omit<Attempt, "head">> {
   const now = deps.now();
   const result = await postWebhook(
     { url: head.url, secrets, messageId: head.endpoint_event_id, body: webhookBody(head.payload), timestamp: now },
@@ -115,10 +117,11 @@ async function send(
 }
 
 /**
- * What a failed attempt leads to: the event given up (the next may follow), the endpoint waiting
- * (for the retry scheduled, or because someone else disabled it), or the endpoint disabled by it.
+ * What a failed attempt leads to: the event waiting for its retry (still holding back its
+ * object's later events, or set aside), given up, or the endpoint disabled by it (or found
+ * disabled by someone else).
  */
-type FailureOutcome = "given-up" | "wait" | "disabled";
+type FailureOutcome = "wait" | "set-aside" | "given-up" | "disabled";
 
 /**
  * Disables the endpoint in the transaction of the failure that decided it: every attempt has
@@ -135,7 +138,7 @@ async function disableFailingEndpoint(deps: Deps, trx: Executor, head: DeliveryH
   return true;
 }
 
-/** Records a failed attempt and decides what follows it. */
+/** Records a failed attempt and decides what follows it. The end of the run schedules the retry. */
 function recordFailure(
   { deps, random }: DeliveryContext,
   head: DeliveryHead,
@@ -152,16 +155,51 @@ function recordFailure(
       return (await disableFailingEndpoint(deps, trx, head, now)) ? "disabled" : "wait";
     }
     const retryAt = nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random);
-    await updateFailedEvent(trx, record, retryAt);
+    const setAside = retryAt !== null && head.holds_order && setsAside(record.attempt, head.first_failed_at, failingSince);
+    await updateFailedEvent(trx, record, retryAt, setAside);
     if (!retryAt) return "given-up";
-    await scheduleDelivery(trx, head.endpoint_id, retryAt.getTime() - now.getTime());
-    return "wait";
+    return setAside ? "set-aside" : "wait";
   });
 }
 
+interface Attempt {
+  head: DeliveryHead;
+  record: AttemptRecord;
+  retryAfter: string | null;
+}
+
+/** Sends the heads, `PARALLEL_SENDS` at a time, starting none once the run's time is up. */
+async function sendHeads(context: DeliveryContext, heads: readonly DeliveryHead[], withinBudget: () => boolean): Promise<Attempt[]> {
+  // Read with the batch: an attempt is signed with what was current (or overlapping) when it was read.
+  const secrets = signingSecrets(context.deps.secret, heads[0]!, context.deps.now());
+  const attempts: Attempt[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < heads.length && withinBudget()) {
+      const head = heads[next++]!;
+      attempts.push({ head, ...(await send(context, head, secrets)) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, heads.length) }, lane));
+  return attempts;
+}
+
 /**
- * Delivers the endpoint's pending events in order until one must wait. Successes are written
- * in one statement per batch read: a crash in between re-sends them (at least once, as the
+ * After a run: the next one when the earliest event held back by nothing is due. A wake-up
+ * (a fan-out committed meanwhile) that this moved later is taken back by looking again.
+ */
+async function scheduleNextRun(deps: Deps, endpointId: string): Promise<void> {
+  const due = await nextDueAt(deps.db, endpointId);
+  if (due === null) return;
+  await scheduleDelivery(deps.db, endpointId, due.getTime() - deps.now().getTime());
+  const again = await nextDueAt(deps.db, endpointId);
+  if (again !== null && again.getTime() < due.getTime())
+    await scheduleDelivery(deps.db, endpointId, again.getTime() - deps.now().getTime());
+}
+
+/**
+ * Delivers the endpoint's events that nothing holds back until none is due. Successes are
+ * written in one statement per batch: a crash in between re-sends them (at least once, as the
  * Standard Webhooks contract allows; receivers deduplicate on `webhook-id`). True when this run
  * disabled the endpoint.
  */
@@ -172,34 +210,25 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
   // graceful shutdown) for long, nor keep sending from a batch read before a disable.
   const withinBudget = () => performance.now() - started < MAX_RUN_MS;
   while (withinBudget()) {
-    const heads = await findDeliveryHeads(deps.db, endpointId, HEADS_PER_QUERY);
-    if (heads.length === 0) return false;
-    // Read with the batch: an attempt is signed with what was current (or overlapping) when it was read.
-    const secrets = signingSecrets(deps.secret, heads[0]!, deps.now());
-    const delivered: AttemptRecord[] = [];
-    let stop: FailureOutcome | null = null;
-    for (const head of heads) {
-      if (!withinBudget()) break;
-      // An earlier event is still being fanned out: its fan-out wakes this endpoint again.
-      const held = head.held_from !== null && Number(head.held_from) < head.sequence;
-      const wait = head.next_attempt_at.getTime() - deps.now().getTime();
-      if (held || wait > 0) {
-        await recordSuccesses(deps.db, delivered);
-        if (!held) await scheduleDelivery(deps.db, endpointId, wait);
-        return false;
-      }
-      const { record, retryAfter } = await send(context, head, secrets);
-      if (record.succeeded) {
-        delivered.push(record);
-        continue;
-      }
-      await recordSuccesses(deps.db, delivered);
-      delivered.length = 0;
-      stop = await recordFailure(context, head, record, retryAfter);
-      break;
+    const heads = await findDeliveryHeads(deps.db, endpointId, deps.now(), HEADS_PER_QUERY);
+    if (heads.length === 0) {
+      await scheduleNextRun(deps, endpointId);
+      return false;
     }
-    await recordSuccesses(deps.db, delivered);
-    if (stop === "wait" || stop === "disabled") return stop === "disabled";
+    const attempts = await sendHeads(context, heads, withinBudget);
+    const succeeded = attempts.filter((attempt) => attempt.record.succeeded).map((attempt) => attempt.record);
+    await recordSuccesses(deps.db, succeeded);
+    const outcomes: FailureOutcome[] = [];
+    for (const { head, record, retryAfter } of attempts) {
+      if (!record.succeeded) outcomes.push(await recordFailure(context, head, record, retryAfter));
+    }
+    countWebhookAttempts({
+      succeeded: succeeded.length,
+      failed: outcomes.length,
+      givenUp: outcomes.filter((outcome) => outcome === "given-up").length,
+      setAside: outcomes.filter((outcome) => outcome === "set-aside").length,
+    });
+    if (outcomes.includes("disabled")) return true;
   }
   await scheduleDelivery(deps.db, endpointId);
   return false;

@@ -8,6 +8,8 @@ export interface WebhookEventsTable {
   type: string;
   /** The body as delivered: `{type, timestamp, data}`. */
   payload: ColumnType<{ type: string; timestamp: string; data: JsonValue }, string, never>;
+  /** The object the event is about (`order:<id>`, …): events of one object are delivered in order. */
+  ordering_key: string;
   /** Order of recording: insertion order, also within one transaction. */
   position: Generated<number>;
   /** Set once the event has been copied to every subscribed endpoint. */

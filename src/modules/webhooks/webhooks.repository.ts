@@ -52,15 +52,22 @@ export const findEndpointEventForUpdate = (db: Executor, id: string, allowed: Or
   return query.forUpdate("ee").executeTakeFirst();
 };
 
-export const requeueEndpointEvent = (db: Executor, id: string, values: { sequence?: number; now: Date; restart: boolean }) =>
+/**
+ * Sends an endpoint's event again, due now. `outOfBand` (a settled event sent again) gives it a
+ * fresh schedule and lets it wait for, and hold back, no other event of its object.
+ */
+export const requeueEndpointEvent = (
+  db: Executor,
+  id: string,
+  values: { now: Date } & ({ outOfBand: false } | { outOfBand: true; sequence: number }),
+) =>
   db
     .updateTable("webhook_endpoint_events")
     .set({
       status: "pending",
       next_attempt_at: values.now,
       modified_at: values.now,
-      ...(values.sequence === undefined ? {} : { sequence: values.sequence }),
-      ...(values.restart ? { attempts: 0 } : {}),
+      ...(values.outOfBand ? { sequence: values.sequence, attempts: 0, first_failed_at: null, holds_order: false } : {}),
     })
     .where("id", "=", id)
     .execute();

@@ -164,8 +164,11 @@ async function deleteWebhookEndpoint(deps: Deps, id: string, allowed: Organizati
 }
 
 /**
- * Sends an event again. A settled event re-enters its endpoint's queue at the end, with a
- * fresh schedule; a pending one is simply tried now, in its place.
+ * Sends an event again. A settled event is sent out of band: at once, with a fresh schedule,
+ * neither waiting for its object's pending events nor holding them back (its payload keeps the
+ * time it happened). Put back in its object's order instead, an old event would reach the
+ * receiver after newer ones of the same object, and make them wait. A pending one is simply
+ * made due now, in its place: it still goes after the earlier pending events of its object.
  */
 async function redeliverWebhookEvent(deps: Deps, eventId: string, allowed: OrganizationScope): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
@@ -173,9 +176,10 @@ async function redeliverWebhookEvent(deps: Deps, eventId: string, allowed: Organ
     if (!event) throw new ResourceNotFound();
     const now = deps.now();
     if (event.status === "pending") {
-      await requeueEndpointEvent(trx, eventId, { now, restart: false });
+      await requeueEndpointEvent(trx, eventId, { now, outOfBand: false });
     } else {
-      await requeueEndpointEvent(trx, eventId, { now, restart: true, sequence: await nextSequence(trx) });
+      // A fresh place after everything recorded: the endpoint's events stay listed in the order they were sent.
+      await requeueEndpointEvent(trx, eventId, { now, outOfBand: true, sequence: await nextSequence(trx) });
     }
     if (event.enabled) await scheduleDelivery(trx, event.endpoint_id);
   });

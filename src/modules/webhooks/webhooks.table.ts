@@ -34,6 +34,15 @@ export interface WebhookEndpointEventsTable {
   type: string;
   /** Place in the endpoint's order: the outbox position, or a fresh one when redelivered. */
   sequence: number;
+  /** The event's object (`order:<id>`, …): a copy waits for the earlier undelivered copies of its object that hold order. */
+  ordering_key: Generated<string>;
+  /**
+   * Whether later copies of its object wait for it. False once set aside (refused again and again
+   * by an endpoint that accepts other deliveries) and for a redelivery, sent out of band.
+   */
+  holds_order: Generated<boolean>;
+  /** The first failed attempt of its current schedule; null until one fails. */
+  first_failed_at: Generated<Date | null>;
   status: Generated<EndpointEventStatus>;
   attempts: Generated<number>;
   last_http_code: number | null;

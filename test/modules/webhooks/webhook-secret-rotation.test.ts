@@ -65,8 +65,9 @@ describe("PATCH /v1/webhooks/endpoints/{id}/secret", () => {
   it("signs an in-flight retry with both secrets during the overlap, then with the new one only", async () => {
     const hook = await receiver((call) => (call === 0 ? { status: 500 } : { status: 200 }));
     const { organizationId, endpoint } = await endpointFor(hook.url);
-    await recordEvent(ctx.deps, organizationId, "order.updated", { id: "ord_1" });
-    await recordEvent(ctx.deps, organizationId, "order.updated", { id: "ord_2" });
+    // Two events of one order: the second waits behind the first's retry.
+    await recordEvent(ctx.deps, organizationId, "order.updated", { id: "ord_1", n: 1 });
+    await recordEvent(ctx.deps, organizationId, "order.updated", { id: "ord_1", n: 2 });
     const delivery = engine();
     await fanOutPending(ctx.deps, delivery);
     await delivery.deliverEndpoint(endpoint.id);
