@@ -7,10 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.ts";
 import { startMetricsServer } from "../../src/observability/metrics-endpoint.ts";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../../src/observability/prometheus-metrics.ts";
-import { createWebhookDeliveryService } from "../../src/modules/webhooks/webhook-delivery.service.ts";
 import { createTestContext, testConfig, type TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../helpers/factories.ts";
-import { createWebhookEndpoint, fanOutPending, recordEvent } from "../helpers/webhooks.ts";
 
 const METRICS_TOKEN = "scrape-me-0123456789abcdef";
 
@@ -70,28 +68,19 @@ describe("/metrics on the API port", () => {
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
   });
 
-  it("reads the job queue, each endpoint's undelivered webhooks and the unsent emails from the database", async () => {
+  // The webhook figures: test/observability/webhook-metrics.test.ts.
+  it("reads the job queue and the unsent emails from the database", async () => {
     await sql`SELECT graphile_worker.add_job('metrics.test', '{}'::json, run_at => now() - interval '90 seconds')`.execute(ctx.deps.db);
-    const org = await createOrganization(ctx.deps);
-    const endpoint = await createWebhookEndpoint(ctx.deps, org.id, { url: "https://hooks.example.com/metrics" });
-    await recordEvent(ctx.deps, org.id);
-    await recordEvent(ctx.deps, org.id);
-    await fanOutPending(ctx.deps, createWebhookDeliveryService(ctx.deps));
 
     const text = await scrape();
     expect(valueOf(text, 'jobs_queued{task="metrics.test"}')).toBe(1);
     expect(valueOf(text, 'jobs_running{task="metrics.test"}')).toBe(0);
     expect(valueOf(text, 'jobs_oldest_due_age_seconds{task="metrics.test"}')).toBeGreaterThanOrEqual(89);
-    expect(valueOf(text, `webhook_events_pending{endpoint_id="${endpoint.id}"}`)).toBe(2);
-    expect(valueOf(text, `webhook_events_oldest_pending_age_seconds{endpoint_id="${endpoint.id}"}`)).toBeGreaterThanOrEqual(0);
     expect(valueOf(text, 'emails_unsent{status="pending"}')).toBe(0);
     expect(valueOf(text, 'emails_unsent{status="failed"}')).toBe(0);
 
-    // Delivered or gone, an endpoint leaves the series.
-    await ctx.deps.db.updateTable("webhook_endpoint_events").set({ status: "succeeded" }).where("endpoint_id", "=", endpoint.id).execute();
     await sql`DELETE FROM graphile_worker._private_jobs`.execute(ctx.deps.db);
     const after = await scrape();
-    expect(valueOf(after, `webhook_events_pending{endpoint_id="${endpoint.id}"}`)).toBeUndefined();
     expect(valueOf(after, 'jobs_queued{task="metrics.test"}')).toBeUndefined();
   });
 

@@ -188,7 +188,7 @@ describe("POST /v1/webhooks/events/{id}/redeliver", () => {
       .orderBy("sequence")
       .execute();
 
-  it("queues a delivered event again at the end of its endpoint's queue, and sends it", async () => {
+  it("queues a delivered event again, out of band after everything recorded, and sends it", async () => {
     const [first] = await eventRows(okEndpointId);
     const before = hook.received.length;
     const response = await redeliver(first!.id);

@@ -6,7 +6,7 @@ import { createTestContext, testConfig, type TestContext } from "../../helpers/c
 import { createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { createWebhookEndpoint, deliveryHarness, fanOutPending, recordEvent } from "../../helpers/webhooks.ts";
 
-/** Per-endpoint ordering, and what the outgoing request does and refuses to do. */
+/** Ordering (events without an id share their kind's queue), and what the outgoing request does and refuses to do. */
 
 let ctx: TestContext;
 let token: string;
@@ -22,7 +22,7 @@ afterEach(() => closeReceivers());
 afterAll(() => ctx.close());
 
 describe("ordering", () => {
-  it("holds later events behind a failing one for that endpoint only, then delivers them in order", async () => {
+  it("holds later events of an object behind a failing one, on that endpoint only, then delivers them in order", async () => {
     let down = true;
     const failing = await receiver(() => (down ? { status: 500 } : { status: 200 }));
     const healthy = await receiver();
