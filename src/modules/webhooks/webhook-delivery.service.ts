@@ -41,7 +41,8 @@ const MAX_RUN_MS = 2_000;
  * event holds back the later ones of its object only, and no other endpoint's: each endpoint has
  * its own queue, and a run hands its worker slot back after `MAX_RUN_MS`. Deliveries go before
  * fan-outs, so that a burst of events cannot take every worker slot from them. The job key's
- * `replace` mode moves a waiting job to the new time: a wake-up (due now) always comes first.
+ * `replace` mode moves a waiting job to the new time, later too: the end of a run looks again
+ * (`scheduleNextRun`) so as not to lose a wake-up it moved.
  */
 export function scheduleDelivery(db: Executor, endpointId: string, delayMs = 0): Promise<void> {
   const key = `${TaskName.webhookDeliver}:${endpointId}`;
@@ -138,13 +139,13 @@ async function disableFailingEndpoint(deps: Deps, trx: Executor, head: DeliveryH
   return true;
 }
 
-/** Records a failed attempt and decides what follows it. The end of the run schedules the retry. */
+/** Records a failed attempt and decides what follows it; the end of the run schedules the retry (`retryAt`). */
 function recordFailure(
   { deps, random }: DeliveryContext,
   head: DeliveryHead,
   record: AttemptRecord,
   retryAfter: string | null,
-): Promise<FailureOutcome> {
+): Promise<{ outcome: FailureOutcome; retryAt: Date | null }> {
   const now = record.at;
   return deps.db.transaction().execute(async (trx) => {
     await insertDelivery(trx, record);
@@ -152,13 +153,12 @@ function recordFailure(
     if (record.httpCode === 410 || now.getTime() - failingSince.getTime() >= deps.config.webhookDisableAfterMs) {
       // Due at once, for whenever the endpoint is enabled again (which restarts its schedule).
       await updateFailedEvent(trx, record, now);
-      return (await disableFailingEndpoint(deps, trx, head, now)) ? "disabled" : "wait";
+      return { outcome: (await disableFailingEndpoint(deps, trx, head, now)) ? "disabled" : "wait", retryAt: null };
     }
     const retryAt = nextAttemptAt(record.attempt, now, parseRetryAfter(retryAfter, now), random);
     const setAside = retryAt !== null && head.holds_order && setsAside(record.attempt, head.first_failed_at, failingSince);
     await updateFailedEvent(trx, record, retryAt, setAside);
-    if (!retryAt) return "given-up";
-    return setAside ? "set-aside" : "wait";
+    return { outcome: retryAt === null ? "given-up" : setAside ? "set-aside" : "wait", retryAt };
   });
 }
 
@@ -168,20 +168,36 @@ interface Attempt {
   retryAfter: string | null;
 }
 
-/** Sends the heads, `PARALLEL_SENDS` at a time, starting none once the run's time is up. */
-async function sendHeads(context: DeliveryContext, heads: readonly DeliveryHead[], withinBudget: () => boolean): Promise<Attempt[]> {
+/** No answer, or a gateway's in its stead: the receiver is down rather than refusing one event. */
+const unreachable = (record: AttemptRecord) => record.httpCode === null || [502, 503, 504].includes(record.httpCode);
+
+/**
+ * Sends the heads, `PARALLEL_SENDS` at a time, starting none once the run's time is up, nor once
+ * `PARALLEL_SENDS` attempts in a row found the receiver unreachable (`down`): a receiver that is
+ * down gets that many requests per retry (plus those of lanes already past their check, fewer
+ * than twice as many in all), not one per object with something pending.
+ */
+async function sendHeads(
+  context: DeliveryContext,
+  heads: readonly DeliveryHead[],
+  withinBudget: () => boolean,
+): Promise<{ attempts: Attempt[]; down: boolean }> {
   // Read with the batch: an attempt is signed with what was current (or overlapping) when it was read.
   const secrets = signingSecrets(context.deps.secret, heads[0]!, context.deps.now());
   const attempts: Attempt[] = [];
   let next = 0;
+  let unreachableInARow = 0;
+  const down = () => unreachableInARow >= PARALLEL_SENDS;
   const lane = async () => {
-    while (next < heads.length && withinBudget()) {
+    while (next < heads.length && withinBudget() && !down()) {
       const head = heads[next++]!;
-      attempts.push({ head, ...(await send(context, head, secrets)) });
+      const attempt = { head, ...(await send(context, head, secrets)) };
+      unreachableInARow = unreachable(attempt.record) ? unreachableInARow + 1 : 0;
+      attempts.push(attempt);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SENDS, heads.length) }, lane));
-  return attempts;
+  return { attempts, down: down() };
 }
 
 /**
@@ -215,13 +231,14 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
       await scheduleNextRun(deps, endpointId);
       return false;
     }
-    const attempts = await sendHeads(context, heads, withinBudget);
+    const { attempts, down } = await sendHeads(context, heads, withinBudget);
     const succeeded = attempts.filter((attempt) => attempt.record.succeeded).map((attempt) => attempt.record);
     await recordSuccesses(deps.db, succeeded);
-    const outcomes: FailureOutcome[] = [];
+    const failures: { outcome: FailureOutcome; retryAt: Date | null }[] = [];
     for (const { head, record, retryAfter } of attempts) {
-      if (!record.succeeded) outcomes.push(await recordFailure(context, head, record, retryAfter));
+      if (!record.succeeded) failures.push(await recordFailure(context, head, record, retryAfter));
     }
+    const outcomes = failures.map((failure) => failure.outcome);
     countWebhookAttempts({
       succeeded: succeeded.length,
       failed: outcomes.length,
@@ -229,6 +246,13 @@ async function deliverEndpoint(context: DeliveryContext, endpointId: string): Pr
       setAside: outcomes.filter((outcome) => outcome === "set-aside").length,
     });
     if (outcomes.includes("disabled")) return true;
+    if (down) {
+      // The events not tried wait with the earliest retry: the whole endpoint backs off.
+      const earliest = Math.min(...failures.flatMap((failure) => (failure.retryAt ? [failure.retryAt.getTime()] : [])));
+      if (Number.isFinite(earliest)) await scheduleDelivery(deps.db, endpointId, earliest - deps.now().getTime());
+      else await scheduleNextRun(deps, endpointId);
+      return false;
+    }
   }
   await scheduleDelivery(deps.db, endpointId);
   return false;

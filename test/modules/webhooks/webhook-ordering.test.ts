@@ -286,3 +286,34 @@ describe("redelivery", () => {
     expect((await endpointEvents(endpoint.id)).every((row) => row.status === "succeeded")).toBe(true);
   });
 });
+
+describe("an unreachable receiver", () => {
+  it("gets fewer than sixteen attempts per retry, not one per object with something pending", async () => {
+    // A port nothing listens on: every attempt is refused at the connection.
+    const closed = await startReceiver();
+    const url = closed.url;
+    await closed.close();
+    const { organizationId, endpoint } = await endpointAt(url);
+    for (let i = 0; i < 40; i += 1) await recordEvent(ctx.deps, organizationId, "order.created", { id: `ord_down_${i}` });
+    const delivery = engine();
+    await fanOutPending(ctx.deps, delivery);
+    const attempts = async () => (await endpointEvents(endpoint.id)).reduce((sum, row) => sum + row.attempts, 0);
+
+    await delivery.deliverEndpoint(endpoint.id);
+    const first = await attempts();
+    // Eight in a row unreachable stop the run; lanes already past their check add at most seven.
+    expect(first).toBeGreaterThanOrEqual(8);
+    expect(first).toBeLessThan(16);
+    const job = await ctx.deps.db
+      .selectFrom("graphile_worker.jobs" as never)
+      .select(["run_at" as never])
+      .where("key" as never, "=", `webhooks.deliver:${endpoint.id}` as never)
+      .executeTakeFirstOrThrow();
+    // The endpoint backs off with the earliest retry (5 s), although most events were never tried.
+    expect((job as { run_at: Date }).run_at.getTime() - Date.now()).toBeGreaterThan(3 * SECOND);
+
+    ctx.clock.advance(5 * SECOND);
+    await delivery.deliverEndpoint(endpoint.id);
+    expect((await attempts()) - first).toBeLessThan(16);
+  });
+});
