@@ -41,7 +41,7 @@ export interface PrometheusMetrics {
  * The process's metrics in Prometheus's text format. Labels take values from small fixed sets
  * (methods, statuses, route templates, task names, email statuses; webhook endpoints only for the
  * few most behind), never from what a request carries, so the series count stays flat under traffic.
- * Queue, webhook and email figures are read from the database at each scrape: they cover every
+ * Queue, webhook backlog and email figures are read from the database at each scrape: they cover every
  * process on it (API and workers), not only this one.
  */
 export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetrics {
