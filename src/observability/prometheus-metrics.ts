@@ -1,8 +1,10 @@
 import type pg from "pg";
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../db/database.ts";
+import { operationCounters } from "./operation-counters.ts";
 import {
   jobQueueByTask,
+  meterAggregationLagSeconds,
   pendingWebhooksByEndpoint,
   unsentEmailsByStatus,
   type JobQueueRow,
@@ -57,8 +59,8 @@ export interface PrometheusMetrics {
  * The process's metrics in Prometheus's text format. Labels take values from small fixed sets
  * (methods, statuses, route templates, task names, email statuses) or from configuration (webhook
  * endpoints), never from what a request carries, so the series count stays flat under traffic.
- * Queue, webhook and email figures are read from the database at each scrape: they cover every
- * process on it (API and workers), not only this one.
+ * Queue, webhook, email and meter figures are read from the database at each scrape: they cover
+ * every process on it (API and workers), not only this one. The counters count this process's work.
  */
 export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetrics {
   const registry = new Registry();
@@ -124,6 +126,18 @@ export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetri
       for (const status of ["pending", "failed"]) this.set({ status }, counts.get(status) ?? 0);
     },
   });
+
+  new Gauge({
+    name: "meter_aggregation_lag_seconds",
+    help: "How long the oldest ingested event not yet in its meters' aggregates has waited (0: caught up).",
+    registers,
+    async collect() {
+      this.set(await meterAggregationLagSeconds(db));
+    },
+  });
+
+  // Emails sent, events ingested, renewals and checkout confirms: counted where they happen.
+  for (const counter of operationCounters) registry.registerMetric(counter);
 
   return {
     registry,
