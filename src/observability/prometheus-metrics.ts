@@ -1,10 +1,9 @@
 import type pg from "pg";
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../db/database.ts";
-import { operationCounters } from "./operation-counters.ts";
+import { registerOperationMetrics } from "./operation-metrics.ts";
 import {
   jobQueueByTask,
-  meterAggregationLagSeconds,
   pendingWebhooksByEndpoint,
   unsentEmailsByStatus,
   type JobQueueRow,
@@ -59,8 +58,8 @@ export interface PrometheusMetrics {
  * The process's metrics in Prometheus's text format. Labels take values from small fixed sets
  * (methods, statuses, route templates, task names, email statuses) or from configuration (webhook
  * endpoints), never from what a request carries, so the series count stays flat under traffic.
- * Queue, webhook, email and meter figures are read from the database at each scrape: they cover
- * every process on it (API and workers), not only this one. The counters count this process's work.
+ * Queue, webhook and email figures are read from the database at each scrape: they cover every
+ * process on it (API and workers), not only this one.
  */
 export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetrics {
   const registry = new Registry();
@@ -127,17 +126,8 @@ export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetri
     },
   });
 
-  new Gauge({
-    name: "meter_aggregation_lag_seconds",
-    help: "How long the oldest ingested event not yet in its meters' aggregates has waited (0: caught up).",
-    registers,
-    async collect() {
-      this.set(await meterAggregationLagSeconds(db));
-    },
-  });
-
-  // Emails sent, events ingested, renewals and checkout confirms: counted where they happen.
-  for (const counter of operationCounters) registry.registerMetric(counter);
+  // Emails sent, events ingested, renewals, checkout confirms and the meters' lag (operation-metrics.ts).
+  registerOperationMetrics(registry, db);
 
   return {
     registry,
