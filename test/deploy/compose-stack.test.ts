@@ -73,6 +73,7 @@ describe("docker-compose.yml", () => {
     expect(services.api?.healthcheck).toBeDefined();
   });
 
+  // Three runs of docker-compose (a Python program: near 10 s each on a loaded two-core machine).
   it("is valid for Docker Compose (docker-compose config)", async ({ skip }) => {
     const run = promisify(execFile);
     const available = await run("docker-compose", ["version"]).then(
@@ -97,7 +98,7 @@ describe("docker-compose.yml", () => {
       "storage-bucket",
       "worker",
     ]);
-  });
+  }, 120_000);
 
   it("starts Prometheus and Grafana only with the observability profile, with the files of deploy/ mounted", async () => {
     const { services } = await readCompose();
