@@ -6,6 +6,8 @@ import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
 import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
+import { startMetricsServer } from "./observability/metrics-endpoint.ts";
+import { createPrometheusMetrics } from "./observability/prometheus-metrics.ts";
 
 /**
  * `commerce-api worker`: the job worker alone, beside API processes started with
@@ -30,6 +32,12 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     concurrency: config.workerConcurrency,
     logger,
   });
+  // The worker serves no API, so only on a port of its own: the emails it sends and the renewals it runs are counted here.
+  const metricsServer =
+    config.metrics && "port" in config.metrics
+      ? await startMetricsServer(createPrometheusMetrics(runtime.deps.db, runtime.pool), config.host, config.metrics.port)
+      : null;
+  if (metricsServer) logger.info({ address: metricsServer.address() }, "metrics listening");
   logger.info({ concurrency: config.workerConcurrency }, "worker ready");
   const signal = await stopRequested;
   logger.info({ signal }, "shutting down");
@@ -38,6 +46,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     process.exit(1);
   }, config.shutdownTimeoutMs);
   deadline.unref();
+  metricsServer?.close();
   await worker.stop();
   // The SMTP pool's idle connections, once no send job runs.
   services.mail?.close();

@@ -263,18 +263,26 @@ async function methodToCharge(trx: Executor, row: SubscriptionRow): Promise<Paym
   return methodId ? findPaymentMethod(trx, methodId, row.customer_id) : undefined;
 }
 
-/** Charges a pending subscription order off-session on its saved method and records the outcome. Idempotent. */
-export async function collectSubscriptionPayment(ctx: SubscriptionFlowContext, orderId: string, trigger: PaymentTrigger): Promise<void> {
-  await ctx.deps.db.transaction().execute(async (trx) => {
+/**
+ * Charges a pending subscription order off-session on its saved method and records the outcome.
+ * Idempotent. Says whether the order was paid or refused (no method to charge counts as refused),
+ * null when it was no longer pending.
+ */
+export async function collectSubscriptionPayment(
+  ctx: SubscriptionFlowContext,
+  orderId: string,
+  trigger: PaymentTrigger,
+): Promise<"paid" | "refused" | null> {
+  return ctx.deps.db.transaction().execute(async (trx) => {
     const locked = await lockForCharge(trx, orderId);
-    if (!locked || locked.order.status !== "pending") return;
-    if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return;
+    if (!locked || locked.order.status !== "pending") return null;
+    if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return "paid";
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
       await settleCharge(trx, ctx.deps, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
-      return;
+      return "refused";
     }
-    await chargeLocked(trx, ctx, locked, method, trigger);
+    return (await chargeLocked(trx, ctx, locked, method, trigger)).status === "succeeded" ? "paid" : "refused";
   });
 }
 

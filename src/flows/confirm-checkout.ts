@@ -1,4 +1,5 @@
-import { RequestValidationError, ResourceNotFound, missingIssue } from "../http/errors.ts";
+import { AppError, RequestValidationError, ResourceNotFound, missingIssue } from "../http/errors.ts";
+import { countCheckoutConfirm, type CheckoutConfirmResult } from "../observability/operation-counters.ts";
 import type { CheckoutConfirm } from "../modules/checkouts/checkout-inputs.schemas.ts";
 import type { CheckoutConfirmation } from "../modules/checkouts/checkouts.steps.ts";
 import { NotOpenCheckout, PaymentError, assertOpenForBuyer } from "../modules/checkouts/checkouts.errors.ts";
@@ -159,6 +160,21 @@ export async function confirmCheckout(
   clientSecret: string,
   input: CheckoutConfirm,
 ): Promise<CheckoutConfirmation> {
+  try {
+    const confirmation = await confirmAndSettle(ctx, clientSecret, input);
+    countCheckoutConfirm(confirmation.customerSessionToken === null ? "requires_action" : "succeeded");
+    return confirmation;
+  } catch (error) {
+    countCheckoutConfirm(confirmFailure(error));
+    throw error;
+  }
+}
+
+/** What a confirm that threw counts as: the processor's refusal, the request's (a 4xx), or an error. */
+const confirmFailure = (error: unknown): CheckoutConfirmResult =>
+  error instanceof PaymentError ? "payment_failed" : error instanceof AppError && error.statusCode < 500 ? "rejected" : "error";
+
+async function confirmAndSettle(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<CheckoutConfirmation> {
   const confirmed = await confirmSession(ctx, clientSecret, input);
   const token = input.confirmation_token_id;
   const customerSessionToken = await settle(ctx, confirmed.checkout, token ? { confirmationToken: token } : null);

@@ -33,6 +33,7 @@ import {
 import { collectSubscriptionPayment, scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
 import { endSubscriptionAndTell } from "./subscription-notice-email.ts";
+import { countRenewal } from "../observability/operation-counters.ts";
 
 // Renewals: at `current_period_end` a subscription moves to its next period with a
 // `subscription_cycle` order, charged off-session on its saved method (collect-subscription-payment.ts);
@@ -149,12 +150,19 @@ async function renewOne(
   renew: (trx: Executor, ctx: SubscriptionFlowContext, row: SubscriptionRow, now: Date) => Promise<OrderRow | null>,
 ): Promise<boolean> {
   const { deps } = ctx;
-  const order = await deps.db.transaction().execute(async (trx) => {
-    const row = await claim(trx, deps.now());
-    return row ? { pending: await renew(trx, ctx, row, deps.now()) } : null;
-  });
-  if (order?.pending) await collectSubscriptionPayment(ctx, order.pending.id, "subscription_cycle");
-  return order !== null;
+  try {
+    const order = await deps.db.transaction().execute(async (trx) => {
+      const row = await claim(trx, deps.now());
+      return row ? { pending: await renew(trx, ctx, row, deps.now()) } : null;
+    });
+    if (!order) return false;
+    const charged = order.pending ? await collectSubscriptionPayment(ctx, order.pending.id, "subscription_cycle") : null;
+    countRenewal(charged === "refused" ? "payment_failed" : "renewed");
+    return true;
+  } catch (error) {
+    countRenewal("error");
+    throw error;
+  }
 }
 
 /** One dunning retry that is due, claimed and charged; false when none is due. */

@@ -32,3 +32,17 @@ export async function unsentEmailsByStatus(db: Db): Promise<{ status: string; co
     SELECT status, count(*)::int AS count FROM emails WHERE status IN ('pending', 'failed') GROUP BY status`.execute(db);
   return rows;
 }
+
+/**
+ * How long the oldest event not yet in its meters' aggregates has waited since its ingest (0 when
+ * the `meters:aggregate` job has caught up): one probe of `events (organization_id, ingested_at)`
+ * per meter, as the job's own search for work (meter-aggregates.repository.ts).
+ */
+export async function meterAggregationLagSeconds(db: Db): Promise<number> {
+  const { rows } = await sql<{ lag: number }>`
+    SELECT greatest(coalesce(max(extract(epoch FROM now() - waiting.ingested_at)), 0), 0)::float8 AS lag
+    FROM meters m CROSS JOIN LATERAL (
+      SELECT e.ingested_at FROM events e WHERE e.organization_id = m.organization_id AND e.ingested_at >= m.aggregated_until
+      ORDER BY e.ingested_at LIMIT 1) waiting`.execute(db);
+  return rows[0]?.lag ?? 0;
+}

@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { jobQueueByTask, unsentEmailsByStatus, type JobQueueRow } from "./operations.repository.ts";
 import { sharedRead } from "./shared-read.ts";
 import { registerWebhookMetrics } from "./webhook-metrics.ts";
+import { registerOperationMetrics } from "./operation-metrics.ts";
 
 /** Label of requests that matched no route: their raw paths would be a label without bound. */
 export const UNMATCHED_ROUTE = "(unmatched)";
@@ -96,6 +97,9 @@ export function createPrometheusMetrics(db: Db, pool?: pg.Pool): PrometheusMetri
       for (const status of ["pending", "failed"]) this.set({ status }, counts.get(status) ?? 0);
     },
   });
+
+  // Emails sent, events ingested, renewals, checkout confirms and the meters' lag (operation-metrics.ts).
+  registerOperationMetrics(registry, db);
 
   return {
     registry,

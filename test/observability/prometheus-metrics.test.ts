@@ -9,6 +9,7 @@ import { startMetricsServer } from "../../src/observability/metrics-endpoint.ts"
 import { createPrometheusMetrics, type PrometheusMetrics } from "../../src/observability/prometheus-metrics.ts";
 import { createTestContext, testConfig, type TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken } from "../helpers/factories.ts";
+import { scrapeMetrics, seriesCount, valueOf } from "./scrape.ts";
 
 const METRICS_TOKEN = "scrape-me-0123456789abcdef";
 
@@ -27,18 +28,7 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const scrape = async () => {
-  const response = await app.inject({ method: "GET", url: "/metrics", headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  expect(response.statusCode).toBe(200);
-  expect(response.headers["content-type"]).toContain("text/plain");
-  return response.body;
-};
-/** The value of one series, by its name and exact label set as Prometheus prints it. */
-const valueOf = (text: string, series: string): number | undefined => {
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
-const seriesCount = (text: string) => text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).length;
+const scrape = () => scrapeMetrics(app, METRICS_TOKEN);
 
 describe("/metrics on the API port", () => {
   it.each([

@@ -1,6 +1,7 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { TemporaryMailFailure, type MailOutcome, type MailTransport } from "../../adapters/mail-transports/mail-transport.ts";
+import { countEmailSends, type EmailSendResult } from "../../observability/operation-counters.ts";
 import { realTime } from "../../values/clock.ts";
 import { claimFreshPendingEmails, findPendingEmailForUpdate, recordAttempt } from "./emails.repository.ts";
 import type { EmailRow } from "./emails.table.ts";
@@ -63,7 +64,14 @@ export function createEmailDelivery(deps: Deps, transport: MailTransport | null)
     );
 
   async function send(emailId: string, job: SendAttempt): Promise<void> {
+    // What this run recorded, counted once it commits.
+    let recorded: EmailSendResult[] = [];
+    const record = async (trx: Executor, id: string, outcome: MailOutcome) => {
+      await recordOutcome(trx, id, outcome);
+      recorded.push(outcome.accepted ? "sent" : "failed");
+    };
     const retry = await deps.db.transaction().execute(async (trx) => {
+      recorded = [];
       const email = await findPendingEmailForUpdate(trx, emailId);
       // Sent, failed or kept already (a replayed job, or taken along by another job's batch), or a
       // job left from a server that had SMTP_URL.
@@ -71,18 +79,20 @@ export function createEmailDelivery(deps: Deps, transport: MailTransport | null)
       const others = await claimFreshPendingEmails(trx, emailId, SEND_BATCH - 1);
       const [own, ...taken] = await Promise.all([email, ...others].map((row) => attempt(transport, row)));
       for (const [index, outcome] of taken.entries()) {
-        if (!(outcome instanceof Error)) await recordOutcome(trx, others[index]!.id, outcome);
+        if (!(outcome instanceof Error)) await record(trx, others[index]!.id, outcome);
       }
       if (!(own instanceof Error)) {
-        await recordOutcome(trx, emailId, own!);
+        await record(trx, emailId, own!);
         return null;
       }
       // Not the mail server's answer (a bug, say): nothing recorded of it, the job retries.
       if (!(own instanceof TemporaryMailFailure)) return own;
       const last = job.number >= job.max;
       await recordAttempt(trx, emailId, { status: last ? "failed" : "pending", lastError: own.message, sentAt: null });
+      recorded.push(last ? "failed" : "retrying");
       return last ? null : own;
     });
+    for (const result of recorded) countEmailSends(result);
     // Thrown after the commit, so the attempt and its error stay recorded while the job backs off.
     if (retry) throw retry;
   }

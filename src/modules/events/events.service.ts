@@ -7,6 +7,7 @@ import type { JsonValue } from "../../db/json.ts";
 import type { OrganizationScope, Principal } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, type ValidationIssue, fieldIssue } from "../../http/errors.ts";
 import { mapInSlices } from "../../values/slices.ts";
+import { countEventsIngested } from "../../observability/operation-counters.ts";
 import { pageWindow, parseSorting, toPage } from "../../schema/pagination.ts";
 import { findLiveCustomerOrganizations, findLiveMemberCustomers } from "../customers/customers.steps.ts";
 import { findOrganizationIds } from "../organizations/organizations.steps.ts";
@@ -193,6 +194,8 @@ async function ingest(deps: Deps, body: EventsIngest, principal: Principal): Pro
     await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
   );
   const inserted = await store(deps, rows);
+  countEventsIngested("inserted", inserted);
+  countEventsIngested("duplicate", body.events.length - inserted);
   return { inserted, duplicates: body.events.length - inserted };
 }
 

@@ -7,7 +7,7 @@ const isCollectPayload = (value: unknown): value is { orderId: string; trigger?:
 /** The renewal flows, handed in by the composition root (features never import flows). */
 export interface SubscriptionRenewals {
   sweep(): Promise<unknown>;
-  collect(orderId: string, trigger: PaymentTrigger): Promise<void>;
+  collect(orderId: string, trigger: PaymentTrigger): Promise<unknown>;
 }
 
 /** The minute sweep: renewals due and dunning retries due, across every organization. */
