@@ -15,7 +15,7 @@ import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency
 import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
-import { loggerOptions, terminalLogOutput } from "./logger.ts";
+import { loggerOptions, redactSecrets, terminalLogOutput } from "./logger.ts";
 import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
 import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
 import { annotateRequestSpan } from "./observability/spans.ts";
@@ -132,7 +132,8 @@ async function registerProtocol(app: App, config: Config): Promise<void> {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.setSerializerCompiler(compileResponseSerializer);
   app.addHook("onRequest", async (request) => {
-    annotateRequestSpan({ method: request.method, route: request.routeOptions.url, id: request.id });
+    const path = () => redactSecrets(request.url.split("?", 1)[0] ?? "");
+    annotateRequestSpan({ method: request.method, route: request.routeOptions.url, id: request.id, path });
   });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);

@@ -64,11 +64,14 @@ function linkTo(traceparent: string | undefined): Link[] | undefined {
 
 /**
  * Names the current request's server span after its route template (`GET /v1/checkouts/:id`,
- * never the raw path) and puts the request id on it, so a log line leads to its trace.
+ * never the raw path) and puts the request id on it, so a log line leads to its trace. `path` gives
+ * the path as the log shows it, secrets cut out (a client secret is a path segment); it is only
+ * called when the request is traced.
  */
-export function annotateRequestSpan(request: { method: string; route: string | undefined; id: string }): void {
+export function annotateRequestSpan(request: { method: string; route: string | undefined; id: string; path: () => string }): void {
   const span = trace.getActiveSpan();
   if (!span) return;
+  span.setAttribute("url.path", request.path());
   if (request.route) {
     span.updateName(`${request.method} ${request.route}`);
     span.setAttribute("http.route", request.route);

@@ -8,6 +8,23 @@ import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 
 export const DEFAULT_SERVICE_NAME = "commerce-api";
 
+/**
+ * Query parameters whose values never reach a span's `url.query` (requests served) or `url.full`
+ * (calls made): the session tokens
+ * and signed-link signatures of this API, a webhook URL's own `token`, and the instrumentation's
+ * defaults (cloud storage signatures).
+ */
+const REDACTED_QUERY_PARAMETERS = [
+  "customer_session_token",
+  "member_session_token",
+  "signature",
+  "token",
+  "sig",
+  "Signature",
+  "AWSAccessKeyId",
+  "X-Goog-Signature",
+];
+
 /** Running tracing: `shutdown` exports the spans still buffered. */
 export interface Tracing {
   shutdown(): Promise<void>;
@@ -29,7 +46,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | nu
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation(),
+      new HttpInstrumentation({ redactedQueryParams: REDACTED_QUERY_PARAMETERS, redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS }),
       new UndiciInstrumentation(),
       // Statements of a request or a job only: the worker's polling would be a trace a second.
       new PgInstrumentation({ requireParentSpan: true }),

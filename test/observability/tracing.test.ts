@@ -144,6 +144,17 @@ describe("tracing", { timeout: perProcessStart(1) }, () => {
       server,
     );
     expect(outgoing.name).toBe("POST");
+
+    // Secrets in a path or a query reach no span: the collector is another place data is kept.
+    const secret = "SECRETSECRETSECRETSECRET";
+    await fetch(`${url}/v1/checkouts/client/polar_c_${secret}?customer_session_token=polar_cst_${secret}&signature=${secret}`);
+    const secretRequest = await waitForSpan(
+      () => collector.spans.find((span) => span.attributes["http.route"] === "/v1/checkouts/client/:client_secret"),
+      "client-secret request",
+      server,
+    );
+    expect(secretRequest.attributes["url.path"]).toBe("/v1/checkouts/client/[REDACTED]");
+    expect(JSON.stringify(collector.spans)).not.toContain(secret);
     expect(collector.requests.every((line) => line === "POST /v1/traces application/json")).toBe(true);
 
     server.child.kill("SIGTERM");
