@@ -21,7 +21,7 @@ import { startTracing } from "../src/observability/tracing.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { seedProducts } from "./fixtures.ts";
-import { announceReady, compareInterleaved, withServerProcess } from "./harness.ts";
+import { announceReady, compareInterleaved, cpuSeconds, withServerProcess } from "./harness.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const ROUNDS = Math.min(Number(process.env.BENCH_ROUNDS ?? 3), 10);
@@ -32,7 +32,7 @@ const METRICS_TOKEN = "bench-metrics-token-0123456789";
 /** Which app a `--serve` child runs: set in the environment the parent forks it with. */
 const MODE_VARIABLE = "BENCH_OBSERVABILITY";
 
-type Ready = { port: number; path: string; token: string };
+type Ready = { port: number; path: string; token: string; pid: number };
 
 /** Child: its database, seed and app, observed or not by MODE_VARIABLE; reports its port to the parent. */
 async function serve(): Promise<void> {
@@ -61,7 +61,12 @@ async function serve(): Promise<void> {
   const metrics = observed ? createPrometheusMetrics(connection.db, connection.pool) : undefined;
   const app = await buildApp(deps, { logger: false, services, ...(metrics ? { metrics } : {}) });
   await app.listen({ host: "127.0.0.1", port: 0 });
-  const ready: Ready = { port: (app.server.address() as { port: number }).port, path: `/v1/checkouts/${checkout.id}`, token };
+  const ready: Ready = {
+    port: (app.server.address() as { port: number }).port,
+    path: `/v1/checkouts/${checkout.id}`,
+    token,
+    pid: process.pid,
+  };
   announceReady(ready, async () => {
     await app.close();
     await tracing?.shutdown();
@@ -92,13 +97,23 @@ async function startReceiver(): Promise<{ endpoint: string; spans: () => number;
   };
 }
 
-const load = (ready: Ready, seconds: number) =>
-  autocannon({
+/** The server's CPU seconds and the requests it answered over the measured loads (warm-ups left out). */
+type CpuTally = { seconds: number; requests: number };
+
+async function load(ready: Ready, seconds: number, tally: CpuTally) {
+  const cpuBefore = cpuSeconds(ready.pid);
+  const result = await autocannon({
     url: `http://127.0.0.1:${ready.port}${ready.path}`,
     connections: CONNECTIONS,
     duration: seconds,
     headers: { authorization: `Bearer ${ready.token}` },
   });
+  if (seconds === SECONDS) {
+    tally.seconds += cpuSeconds(ready.pid) - cpuBefore;
+    tally.requests += result.requests.total;
+  }
+  return result;
+}
 
 async function main(): Promise<void> {
   const receiver = await startReceiver();
@@ -122,15 +137,24 @@ async function main(): Promise<void> {
       };
       await scrape();
       const scraper = setInterval(() => void scrape().catch((error: unknown) => console.error(error)), SCRAPE_EVERY_MS);
+      const off: CpuTally = { seconds: 0, requests: 0 };
+      const on: CpuTally = { seconds: 0, requests: 0 };
       try {
         await compareInterleaved(
-          { name: "metrics and tracing off", load: (seconds) => load(unobserved, seconds) },
-          { name: "metrics and tracing on", load: (seconds) => load(observed, seconds) },
+          { name: "metrics and tracing off", load: (seconds) => load(unobserved, seconds, off) },
+          { name: "metrics and tracing on", load: (seconds) => load(observed, seconds, on) },
           { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, poolSize: POOL_SIZE, floor: 90 },
         );
       } finally {
         clearInterval(scraper);
       }
+      // CPU per request hardly moves with what else runs on the machine; its ratio is the
+      // throughput share a CPU-bound server would reach.
+      const perRequest = (tally: CpuTally) => (tally.seconds * 1000) / tally.requests;
+      console.log(
+        `server CPU per request: off ${perRequest(off).toFixed(3)} ms, on ${perRequest(on).toFixed(3)} ms: ` +
+          `on / off when CPU-bound ${((perRequest(off) / perRequest(on)) * 100).toFixed(1)}%`,
+      );
       const requests = /http_request_duration_seconds_count\{[^}]*route="\/v1\/checkouts\/:id"[^}]*\} (\d+)/.exec(await scrape())?.[1];
       // Let the last batch of spans leave the server before counting them.
       await new Promise((resolve) => setTimeout(resolve, 6_000));

@@ -49,7 +49,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | nu
       new HttpInstrumentation({ redactedQueryParams: REDACTED_QUERY_PARAMETERS, redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS }),
       new UndiciInstrumentation(),
       // Statements of a request or a job only: the worker's polling would be a trace a second.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // No span per pool checkout (one per statement under Kysely): a wait for a connection shows
+      // as the gap before a statement, and as `db_pool_connections{state="waiting"}`.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     ],
   });
   sdk.start();

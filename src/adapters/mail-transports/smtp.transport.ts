@@ -55,7 +55,10 @@ export function createSmtpTransport(smtp: SmtpConfig): MailTransport {
           // Only a refusal of this recipient or this message is final; a refused login or greeting is
           // the server's configuration, and the email goes once it is fixed.
           const refusedForGood = (code === "EENVELOPE" || code === "EMESSAGE") && (responseCode === undefined || responseCode >= 500);
-          if (refusedForGood) return { accepted: false, reason };
+          if (refusedForGood) {
+            annotate({ "smtp.accepted": false });
+            return { accepted: false, reason };
+          }
           throw new TemporaryMailFailure(reason);
         }
       }),
