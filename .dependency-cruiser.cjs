@@ -40,6 +40,14 @@ module.exports = {
       to: { path: "^src/modules/", pathNot: "\\.(steps|schemas|table|errors|mapper)\\.ts$" },
     },
     {
+      name: "opentelemetry-only-in-observability",
+      severity: "error",
+      comment:
+        "The rest of the code traces through src/observability/spans.ts, so it reads the same with tracing on or off and the SDK can change in one place.",
+      from: { path: "^src/", pathNot: "^src/observability/" },
+      to: { path: "node_modules/@opentelemetry/" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       comment: "No import cycle, between modules or between files of one module.",

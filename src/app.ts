@@ -15,9 +15,10 @@ import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency
 import { acceptEmptyJsonBodies } from "./http/json-body.ts";
 import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
-import { loggerOptions, terminalLogOutput } from "./logger.ts";
+import { loggerOptions, redactSecrets, terminalLogOutput } from "./logger.ts";
 import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
 import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
+import { annotateRequestSpan } from "./observability/spans.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
@@ -130,6 +131,10 @@ async function registerProtocol(app: App, config: Config): Promise<void> {
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER, IDEMPOTENT_REPLAYED_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.setSerializerCompiler(compileResponseSerializer);
+  app.addHook("onRequest", async (request) => {
+    const path = () => redactSecrets(request.url.split("?", 1)[0] ?? "");
+    annotateRequestSpan({ method: request.method, route: request.routeOptions.url, id: request.id, path });
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });

@@ -1,3 +1,5 @@
+// First: tracing starts before the modules below run.
+import { tracing } from "./observability/tracing-preload.ts";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     // The SMTP pool's idle connections, once no send job runs.
     services.mail?.close();
     await runtime.close();
+    await tracing?.shutdown();
     logger.info("stopped");
     process.exit(0);
   };

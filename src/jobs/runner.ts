@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { tracedTasks } from "./job-trace.ts";
 import { recoverAbandonedJobs, takeWorkerLease } from "./worker-leases.ts";
 
 export interface WorkerOptions {
@@ -72,6 +73,7 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
     runIds.push(id);
     lease.record(id).catch((error: unknown) => options.logger.error({ err: error }, "could not record a worker lease"));
   };
+  const traced = tracedTasks(options.tasks);
   const events = new EventEmitter() as WorkerEvents;
   events.on("pool:create", ({ workerPool }) => record(workerPool.id));
   events.on("worker:create", ({ worker }) => record(worker.workerId));
@@ -94,7 +96,7 @@ export async function startWorker(options: WorkerOptions): Promise<JobWorker> {
   const start = () =>
     run({
       pgPool: options.pool,
-      taskList: options.tasks,
+      taskList: traced,
       ...(options.crontab ? { crontab: options.crontab } : {}),
       concurrency: options.concurrency,
       noHandleSignals: true,
