@@ -2,10 +2,11 @@ import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
+import { orderRollupCtes } from "./metric-rollups.repository.ts";
 
 /**
- * The source rows of the metrics, read live in one statement per request (anchor-behaviour-wave3.md
- * §1.1): a series of local period starts joined to one CTE per query family the requested metrics
+ * The source rows of the metrics, read in one statement per request (anchor-behaviour-wave3.md
+ * §1.1), the orders from their rollups where those answer exactly: a series of local period starts joined to one CTE per query family the requested metrics
  * need. The statement runs with the session time zone set to the requested one, so `date_trunc`
  * and the series' steps are local and DST-aware.
  */
@@ -28,6 +29,8 @@ export interface MetricsSourceRequest {
   timezone: string;
   families: ReadonlySet<MetricFamily>;
   filter: MetricsFilter;
+  /** Orders from the hourly rollups (metric-rollups.repository.ts) rather than the orders themselves. */
+  ordersFromRollups: boolean;
 }
 
 /** One period's source values (absent: the family was not read), and its local start with its offset. */
@@ -183,8 +186,10 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
     // Flow: settled orders at their creation. Net is less the fee and every refund and withheld
     // dispute of the order, at the order's own period (so a refund rewrites the past, as the hosted service does).
     orders: {
-      ctes: [
-        sql`order_rows AS (
+      ctes: request.ordersFromRollups
+        ? orderRollupCtes({ orgs, currency, trunc, productMatch })
+        : [
+            sql`order_rows AS (
           SELECT o.created_at, o.subscription_id, o.currency = ${currency} AS priced, o.net_amount AS amount,
             o.net_amount
               - CASE WHEN o.platform_fee_currency IS NULL OR o.platform_fee_currency = o.currency THEN o.platform_fee_amount ELSE 0 END
@@ -196,7 +201,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
           WHERE o.organization_id = ANY(${orgs}) AND o.status IN ('paid', 'refunded', 'partially_refunded') AND o.created_at < (SELECT hi FROM bounds)
             AND ${productMatch(sql`o.product_id`)} AND ${customerMatch(sql`o.customer_id`)}
         )`,
-        sql`order_sums AS (
+            sql`order_sums AS (
           SELECT ${trunc(sql`created_at`)} AS t,
             count(*) AS orders,
             count(*) FILTER (WHERE priced) AS priced_orders,
@@ -212,11 +217,11 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
             sum(net) FILTER (WHERE priced AND subscription_id IS NOT NULL AND NOT new_subscription) AS renewed_net
           FROM order_rows WHERE ${inBounds(sql`created_at`)} GROUP BY 1
         )`,
-        sql`orders_before AS (
+            sql`orders_before AS (
           SELECT coalesce(sum(amount) FILTER (WHERE priced), 0) AS revenue, coalesce(sum(net) FILTER (WHERE priced), 0) AS net
           FROM order_rows WHERE created_at < (SELECT lo FROM bounds)
         )`,
-      ],
+          ],
       join: "order_sums",
       columns: [
         num(sql`order_sums.orders`, "orders"),
