@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db/database.ts";
+import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "./metric-rollups.table.ts";
 
 /**
  * The order rollups (docs/decisions.md, "Metrics: order rollups"): read per request in place of the
@@ -73,7 +74,8 @@ export async function wholeHourZone(db: Db, timezone: string, startDate: string,
 export async function rebuildOrderRollups(db: Db, organizationId: string | null): Promise<{ orders: number; rows: number }> {
   return db.transaction().execute(async (trx) => {
     await sql`LOCK TABLE metric_order_facts, metric_order_rollups IN EXCLUSIVE MODE`.execute(trx);
-    const scope = (column: string) => (organizationId === null ? sql`true` : sql`${sql.ref(column)} = ${organizationId}::uuid`);
+    const scope = (column: keyof MetricOrderFactsTable & keyof MetricOrderRollupsTable) =>
+      organizationId === null ? sql`true` : sql`${sql.ref(column)} = ${organizationId}::uuid`;
     await sql`DELETE FROM metric_order_rollups WHERE ${scope("organization_id")}`.execute(trx);
     await sql`DELETE FROM metric_order_facts WHERE ${scope("organization_id")}`.execute(trx);
     const facts =

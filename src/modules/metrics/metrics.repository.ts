@@ -86,13 +86,25 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
   const subscriptionRows = sql`sub_rows AS (
     SELECT s.id, s.customer_id, s.currency, s.started_at, s.created_at, s.canceled_at, s.trial_end, s.ends_at,
       s.customer_cancellation_reason AS reason, coalesce(s.ended_at, s.ends_at) AS end_at,
-      -- What a period bills, per month (half away from zero, as numeric round does).
+      -- What a period bills net of tax, per month (half away from zero, as numeric round does).
       round(CASE s.recurring_interval
-        WHEN 'year' THEN s.amount::numeric / (12 * s.recurring_interval_count)
-        WHEN 'month' THEN s.amount::numeric / s.recurring_interval_count
-        WHEN 'week' THEN s.amount::numeric * 52 / (12 * s.recurring_interval_count)
-        ELSE s.amount::numeric * 365 / (12 * s.recurring_interval_count) END) AS monthly
+        WHEN 'year' THEN net.amount / (12 * s.recurring_interval_count)
+        WHEN 'month' THEN net.amount / s.recurring_interval_count
+        WHEN 'week' THEN net.amount * 52 / (12 * s.recurring_interval_count)
+        ELSE net.amount * 365 / (12 * s.recurring_interval_count) END) AS monthly
     FROM subscriptions s
+    -- Inclusive prices hold the tax: less the tax at the rate of the subscription's latest taxed order
+    -- (docs/decisions.md, "Metrics: MRR net of inclusive tax"). The rate is a float column: made
+    -- numeric, so a tie rounds away from zero as the tax engine's does.
+    CROSS JOIN LATERAL (
+      SELECT s.amount - CASE WHEN s.tax_behavior = 'inclusive' THEN coalesce(round(s.amount * o.tax_rate_basis_points::numeric / (10000 + o.tax_rate_basis_points::numeric)), 0) ELSE 0 END AS amount
+      FROM (SELECT NULL) one
+      LEFT JOIN LATERAL (
+        SELECT o.tax_rate_basis_points FROM orders o
+        WHERE o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL AND o.status IN ('paid', 'refunded', 'partially_refunded')
+        ORDER BY o.created_at DESC, o.id DESC LIMIT 1
+      ) o ON s.tax_behavior = 'inclusive'
+    ) net
     WHERE s.organization_id = ANY(${orgs}) AND ${productMatch(sql`s.product_id`)} AND ${customerMatch(sql`s.customer_id`)}
   )`;
 

@@ -588,7 +588,7 @@ describe("order rollups", () => {
     for (const read of READS) {
       for (const productIds of [null, [yearlyId]]) {
         const rolled = await sources(true, read, productIds);
-        expect(rolled, `${read.join(" ")} ${productIds ?? ""}`).toEqual(await sources(false, read, productIds));
+        expect(rolled, `${read.join(" ")} ${productIds?.join(",") ?? ""}`).toEqual(await sources(false, read, productIds));
         counted += rolled.filter((period) => (period.values["orders"] ?? 0) > 0).length;
       }
     }
