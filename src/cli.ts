@@ -12,6 +12,7 @@ import { openRuntime, type Runtime } from "./runtime.ts";
 import { runWorkerProcess } from "./worker-main.ts";
 import { listEmails, showEmail } from "./cli-emails.ts";
 import { UsageError } from "./cli-usage-error.ts";
+import { rebuildOrderRollups } from "./modules/metrics/metric-rollups.repository.ts";
 
 const USAGE = `Usage: commerce-api <command>
 
@@ -23,6 +24,7 @@ const USAGE = `Usage: commerce-api <command>
   emails list [--status pending|sent|failed|kept] [--limit N] [--json]
                                                   the newest emails written (without SMTP_URL: kept, never sent)
   emails show ID [--json]                         one email: its headers, then its text part
+  metrics rebuild [--organization ID] [--json]    rewrite the metrics' order rollups from the orders
 `;
 
 const slugify = (name: string) =>
@@ -56,7 +58,16 @@ async function run(argv: string[]): Promise<void> {
   });
   // `emails show ID`: the id is the one positional that is no part of the command's name.
   const command = positionals.slice(0, positionals[0] === "emails" ? 2 : undefined).join(" ");
-  const commands = ["migrate", "organization create", "token create", "seed demo", "worker", "emails list", "emails show"];
+  const commands = [
+    "migrate",
+    "organization create",
+    "token create",
+    "seed demo",
+    "worker",
+    "emails list",
+    "emails show",
+    "metrics rebuild",
+  ];
   if (values.help || !commands.includes(command)) {
     process.stdout.write(USAGE);
     if (!values.help) process.exitCode = 2;
@@ -102,6 +113,12 @@ async function run(argv: string[]): Promise<void> {
       await listEmails(runtime, json, { status: values.status, limit: values.limit });
     } else if (command === "emails show") {
       await showEmail(runtime, json, positionals[2]);
+    } else if (command === "metrics rebuild") {
+      const organization = values.organization ?? null;
+      if (organization !== null && !UUID4_PATTERN.test(organization))
+        throw new UsageError("--organization must be an organization id (UUID)");
+      const rebuilt = await rebuildOrderRollups(runtime.deps.db, organization);
+      print(json, rebuilt, `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} rows.`);
     } else {
       const demo = await seedDemo(runtime.deps);
       print(

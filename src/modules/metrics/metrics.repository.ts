@@ -2,10 +2,11 @@ import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
+import { orderRollupCtes } from "./metric-rollups.repository.ts";
 
 /**
- * The source rows of the metrics, read live in one statement per request (anchor-behaviour-wave3.md
- * §1.1): a series of local period starts joined to one CTE per query family the requested metrics
+ * The source rows of the metrics, read in one statement per request (anchor-behaviour-wave3.md
+ * §1.1), the orders from their rollups where those answer exactly: a series of local period starts joined to one CTE per query family the requested metrics
  * need. The statement runs with the session time zone set to the requested one, so `date_trunc`
  * and the series' steps are local and DST-aware.
  */
@@ -28,6 +29,8 @@ export interface MetricsSourceRequest {
   timezone: string;
   families: ReadonlySet<MetricFamily>;
   filter: MetricsFilter;
+  /** Orders from the hourly rollups (metric-rollups.repository.ts) rather than the orders themselves. */
+  ordersFromRollups: boolean;
 }
 
 /** One period's source values (absent: the family was not read), and its local start with its offset. */
@@ -83,13 +86,25 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
   const subscriptionRows = sql`sub_rows AS (
     SELECT s.id, s.customer_id, s.currency, s.started_at, s.created_at, s.canceled_at, s.trial_end, s.ends_at,
       s.customer_cancellation_reason AS reason, coalesce(s.ended_at, s.ends_at) AS end_at,
-      -- What a period bills, per month (half away from zero, as numeric round does).
+      -- What a period bills net of tax, per month (half away from zero, as numeric round does).
       round(CASE s.recurring_interval
-        WHEN 'year' THEN s.amount::numeric / (12 * s.recurring_interval_count)
-        WHEN 'month' THEN s.amount::numeric / s.recurring_interval_count
-        WHEN 'week' THEN s.amount::numeric * 52 / (12 * s.recurring_interval_count)
-        ELSE s.amount::numeric * 365 / (12 * s.recurring_interval_count) END) AS monthly
+        WHEN 'year' THEN net.amount / (12 * s.recurring_interval_count)
+        WHEN 'month' THEN net.amount / s.recurring_interval_count
+        WHEN 'week' THEN net.amount * 52 / (12 * s.recurring_interval_count)
+        ELSE net.amount * 365 / (12 * s.recurring_interval_count) END) AS monthly
     FROM subscriptions s
+    -- Inclusive prices hold the tax: less the tax at the rate of the subscription's latest taxed order
+    -- (docs/decisions.md, "Metrics: MRR net of inclusive tax"). The rate is a float column: made
+    -- numeric, so a tie rounds away from zero as the tax engine's does.
+    CROSS JOIN LATERAL (
+      SELECT s.amount - CASE WHEN s.tax_behavior = 'inclusive' THEN coalesce(round(s.amount * o.tax_rate_basis_points::numeric / (10000 + o.tax_rate_basis_points::numeric)), 0) ELSE 0 END AS amount
+      FROM (SELECT NULL) one
+      LEFT JOIN LATERAL (
+        SELECT o.tax_rate_basis_points FROM orders o
+        WHERE o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL AND o.status IN ('paid', 'refunded', 'partially_refunded')
+        ORDER BY o.created_at DESC, o.id DESC LIMIT 1
+      ) o ON s.tax_behavior = 'inclusive'
+    ) net
     WHERE s.organization_id = ANY(${orgs}) AND ${productMatch(sql`s.product_id`)} AND ${customerMatch(sql`s.customer_id`)}
   )`;
 
@@ -183,8 +198,10 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
     // Flow: settled orders at their creation. Net is less the fee and every refund and withheld
     // dispute of the order, at the order's own period (so a refund rewrites the past, as the hosted service does).
     orders: {
-      ctes: [
-        sql`order_rows AS (
+      ctes: request.ordersFromRollups
+        ? orderRollupCtes({ orgs, currency, trunc, productMatch })
+        : [
+            sql`order_rows AS (
           SELECT o.created_at, o.subscription_id, o.currency = ${currency} AS priced, o.net_amount AS amount,
             o.net_amount
               - CASE WHEN o.platform_fee_currency IS NULL OR o.platform_fee_currency = o.currency THEN o.platform_fee_amount ELSE 0 END
@@ -196,7 +213,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
           WHERE o.organization_id = ANY(${orgs}) AND o.status IN ('paid', 'refunded', 'partially_refunded') AND o.created_at < (SELECT hi FROM bounds)
             AND ${productMatch(sql`o.product_id`)} AND ${customerMatch(sql`o.customer_id`)}
         )`,
-        sql`order_sums AS (
+            sql`order_sums AS (
           SELECT ${trunc(sql`created_at`)} AS t,
             count(*) AS orders,
             count(*) FILTER (WHERE priced) AS priced_orders,
@@ -212,11 +229,11 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
             sum(net) FILTER (WHERE priced AND subscription_id IS NOT NULL AND NOT new_subscription) AS renewed_net
           FROM order_rows WHERE ${inBounds(sql`created_at`)} GROUP BY 1
         )`,
-        sql`orders_before AS (
+            sql`orders_before AS (
           SELECT coalesce(sum(amount) FILTER (WHERE priced), 0) AS revenue, coalesce(sum(net) FILTER (WHERE priced), 0) AS net
           FROM order_rows WHERE created_at < (SELECT lo FROM bounds)
         )`,
-      ],
+          ],
       join: "order_sums",
       columns: [
         num(sql`order_sums.orders`, "orders"),

@@ -13,6 +13,7 @@ import {
   type MetricSlug,
 } from "./metric-definitions.ts";
 import { metricOrganizations, metricSources, type MetricFamily, type SourcePeriod } from "./metrics.repository.ts";
+import { wholeHourZone } from "./metric-rollups.repository.ts";
 import type { MetricsQuery, MetricsResponse } from "./metrics.schemas.ts";
 
 /** The query family each computed metric reads; meta and seat metrics read none. */
@@ -195,7 +196,7 @@ export function createMetricsService(deps: Deps) {
   return {
     /**
      * The metrics of the organizations the principal reads (narrowed by `organization_id`),
-     * computed per request from the source rows. Another organization's ids filter to nothing,
+     * computed per request from the order rollups and the other source rows. Another organization's ids filter to nothing,
      * as the hosted service's filters do.
      */
     async compute(query: MetricsQuery, allowed: OrganizationScope): Promise<MetricsResult> {
@@ -216,6 +217,11 @@ export function createMetricsService(deps: Deps) {
       // One default among the organizations read, else the hosted service's settlement currency.
       const [only] = defaults;
       const currency = query.currency ?? (defaults.size === 1 && only !== undefined ? only : "usd");
+      const customerIds = asList(query.customer_id) ?? null;
+      // The rollups have no customer, and hold UTC hours: a customer filter or a zone whose
+      // periods begin off the hour reads the orders themselves (docs/decisions.md, "Metrics: order rollups").
+      const ordersFromRollups =
+        families.has("orders") && customerIds === null && (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
       const sources: SourcePeriod[] = await metricSources(readDb, {
         startDate: query.start_date,
         endDate: query.end_date,
@@ -226,9 +232,10 @@ export function createMetricsService(deps: Deps) {
           organizationIds: organizations.map((organization) => organization.id),
           productIds: asList(query.product_id) ?? null,
           billingTypes: asList(query.billing_type) ?? null,
-          customerIds: asList(query.customer_id) ?? null,
+          customerIds,
           currency,
         },
+        ordersFromRollups,
       });
       const running = { revenue: 0, net: 0, costs: 0 };
       const periods = sources.map((source) => ({ timestamp: source.timestamp, values: periodValues(source.values, running) }));

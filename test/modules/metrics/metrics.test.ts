@@ -13,6 +13,9 @@ import {
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
 import { BUYER } from "../subscriptions/subscription-helpers.ts";
+import { metricSources } from "../../../src/modules/metrics/metrics.repository.ts";
+import { rebuildOrderRollups, wholeHourZone } from "../../../src/modules/metrics/metric-rollups.repository.ts";
+import type { TimeInterval } from "../../../src/schema/time-intervals.ts";
 
 let ctx: TestContext;
 let token: string;
@@ -549,4 +552,87 @@ describe("GET /v1/metrics/ and /export: refusals", () => {
       );
     });
   }
+});
+
+describe("order rollups", () => {
+  // Every range, interval and zone the known history is read with above, and the product filters.
+  const READS: [start: string, end: string, interval: TimeInterval, timezone: string][] = [
+    ["2026-01-01", "2026-03-31", "month", "UTC"],
+    ["2026-01-10", "2026-03-31", "month", "UTC"],
+    ["2026-01-04", "2026-01-05", "day", "America/New_York"],
+    ["2026-01-04", "2026-01-05", "day", "UTC"],
+    ["2026-03-03", "2026-03-09", "day", "America/New_York"],
+    ["2026-01-07", "2026-01-20", "week", "UTC"],
+    ["2026-01-01", "2026-12-31", "year", "UTC"],
+    ["2026-01-05", "2026-01-05", "hour", "UTC"],
+    ["2026-03-08", "2026-03-08", "hour", "America/New_York"],
+    ["2026-01-01", "2026-03-31", "week", "Europe/Paris"],
+    ["2026-01-01", "2026-01-31", "day", "Pacific/Kiritimati"],
+  ];
+  const sources = (
+    ordersFromRollups: boolean,
+    [startDate, endDate, interval, timezone]: (typeof READS)[number],
+    productIds: string[] | null,
+  ) =>
+    metricSources(ctx.deps.db, {
+      startDate,
+      endDate,
+      interval,
+      timezone,
+      families: new Set(["orders"]),
+      filter: { organizationIds: [organizationId], productIds, billingTypes: null, customerIds: null, currency: "usd" },
+      ordersFromRollups,
+    });
+  const expectRollupsEqualOrders = async () => {
+    let counted = 0;
+    for (const read of READS) {
+      for (const productIds of [null, [yearlyId]]) {
+        const rolled = await sources(true, read, productIds);
+        expect(rolled, `${read.join(" ")} ${productIds?.join(",") ?? ""}`).toEqual(await sources(false, read, productIds));
+        counted += rolled.filter((period) => (period.values["orders"] ?? 0) > 0).length;
+      }
+    }
+    // Not a comparison of empty answers.
+    expect(counted).toBeGreaterThan(20);
+  };
+  const rollupRows = () =>
+    ctx.deps.db
+      .selectFrom("metric_order_rollups")
+      .select(["hour", "product_id", "currency", "subscription", "start_lag", "prev_lag", "orders", "revenue", "net"])
+      .where("organization_id", "=", organizationId)
+      .where("orders", "<>", "0")
+      .orderBy("hour")
+      .orderBy("product_id")
+      .orderBy("start_lag")
+      .orderBy("prev_lag")
+      .execute();
+
+  it("answers as the orders do, for every interval and zone the history is read with, as the writes kept them", async () => {
+    await expectRollupsEqualOrders();
+  });
+
+  it("rebuilds from the orders to the rows the writes kept, after losing them", async () => {
+    const kept = await rollupRows();
+    expect(kept.length).toBeGreaterThan(4);
+    await sql`UPDATE metric_order_rollups SET revenue = revenue + 1 WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
+    await sql`DELETE FROM metric_order_facts WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
+    expect(await rebuildOrderRollups(ctx.deps.db, organizationId)).toEqual({ orders: 7, rows: kept.length });
+    expect(await rollupRows()).toEqual(kept);
+    await expectRollupsEqualOrders();
+  });
+
+  it("reads zones whose periods begin off the hour from the orders", async () => {
+    expect(await wholeHourZone(ctx.deps.db, "America/New_York", "2026-03-01", "2026-03-31")).toBe(true);
+    expect(await wholeHourZone(ctx.deps.db, "Asia/Kolkata", "2026-01-01", "2026-01-31")).toBe(false);
+    // Lord Howe is +10:30 in winter and +11 in summer: off the hour for part of the year.
+    expect(await wholeHourZone(ctx.deps.db, "Australia/Lord_Howe", "2026-01-01", "2026-12-31")).toBe(false);
+    await expectSeries(
+      "start_date=2026-01-05&end_date=2026-01-05&interval=day&timezone=Asia/Kolkata&metrics=orders&metrics=revenue",
+      ["2026-01-05T00:00:00+05:30"],
+      {
+        orders: [[4], 4],
+        revenue: [[15750], 15750],
+      },
+    );
+  });
 });

@@ -1,0 +1,90 @@
+import { sql, type RawBuilder } from "kysely";
+import type { Db } from "../../db/database.ts";
+import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "./metric-rollups.table.ts";
+
+/**
+ * The order rollups (docs/decisions.md, "Metrics: order rollups"): read per request in place of the
+ * orders, and rebuilt from the source rows by `commerce-api metrics rebuild`. Triggers keep them in
+ * the transaction of every change (migrations/2026-12-01T0400_metric_order_rollups.ts).
+ */
+
+/** What the orders family of the metrics statement needs from it (see metrics.repository.ts). */
+export interface OrderRollupScope {
+  orgs: RawBuilder<unknown>;
+  currency: string;
+  /** The local period start of a timestamp (the statement runs in the requested zone). */
+  trunc: (expression: RawBuilder<unknown>) => RawBuilder<unknown>;
+  productMatch: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+/**
+ * The CTEs of the orders family from the rollups, with the columns of the live one. A row's start
+ * and previous-order hours are its hour less the lags: an order is new when its subscription began
+ * in the order's period, and counts its subscription once among the renewals when the previous
+ * order fell in an earlier period (all orders of one subscription in one period share newness).
+ */
+export const orderRollupCtes = ({ orgs, currency, trunc, productMatch }: OrderRollupScope) => [
+  sql`order_rows AS (
+    SELECT ${trunc(sql`r.hour`)} AS t, r.hour, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced,
+      r.subscription,
+      r.subscription AND ${trunc(sql`r.hour - r.start_lag * interval '1 hour'`)} IS NOT DISTINCT FROM ${trunc(sql`r.hour`)} AS new_subscription,
+      r.prev_lag IS NULL OR ${trunc(sql`r.hour - r.prev_lag * interval '1 hour'`)} <> ${trunc(sql`r.hour`)} AS first_in_period
+    FROM metric_order_rollups r
+    WHERE r.organization_id = ANY(${orgs}) AND r.hour < (SELECT hi FROM bounds) AND ${productMatch(sql`r.product_id`)}
+  )`,
+  sql`order_sums AS (
+    SELECT t,
+      sum(orders) AS orders,
+      sum(orders) FILTER (WHERE priced) AS priced_orders,
+      sum(amount) FILTER (WHERE priced) AS revenue,
+      sum(net) FILTER (WHERE priced) AS net,
+      sum(orders) FILTER (WHERE NOT subscription) AS one_time,
+      sum(amount) FILTER (WHERE priced AND NOT subscription) AS one_time_revenue,
+      sum(net) FILTER (WHERE priced AND NOT subscription) AS one_time_net,
+      sum(amount) FILTER (WHERE priced AND new_subscription) AS new_revenue,
+      sum(net) FILTER (WHERE priced AND new_subscription) AS new_net,
+      sum(orders) FILTER (WHERE subscription AND NOT new_subscription AND first_in_period) AS renewed,
+      sum(amount) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_revenue,
+      sum(net) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_net
+    FROM order_rows WHERE hour >= (SELECT lo FROM bounds) GROUP BY 1
+  )`,
+  sql`orders_before AS (
+    SELECT coalesce(sum(amount) FILTER (WHERE priced), 0) AS revenue, coalesce(sum(net) FILTER (WHERE priced), 0) AS net
+    FROM order_rows WHERE hour < (SELECT lo FROM bounds)
+  )`,
+];
+
+/**
+ * Whether the zone's offset is a whole number of hours over the range (a day's margin either side),
+ * so its local periods begin on UTC hours and the hourly rollups answer exactly. Zones such as
+ * Asia/Kolkata (+05:30) are read from the source rows instead.
+ */
+export async function wholeHourZone(db: Db, timezone: string, startDate: string, endDate: string): Promise<boolean> {
+  const { rows } = await sql<{ whole: boolean }>`
+    SELECT bool_and(extract(epoch FROM (d AT TIME ZONE ${timezone}) - (d AT TIME ZONE 'UTC'))::bigint % 3600 = 0) AS whole
+    FROM generate_series(${startDate}::date - 1, ${endDate}::date + 1, interval '1 day') d`.execute(db);
+  return rows[0]?.whole === true;
+}
+
+/**
+ * Rewrites the rollups of one organization (null: all) from the source rows, through the view the
+ * triggers read. The exclusive lock holds back the triggers of concurrent writes meanwhile, so
+ * none of them adds to rows being rewritten.
+ */
+export async function rebuildOrderRollups(db: Db, organizationId: string | null): Promise<{ orders: number; rows: number }> {
+  return db.transaction().execute(async (trx) => {
+    await sql`LOCK TABLE metric_order_facts, metric_order_rollups IN EXCLUSIVE MODE`.execute(trx);
+    const scope = (column: keyof MetricOrderFactsTable & keyof MetricOrderRollupsTable) =>
+      organizationId === null ? sql`true` : sql`${sql.ref(column)} = ${organizationId}::uuid`;
+    await sql`DELETE FROM metric_order_rollups WHERE ${scope("organization_id")}`.execute(trx);
+    await sql`DELETE FROM metric_order_facts WHERE ${scope("organization_id")}`.execute(trx);
+    const facts =
+      await sql`INSERT INTO metric_order_facts SELECT * FROM metric_order_fact_source WHERE ${scope("organization_id")}`.execute(trx);
+    const rollups = await sql`INSERT INTO metric_order_rollups
+        (organization_id, hour, product_id, currency, subscription, start_lag, prev_lag, orders, revenue, net)
+      SELECT organization_id, hour, product_id, currency, subscription_id IS NOT NULL, start_lag, prev_lag, count(*), sum(revenue), sum(net)
+      FROM metric_order_facts WHERE ${scope("organization_id")}
+      GROUP BY organization_id, hour, product_id, currency, subscription_id IS NOT NULL, start_lag, prev_lag`.execute(trx);
+    return { orders: Number(facts.numAffectedRows ?? 0), rows: Number(rollups.numAffectedRows ?? 0) };
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * The order rollups of the metrics and each counted order's contribution to them: see
+ * migrations/2026-12-01T0400_metric_order_rollups.ts. Triggers keep both; the rebuild rewrites them.
+ */
+export interface MetricOrderFactsTable {
+  order_id: string;
+  organization_id: string;
+  /** The UTC hour of the order's creation. */
+  hour: Date;
+  product_id: string | null;
+  currency: string;
+  subscription_id: string | null;
+  /** Hours from the subscription's start (its hour) to the order's hour; null: none or over 9,000. */
+  start_lag: number | null;
+  /** Hours from the subscription's previous settled order (its hour); null: none or over 9,000. */
+  prev_lag: number | null;
+  revenue: string;
+  net: string;
+}
+
+export interface MetricOrderRollupsTable {
+  organization_id: string;
+  hour: Date;
+  product_id: string | null;
+  currency: string;
+  subscription: boolean;
+  start_lag: number | null;
+  prev_lag: number | null;
+  orders: string;
+  revenue: string;
+  net: string;
+}
