@@ -10,9 +10,9 @@ export interface PageContext {
   query: URLSearchParams;
   data: AppData;
   /** Moves to another dashboard address (pushing it on the history). */
-  navigate(href: string): void;
+  navigate: (href: string) => void;
   /** Writes the query of the current address (filters, period) without a new history entry. */
-  replaceQuery(query: URLSearchParams): void;
+  replaceQuery: (query: URLSearchParams) => void;
 }
 
 export interface DashboardRoute {
@@ -21,7 +21,7 @@ export interface DashboardRoute {
   title: string;
   /** The navigation's label, for the pages listed there. */
   nav?: string;
-  render(context: PageContext): Promise<void>;
+  render: (context: PageContext) => Promise<void>;
 }
 
 export const BASE = "/dashboard";
