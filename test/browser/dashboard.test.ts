@@ -190,7 +190,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await page.getByLabel("Reason").selectOption("customer_request");
     await page.getByRole("button", { name: "Refund", exact: true }).click();
     await page.getByRole("table", { name: "Refunds" }).getByRole("cell", { name: "$25.00" }).waitFor();
-    await page.locator(".facts").getByText("Refunded", { exact: true }).waitFor();
+    await page.locator(".dashboard-facts").getByText("Refunded", { exact: true }).waitFor();
     await checkWidths(page, "order-refunded");
 
     // Webhooks: the order.paid delivery with its code, latency and body; sent again on request.

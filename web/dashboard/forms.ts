@@ -16,7 +16,10 @@ export const textField = (
 
 export function selectField(label: string, name: string, options: readonly (readonly [string, string])[], value: string): Field {
   const select = h("select", { name }, ...options.map(([v, text]) => h("option", { value: v, selected: v === value }, text)));
-  return field(label, select);
+  const made = field(label, select);
+  // A select always holds one of its options: never "(optional)".
+  made.show(true, true);
+  return made;
 }
 
 /** Amount typed in major units (`12.50`) → minor units, or null when it is not a number. */

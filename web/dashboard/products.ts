@@ -3,7 +3,7 @@
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field } from "./forms.ts";
 import type { PageContext } from "./router.ts";
-import { guard } from "./scopes.ts";
+import { guard, holds } from "./scopes.ts";
 import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
 
 interface Price {
@@ -54,12 +54,7 @@ export async function productsPage({ main, query, data, navigate }: PageContext)
   fill(
     main,
     pageHeading("Products"),
-    h(
-      "div",
-      { class: "toolbar" },
-      filter.wrapper,
-      data.signedInAs.scopes === "all" || data.signedInAs.scopes.includes("products:write") ? create : null,
-    ),
+    h("div", { class: "toolbar" }, filter.wrapper, holds(data, "products:write") ? create : null),
     results,
   );
   const answer = await list<Product>("products/", { is_archived: archived, limit: 100, sorting: "-created_at" });

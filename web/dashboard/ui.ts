@@ -75,4 +75,4 @@ export const loading = (): HTMLElement => h("p", { class: "loading", role: "stat
 
 /** A term and its value in a description list. */
 export const facts = (pairs: readonly (readonly [string, Node | string])[]): HTMLElement =>
-  h("dl", { class: "facts" }, ...pairs.flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
+  h("dl", { class: "dashboard-facts" }, ...pairs.flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]));
