@@ -206,6 +206,16 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await delivery.getByRole("button", { name: /^Redeliver order\.paid/ }).click();
     await page.getByText("The order.paid event is scheduled to be sent again.").waitFor();
     await waitFor(() => hook.received.length > before, 20_000);
+
+    // Archived: no longer listed among the active products, listed among the archived ones.
+    await page.goto(`${origin}/dashboard/products/${productId}`);
+    await page.getByRole("button", { name: "Archive product" }).click();
+    await page.getByRole("button", { name: "Unarchive product" }).waitFor();
+    await page.getByText(/^Archived · /).waitFor();
+    await page.getByRole("link", { name: "All products" }).click();
+    await page.getByText("No products yet. Create one to sell it.").waitFor();
+    await page.getByLabel("Show").selectOption("true");
+    await page.getByRole("table", { name: "Archived products" }).getByRole("link", { name: HOSTILE }).waitFor();
     expect(dialogs).toEqual([]);
     await context.close();
   });

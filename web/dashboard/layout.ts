@@ -46,8 +46,12 @@ export function buildLayout(root: HTMLElement, data: AppData, routes: readonly D
   return {
     main,
     markCurrent(route) {
+      // A page under a listed one (an order under Orders) marks its section.
+      const section = (pattern: string) => pattern.split("/")[1];
       for (const { route: linked, anchor } of links) {
         if (linked === route) anchor.setAttribute("aria-current", "page");
+        else if (route && section(linked.pattern) && section(linked.pattern) === section(route.pattern))
+          anchor.setAttribute("aria-current", "true");
         else anchor.removeAttribute("aria-current");
       }
     },
