@@ -28,6 +28,9 @@ import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes.ts";
 import { createWebAssets } from "./pages/web-assets.ts";
 import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
+import { createDashboardAccess, type ForwardToApi } from "./modules/dashboard-page/dashboard-access.ts";
+import { dashboardPageRoutes } from "./modules/dashboard-page/dashboard-page.routes.ts";
+import { dashboardProxyRoutes } from "./modules/dashboard-page/dashboard-proxy.routes.ts";
 import { LocalBlobStore } from "./adapters/blob-stores/local-blob-store.ts";
 import { localBlobRoutes } from "./adapters/blob-stores/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
@@ -224,7 +227,7 @@ async function registerApiRoutes(app: App, deps: Deps, services: Services): Prom
   await app.register(portalOrderRoutes(services.portalOrders, services.orderDocuments, services.portalOrderPayments));
 }
 
-/** The pages rendered on the server: the hosted checkout and the customer portal, with the scripts they share. */
+/** The pages rendered on the server: the hosted checkout, the customer portal and the seller's dashboard, with their scripts. */
 async function registerPages(app: App, deps: Deps, services: Services): Promise<void> {
   const webAssets = createWebAssets();
   await app.register(
@@ -253,6 +256,20 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
       deps.config,
     ),
   );
+  // The seller's dashboard (`/dashboard/`): everything it shows and does is a request to this same
+  // app's public API, made in-process with the session's token.
+  const forward: ForwardToApi = async ({ method, url, token, body }) => {
+    const answer = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return { statusCode: answer.statusCode, headers: answer.headers, rawPayload: answer.rawPayload };
+  };
+  const dashboard = { access: createDashboardAccess(services.authenticators, forward), secret: deps.secret, now: deps.now };
+  await app.register(dashboardPageRoutes(dashboard, webAssets));
+  await app.register(dashboardProxyRoutes(dashboard, forward));
 }
 
 /** The HTTP application: plugins, then infrastructure, then feature modules. */

@@ -2,16 +2,28 @@ import { build } from "esbuild";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 /** The pages' own browser code and styles (TypeScript and CSS under `web/`). */
 const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
-const STYLE_SOURCE = "pages.css";
-
 /** The pages with a script of their own: each is `web/<page>.ts`. */
-export type ScriptedPage = "checkout-page" | "portal-page";
+export type ScriptedPage = "checkout-page" | "portal-page" | "dashboard-page";
+
+/**
+ * Each page's stylesheets, in order: the hosted pages' own (`web/`), and the dashboard's charts'
+ * (uPlot's, from its package, bundled here like its script rather than loaded from a CDN).
+ */
+const STYLE_SOURCES: Record<ScriptedPage, readonly string[]> = {
+  "checkout-page": ["pages.css"],
+  "portal-page": ["pages.css"],
+  "dashboard-page": ["pages.css", "dashboard.css", "uplot/dist/uPlot.min.css"],
+};
+
+const styleFile = (name: string): string =>
+  name.endsWith(".css") && !name.includes("/") ? path.join(WEB_DIR, name) : createRequire(import.meta.url).resolve(name);
 
 /** A file served as is: its bytes, their gzip, and its content type. */
 export interface Asset {
@@ -56,22 +68,33 @@ export interface PageAssets {
 }
 
 export interface WebAssets {
-  /** Compiled on first use and kept; the stylesheet is read once, at start. */
+  /** Compiled on first use and kept; the stylesheets are read once, at start. */
   forPage(page: ScriptedPage): Promise<PageAssets>;
 }
 
 const cspHash = (text: string): string => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 
 export function createWebAssets(): WebAssets {
-  const style = readFileSync(path.join(WEB_DIR, STYLE_SOURCE), "utf8");
-  if (/<\/style/i.test(style)) throw new Error(`${STYLE_SOURCE} cannot be written inside a <style> element`);
-  const styleHash = cspHash(style);
+  const styles = new Map<string, string>();
+  const styleOf = (page: ScriptedPage): string => {
+    const key = STYLE_SOURCES[page].join(" ");
+    let style = styles.get(key);
+    if (style === undefined) {
+      style = STYLE_SOURCES[page].map((name) => readFileSync(styleFile(name), "utf8")).join("\n");
+      if (/<\/style/i.test(style)) throw new Error(`the ${page} styles cannot be written inside a <style> element`);
+      styles.set(key, style);
+    }
+    return style;
+  };
+  // Read at start, so a missing stylesheet stops the server rather than a page.
+  for (const page of Object.keys(STYLE_SOURCES) as ScriptedPage[]) styleOf(page);
   const compiled = new Map<ScriptedPage, Promise<PageAssets>>();
   const inline = async (page: ScriptedPage): Promise<PageAssets> => {
     const script = (await compileScript(page)).trimEnd();
     // esbuild escapes `</script` in what it writes; a page must never end its own script early.
     if (/<\/script/i.test(script)) throw new Error(`the ${page} script cannot be written inside a <script> element`);
-    return { script, style, scriptHash: cspHash(script), styleHash };
+    const style = styleOf(page);
+    return { script, style, scriptHash: cspHash(script), styleHash: cspHash(style) };
   };
   return {
     forPage(page) {

@@ -787,6 +787,7 @@ const expectedTitle = (name: string): string | undefined => (name === "Recurring
 const EXTENSION_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
   BenefitLicenseKeysProperties: ["license_file_ttl_days", "heartbeat"],
   BenefitLicenseKeysCreateProperties: ["license_file_ttl_days", "heartbeat"],
+  WebhookDelivery: ["duration_ms"],
 };
 
 describe("schemas mirror the reference OpenAPI document", () => {

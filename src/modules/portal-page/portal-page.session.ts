@@ -28,15 +28,6 @@ export interface PortalVisit {
 /** The portal's path for an organization; every cookie and form of the portal lives below it. */
 export const portalPath = (slug: string): string => `/${encodeURIComponent(slug)}/portal`;
 
-/** The value of one cookie of a `Cookie` header, or null. */
-export function readCookie(header: string | undefined, name: string): string | null {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=") || null;
-  }
-  return null;
-}
-
 /**
  * HttpOnly (the page's script never sees the token), `SameSite=Lax` (sent when the customer follows
  * the seller's link, never with another site's form), scoped to this organization's portal, ending

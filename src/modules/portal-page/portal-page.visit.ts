@@ -7,7 +7,8 @@ import { billingFormFrom, type BillingForm, type FieldErrors } from "./portal-pa
 import { loadOverview, type PortalPageServices } from "./portal-page.data.ts";
 import { signInPageHtml, type SignInStep, type SignInView } from "./portal-page-sign-in.render.ts";
 import { overviewPage, portalStatusPage, type CardAuthentication, type PortalShell } from "./portal-page.render.ts";
-import { SESSION_COOKIE, portalPath, readCookie, type PortalOrganization, type PortalVisit } from "./portal-page.session.ts";
+import { readCookie } from "../../http/cookies.ts";
+import { SESSION_COOKIE, portalPath, type PortalOrganization, type PortalVisit } from "./portal-page.session.ts";
 
 // What the portal page's handlers share: the page sent, the status pages, the overview, and the
 // visit of the session's customer each action runs in.

@@ -50,6 +50,7 @@ export interface DeliveryView {
   succeeded: boolean;
   http_code: number | null;
   response: string | null;
+  duration_ms: number;
   event: EndpointEventView;
 }
 
@@ -61,5 +62,6 @@ export const toWebhookDelivery = (row: DeliveryView): WebhookDelivery => ({
   succeeded: row.succeeded,
   http_code: row.http_code,
   response: row.response,
+  duration_ms: row.duration_ms,
   webhook_event: toWebhookEvent(row.event),
 });

@@ -115,6 +115,7 @@ export async function listDeliveries(
         "d.succeeded",
         "d.http_code",
         "d.response",
+        "d.duration_ms",
         "ee.id as event_id",
         "ee.created_at as event_created_at",
         "ee.modified_at as event_modified_at",
@@ -138,6 +139,7 @@ export async function listDeliveries(
       succeeded: row.succeeded,
       http_code: row.http_code,
       response: row.response,
+      duration_ms: row.duration_ms,
       event: {
         id: row.event_id,
         created_at: row.event_created_at,

@@ -137,6 +137,10 @@ export const WebhookDelivery = Type.Object(
     succeeded: Type.Boolean({ description: "Whether the delivery was successful." }),
     http_code: Nullable(Type.Integer(), { description: "The HTTP code returned by the URL; null if the endpoint was unreachable." }),
     response: Nullable(Type.String(), { description: "The start of the response body, or the error if the endpoint was unreachable." }),
+    // An extension (the dashboard shows each delivery's latency): optional, so the reference's clients pass over it.
+    duration_ms: Type.Optional(
+      Type.Integer({ description: "How long the attempt took, in milliseconds, until the answer or the failure (an extension)." }),
+    ),
     webhook_event: WebhookEvent,
   },
   { title: "WebhookDelivery", description: "A webhook delivery for a webhook event." },
