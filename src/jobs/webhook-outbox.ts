@@ -1,7 +1,6 @@
 import type { Executor } from "../db/database.ts";
-import { enqueueJob } from "./queue.ts";
 import { TaskName } from "./task-names.ts";
-import { insertWebhookEvent } from "./webhook-outbox.repository.ts";
+import { insertWebhookEventWithFanout } from "./webhook-outbox.repository.ts";
 
 /** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
 export type WebhookEventType =
@@ -52,12 +51,9 @@ export async function recordWebhookEvent(
   event: { organizationId: string; type: WebhookEventType; data: unknown; now: Date },
 ): Promise<string> {
   const payload = { type: event.type, timestamp: event.now.toISOString(), data: event.data };
-  const id = await insertWebhookEvent(db, {
-    organizationId: event.organizationId,
-    type: event.type,
-    payload: JSON.stringify(payload),
-    now: event.now,
-  });
-  await enqueueJob(db, TaskName.webhookFanout, { eventId: id });
-  return id;
+  return insertWebhookEventWithFanout(
+    db,
+    { organizationId: event.organizationId, type: event.type, payload: JSON.stringify(payload), now: event.now },
+    TaskName.webhookFanout,
+  );
 }
