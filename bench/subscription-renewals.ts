@@ -100,7 +100,7 @@ async function serve(): Promise<void> {
   await sql`INSERT INTO subscriptions (organization_id, customer_id, product_id, status, amount, currency, recurring_interval,
       recurring_interval_count, anchor_day, current_period_start, current_period_end, started_at, payment_method_id, created_at)
     SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started},
-      CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END,
+      CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END::timestamptz,
       ${started}, m.id, ${started}
     FROM customers c JOIN payment_methods m ON m.customer_id = c.id WHERE c.organization_id = ${org.id}`.execute(connection.db);
   await sql`INSERT INTO subscription_prices (subscription_id, product_price_id, organization_id, amount, position)
