@@ -100,7 +100,12 @@ const client = await connection.pool.connect();
 for (let batch = 0; batch < BATCHES + 3; batch += 1) {
   const body = (prefix: string) => buildBatch(prefix, 0, batch, BATCH_SIZE);
   const response = await time("request", () =>
-    app.inject({ method: "POST", url: "/v1/events/ingest", headers: { authorization: `Bearer ${token}` }, payload: body("req") }),
+    app.inject({
+      method: "POST",
+      url: "/v1/events/ingest",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      payload: body("req"),
+    }),
   );
   if (response.statusCode !== 200) throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
   const parsed = await time("parse", () => JSON.parse(body("stm")) as { events: Parameters<typeof toInserts>[0] });
