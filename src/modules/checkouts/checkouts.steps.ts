@@ -70,7 +70,12 @@ const settleJobKey = (checkoutId: string) => `${TaskName.checkoutSettle}:${check
  * scheduled, so that should the confirm request die between charge and completion, the job
  * settles the session.
  */
-export async function markConfirmed(db: Executor, checkout: CheckoutRow, confirmationToken: string | null, now: Date): Promise<CheckoutRow> {
+export async function markConfirmed(
+  db: Executor,
+  checkout: CheckoutRow,
+  confirmationToken: string | null,
+  now: Date,
+): Promise<CheckoutRow> {
   if (checkout.discount_id && !(await redeemDiscount(db, checkout.discount_id))) throw new DiscountRedemptionLimitReached();
   const confirmed = await updateCheckout(db, checkout.id, { status: "confirmed", modified_at: now });
   await enqueueJob(
