@@ -1,12 +1,15 @@
 /**
  * The renewal sweep: BENCH_SUBSCRIPTIONS (default 10,000) monthly subscriptions due at the same
  * instant, each renewed with a `subscription_cycle` order and charged off-session through the
- * sandbox processor. Reports the sweep's throughput (renewals per second) and, side by side in one
- * run, the p99 of `GET /v1/subscriptions/{id}` while the sweep runs against the same load with no
- * sweep (target: at most 2×). The server and its sweep run in a child process, as in a deployment
- * (the worker shares the API's process); the load generator is the parent.
+ * sandbox processor. Reports, side by side in one run: the sweep's renewals per second against a
+ * floor writing the same rows per renewal as bare statements (subscription-renewals.floor.ts, one
+ * transaction per renewal, as many at once as the sweep), run in halves before and after the sweep
+ * (target: at least 50 %); and the p99 of `GET /v1/subscriptions/{id}` in every 5-second window of
+ * the sweep against the quiet windows before and after it (target: at most 2× in every window). The
+ * readers run throughout, floor included. The server, its sweep and the floor run in a child
+ * process, as in a deployment (the worker shares the API's process); the load generator is the parent.
  *
- *   node --import tsx bench/subscription-renewals.ts   (BENCH_SECONDS for the quiet measurement, default 10)
+ *   node --import tsx bench/subscription-renewals.ts   (BENCH_SUBSCRIPTIONS, default 10000; BENCH_SECONDS of quiet windows before and after, default 10)
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
@@ -24,14 +27,21 @@ import { createOrganizationService } from "../src/modules/organizations/organiza
 import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
+import { prepareRenewalFloor } from "./subscription-renewals.floor.ts";
 
 const SUBSCRIPTIONS = Math.min(Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000), 100_000);
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const CONNECTIONS = 10;
 const POOL_SIZE = 10;
 
+/** Renewed by a sweep at an earlier instant before the measurement: the rows the floor copies. */
+const WARM_UP = 20;
+/** As many renewals at once as the sweep runs (renew-subscriptions.ts). */
+const SWEEP_CONCURRENCY = 3;
+
 type Ready = { port: number; path: string; token: string };
 type Swept = { renewed: number; ms: number };
+type Floored = { perSecond: number };
 
 /** Child: a database with the due subscriptions, the app listening, and the sweep on the parent's word. */
 async function serve(): Promise<void> {
@@ -72,18 +82,26 @@ async function serve(): Promise<void> {
     { organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1500, position: 0 },
   ]);
   // One statement per table: customers with a saved sandbox card each, and their subscriptions, all
-  // started a month before `now`, so every one is due at the same instant.
+  // started a month before `now`, so every one is due at the same instant; the warm-up's a day
+  // earlier; the floor's (`floor…` customers) not due for a year: the floor writes their rows only.
   const started = new Date("2026-12-15T12:00:00.000Z");
-  await sql`INSERT INTO customers (organization_id, email, name, metadata, billing_address)
-    SELECT ${org.id}, 'buyer' || i || '@bench.example', 'Buyer ' || i, '{}', '{"country":"US","line1":null,"line2":null,"postal_code":null,"city":null,"state":null}'
-    FROM generate_series(1, ${SUBSCRIPTIONS}) AS i`.execute(connection.db);
+  const warmAt = new Date(now.getTime() - 86_400_000);
+  const customers = (prefix: string, count: number) =>
+    sql`INSERT INTO customers (organization_id, email, name, metadata, billing_address)
+    SELECT ${org.id}, ${prefix} || i || '@bench.example', 'Buyer ' || i, '{}', '{"country":"US","line1":null,"line2":null,"postal_code":null,"city":null,"state":null}'
+    FROM generate_series(1, ${count}::int) AS i`.execute(connection.db);
+  await customers("buyer", SUBSCRIPTIONS);
+  await customers("warm", WARM_UP);
+  await customers("floor", SUBSCRIPTIONS);
   await sql`INSERT INTO payment_methods (organization_id, customer_id, processor_reference, type, brand, last4)
     SELECT organization_id, id, 'pm_sandbox_tok_visa_' || substr(md5(id::text), 1, 24), 'card', 'visa', '4242' FROM customers WHERE organization_id = ${org.id}`.execute(
     connection.db,
   );
   await sql`INSERT INTO subscriptions (organization_id, customer_id, product_id, status, amount, currency, recurring_interval,
       recurring_interval_count, anchor_day, current_period_start, current_period_end, started_at, payment_method_id, created_at)
-    SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started}, ${now}, ${started}, m.id, ${started}
+    SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started},
+      CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END::timestamptz,
+      ${started}, m.id, ${started}
     FROM customers c JOIN payment_methods m ON m.customer_id = c.id WHERE c.organization_id = ${org.id}`.execute(connection.db);
   await sql`INSERT INTO subscription_prices (subscription_id, product_price_id, organization_id, amount, position)
     SELECT id, ${price!.id}, organization_id, 1500, 0 FROM subscriptions WHERE organization_id = ${org.id}`.execute(connection.db);
@@ -91,19 +109,35 @@ async function serve(): Promise<void> {
   const sample = await connection.db
     .selectFrom("subscriptions")
     .select("id")
+    .where("current_period_end", "=", now)
     .orderBy("id")
     .offset(Math.floor(SUBSCRIPTIONS / 2))
     .limit(1)
     .executeTakeFirstOrThrow();
 
   const services = buildServices(deps);
+  // The warm-up renewals, at their own instant: the floor copies the rows they wrote.
+  const due = now;
+  now = new Date(warmAt.getTime() + 1000);
+  await services.subscriptionRenewals.sweep();
+  now = due;
+  const floor = await prepareRenewalFloor(connection.pool, org.id);
+  const floorSubscriptions = (
+    await sql<{ id: string; customer_id: string }>`SELECT s.id, s.customer_id FROM subscriptions s JOIN customers c ON c.id = s.customer_id
+      WHERE c.email LIKE 'floor%' ORDER BY s.id`.execute(connection.db)
+  ).rows;
   const app = await buildApp(deps, { logger: false, services });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   process.send?.({ port, path: `/v1/subscriptions/${sample.id}`, token } satisfies Ready);
   process.on("message", (message) => {
-    if (message === "sweep") {
+    if (typeof message === "object" && message && "floor" in message) {
+      const count = Number(message.floor);
+      void floor(floorSubscriptions.splice(0, count), SWEEP_CONCURRENCY).then((perSecond) =>
+        process.send?.({ perSecond } satisfies Floored),
+      );
+    } else if (message === "sweep") {
       // The clock passes the period end: every subscription is due now.
       now = new Date(now.getTime() + 1000);
       const started = performance.now();
@@ -145,36 +179,64 @@ async function measure(): Promise<void> {
   try {
     const ready = await next<Ready>();
     await load(ready, 2);
-    const quiet = await load(ready, SECONDS);
-    // The same load while the sweep renews every subscription: measured until the sweep is done.
+    /** 5-second windows of the readers until `done` settles (at least one). */
+    const windowsUntil = async (done: Promise<unknown>) => {
+      let settled = false;
+      void done.then(() => (settled = true));
+      const windows: autocannon.Result[] = [];
+      do windows.push(await load(ready, 5));
+      while (!settled);
+      return windows;
+    };
+    const quietFor = async (seconds: number) => {
+      const windows: autocannon.Result[] = [];
+      for (let i = 0; i < Math.max(1, Math.round(seconds / 5)); i += 1) windows.push(await load(ready, 5));
+      return windows;
+    };
+    const floorHalf = async () => {
+      child.send({ floor: Math.floor(SUBSCRIPTIONS / 2) });
+      const floored = next<Floored>();
+      await windowsUntil(floored);
+      return (await floored).perSecond;
+    };
+    const quietBefore = await quietFor(SECONDS);
+    const floorBefore = await floorHalf();
+    // The clock passes the period end: every subscription is due now.
     child.send("sweep");
     const swept = next<Swept>();
-    const loads: autocannon.Result[] = [];
-    let done: Swept | null = null;
-    void swept.then((result) => (done = result));
     // BENCH_QUIET_SWEEP=1: the sweep alone, for its throughput without readers.
     if (process.env.BENCH_QUIET_SWEEP) await swept;
-    while (done === null) loads.push(await load(ready, 5));
-    const result = done as Swept;
-    const windowP99s = loads.map((r) => r.latency.p99).sort((a, b) => a - b);
-    const busyP99 = windowP99s.length ? windowP99s[windowP99s.length - 1]! : Number.NaN;
-    const medianP99 = windowP99s.length ? windowP99s[Math.floor(windowP99s.length / 2)]! : Number.NaN;
-    const busyMean = loads.reduce((sum, r) => sum + r.requests.average, 0) / Math.max(loads.length, 1);
-    console.log(`${SUBSCRIPTIONS} subscriptions due at once, ${CONNECTIONS} connections reading one subscription, pool ${POOL_SIZE}`);
-    console.log(
-      `sweep: ${result.renewed} renewals in ${(result.ms / 1000).toFixed(1)} s = ${((result.renewed / result.ms) * 1000).toFixed(0)} renewals/s`,
-    );
-    console.log(`GET /v1/subscriptions/{id} without sweep: ${quiet.requests.average.toFixed(0)} req/s, p99 ${quiet.latency.p99} ms`);
-    console.log(
-      `GET /v1/subscriptions/{id} during sweep:  ${busyMean.toFixed(0)} req/s, p99 ${medianP99} ms (median of ${loads.length} 5-s windows), worst window ${busyP99} ms`,
-    );
-    const quietP99 = Math.max(quiet.latency.p99, 1);
-    console.log(
-      `p99 during / without: ${(medianP99 / quietP99).toFixed(2)}× median window, ${(busyP99 / quietP99).toFixed(2)}× worst window (ceiling 2×)`,
-    );
+    const during = await windowsUntil(swept);
+    const result = await swept;
+    const floorAfter = await floorHalf();
+    const quietAfter = await quietFor(SECONDS);
+    report({ quiet: [...quietBefore, ...quietAfter], during, result, floor: [floorBefore, floorAfter] });
   } finally {
     child.send("stop");
   }
+}
+
+function report(run: { quiet: autocannon.Result[]; during: autocannon.Result[]; result: Swept; floor: number[] }): void {
+  const { quiet, during, result, floor } = run;
+  const p99s = (windows: autocannon.Result[]) => windows.map((r) => r.latency.p99).sort((a, b) => a - b);
+  const quietP99 = Math.max(p99s(quiet)[Math.floor(quiet.length / 2)]!, 1);
+  const rate = (result.renewed / result.ms) * 1000;
+  const floorRate = floor.reduce((sum, r) => sum + r, 0) / floor.length;
+  console.log(`${SUBSCRIPTIONS} subscriptions due at once, ${CONNECTIONS} connections reading one subscription, pool ${POOL_SIZE}`);
+  console.log(`sweep: ${result.renewed} renewals in ${(result.ms / 1000).toFixed(1)} s = ${rate.toFixed(1)} renewals/s`);
+  console.log(
+    `floor (same rows as bare statements, ${SWEEP_CONCURRENCY} at once): ${floor.map((r) => r.toFixed(1)).join(" before, ")} after = ${floorRate.toFixed(1)} renewals/s`,
+  );
+  console.log(`sweep / floor: ${((rate / floorRate) * 100).toFixed(1)}% (target 50%)`);
+  console.log(
+    `GET /v1/subscriptions/{id} without sweep: p99 ${quietP99} ms (median of ${quiet.length} 5-s windows before and after: ${p99s(quiet).join(", ")} ms)`,
+  );
+  const ratios = during.map((r) => r.latency.p99 / quietP99);
+  console.log(
+    `during the sweep, p99 per 5-s window: ${during.map((r) => r.latency.p99).join(", ")} ms; worst ${Math.max(...ratios).toFixed(2)}×, median ${[...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!.toFixed(2)}× (ceiling 2× in every window); ${ratios.filter((r) => r > 2).length} of ${ratios.length} windows above`,
+  );
+  const failed = [...quiet, ...during].reduce((sum, r) => sum + r.errors + r.non2xx, 0);
+  if (failed > 0) console.log(`warning: ${failed} reads did not answer 200`);
 }
 
 if (process.argv.includes("--serve")) await serve();

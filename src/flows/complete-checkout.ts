@@ -220,7 +220,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
     now,
   });
   await writeCheckoutNotice(db, ctx.deps, { organization, customer, order, subscription, product: purchase.product, now });
-  await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
+  const succeeded = await markSucceeded(db, checkout.id, { customerId: customer.id, subscriptionId }, now);
   const { token } = await openCustomerSession(db, ctx.deps, {
     organizationId: organization.id,
     customerId: customer.id,
@@ -232,6 +232,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   if (subscription)
     await publishSubscriptionEvents(db, subscription, ["subscription.created", "subscription.active", "subscription.updated"], now);
   await publishPaidOrder(db, order, now);
-  await ctx.sessions.publish(db, checkout.id, "checkout.updated");
+  // Completing writes the session's own row only (its products and discount stay as read): no second read.
+  await ctx.sessions.publish(db, checkout.id, "checkout.updated", { ...checkout, ...succeeded });
   return token;
 }

@@ -41,8 +41,9 @@ async function confirmSession(
     const issues = missingForConfirm(preview);
     if (preview.is_payment_form_required && !token) issues.push(missingIssue(["body", "confirmation_token_id"]));
     if (issues.length) throw new RequestValidationError(issues);
-    await markConfirmed(trx, edited, token ?? null, deps.now());
-    const published = await sessions.publish(trx, row.id, "checkout.updated");
+    const confirmed = await markConfirmed(trx, edited, token ?? null, deps.now());
+    // Confirming writes the session's row only, but redeems its discount, whose count the view shows: read again then.
+    const published = await sessions.publish(trx, row.id, "checkout.updated", edited.discount_id ? undefined : { ...edited, ...confirmed });
     const organization = await sessions.organizationOf(trx, row.organization_id);
     return { ...published, organization };
   });

@@ -6,10 +6,15 @@ const TRACEPARENT = "traceparent";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The current trace context as payload fields: empty when nothing is traced. */
+export function traceContextFields(): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent ? { [TRACEPARENT]: traceparent } : {};
+}
+
 /** The payload with the current trace context added, when something is traced (else unchanged). */
 export function withTraceparent(payload: unknown): unknown {
-  const traceparent = currentTraceparent();
-  return traceparent && isRecord(payload) ? { ...payload, [TRACEPARENT]: traceparent } : payload;
+  return isRecord(payload) ? { ...payload, ...traceContextFields() } : payload;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Executor } from "../db/database.ts";
-import { enqueueJob } from "./queue.ts";
 import { TaskName } from "./task-names.ts";
-import { insertWebhookEvent } from "./webhook-outbox.repository.ts";
+import { traceContextFields } from "./job-trace.ts";
+import { insertWebhookEventWithFanout } from "./webhook-outbox.repository.ts";
 import { orderingKeyOf } from "./webhook-ordering.ts";
 
 /** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
@@ -54,13 +54,15 @@ export async function recordWebhookEvent(
   event: { organizationId: string; type: WebhookEventType; data: unknown; now: Date },
 ): Promise<string> {
   const payload = { type: event.type, timestamp: event.now.toISOString(), data: event.data };
-  const id = await insertWebhookEvent(db, {
-    organizationId: event.organizationId,
-    type: event.type,
-    orderingKey: orderingKeyOf(event.type, event.data),
-    payload: JSON.stringify(payload),
-    now: event.now,
-  });
-  await enqueueJob(db, TaskName.webhookFanout, { eventId: id });
-  return id;
+  return insertWebhookEventWithFanout(
+    db,
+    {
+      organizationId: event.organizationId,
+      type: event.type,
+      orderingKey: orderingKeyOf(event.type, event.data),
+      payload: JSON.stringify(payload),
+      now: event.now,
+    },
+    { task: TaskName.webhookFanout, payload: traceContextFields() },
+  );
 }

@@ -102,9 +102,13 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
       return updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
     },
 
-    /** Reads the session back as the API shows it and records the webhook event in the same transaction. */
-    async publish(db: Executor, id: string, type: WebhookEventType): Promise<PublishedCheckout> {
-      const full = await findCheckoutWithRelations(db, { id }, null);
+    /**
+     * Reads the session back as the API shows it and records the webhook event in the same
+     * transaction; `current` is the session as it now stands when the caller already has it (a
+     * flow that read its relations and wrote only its own row), which saves the read.
+     */
+    async publish(db: Executor, id: string, type: WebhookEventType, current?: CheckoutWithRelations): Promise<PublishedCheckout> {
+      const full = current ?? (await findCheckoutWithRelations(db, { id }, null));
       if (!full) throw new ResourceNotFound();
       const checkout = view(full);
       await recordWebhookEvent(db, { organizationId: full.organization_id, type, data: checkout, now: deps.now() });

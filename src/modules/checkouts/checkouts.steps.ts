@@ -70,15 +70,21 @@ const settleJobKey = (checkoutId: string) => `${TaskName.checkoutSettle}:${check
  * scheduled, so that should the confirm request die between charge and completion, the job
  * settles the session.
  */
-export async function markConfirmed(db: Executor, checkout: CheckoutRow, confirmationToken: string | null, now: Date): Promise<void> {
+export async function markConfirmed(
+  db: Executor,
+  checkout: CheckoutRow,
+  confirmationToken: string | null,
+  now: Date,
+): Promise<CheckoutRow> {
   if (checkout.discount_id && !(await redeemDiscount(db, checkout.discount_id))) throw new DiscountRedemptionLimitReached();
-  await updateCheckout(db, checkout.id, { status: "confirmed", modified_at: now });
+  const confirmed = await updateCheckout(db, checkout.id, { status: "confirmed", modified_at: now });
   await enqueueJob(
     db,
     TaskName.checkoutSettle,
     { checkoutId: checkout.id, confirmationToken },
     { runAt: new Date(now.getTime() + SETTLE_RECOVERY_DELAY_MS), jobKey: settleJobKey(checkout.id) },
   );
+  return confirmed;
 }
 
 /** The session settled (completed or refused): its recovery job is no longer needed. */

@@ -1,0 +1,147 @@
+/**
+ * Where a batch of `POST /v1/events/ingest` spends its time, stage by stage, on one connection (no
+ * concurrency, so each stage's cost is its own): the whole request through the app (`inject`, no
+ * socket), then its parts measured alone: the JSON parse, the service's row building
+ * (`prepareEventColumns` of the inserts), the statement as the app sends it (claims and events, in
+ * a transaction with the ingest lock and the event-type check), the same without the claims table,
+ * and `COPY` of the same rows; with the WAL each writes. Batches of 1,000 unique external ids, as
+ * the ingest bench sends them; stages interleave batch by batch so the machine's load hits all alike.
+ *
+ *   node --import tsx bench/events-ingest-profile.ts   (BENCH_BATCHES per stage, default 30)
+ */
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { connect } from "../src/db/connection.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import { lockIngestShared } from "../src/modules/meters/meters.steps.ts";
+import {
+  insertEvents,
+  insertNewEventTypes,
+  prepareEventColumns,
+  type EventInsert,
+} from "../src/modules/events/events-ingest.repository.ts";
+import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
+import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { benchDatabase } from "./bench-database.ts";
+import { copyFromText } from "./copy-from.ts";
+import { BATCH_SIZE, buildBatch } from "./events-ingest.client.ts";
+
+const BATCHES = Math.min(Number(process.env.BENCH_BATCHES ?? 30), 500);
+
+type Stage = "request" | "parse" | "rows" | "statement" | "statementNoClaims" | "copy";
+const stages: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
+const wal: Partial<Record<Stage, number[]>> = { statement: [], statementNoClaims: [], copy: [] };
+
+const database = await benchDatabase("bench-ingest-profile");
+const connection = connect(database.url, 2);
+await migrateToLatest(connection.db, connection.pool);
+const secret = randomBytes(32).toString("hex");
+const deps = {
+  db: connection.db,
+  readDb: connection.db,
+  config: loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", SECRET_KEY: secret }),
+  secret,
+  now: () => new Date(),
+};
+const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${database.name}` });
+const { token } = await createAccessTokenService(deps).createOrganizationToken({
+  organization_id: org.id,
+  comment: "bench",
+  scopes: ["events:write"],
+  expires_in: null,
+});
+const app = await buildApp(deps, { logger: false });
+
+const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
+  const started = performance.now();
+  const result = await work();
+  stages[stage].push(performance.now() - started);
+  return result;
+};
+const walBytes = async (stage: Stage, work: () => Promise<unknown>) => {
+  const before = (await sql<{ lsn: string }>`SELECT pg_current_wal_lsn()::text AS lsn`.execute(connection.db)).rows[0]!.lsn;
+  await time(stage, work);
+  const { rows } = await sql<{ bytes: string }>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ${before}::pg_lsn)::text AS bytes`.execute(
+    connection.db,
+  );
+  wal[stage]!.push(Number(rows[0]!.bytes));
+};
+
+/** The batch's rows as the service builds them (events.service.ts `toInsert`, for this batch's shape). */
+const toInserts = (events: { name: string; external_customer_id: string; external_id: string; timestamp: string; metadata: object }[]) =>
+  events.map((e): EventInsert => ({
+    organization_id: org.id,
+    customer_id: null,
+    external_customer_id: e.external_customer_id,
+    member_id: null,
+    external_member_id: null,
+    name: e.name,
+    timestamp: e.timestamp,
+    external_id: e.external_id,
+    parent_id: null,
+    metadata: e.metadata as EventInsert["metadata"],
+  }));
+
+/** The app's statement with the claims left out: what the claims table costs. */
+const insertWithoutClaims = (columns: readonly string[]) =>
+  sql`INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
+    SELECT u.id, clock_timestamp(), u.organization_id, u.customer_id, u.external_customer_id, u.member_id, u.external_member_id, u.name, u."timestamp", u.external_id, u.parent_id, u.id, u.metadata
+    FROM (SELECT gen_random_uuid() AS id, r.* FROM ROWS FROM (
+      unnest(${columns[0]}::uuid[]), unnest(${columns[1]}::uuid[]), unnest(${columns[2]}::text[]), unnest(${columns[3]}::uuid[]),
+      unnest(${columns[4]}::text[]), unnest(${columns[5]}::text[]), unnest(${columns[6]}::timestamptz[]), unnest(${columns[7]}::text[]),
+      unnest(${columns[8]}::text[]), jsonb_array_elements(${columns[9]}::jsonb)
+    ) AS r(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)) u`.execute(
+    connection.db,
+  );
+
+const client = await connection.pool.connect();
+for (let batch = 0; batch < BATCHES + 3; batch += 1) {
+  const body = (prefix: string) => buildBatch(prefix, 0, batch, BATCH_SIZE);
+  const response = await time("request", () =>
+    app.inject({
+      method: "POST",
+      url: "/v1/events/ingest",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      payload: body("req"),
+    }),
+  );
+  if (response.statusCode !== 200) throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
+  const parsed = await time("parse", () => JSON.parse(body("stm")) as { events: Parameters<typeof toInserts>[0] });
+  const columns = await time("rows", () => prepareEventColumns(toInserts(parsed.events)));
+  await walBytes("statement", () =>
+    connection.db.transaction().execute(async (trx) => {
+      await lockIngestShared(trx, [org.id]);
+      await insertNewEventTypes(trx, columns, new Date());
+      return insertEvents(trx, columns, false);
+    }),
+  );
+  const other = prepareEventColumns(toInserts((JSON.parse(body("noc")) as { events: Parameters<typeof toInserts>[0] }).events));
+  await walBytes("statementNoClaims", async () => insertWithoutClaims(await other));
+  const copyText = parsed.events
+    .map((e) => `${org.id}\t${e.external_customer_id}\t${e.name}\t${e.timestamp}\tcopy-${e.external_id}\t${JSON.stringify(e.metadata)}\n`)
+    .join("");
+  await walBytes("copy", () =>
+    copyFromText(
+      client,
+      `COPY events (organization_id, external_customer_id, name, "timestamp", external_id, metadata) FROM STDIN`,
+      copyText,
+    ),
+  );
+  // The first batches warm the JIT and the caches: left out.
+  if (batch === 2) for (const list of [...Object.values(stages), ...Object.values(wal)]) list.length = 0;
+}
+client.release();
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const request = median(stages.request);
+console.log(`${BATCHES} batches of ${BATCH_SIZE} events per stage, one connection; medians per batch`);
+for (const stage of Object.keys(stages) as Stage[]) {
+  const ms = median(stages[stage]);
+  const walNote = wal[stage] ? `, WAL ${(median(wal[stage]) / 1024).toFixed(0)} KiB` : "";
+  console.log(`${stage.padEnd(18)} ${ms.toFixed(2).padStart(7)} ms  (${((ms / request) * 100).toFixed(0)}% of the request${walNote})`);
+}
+await app.close();
+await connection.close();
+await database.stop();
