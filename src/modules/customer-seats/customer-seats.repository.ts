@@ -1,4 +1,5 @@
-import type { Insertable, Updateable } from "kysely";
+import { expressionBuilder, sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
+import type { Database } from "../../db/database.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -104,3 +105,15 @@ export const claimedSubscriptionIdsOfMember = async (db: Executor, memberId: str
       .where("subscription_id", "is not", null)
       .execute()
   ).flatMap((row) => (row.subscription_id ? [row.subscription_id] : []));
+
+/** The seats of a subscription, a subquery for the grants its holders hold through it. */
+export const seatIdsOfSubscription = (subscriptionId: string): Expression<string> =>
+  expressionBuilder<Database>()
+    .selectFrom("customer_seats as cs")
+    .select("cs.id")
+    .where("cs.subscription_id", "=", subscriptionId)
+    .$asScalar();
+
+/** The subscription of the seat of the caller's `seatId` column (null for an order's seat, or no seat). */
+export const subscriptionIdOfSeat = (seatId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT cs.subscription_id FROM customer_seats cs WHERE cs.id = ${seatId})`;

@@ -5,7 +5,7 @@ import type { BenefitJson } from "../benefits/benefits.mapper.ts";
 import { membersByIds } from "../customers/customers.steps.ts";
 import { findProductWithRelations } from "../products/products.steps.ts";
 import { toCustomerSeat } from "./customer-seats.mapper.ts";
-export { claimedSubscriptionIdsOfMember } from "./customer-seats.repository.ts";
+export { claimedSubscriptionIdsOfMember, seatIdsOfSubscription, subscriptionIdOfSeat } from "./customer-seats.repository.ts";
 export { containerRefOf, type SeatScope } from "./seat-containers.ts";
 import { seatsForUpdate, updateSeat } from "./customer-seats.repository.ts";
 import type { CustomerSeat } from "./customer-seats.schemas.ts";
@@ -70,7 +70,12 @@ export async function revokeMemberSeats(db: Executor, memberId: string, now: Dat
 
 /** A claimed seat (locked by the caller): its holder's grants become the product's benefits as they are now. */
 export const syncSeat = (db: Executor, row: CustomerSeatRow, benefits: readonly BenefitJson[], now: Date): Promise<void> =>
-  syncSeatBenefits(db, { customerId: row.customer_id!, seat: { id: row.id, memberId: row.member_id! }, benefits, now });
+  syncSeatBenefits(db, {
+    customerId: row.customer_id!,
+    seat: { id: row.id, memberId: row.member_id!, subscriptionId: row.subscription_id },
+    benefits,
+    now,
+  });
 
 /** A subscription moved to another product: its claimed seats' holders get the new product's benefits, and lose the others. */
 export async function syncSubscriptionSeats(
