@@ -72,17 +72,19 @@ export const findSeatByTokenHashForUpdate = (db: Executor, tokenHash: string) =>
 
 /**
  * Seats locked for a change to them all, in id order (so two such changes take turns): the live
- * (pending and claimed) ones of a subscription that left active or of a deleted member, or the
+ * (pending and claimed) ones of a subscription that left active, of a deleted member or of a deleted
+ * billing customer, or the
  * claimed ones whose grants follow their product's benefits.
  */
 export const seatsForUpdate = (
   db: Executor,
-  of: { subscriptionId: string } | { memberId: string } | { productId: string },
+  of: { subscriptionId: string } | { memberId: string } | { customerId: string } | { productId: string },
   status: "live" | "claimed",
 ): Promise<CustomerSeatRow[]> => {
   let query = db.selectFrom("customer_seats").selectAll();
   if ("subscriptionId" in of) query = query.where("subscription_id", "=", of.subscriptionId);
   else if ("memberId" in of) query = query.where("member_id", "=", of.memberId);
+  else if ("customerId" in of) query = query.where("customer_id", "=", of.customerId);
   else {
     const { subscriptionIdsOfProduct } = seatDependentReads();
     const productId = of.productId;
