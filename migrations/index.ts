@@ -56,6 +56,7 @@ import * as licenseActivationHeartbeats from "./2026-11-30T0161_license_activati
 import * as emailsUnsentIndex from "./2026-11-30T0170_emails_unsent_index.ts";
 import * as seatGrantsPerHolder from "./2026-11-30T0180_seat_grants_per_holder.ts";
 import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
+import * as organizationStatus from "./2026-12-01T0700_organization_status.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -121,6 +122,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0170_emails_unsent_index": emailsUnsentIndex,
   "2026-11-30T0180_seat_grants_per_holder": seatGrantsPerHolder,
   "2026-11-30T0185_product_media_files": productMediaFiles,
+  "2026-12-01T0700_organization_status": organizationStatus,
 };
 
 /**
