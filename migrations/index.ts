@@ -58,6 +58,7 @@ import * as seatGrantsPerHolder from "./2026-11-30T0180_seat_grants_per_holder.t
 import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
 import * as webhookOrderingKeys from "./2026-12-01T0100_webhook_ordering_keys.ts";
 import * as metricOrderRollups from "./2026-12-01T0400_metric_order_rollups.ts";
+import * as organizationStatus from "./2026-12-01T0700_organization_status.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -125,6 +126,7 @@ export const migrations: Record<string, Migration> = {
   "2026-11-30T0185_product_media_files": productMediaFiles,
   "2026-12-01T0100_webhook_ordering_keys": webhookOrderingKeys,
   "2026-12-01T0400_metric_order_rollups": metricOrderRollups,
+  "2026-12-01T0700_organization_status": organizationStatus,
 };
 
 /**

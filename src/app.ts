@@ -248,6 +248,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
         documents: services.orderDocuments,
         subscriptions: services.portalSubscriptions,
         licenseKeys: services.licenseKeys,
+        downloadables: services.downloadables,
         paymentMethods: services.portalPaymentMethods,
         paymentForm: services.checkoutPaymentForm,
         signIn: services.portalSignIn,

@@ -36,7 +36,12 @@ import { createCustomerSessionService } from "./modules/customers/customer-sessi
 import { createCustomerService } from "./modules/customers/customers.service.ts";
 import { createMemberService } from "./modules/customers/members.service.ts";
 import { createCustomerSeatService } from "./modules/customer-seats/customer-seats.service.ts";
-import { revokeMemberSeats, syncProductSeats } from "./modules/customer-seats/customer-seats.steps.ts";
+import {
+  revokeMemberSeats,
+  seatIdsOfSubscription,
+  subscriptionIdOfSeat,
+  syncProductSeats,
+} from "./modules/customer-seats/customer-seats.steps.ts";
 import { createPortalMemberService } from "./modules/customer-portal/portal-members.service.ts";
 import { createCustomerStateService } from "./modules/customer-state/customer-state.service.ts";
 import { createDiscountService } from "./modules/discounts/discounts.service.ts";
@@ -125,6 +130,8 @@ bindBenefitDependentReads({
   buyerProductIdOfSubscription,
   benefitPositionOnProduct,
   benefitIdsOfProduct,
+  seatIdsOfSubscription,
+  subscriptionIdOfSeat,
 });
 bindSeatDependentReads({ findSubscription, findSubscriptionForUpdate, subscriptionIdsOfProduct });
 bindMeterDependentReads({

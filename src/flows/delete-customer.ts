@@ -8,6 +8,7 @@ import {
   retireCustomer,
   type CustomerTarget,
 } from "../modules/customers/customers.steps.ts";
+import { revokeCustomerSeats } from "../modules/customer-seats/customer-seats.steps.ts";
 import { endSubscription, lockOpenSubscriptionsOfCustomer } from "../modules/subscriptions/subscriptions.steps.ts";
 
 // `DELETE /v1/customers/{id}` and `…/external/{external_id}`: the customer soft-deleted with
@@ -16,7 +17,7 @@ import { endSubscription, lockOpenSubscriptionsOfCustomer } from "../modules/sub
 
 /**
  * Deletes a customer of the caller's organizations (404 otherwise): its subscriptions that have not
- * ended are revoked now, its remaining grants and their license keys revoked, its members and
+ * ended are revoked now (their seats with them), the seats of its one-time orders revoked, its remaining grants and their license keys revoked, its members and
  * sessions gone, its external ID and email free for a new customer, `customer.deleted` recorded.
  *
  * The locks come in the order the other writers take them, so none waits on the other in a loop: a
@@ -34,6 +35,7 @@ async function deleteCustomer(deps: Deps, target: CustomerTarget, options: { ano
     const now = deps.now();
     // Revoked, not billed: a deleted customer is charged nothing more, not even the open period's usage.
     for (const subscription of subscriptions) await endSubscription(trx, subscription, now);
+    await revokeCustomerSeats(trx, customer.id, now);
     await revokeCustomerBenefits(trx, customer.id, now);
     await retireCustomer(trx, customer, { anonymize: options.anonymize, now });
   });

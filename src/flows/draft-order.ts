@@ -7,7 +7,7 @@ import { toAttachedCustomField } from "../modules/custom-fields/custom-fields.ma
 import { checkCustomFieldData } from "../modules/custom-fields/custom-fields.steps.ts";
 import { findLiveCustomer } from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
-import { OffSessionChargesNotEnabled } from "../modules/orders/orders.errors.ts";
+import { OffSessionChargesNotEnabled, OrganizationNotReadyForPayments } from "../modules/orders/orders.errors.ts";
 import type { Order, OrderCreate } from "../modules/orders/orders.schemas.ts";
 import { readOrder, writeOrder } from "../modules/orders/orders.steps.ts";
 import { targetOrganization } from "../modules/organizations/organizations.steps.ts";
@@ -22,6 +22,14 @@ const ORDER_MAXIMUM_AMOUNT = 99_999_999;
 /** The organization may make and charge draft orders (a feature flag the instance owner turns on). */
 export function checkOffSessionCharges(organization: OrganizationRow): void {
   if (organization.feature_settings.off_session_charges_enabled !== true) throw new OffSessionChargesNotEnabled(organization.id);
+}
+
+/** The review statuses in which an organization still takes payments: active, or under a review that has not ended. */
+const PAYMENT_READY_STATUSES: ReadonlySet<OrganizationRow["status"]> = new Set(["active", "review", "snoozed"]);
+
+/** A charge needs an organization whose review lets it take payments (403 otherwise). */
+export function checkReadyForPayments(organization: OrganizationRow): void {
+  if (!PAYMENT_READY_STATUSES.has(organization.status)) throw new OrganizationNotReadyForPayments(organization.id);
 }
 
 /** One-time, with static fixed (or free) prices only: a product whose amount the API can state. */

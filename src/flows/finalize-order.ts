@@ -22,7 +22,7 @@ import { findPaymentMethod, nextAttemptKey, recordPayment } from "../modules/pay
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
 import { findProductWithRelations } from "../modules/products/products.steps.ts";
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
-import { checkOffSessionCharges, ORDER_MINIMUM_AMOUNT } from "./draft-order.ts";
+import { checkOffSessionCharges, checkReadyForPayments, ORDER_MINIMUM_AMOUNT } from "./draft-order.ts";
 import { writeOrderPaidEmail } from "./order-paid-email.ts";
 
 /** Stripe's decline code when the issuer asks for 3-D Secure, which no one can complete off-session. */
@@ -97,6 +97,7 @@ export async function finalizeOrder(ctx: FinalizeContext, id: string, body: Orde
     const customer = await findLiveCustomer(trx, draft.organization_id, { id: draft.customer_id });
     if (!organization || !customer) throw new ResourceNotFound();
     checkOffSessionCharges(organization);
+    checkReadyForPayments(organization);
     const now = deps.now();
     const claimed = await updateOrder(trx, draft.id, { status: "pending", modified_at: now });
     const reference = await charge(trx, ctx, claimed, customer, body.payment_method_id);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,8 +17,13 @@ import {
   createOrder,
   createOrganization,
   createProduct,
+  createOrganizationToken,
   createSubscription,
+  registerForTax,
 } from "../helpers/factories.ts";
+import { payCheckout } from "../modules/emails/email-helpers.ts";
+import { productWithFiles } from "../modules/files/downloadable-helpers.ts";
+import { uploadFile } from "../modules/files/file-uploads.ts";
 import { addActivation, openPortalSession } from "../modules/portal-page/portal-page-helpers.ts";
 
 /** The customer portal in headless Chromium, against the real app, database and worker (invoices are rendered by jobs). */
@@ -52,8 +58,11 @@ describe.skipIf(!chromiumAvailable)("customer portal in a browser", { timeout: 1
   });
 
   /** A browser context signed in through the session's link, as the customer arrives from the seller. */
-  async function signedIn(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; portal: string }> {
-    const link = await openPortalSession(ctx, orgId, customer.id);
+  async function signedIn(
+    viewport = { width: 1280, height: 900 },
+    customerId = customer.id,
+  ): Promise<{ context: BrowserContext; page: Page; portal: string }> {
+    const link = await openPortalSession(ctx, orgId, customerId);
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     await page.goto(link.url);
@@ -116,6 +125,30 @@ describe.skipIf(!chromiumAvailable)("customer portal in a browser", { timeout: 1
       .filter({ has: page.getByRole("heading", { name: "Invoice me" }) })
       .getByRole("link", { name: "Invoice", exact: true })
       .waitFor();
+    await context.close();
+  });
+
+  it("lists the files the customer bought under Downloads, each name (escaped) a link that downloads its bytes", async () => {
+    await registerForTax(ctx.deps, orgId);
+    const token = await createOrganizationToken(ctx.deps, orgId, ["files:write", "benefits:write", "products:write", "checkouts:write"]);
+    const bytes = randomBytes(3_000);
+    const name = `Tea <notes> & "recipes".pdf`;
+    const file = await uploadFile(ctx, token, bytes, { partSize: 3_000, name });
+    const { productId } = await productWithFiles(ctx, token, [file.id]);
+    const { order } = await payCheckout(ctx, token, productId, { email: "files-buyer@example.com" });
+    const { context, page } = await signedIn(undefined, order.customer_id);
+    const downloads = page.getByRole("region", { name: "Downloads" });
+    const link = downloads.getByRole("link", { name });
+    await link.waitFor();
+    // The name is text, not markup: no element was made of it.
+    expect(await downloads.locator("notes").count()).toBe(0);
+    await downloads.getByText("3.0 kB").waitFor();
+    const href = await link.getAttribute("href");
+    expect(href).toMatch(new RegExp(`^${origin}/v1/customer-portal/downloadables/`));
+    const fetched = await page.request.get(href!);
+    expect(fetched.status()).toBe(200);
+    expect(Buffer.from(await fetched.body()).equals(bytes)).toBe(true);
+    await expectAccessible(page);
     await context.close();
   });
 

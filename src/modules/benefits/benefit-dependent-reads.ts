@@ -25,6 +25,10 @@ export interface BenefitDependentReads {
   benefitPositionOnProduct: (benefitId: Expression<string>, productId: Expression<string | null>) => RawBuilder<number | null>;
   /** The benefits the product of the caller's `productId` carries, a subquery. */
   benefitIdsOfProduct: (productId: Expression<string | null>) => Expression<string>;
+  /** The seats of a subscription, a subquery (their holders' grants follow it as the buyer's do). */
+  seatIdsOfSubscription: (subscriptionId: string) => Expression<string>;
+  /** The subscription of the seat of the caller's `seatId` column: null for an order's seat or no seat. */
+  subscriptionIdOfSeat: (seatId: Expression<string | null>) => RawBuilder<string | null>;
 }
 
 const reads = boundOnce<BenefitDependentReads>("benefits");

@@ -240,22 +240,35 @@ export const touchLicenseKeyGrant = (
     .returning(CHANGED)
     .execute();
 
-/** Marks the benefit's granted grants as changed (its terms were); returns them, with whether a subscription backs each. */
+/**
+ * Marks the benefit's granted grants as changed (its terms were); returns them, with the subscription
+ * that backs each: the buyer's, or the one of the holder's seat.
+ */
 export const touchGrantedGrantsOfBenefit = (db: Executor, benefitId: string, now: Date) =>
   db
     .updateTable("benefit_grants")
     .set({ modified_at: now })
     .where("benefit_id", "=", benefitId)
     .where("granted_at", "is not", null)
-    .returning(["id", "subscription_id", "customer_id", "properties"])
+    .returning((eb) => [
+      "id",
+      "customer_id",
+      "properties",
+      eb.fn.coalesce("subscription_id", benefitDependentReads().subscriptionIdOfSeat(eb.ref("seat_id"))).as("subscription_id"),
+    ])
     .execute();
 
-/** The subscription's grants that are granted now, oldest first. */
+/** The grants the subscription backs that are granted now (its buyer's and its seat holders'), oldest first. */
 export const grantedSubscriptionGrantIds = async (db: Executor, subscriptionId: string): Promise<string[]> => {
   const rows = await db
     .selectFrom("benefit_grants")
     .select("id")
-    .where("subscription_id", "=", subscriptionId)
+    .where((eb) =>
+      eb.or([
+        eb("subscription_id", "=", subscriptionId),
+        eb("seat_id", "in", benefitDependentReads().seatIdsOfSubscription(subscriptionId)),
+      ]),
+    )
     .where("granted_at", "is not", null)
     .orderBy("created_at")
     .orderBy("id")

@@ -15,6 +15,13 @@ import {
 
 // The benefit operations other modules and flows run inside their own transaction.
 
+/** A claimed seat's holder, and the subscription the seat belongs to (null for an order's seat). */
+export interface SeatHolder {
+  id: string;
+  memberId: string;
+  subscriptionId: string | null;
+}
+
 /**
  * Grants every benefit of a purchased product to the buyer, in the order's transaction (with the
  * buyer's `customer.state_changed`, as every grant change schedules it, and a
@@ -28,8 +35,11 @@ export async function grantBenefits(
     customerId: string;
     orderId: string | null;
     subscriptionId: string | null;
-    /** A claimed seat: the grants are its holder's (member-scoped), kept apart from the purchase's. */
-    seat?: { id: string; memberId: string };
+    /**
+     * A claimed seat: the grants are its holder's (member-scoped), kept apart from the purchase's;
+     * a subscription's seat lasts as the subscription does, so its license keys do too.
+     */
+    seat?: SeatHolder;
     benefits: readonly BenefitJson[];
     now: Date;
   },
@@ -44,7 +54,7 @@ export async function grantBenefits(
             organizationId: benefit.organization_id,
             benefitId: benefit.id,
             customerId: input.customerId,
-            terms: input.subscriptionId ? { ...benefit.properties, expires: null } : benefit.properties,
+            terms: (input.subscriptionId ?? input.seat?.subscriptionId) ? { ...benefit.properties, expires: null } : benefit.properties,
             now: input.now,
           })
         : benefit.type === "downloadables"
@@ -92,7 +102,7 @@ export async function revokeSeatBenefits(db: Executor, seatId: string, now: Date
  */
 export async function syncSeatBenefits(
   db: Executor,
-  input: { customerId: string; seat: { id: string; memberId: string }; benefits: readonly BenefitJson[]; now: Date },
+  input: { customerId: string; seat: SeatHolder; benefits: readonly BenefitJson[]; now: Date },
 ): Promise<void> {
   const { seat, now } = input;
   const ids = input.benefits.map((benefit) => benefit.id);
@@ -101,7 +111,10 @@ export async function syncSeatBenefits(
   await grantBenefits(db, { customerId: input.customerId, orderId: null, subscriptionId: null, seat, benefits: input.benefits, now });
 }
 
-/** A paid renewal renews what the subscription grants: one `benefit_grant.cycled` per granted grant. */
+/**
+ * A paid renewal renews what the subscription grants, to its buyer and to its seats' holders alike:
+ * one `benefit_grant.cycled` per granted grant (a meter credit starts its new period).
+ */
 export async function cycleSubscriptionBenefits(db: Executor, subscriptionId: string, now: Date): Promise<number> {
   const ids = await grantedSubscriptionGrantIds(db, subscriptionId);
   await publishGrantEvents(db, "benefit_grant.cycled", ids, now);

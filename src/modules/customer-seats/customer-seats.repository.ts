@@ -1,4 +1,5 @@
-import type { Insertable, Updateable } from "kysely";
+import { expressionBuilder, sql, type Expression, type Insertable, type RawBuilder, type Updateable } from "kysely";
+import type { Database } from "../../db/database.ts";
 import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -71,17 +72,19 @@ export const findSeatByTokenHashForUpdate = (db: Executor, tokenHash: string) =>
 
 /**
  * Seats locked for a change to them all, in id order (so two such changes take turns): the live
- * (pending and claimed) ones of a subscription that left active or of a deleted member, or the
+ * (pending and claimed) ones of a subscription that left active, of a deleted member or of a deleted
+ * billing customer, or the
  * claimed ones whose grants follow their product's benefits.
  */
 export const seatsForUpdate = (
   db: Executor,
-  of: { subscriptionId: string } | { memberId: string } | { productId: string },
+  of: { subscriptionId: string } | { memberId: string } | { customerId: string } | { productId: string },
   status: "live" | "claimed",
 ): Promise<CustomerSeatRow[]> => {
   let query = db.selectFrom("customer_seats").selectAll();
   if ("subscriptionId" in of) query = query.where("subscription_id", "=", of.subscriptionId);
   else if ("memberId" in of) query = query.where("member_id", "=", of.memberId);
+  else if ("customerId" in of) query = query.where("customer_id", "=", of.customerId);
   else {
     const { subscriptionIdsOfProduct } = seatDependentReads();
     const productId = of.productId;
@@ -104,3 +107,15 @@ export const claimedSubscriptionIdsOfMember = async (db: Executor, memberId: str
       .where("subscription_id", "is not", null)
       .execute()
   ).flatMap((row) => (row.subscription_id ? [row.subscription_id] : []));
+
+/** The seats of a subscription, a subquery for the grants its holders hold through it. */
+export const seatIdsOfSubscription = (subscriptionId: string): Expression<string> =>
+  expressionBuilder<Database>()
+    .selectFrom("customer_seats as cs")
+    .select("cs.id")
+    .where("cs.subscription_id", "=", subscriptionId)
+    .$asScalar();
+
+/** The subscription of the seat of the caller's `seatId` column (null for an order's seat, or no seat). */
+export const subscriptionIdOfSeat = (seatId: Expression<string | null>): RawBuilder<string | null> =>
+  sql<string | null>`(SELECT cs.subscription_id FROM customer_seats cs WHERE cs.id = ${seatId})`;

@@ -5,7 +5,7 @@ import type { BenefitJson } from "../benefits/benefits.mapper.ts";
 import { membersByIds } from "../customers/customers.steps.ts";
 import { findProductWithRelations } from "../products/products.steps.ts";
 import { toCustomerSeat } from "./customer-seats.mapper.ts";
-export { claimedSubscriptionIdsOfMember } from "./customer-seats.repository.ts";
+export { claimedSubscriptionIdsOfMember, seatIdsOfSubscription, subscriptionIdOfSeat } from "./customer-seats.repository.ts";
 export { containerRefOf, type SeatScope } from "./seat-containers.ts";
 import { seatsForUpdate, updateSeat } from "./customer-seats.repository.ts";
 import type { CustomerSeat } from "./customer-seats.schemas.ts";
@@ -51,26 +51,38 @@ export async function revokeSeat(db: Executor, row: CustomerSeatRow, now: Date):
   return revoked;
 }
 
+/** Revokes the live seats of a subscription, a member or a billing customer; returns how many. */
+async function revokeLiveSeats(db: Executor, of: Parameters<typeof seatsForUpdate>[1], now: Date): Promise<number> {
+  const seats = await seatsForUpdate(db, of, "live");
+  for (const seat of seats) await revokeSeat(db, seat, now);
+  return seats.length;
+}
+
 /**
  * A subscription left active (ended, paused, past due): every seat of it is revoked for good, as the
  * hosted service does; nothing gives them back when it recovers or resumes (the buyer reassigns them).
  */
-export async function revokeSubscriptionSeats(db: Executor, subscriptionId: string, now: Date): Promise<number> {
-  const seats = await seatsForUpdate(db, { subscriptionId }, "live");
-  for (const seat of seats) await revokeSeat(db, seat, now);
-  return seats.length;
-}
+export const revokeSubscriptionSeats = (db: Executor, subscriptionId: string, now: Date): Promise<number> =>
+  revokeLiveSeats(db, { subscriptionId }, now);
 
 /** A member deleted: every seat they hold or are invited to is revoked, as the hosted service does. */
-export async function revokeMemberSeats(db: Executor, memberId: string, now: Date): Promise<number> {
-  const seats = await seatsForUpdate(db, { memberId }, "live");
-  for (const seat of seats) await revokeSeat(db, seat, now);
-  return seats.length;
-}
+export const revokeMemberSeats = (db: Executor, memberId: string, now: Date): Promise<number> => revokeLiveSeats(db, { memberId }, now);
+
+/**
+ * A billing customer deleted: every seat it bought that is still live is revoked, those of one-time
+ * orders included (its subscriptions' went when they were revoked), as a subscription's are.
+ */
+export const revokeCustomerSeats = (db: Executor, customerId: string, now: Date): Promise<number> =>
+  revokeLiveSeats(db, { customerId }, now);
 
 /** A claimed seat (locked by the caller): its holder's grants become the product's benefits as they are now. */
 export const syncSeat = (db: Executor, row: CustomerSeatRow, benefits: readonly BenefitJson[], now: Date): Promise<void> =>
-  syncSeatBenefits(db, { customerId: row.customer_id!, seat: { id: row.id, memberId: row.member_id! }, benefits, now });
+  syncSeatBenefits(db, {
+    customerId: row.customer_id!,
+    seat: { id: row.id, memberId: row.member_id!, subscriptionId: row.subscription_id },
+    benefits,
+    now,
+  });
 
 /** A subscription moved to another product: its claimed seats' holders get the new product's benefits, and lose the others. */
 export async function syncSubscriptionSeats(

@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type Insertable, type SqlBool, type Updateable } from "kysely";
+import { expressionBuilder, sql, type Expression, type Insertable, type RawBuilder, type SqlBool, type Updateable } from "kysely";
 import type { Database, Executor, SubqueryScope } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
@@ -224,6 +224,26 @@ export const namedCustomerMatches = (
         AND (c.id = ${named.id} OR (${named.id} IS NULL AND c.deleted_at IS NULL AND c.external_id = ${named.externalId}))
         AND (c.id::text ILIKE ${pattern} OR c.external_id ILIKE ${pattern} OR c.name ILIKE ${pattern} OR c.email ILIKE ${pattern})
     )`;
+
+/**
+ * Whether a row naming its customer by id or by external id (an event) names one of these customers,
+ * either way: an id also matches its customer's external id, an external id also the id of the live
+ * customer holding it (the hosted service expands each filter to the other identifier).
+ */
+export function namedCustomerIn(
+  named: { organizationId: Expression<string>; id: Expression<string | null>; externalId: Expression<string | null> },
+  by: { ids: readonly string[] } | { externalIds: readonly string[] },
+): RawBuilder<SqlBool> {
+  if ("ids" in by) {
+    const ids = sql`${sql.val([...by.ids])}::uuid[]`;
+    return sql<SqlBool>`(${named.id} = ANY(${ids}) OR ${named.externalId} IN (
+      SELECT c.external_id FROM customers c WHERE c.id = ANY(${ids}) AND c.organization_id = ${named.organizationId} AND c.external_id IS NOT NULL))`;
+  }
+  const externalIds = sql`${sql.val([...by.externalIds])}::text[]`;
+  return sql<SqlBool>`(${named.externalId} = ANY(${externalIds}) OR ${named.id} IN (
+    SELECT c.id FROM customers c
+    WHERE c.external_id = ANY(${externalIds}) AND c.organization_id = ${named.organizationId} AND c.deleted_at IS NULL))`;
+}
 
 /** A sub-select of customers (`c`), deleted ones included, for a reader to join, filter and order by. */
 export const selectCustomers = (db: SubqueryScope) => db.selectFrom("customers as c").selectAll("c");

@@ -178,5 +178,6 @@ export {
   liveCustomerIdOfExternalId,
   liveCustomerWhere,
   namedCustomerMatches,
+  namedCustomerIn,
   selectCustomers,
 } from "./customers.repository.ts";

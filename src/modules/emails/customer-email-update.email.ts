@@ -107,7 +107,7 @@ export function renderCustomerEmailUpdate(email: CustomerEmailUpdateVerification
     ...emailLayout(email.organization, language, {
       title: words.verifySubject,
       sections,
-      footer: emailWords(language).sentTo(email.recipient, email.organization.name),
+      footer: emailWords(language).sentTo(email.recipient, email.organization.name, "email-change"),
     }),
   };
 }
@@ -122,7 +122,7 @@ export function renderCustomerEmailChanged(email: CustomerEmailChanged): Rendere
     ...emailLayout(email.organization, language, {
       title: words.changedSubject,
       sections,
-      footer: emailWords(language).sentTo(email.recipient, email.organization.name),
+      footer: emailWords(language).sentTo(email.recipient, email.organization.name, "email-change"),
     }),
   };
 }

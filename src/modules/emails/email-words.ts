@@ -1,5 +1,12 @@
 import type { DocumentLanguage } from "../../documents/language.ts";
 
+/**
+ * What an email is about, as its footer tells the reader why they received it: a purchase (order,
+ * refund), a subscription (reminders, notices), their account (sign-in), a seat invitation, or a
+ * change of their email address.
+ */
+export type EmailTopic = "purchase" | "subscription" | "account" | "invitation" | "email-change";
+
 /** The words of the emails, beside the documents' (`documents/language.ts`), whose words and formats they share. */
 const english = {
   orderSubject: (product: string) => `Your ${product} order confirmation`,
@@ -10,7 +17,14 @@ const english = {
   activations: (limit: string) => `Up to ${limit} activations`,
   unlimitedActivations: "Unlimited activations",
   validUntil: (date: string) => `Valid until ${date}`,
-  sentTo: (email: string, organization: string) => `This email was sent to ${email} about your purchase from ${organization}.`,
+  sentTo: (email: string, organization: string, topic: EmailTopic): string =>
+    ({
+      purchase: `This email was sent to ${email} about your purchase from ${organization}.`,
+      subscription: `This email was sent to ${email} about your subscription with ${organization}.`,
+      account: `This email was sent to ${email} about your account with ${organization}.`,
+      invitation: `This email was sent to ${email} because you were invited to a seat from ${organization}.`,
+      "email-change": `This email was sent to ${email} about a change of the email address of your account with ${organization}.`,
+    })[topic],
 };
 export type EmailWords = typeof english;
 
@@ -23,7 +37,14 @@ const french: EmailWords = {
   activations: (limit) => `Jusqu'à ${limit} activations`,
   unlimitedActivations: "Activations illimitées",
   validUntil: (date) => `Valable jusqu'au ${date}`,
-  sentTo: (email, organization) => `Cet e-mail a été envoyé à ${email} au sujet de votre achat auprès de ${organization}.`,
+  sentTo: (email, organization, topic) =>
+    ({
+      purchase: `Cet e-mail a été envoyé à ${email} au sujet de votre achat auprès de ${organization}.`,
+      subscription: `Cet e-mail a été envoyé à ${email} au sujet de votre abonnement auprès de ${organization}.`,
+      account: `Cet e-mail a été envoyé à ${email} au sujet de votre compte auprès de ${organization}.`,
+      invitation: `Cet e-mail a été envoyé à ${email} car vous avez été invité à utiliser une place chez ${organization}.`,
+      "email-change": `Cet e-mail a été envoyé à ${email} au sujet du changement d'adresse e-mail de votre compte auprès de ${organization}.`,
+    })[topic],
 };
 
 const german: EmailWords = {
@@ -35,7 +56,14 @@ const german: EmailWords = {
   activations: (limit) => `Bis zu ${limit} Aktivierungen`,
   unlimitedActivations: "Unbegrenzte Aktivierungen",
   validUntil: (date) => `Gültig bis ${date}`,
-  sentTo: (email, organization) => `Diese E-Mail wurde an ${email} gesendet, zu Ihrem Kauf bei ${organization}.`,
+  sentTo: (email, organization, topic) =>
+    ({
+      purchase: `Diese E-Mail wurde an ${email} gesendet, zu Ihrem Kauf bei ${organization}.`,
+      subscription: `Diese E-Mail wurde an ${email} gesendet, zu Ihrem Abonnement bei ${organization}.`,
+      account: `Diese E-Mail wurde an ${email} gesendet, zu Ihrem Konto bei ${organization}.`,
+      invitation: `Diese E-Mail wurde an ${email} gesendet, weil Sie zu einem Platz bei ${organization} eingeladen wurden.`,
+      "email-change": `Diese E-Mail wurde an ${email} gesendet, zur Änderung der E-Mail-Adresse Ihres Kontos bei ${organization}.`,
+    })[topic],
 };
 
 const japanese: EmailWords = {
@@ -47,7 +75,14 @@ const japanese: EmailWords = {
   activations: (limit) => `最大 ${limit} 回まで有効化できます`,
   unlimitedActivations: "有効化の回数制限なし",
   validUntil: (date) => `${date} まで有効`,
-  sentTo: (email, organization) => `このメールは ${organization} でのご購入について ${email} 宛てに送信されました。`,
+  sentTo: (email, organization, topic) =>
+    ({
+      purchase: `このメールは ${organization} でのご購入について ${email} 宛てに送信されました。`,
+      subscription: `このメールは ${organization} のサブスクリプションについて ${email} 宛てに送信されました。`,
+      account: `このメールは ${organization} のアカウントについて ${email} 宛てに送信されました。`,
+      invitation: `このメールは ${organization} のシートへの招待について ${email} 宛てに送信されました。`,
+      "email-change": `このメールは ${organization} のアカウントのメールアドレス変更について ${email} 宛てに送信されました。`,
+    })[topic],
 };
 
 // Keyed as the documents' words are: a language the documents translate has its email words too.

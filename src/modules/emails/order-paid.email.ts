@@ -260,7 +260,7 @@ export function renderOrderEmail(order: OrderEmail): RenderedEmail {
     ...emailLayout(order.organization, language, {
       title: subject,
       sections,
-      footer: words.sentTo(order.recipient, order.organization.name),
+      footer: words.sentTo(order.recipient, order.organization.name, "purchase"),
     }),
   };
 }

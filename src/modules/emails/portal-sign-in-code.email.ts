@@ -81,7 +81,7 @@ export function renderPortalSignInCode(email: PortalSignInCode): RenderedEmail {
     ...emailLayout(email.organization, language, {
       title: subject,
       sections,
-      footer: emailWords(language).sentTo(email.recipient, email.organization.name),
+      footer: emailWords(language).sentTo(email.recipient, email.organization.name, "account"),
     }),
   };
 }

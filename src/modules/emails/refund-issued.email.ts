@@ -88,7 +88,7 @@ export function renderRefundIssued(refund: RefundIssued): RenderedEmail {
         factsSection,
         refund.creditNote ? button(words.viewCreditNote, refund.creditNote.url) : portalButton(language, refund.portalUrl),
       ],
-      footer: emailWords(language).sentTo(refund.recipient, refund.organization.name),
+      footer: emailWords(language).sentTo(refund.recipient, refund.organization.name, "purchase"),
     }),
   };
 }

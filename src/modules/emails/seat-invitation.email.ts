@@ -70,7 +70,7 @@ export function renderSeatInvitation(email: SeatInvitation): RenderedEmail {
     ...emailLayout(email.organization, language, {
       title: subject,
       sections,
-      footer: emailWords(language).sentTo(email.recipient, email.organization.name),
+      footer: emailWords(language).sentTo(email.recipient, email.organization.name, "invitation"),
     }),
   };
 }

@@ -151,7 +151,7 @@ export function renderSubscriptionNotice(notice: SubscriptionNotice): RenderedEm
     ...emailLayout(notice.organization, language, {
       title: subject,
       sections: [intro(words.title, ...lines), portalButton(language, notice.portalUrl)],
-      footer: emailWords(language).sentTo(notice.recipient, notice.organization.name),
+      footer: emailWords(language).sentTo(notice.recipient, notice.organization.name, "subscription"),
     }),
   };
 }

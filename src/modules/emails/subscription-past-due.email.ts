@@ -76,7 +76,7 @@ export function renderSubscriptionPastDue(email: SubscriptionPastDue): RenderedE
     ...emailLayout(email.organization, language, {
       title: subject,
       sections,
-      footer: emailWords(language).sentTo(email.recipient, email.organization.name),
+      footer: emailWords(language).sentTo(email.recipient, email.organization.name, "subscription"),
     }),
   };
 }

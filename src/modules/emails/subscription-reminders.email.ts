@@ -98,7 +98,7 @@ function renderReminder(kind: "renewal" | "trial", reminder: SubscriptionReminde
     ...emailLayout(reminder.organization, language, {
       title: subject,
       sections,
-      footer: emailWords(language).sentTo(reminder.recipient, reminder.organization.name),
+      footer: emailWords(language).sentTo(reminder.recipient, reminder.organization.name, "subscription"),
     }),
   };
 }

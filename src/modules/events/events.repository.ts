@@ -3,7 +3,7 @@ import type { Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { metadataMatches } from "../../db/list-filters.ts";
 import { containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
-import { namedCustomerMatches, selectCustomersForRead } from "../customers/customers.steps.ts";
+import { namedCustomerIn, namedCustomerMatches, selectCustomersForRead } from "../customers/customers.steps.ts";
 import type { EventNameSortKey } from "./events.schemas.ts";
 import type { EventRow, EventSourceValue } from "./events.table.ts";
 import { countRows } from "../../db/count-rows.ts";
@@ -109,7 +109,7 @@ function matchesText(text: string): Expression<SqlBool> {
   const pattern = containsPattern(text);
   return sql<SqlBool>`(
     e.name ILIKE ${pattern} OR e.source ILIKE ${pattern}
-    OR ${namedCustomerMatches({ organizationId: sql.ref("e.organization_id"), id: sql.ref("e.customer_id"), externalId: sql.ref("e.external_customer_id") }, pattern)}
+    OR ${namedCustomerMatches(eventCustomer, pattern)}
     OR jsonb_to_tsvector('simple', e.metadata, '["string", "numeric", "boolean"]') @@ plainto_tsquery('simple', ${text})
   )`;
 }
@@ -118,14 +118,21 @@ function matchesText(text: string): Expression<SqlBool> {
 export const eventOfOrganization = (organizationId: string): RawBuilder<SqlBool> =>
   sql<SqlBool>`e.organization_id = ${organizationId}::uuid`;
 
+/** How an event row `e` names its customer. */
+const eventCustomer = {
+  organizationId: sql.ref<string>("e.organization_id"),
+  id: sql.ref<string | null>("e.customer_id"),
+  externalId: sql.ref<string | null>("e.external_customer_id"),
+};
+
 function filtered(db: Executor, filter: EventFilter) {
   const in_ = <T>(values: readonly T[] | undefined) => values !== undefined && values.length > 0;
   return db.selectFrom("events as e").where((eb) => {
     const conditions: Expression<SqlBool>[] = [];
     if (filter.allowed !== null) conditions.push(eb("e.organization_id", "in", filter.allowed));
     if (in_(filter.organizationIds)) conditions.push(eb("e.organization_id", "in", filter.organizationIds!));
-    if (in_(filter.customerIds)) conditions.push(eb("e.customer_id", "in", filter.customerIds!));
-    if (in_(filter.externalCustomerIds)) conditions.push(eb("e.external_customer_id", "in", filter.externalCustomerIds!));
+    if (in_(filter.customerIds)) conditions.push(namedCustomerIn(eventCustomer, { ids: filter.customerIds! }));
+    if (in_(filter.externalCustomerIds)) conditions.push(namedCustomerIn(eventCustomer, { externalIds: filter.externalCustomerIds! }));
     if (in_(filter.names)) conditions.push(eb("e.name", "in", filter.names!));
     if (in_(filter.sources)) conditions.push(eb("e.source", "in", filter.sources!));
     if (filter.after) conditions.push(eb("e.timestamp", ">", filter.after));

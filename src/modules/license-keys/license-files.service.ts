@@ -8,7 +8,7 @@ import { DEFAULT_LICENSE_FILE_TTL_DAYS, newSigningKeyPair, privateSigningKey, si
 import type { LicenseFile, LicenseFileRequest, LicenseSigningJwks } from "./license-files.schemas.ts";
 import { displayKey } from "./license-keys.mapper.ts";
 import * as keys from "./license-keys.repository.ts";
-import { assertValidKey } from "./license-keys.service.ts";
+import { assertValidKey } from "./license-key-validity.ts";
 import type { LicenseKeyRow, LicenseSigningKeyRow } from "./license-keys.table.ts";
 import * as repo from "./license-signing-keys.repository.ts";
 

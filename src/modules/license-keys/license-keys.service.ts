@@ -10,6 +10,8 @@ import { addInterval } from "../../values/calendar.ts";
 import { displayKey, toActivation, toLicenseKey } from "./license-keys.mapper.ts";
 import * as repo from "./license-keys.repository.ts";
 import { customersByIds } from "../customers/customers.steps.ts";
+import { recordLicenseKeyHeartbeat } from "./license-key-heartbeats.service.ts";
+import { assertValidKey, EXPIRED, isExpired } from "./license-key-validity.ts";
 import type {
   LicenseKeyActivate,
   LicenseKeyActivationRead,
@@ -25,8 +27,6 @@ import type {
 
 // The hosted service's messages, word for word: clients match on them.
 const NO_LONGER_ACTIVE_ACTIVATE = "License key is no longer active. This license key can not be activated.";
-const NO_LONGER_ACTIVE = "License key is no longer active.";
-const EXPIRED = "License key has expired.";
 const NO_ACTIVATIONS = "This license key does not support activations. Use the /validate endpoint instead to check license validity.";
 const LIMIT_REACHED = "License key activation limit already reached";
 const CONDITIONS_MISMATCH = "License key does not match required conditions";
@@ -41,8 +41,6 @@ function assertInScope(organizationId: string, allowed: OrganizationScope): void
   if (allowed !== null && !allowed.includes(organizationId)) throw new ResourceNotFound();
 }
 
-const isExpired = (key: LicenseKeyRow, now: Date): boolean => key.expires_at !== null && now.getTime() >= key.expires_at.getTime();
-
 /** Same keys with strictly equal values; JSON key order is irrelevant. */
 function sameConditions(required: Record<string, JsonValue>, given: Record<string, unknown> | undefined): boolean {
   const presented = given ?? {};
@@ -50,13 +48,6 @@ function sameConditions(required: Record<string, JsonValue>, given: Record<strin
   return (
     keys.length === Object.keys(presented).length && keys.every((key) => Object.hasOwn(presented, key) && presented[key] === required[key])
   );
-}
-
-/** What a validation answers a key it cannot vouch for: unknown, no longer granted or expired (404s). */
-export function assertValidKey(key: LicenseKeyRow | undefined, now: Date): asserts key is LicenseKeyRow {
-  if (!key) throw new ResourceNotFound();
-  if (key.status !== "granted") throw new ResourceNotFound(NO_LONGER_ACTIVE);
-  if (isExpired(key, now)) throw new ResourceNotFound(EXPIRED);
 }
 
 async function withCustomer(db: Executor, row: LicenseKeyRow): Promise<LicenseKeyRead> {
@@ -198,28 +189,6 @@ async function deactivateLicenseKey(deps: Deps, input: LicenseKeyDeactivate, all
   assertInScope(input.organization_id, allowed);
   const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
   if (!key || !(await repo.deactivate(deps.db, key.id, input.activation_id, deps.now()))) throw new ResourceNotFound();
-}
-
-/** An activation's sign of life: a live activation of a valid key (validate's 404s otherwise) records it. */
-async function recordLicenseKeyHeartbeat(deps: Deps, input: LicenseKeyDeactivate): Promise<void> {
-  const now = deps.now();
-  const key = await repo.findKeyByValue(deps.db, input.organization_id, input.key);
-  assertValidKey(key, now);
-  if (!(await repo.recordHeartbeat(deps.db, key.id, input.activation_id, now))) throw new ResourceNotFound();
-}
-
-/**
- * Deactivates the key's activations silent past its heartbeat grace, in the caller's transaction,
- * holding the key's row as an activation does; returns the key and the culled ids (none when the
- * key is gone or none lapsed).
- */
-export async function cullSilentActivations(
-  db: Executor,
-  keyId: string,
-  now: Date,
-): Promise<{ key: LicenseKeyRow; culled: string[] } | null> {
-  const key = await repo.findKeyForUpdate(db, keyId, null);
-  return key ? { key, culled: await repo.deactivateSilentActivations(db, key, now) } : null;
 }
 
 function listLicenseKeys(deps: Deps, query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {

@@ -12,7 +12,7 @@ export { changeLicenseKey, licenseKeyRead } from "./license-keys.service.ts";
 
 // Activations silent past their heartbeat grace (flows/cull-silent-activations.ts).
 export { keysWithSilentActivations } from "./license-keys.repository.ts";
-export { cullSilentActivations } from "./license-keys.service.ts";
+export { cullSilentActivations } from "./license-key-heartbeats.service.ts";
 
 // Signed license files (an extension), issued by the portal's public route too.
 export { LICENSE_FILE_TAG } from "./license-files.routes.ts";

@@ -65,3 +65,10 @@ export class PaymentActionRequired extends AppError {
     super(402, "PaymentActionRequired", "The payment requires customer authentication that can't be completed off-session.");
   }
 }
+
+/** The organization's review status does not let it take payments (denied, blocked, offboarded…). */
+export class OrganizationNotReadyForPayments extends AppError {
+  constructor(organizationId: string) {
+    super(403, "OrganizationNotReadyForPayments", `This organization (${organizationId}) is not ready to accept payments.`);
+  }
+}

@@ -103,7 +103,7 @@ export function toOrganization(row: OrganizationRow): OrganizationResponse {
     email: row.email,
     website: row.website,
     socials: row.socials as Organization["socials"],
-    status: "active",
+    status: row.status,
     details_submitted_at: null,
     onboarding_resubmission_requested_at: null,
     sso_enforced: false,

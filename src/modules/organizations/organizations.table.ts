@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
 import type { CountryCode, StoredAddress } from "../../schema/address.ts";
+import type { OrganizationStatus } from "./organizations.schemas.ts";
 
 /** Where the organization is registered to collect tax, with the number it was given. */
 export interface TaxRegistration {
@@ -38,6 +39,8 @@ export interface OrganizationsTable {
   legal_name: string | null;
   legal_address: ColumnType<StoredAddress | null, string | null | undefined, string | null>;
   tax_registrations: ColumnType<TaxRegistration[], string | undefined, string>;
+  /** The review status (the hosted service's), set by the operator; `active` until then. */
+  status: Generated<OrganizationStatus>;
   /** How far the organization's test clock is ahead of real time (sandbox only; 0 otherwise). */
   clock_offset_ms: Generated<number>;
   /** Hosts allowed to embed the checkout, as PATCH set them (not enforced: `embed_hosts_enforced` is false). */

@@ -1,3 +1,5 @@
+import type { DownloadableRead } from "../files/files.schemas.ts";
+import type { DownloadableService } from "../files/files.steps.ts";
 import type { PaymentFormSetup } from "../checkout-page/checkout-page.steps.ts";
 import type { CustomerPortalCustomer } from "../customer-portal/portal-customers.schemas.ts";
 import type { PortalCustomerService } from "../customer-portal/customer-portal.steps.ts";
@@ -22,6 +24,7 @@ export interface PortalPageServices {
   documents: OrderDocumentService;
   subscriptions: PortalSubscriptionService;
   licenseKeys: LicenseKeyService;
+  downloadables: DownloadableService;
   paymentMethods: PortalPaymentMethodService;
   paymentForm: PaymentFormSetup;
   signIn: PortalSignInService;
@@ -35,7 +38,7 @@ export const visibilityOf = (visit: PortalVisit): OrderVisibility => ({
 
 /**
  * Orders grow with every purchase and renewal: they are shown a page at a time, newest first. The
- * other lists grow with what a customer holds (subscriptions, keys, saved cards), and show their
+ * other lists grow with what a customer holds (subscriptions, keys, files, saved cards), and show their
  * first 100, newest first.
  */
 export const ORDERS_PER_PAGE = 20;
@@ -48,16 +51,19 @@ export interface Overview {
   ordersPage: { page: number; maxPage: number };
   subscriptions: CustomerSubscription[];
   licenseKeys: LicenseKeyWithActivations[];
+  /** The files the customer's benefits give, each behind an hour's signed link (the portal API's). */
+  downloads: DownloadableRead[];
   paymentMethods: CustomerPaymentMethod[];
 }
 
 /** Everything the portal's main page shows, read in parallel. */
 export async function loadOverview(services: PortalPageServices, session: PortalVisit["session"], ordersPage = 1): Promise<Overview> {
-  const [customer, orders, subscriptions, keys, paymentMethods] = await Promise.all([
+  const [customer, orders, subscriptions, keys, downloads, paymentMethods] = await Promise.all([
     services.customers.get(session),
     services.orders.list({ page: ordersPage, limit: ORDERS_PER_PAGE, sorting: ["-created_at"] }, session),
     services.subscriptions.list({ ...PAGE, sorting: ["-started_at"] }, session),
     services.licenseKeys.listForCustomer(PAGE, session),
+    services.downloadables.list(session.customerId, PAGE),
     services.paymentMethods.list(PAGE, session),
   ]);
   const licenseKeys = await Promise.all(keys.items.map((key) => services.licenseKeys.getForCustomer(key.id, session)));
@@ -67,6 +73,7 @@ export async function loadOverview(services: PortalPageServices, session: Portal
     ordersPage: { page: ordersPage, maxPage: orders.pagination.max_page },
     subscriptions: subscriptions.items,
     licenseKeys,
+    downloads: downloads.items,
     paymentMethods: paymentMethods.items,
   };
 }

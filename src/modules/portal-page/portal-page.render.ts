@@ -5,7 +5,9 @@ import type { CustomerPortalCustomer } from "../customer-portal/portal-customers
 import type { CustomerOrder } from "../customer-portal/portal-orders.schemas.ts";
 import type { CustomerSubscription } from "../customer-portal/portal-subscriptions.schemas.ts";
 import type { LicenseKeyWithActivations } from "../license-keys/license-keys.schemas.ts";
+import type { DownloadableRead } from "../files/files.schemas.ts";
 import type { CustomerPaymentMethod } from "../payments/payment-methods.schemas.ts";
+import { downloadItem } from "./portal-page-downloads.render.ts";
 import type { BillingForm, FieldErrors } from "./portal-page.forms.ts";
 import { portalPath, type PortalOrganization } from "./portal-page.session.ts";
 
@@ -180,6 +182,7 @@ export interface OverviewInput {
   ordersPage: { page: number; maxPage: number };
   subscriptions: CustomerSubscription[];
   licenseKeys: LicenseKeyWithActivations[];
+  downloads: DownloadableRead[];
   paymentMethods: CustomerPaymentMethod[];
   paymentForm: PaymentFormKind;
   cardAuthentication: CardAuthentication | null;
@@ -218,13 +221,13 @@ function cardAuthenticationForm(base: string, authentication: CardAuthentication
   )}"><noscript><p class="notice">Confirming the card needs JavaScript.</p></noscript><button type="submit" class="button primary">Confirm the card with your bank</button></form>`;
 }
 
-/** The portal: subscriptions, orders and their documents, license keys, billing details, payment method. */
+/** The portal: subscriptions, orders and their documents, license keys, downloads, billing details, payment method. */
 export function overviewPage(shell: PortalShell, input: OverviewInput): string {
   const base = portalPath(shell.organization.slug);
   const body = `<main class="portal" aria-busy="true">
 ${header(shell.organization, `Signed in as ${input.customer.email ?? input.customer.name ?? "customer"}`)}
 ${input.returnUrl ? `<p class="top"><a href="${e(input.returnUrl)}">Back to ${e(shell.organization.name)}</a></p>` : ""}
-<nav class="sections" aria-label="Sections"><a href="#subscriptions">Subscriptions</a><a href="#orders">Orders</a><a href="#license-keys">License keys</a><a href="#billing">Billing details</a><a href="#payment-method">Payment method</a></nav>
+<nav class="sections" aria-label="Sections"><a href="#subscriptions">Subscriptions</a><a href="#orders">Orders</a><a href="#license-keys">License keys</a><a href="#downloads">Downloads</a><a href="#billing">Billing details</a><a href="#payment-method">Payment method</a></nav>
 ${alertBox(input.problem)}${noticeBox(input.notice)}
 ${section(
   "subscriptions",
@@ -250,6 +253,7 @@ ${section(
     "You have no license keys.",
   ),
 )}
+${section("downloads", "Downloads", list(input.downloads.map(downloadItem), "You have no files to download."))}
 ${section(
   "billing",
   "Billing details",

@@ -7,6 +7,7 @@ import type { TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
 import { payCheckout, runEmailJobs } from "../emails/email-helpers.ts";
+import { productWithFiles as productWithFilesOf } from "./downloadable-helpers.ts";
 import { API_BASE, follow, uploadFile } from "./file-uploads.ts";
 
 /** The installer a buyer paid for, in the order's email and on the checkout's page after the payment. */
@@ -32,33 +33,8 @@ afterAll(async () => {
 const receivedBy = (address: string) =>
   smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address);
 
-/** A product granting a downloadables benefit of these files; its id and the benefit's. */
-async function productWithFiles(fileIds: string[]): Promise<{ productId: string; benefitId: string }> {
-  const benefit = await ctx.request({
-    method: "POST",
-    url: "/v1/benefits/",
-    token: sellerToken,
-    payload: { type: "downloadables", description: "Installers <for macOS & Windows>", properties: { files: fileIds } },
-  });
-  expect(benefit.statusCode, benefit.body).toBe(201);
-  const product = await ctx.request({
-    method: "POST",
-    url: "/v1/products/",
-    token: sellerToken,
-    payload: { name: "Desktop app", prices: [{ amount_type: "fixed", price_amount: 2_500 }] },
-  });
-  expect(product.statusCode, product.body).toBe(201);
-  const productId = product.json<{ id: string }>().id;
-  const benefitId = benefit.json<{ id: string }>().id;
-  const attached = await ctx.request({
-    method: "POST",
-    url: `/v1/products/${productId}/benefits`,
-    token: sellerToken,
-    payload: { benefits: [benefitId] },
-  });
-  expect(attached.statusCode, attached.body).toBe(200);
-  return { productId, benefitId };
-}
+/** A product granting a downloadables benefit of these files (a name to escape); its id and the benefit's. */
+const productWithFiles = (fileIds: string[]) => productWithFilesOf(ctx, sellerToken, fileIds, "Installers <for macOS & Windows>");
 
 const downloadLinks = (html: string) =>
   [...html.matchAll(/href="([^"]*\/downloads\/[^"]*)"/g)].map((match) => match[1]!.replaceAll("&amp;", "&"));

@@ -8,6 +8,7 @@ import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { createOrganization, createOrganizationToken, registerForTax } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { payCheckout } from "../emails/email-helpers.ts";
+import { createDownloadables as createDownloadablesOf } from "./downloadable-helpers.ts";
 import { API_BASE, follow, uploadFile } from "./file-uploads.ts";
 
 let ctx: TestContext;
@@ -38,12 +39,7 @@ afterAll(async () => {
 });
 
 const createDownloadables = (token: string, files: string[], archived: Record<string, boolean> = {}) =>
-  ctx.request({
-    method: "POST",
-    url: "/v1/benefits/",
-    token,
-    payload: { type: "downloadables", description: "Installer", properties: { files, archived } },
-  });
+  createDownloadablesOf(ctx, token, files, { archived });
 
 const portalList = (sessionToken: string, query = "") =>
   ctx.request({ method: "GET", url: `/v1/customer-portal/downloadables/${query}`, token: sessionToken });

@@ -305,6 +305,36 @@ describe("POST /v1/orders/{id}/finalize", () => {
     expect(await paymentsOf(id)).toHaveLength(1);
   });
 
+  it("answers 403 OrganizationNotReadyForPayments while the organization's review stops its payments, charging nothing", async () => {
+    const customer = (await createCustomer(ctx.deps, orgId)).id;
+    await giveCard(customer);
+    const id = await draftFor(customer);
+    const setStatus = (status: "active" | "review" | "denied" | "blocked") =>
+      ctx.deps.db.updateTable("organizations").set({ status }).where("id", "=", orgId).execute();
+    try {
+      for (const status of ["denied", "blocked"] as const) {
+        await setStatus(status);
+        const refused = await finalize(id);
+        expect(refused.statusCode, refused.body).toBe(403);
+        expectReferenceResponse("orders:finalize", 403, refused.json());
+        expect(refused.json()).toEqual({
+          error: "OrganizationNotReadyForPayments",
+          detail: `This organization (${orgId}) is not ready to accept payments.`,
+        });
+        expect(await stored(id)).toMatchObject({ status: "draft", invoice_number: null });
+        expect(await paymentsOf(id)).toEqual([]);
+        expect(await eventTypes(id)).toEqual(["order.created"]);
+      }
+      // Under review, an organization still takes payments.
+      await setStatus("review");
+      const paid = await finalize(id);
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(await paymentsOf(id)).toHaveLength(1);
+    } finally {
+      await setStatus("active");
+    }
+  });
+
   it("marks a free order paid without a charge", async () => {
     const customer = (await createCustomer(ctx.deps, orgId)).id;
     await giveCard(customer);
