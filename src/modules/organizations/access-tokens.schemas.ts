@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { ListResource, PaginationQuery } from "../../schema/pagination.ts";
 import { DateTime, Nullable, StringEnum, TimestampedFields, Uuid4 } from "../../schema/primitives.ts";
 
 /** Scopes an organization access token may be granted. */
@@ -98,3 +99,14 @@ export const OrganizationAccessTokenCreateResponse = Type.Object(
   { title: "OrganizationAccessTokenCreateResponse" },
 );
 export type OrganizationAccessTokenCreateResponse = Static<typeof OrganizationAccessTokenCreateResponse>;
+
+/** The organization's live tokens (an extension: the reference serves no token listing). */
+export const OrganizationAccessTokenListQuery = Type.Object(
+  { organization_id: Uuid4({ description: "The organization whose tokens to list." }), ...PaginationQuery },
+  { additionalProperties: false },
+);
+export type OrganizationAccessTokenListQuery = Static<typeof OrganizationAccessTokenListQuery>;
+
+export const ListResourceOrganizationAccessToken = ListResource(OrganizationAccessToken, {
+  title: "ListResource[OrganizationAccessToken]",
+});
