@@ -22,7 +22,7 @@ const create = async (organizationId: string, comment: string) => {
     payload: { organization_id: organizationId, comment, scopes: ["organizations:read"] },
   });
   expect(response.statusCode, response.body).toBe(201);
-  return response.json() as { token: string; organization_access_token: { id: string } };
+  return response.json<{ token: string; organization_access_token: { id: string } }>();
 };
 
 const revokedCount = async () =>
