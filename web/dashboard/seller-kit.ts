@@ -65,10 +65,14 @@ export function onSubmit<T>(
   });
 }
 
+let copyCount = 0;
+
 /** A value to copy (a link, a token): read-only, selectable, with a button that copies it and says so. */
 export function copyable(label: string, value: string): HTMLElement {
-  const box = h("input", { type: "text", readonly: true, value, class: "copy-value", spellcheck: "false" });
-  const control = field(label, box);
+  copyCount += 1;
+  const id = `copy-${copyCount}`;
+  // Not `field()`: a read-only value is not an optional input.
+  const box = h("input", { id, type: "text", readonly: true, value, class: "copy-value", spellcheck: "false" });
   const status = h("span", { class: "copy-status", role: "status" });
   const copy = button("Copy", { class: "button button-quiet", "aria-label": `Copy ${label.toLowerCase()}` });
   copy.addEventListener("click", () => {
@@ -78,7 +82,7 @@ export function copyable(label: string, value: string): HTMLElement {
       () => (status.textContent = "Selected: press Ctrl+C (⌘C) to copy."),
     );
   });
-  return h("div", { class: "copyable" }, control.wrapper, h("p", {}, copy, " ", status));
+  return h("div", { class: "copyable field" }, h("label", { for: id }, label), box, h("p", {}, copy, " ", status));
 }
 
 /** A select of fixed choices, as a labelled field. */
