@@ -32,6 +32,12 @@ const NOTIFICATIONS = [
 ] as const;
 type NotificationSwitch = (typeof NOTIFICATIONS)[number][0];
 
+/** A few scopes as they are; many folded under a count, so the table stays readable at 390 px. */
+const scopesOf = (token: AccessToken): Node | string =>
+  token.scopes.length <= 4
+    ? token.scopes.join(" ")
+    : h("details", {}, h("summary", {}, `${token.scopes.length} scopes`), h("p", {}, token.scopes.join(" ")));
+
 const checkbox = (label: string, name: string, checked: boolean): Field => field(label, input({ type: "checkbox", name, checked }));
 
 function detailsForm(context: PageContext, organization: Organization): HTMLElement {
@@ -104,7 +110,7 @@ function tokensSection(context: PageContext): HTMLElement {
         "Tokens",
         [
           { label: "Comment", cell: (t: AccessToken) => t.comment || "—" },
-          { label: "Scopes", cell: (t) => t.scopes.join(" ") },
+          { label: "Scopes", cell: scopesOf },
           { label: "Created", cell: (t) => date(t.created_at) },
           { label: "Expires", cell: (t) => (t.expires_at ? date(t.expires_at) : "Never") },
           { label: "Last used", cell: (t) => dateTime(t.last_used_at) },
