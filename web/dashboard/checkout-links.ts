@@ -24,6 +24,7 @@ function createForm(context: PageContext, products: readonly { id: string; name:
     label: field("Label", input({ type: "text", name: "label", maxlength: "256" }), "For you only: tells your links apart."),
     allow_discount_codes: field("Allow discount codes", input({ type: "checkbox", name: "allow_discount_codes", checked: true })),
   };
+  fields.product_id.show(true, true);
   const parts = formCard("New checkout link", "Create link", ...Object.values(fields).map((f) => f.wrapper));
   if (!products.length) {
     parts.submit.disabled = true;
