@@ -31,6 +31,7 @@ import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
 import { createDashboardAccess, type ForwardToApi } from "./modules/dashboard-page/dashboard-access.ts";
 import { dashboardPageRoutes } from "./modules/dashboard-page/dashboard-page.routes.ts";
 import { dashboardProxyRoutes } from "./modules/dashboard-page/dashboard-proxy.routes.ts";
+import { dashboardOutboxRoutes } from "./modules/dashboard-page/dashboard-outbox.routes.ts";
 import { LocalBlobStore } from "./adapters/blob-stores/local-blob-store.ts";
 import { localBlobRoutes } from "./adapters/blob-stores/blob.routes.ts";
 import { customerRoutes } from "./modules/customers/customers.routes.ts";
@@ -271,6 +272,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
   const dashboard = { access: createDashboardAccess(services.authenticators, forward), secret: deps.secret, now: deps.now };
   await app.register(dashboardPageRoutes(dashboard, webAssets));
   await app.register(dashboardProxyRoutes(dashboard, forward));
+  await app.register(dashboardOutboxRoutes(dashboard, services.emails));
 }
 
 /** The HTTP application: plugins, then infrastructure, then feature modules. */

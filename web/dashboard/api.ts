@@ -62,13 +62,21 @@ export function sessionEnded(): never {
   throw new Error("session ended");
 }
 
-export async function request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<ApiResult<T>> {
+/** `/dashboard/api/` (the proxy to `/v1/`), or `/dashboard/api-ext/` for the dashboard's own reads. */
+export type ApiBase = "/dashboard/api/" | "/dashboard/api-ext/";
+
+export async function request<T>(
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  path: string,
+  body?: unknown,
+  base: ApiBase = "/dashboard/api/",
+): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
-    response = await fetch(`/dashboard/api/${path}`, {
+    response = await fetch(`${base}${path}`, {
       method,
       headers,
       credentials: "same-origin",

@@ -14,7 +14,7 @@ export const textField = (
   hint?: string,
 ): Field => field(label, input({ type: "text", name, value, ...attributes }), hint);
 
-export function selectField(label: string, name: string, options: readonly (readonly [string, string])[], value: string): Field {
+export function selectField(label: string, name: string, options: readonly (readonly [string, string])[], value = ""): Field {
   const select = h("select", { name }, ...options.map(([v, text]) => h("option", { value: v, selected: v === value }, text)));
   const made = field(label, select);
   // A select always holds one of its options: never "(optional)".
@@ -42,6 +42,13 @@ export function formOf(label: string, submitText: string, ...children: (Node | n
   return { form, messages, submit };
 }
 
+/** The same form headed by its label, for a page that holds several. */
+export function formCard(label: string, submitText: string, ...children: (Node | null)[]): FormParts {
+  const parts = formOf(label, submitText, ...children);
+  parts.form.prepend(h("h2", {}, label));
+  return parts;
+}
+
 /** Shows the API's refusal: each 422 entry next to its field (by name), the whole message on top. */
 export function showError(parts: FormParts, fields: Record<string, Field>, error: ApiError): void {
   for (const [name, target] of Object.entries(fields)) setFieldError(target, error.fields[name] ?? null);
@@ -53,7 +60,7 @@ export function onSubmit<T>(
   parts: FormParts,
   fields: Record<string, Field>,
   send: () => Promise<ApiResult<T>> | null,
-  done: (body: T) => string | void,
+  done: (body: T) => Node | string | void,
 ): void {
   parts.form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -64,8 +71,8 @@ export function onSubmit<T>(
       parts.submit.disabled = false;
       if (!result.ok) return showError(parts, fields, result.error);
       for (const target of Object.values(fields)) setFieldError(target, null);
-      const message = done(result.body);
-      if (message) parts.messages.replaceChildren(notice("success", message));
+      const outcome = done(result.body);
+      if (outcome) parts.messages.replaceChildren(typeof outcome === "string" ? notice("success", outcome) : outcome);
     });
   });
 }

@@ -38,7 +38,7 @@ export const dashboardPageRoutes =
   async (app) => {
     const page = async (request: Parameters<typeof visitOf>[1], reply: Parameters<typeof setSession>[0]) => {
       // The proxy's paths are never pages, even those it does not serve.
-      if (/^\/dashboard\/api(\/|\?|$)/.test(request.url)) throw new ResourceNotFound();
+      if (/^\/dashboard\/api(-ext)?(\/|\?|$)/.test(request.url)) throw new ResourceNotFound();
       const assets = await webAssets.forPage("dashboard-page");
       const theme = themeOf(request.query);
       const send = (status: number, data: DashboardPageData) =>

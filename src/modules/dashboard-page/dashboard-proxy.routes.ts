@@ -12,7 +12,7 @@ const MAX_PATH_LENGTH = 512;
 const PASSED_HEADERS = ["content-type", "content-disposition", "retry-after"] as const;
 
 /** No session, or one that ended: the page goes back to the sign-in form. */
-class DashboardSessionEnded extends AppError {
+export class DashboardSessionEnded extends AppError {
   constructor() {
     super(401, "SessionEnded", "Your dashboard session has ended or its token no longer works. Sign in again.");
   }

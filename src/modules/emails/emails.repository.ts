@@ -1,4 +1,5 @@
 import type { Insertable } from "kysely";
+import { countRows } from "../../db/count-rows.ts";
 import type { Executor } from "../../db/database.ts";
 import type { EmailRow, EmailsTable } from "./emails.table.ts";
 
@@ -54,6 +55,30 @@ export const listEmails = (db: Executor, filter: { status: EmailRow["status"] | 
   if (filter.status) query = query.where("status", "=", filter.status);
   return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(filter.limit).execute();
 };
+
+/** One organization's emails, newest first, optionally of one status. */
+const organizationEmails = (db: Executor, organizationId: string, status: EmailRow["status"] | null) => {
+  const query = db.selectFrom("emails").where("organization_id", "=", organizationId);
+  return status ? query.where("status", "=", status) : query;
+};
+
+export const countOrganizationEmails = (db: Executor, organizationId: string, status: EmailRow["status"] | null): Promise<number> =>
+  countRows(organizationEmails(db, organizationId, status));
+
+export const listOrganizationEmails = (
+  db: Executor,
+  filter: { organizationId: string; status: EmailRow["status"] | null; offset: number; limit: number },
+): Promise<EmailRow[]> =>
+  organizationEmails(db, filter.organizationId, filter.status)
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .offset(filter.offset)
+    .limit(filter.limit)
+    .execute();
+
+export const findOrganizationEmail = (db: Executor, organizationId: string, id: string): Promise<EmailRow | undefined> =>
+  organizationEmails(db, organizationId, null).selectAll().where("id", "=", id).executeTakeFirst();
 
 export const findEmail = (db: Executor, id: string): Promise<EmailRow | undefined> =>
   db.selectFrom("emails").selectAll().where("id", "=", id).executeTakeFirst();

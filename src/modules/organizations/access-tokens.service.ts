@@ -5,7 +5,25 @@ import { RequestValidationError, ResourceNotFound, fieldIssue } from "../../http
 import { toIso, toIsoOrNull } from "../../schema/primitives.ts";
 import { TokenPrefix, generateToken, hasValidChecksum, hashToken } from "../../values/tokens.ts";
 import * as repo from "./organizations.repository.ts";
-import type { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
+import { paginate, type Page } from "../../schema/pagination.ts";
+import type { OrganizationAccessTokenRow } from "./organizations.table.ts";
+import type {
+  OrganizationAccessToken,
+  OrganizationAccessTokenCreate,
+  OrganizationAccessTokenCreateResponse,
+  OrganizationAccessTokenListQuery,
+} from "./access-tokens.schemas.ts";
+
+const toToken = (row: OrganizationAccessTokenRow): OrganizationAccessToken => ({
+  id: row.id,
+  created_at: toIso(row.created_at),
+  modified_at: toIsoOrNull(row.modified_at),
+  scopes: row.scopes,
+  expires_at: toIsoOrNull(row.expires_at),
+  comment: row.comment,
+  last_used_at: toIsoOrNull(row.last_used_at),
+  organization_id: row.organization_id,
+});
 
 export function createAccessTokenService(deps: Deps) {
   const hash = (token: string) => hashToken(deps.secret, token);
@@ -37,19 +55,23 @@ export function createAccessTokenService(deps: Deps) {
         scopes: [...new Set(input.scopes)],
         expires_at: expiresAt,
       });
-      return {
-        token,
-        organization_access_token: {
-          id: row.id,
-          created_at: toIso(row.created_at),
-          modified_at: toIsoOrNull(row.modified_at),
-          scopes: row.scopes,
-          expires_at: toIsoOrNull(row.expires_at),
-          comment: row.comment,
-          last_used_at: toIsoOrNull(row.last_used_at),
-          organization_id: row.organization_id,
-        },
-      };
+      return { token, organization_access_token: toToken(row) };
+    },
+
+    /** The organization's tokens not revoked; 404 for an unknown organization. */
+    async listOrganizationTokens(query: OrganizationAccessTokenListQuery): Promise<Page<OrganizationAccessToken>> {
+      if (!(await repo.findOrganization(deps.readDb, query.organization_id, null))) throw new ResourceNotFound("Organization not found.");
+      return paginate(
+        query,
+        () => repo.countOrganizationTokens(deps.readDb, query.organization_id),
+        async (offset, limit) => (await repo.listOrganizationTokens(deps.readDb, query.organization_id, offset, limit)).map(toToken),
+      );
+    },
+
+    /** Revokes a token: refused from then on (after the principal cache's few seconds); 404 when unknown or revoked. */
+    async revokeOrganizationToken(id: string): Promise<void> {
+      if (!(await repo.revokeOrganizationToken(deps.db, id, deps.now())))
+        throw new ResourceNotFound("Organization access token not found.");
     },
 
     /** Bearer-token resolvers by prefix, for the auth layer. */

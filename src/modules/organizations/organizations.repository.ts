@@ -71,6 +71,26 @@ export const insertOrganization = (db: Executor, values: Insertable<Organization
 export const insertOrganizationAccessToken = (db: Executor, values: Insertable<OrganizationAccessTokensTable>) =>
   db.insertInto("organization_access_tokens").values(values).returningAll().executeTakeFirstOrThrow();
 
+/** The organization's tokens not revoked (expired ones included, until revoked), newest first. */
+const unrevokedTokens = (db: Executor, organizationId: string) =>
+  db.selectFrom("organization_access_tokens").where("organization_id", "=", organizationId).where("revoked_at", "is", null);
+
+export const countOrganizationTokens = (db: Executor, organizationId: string): Promise<number> =>
+  countRows(unrevokedTokens(db, organizationId));
+
+export const listOrganizationTokens = (db: Executor, organizationId: string, offset: number, limit: number) =>
+  unrevokedTokens(db, organizationId).selectAll().orderBy("created_at", "desc").orderBy("id").offset(offset).limit(limit).execute();
+
+/** Revokes a token once; undefined when unknown or revoked already. */
+export const revokeOrganizationToken = (db: Executor, id: string, now: Date) =>
+  db
+    .updateTable("organization_access_tokens")
+    .set({ revoked_at: now, modified_at: now })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .returning("id")
+    .executeTakeFirst();
+
 /** A live organization token by hash: not revoked, not expired at `now`. */
 export const findLiveOrganizationToken = (db: Executor, tokenHash: string, now: Date) =>
   db

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { organizationScope, principalOf } from "../../http/auth.ts";
 import { IdParams } from "../../schema/primitives.ts";
-import { ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
+import { NoContent, ORGANIZATION_SIDE, requireAuth, responses } from "../../http/route-auth.ts";
 import { OrganizationResponse } from "./organizations.schemas.ts";
 import {
   ListResourceOrganization,
@@ -11,7 +11,12 @@ import {
 } from "./organization-inputs.schemas.ts";
 import { ErrorBody } from "../../http/errors.ts";
 import { OrganizationLegalDetails, OrganizationLegalDetailsUpdate } from "./organization-legal-details.schemas.ts";
-import { OrganizationAccessTokenCreate, OrganizationAccessTokenCreateResponse } from "./access-tokens.schemas.ts";
+import {
+  ListResourceOrganizationAccessToken,
+  OrganizationAccessTokenCreate,
+  OrganizationAccessTokenCreateResponse,
+  OrganizationAccessTokenListQuery,
+} from "./access-tokens.schemas.ts";
 import type { OrganizationService } from "./organizations.service.ts";
 import type { AccessTokenService } from "./access-tokens.service.ts";
 
@@ -128,5 +133,40 @@ export const organizationRoutes =
         },
       },
       async (request, reply) => reply.code(201).send(await tokens.createOrganizationToken(request.body)),
+    );
+
+    // Extensions (the reference serves no token listing or revocation): the owner manages an
+    // organization's tokens, as only the owner creates them.
+    app.get(
+      "/v1/organization-access-tokens/",
+      {
+        config: requireAuth(["user"], ["organization_access_tokens:read", "organization_access_tokens:write"]),
+        schema: {
+          operationId: "organization_access_tokens:list",
+          tags: ["organization_access_tokens"],
+          summary: "List Organization Access Tokens",
+          querystring: OrganizationAccessTokenListQuery,
+          response: responses({ 200: ListResourceOrganizationAccessToken }, { notFound: true }),
+        },
+      },
+      async (request) => tokens.listOrganizationTokens(request.query),
+    );
+
+    app.delete(
+      "/v1/organization-access-tokens/:id",
+      {
+        config: requireAuth(["user"], ["organization_access_tokens:write"]),
+        schema: {
+          operationId: "organization_access_tokens:delete",
+          tags: ["organization_access_tokens"],
+          summary: "Revoke Organization Access Token",
+          params: IdParams,
+          response: responses({ 204: NoContent }, { notFound: true }),
+        },
+      },
+      async (request, reply) => {
+        await tokens.revokeOrganizationToken(request.params.id);
+        return reply.code(204).send();
+      },
     );
   };

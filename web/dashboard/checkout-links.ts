@@ -1,0 +1,80 @@
+// Checkout links: the list with each link's address to copy, and a form creating one for a product
+// (GET and POST /v1/checkout-links/; the products offered come from GET /v1/products/).
+import { list, request } from "./api.ts";
+import type { PageContext } from "./router.ts";
+import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
+import { copyable } from "./copyable.ts";
+import { requireScope } from "./scopes.ts";
+import { date, errorNotice, fill, h, loading, notice, pageHeading, table } from "./ui.ts";
+
+interface CheckoutLink {
+  id: string;
+  label: string | null;
+  url: string;
+  allow_discount_codes: boolean;
+  created_at: string;
+  products: { id: string; name: string }[];
+}
+
+function createForm(context: PageContext, products: readonly { id: string; name: string }[], refresh: () => void): HTMLElement {
+  const fields = {
+    product_id: selectField(
+      "Product",
+      "product_id",
+      products.map((p) => [p.id, p.name] as const),
+    ),
+    label: field("Label", input({ type: "text", name: "label", maxlength: "256" }), "For you only: tells your links apart."),
+    allow_discount_codes: field("Allow discount codes", input({ type: "checkbox", name: "allow_discount_codes", checked: true })),
+  };
+  fields.product_id.show(true, true);
+  const parts = formCard("New checkout link", "Create link", ...Object.values(fields).map((f) => f.wrapper));
+  if (!products.length) {
+    parts.submit.disabled = true;
+    parts.form.append(notice("info", "Create a product first: a link sells one."));
+  }
+  const reason = requireScope(context.data, "checkout_links:write", parts.submit);
+  if (reason) parts.form.append(reason);
+  onSubmit(
+    parts,
+    { product_id: fields.product_id, label: fields.label },
+    () =>
+      request<CheckoutLink>("POST", "checkout-links/", {
+        payment_processor: "stripe",
+        product_id: fields.product_id.control.value,
+        label: fields.label.control.value.trim() || null,
+        allow_discount_codes: (fields.allow_discount_codes.control as HTMLInputElement).checked,
+      }),
+    (link) => {
+      refresh();
+      return h("div", {}, notice("success", "Link created. Copy it and share it."), copyable("New checkout link", link.url));
+    },
+  );
+  return parts.form;
+}
+
+export async function checkoutLinksPage(context: PageContext): Promise<void> {
+  const results = h("div", { "aria-live": "polite" }, loading());
+  const formSlot = h("div", {});
+  fill(context.main, pageHeading("Checkout links"), formSlot, results);
+  const load = async () => {
+    const answer = await list<CheckoutLink>("checkout-links/", { limit: 100, sorting: "-created_at" });
+    if (!answer.ok) return fill(results, errorNotice(answer.error));
+    fill(
+      results,
+      table(
+        "Checkout links",
+        [
+          { label: "Label", cell: (l: CheckoutLink) => l.label ?? "—" },
+          { label: "Products", cell: (l) => l.products.map((p) => p.name).join(", ") },
+          { label: "Link", cell: (l) => copyable(`Link ${l.label ?? l.id}`, l.url) },
+          { label: "Created", cell: (l) => date(l.created_at) },
+        ],
+        answer.body.items,
+        "No checkout links yet.",
+      ),
+    );
+  };
+  const products = await list<{ id: string; name: string }>("products/", { is_archived: false, limit: 100 });
+  fill(formSlot, products.ok ? createForm(context, products.body.items, () => void load()) : errorNotice(products.error));
+  await load();
+}
