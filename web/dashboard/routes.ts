@@ -1,5 +1,6 @@
 // Every page of the dashboard, in the navigation's order. A page is a function building itself into
-// `main` from the public API (through the proxy); add a page here to route to it.
+// `main` from the public API (through the proxy); add a page here to route to it. The first pattern
+// that matches wins, so a fixed path (`/products/new`) comes before the `:id` beside it.
 import { checkoutLinksPage } from "./checkout-links.ts";
 import { customerPage, customersPage } from "./customers.ts";
 import { discountsPage } from "./discounts.ts";
@@ -17,8 +18,8 @@ import { webhookEndpointPage, webhooksPage } from "./webhooks.ts";
 export const ROUTES: readonly DashboardRoute[] = [
   { pattern: "/", title: "Overview", nav: "Overview", render: overviewPage },
   { pattern: "/products", title: "Products", nav: "Products", render: productsPage },
-  { pattern: "/products/:id", title: "Product", render: productPage },
   { pattern: "/products/new", title: "New product", render: newProductPage },
+  { pattern: "/products/:id", title: "Product", render: productPage },
   { pattern: "/orders", title: "Orders", nav: "Orders", render: ordersPage },
   { pattern: "/orders/:id", title: "Order", render: orderPage },
   { pattern: "/customers", title: "Customers", nav: "Customers", render: customersPage },
