@@ -24,6 +24,7 @@ import { createOrganizationService } from "../src/modules/organizations/organiza
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { copyFromText } from "./copy-from.ts";
+import { percentile } from "./statistics.ts";
 
 const LARGE = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const SMALL = Number(process.env.BENCH_SMALL_EVENTS ?? 100_000);
@@ -70,11 +71,6 @@ async function seed(organizationId: string, count: number, customers: number): P
   );
   return (performance.now() - started) / 1000;
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 try {
   await migrateToLatest(connection.db, connection.pool);

@@ -18,6 +18,8 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
+import { inTransaction } from "./floor-rows.ts";
+import { percentile } from "./statistics.ts";
 import { rebuildOrderRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
 import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
@@ -108,9 +110,7 @@ async function seed(organizationId: string, orders: number): Promise<number> {
 
   const subscriptions = Math.floor(orders / 10);
   const customerIds = customers.map((customer) => customer.id);
-  const client = await connection.pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(connection.pool, async (client) => {
     // The rollups are rebuilt afterwards: no trigger per copied row.
     await client.query("SET LOCAL session_replication_role = replica");
     const subColumns = await columnsBut("subscriptions", [
@@ -165,20 +165,9 @@ async function seed(organizationId: string, orders: number): Promise<number> {
         FROM generate_series(1, $5::int) i`),
       [template.orderId, customerIds, products[2], YEAR, oneTime],
     );
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return (performance.now() - started) / 1000;
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 try {
   await migrateToLatest(connection.db, connection.pool);

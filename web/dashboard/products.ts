@@ -1,7 +1,7 @@
 // Products: the list (active or archived), creating one with its price, editing its name,
 // description, price and benefits, and archiving it. All through /v1/products/ and /v1/benefits/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
-import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field } from "./forms.ts";
+import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
 import type { PageContext } from "./router.ts";
 import { guard, holds } from "./scopes.ts";
 import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
@@ -105,6 +105,13 @@ function priceFields(currency: string, current: Price | undefined) {
   return { type, amount, read };
 }
 
+/** The price the form describes, or null after saying in the form how to write the amount. */
+function readPriceOrSay(price: ReturnType<typeof priceFields>, parts: FormParts) {
+  const body = price.read();
+  if (!body) parts.messages.replaceChildren(notice("error", "Enter the amount as a number, like 12.50."));
+  return body;
+}
+
 export async function newProductPage({ main, data, navigate }: PageContext): Promise<void> {
   const currency = data.organization.currency;
   const name = textField("Name", "name", "", { required: true, maxlength: "512" });
@@ -135,11 +142,8 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     parts,
     fields,
     () => {
-      const priceBody = price.read();
-      if (!priceBody) {
-        parts.messages.replaceChildren(notice("error", "Enter the amount as a number, like 12.50."));
-        return null;
-      }
+      const priceBody = readPriceOrSay(price, parts);
+      if (!priceBody) return null;
       return request<Product>("POST", "products/", {
         organization_id: currentOrganizationId(),
         name: name.control.value,
@@ -173,11 +177,8 @@ export async function productPage({ main, params, query, data, navigate }: PageC
     parts,
     fields,
     () => {
-      const priceBody = price.read();
-      if (!priceBody) {
-        parts.messages.replaceChildren(notice("error", "Enter the amount as a number, like 12.50."));
-        return null;
-      }
+      const priceBody = readPriceOrSay(price, parts);
+      if (!priceBody) return null;
       const unchanged =
         current && current.amount_type === priceBody.amount_type && (current.price_amount ?? null) === (priceBody.price_amount ?? null);
       return request<Product>("PATCH", `products/${product.id}`, {
