@@ -41,9 +41,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     // The file's connections close before it ends; the server drops the database while the next
     // file starts (a drop takes a fifth of a second), and the run's teardown drops what is left.
+    // pg's pool.end() resolves once its clients are asked to end, not once their sockets closed: a
+    // forced drop at once can terminate a backend mid-goodbye, an error no listener is left to take.
     drop: async () => {
       await connection.close();
-      void admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+      setTimeout(() => {
+        void admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+      }, 1_000).unref();
     },
   };
 }
