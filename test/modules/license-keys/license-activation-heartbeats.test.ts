@@ -3,22 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cullSilentLicenseActivations } from "../../../src/flows/cull-silent-activations.ts";
 import { crontab } from "../../../src/tasks.ts";
 import { badInputTable, jsonRequest } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createLicenseKey, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { type TestContext } from "../../helpers/context.ts";
+import { createCustomer, createLicenseKey, createOrganizationToken } from "../../helpers/factories.ts";
+import { openLicenseKeyWorld } from "./license-key-world.ts";
 
 let ctx: TestContext;
 let orgId: string;
 let otherOrgId: string;
 let customerId: string;
 
-// The rate limits have their own test file; here they must not get in the way.
-const UNLIMITED = { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" };
-
 beforeAll(async () => {
-  ctx = await createTestContext({ env: UNLIMITED });
-  orgId = (await createOrganization(ctx.deps)).id;
-  otherOrgId = (await createOrganization(ctx.deps)).id;
-  customerId = (await createCustomer(ctx.deps, orgId)).id;
+  ({ ctx, orgId, otherOrgId, customerId } = await openLicenseKeyWorld());
 });
 afterAll(() => ctx.close());
 

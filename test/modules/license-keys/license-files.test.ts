@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable, getRequest, jsonRequest, tokenRefusals } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { type TestContext } from "../../helpers/context.ts";
 import { createCustomer, createLicenseKey, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
 import { projectRoot } from "../../helpers/process.ts";
+import { openLicenseKeyWorld } from "./license-key-world.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -18,14 +19,8 @@ let writeToken: string;
 let otherToken: string;
 let benefitsToken: string;
 
-// The rate limits have their own test file; here they must not get in the way.
-const UNLIMITED = { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" };
-
 beforeAll(async () => {
-  ctx = await createTestContext({ env: UNLIMITED });
-  orgId = (await createOrganization(ctx.deps)).id;
-  otherOrgId = (await createOrganization(ctx.deps)).id;
-  customerId = (await createCustomer(ctx.deps, orgId)).id;
+  ({ ctx, orgId, otherOrgId, customerId } = await openLicenseKeyWorld());
   readToken = await createOrganizationToken(ctx.deps, orgId, ["license_keys:read"]);
   writeToken = await createOrganizationToken(ctx.deps, orgId, ["license_keys:write"]);
   otherToken = await createOrganizationToken(ctx.deps, otherOrgId, ["license_keys:write"]);

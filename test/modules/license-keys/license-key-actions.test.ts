@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable } from "../../helpers/bad-inputs.ts";
-import { createTestContext, type TestContext } from "../../helpers/context.ts";
-import { createCustomer, createLicenseKey, createOrganization, createOrganizationToken } from "../../helpers/factories.ts";
+import { type TestContext } from "../../helpers/context.ts";
+import { createCustomer, createLicenseKey, createOrganizationToken } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
+import { openLicenseKeyWorld } from "./license-key-world.ts";
 
 let ctx: TestContext;
 let orgId: string;
@@ -13,14 +14,8 @@ let writeToken: string;
 let readToken: string;
 let otherToken: string;
 
-// The rate limits have their own test file; here they must not get in the way.
-const UNLIMITED = { LICENSE_KEY_RATE_LIMIT_PER_ADDRESS: "1000000", LICENSE_KEY_RATE_LIMIT_PER_KEY: "1000000" };
-
 beforeAll(async () => {
-  ctx = await createTestContext({ env: UNLIMITED });
-  orgId = (await createOrganization(ctx.deps)).id;
-  otherOrgId = (await createOrganization(ctx.deps)).id;
-  customerId = (await createCustomer(ctx.deps, orgId)).id;
+  ({ ctx, orgId, otherOrgId, customerId } = await openLicenseKeyWorld());
   writeToken = await createOrganizationToken(ctx.deps, orgId, ["license_keys:write"]);
   readToken = await createOrganizationToken(ctx.deps, orgId, ["license_keys:read"]);
   otherToken = await createOrganizationToken(ctx.deps, otherOrgId, ["license_keys:write"]);
