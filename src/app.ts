@@ -28,7 +28,7 @@ import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
 import { checkoutPageRoutes } from "./modules/checkout-page/checkout-page.routes.ts";
 import { createWebAssets } from "./pages/web-assets.ts";
 import { portalPageRoutes } from "./modules/portal-page/portal-page.routes.ts";
-import { createDashboardAccess, type ForwardToApi } from "./modules/dashboard-page/dashboard-access.ts";
+import { createDashboardAccess, forwardInProcess } from "./modules/dashboard-page/dashboard-access.ts";
 import { dashboardPageRoutes } from "./modules/dashboard-page/dashboard-page.routes.ts";
 import { dashboardProxyRoutes } from "./modules/dashboard-page/dashboard-proxy.routes.ts";
 import { dashboardOutboxRoutes } from "./modules/dashboard-page/dashboard-outbox.routes.ts";
@@ -260,15 +260,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
   );
   // The seller's dashboard (`/dashboard/`): everything it shows and does is a request to this same
   // app's public API, made in-process with the session's token.
-  const forward: ForwardToApi = async ({ method, url, token, body }) => {
-    const answer = await app.inject({
-      method,
-      url,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    return { statusCode: answer.statusCode, headers: answer.headers, rawPayload: answer.rawPayload };
-  };
+  const forward = forwardInProcess(app);
   const dashboard = { access: createDashboardAccess(services.authenticators, forward), secret: deps.secret, now: deps.now };
   await app.register(dashboardPageRoutes(dashboard, webAssets));
   await app.register(dashboardProxyRoutes(dashboard, forward));

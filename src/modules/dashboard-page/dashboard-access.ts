@@ -1,3 +1,4 @@
+import type { FastifyInstance } from "fastify";
 import type { Principal, TokenAuthenticator } from "../../http/auth.ts";
 
 /** One request to the public API, made in-process with the session's token (`app.inject` of the root app). */
@@ -16,6 +17,19 @@ export interface ApiAnswer {
 }
 
 export type ForwardToApi = (request: ApiRequest) => Promise<ApiAnswer>;
+
+/** Forwards to this same app's public API in-process (no socket), with the session's token as the bearer. */
+export function forwardInProcess(app: Pick<FastifyInstance, "inject">): ForwardToApi {
+  return async ({ method, url, token, body }) => {
+    const answer = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return { statusCode: answer.statusCode, headers: answer.headers, rawPayload: answer.rawPayload };
+  };
+}
 
 export interface DashboardOrganization {
   id: string;
