@@ -88,8 +88,7 @@ export async function writeCancellationNotice(
   await writeSellerNotice(db, deps.config.email, {
     organization,
     template: "seller_subscription_canceled",
-    // A subscriber lost is the other half of a subscriber won: one switch for the subscribers' news.
-    setting: "new_subscription",
+    setting: "subscription_cancellation",
     dedupeKey: `seller_subscription_canceled:${after.id}:${after.canceled_at.toISOString()}`,
     render: (to) =>
       renderSubscriptionCanceled({

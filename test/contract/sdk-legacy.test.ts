@@ -88,6 +88,9 @@ describe("@polar-sh/sdk 0.x decodes", () => {
       new_subscription: true,
       chargeback_prevention: true,
       subscription_renewal: false,
+      subscription_cancellation: true,
+      dispute_opened: true,
+      webhook_endpoint_disabled: true,
     });
   });
 

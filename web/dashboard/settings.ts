@@ -26,11 +26,14 @@ interface AccessToken {
   last_used_at: string | null;
 }
 
+// The switches of the notices this server sends; the reference's `chargeback_prevention` and
+// `subscription_renewal` gate none yet, so a seller is not offered them.
 const NOTIFICATIONS = [
   ["new_order", "Each one-time sale"],
-  ["new_subscription", "Each new subscriber, and each cancellation"],
-  ["chargeback_prevention", "Each dispute opened"],
-  ["subscription_renewal", "Each paid renewal"],
+  ["new_subscription", "Each new subscriber"],
+  ["subscription_cancellation", "Each cancellation by a customer"],
+  ["dispute_opened", "Each dispute opened"],
+  ["webhook_endpoint_disabled", "A webhook endpoint disabled after failing"],
 ] as const;
 type NotificationSwitch = (typeof NOTIFICATIONS)[number][0];
 

@@ -42,13 +42,12 @@ export type SellerNotificationSetting = keyof OrganizationNotificationSettings;
  * `account` email (the change of the customer's own address) and a seat's `invitation` carry no
  * `List-Unsubscribe`, a `notice` does; the sign-in code, account emails and invitations (sent once
  * per assignment or resend) have no switch (the customer asked for them, or must know). A seller's
- * email comes from this server's own sender (`EMAIL_FROM`); its switch is null for an operational
- * notice (a disabled webhook endpoint), which is always sent.
+ * notice comes from this server's own sender (`EMAIL_FROM`) and has a switch of its own.
  */
 export type EmailAudience =
   | { to: "customer"; kind: "receipt" | "notice"; setting: CustomerEmailSetting }
   | { to: "customer"; kind: "sign_in" | "account" | "invitation" }
-  | { to: "seller"; kind: "notice"; setting: SellerNotificationSetting | null };
+  | { to: "seller"; kind: "notice"; setting: SellerNotificationSetting };
 
 /**
  * Whether the organization lets this email go: a switch stored `false` is off; a missing one is on,
@@ -101,8 +100,7 @@ export interface NewEmail {
 
 /** Whether the organization lets this email go, by the switch its audience names (none: always). */
 function emailAllowed(organization: EmailingOrganization, audience: EmailAudience): boolean {
-  if (audience.to === "seller")
-    return audience.setting === null || notificationSettingsOf(organization.notification_settings)[audience.setting];
+  if (audience.to === "seller") return notificationSettingsOf(organization.notification_settings)[audience.setting];
   return !("setting" in audience) || customerEmailAllowed(organization.customer_email_settings, audience.setting);
 }
 

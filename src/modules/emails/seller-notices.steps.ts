@@ -22,8 +22,8 @@ type NoticeOrganization = EmailingOrganization & Pick<OrganizationRow, "avatar_u
 
 /**
  * Writes a notice to the seller in the caller's transaction, rendered for its address; nothing when
- * the organization has no `email`, switched the notice's `setting` off (null: an operational notice,
- * always sent), or the cause (`dedupeKey`) was noticed already. Returns the email's id.
+ * the organization has no `email`, switched the notice's `setting` off, or the cause (`dedupeKey`)
+ * was noticed already. Returns the email's id.
  */
 export async function writeSellerNotice(
   db: Executor,
@@ -31,7 +31,7 @@ export async function writeSellerNotice(
   notice: {
     organization: NoticeOrganization;
     template: string;
-    setting: SellerNotificationSetting | null;
+    setting: SellerNotificationSetting;
     dedupeKey: string;
     render: (to: SellerAddress) => RenderedEmail;
     now: Date;
@@ -54,8 +54,8 @@ export async function writeSellerNotice(
 
 /**
  * `webhook_endpoint_disabled`, written in the transaction that disables the endpoint: one per
- * disabling (the endpoint and the instant name it). No switch: it is operational, the seller's
- * integration has stopped receiving events.
+ * disabling (the endpoint and the instant name it); switched by `webhook_endpoint_disabled` (an
+ * extension: the hosted service always sends it).
  */
 export function writeWebhookEndpointDisabledEmail(
   db: Executor,
@@ -66,7 +66,7 @@ export function writeWebhookEndpointDisabledEmail(
   return writeSellerNotice(db, deps.config.email, {
     organization,
     template: "webhook_endpoint_disabled",
-    setting: null,
+    setting: "webhook_endpoint_disabled",
     dedupeKey: `webhook_endpoint_disabled:${endpoint.id}:${now.toISOString()}`,
     render: (to) => renderWebhookEndpointDisabled({ ...to, endpointUrl: endpoint.url }),
     now,
@@ -75,7 +75,7 @@ export function writeWebhookEndpointDisabledEmail(
 
 /**
  * `seller_dispute_opened`, written in the transaction that records the dispute's first event: one
- * per dispute; switched by `chargeback_prevention`, as the hosted service's dispute alerts.
+ * per dispute; switched by `dispute_opened` (an extension: the hosted service sends no such notice).
  */
 export function writeDisputeOpenedEmail(
   db: Executor,
@@ -86,7 +86,7 @@ export function writeDisputeOpenedEmail(
   return writeSellerNotice(db, config, {
     organization,
     template: "seller_dispute_opened",
-    setting: "chargeback_prevention",
+    setting: "dispute_opened",
     dedupeKey: `seller_dispute_opened:${disputeId}`,
     render: (to) => renderDisputeOpened({ ...to, ...dispute }),
     now,

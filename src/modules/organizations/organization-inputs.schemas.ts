@@ -171,9 +171,10 @@ export const OrganizationUpdateBody = Type.Object(
       }),
     ),
     notification_settings: Type.Optional(
-      Nullable(Type.Partial(OrganizationNotificationSettings, { title: "OrganizationNotificationSettings" }), {
+      // A key it does not know is refused: a misspelt switch would otherwise leave the notice on unnoticed.
+      Nullable(Type.Partial(OrganizationNotificationSettings, { title: "OrganizationNotificationSettings", additionalProperties: false }), {
         description:
-          "An extension of this service: switches for the notices the organization's email receives; the ones sent replace the stored ones, the others keep their value.",
+          "An extension of this service: switches for the notices the organization's email receives; the ones sent replace the stored ones, the others keep their value; an unknown switch is refused.",
       }),
     ),
   },

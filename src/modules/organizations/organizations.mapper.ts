@@ -69,12 +69,18 @@ export const emailSenderOf = (
     ? null
     : { name: row.email_sender_name, address: row.email_sender_address, reply_to: row.email_reply_to };
 
-/** The hosted service's defaults for its members' switches (anchor-behaviour-wave3 §2.4): renewals are not told. */
+/**
+ * The hosted service's defaults for its members' switches (anchor-behaviour-wave3 §2.4: renewals are
+ * not told); the extensions' notices are told unless switched off.
+ */
 const DEFAULT_NOTIFICATION_SETTINGS: OrganizationNotificationSettings = {
   new_order: true,
   new_subscription: true,
   chargeback_prevention: true,
   subscription_renewal: false,
+  subscription_cancellation: true,
+  dispute_opened: true,
+  webhook_endpoint_disabled: true,
 };
 
 /** The seller's switches as they apply: a switch never stored has its default. */

@@ -231,15 +231,25 @@ export const Organization = Type.Object(
 export type Organization = Static<typeof Organization>;
 
 /**
- * The reference's `OrganizationNotificationSettings` (which it lists only for members): here the
- * organization's switches for the notices its `email` receives.
+ * The organization's switches for the notices its `email` receives, one per notice: the reference's
+ * `OrganizationNotificationSettings` (which it lists only for members) and, for the notices it has
+ * no switch for, three extensions of this service (docs/decisions.md, "Every seller notice has its switch").
  */
 export const OrganizationNotificationSettings = Type.Object(
   {
     new_order: Type.Boolean({ description: "Tell the seller of each one-time sale." }),
-    new_subscription: Type.Boolean({ description: "Tell the seller of each new subscriber, and of a customer's cancellation." }),
-    chargeback_prevention: Type.Boolean({ description: "Tell the seller of each dispute opened." }),
+    new_subscription: Type.Boolean({ description: "Tell the seller of each new subscriber." }),
+    chargeback_prevention: Type.Boolean({
+      description: "The hosted service's notice of a chargeback prevented by a refund; none is sent here (a dispute has its own switch).",
+    }),
     subscription_renewal: Type.Boolean({ description: "Tell the seller of each paid renewal (no such notice is sent yet)." }),
+    subscription_cancellation: Type.Boolean({
+      description: "An extension of this service: tell the seller of each cancellation a customer makes.",
+    }),
+    dispute_opened: Type.Boolean({ description: "An extension of this service: tell the seller of each dispute opened on a payment." }),
+    webhook_endpoint_disabled: Type.Boolean({
+      description: "An extension of this service: tell the seller when a webhook endpoint that kept failing is disabled.",
+    }),
   },
   { title: "OrganizationNotificationSettings" },
 );

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCancellationNotice, writeCheckoutNotice } from "../../../src/flows/seller-notices.ts";
+import { createWebhookDeliveryService } from "../../../src/modules/webhooks/webhook-delivery.service.ts";
 import { renderWebhookEndpointDisabled, writeWebhookEndpointDisabledEmail } from "../../../src/modules/emails/seller-notices.steps.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import {
@@ -10,6 +11,7 @@ import {
   registerForTax,
 } from "../../helpers/factories.ts";
 import { startMailingContext, stopMailingContext, type TestSmtpServer } from "../../helpers/smtp-server.ts";
+import { createWebhookEndpoint, recordEvent, startReceiver, type Receiver } from "../../helpers/webhooks.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 import { recordDispute } from "../disputes/dispute-helpers.ts";
 import { licensedProduct, payCheckout, runEmailJobs } from "./email-helpers.ts";
@@ -276,55 +278,88 @@ describe("the seller's notice of a dispute", () => {
 });
 
 describe("the seller's switches (`notification_settings`)", () => {
-  it("holds back each switched-off notice and still sends the operational one; a notice switched on again is sent", async () => {
-    const { organization, token } = await seller("switches@adaco.example");
-    const switchOff = await ctx.request({
-      method: "PATCH",
-      url: `/v1/organizations/${organization.id}`,
-      token: ctx.ownerToken,
-      payload: { notification_settings: { new_order: false, new_subscription: false, chargeback_prevention: false } },
-    });
-    expect(switchOff.statusCode, switchOff.body).toBe(200);
+  const receivers: Receiver[] = [];
+  afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
 
-    // A sale, a dispute of it, a subscriber and their cancellation: none told.
-    const { order } = await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Quiet kit")).product.id, {
-      email: "quiet@example.com",
+  const switchNotices = (organizationId: string, notification_settings: Record<string, boolean>) =>
+    ctx.request({ method: "PATCH", url: `/v1/organizations/${organizationId}`, token: ctx.ownerToken, payload: { notification_settings } });
+
+  /**
+   * Causes each of the seller's five notices as it happens: a sale, a dispute of it, a subscriber,
+   * their cancellation in the portal, and a webhook endpoint disabled by its receiver's `410 Gone`.
+   */
+  async function causeEveryNotice(organizationId: string, token: string) {
+    const { order } = await payCheckout(ctx, token, (await licensedProduct(ctx, organizationId, "Switched kit")).product.id, {
+      email: `buyer-${organizationId}@example.com`,
     });
     await recordDispute(ctx, order, { processorDisputeId: `dp_switch_${order.id}` });
-    const plan = await createProduct(ctx.deps, organization.id, {
-      product: { name: "Quiet plan", recurring_interval: "month", recurring_interval_count: 1 },
+    const plan = await createProduct(ctx.deps, organizationId, {
+      product: { name: "Switched plan", recurring_interval: "month", recurring_interval_count: 1 },
       prices: [{ amount_type: "fixed", price_amount: 1_500 }],
     });
-    const bought = await buyThroughCheckout(ctx, token, plan.product.id, { buyer: { customer_email: "quiet-sub@example.com" } });
-    const customerToken = await createCustomerSessionToken(ctx.deps, bought.checkout.customer_id);
+    const bought = await buyThroughCheckout(ctx, token, plan.product.id, {
+      buyer: { customer_email: `sub-${organizationId}@example.com` },
+    });
     const cancel = await ctx.request({
       method: "DELETE",
       url: `/v1/customer-portal/subscriptions/${bought.checkout.subscription_id}`,
-      token: customerToken,
+      token: await createCustomerSessionToken(ctx.deps, bought.checkout.customer_id),
     });
     expect(cancel.statusCode, cancel.body).toBe(200);
-    // A disabled webhook endpoint has no switch: the seller's integration stopped receiving events.
-    const row = await ctx.deps.db.selectFrom("organizations").selectAll().where("id", "=", organization.id).executeTakeFirstOrThrow();
-    const endpoint = { id: "0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d", url: "https://hooks.example/quiet" };
-    await ctx.deps.db
-      .transaction()
-      .execute((trx) => writeWebhookEndpointDisabledEmail(trx, ctx.deps, { organization: row, endpoint, now: ctx.deps.now() }));
-    expect((await noticesOf(organization.id)).map((email) => email.template)).toEqual(["webhook_endpoint_disabled"]);
+    const gone = await startReceiver(() => ({ status: 410 }));
+    receivers.push(gone);
+    const endpoint = await createWebhookEndpoint(ctx.deps, organizationId, { url: gone.url });
+    const delivery = createWebhookDeliveryService(ctx.deps, { random: () => 0.5 });
+    await delivery.fanOutEvent(await recordEvent(ctx.deps, organizationId));
+    expect(await delivery.deliverEndpoint(endpoint.id)).toBe(true);
+  }
 
-    // Switched on again: the next sale is told.
-    const switchOn = await ctx.request({
-      method: "PATCH",
-      url: `/v1/organizations/${organization.id}`,
-      token: ctx.ownerToken,
-      payload: { notification_settings: { new_order: true } },
+  const EVERY_NOTICE = [
+    "seller_dispute_opened",
+    "seller_new_sale",
+    "seller_new_subscription",
+    "seller_subscription_canceled",
+    "webhook_endpoint_disabled",
+  ];
+
+  it.each([
+    { setting: "new_order", silenced: "seller_new_sale" },
+    { setting: "new_subscription", silenced: "seller_new_subscription" },
+    { setting: "subscription_cancellation", silenced: "seller_subscription_canceled" },
+    { setting: "dispute_opened", silenced: "seller_dispute_opened" },
+    { setting: "webhook_endpoint_disabled", silenced: "webhook_endpoint_disabled" },
+    // The reference's switch of a notice this server does not send: every notice still goes.
+    { setting: "chargeback_prevention", silenced: "none" },
+  ])("$setting off: its notice ($silenced) is neither written nor sent, every other one is", async ({ setting, silenced }) => {
+    const address = `${setting}@adaco.example`;
+    const { organization, token } = await seller(address);
+    const switchedOff = await switchNotices(organization.id, { [setting]: false });
+    expect(switchedOff.statusCode, switchedOff.body).toBe(200);
+    expect(switchedOff.json().notification_settings[setting]).toBe(false);
+
+    await causeEveryNotice(organization.id, token);
+    const notices = await noticesOf(organization.id);
+    expect(notices.map((email) => email.template).sort()).toEqual(EVERY_NOTICE.filter((template) => template !== silenced));
+
+    // What the mail server received is exactly those: nothing for the silenced notice.
+    await runEmailJobs(ctx);
+    const received = sellerMails(address, organization.name);
+    expect(received.map((mail) => mail.messageId).sort()).toEqual(notices.map((email) => email.message_id).sort());
+  });
+
+  it("a notice switched off is not written later; switched on again, the next cause is told", async () => {
+    const { organization, token } = await seller("again@adaco.example");
+    expect((await switchNotices(organization.id, { new_order: false, subscription_renewal: true })).statusCode).toBe(200);
+    await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Quiet kit")).product.id, { email: "quiet@example.com" });
+    const switchOn = await switchNotices(organization.id, { new_order: true });
+    expect(switchOn.json().notification_settings).toMatchObject({ new_order: true, subscription_renewal: true });
+    const { order } = await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Loud kit")).product.id, {
+      email: "loud@example.com",
     });
-    expect(switchOn.json().notification_settings).toMatchObject({ new_order: true, new_subscription: false, chargeback_prevention: false });
-    await payCheckout(ctx, token, (await licensedProduct(ctx, organization.id, "Loud kit")).product.id, { email: "loud@example.com" });
+    expect((await noticesOf(organization.id)).map((email) => email.dedupe_key)).toEqual([`seller_new_sale:${order.id}`]);
 
     await runEmailJobs(ctx);
-    const mails = sellerMails("switches@adaco.example", organization.name);
-    expect(mails.map((mail) => mail.subject).sort()).toEqual([
-      `Webhook endpoint disabled for ${organization.name}`,
+    expect(sellerMails("again@adaco.example", organization.name).map((mail) => mail.subject)).toEqual([
       "You've made a new sale ($120.00)!",
     ]);
   });

@@ -1,5 +1,6 @@
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DOCUMENT_LINK_TTL_MS } from "../../../src/modules/orders/order-document-links.ts";
 import { addInterval } from "../../../src/values/calendar.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { writeRenewalPaidEmail } from "../../../src/flows/order-paid-email.ts";
@@ -447,5 +448,22 @@ describe("refund notice", () => {
     // Both refunds happened at the same instant of the test clock: compared as a set.
     const keys = (await emailsTo("refunded@example.com")).filter((row) => row.template === "refund_issued").map((row) => row.dedupe_key);
     expect(keys.sort()).toEqual([`refund_issued:${first.id}`, `refund_issued:${second.id}`].sort());
+
+    // The emailed link altered, or followed after its year: the "not valid" page, no PDF.
+    const altered = new URL(noteLink!);
+    const signature = altered.searchParams.get("signature")!;
+    altered.searchParams.set("signature", `${signature.slice(0, -1)}${signature.endsWith("A") ? "B" : "A"}`);
+    const expectRefused = async (url: string) => {
+      const refused = await follow(url);
+      expect(refused.statusCode).toBe(404);
+      expect(refused.headers["content-type"]).toContain("text/html");
+      expect(refused.body).toContain("This link is not valid or has expired.");
+    };
+    await expectRefused(altered.toString());
+    // A minute before its year is out the link still works; two minutes later it no longer does.
+    later(DOCUMENT_LINK_TTL_MS - 60_000);
+    expect((await follow(noteLink!)).statusCode).toBe(303);
+    later(120_000);
+    await expectRefused(noteLink!);
   });
 });

@@ -197,7 +197,15 @@ describe("PATCH /v1/organizations/{id}", () => {
   it("merges the seller's notice switches per key (an extension); never stored, they read as the hosted service's defaults", async () => {
     const org = await createOrganization(ctx.deps);
     const patch = (payload: object) => ctx.request({ method: "PATCH", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken, payload });
-    const defaults = { new_order: true, new_subscription: true, chargeback_prevention: true, subscription_renewal: false };
+    const defaults = {
+      new_order: true,
+      new_subscription: true,
+      chargeback_prevention: true,
+      subscription_renewal: false,
+      subscription_cancellation: true,
+      dispute_opened: true,
+      webhook_endpoint_disabled: true,
+    };
     const read = await ctx.request({ method: "GET", url: `/v1/organizations/${org.id}`, token: ctx.ownerToken });
     expect(read.json().notification_settings).toEqual(defaults);
 
@@ -205,12 +213,15 @@ describe("PATCH /v1/organizations/{id}", () => {
     expect(off.statusCode, off.body).toBe(200);
     expectReferenceResponse("organizations:update", 200, off.json());
     expect(off.json().notification_settings).toEqual({ ...defaults, new_order: false });
-    const more = await patch({ notification_settings: { chargeback_prevention: false, subscription_renewal: true } });
+    const more = await patch({
+      notification_settings: { chargeback_prevention: false, subscription_renewal: true, dispute_opened: false },
+    });
     expect(more.json().notification_settings).toEqual({
+      ...defaults,
       new_order: false,
-      new_subscription: true,
       chargeback_prevention: false,
       subscription_renewal: true,
+      dispute_opened: false,
     });
     // Null or absent: unchanged.
     expect((await patch({ notification_settings: null })).json().notification_settings).toEqual(more.json().notification_settings);
@@ -219,6 +230,7 @@ describe("PATCH /v1/organizations/{id}", () => {
       new_order: false,
       chargeback_prevention: false,
       subscription_renewal: true,
+      dispute_opened: false,
     });
   });
 
@@ -376,8 +388,38 @@ describe("PATCH /v1/organizations/{id}", () => {
           loc: ["body", "notification_settings", "new_order"],
         },
         {
+          name: "an extension's notice switch that is not a boolean",
+          request: patch({ notification_settings: { webhook_endpoint_disabled: 0 } }),
+          status: 422,
+          loc: ["body", "notification_settings", "webhook_endpoint_disabled"],
+        },
+        {
+          name: "a notice switch set to null",
+          request: patch({ notification_settings: { dispute_opened: null } }),
+          status: 422,
+          loc: ["body", "notification_settings", "dispute_opened"],
+        },
+        {
+          name: "an unknown (misspelt) notice switch",
+          request: patch({ notification_settings: { new_orders: false } }),
+          status: 422,
+          loc: ["body", "notification_settings", "new_orders"],
+        },
+        {
+          name: "a valid notice switch beside an unknown one (neither applies)",
+          request: patch({ notification_settings: { new_order: false, dispute: false } }),
+          status: 422,
+          loc: ["body", "notification_settings", "dispute"],
+        },
+        {
           name: "notice switches that are not an object",
           request: patch({ notification_settings: [false] }),
+          status: 422,
+          loc: ["body", "notification_settings"],
+        },
+        {
+          name: "notice switches given as a string",
+          request: patch({ notification_settings: "off" }),
           status: 422,
           loc: ["body", "notification_settings"],
         },
