@@ -3,6 +3,7 @@ import { valueError } from "../../http/errors.ts";
 import type { OrganizationUpdateBody } from "./organization-inputs.schemas.ts";
 import { DisputeAutoAcceptNotEnabled, SSOEnforcementRequiresConnection } from "./organizations.errors.ts";
 import { toOrganization } from "./organizations.mapper.ts";
+import { OrganizationCustomerEmailSettingsKeys } from "./organizations.schemas.ts";
 import type { OrganizationRow, OrganizationsTable } from "./organizations.table.ts";
 
 type FeatureSettingsUpdate = NonNullable<OrganizationUpdateBody["feature_settings"]>;
@@ -56,7 +57,10 @@ export function organizationChanges(current: OrganizationRow, input: Organizatio
   if (input.customer_portal_settings != null) changes.customer_portal_settings = JSON.stringify(input.customer_portal_settings);
   // Per switch: a client that knows one switch cannot turn the others back on by omission.
   if (input.customer_email_settings != null) {
-    changes.customer_email_settings = JSON.stringify({ ...current.customer_email_settings, ...input.customer_email_settings });
+    // Keys the schema does not name pass validation (the reference allows them) but are not kept.
+    const known = OrganizationCustomerEmailSettingsKeys.filter((key) => input.customer_email_settings?.[key] !== undefined);
+    const sent = Object.fromEntries(known.map((key) => [key, input.customer_email_settings?.[key]]));
+    changes.customer_email_settings = JSON.stringify({ ...current.customer_email_settings, ...sent });
   }
   if (input.notification_settings != null) {
     changes.notification_settings = JSON.stringify({ ...current.notification_settings, ...input.notification_settings });

@@ -171,6 +171,10 @@ describe("PATCH /v1/organizations/{id}", () => {
     const full = await patch({ customer_email_settings: allSwitches(true) });
     expect(full.json().customer_email_settings).toEqual(allSwitches(true));
     expect((await storedRow(org.id)).customer_email_settings).toEqual(allSwitches(true));
+    // A key the reference lets through but names no switch is accepted and not kept.
+    const unknown = await patch({ customer_email_settings: { order_confirmations: false } });
+    expect(unknown.statusCode, unknown.body).toBe(200);
+    expect((await storedRow(org.id)).customer_email_settings).toEqual(allSwitches(true));
   });
 
   it("loses no switch when PATCHes race: each merges onto what the one before it wrote", async () => {
