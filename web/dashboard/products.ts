@@ -2,9 +2,10 @@
 // description, price and benefits, and archiving it. All through /v1/products/ and /v1/benefits/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { guard, holds } from "./scopes.ts";
-import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
+import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading } from "./ui.ts";
 
 interface Price {
   id: string;
@@ -57,11 +58,11 @@ export async function productsPage({ main, query, data, navigate }: PageContext)
     h("div", { class: "toolbar" }, filter.wrapper, holds(data, "products:write") ? create : null),
     results,
   );
-  const answer = await list<Product>("products/", { is_archived: archived, limit: 100, sorting: "-created_at" });
+  const answer = await list<Product>("products/", { is_archived: archived, ...pageQuery(query), sorting: "-created_at" });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       archived ? "Archived products" : "Products",
       [
         { label: "Name", cell: (p: Product) => link(`/dashboard/products/${p.id}`, p.name) },
@@ -69,7 +70,8 @@ export async function productsPage({ main, query, data, navigate }: PageContext)
         { label: "Billing", cell: (p: Product) => (p.is_recurring ? "Subscription" : "One-time") },
         { label: "Benefits", cell: (p: Product) => String(p.benefits.length), numeric: true },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       archived ? "No archived products." : "No products yet. Create one to sell it.",
     ),
   );

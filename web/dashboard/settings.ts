@@ -3,11 +3,12 @@
 // revoked, which only the owner's personal token may do (the token routes take no organization token).
 import { AvailableScopes } from "../../src/modules/organizations/available-scopes.ts";
 import { currentOrganizationId, get, list, request } from "./api.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField, type Field } from "./forms.ts";
 import { copyable } from "./copyable.ts";
 import { requireScope } from "./scopes.ts";
-import { button, date, dateTime, errorNotice, fill, h, loading, notice, pageHeading, table } from "./ui.ts";
+import { button, date, dateTime, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
 
 interface Organization {
   id: string;
@@ -104,11 +105,11 @@ function tokensSection(context: PageContext): HTMLElement {
   const listing = h("div", { "aria-live": "polite" }, loading());
   const messages = h("div", { class: "messages", "aria-live": "polite" });
   const load = async (): Promise<void> => {
-    const answer = await list<AccessToken>("organization-access-tokens/", { limit: 100 });
+    const answer = await list<AccessToken>("organization-access-tokens/", pageQuery(context.query));
     if (!answer.ok) return fill(listing, errorNotice(answer.error));
     fill(
       listing,
-      table(
+      pagedTable(
         "Tokens",
         [
           { label: "Comment", cell: (t: AccessToken) => t.comment || "—" },
@@ -118,7 +119,8 @@ function tokensSection(context: PageContext): HTMLElement {
           { label: "Last used", cell: (t) => dateTime(t.last_used_at) },
           { label: "Revoke", cell: (t) => revokeButton(t) },
         ],
-        answer.body.items,
+        answer.body,
+        pageOf(context.query),
         "No tokens.",
       ),
     );

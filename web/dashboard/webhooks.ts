@@ -2,9 +2,10 @@
 // response body, each event redeliverable. All through /v1/webhooks/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { formOf, onSubmit, textField, type Field } from "./forms.ts";
+import { pagedTable, pageOf, pageQuery, type Pagination } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { guard } from "./scopes.ts";
-import { button, dateTime, errorNotice, fill, h, link, loading, notice, pageHeading, table } from "./ui.ts";
+import { button, dateTime, errorNotice, fill, h, link, loading, notice, pageHeading } from "./ui.ts";
 
 interface Endpoint {
   id: string;
@@ -53,7 +54,7 @@ const ALL_EVENTS = [
   "benefit_grant.revoked",
 ];
 
-export async function webhooksPage({ main, data, navigate }: PageContext): Promise<void> {
+export async function webhooksPage({ main, query, data, navigate }: PageContext): Promise<void> {
   const results = h("div", { "aria-live": "polite" }, loading());
   const url = textField("Endpoint URL", "url", "", { type: "url", required: true, placeholder: "https://example.com/webhooks" });
   const name = textField("Name", "name", "");
@@ -80,11 +81,11 @@ export async function webhooksPage({ main, data, navigate }: PageContext): Promi
     (endpoint) => navigate(`/dashboard/webhooks/${endpoint.id}`),
   );
   fill(main, pageHeading("Webhooks"), results, h("h2", {}, "Add an endpoint"), parts.form);
-  const answer = await list<Endpoint>("webhooks/endpoints", { limit: 100 });
+  const answer = await list<Endpoint>("webhooks/endpoints", pageQuery(query));
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       "Endpoints",
       [
         { label: "URL", cell: (e: Endpoint) => link(`/dashboard/webhooks/${e.id}`, e.url) },
@@ -92,17 +93,18 @@ export async function webhooksPage({ main, data, navigate }: PageContext): Promi
         { label: "Events", cell: (e: Endpoint) => String(e.events.length), numeric: true },
         { label: "State", cell: (e: Endpoint) => (e.enabled ? "Enabled" : "Disabled") },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       "No endpoints yet.",
     ),
   );
 }
 
-export async function webhookEndpointPage({ main, params, data }: PageContext): Promise<void> {
+export async function webhookEndpointPage({ main, params, query, data }: PageContext): Promise<void> {
   fill(main, loading());
   const [endpoint, deliveries] = await Promise.all([
     get<Endpoint>(`webhooks/endpoints/${params.id}`),
-    get<{ items: Delivery[] }>("webhooks/deliveries", { endpoint_id: params.id, limit: 50 }),
+    get<{ items: Delivery[]; pagination: Pagination }>("webhooks/deliveries", { endpoint_id: params.id, ...pageQuery(query) }),
   ]);
   if (!endpoint.ok)
     return fill(
@@ -138,7 +140,7 @@ export async function webhookEndpointPage({ main, params, data }: PageContext): 
     h("p", {}, `${endpoint.body.url} · ${endpoint.body.enabled ? "enabled" : "disabled"} · ${endpoint.body.events.length} event types`),
     messages,
     deliveries.ok
-      ? table(
+      ? pagedTable(
           "Deliveries",
           [
             { label: "Date", cell: (d: Delivery) => dateTime(d.created_at) },
@@ -148,7 +150,8 @@ export async function webhookEndpointPage({ main, params, data }: PageContext): 
             { label: "Response", cell: (d: Delivery) => h("code", { class: "response" }, d.response ?? "—") },
             { label: "Action", cell: redeliver },
           ],
-          deliveries.body.items,
+          deliveries.body,
+          pageOf(query),
           "No deliveries yet.",
         )
       : errorNotice(deliveries.error),
