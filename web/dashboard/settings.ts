@@ -1,8 +1,9 @@
 // Settings: the organization's details and the notices its email receives (PATCH
-// /v1/organizations/{id}), and its access tokens: created with scopes (the token shown once) and
+// /v1/organizations/{id}), its legal details and tax registrations (./legal-details.ts), and its access tokens: created with scopes (the token shown once) and
 // revoked, which only the owner's personal token may do (the token routes take no organization token).
 import { AvailableScopes } from "../../src/modules/organizations/available-scopes.ts";
 import { currentOrganizationId, get, list, request } from "./api.ts";
+import { legalDetailsSections } from "./legal-details.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField, type Field } from "./forms.ts";
@@ -181,7 +182,10 @@ function tokensSection(context: PageContext): HTMLElement {
 export async function settingsPage(context: PageContext): Promise<void> {
   const body = h("div", { "aria-live": "polite" }, loading());
   fill(context.main, pageHeading("Settings"), body);
-  const answer = await get<Organization>(`organizations/${currentOrganizationId()}`);
+  const [answer, legal] = await Promise.all([
+    get<Organization>(`organizations/${currentOrganizationId()}`),
+    legalDetailsSections(context.data),
+  ]);
   if (!answer.ok) return fill(body, errorNotice(answer.error));
-  fill(body, detailsForm(context, answer.body), notificationsForm(context, answer.body), tokensSection(context));
+  fill(body, detailsForm(context, answer.body), legal, notificationsForm(context, answer.body), tokensSection(context));
 }
