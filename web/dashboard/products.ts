@@ -1,7 +1,9 @@
-// Products: the list (active or archived), creating one with its price, editing its name,
-// description, price and benefits, and archiving it. All through /v1/products/ and /v1/benefits/.
+// Products: the list (active or archived), creating one with its price and custom fields, editing
+// its name, description, price, custom fields and benefits, and archiving it. All through
+// /v1/products/, /v1/benefits/ and /v1/custom-fields/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
+import { customFieldPicker, type AttachedCustomField } from "./product-custom-fields.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { guard, holds } from "./scopes.ts";
@@ -23,6 +25,7 @@ export interface Product {
   is_archived: boolean;
   prices: Price[];
   benefits: { id: string; description: string }[];
+  attached_custom_fields: AttachedCustomField[];
 }
 
 export function priceText(product: Product): string {
@@ -129,6 +132,8 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     "",
   );
   const price = priceFields(currency, undefined);
+  fill(main, pageHeading("New product"), loading());
+  const customFields = await customFieldPicker(data, []);
   const parts = formOf(
     "New product",
     "Create product",
@@ -137,6 +142,7 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     billing.wrapper,
     price.type.wrapper,
     price.amount.wrapper,
+    customFields.element,
   );
   const fields: Record<string, Field> = { name, description, recurring_interval: billing, price_amount: price.amount };
   guard(data, parts.submit, "products:write");
@@ -152,6 +158,7 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
         description: description.control.value || null,
         recurring_interval: billing.control.value || null,
         prices: [priceBody],
+        attached_custom_fields: customFields.read(),
       });
     },
     (product) => navigate(`/dashboard/products/${product.id}?created=1`),
@@ -167,6 +174,15 @@ export async function productPage({ main, params, query, data, navigate }: PageC
   ]);
   if (!answer.ok) return fill(main, pageHeading("Product"), errorNotice(answer.error));
   const product = answer.body;
+  const customFields = await customFieldPicker(data, product.attached_custom_fields);
+  const customFieldParts = formOf("Custom fields", "Save custom fields", customFields.element);
+  guard(data, customFieldParts.submit, "products:write");
+  onSubmit(
+    customFieldParts,
+    {},
+    () => request<Product>("PATCH", `products/${product.id}`, { attached_custom_fields: customFields.read() }),
+    () => "The custom fields are saved.",
+  );
   const currency = product.prices[0]?.price_currency ?? data.organization.currency;
   const current = product.prices.find((p) => !p.is_archived);
   const name = textField("Name", "name", product.name, { required: true, maxlength: "512" });
@@ -244,6 +260,8 @@ export async function productPage({ main, params, query, data, navigate }: PageC
     h("p", {}, `${product.is_archived ? "Archived · " : ""}${priceText(product)}`),
     h("h2", {}, "Details"),
     parts.form,
+    h("h2", {}, "Custom fields"),
+    customFieldParts.form,
     h("h2", {}, "Benefits"),
     benefitParts.form,
     h("h2", {}, "Archive"),
