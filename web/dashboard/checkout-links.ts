@@ -5,7 +5,7 @@ import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
 import { copyable } from "./copyable.ts";
-import { requireScope } from "./scopes.ts";
+import { requireScopeForForm } from "./scopes.ts";
 import { date, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
 
 interface CheckoutLink {
@@ -33,8 +33,7 @@ function createForm(context: PageContext, products: readonly { id: string; name:
     parts.submit.disabled = true;
     parts.form.append(notice("info", "Create a product first: a link sells one."));
   }
-  const reason = requireScope(context.data, "checkout_links:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "checkout_links:write", parts);
   onSubmit(
     parts,
     { product_id: fields.product_id, label: fields.label },

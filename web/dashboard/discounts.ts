@@ -4,7 +4,7 @@ import { list, request } from "./api.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
-import { requireScope } from "./scopes.ts";
+import { requireScopeForForm } from "./scopes.ts";
 import { count, date, errorNotice, fill, h, loading, minorPerMajor, money, pageHeading } from "./ui.ts";
 
 interface Discount {
@@ -70,8 +70,7 @@ function createForm(context: PageContext, refresh: () => void): HTMLElement {
     ),
   };
   const parts = formCard("New discount", "Create discount", ...Object.values(fields).map((f) => f.wrapper));
-  const reason = requireScope(context.data, "discounts:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "discounts:write", parts);
   onSubmit(
     parts,
     {

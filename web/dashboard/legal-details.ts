@@ -5,7 +5,7 @@
 import { currentOrganizationId, request, type ApiResult } from "./api.ts";
 import { field, formCard, input, onSubmit, selectField, showError, textField, type Field } from "./forms.ts";
 import type { AppData } from "./router.ts";
-import { requireScope } from "./scopes.ts";
+import { requireScope, requireScopeForForm } from "./scopes.ts";
 import { button, errorNotice, fill, h, notice, table } from "./ui.ts";
 
 interface Address {
@@ -79,8 +79,7 @@ function addressForm(data: AppData, details: LegalDetails): HTMLElement {
     name.wrapper,
     h("fieldset", {}, h("legend", {}, "Postal address"), ...Object.values(lines).map((f) => f.wrapper), country.wrapper),
   );
-  const reason = requireScope(data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(data, "organizations:write", parts);
   onSubmit(
     parts,
     fields,
@@ -160,8 +159,7 @@ function registrationsSection(data: AppData, initial: readonly TaxRegistration[]
   const scheme = selectField("Scheme", "scheme", SCHEMES, "standard");
   const number = textField("Registration number", "number", "", { maxlength: "64" }, "As your documents should print it.");
   const parts = formCard("Add a registration", "Add registration", country.wrapper, state.wrapper, scheme.wrapper, number.wrapper);
-  const reason = requireScope(data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(data, "organizations:write", parts);
   onSubmit(
     parts,
     { country, state, scheme, number },

@@ -6,7 +6,7 @@ import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field
 import { customFieldPicker, type AttachedCustomField } from "./product-custom-fields.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { guard, holds } from "./scopes.ts";
+import { guard, holds, requireScopeForForm } from "./scopes.ts";
 import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading } from "./ui.ts";
 
 interface Price {
@@ -145,7 +145,7 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     customFields.element,
   );
   const fields: Record<string, Field> = { name, description, recurring_interval: billing, price_amount: price.amount };
-  guard(data, parts.submit, "products:write");
+  requireScopeForForm(data, "products:write", parts);
   onSubmit(
     parts,
     fields,
@@ -176,7 +176,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
   const product = answer.body;
   const customFields = await customFieldPicker(data, product.attached_custom_fields);
   const customFieldParts = formOf("Custom fields", "Save custom fields", customFields.element);
-  guard(data, customFieldParts.submit, "products:write");
+  requireScopeForForm(data, "products:write", customFieldParts);
   onSubmit(
     customFieldParts,
     {},
@@ -190,7 +190,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
   const price = priceFields(currency, current);
   const parts = formOf("Edit product", "Save changes", name.wrapper, description.wrapper, price.type.wrapper, price.amount.wrapper);
   const fields: Record<string, Field> = { name, description, price_amount: price.amount };
-  guard(data, parts.submit, "products:write");
+  requireScopeForForm(data, "products:write", parts);
   onSubmit(
     parts,
     fields,
@@ -228,7 +228,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
         : notice("info", "No benefits yet.")
       : errorNotice(benefits.error),
   );
-  guard(data, benefitParts.submit, "products:write");
+  requireScopeForForm(data, "products:write", benefitParts);
   onSubmit(
     benefitParts,
     {},

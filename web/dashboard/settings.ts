@@ -8,7 +8,7 @@ import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField, type Field } from "./forms.ts";
 import { copyable } from "./copyable.ts";
-import { requireScope } from "./scopes.ts";
+import { requireScopeForForm } from "./scopes.ts";
 import { button, date, dateTime, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
 
 interface Organization {
@@ -55,8 +55,7 @@ function detailsForm(context: PageContext, organization: Organization): HTMLElem
     website: field("Website", input({ type: "url", name: "website", value: organization.website ?? "", maxlength: "2048" })),
   };
   const parts = formCard("Organization details", "Save details", ...Object.values(fields).map((f) => f.wrapper));
-  const reason = requireScope(context.data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "organizations:write", parts);
   onSubmit(
     parts,
     fields,
@@ -78,8 +77,7 @@ function notificationsForm(context: PageContext, organization: Organization): HT
     "Save notifications",
     h("fieldset", {}, h("legend", {}, "Email me about"), ...switches.map(([, f]) => f.wrapper)),
   );
-  const reason = requireScope(context.data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "organizations:write", parts);
   onSubmit(
     parts,
     {},

@@ -4,7 +4,7 @@ import { currentOrganizationId, get, list, request } from "./api.ts";
 import { formOf, onSubmit, textField, type Field } from "./forms.ts";
 import { pagedTable, pageOf, pageQuery, type Pagination } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { guard } from "./scopes.ts";
+import { requireScope, requireScopeForForm } from "./scopes.ts";
 import { button, dateTime, errorNotice, fill, h, link, loading, notice, pageHeading } from "./ui.ts";
 
 interface Endpoint {
@@ -65,7 +65,7 @@ export async function webhooksPage({ main, query, data, navigate }: PageContext)
     name.wrapper,
     h("p", { class: "hint" }, "The endpoint receives every order, refund, subscription, customer, checkout, product and benefit event."),
   );
-  guard(data, parts.submit, "webhooks:write");
+  requireScopeForForm(data, "webhooks:write", parts);
   const fields: Record<string, Field> = { url, name };
   onSubmit(
     parts,
@@ -119,7 +119,7 @@ export async function webhookEndpointPage({ main, params, query, data }: PageCon
       class: "button button-quiet",
       "aria-label": `Redeliver ${delivery.webhook_event.type} of ${dateTime(delivery.created_at)}`,
     });
-    guard(data, again, "webhooks:write");
+    requireScope(data, "webhooks:write", again);
     again.addEventListener("click", () => {
       again.disabled = true;
       void request("POST", `webhooks/events/${delivery.webhook_event.id}/redeliver`).then((result) => {
@@ -139,6 +139,8 @@ export async function webhookEndpointPage({ main, params, query, data }: PageCon
     h("p", {}, link("/dashboard/webhooks", "All endpoints")),
     h("p", {}, `${endpoint.body.url} · ${endpoint.body.enabled ? "enabled" : "disabled"} · ${endpoint.body.events.length} event types`),
     messages,
+    // Said once above the table rather than beside every row's button.
+    requireScope(data, "webhooks:write"),
     deliveries.ok
       ? pagedTable(
           "Deliveries",
