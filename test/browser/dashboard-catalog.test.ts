@@ -97,13 +97,27 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     expect(await require.isDisabled()).toBe(true);
     await page.getByLabel("Ask for “Company” (text)").check();
     await require.check();
+    // A new field, created without leaving the form: a choice of sizes, its key following its name.
+    await page.getByLabel(/^Field name/).fill("T-shirt size");
+    expect(await page.getByLabel(/^Key/).inputValue()).toBe("t-shirt-size");
+    await page.getByLabel(/^Type/).selectOption("select");
+    await page.getByLabel(/^Options/).fill("S\nM\nL");
+    await page.getByRole("button", { name: "Create custom field" }).click();
+    await page.getByText("Custom field “T-shirt size” created").waitFor();
+    expect(await page.getByLabel("Ask for “T-shirt size” (select)").isChecked()).toBe(true);
+    const [size] = (await api<{ items: { id: string; properties: object }[] }>("GET", "/v1/custom-fields/?query=t-shirt")).items;
+    expect(size?.properties).toMatchObject({ options: ["S", "M", "L"].map((label) => ({ value: label, label })) });
     await checkWidths(page, "product-new-custom-fields");
     await page.getByLabel(/^Name/).fill("Consulting hour");
     await page.getByLabel(/^Amount/).fill("90");
     await page.getByRole("button", { name: "Create product" }).click();
     await page.getByText("The product is created.").waitFor();
     const productId = new URL(page.url()).pathname.split("/").at(-1)!;
-    expect(await attachedOf(productId)).toEqual([expect.objectContaining({ custom_field_id: companyId, required: true })]);
+    const attached = await attachedOf(productId);
+    expect(attached.map(({ custom_field_id, required }) => ({ custom_field_id, required }))).toEqual([
+      { custom_field_id: companyId, required: true },
+      { custom_field_id: size?.id, required: false },
+    ]);
 
     // The product's page shows them as attached; the hostile name is text.
     await page.locator("html[data-ready=true] main[aria-busy=false]").waitFor();
@@ -113,7 +127,8 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     expect(await page.getByLabel("Require “Company”").isChecked()).toBe(false);
     await page.getByRole("button", { name: "Save custom fields" }).click();
     await page.getByText("The custom fields are saved.").waitFor();
-    expect(await attachedOf(productId)).toEqual([expect.objectContaining({ custom_field_id: hostileFieldId, required: false })]);
+    // Those asked for keep their order; one newly asked for comes after them.
+    expect((await attachedOf(productId)).map((a) => a.custom_field_id)).toEqual([size?.id, hostileFieldId]);
     expect(await page.locator("main img").count()).toBe(0);
     expect(dialogs).toBe(0);
     await checkWidths(page, "product-custom-fields");
@@ -144,14 +159,21 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     await page.getByText("Legal details saved.").waitFor();
     const saved = await api<LegalDetails>("GET", `/v1/organizations/${orgId}/legal-details`);
     expect(saved.registered_name).toBe(`Catalog ${HOSTILE} AB`);
-    expect(saved.address).toEqual({ line1: "Storgatan 1", line2: null, postal_code: "111 22", city: "Stockholm", state: null, country: "SE" });
+    expect(saved.address).toEqual({
+      line1: "Storgatan 1",
+      line2: null,
+      postal_code: "111 22",
+      city: "Stockholm",
+      state: null,
+      country: "SE",
+    });
 
     const adding = page.getByRole("form", { name: "Add a registration" });
     await adding.getByLabel(/^Country/).fill("SE");
     await adding.getByLabel(/^Registration number/).fill("SE556677889901");
     await adding.getByRole("button", { name: "Add registration" }).click();
     await page.getByText("Registration added").waitFor();
-    const rows = page.getByRole("table", { name: "Tax registrations" }).getByRole("row");
+    const rows = page.getByRole("table", { name: "Current registrations" }).getByRole("row");
     await rows.filter({ hasText: "Sweden (SE)" }).filter({ hasText: "SE556677889901" }).waitFor();
     // Antarctica levies no tax the rate table knows: the API says so, next to the country.
     await adding.getByLabel(/^Country/).fill("AQ");
@@ -185,7 +207,12 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     expect(total).toBeGreaterThan(40);
     const caption = (n: number) => `Products, page ${n} of 3 (${total} in all)`;
     await page.getByRole("table", { name: caption(1) }).waitFor();
-    expect(await page.getByRole("table", { name: caption(1) }).getByRole("row").count()).toBe(21);
+    expect(
+      await page
+        .getByRole("table", { name: caption(1) })
+        .getByRole("row")
+        .count(),
+    ).toBe(21);
     const pages = page.getByRole("navigation", { name: "Pages of products" });
     expect(await pages.getByRole("link", { name: "Previous page" }).count()).toBe(0);
     await checkWidths(page, "products-paged");
@@ -205,7 +232,12 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
 
     await pages.getByRole("link", { name: "Last page" }).click();
     await page.getByRole("table", { name: caption(3) }).waitFor();
-    expect(await page.getByRole("table", { name: caption(3) }).getByRole("row").count()).toBe(1 + total - 40);
+    expect(
+      await page
+        .getByRole("table", { name: caption(3) })
+        .getByRole("row")
+        .count(),
+    ).toBe(1 + total - 40);
     expect(await pages.getByRole("link", { name: "Next page" }).count()).toBe(0);
     await page.goBack();
     await page.getByRole("table", { name: caption(2) }).waitFor();

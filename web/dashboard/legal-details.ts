@@ -42,10 +42,19 @@ const countryName = (code: string): string => {
   return name && name !== code ? `${name} (${code})` : code;
 };
 
-const countryField = (value: string, hint: string): Field =>
+const countryField = (value: string, hint: string, required: boolean): Field =>
   field(
     "Country",
-    input({ type: "text", name: "country", value, maxlength: "2", autocomplete: "off", spellcheck: "false", class: "code-input" }),
+    input({
+      type: "text",
+      name: "country",
+      value,
+      required,
+      maxlength: "2",
+      autocomplete: "off",
+      spellcheck: "false",
+      class: "code-input",
+    }),
     hint,
   );
 
@@ -70,7 +79,7 @@ function addressForm(data: AppData, details: LegalDetails): HTMLElement {
     city: line("City", "city"),
     state: line("State or province", "state"),
   };
-  const country = countryField(details.address?.country ?? "", "Two letters (ISO 3166-1), like SE or US; empty for no address.");
+  const country = countryField(details.address?.country ?? "", "Two letters (ISO 3166-1), like SE or US; empty for no address.", false);
   const fields: Record<string, Field> = { registered_name: name, ...lines, country };
   const parts = formCard(
     "Legal details",
@@ -134,7 +143,7 @@ function registrationsSection(data: AppData, initial: readonly TaxRegistration[]
     fill(
       listing,
       table(
-        "Tax registrations",
+        "Current registrations",
         [
           { label: "Country", cell: (r: TaxRegistration) => countryName(r.country) },
           { label: "State", cell: (r) => r.state ?? "Whole country" },
@@ -148,7 +157,7 @@ function registrationsSection(data: AppData, initial: readonly TaxRegistration[]
     );
   };
 
-  const country = countryField("", "Two letters (ISO 3166-1), like SE, GB or CA.");
+  const country = countryField("", "Two letters (ISO 3166-1), like SE, GB or CA.", true);
   const state = textField(
     "State or province",
     "state",

@@ -7,7 +7,7 @@ import type { AppData } from "./router.ts";
 import { holds } from "./scopes.ts";
 import { errorNotice, h, notice } from "./ui.ts";
 
-interface CustomField {
+export interface CustomField {
   id: string;
   name: string;
   type: string;
@@ -24,6 +24,8 @@ export interface CustomFieldPicker {
   element: HTMLElement;
   /** What to send as `attached_custom_fields`, in display order. */
   read(): { custom_field_id: string; required: boolean }[];
+  /** A field just created: listed last, asked for (not required). */
+  add: (customField: CustomField) => void;
 }
 
 /** As many as an organization keeps in practice; more are named in a notice rather than paged. */
@@ -37,8 +39,9 @@ export async function customFieldPicker(data: AppData, attached: readonly Attach
     element,
     // Nothing can be chosen here: what is attached stays as it is.
     read: () => attached.map((a) => ({ custom_field_id: a.custom_field_id, required: a.required })),
+    add: () => undefined,
   });
-  if (!holds(data, "custom_fields:read"))
+  if (!holds(data, "custom_fields:read") && !holds(data, "custom_fields:write"))
     return unchanged(
       h("fieldset", {}, legend, notice("info", "Your token lacks the custom_fields:read scope: the custom fields cannot be listed.")),
     );
@@ -49,8 +52,7 @@ export async function customFieldPicker(data: AppData, attached: readonly Attach
     ...[...attached].sort((a, b) => a.order - b.order).map((a) => byId.get(a.custom_field_id) ?? a.custom_field),
     ...answer.body.items.filter((f) => !attached.some((a) => a.custom_field_id === f.id)),
   ];
-  const rows = ordered.map((customField) => {
-    const current = attached.find((a) => a.custom_field_id === customField.id);
+  const row = (customField: CustomField, current: { required: boolean } | undefined) => {
     const asked = checkbox(`Ask for “${customField.name}” (${customField.type})`, "custom_field", current !== undefined);
     const required = checkbox(`Require “${customField.name}”`, "required", current?.required ?? false);
     const askedBox = asked.control as HTMLInputElement;
@@ -63,19 +65,27 @@ export async function customFieldPicker(data: AppData, attached: readonly Attach
     askedBox.addEventListener("change", sync);
     sync();
     return { customField, askedBox, requiredBox, element: h("div", { class: "custom-field-choice" }, asked.wrapper, required.wrapper) };
-  });
+  };
+  const rows = ordered.map((customField) =>
+    row(
+      customField,
+      attached.find((a) => a.custom_field_id === customField.id),
+    ),
+  );
+  const none = notice("info", "No custom fields yet: the checkout asks for none.");
+  const choices = h("div", {}, ...(rows.length ? rows.map((r) => r.element) : [none]));
   const more =
     answer.body.pagination.total_count > LISTED
       ? notice("info", `The first ${LISTED} of ${answer.body.pagination.total_count} custom fields, by name.`)
       : null;
   return {
-    element: h(
-      "fieldset",
-      { class: "custom-fields" },
-      legend,
-      rows.length ? h("div", {}, ...rows.map((r) => r.element)) : notice("info", "No custom fields yet: the checkout asks for none."),
-      more,
-    ),
+    element: h("fieldset", { class: "custom-fields" }, legend, choices, more),
     read: () => rows.filter((r) => r.askedBox.checked).map((r) => ({ custom_field_id: r.customField.id, required: r.requiredBox.checked })),
+    add: (customField) => {
+      none.remove();
+      const added = row(customField, { required: false });
+      rows.push(added);
+      choices.append(added.element);
+    },
   };
 }

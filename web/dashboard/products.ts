@@ -3,6 +3,7 @@
 // /v1/products/, /v1/benefits/ and /v1/custom-fields/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
+import { customFieldForm } from "./custom-field-form.ts";
 import { customFieldPicker, type AttachedCustomField } from "./product-custom-fields.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
@@ -163,7 +164,7 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     },
     (product) => navigate(`/dashboard/products/${product.id}?created=1`),
   );
-  fill(main, pageHeading("New product"), parts.form);
+  fill(main, pageHeading("New product"), parts.form, customFieldForm(data, customFields.add));
 }
 
 export async function productPage({ main, params, query, data, navigate }: PageContext): Promise<void> {
@@ -262,6 +263,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
     parts.form,
     h("h2", {}, "Custom fields"),
     customFieldParts.form,
+    customFieldForm(data, customFields.add),
     h("h2", {}, "Benefits"),
     benefitParts.form,
     h("h2", {}, "Archive"),
