@@ -98,7 +98,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     await page.getByLabel("Ask for “Company” (text)").check();
     await require.check();
     // A new field, created without leaving the form: a choice of sizes, its key following its name.
-    await page.getByLabel(/^Field name/).fill("T-shirt size");
+    await page.getByLabel(/^Question/).fill("T-shirt size");
     expect(await page.getByLabel(/^Key/).inputValue()).toBe("t-shirt-size");
     await page.getByLabel(/^Type/).selectOption("select");
     await page.getByLabel(/^Options/).fill("S\nM\nL");

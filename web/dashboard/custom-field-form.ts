@@ -26,7 +26,8 @@ const slugOf = (name: string): string =>
     .slice(0, 100);
 
 export function customFieldForm(data: AppData, created: (customField: CustomField) => void): HTMLFormElement {
-  const name = textField("Field name", "name", "", { required: true, maxlength: "256" });
+  // Not "Name": the product's form above has one, and the checkout shows this as the question.
+  const name = textField("Question", "name", "", { required: true, maxlength: "256" }, "What the checkout asks, like “Company”.");
   const slug = textField(
     "Key",
     "slug",
