@@ -1,11 +1,12 @@
 // Checkout links: the list with each link's address to copy, and a form creating one for a product
 // (GET and POST /v1/checkout-links/; the products offered come from GET /v1/products/).
 import { list, request } from "./api.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
 import { copyable } from "./copyable.ts";
-import { requireScope } from "./scopes.ts";
-import { date, errorNotice, fill, h, loading, notice, pageHeading, table } from "./ui.ts";
+import { requireScopeForForm } from "./scopes.ts";
+import { date, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
 
 interface CheckoutLink {
   id: string;
@@ -32,8 +33,7 @@ function createForm(context: PageContext, products: readonly { id: string; name:
     parts.submit.disabled = true;
     parts.form.append(notice("info", "Create a product first: a link sells one."));
   }
-  const reason = requireScope(context.data, "checkout_links:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "checkout_links:write", parts);
   onSubmit(
     parts,
     { product_id: fields.product_id, label: fields.label },
@@ -57,11 +57,11 @@ export async function checkoutLinksPage(context: PageContext): Promise<void> {
   const formSlot = h("div", {});
   fill(context.main, pageHeading("Checkout links"), formSlot, results);
   const load = async () => {
-    const answer = await list<CheckoutLink>("checkout-links/", { limit: 100, sorting: "-created_at" });
+    const answer = await list<CheckoutLink>("checkout-links/", { ...pageQuery(context.query), sorting: "-created_at" });
     if (!answer.ok) return fill(results, errorNotice(answer.error));
     fill(
       results,
-      table(
+      pagedTable(
         "Checkout links",
         [
           { label: "Label", cell: (l: CheckoutLink) => l.label ?? "—" },
@@ -69,7 +69,8 @@ export async function checkoutLinksPage(context: PageContext): Promise<void> {
           { label: "Link", cell: (l) => copyable(`Link ${l.label ?? l.id}`, l.url) },
           { label: "Created", cell: (l) => date(l.created_at) },
         ],
-        answer.body.items,
+        answer.body,
+        pageOf(context.query),
         "No checkout links yet.",
       ),
     );

@@ -2,6 +2,7 @@
 // active subscriptions, granted benefits, meters), orders, subscriptions, license keys, and a portal
 // link to send them (a customer session's `customer_portal_url`).
 import { get, list, request } from "./api.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit } from "./forms.ts";
 import { copyable } from "./copyable.ts";
@@ -72,12 +73,11 @@ export async function customersPage(context: PageContext): Promise<void> {
   });
   const results = h("div", { "aria-live": "polite" }, loading());
   fill(main, pageHeading("Customers"), form, results);
-  const answer = await list<Customer>("customers/", { query: query.get("query"), limit: 100, sorting: "-created_at" });
+  const answer = await list<Customer>("customers/", { query: query.get("query"), ...pageQuery(query), sorting: "-created_at" });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    h("p", {}, `${count(answer.body.pagination.total_count)} customers`),
-    table(
+    pagedTable(
       "Customers",
       [
         { label: "Customer", cell: (c: Customer) => link(`/dashboard/customers/${c.id}`, c.name ?? c.email) },
@@ -85,7 +85,8 @@ export async function customersPage(context: PageContext): Promise<void> {
         { label: "External ID", cell: (c) => c.external_id ?? "—" },
         { label: "Since", cell: (c) => date(c.created_at) },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       query.get("query") ? "No customer matches this search." : "No customers yet.",
     ),
   );

@@ -1,10 +1,11 @@
 // Discounts: the list and a form creating one (a percentage or a fixed amount in the organization's
 // currency; once, forever or for some months), through GET and POST /v1/discounts/.
 import { list, request } from "./api.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
-import { requireScope } from "./scopes.ts";
-import { count, date, errorNotice, fill, h, loading, minorPerMajor, money, pageHeading, table } from "./ui.ts";
+import { requireScopeForForm } from "./scopes.ts";
+import { count, date, errorNotice, fill, h, loading, minorPerMajor, money, pageHeading } from "./ui.ts";
 
 interface Discount {
   id: string;
@@ -69,8 +70,7 @@ function createForm(context: PageContext, refresh: () => void): HTMLElement {
     ),
   };
   const parts = formCard("New discount", "Create discount", ...Object.values(fields).map((f) => f.wrapper));
-  const reason = requireScope(context.data, "discounts:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "discounts:write", parts);
   onSubmit(
     parts,
     {
@@ -110,11 +110,11 @@ function createForm(context: PageContext, refresh: () => void): HTMLElement {
 export async function discountsPage(context: PageContext): Promise<void> {
   const results = h("div", { "aria-live": "polite" }, loading());
   const load = async () => {
-    const answer = await list<Discount>("discounts/", { limit: 100, sorting: "-created_at" });
+    const answer = await list<Discount>("discounts/", { ...pageQuery(context.query), sorting: "-created_at" });
     if (!answer.ok) return fill(results, errorNotice(answer.error));
     fill(
       results,
-      table(
+      pagedTable(
         "Discounts",
         [
           { label: "Name", cell: (d: Discount) => d.name },
@@ -128,7 +128,8 @@ export async function discountsPage(context: PageContext): Promise<void> {
           },
           { label: "Created", cell: (d) => date(d.created_at) },
         ],
-        answer.body.items,
+        answer.body,
+        pageOf(context.query),
         "No discounts yet.",
       ),
     );

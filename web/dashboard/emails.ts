@@ -1,9 +1,10 @@
 // Emails: the organization's outbox (what was sent, kept or refused, and why) and one email as its
 // recipient got it. The outbox has no public API route: these read `/dashboard/api-ext/emails`.
 import { request, type ApiResult, type Query, queryString } from "./api.ts";
+import { pagedTable, pageOf, pageQuery, type Pagination } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { selectField } from "./forms.ts";
-import { dateTime, errorNotice, facts, fill, h, link, loading, pageHeading, table } from "./ui.ts";
+import { dateTime, errorNotice, facts, fill, h, link, loading, pageHeading } from "./ui.ts";
 
 interface EmailSummary {
   id: string;
@@ -42,11 +43,14 @@ export async function emailsPage(context: PageContext): Promise<void> {
   );
   const results = h("div", { "aria-live": "polite" }, loading());
   fill(context.main, pageHeading("Emails"), h("div", { class: "toolbar" }, status.wrapper), results);
-  const answer = await read<{ items: EmailSummary[] }>("emails", { status: context.query.get("status"), limit: 100 });
+  const answer = await read<{ items: EmailSummary[]; pagination: Pagination }>("emails", {
+    status: context.query.get("status"),
+    ...pageQuery(context.query),
+  });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       "Outbox",
       [
         { label: "Subject", cell: (e: EmailSummary) => link(`/dashboard/emails/${e.id}`, e.subject) },
@@ -56,7 +60,8 @@ export async function emailsPage(context: PageContext): Promise<void> {
         { label: "Sent", cell: (e) => dateTime(e.sent_at) },
         { label: "Error", cell: (e) => e.last_error ?? "—" },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(context.query),
       "No emails.",
     ),
   );

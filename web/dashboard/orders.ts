@@ -4,6 +4,7 @@
 import { get, list, request } from "./api.ts";
 import { field, formOf, input, minorUnits, onSubmit, selectField, type Field } from "./forms.ts";
 import type { Product } from "./products.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { guard } from "./scopes.ts";
 import { button, dateTime, errorNotice, facts, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
@@ -49,7 +50,6 @@ const SORTS = [
   ["status", "Status"],
   ["customer", "Customer"],
 ] as const;
-const PAGE_SIZE = 20;
 
 export const statusText = (status: string): string => status.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
@@ -58,11 +58,10 @@ export async function ordersPage({ main, query, navigate }: PageContext): Promis
   const billing = selectField("Billing", "product_billing_type", BILLING, query.get("product_billing_type") ?? "");
   const product = selectField("Product", "product_id", [["", "Any product"]], "");
   const sorting = selectField("Sort", "sorting", SORTS, query.get("sorting") ?? "-created_at");
-  const page = Math.max(1, Number(query.get("page")) || 1);
-  const apply = (nextPage = 1) => {
+  // A change of filter or sort starts again at the first page.
+  const apply = () => {
     const next = new URLSearchParams();
     for (const f of [status, billing, product, sorting]) if (f.control.value) next.set(f.control.name, f.control.value);
-    if (nextPage > 1) next.set("page", String(nextPage));
     navigate(`/dashboard/orders${next.size ? `?${next}` : ""}`);
   };
   for (const f of [status, billing, product, sorting]) f.control.addEventListener("change", () => apply());
@@ -80,8 +79,7 @@ export async function ordersPage({ main, query, navigate }: PageContext): Promis
       product_billing_type: query.get("product_billing_type"),
       product_id: query.get("product_id"),
       sorting: query.get("sorting") ?? "-created_at",
-      page,
-      limit: PAGE_SIZE,
+      ...pageQuery(query),
     }),
     list<Product>("products/", { limit: 100, sorting: "name" }),
   ]);
@@ -89,15 +87,10 @@ export async function ordersPage({ main, query, navigate }: PageContext): Promis
     for (const item of products.body.items)
       product.control.append(h("option", { value: item.id, selected: item.id === query.get("product_id") }, item.name));
   if (!orders.ok) return fill(results, errorNotice(orders.error));
-  const { items, pagination } = orders.body;
-  const previous = button("Previous page", { disabled: page <= 1 });
-  const next = button("Next page", { disabled: page >= pagination.max_page });
-  previous.addEventListener("click", () => apply(page - 1));
-  next.addEventListener("click", () => apply(page + 1));
   fill(
     results,
-    table(
-      `Orders, page ${page} of ${Math.max(1, pagination.max_page)} (${pagination.total_count} in all)`,
+    pagedTable(
+      "Orders",
       [
         { label: "Date", cell: (o: Order) => link(`/dashboard/orders/${o.id}`, dateTime(o.created_at)) },
         { label: "Customer", cell: (o: Order) => o.customer.email },
@@ -105,10 +98,10 @@ export async function ordersPage({ main, query, navigate }: PageContext): Promis
         { label: "Status", cell: (o: Order) => statusText(o.status) },
         { label: "Total", cell: (o: Order) => money(o.total_amount, o.currency), numeric: true },
       ],
-      items,
+      orders.body,
+      pageOf(query),
       "No orders match.",
     ),
-    h("div", { class: "pager" }, previous, next),
   );
 }
 

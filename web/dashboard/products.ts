@@ -1,10 +1,14 @@
-// Products: the list (active or archived), creating one with its price, editing its name,
-// description, price and benefits, and archiving it. All through /v1/products/ and /v1/benefits/.
+// Products: the list (active or archived), creating one with its price and custom fields, editing
+// its name, description, price, custom fields and benefits, and archiving it. All through
+// /v1/products/, /v1/benefits/ and /v1/custom-fields/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
+import { customFieldForm } from "./custom-field-form.ts";
+import { customFieldPicker, type AttachedCustomField } from "./product-custom-fields.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { guard, holds } from "./scopes.ts";
-import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
+import { guard, holds, requireScopeForForm } from "./scopes.ts";
+import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading } from "./ui.ts";
 
 interface Price {
   id: string;
@@ -22,6 +26,7 @@ export interface Product {
   is_archived: boolean;
   prices: Price[];
   benefits: { id: string; description: string }[];
+  attached_custom_fields: AttachedCustomField[];
 }
 
 export function priceText(product: Product): string {
@@ -57,11 +62,11 @@ export async function productsPage({ main, query, data, navigate }: PageContext)
     h("div", { class: "toolbar" }, filter.wrapper, holds(data, "products:write") ? create : null),
     results,
   );
-  const answer = await list<Product>("products/", { is_archived: archived, limit: 100, sorting: "-created_at" });
+  const answer = await list<Product>("products/", { is_archived: archived, ...pageQuery(query), sorting: "-created_at" });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       archived ? "Archived products" : "Products",
       [
         { label: "Name", cell: (p: Product) => link(`/dashboard/products/${p.id}`, p.name) },
@@ -69,7 +74,8 @@ export async function productsPage({ main, query, data, navigate }: PageContext)
         { label: "Billing", cell: (p: Product) => (p.is_recurring ? "Subscription" : "One-time") },
         { label: "Benefits", cell: (p: Product) => String(p.benefits.length), numeric: true },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       archived ? "No archived products." : "No products yet. Create one to sell it.",
     ),
   );
@@ -127,6 +133,8 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     "",
   );
   const price = priceFields(currency, undefined);
+  fill(main, pageHeading("New product"), loading());
+  const customFields = await customFieldPicker(data, []);
   const parts = formOf(
     "New product",
     "Create product",
@@ -135,9 +143,10 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     billing.wrapper,
     price.type.wrapper,
     price.amount.wrapper,
+    customFields.element,
   );
   const fields: Record<string, Field> = { name, description, recurring_interval: billing, price_amount: price.amount };
-  guard(data, parts.submit, "products:write");
+  requireScopeForForm(data, "products:write", parts);
   onSubmit(
     parts,
     fields,
@@ -150,11 +159,12 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
         description: description.control.value || null,
         recurring_interval: billing.control.value || null,
         prices: [priceBody],
+        attached_custom_fields: customFields.read(),
       });
     },
     (product) => navigate(`/dashboard/products/${product.id}?created=1`),
   );
-  fill(main, pageHeading("New product"), parts.form);
+  fill(main, pageHeading("New product"), parts.form, customFieldForm(data, customFields.add));
 }
 
 export async function productPage({ main, params, query, data, navigate }: PageContext): Promise<void> {
@@ -165,6 +175,15 @@ export async function productPage({ main, params, query, data, navigate }: PageC
   ]);
   if (!answer.ok) return fill(main, pageHeading("Product"), errorNotice(answer.error));
   const product = answer.body;
+  const customFields = await customFieldPicker(data, product.attached_custom_fields);
+  const customFieldParts = formOf("Custom fields", "Save custom fields", customFields.element);
+  requireScopeForForm(data, "products:write", customFieldParts);
+  onSubmit(
+    customFieldParts,
+    {},
+    () => request<Product>("PATCH", `products/${product.id}`, { attached_custom_fields: customFields.read() }),
+    () => "The custom fields are saved.",
+  );
   const currency = product.prices[0]?.price_currency ?? data.organization.currency;
   const current = product.prices.find((p) => !p.is_archived);
   const name = textField("Name", "name", product.name, { required: true, maxlength: "512" });
@@ -172,7 +191,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
   const price = priceFields(currency, current);
   const parts = formOf("Edit product", "Save changes", name.wrapper, description.wrapper, price.type.wrapper, price.amount.wrapper);
   const fields: Record<string, Field> = { name, description, price_amount: price.amount };
-  guard(data, parts.submit, "products:write");
+  requireScopeForForm(data, "products:write", parts);
   onSubmit(
     parts,
     fields,
@@ -210,7 +229,7 @@ export async function productPage({ main, params, query, data, navigate }: PageC
         : notice("info", "No benefits yet.")
       : errorNotice(benefits.error),
   );
-  guard(data, benefitParts.submit, "products:write");
+  requireScopeForForm(data, "products:write", benefitParts);
   onSubmit(
     benefitParts,
     {},
@@ -242,6 +261,9 @@ export async function productPage({ main, params, query, data, navigate }: PageC
     h("p", {}, `${product.is_archived ? "Archived · " : ""}${priceText(product)}`),
     h("h2", {}, "Details"),
     parts.form,
+    h("h2", {}, "Custom fields"),
+    customFieldParts.form,
+    customFieldForm(data, customFields.add),
     h("h2", {}, "Benefits"),
     benefitParts.form,
     h("h2", {}, "Archive"),

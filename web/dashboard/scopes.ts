@@ -1,5 +1,6 @@
 // What the session's token may do, from the scopes the server read off it: a control the API would
 // refuse is shown disabled, with the scope it needs.
+import type { FormParts } from "./forms.ts";
 import type { AppData } from "./router.ts";
 import { h } from "./ui.ts";
 
@@ -26,4 +27,10 @@ export function requireScope(data: AppData, scope: string, ...controls: HTMLButt
     control.title = reason;
   }
   return h("p", { class: "hint scope-reason" }, reason);
+}
+
+/** A form the token's scopes would have the API refuse: its submit disabled, the reason at the form's end. */
+export function requireScopeForForm(data: AppData, scope: string, parts: Pick<FormParts, "form" | "submit">): void {
+  const reason = requireScope(data, scope, parts.submit);
+  if (reason) parts.form.append(reason);
 }

@@ -1,13 +1,15 @@
 // Settings: the organization's details and the notices its email receives (PATCH
-// /v1/organizations/{id}), and its access tokens: created with scopes (the token shown once) and
+// /v1/organizations/{id}), its legal details and tax registrations (./legal-details.ts), and its access tokens: created with scopes (the token shown once) and
 // revoked, which only the owner's personal token may do (the token routes take no organization token).
 import { AvailableScopes } from "../../src/modules/organizations/available-scopes.ts";
 import { currentOrganizationId, get, list, request } from "./api.ts";
+import { legalDetailsSections } from "./legal-details.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { field, formCard, input, onSubmit, selectField, type Field } from "./forms.ts";
 import { copyable } from "./copyable.ts";
-import { requireScope } from "./scopes.ts";
-import { button, date, dateTime, errorNotice, fill, h, loading, notice, pageHeading, table } from "./ui.ts";
+import { requireScopeForForm } from "./scopes.ts";
+import { button, date, dateTime, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
 
 interface Organization {
   id: string;
@@ -56,8 +58,7 @@ function detailsForm(context: PageContext, organization: Organization): HTMLElem
     website: field("Website", input({ type: "url", name: "website", value: organization.website ?? "", maxlength: "2048" })),
   };
   const parts = formCard("Organization details", "Save details", ...Object.values(fields).map((f) => f.wrapper));
-  const reason = requireScope(context.data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "organizations:write", parts);
   onSubmit(
     parts,
     fields,
@@ -79,8 +80,7 @@ function notificationsForm(context: PageContext, organization: Organization): HT
     "Save notifications",
     h("fieldset", {}, h("legend", {}, "Email me about"), ...switches.map(([, f]) => f.wrapper)),
   );
-  const reason = requireScope(context.data, "organizations:write", parts.submit);
-  if (reason) parts.form.append(reason);
+  requireScopeForForm(context.data, "organizations:write", parts);
   onSubmit(
     parts,
     {},
@@ -107,11 +107,11 @@ function tokensSection(context: PageContext): HTMLElement {
   const listing = h("div", { "aria-live": "polite" }, loading());
   const messages = h("div", { class: "messages", "aria-live": "polite" });
   const load = async (): Promise<void> => {
-    const answer = await list<AccessToken>("organization-access-tokens/", { limit: 100 });
+    const answer = await list<AccessToken>("organization-access-tokens/", pageQuery(context.query));
     if (!answer.ok) return fill(listing, errorNotice(answer.error));
     fill(
       listing,
-      table(
+      pagedTable(
         "Tokens",
         [
           { label: "Comment", cell: (t: AccessToken) => t.comment || "—" },
@@ -121,7 +121,8 @@ function tokensSection(context: PageContext): HTMLElement {
           { label: "Last used", cell: (t) => dateTime(t.last_used_at) },
           { label: "Revoke", cell: (t) => revokeButton(t) },
         ],
-        answer.body.items,
+        answer.body,
+        pageOf(context.query),
         "No tokens.",
       ),
     );
@@ -182,7 +183,10 @@ function tokensSection(context: PageContext): HTMLElement {
 export async function settingsPage(context: PageContext): Promise<void> {
   const body = h("div", { "aria-live": "polite" }, loading());
   fill(context.main, pageHeading("Settings"), body);
-  const answer = await get<Organization>(`organizations/${currentOrganizationId()}`);
+  const [answer, legal] = await Promise.all([
+    get<Organization>(`organizations/${currentOrganizationId()}`),
+    legalDetailsSections(context.data),
+  ]);
   if (!answer.ok) return fill(body, errorNotice(answer.error));
-  fill(body, detailsForm(context, answer.body), notificationsForm(context, answer.body), tokensSection(context));
+  fill(body, detailsForm(context, answer.body), legal, notificationsForm(context, answer.body), tokensSection(context));
 }

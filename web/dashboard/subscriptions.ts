@@ -2,10 +2,11 @@
 // the period's end, uncancel, revoke now (PATCH and DELETE /v1/subscriptions/{id}), each disabled
 // with the reason when the token lacks `subscriptions:write`.
 import { get, list, request, type ApiResult } from "./api.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
 import { selectField } from "./forms.ts";
 import { requireScope } from "./scopes.ts";
-import { button, date, dateTime, errorNotice, facts, fill, h, link, loading, money, notice, pageHeading, table } from "./ui.ts";
+import { button, date, dateTime, errorNotice, facts, fill, h, link, loading, money, notice, pageHeading } from "./ui.ts";
 
 interface Subscription {
   id: string;
@@ -68,13 +69,13 @@ export async function subscriptionsPage(context: PageContext): Promise<void> {
   const answer = await list<Subscription>("subscriptions/", {
     active: query.get("active"),
     cancel_at_period_end: query.get("cancel_at_period_end"),
-    limit: 100,
+    ...pageQuery(query),
     sorting: "-started_at",
   });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       "Subscriptions",
       [
         { label: "Customer", cell: (s: Subscription) => link(`/dashboard/subscriptions/${s.id}`, s.customer.name ?? s.customer.email) },
@@ -83,7 +84,8 @@ export async function subscriptionsPage(context: PageContext): Promise<void> {
         { label: "Amount", cell: (s) => `${money(s.amount, s.currency)} / ${s.recurring_interval}`, numeric: true },
         { label: "Period ends", cell: (s) => date(s.current_period_end) },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       "No subscription matches.",
     ),
   );

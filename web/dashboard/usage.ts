@@ -2,8 +2,9 @@
 // days (GET /v1/meters/{id}/quantities), charted with its numbers in a table (charts.ts).
 import { get, list } from "./api.ts";
 import { chart } from "./charts.ts";
+import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { count, date, errorNotice, facts, fill, h, link, loading, pageHeading, table } from "./ui.ts";
+import { count, date, errorNotice, facts, fill, h, link, loading, pageHeading } from "./ui.ts";
 
 interface Meter {
   id: string;
@@ -25,11 +26,11 @@ const DAY_MS = 86_400_000;
 export async function usagePage(context: PageContext): Promise<void> {
   const results = h("div", { "aria-live": "polite" }, loading());
   fill(context.main, pageHeading("Usage"), results);
-  const answer = await list<Meter>("meters/", { limit: 100, sorting: "name" });
+  const answer = await list<Meter>("meters/", { ...pageQuery(context.query), sorting: "name" });
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       "Meters",
       [
         { label: "Meter", cell: (m: Meter) => link(`/dashboard/usage/${m.id}`, m.name) },
@@ -40,7 +41,8 @@ export async function usagePage(context: PageContext): Promise<void> {
         { label: "Created", cell: (m) => date(m.created_at) },
         { label: "Archived", cell: (m) => (m.archived_at ? date(m.archived_at) : "No") },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(context.query),
       "No meters yet.",
     ),
   );

@@ -2,9 +2,10 @@
 // response body, each event redeliverable. All through /v1/webhooks/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { formOf, onSubmit, textField, type Field } from "./forms.ts";
+import { pagedTable, pageOf, pageQuery, type Pagination } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { guard } from "./scopes.ts";
-import { button, dateTime, errorNotice, fill, h, link, loading, notice, pageHeading, table } from "./ui.ts";
+import { requireScope, requireScopeForForm } from "./scopes.ts";
+import { button, dateTime, errorNotice, fill, h, link, loading, notice, pageHeading } from "./ui.ts";
 
 interface Endpoint {
   id: string;
@@ -53,7 +54,7 @@ const ALL_EVENTS = [
   "benefit_grant.revoked",
 ];
 
-export async function webhooksPage({ main, data, navigate }: PageContext): Promise<void> {
+export async function webhooksPage({ main, query, data, navigate }: PageContext): Promise<void> {
   const results = h("div", { "aria-live": "polite" }, loading());
   const url = textField("Endpoint URL", "url", "", { type: "url", required: true, placeholder: "https://example.com/webhooks" });
   const name = textField("Name", "name", "");
@@ -64,7 +65,7 @@ export async function webhooksPage({ main, data, navigate }: PageContext): Promi
     name.wrapper,
     h("p", { class: "hint" }, "The endpoint receives every order, refund, subscription, customer, checkout, product and benefit event."),
   );
-  guard(data, parts.submit, "webhooks:write");
+  requireScopeForForm(data, "webhooks:write", parts);
   const fields: Record<string, Field> = { url, name };
   onSubmit(
     parts,
@@ -80,11 +81,11 @@ export async function webhooksPage({ main, data, navigate }: PageContext): Promi
     (endpoint) => navigate(`/dashboard/webhooks/${endpoint.id}`),
   );
   fill(main, pageHeading("Webhooks"), results, h("h2", {}, "Add an endpoint"), parts.form);
-  const answer = await list<Endpoint>("webhooks/endpoints", { limit: 100 });
+  const answer = await list<Endpoint>("webhooks/endpoints", pageQuery(query));
   if (!answer.ok) return fill(results, errorNotice(answer.error));
   fill(
     results,
-    table(
+    pagedTable(
       "Endpoints",
       [
         { label: "URL", cell: (e: Endpoint) => link(`/dashboard/webhooks/${e.id}`, e.url) },
@@ -92,17 +93,18 @@ export async function webhooksPage({ main, data, navigate }: PageContext): Promi
         { label: "Events", cell: (e: Endpoint) => String(e.events.length), numeric: true },
         { label: "State", cell: (e: Endpoint) => (e.enabled ? "Enabled" : "Disabled") },
       ],
-      answer.body.items,
+      answer.body,
+      pageOf(query),
       "No endpoints yet.",
     ),
   );
 }
 
-export async function webhookEndpointPage({ main, params, data }: PageContext): Promise<void> {
+export async function webhookEndpointPage({ main, params, query, data }: PageContext): Promise<void> {
   fill(main, loading());
   const [endpoint, deliveries] = await Promise.all([
     get<Endpoint>(`webhooks/endpoints/${params.id}`),
-    get<{ items: Delivery[] }>("webhooks/deliveries", { endpoint_id: params.id, limit: 50 }),
+    get<{ items: Delivery[]; pagination: Pagination }>("webhooks/deliveries", { endpoint_id: params.id, ...pageQuery(query) }),
   ]);
   if (!endpoint.ok)
     return fill(
@@ -117,7 +119,7 @@ export async function webhookEndpointPage({ main, params, data }: PageContext): 
       class: "button button-quiet",
       "aria-label": `Redeliver ${delivery.webhook_event.type} of ${dateTime(delivery.created_at)}`,
     });
-    guard(data, again, "webhooks:write");
+    requireScope(data, "webhooks:write", again);
     again.addEventListener("click", () => {
       again.disabled = true;
       void request("POST", `webhooks/events/${delivery.webhook_event.id}/redeliver`).then((result) => {
@@ -137,8 +139,10 @@ export async function webhookEndpointPage({ main, params, data }: PageContext): 
     h("p", {}, link("/dashboard/webhooks", "All endpoints")),
     h("p", {}, `${endpoint.body.url} · ${endpoint.body.enabled ? "enabled" : "disabled"} · ${endpoint.body.events.length} event types`),
     messages,
+    // Said once above the table rather than beside every row's button.
+    requireScope(data, "webhooks:write"),
     deliveries.ok
-      ? table(
+      ? pagedTable(
           "Deliveries",
           [
             { label: "Date", cell: (d: Delivery) => dateTime(d.created_at) },
@@ -148,7 +152,8 @@ export async function webhookEndpointPage({ main, params, data }: PageContext): 
             { label: "Response", cell: (d: Delivery) => h("code", { class: "response" }, d.response ?? "—") },
             { label: "Action", cell: redeliver },
           ],
-          deliveries.body.items,
+          deliveries.body,
+          pageOf(query),
           "No deliveries yet.",
         )
       : errorNotice(deliveries.error),
