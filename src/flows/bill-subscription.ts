@@ -97,7 +97,7 @@ export function taxedAmounts(
 async function publishBilledOrder(
   trx: Executor,
   ctx: SubscriptionFlowContext,
-  row: SubscriptionRow,
+  { row, customer }: { row: SubscriptionRow; customer: CustomerRow },
   order: OrderRow,
   now: Date,
 ): Promise<OrderRow | null> {
@@ -106,7 +106,7 @@ async function publishBilledOrder(
   if (order.status === "paid") {
     await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
     if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
-    await writeRenewalPaidEmail(trx, ctx.deps, order, now);
+    await writeRenewalPaidEmail(trx, ctx.deps, { order, items: created.items, subscription: row, customer }, now);
     return null;
   }
   // Should the inline charge never settle (a crash), the job collects the order.
@@ -160,7 +160,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
     entries.billed.map((entry) => entry.id),
     entries.split,
   );
-  return publishBilledOrder(trx, ctx, row, order, now);
+  return publishBilledOrder(trx, ctx, { row, customer }, order, now);
 }
 
 /**

@@ -17,7 +17,6 @@ import {
   hasOtherDunningOrder,
   markOrderPaid,
   publishOrderUpdated,
-  subscriptionIdOfOrder,
   updateOrder,
 } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
@@ -36,7 +35,7 @@ import type { PaymentMethodRow, PaymentRow, PaymentTrigger } from "../modules/pa
 import { PaymentFailed } from "../modules/subscriptions/subscriptions.errors.ts";
 import {
   dunningStep,
-  findSubscriptionForUpdate,
+  findSubscriptionOfOrderForUpdate,
   markPastDue,
   moveSubscriptionsToMethod,
   recoverSubscription,
@@ -80,7 +79,7 @@ async function settlePaid(trx: Executor, deps: Deps, { order, row }: LockedCharg
   if (row.status === "past_due" && !(await hasOtherDunningOrder(trx, row.id, order.id))) await recoverSubscription(trx, row, now);
   // A paid renewal renews the grants (those a recovery just restored included).
   if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
-  await writeRenewalPaidEmail(trx, deps, paid, now);
+  await writeRenewalPaidEmail(trx, deps, { order: paid.row, items: paid.published.items, subscription: row, customer }, now);
 }
 
 /** How a charge failed: whether a method was charged at all, and whether the issuer's decline code says a retry is futile. */
@@ -133,11 +132,10 @@ async function settleCharge(
  * order first (then nothing is charged). Null when either is gone.
  */
 export async function lockForCharge(trx: Executor, orderId: string): Promise<LockedCharge | null> {
-  const subscriptionId = await subscriptionIdOfOrder(trx, orderId);
-  if (!subscriptionId) return null;
-  const row = await findSubscriptionForUpdate(trx, subscriptionId, { allowed: null });
+  const row = await findSubscriptionOfOrderForUpdate(trx, orderId);
+  if (!row) return null;
   const order = await findOrderForUpdate(trx, orderId, { allowed: null });
-  return row && order ? { row, order } : null;
+  return order ? { row, order } : null;
 }
 
 /**
