@@ -18,7 +18,8 @@ import {
   type PriceLine,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
-import { scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import { scheduleCollectRecovery } from "./subscription-charge-settlement.ts";
+import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 import { writeRenewalPaidEmail } from "./order-paid-email.ts";
 
 // A subscription's orders: a period billed in advance, the closing period's usage in arrears, and
