@@ -5,7 +5,7 @@
  * them, then while the floor writes as many renewals' rows, and prints both per renewal with the
  * sweep's statements grouped by their text (BENCH_VERBOSE=1) and the sweep's CPU time per renewal.
  *
- *   node --import tsx bench/subscription-renewals.statements.ts
+ *   npm run bench:subscription-renewals-statements
  */
 import pg from "pg";
 import { connect } from "../src/db/connection.ts";
