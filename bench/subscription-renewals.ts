@@ -12,30 +12,19 @@
  *   node --import tsx bench/subscription-renewals.ts   (BENCH_SUBSCRIPTIONS, default 10000; BENCH_SECONDS of quiet windows before and after, default 10)
  */
 import autocannon from "autocannon";
-import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import { fork } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
-import { migrateToLatest } from "../src/db/migrate.ts";
-import { organizationClock } from "../src/values/clock.ts";
-import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
-import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
-import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { prepareRenewalFloor } from "./subscription-renewals.floor.ts";
+import { renewalWorld } from "./subscription-renewals.world.ts";
 
 const SUBSCRIPTIONS = Math.min(Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000), 100_000);
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
 const CONNECTIONS = 10;
 const POOL_SIZE = 10;
 
-/** Renewed by a sweep at an earlier instant before the measurement: the rows the floor copies. */
-const WARM_UP = 20;
 /** As many renewals at once as the sweep runs (renew-subscriptions.ts). */
 const SWEEP_CONCURRENCY = 3;
 
@@ -47,90 +36,13 @@ type Floored = { perSecond: number };
 async function serve(): Promise<void> {
   const database = await benchDatabase("bench-renewals");
   const connection = connect(database.url, POOL_SIZE);
-  await migrateToLatest(connection.db, connection.pool);
-  let now = new Date("2027-01-15T12:00:00.000Z");
-  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", SECRET_KEY: randomBytes(32).toString("hex") });
-  const deps = {
-    db: connection.db,
-    readDb: connection.db,
-    config,
-    secret: randomBytes(32).toString("hex"),
-    now: organizationClock(() => now),
-  };
-  const org = await createOrganizationService(deps).create({ name: "Bench", slug: `bench-${database.name}` });
-  const token = (
-    await createAccessTokenService(deps).createOrganizationToken({
-      organization_id: org.id,
-      comment: "bench",
-      scopes: ["subscriptions:read"],
-      expires_in: null,
-    })
-  ).token;
-  const product = await insertProduct(connection.db, {
-    organization_id: org.id,
-    name: "Monthly",
-    description: null,
-    recurring_interval: "month",
-    recurring_interval_count: 1,
-    trial_interval: null,
-    trial_interval_count: null,
-    meter_interval: null,
-    meter_interval_count: null,
-    modified_at: null,
-  });
-  const [price] = await insertPrices(connection.db, [
-    { organization_id: org.id, product_id: product.id, amount_type: "fixed", price_amount: 1500, position: 0 },
-  ]);
-  // One statement per table: customers with a saved sandbox card each, and their subscriptions, all
-  // started a month before `now`, so every one is due at the same instant; the warm-up's a day
-  // earlier; the floor's (`floor…` customers) not due for a year: the floor writes their rows only.
-  const started = new Date("2026-12-15T12:00:00.000Z");
-  const warmAt = new Date(now.getTime() - 86_400_000);
-  const customers = (prefix: string, count: number) =>
-    sql`INSERT INTO customers (organization_id, email, name, metadata, billing_address)
-    SELECT ${org.id}, ${prefix} || i || '@bench.example', 'Buyer ' || i, '{}', '{"country":"US","line1":null,"line2":null,"postal_code":null,"city":null,"state":null}'
-    FROM generate_series(1, ${count}::int) AS i`.execute(connection.db);
-  await customers("buyer", SUBSCRIPTIONS);
-  await customers("warm", WARM_UP);
-  await customers("floor", SUBSCRIPTIONS);
-  await sql`INSERT INTO payment_methods (organization_id, customer_id, processor_reference, type, brand, last4)
-    SELECT organization_id, id, 'pm_sandbox_tok_visa_' || substr(md5(id::text), 1, 24), 'card', 'visa', '4242' FROM customers WHERE organization_id = ${org.id}`.execute(
-    connection.db,
-  );
-  await sql`INSERT INTO subscriptions (organization_id, customer_id, product_id, status, amount, currency, recurring_interval,
-      recurring_interval_count, anchor_day, current_period_start, current_period_end, started_at, payment_method_id, created_at)
-    SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started},
-      CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END::timestamptz,
-      ${started}, m.id, ${started}
-    FROM customers c JOIN payment_methods m ON m.customer_id = c.id WHERE c.organization_id = ${org.id}`.execute(connection.db);
-  await sql`INSERT INTO subscription_prices (subscription_id, product_price_id, organization_id, amount, position)
-    SELECT id, ${price!.id}, organization_id, 1500, 0 FROM subscriptions WHERE organization_id = ${org.id}`.execute(connection.db);
-  await sql`ANALYZE`.execute(connection.db);
-  const sample = await connection.db
-    .selectFrom("subscriptions")
-    .select("id")
-    .where("current_period_end", "=", now)
-    .orderBy("id")
-    .offset(Math.floor(SUBSCRIPTIONS / 2))
-    .limit(1)
-    .executeTakeFirstOrThrow();
-
-  const services = buildServices(deps);
-  // The warm-up renewals, at their own instant: the floor copies the rows they wrote.
-  const due = now;
-  now = new Date(warmAt.getTime() + 1000);
-  await services.subscriptionRenewals.sweep();
-  now = due;
-  const floor = await prepareRenewalFloor(connection.pool, org.id);
-  const floorSubscriptions = (
-    await sql<{ id: string; customer_id: string }>`SELECT s.id, s.customer_id FROM subscriptions s JOIN customers c ON c.id = s.customer_id
-      WHERE c.email LIKE 'floor%' ORDER BY s.id`.execute(connection.db)
-  ).rows;
+  const world = await renewalWorld(connection, SUBSCRIPTIONS, database.name);
+  const { deps, services, floor, floorSubscriptions } = world;
   const app = await buildApp(deps, { logger: false, services });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  process.send?.({ port, path: `/v1/subscriptions/${sample.id}`, token } satisfies Ready);
+  process.send?.({ port, path: `/v1/subscriptions/${world.sampleId}`, token: world.token } satisfies Ready);
   process.on("message", (message) => {
     if (typeof message === "object" && message && "floor" in message) {
       const count = Number(message.floor);
@@ -138,8 +50,7 @@ async function serve(): Promise<void> {
         process.send?.({ perSecond } satisfies Floored),
       );
     } else if (message === "sweep") {
-      // The clock passes the period end: every subscription is due now.
-      now = new Date(now.getTime() + 1000);
+      world.passPeriodEnd();
       const started = performance.now();
       void services.subscriptionRenewals
         .sweep()

@@ -18,7 +18,8 @@ import {
   type PriceLine,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
-import { scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import { scheduleCollectRecovery } from "./subscription-charge-settlement.ts";
+import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 import { writeRenewalPaidEmail } from "./order-paid-email.ts";
 
 // A subscription's orders: a period billed in advance, the closing period's usage in arrears, and
@@ -97,7 +98,7 @@ export function taxedAmounts(
 async function publishBilledOrder(
   trx: Executor,
   ctx: SubscriptionFlowContext,
-  row: SubscriptionRow,
+  { row, customer }: { row: SubscriptionRow; customer: CustomerRow },
   order: OrderRow,
   now: Date,
 ): Promise<OrderRow | null> {
@@ -106,7 +107,7 @@ async function publishBilledOrder(
   if (order.status === "paid") {
     await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
     if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
-    await writeRenewalPaidEmail(trx, ctx.deps, order, now);
+    await writeRenewalPaidEmail(trx, ctx.deps, { order, items: created.items, subscription: row, customer }, now);
     return null;
   }
   // Should the inline charge never settle (a crash), the job collects the order.
@@ -160,7 +161,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
     entries.billed.map((entry) => entry.id),
     entries.split,
   );
-  return publishBilledOrder(trx, ctx, row, order, now);
+  return publishBilledOrder(trx, ctx, { row, customer }, order, now);
 }
 
 /**

@@ -19,7 +19,8 @@ import {
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { invoiceChanges } from "./bill-subscription.ts";
-import { chargeBeforeCommit, collectSubscriptionPayment, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import { chargeBeforeCommit, collectSubscriptionPayment } from "./collect-subscription-payment.ts";
+import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 import { cycleSubscription, endSubscriptionNow, resumeAndRenew } from "./renew-subscriptions.ts";
 import { writeSubscriptionNotice } from "./subscription-notice-email.ts";
 import { writeCancellationNotice } from "./seller-notices.ts";

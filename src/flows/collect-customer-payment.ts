@@ -13,18 +13,9 @@ import {
   tryLockOrderPayment,
 } from "../modules/payments/payments.steps.ts";
 import type { PaymentMethodRow, PaymentTrigger } from "../modules/payments/payments.table.ts";
-import {
-  chargeLocked,
-  collectSubscriptionPayment,
-  inDunning,
-  keepNewCard,
-  lockForCharge,
-  settlePaidByCustomer,
-  settleWaitingPayment,
-  settleWaitingPayments,
-  type LockedCharge,
-  type SubscriptionFlowContext,
-} from "./collect-subscription-payment.ts";
+import { chargeLocked, collectSubscriptionPayment, inDunning, lockForCharge } from "./collect-subscription-payment.ts";
+import type { LockedCharge, SubscriptionFlowContext } from "./subscription-flow-context.ts";
+import { keepNewCard, settlePaidByCustomer, settleWaitingPayment, settleWaitingPayments } from "./subscription-waiting-payments.ts";
 
 // A customer paying an order dunning is chasing, themselves: the portal's retry (on-session, so the
 // card may ask for 3-D Secure), the retry a new default method triggers, and the settlement of a

@@ -8,14 +8,7 @@ import { findLiveCustomer } from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { OrderNotDraft, PaymentActionRequired } from "../modules/orders/orders.errors.ts";
 import type { Order, OrderFinalize } from "../modules/orders/orders.schemas.ts";
-import {
-  assignInvoiceNumber,
-  findOrderForUpdate,
-  itemsByOrder,
-  markOrderPaid,
-  readOrder,
-  updateOrder,
-} from "../modules/orders/orders.steps.ts";
+import { assignInvoiceNumber, findOrderForUpdate, markOrderPaid, readOrder, updateOrder } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import { findOrganization } from "../modules/organizations/organizations.steps.ts";
 import { findPaymentMethod, nextAttemptKey, recordPayment } from "../modules/payments/payments.steps.ts";
@@ -102,17 +95,16 @@ export async function finalizeOrder(ctx: FinalizeContext, id: string, body: Orde
     const claimed = await updateOrder(trx, draft.id, { status: "pending", modified_at: now });
     const reference = await charge(trx, ctx, claimed, customer, body.payment_method_id);
     const numbered = await assignInvoiceNumber(trx, claimed, organization, customer);
-    const paid = await markOrderPaid(trx, numbered, { customer, reference }, now);
+    const { row: paid, published } = await markOrderPaid(trx, numbered, { customer, reference }, now);
     const product = paid.product_id ? await findProductWithRelations(trx, paid.product_id, [organization.id]) : undefined;
     const benefits = product?.benefits ?? [];
     await grantBenefits(trx, { customerId: customer.id, orderId: paid.id, subscriptionId: null, benefits, now });
-    const items = (await itemsByOrder(trx, [paid])).get(paid.id) ?? [];
     await writeOrderPaidEmail(trx, deps, {
       reason: "purchase",
       organization,
       customer,
       order: paid,
-      items,
+      items: published.items,
       benefits,
       locale: customer.locale,
       now,

@@ -2,11 +2,13 @@ import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { recordEmail, renderOrderEmail, type CustomerEmailSetting, type OrderEmailReason } from "../modules/emails/emails.steps.ts";
-import { itemsByOrder, orderDocumentLinks, renewedBefore } from "../modules/orders/orders.steps.ts";
+import { orderDocumentLinks, renewedBefore } from "../modules/orders/orders.steps.ts";
 import type { OrderItemRow, OrderRow } from "../modules/orders/orders.table.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
-import { frozenPrices, subscriptionsByIds } from "../modules/subscriptions/subscriptions.steps.ts";
-import { brandOf, customerPortalUrl, emailParties } from "./customer-email-parties.ts";
+import { findOrganization } from "../modules/organizations/organizations.steps.ts";
+import { frozenPrices } from "../modules/subscriptions/subscriptions.steps.ts";
+import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
+import { brandOf, customerPortalUrl } from "./customer-email-parties.ts";
 import { grantedBenefits } from "./purchase-summary.ts";
 
 // The email of an order that became paid, whatever paid it: its template follows why it was billed.
@@ -32,7 +34,7 @@ export async function writeOrderPaidEmail(
     organization: OrganizationRow;
     customer: CustomerRow;
     order: OrderRow;
-    items: readonly OrderItemRow[];
+    items: readonly Pick<OrderItemRow, "label" | "amount">[];
     /** The product's benefits a first order lists (those it granted); none for a renewal. */
     benefits: readonly { id: string; description: string }[];
     /** The checkout's language, else the customer's (as the order's documents choose it). */
@@ -81,12 +83,11 @@ export async function writeOrderPaidEmail(
  * began with a trial is its conversion (not the usage order closing a trial that ends unconverted).
  * Null for an order whose email this is not (a change's `subscription_update`).
  */
-async function renewalReason(db: Executor, order: OrderRow): Promise<OrderEmailReason | null> {
+async function renewalReason(db: Executor, order: OrderRow, subscription: SubscriptionRow): Promise<OrderEmailReason | null> {
   if (order.billing_reason === "subscription_meter_cycle") return "subscription_meter_cycle";
-  if (order.billing_reason !== "subscription_cycle" || !order.subscription_id) return null;
-  const [subscription] = await subscriptionsByIds(db, [order.subscription_id]);
+  if (order.billing_reason !== "subscription_cycle") return null;
   const converted =
-    subscription?.trial_end != null &&
+    subscription.trial_end !== null &&
     order.created_at >= subscription.trial_end &&
     (subscription.ended_at === null || subscription.ended_at > order.created_at) &&
     !(await renewedBefore(db, order));
@@ -96,14 +97,36 @@ async function renewalReason(db: Executor, order: OrderRow): Promise<OrderEmailR
 /**
  * A subscription's renewal order paid after its checkout (at once when nothing was due, else by a
  * charge, a dunning retry or the customer's own payment): its receipt, in the paying transaction.
- * Nothing for a subscription whose prices are all free (nothing was ever charged), as the hosted service skips it.
+ * Nothing for a subscription whose prices are all free (nothing was ever charged), as the hosted
+ * service skips it, nor for a deleted customer or one without an address. The caller passes what it
+ * holds already (the order's subscription and customer, its items as just published), so the
+ * receipt reads only the organization and the prices.
  */
-export async function writeRenewalPaidEmail(db: Executor, deps: Deps, order: OrderRow, now: Date): Promise<void> {
-  const reason = await renewalReason(db, order);
-  if (!reason || !order.subscription_id) return;
-  if ((await frozenPrices(db, order.subscription_id)).every((price) => price.amount_type === "free")) return;
-  const parties = await emailParties(db, { organizationId: order.organization_id, customerId: order.customer_id });
-  if (!parties) return;
-  const items = (await itemsByOrder(db, [order])).get(order.id) ?? [];
-  await writeOrderPaidEmail(db, deps, { reason, ...parties, order, items, benefits: [], locale: parties.customer.locale, now });
+export async function writeRenewalPaidEmail(
+  db: Executor,
+  deps: Deps,
+  paid: {
+    order: OrderRow;
+    items: readonly Pick<OrderItemRow, "label" | "amount">[];
+    subscription: SubscriptionRow;
+    customer: CustomerRow;
+  },
+  now: Date,
+): Promise<void> {
+  const { order, subscription, customer } = paid;
+  const reason = await renewalReason(db, order, subscription);
+  if (!reason || customer.deleted_at !== null || !customer.email) return;
+  if ((await frozenPrices(db, subscription.id)).every((price) => price.amount_type === "free")) return;
+  const organization = await findOrganization(db, order.organization_id, null);
+  if (!organization) throw new Error(`customer ${customer.id} without its organization`);
+  await writeOrderPaidEmail(db, deps, {
+    reason,
+    organization,
+    customer,
+    order,
+    items: paid.items,
+    benefits: [],
+    locale: customer.locale,
+    now,
+  });
 }

@@ -20,7 +20,7 @@ import {
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
 import { atClockOffset } from "../values/clock.ts";
 import { periodCharge, taxedAmounts } from "./bill-subscription.ts";
-import type { SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 
 // Reminders before a charge (anchor-behaviour-wave3 §2.3): a long-cycle renewal a week ahead, a
 // trial's end a few days ahead. An hourly scan at each organization's own time writes each once per

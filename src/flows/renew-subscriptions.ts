@@ -30,7 +30,9 @@ import {
   type OrderIntentEvent,
   type RetryRefusals,
 } from "./collect-customer-payment.ts";
-import { collectSubscriptionPayment, scheduleCollectRecovery, type SubscriptionFlowContext } from "./collect-subscription-payment.ts";
+import { collectSubscriptionPayment } from "./collect-subscription-payment.ts";
+import { scheduleCollectRecovery } from "./subscription-charge-settlement.ts";
+import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 import type { PaymentMethodRow } from "../modules/payments/payments.table.ts";
 import { endSubscriptionAndTell } from "./subscription-notice-email.ts";
 import { countRenewal } from "../observability/operation-counters.ts";

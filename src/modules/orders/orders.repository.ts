@@ -274,8 +274,9 @@ export const orderIdsOfProduct = (productId: string): Expression<string> =>
   expressionBuilder<Database>().selectFrom("orders as o").select("o.id").where("o.product_id", "=", productId).$asScalar();
 
 /** The subscription an order bills, if any. */
-export const subscriptionIdOfOrder = async (db: Executor, orderId: string): Promise<string | null> =>
-  (await db.selectFrom("orders").select("subscription_id").where("id", "=", orderId).executeTakeFirst())?.subscription_id ?? null;
+/** The order's subscription id, a subquery for a statement that locks the subscription through it (never changes once written). */
+export const subscriptionIdOfOrder = (orderId: string) =>
+  expressionBuilder<Database>().selectFrom("orders").select("subscription_id").where("id", "=", orderId);
 
 /** Whether the order's subscription had a renewal order (`subscription_cycle`) before this one was created. */
 export const renewedBefore = async (db: Executor, order: Pick<OrderRow, "subscription_id" | "created_at">): Promise<boolean> =>

@@ -6,6 +6,7 @@ import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
 import { findOrder, findOrderForUpdate, findOrderOfCheckout, updateOrder, type OrderVisibility } from "./orders.repository.ts";
 import { publishOrderUpdated, readOrder } from "./orders.service.ts";
+import type { Order } from "./orders.schemas.ts";
 import type { CreditNoteRow, OrderRow } from "./orders.table.ts";
 
 // The order operations other modules and flows run inside their own transaction.
@@ -33,14 +34,14 @@ export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): 
 /**
  * A pending order paid later (a renewal's charge, a finalized draft): its receipt number when
  * money moved (`reference`), the processor's reference, no further attempt, then `order.updated`
- * and `order.paid`. On the locked order.
+ * and `order.paid`. On the locked order; returns its row and the order as the events carry it.
  */
 export async function markOrderPaid(
   db: Executor,
   order: OrderRow,
   payment: { customer: { id: string; short_id: number }; reference: string | null },
   now: Date,
-): Promise<OrderRow> {
+): Promise<{ row: OrderRow; published: Order }> {
   const paid = await updateOrder(db, order.id, {
     status: "paid",
     payment_reference: payment.reference,
@@ -50,7 +51,7 @@ export async function markOrderPaid(
   });
   const published = await publishOrderUpdated(db, paid, now);
   await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
-  return paid;
+  return { row: paid, published };
 }
 /** A finalized draft's invoice number, assigned only now (drafts have none). On the locked order. */
 export async function assignInvoiceNumber(

@@ -9,6 +9,7 @@ import { customerContacts, customerEmailOf, customerJson } from "../customers/cu
 import { discountJson, discountNameOf, discountNames } from "../discounts/discounts.steps.ts";
 import { organizationNameMatches, organizationNameOf } from "../organizations/organizations.steps.ts";
 import { productNameMatches, productNameOf, productNames, productPriceRows, productWithRelationsJson } from "../products/products.steps.ts";
+import { subscriptionIdOfOrder } from "../orders/orders.steps.ts";
 import type { SubscriptionSortKey } from "./subscriptions.schemas.ts";
 import type {
   CancellationReason,
@@ -194,6 +195,13 @@ export const findSubscriptionForUpdate = (
     .where((eb) => eb.and(visible(eb, visibility)))
     .forUpdate()
     .executeTakeFirst();
+
+/**
+ * The subscription of an order, locked, in one statement (the order's subscription id read in a
+ * subquery): the lock a charge of the order takes first, unscoped.
+ */
+export const findSubscriptionOfOrderForUpdate = (db: Executor, orderId: string): Promise<SubscriptionRow | undefined> =>
+  db.selectFrom("subscriptions as s").selectAll("s").where("s.id", "=", subscriptionIdOfOrder(orderId)).forUpdate().executeTakeFirst();
 
 /** Rows by id, unscoped: the caller already holds ids it may see (the portal's orders). */
 export const subscriptionsByIds = (db: Executor, ids: readonly string[]): Promise<SubscriptionRow[]> =>

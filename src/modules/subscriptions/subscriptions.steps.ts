@@ -28,6 +28,7 @@ import type { CancellationReason, SubscriptionRow } from "./subscriptions.table.
 export {
   findSubscription,
   findSubscriptionForUpdate,
+  findSubscriptionOfOrderForUpdate,
   updateSubscription,
   type SubscriptionVisibility,
 } from "./subscriptions.repository.ts";

@@ -162,8 +162,15 @@ describe("order emails of a subscription", () => {
 
     // The payment's transaction replayed (a retried job): still one receipt per order.
     const paid = await ctx.deps.db.selectFrom("orders").selectAll().where("subscription_id", "=", id).orderBy("created_at").execute();
+    const subscription = await ctx.deps.db.selectFrom("subscriptions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const customer = await ctx.deps.db
+      .selectFrom("customers")
+      .selectAll()
+      .where("id", "=", subscription.customer_id)
+      .executeTakeFirstOrThrow();
     await ctx.deps.db.transaction().execute(async (trx) => {
-      for (const order of paid.slice(1)) await writeRenewalPaidEmail(trx, ctx.deps, order, ctx.deps.now());
+      for (const order of paid.slice(1))
+        await writeRenewalPaidEmail(trx, ctx.deps, { order, items: [], subscription, customer }, ctx.deps.now());
     });
     expect(await emailsTo("trial@example.com")).toHaveLength(3);
   });
