@@ -207,7 +207,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   }
   const subscriptionId = subscription?.id ?? null;
   const benefits = buysSeats(purchase) ? [] : purchase.product.benefits;
-  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits, now });
+  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits, newSource: true, now });
   // A subscription's first order (a trial's $0 one too) is confirmed with its own template.
   await writeOrderPaidEmail(db, ctx.deps, {
     reason: subscription ? "subscription_create" : "purchase",

@@ -82,15 +82,18 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
       return row;
     },
 
-    /** Applies an edit to a locked session and stores it; the caller publishes. */
+    /**
+     * Applies an edit to a locked session and stores it; the caller publishes. `organization`: the
+     * session's, when the caller has already read it in this transaction (saves the read).
+     */
     async edit(
       db: Executor,
       row: CheckoutRow,
       changes: CheckoutChanges,
       side: "merchant" | "buyer",
-      options: { confirming?: boolean } = {},
+      options: { confirming?: boolean; organization?: OrganizationRow } = {},
     ): Promise<CheckoutRow> {
-      const organization = await organizationOf(db, row.organization_id);
+      const organization = options.organization ?? (await organizationOf(db, row.organization_id));
       const now = deps.now();
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
         ...editTerms(db, organization, taxEngine, now),
