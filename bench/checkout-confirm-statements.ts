@@ -5,7 +5,7 @@
  * statement of the pool's connections counted, transaction control (BEGIN, COMMIT) included. With
  * `--list`, the statements of the last confirm, in order.
  *
- *   DATABASE_URL=… node --import tsx bench/checkout-confirm-statements.ts [--list]
+ *   DATABASE_URL=… npm run bench:checkout-confirm-statements [-- --list]
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
