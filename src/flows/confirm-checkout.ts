@@ -21,13 +21,13 @@ import { setRequestClockOffset } from "../values/clock.ts";
 
 // Confirming a session: the buyer's confirmation, the charge, and the completion into a paid order.
 
+/** A session as its confirmation committed it, with its organization: what its completion starts from. */
+type Confirmed = PublishedCheckout & { organization: OrganizationRow };
+
 /**
  * `open` → `confirmed` in one transaction that commits before the charge: the buyer's last edit,
  * the fields confirm requires, the discount redeemed and the recovery job scheduled.
  */
-/** A session as its confirmation committed it, with its organization: what its completion starts from. */
-type Confirmed = PublishedCheckout & { organization: OrganizationRow };
-
 async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<Confirmed> {
   const { deps, sessions } = ctx;
   const { confirmation_token_id: token, ...changes } = input;
@@ -133,7 +133,8 @@ async function chargeSession(ctx: CheckoutFlowContext, checkout: Checkout, sourc
  * the recovery job; the processor call is idempotent per session and the status checks under the
  * row lock make the later caller a no-op. Returns the buyer's new customer session token: also to
  * a caller that finds the session completed by another (a processor's event may win the race to
- * the row), null while the processor has not settled the charge.
+ * the row), null while the processor has not settled the charge. `confirmed`: the session as the
+ * same request's confirmation committed it, which spares the completion reading it again.
  */
 async function settle(
   ctx: CheckoutFlowContext,
