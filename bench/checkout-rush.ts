@@ -9,9 +9,16 @@
  * checkout has exactly one order (checked in the database after the run).
  *
  *   node --import tsx bench/checkout-rush.ts   (BENCH_BUYERS per round, default 1000; BENCH_ROUNDS, default 3)
+ *
+ * Lock waits, a measure the machine's load moves less than the rates: every 20 ms the bench samples
+ * the database's active statements (`pg_stat_activity`) and prints, for the app's and the floor's
+ * rounds, the share of samples waiting on a lock and the statements that waited most.
+ * BENCH_NO_ROLLUP_TRIGGERS=1 disables the metrics' order triggers in the bench's scratch database
+ * first, to see what the rollups' row locks cost the rush.
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -66,6 +73,9 @@ async function serve(): Promise<void> {
     .select("benefit_id")
     .where("product_id", "=", productId!)
     .executeTakeFirstOrThrow();
+  // The scratch database only: what the rush costs without the metrics' order rollups.
+  if (process.env.BENCH_NO_ROLLUP_TRIGGERS === "1")
+    await sql`ALTER TABLE orders DISABLE TRIGGER metrics_order_insert_delete, DISABLE TRIGGER metrics_order_update`.execute(connection.db);
   const app = await buildApp(deps, { logger: false, services });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -76,6 +86,58 @@ async function serve(): Promise<void> {
     await connection.close();
     await database.stop();
   });
+}
+
+/** Samples of the bench database's active statements: how many, and the lock waits by statement. */
+interface LockSamples {
+  active: number;
+  waiting: number;
+  byStatement: Map<string, number>;
+}
+
+/** Samples the active statements every 20 ms until stopped. */
+function sampleLockWaits(pool: pg.Pool) {
+  const samples: LockSamples = { active: 0, waiting: 0, byStatement: new Map() };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await pool.query<{ wait_event_type: string | null; query: string }>(
+        `SELECT wait_event_type, query FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+      );
+      for (const row of rows) {
+        samples.active += 1;
+        if (row.wait_event_type !== "Lock") continue;
+        samples.waiting += 1;
+        const statement = row.query.replace(/\s+/g, " ").trim().slice(0, 80);
+        samples.byStatement.set(statement, (samples.byStatement.get(statement) ?? 0) + 1);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return async (): Promise<LockSamples> => {
+    running = false;
+    await loop;
+    return samples;
+  };
+}
+
+/** Runs `work` while sampling lock waits, adding them to `into`. */
+async function sampled<T>(pool: pg.Pool, into: LockSamples, work: () => Promise<T>): Promise<T> {
+  const stop = sampleLockWaits(pool);
+  const result = await work();
+  const samples = await stop();
+  into.active += samples.active;
+  into.waiting += samples.waiting;
+  for (const [statement, n] of samples.byStatement) into.byStatement.set(statement, (into.byStatement.get(statement) ?? 0) + n);
+  return result;
+}
+
+function printLockWaits(label: string, samples: LockSamples): void {
+  const share = samples.active ? (samples.waiting / samples.active) * 100 : 0;
+  console.log(`${label}: ${samples.waiting} of ${samples.active} active-statement samples waiting on a lock (${share.toFixed(1)}%)`);
+  const top = [...samples.byStatement].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  for (const [statement, n] of top) console.log(`    ${String(n).padStart(6)}  ${statement}`);
 }
 
 interface Round {
@@ -140,7 +202,15 @@ async function main(): Promise<void> {
     const floor = (count: number) => runFloor(count, CONNECTIONS);
     await floor(WARM_UP);
     const rounds: { floor: Round; app: Round }[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) rounds.push({ floor: await floor(BUYERS), app: await app(BUYERS) });
+    const monitor = new pg.Pool({ connectionString: ready.databaseUrl, max: 1 });
+    const none = (): LockSamples => ({ active: 0, waiting: 0, byStatement: new Map() });
+    const waits = { floor: none(), app: none() };
+    for (let round = 0; round < ROUNDS; round += 1)
+      rounds.push({
+        floor: await sampled(monitor, waits.floor, () => floor(BUYERS)),
+        app: await sampled(monitor, waits.app, () => app(BUYERS)),
+      });
+    await monitor.end();
     const mean = (pick: (r: (typeof rounds)[number]) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
     console.log(`${BUYERS} buyers per round, ${CONNECTIONS} connections, pool ${POOL_SIZE}, ${ROUNDS} interleaved rounds (floor, app)`);
     for (const [i, r] of rounds.entries())
@@ -155,6 +225,8 @@ async function main(): Promise<void> {
     console.log(
       `app / floor: ${((mean((r) => r.app.perSecond) / mean((r) => r.floor.perSecond)) * 100).toFixed(1)}% (target 40%); 5xx: ${fiveHundreds}; not 200: ${failed}`,
     );
+    printLockWaits("lock waits, floor", waits.floor);
+    printLockWaits("lock waits, app", waits.app);
     if (fiveHundreds > 0) process.exitCode = 1;
     await checkOneOrderEach(pool, ready.ids.organizationId, WARM_UP + BUYERS * ROUNDS - failed);
     await pool.end();

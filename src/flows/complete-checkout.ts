@@ -19,7 +19,8 @@ import {
   rememberProcessorCustomer,
 } from "../modules/customers/customers.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
-import { publishPaidOrder, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
+import { paidOrderEvents, writeOrder, type NewOrder } from "../modules/orders/orders.steps.ts";
+import { recordWebhookEvents } from "../jobs/webhook-outbox.ts";
 import { writeOrderPaidEmail } from "./order-paid-email.ts";
 import { writeCheckoutNotice } from "./seller-notices.ts";
 import type { OrganizationRow } from "../modules/organizations/organizations.table.ts";
@@ -207,7 +208,7 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   }
   const subscriptionId = subscription?.id ?? null;
   const benefits = buysSeats(purchase) ? [] : purchase.product.benefits;
-  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits, now });
+  await grantBenefits(db, { customerId: customer.id, orderId: order.id, subscriptionId, benefits, newSource: true, now });
   // A subscription's first order (a trial's $0 one too) is confirmed with its own template.
   await writeOrderPaidEmail(db, ctx.deps, {
     reason: subscription ? "subscription_create" : "purchase",
@@ -231,8 +232,9 @@ export async function completeCheckout(db: Executor, ctx: CheckoutFlowContext, i
   // The hosted service's order: the subscription's events (`active` for a trial too), then the order's.
   if (subscription)
     await publishSubscriptionEvents(db, subscription, ["subscription.created", "subscription.active", "subscription.updated"], now);
-  await publishPaidOrder(db, order, now);
-  // Completing writes the session's own row only (its products and discount stay as read): no second read.
-  await ctx.sessions.publish(db, checkout.id, "checkout.updated", { ...checkout, ...succeeded });
+  // Completing writes the session's own row only (its products and discount stay as read): no second
+  // read. Its event follows the order's, the three in one statement.
+  const session = ctx.sessions.eventOf({ ...checkout, ...succeeded }, "checkout.updated");
+  await recordWebhookEvents(db, [...(await paidOrderEvents(db, order, now)), session.event]);
   return token;
 }

@@ -17,24 +17,28 @@ import type { OrganizationRow } from "../modules/organizations/organizations.tab
 import { completeCheckout, type CheckoutFlowContext, type Completion } from "./complete-checkout.ts";
 import type { Executor } from "../db/database.ts";
 import { openCustomerSession, processorCustomerOfBuyer } from "../modules/customers/customers.steps.ts";
+import { setRequestClockOffset } from "../values/clock.ts";
 
 // Confirming a session: the buyer's confirmation, the charge, and the completion into a paid order.
+
+/** A session as its confirmation committed it, with its organization: what its completion starts from. */
+type Confirmed = PublishedCheckout & { organization: OrganizationRow };
 
 /**
  * `open` → `confirmed` in one transaction that commits before the charge: the buyer's last edit,
  * the fields confirm requires, the discount redeemed and the recovery job scheduled.
  */
-async function confirmSession(
-  ctx: CheckoutFlowContext,
-  clientSecret: string,
-  input: CheckoutConfirm,
-): Promise<PublishedCheckout & { organization: OrganizationRow }> {
+async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<Confirmed> {
   const { deps, sessions } = ctx;
   const { confirmation_token_id: token, ...changes } = input;
   return deps.db.transaction().execute(async (trx) => {
     const row = await sessions.lock(trx, { clientSecret }, null);
+    const organization = await sessions.organizationOf(trx, row.organization_id);
+    // A buyer's request carries no token to set the clock: a sandbox organization that advanced its
+    // test clock sells at its own time, from here on (the charge and the completion too).
+    setRequestClockOffset(organization.clock_offset_ms);
     assertOpenForBuyer(row, deps.now());
-    await sessions.edit(trx, row, changes, "buyer", { confirming: true });
+    await sessions.edit(trx, row, changes, "buyer", { confirming: true, organization });
     const edited = await findCheckoutWithRelations(trx, { id: row.id }, null);
     if (!edited) throw new ResourceNotFound();
     const preview = sessions.view(edited);
@@ -44,7 +48,6 @@ async function confirmSession(
     const confirmed = await markConfirmed(trx, edited, token ?? null, deps.now());
     // Confirming writes the session's row only, but redeems its discount, whose count the view shows: read again then.
     const published = await sessions.publish(trx, row.id, "checkout.updated", edited.discount_id ? undefined : { ...edited, ...confirmed });
-    const organization = await sessions.organizationOf(trx, row.organization_id);
     return { ...published, organization };
   });
 }
@@ -130,18 +133,26 @@ async function chargeSession(ctx: CheckoutFlowContext, checkout: Checkout, sourc
  * the recovery job; the processor call is idempotent per session and the status checks under the
  * row lock make the later caller a no-op. Returns the buyer's new customer session token: also to
  * a caller that finds the session completed by another (a processor's event may win the race to
- * the row), null while the processor has not settled the charge.
+ * the row), null while the processor has not settled the charge. `confirmed`: the session as the
+ * same request's confirmation committed it, which spares the completion reading it again.
  */
-async function settle(ctx: CheckoutFlowContext, checkout: Checkout, source: PaymentSource | null): Promise<string | null> {
+async function settle(
+  ctx: CheckoutFlowContext,
+  checkout: Checkout,
+  source: PaymentSource | null,
+  confirmed?: Confirmed,
+): Promise<string | null> {
   const charged = await chargeSession(ctx, checkout, source);
   if (!charged) return null;
   return ctx.deps.db.transaction().execute(async (trx) => {
     const row = await ctx.sessions.lock(trx, { id: checkout.id }, null);
     if (row.status === "succeeded" && row.customer_id) return (await sessionForBuyer(trx, ctx, row.organization_id, row.customer_id)).token;
     if (row.status !== "confirmed") throw new NotOpenCheckout();
-    const full = await findCheckoutWithRelations(trx, { id: row.id }, null);
+    // Still confirmed, so unchanged since the confirmation: its products and discount as the buyer
+    // confirmed them, its own row as locked now.
+    const full = confirmed ? { ...confirmed.full, ...row } : await findCheckoutWithRelations(trx, { id: row.id }, null);
     if (!full) throw new ResourceNotFound();
-    const organization = await ctx.sessions.organizationOf(trx, row.organization_id);
+    const organization = confirmed?.organization ?? (await ctx.sessions.organizationOf(trx, row.organization_id));
     await cancelSettleRecovery(trx, row.id);
     return completeCheckout(trx, ctx, { checkout: full, organization, ...charged });
   });
@@ -178,7 +189,7 @@ const confirmFailure = (error: unknown): CheckoutConfirmResult =>
 async function confirmAndSettle(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<CheckoutConfirmation> {
   const confirmed = await confirmSession(ctx, clientSecret, input);
   const token = input.confirmation_token_id;
-  const customerSessionToken = await settle(ctx, confirmed.checkout, token ? { confirmationToken: token } : null);
+  const customerSessionToken = await settle(ctx, confirmed.checkout, token ? { confirmationToken: token } : null, confirmed);
   const waiting =
     customerSessionToken === null ? await findCheckoutWithRelations(ctx.deps.db, { id: confirmed.checkout.id }, null) : undefined;
   return { confirmed: waiting ?? confirmed.full, organization: confirmed.organization, customerSessionToken };

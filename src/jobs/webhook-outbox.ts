@@ -1,7 +1,7 @@
 import type { Executor } from "../db/database.ts";
 import { TaskName } from "./task-names.ts";
 import { traceContextFields } from "./job-trace.ts";
-import { insertWebhookEventWithFanout } from "./webhook-outbox.repository.ts";
+import { insertWebhookEventsWithFanout } from "./webhook-outbox.repository.ts";
 import { orderingKeyOf } from "./webhook-ordering.ts";
 
 /** Every webhook event type this service emits, in one list; the reference's `WebhookEventType` lists more. */
@@ -43,26 +43,36 @@ export type WebhookEventType =
   | "customer_seat.claimed"
   | "customer_seat.revoked";
 
+/** A webhook event to record: `data` is the full resource as its read schema gives it. */
+export interface WebhookEvent {
+  organizationId: string;
+  type: WebhookEventType;
+  data: unknown;
+  now: Date;
+}
+
 /**
- * Records a webhook event and schedules its fan-out to the organization's endpoints. Called with
- * the transaction of the change that causes the event, so an event exists if and only if the
- * change committed (outbox semantics). `data` is the full resource as its read schema gives it;
- * the object it is about orders its delivery (webhook-ordering.ts).
+ * Records webhook events, in the order given, and schedules each one's fan-out to the
+ * organization's endpoints, in one statement. Called with the transaction of the change that causes
+ * the events, so an event exists if and only if the change committed (outbox semantics); the object
+ * each is about orders its delivery (webhook-ordering.ts). Answers the events' ids.
  */
-export async function recordWebhookEvent(
-  db: Executor,
-  event: { organizationId: string; type: WebhookEventType; data: unknown; now: Date },
-): Promise<string> {
-  const payload = { type: event.type, timestamp: event.now.toISOString(), data: event.data };
-  return insertWebhookEventWithFanout(
+export function recordWebhookEvents(db: Executor, events: readonly WebhookEvent[]): Promise<string[]> {
+  return insertWebhookEventsWithFanout(
     db,
-    {
+    events.map((event) => ({
       organizationId: event.organizationId,
       type: event.type,
       orderingKey: orderingKeyOf(event.type, event.data),
-      payload: JSON.stringify(payload),
+      payload: JSON.stringify({ type: event.type, timestamp: event.now.toISOString(), data: event.data }),
       now: event.now,
-    },
+    })),
     { task: TaskName.webhookFanout, payload: traceContextFields() },
   );
+}
+
+/** Records one webhook event (see recordWebhookEvents); answers its id. */
+export async function recordWebhookEvent(db: Executor, event: WebhookEvent): Promise<string> {
+  const [id] = await recordWebhookEvents(db, [event]);
+  return id!;
 }

@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-credits.ts";
-import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvents } from "../../jobs/webhook-outbox.ts";
 import { setKeyStatus } from "../license-keys/license-keys.steps.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
 import { followDownloadableGrants } from "./downloadable-grants.ts";
@@ -33,14 +33,23 @@ export async function publishGrantEvents(
   const rows = await grantsEmbedded(db, ids);
   const byId = new Map(rows.map((row) => [row.id, row]));
   // In the order the changes were made, so the events' order follows it.
-  for (const id of ids) {
+  const changed = ids.map((id) => {
     const row = byId.get(id);
     if (!row) throw new Error(`benefit grant ${id} vanished within its own transaction`);
-    const data = { ...toBenefitGrant(row), previous_properties: previous.get(id) ?? null };
-    await recordWebhookEvent(db, { organizationId: row.organization_id, type, data, now });
-    const kind = CREDIT_KINDS[type];
-    if (row.benefit?.type === "meter_credit" && kind) await enqueueMeterCredit(db, { grant_id: id, kind, at: now.toISOString() });
-  }
+    return row;
+  });
+  await recordWebhookEvents(
+    db,
+    changed.map((row) => ({
+      organizationId: row.organization_id,
+      type,
+      data: { ...toBenefitGrant(row), previous_properties: previous.get(row.id) ?? null },
+      now,
+    })),
+  );
+  const kind = CREDIT_KINDS[type];
+  for (const row of changed)
+    if (row.benefit?.type === "meter_credit" && kind) await enqueueMeterCredit(db, { grant_id: row.id, kind, at: now.toISOString() });
   for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
 }
 

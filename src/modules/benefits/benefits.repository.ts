@@ -90,20 +90,21 @@ export const existingBenefitIds = async (db: Executor, organizationId: string, i
 };
 
 /**
- * Whether this seat's holder, else this order, else this subscription already has a grant of this
- * benefit (granted or not): a replay grants nothing twice.
+ * Which of these benefits this seat's holder, else this order, else this subscription already has a
+ * grant of (granted or not), in one read: a replay grants nothing twice.
  */
-export async function hasGrant(
+export async function benefitsAlreadyGranted(
   db: Executor,
   source: { orderId: string | null; subscriptionId: string | null; seat?: { id: string; memberId: string } },
-  benefitId: string,
-): Promise<boolean> {
-  let query = db.selectFrom("benefit_grants").select("id").where("benefit_id", "=", benefitId);
+  benefitIds: readonly string[],
+): Promise<Set<string>> {
+  if (benefitIds.length === 0) return new Set();
+  let query = db.selectFrom("benefit_grants").select("benefit_id").where("benefit_id", "in", benefitIds);
   if (source.seat) query = query.where("seat_id", "=", source.seat.id).where("member_id", "=", source.seat.memberId);
   else if (source.orderId !== null) query = query.where("order_id", "=", source.orderId);
   else if (source.subscriptionId !== null) query = query.where("subscription_id", "=", source.subscriptionId);
-  else return false;
-  return (await query.executeTakeFirst()) !== undefined;
+  else return new Set();
+  return new Set((await query.execute()).map((row) => row.benefit_id));
 }
 
 export const insertBenefitGrant = (db: Executor, values: Insertable<BenefitGrantsTable>) =>

@@ -5,7 +5,7 @@ import { grantBenefitFiles } from "./downloadable-grants.ts";
 import type { BenefitJson } from "./benefits.mapper.ts";
 import {
   grantedSubscriptionGrantIds,
-  hasGrant,
+  benefitsAlreadyGranted,
   insertBenefitGrant,
   revokeGrantsOutsideProduct,
   restoreSeatGrants,
@@ -41,13 +41,22 @@ export async function grantBenefits(
      */
     seat?: SeatHolder;
     benefits: readonly BenefitJson[];
+    /** The order (else subscription) was written in the caller's transaction: it has no grant yet to look for. */
+    newSource?: boolean;
     now: Date;
   },
 ): Promise<number> {
   const source = { orderId: input.orderId, subscriptionId: input.subscriptionId, ...(input.seat && { seat: input.seat }) };
+  const already = input.newSource
+    ? new Set<string>()
+    : await benefitsAlreadyGranted(
+        db,
+        source,
+        input.benefits.map((benefit) => benefit.id),
+      );
   const granted: string[] = [];
   for (const benefit of input.benefits) {
-    if (await hasGrant(db, source, benefit.id)) continue;
+    if (already.has(benefit.id)) continue;
     const properties =
       benefit.type === "license_keys"
         ? await issueLicenseKey(db, {

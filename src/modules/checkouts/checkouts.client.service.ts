@@ -58,8 +58,8 @@ export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessio
       });
     },
 
+    // The flow enters the organization's clock itself, from the organization it reads under the session's lock.
     async confirm(clientSecret: string, input: CheckoutConfirm): Promise<CheckoutPublicConfirmed> {
-      enterOrganizationClock(await checkoutClockOffset(deps.db, clientSecret));
       const { confirmed, organization, customerSessionToken } = await confirmation.confirm(clientSecret, input);
       return {
         ...toCheckoutPublic(confirmed, sessions.urls, organization),

@@ -2,7 +2,7 @@ import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
 import { enqueueJob } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvent, type WebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
@@ -68,6 +68,11 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
 
   const view = (full: CheckoutWithRelations): Checkout => toCheckout(full, urls);
 
+  const eventOf = (full: CheckoutWithRelations, type: WebhookEventType): PublishedCheckout & { event: WebhookEvent } => {
+    const checkout = view(full);
+    return { full, checkout, event: { organizationId: full.organization_id, type, data: checkout, now: deps.now() } };
+  };
+
   return {
     urls,
     taxEngine,
@@ -82,15 +87,18 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
       return row;
     },
 
-    /** Applies an edit to a locked session and stores it; the caller publishes. */
+    /**
+     * Applies an edit to a locked session and stores it; the caller publishes. `organization`: the
+     * session's, when the caller has already read it in this transaction (saves the read).
+     */
     async edit(
       db: Executor,
       row: CheckoutRow,
       changes: CheckoutChanges,
       side: "merchant" | "buyer",
-      options: { confirming?: boolean } = {},
+      options: { confirming?: boolean; organization?: OrganizationRow } = {},
     ): Promise<CheckoutRow> {
-      const organization = await organizationOf(db, row.organization_id);
+      const organization = options.organization ?? (await organizationOf(db, row.organization_id));
       const now = deps.now();
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
         ...editTerms(db, organization, taxEngine, now),
@@ -110,10 +118,13 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
     async publish(db: Executor, id: string, type: WebhookEventType, current?: CheckoutWithRelations): Promise<PublishedCheckout> {
       const full = current ?? (await findCheckoutWithRelations(db, { id }, null));
       if (!full) throw new ResourceNotFound();
-      const checkout = view(full);
-      await recordWebhookEvent(db, { organizationId: full.organization_id, type, data: checkout, now: deps.now() });
-      return { full, checkout };
+      const { event, ...published } = eventOf(full, type);
+      await recordWebhookEvent(db, event);
+      return published;
     },
+
+    /** The session as it now stands, shown as the API shows it, and its event: for a flow that records it with others. */
+    eventOf,
   };
 }
 export type CheckoutSessions = ReturnType<typeof createCheckoutSessions>;

@@ -26,6 +26,8 @@ export interface MetricOrderRollupsTable {
   subscription: boolean;
   start_lag: number | null;
   prev_lag: number | null;
+  /** One of a key's rows (0–15): concurrent writers of one key add to different slots; reads sum them. */
+  slot: number;
   orders: string;
   revenue: string;
   net: string;

@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { allocate } from "../../values/money.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
-import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
+import { allocateOrderNumbers, type NumberingOrganization } from "./order-numbers.ts";
 import { insertOrder, insertOrderItems } from "./orders.repository.ts";
 import type { OrderBillingReason, OrderItemRow, OrderRow } from "./orders.table.ts";
 import type { StoredAddress } from "../../schema/address.ts";
@@ -42,8 +42,10 @@ export interface NewOrder {
  * are gap-free because their counters roll back with it.
  */
 export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
-  const invoiceNumber = input.status === "draft" ? null : await allocateInvoiceNumber(db, input.organization, input.customer);
-  const receiptNumber = input.paymentReference ? await allocateReceiptNumber(db, input.organization.id, input.customer) : null;
+  const { invoiceNumber, receiptNumber } = await allocateOrderNumbers(db, input.organization, input.customer, {
+    invoice: input.status !== "draft",
+    receipt: Boolean(input.paymentReference),
+  });
   const order = await insertOrder(db, {
     created_at: input.now,
     modified_at: null,

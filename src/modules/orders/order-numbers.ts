@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { nextBillingCounterValue } from "./billing-counters.repository.ts";
+import { nextBillingCounterValue, nextBillingCounterValues } from "./billing-counters.repository.ts";
 
 /** Customer short id as 8 letters: base 26 over A–Z, left-padded with `A`. */
 export function shortIdCode(shortId: number): string {
@@ -24,26 +24,61 @@ export interface NumberingOrganization {
 const invoicePrefix = (organization: Pick<NumberingOrganization, "slug" | "invoice_prefix">): string =>
   organization.invoice_prefix ?? organization.slug.toUpperCase();
 
+const invoiceSubject = (organization: NumberingOrganization, customer: { id: string }): string =>
+  organization.invoice_numbering === "organization" ? organization.id : customer.id;
+
 /** `{PREFIX}-{SHORTID}-{NNNN}` per customer, or `{PREFIX}-{NNNN}` per organization. */
+const invoiceNumber = (organization: NumberingOrganization, customer: { short_id: number }, value: number): string =>
+  organization.invoice_numbering === "organization"
+    ? `${invoicePrefix(organization)}-${sequenceNumber(value)}`
+    : `${invoicePrefix(organization)}-${shortIdCode(customer.short_id)}-${sequenceNumber(value)}`;
+
+/** `RCPT-{SHORTID}-{NNNN}` from the customer's receipt counter. */
+const receiptNumber = (customer: { short_id: number }, value: number): string =>
+  `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(value)}`;
+
 export async function allocateInvoiceNumber(
   db: Executor,
   organization: NumberingOrganization,
   customer: { id: string; short_id: number },
 ): Promise<string> {
-  const prefix = invoicePrefix(organization);
-  if (organization.invoice_numbering === "organization") {
-    return `${prefix}-${sequenceNumber(await nextBillingCounterValue(db, organization.id, organization.id, "invoice"))}`;
-  }
-  return `${prefix}-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextBillingCounterValue(db, organization.id, customer.id, "invoice"))}`;
+  return invoiceNumber(
+    organization,
+    customer,
+    await nextBillingCounterValue(db, organization.id, invoiceSubject(organization, customer), "invoice"),
+  );
 }
 
-/** `RCPT-{SHORTID}-{NNNN}` from the customer's receipt counter. */
 export async function allocateReceiptNumber(
   db: Executor,
   organizationId: string,
   customer: { id: string; short_id: number },
 ): Promise<string> {
-  return `RCPT-${shortIdCode(customer.short_id)}-${sequenceNumber(await nextBillingCounterValue(db, organizationId, customer.id, "receipt"))}`;
+  return receiptNumber(customer, await nextBillingCounterValue(db, organizationId, customer.id, "receipt"));
+}
+
+/**
+ * A new order's invoice and receipt numbers, those `wanted`, in one statement (null: not wanted);
+ * the invoice's counter first, as when allocated one by one.
+ */
+export async function allocateOrderNumbers(
+  db: Executor,
+  organization: NumberingOrganization,
+  customer: { id: string; short_id: number },
+  wanted: { invoice: boolean; receipt: boolean },
+): Promise<{ invoiceNumber: string | null; receiptNumber: string | null }> {
+  const counters = [
+    ...(wanted.invoice ? [{ subjectId: invoiceSubject(organization, customer), kind: "invoice" as const }] : []),
+    ...(wanted.receipt ? [{ subjectId: customer.id, kind: "receipt" as const }] : []),
+  ];
+  const values = await nextBillingCounterValues(db, organization.id, counters);
+  const valueOf = (kind: "invoice" | "receipt") => values[counters.findIndex((counter) => counter.kind === kind)];
+  const invoice = valueOf("invoice");
+  const receipt = valueOf("receipt");
+  return {
+    invoiceNumber: invoice === undefined ? null : invoiceNumber(organization, customer, invoice),
+    receiptNumber: receipt === undefined ? null : receiptNumber(customer, receipt),
+  };
 }
 
 /**

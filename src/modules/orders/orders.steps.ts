@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvent, type WebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
@@ -24,11 +24,13 @@ export {
   type OrderVisibility,
 };
 
-/** Records `order.created` then `order.paid` for an order written paid, in the caller's transaction. */
-export async function publishPaidOrder(db: Executor, row: OrderRow, now: Date): Promise<void> {
+/** The events of an order written paid, `order.created` then `order.paid`, for the caller to record with its others. */
+export async function paidOrderEvents(db: Executor, row: OrderRow, now: Date): Promise<WebhookEvent[]> {
   const order = await readOrder(db, row);
-  await recordWebhookEvent(db, { organizationId: row.organization_id, type: "order.created", data: order, now });
-  await recordWebhookEvent(db, { organizationId: row.organization_id, type: "order.paid", data: order, now });
+  return [
+    { organizationId: row.organization_id, type: "order.created", data: order, now },
+    { organizationId: row.organization_id, type: "order.paid", data: order, now },
+  ];
 }
 
 /**

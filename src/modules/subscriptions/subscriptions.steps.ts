@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { recordWebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvents, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
 import { addInterval } from "../../values/calendar.ts";
 import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
@@ -77,7 +77,10 @@ export async function publishSubscriptionEvents(
   now: Date,
 ): Promise<Subscription> {
   const subscription = await readSubscription(db, row, now);
-  for (const type of types) await recordWebhookEvent(db, { organizationId: row.organization_id, type, data: subscription, now });
+  await recordWebhookEvents(
+    db,
+    types.map((type) => ({ organizationId: row.organization_id, type, data: subscription, now })),
+  );
   await enqueueCustomerStateChanged(db, row.customer_id);
   return subscription;
 }

@@ -1,0 +1,81 @@
+/**
+ * What one checkout confirm sends to PostgreSQL, independent of the machine's load: the rush's
+ * confirm (one product with a license-key benefit, sandbox processor, `tok_visa`) made
+ * BENCH_CONFIRMS times (default 5) one after another through the app (`inject`, no socket), every
+ * statement of the pool's connections counted, transaction control (BEGIN, COMMIT) included. With
+ * `--list`, the statements of the last confirm, in order.
+ *
+ *   DATABASE_URL=… npm run bench:checkout-confirm-statements [-- --list]
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { connect } from "../src/db/connection.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
+import { buildServices } from "../src/services.ts";
+import { benchDatabase } from "./bench-database.ts";
+import { seedProducts } from "./fixtures.ts";
+
+const CONFIRMS = Math.min(Number(process.env.BENCH_CONFIRMS ?? 5), 100);
+
+/** Every statement any `pg` client of this process sends from now on, in order: its text, shortened. */
+function traceStatements(): string[] {
+  const sent: string[] = [];
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    const [first] = args;
+    const text = typeof first === "string" ? first : ((first as { text?: string } | undefined)?.text ?? "?");
+    sent.push(text.replace(/\s+/g, " ").trim().slice(0, 140));
+    return query.apply(this, args);
+  };
+  return sent;
+}
+
+async function main(): Promise<void> {
+  const database = await benchDatabase("bench-confirm-statements");
+  const connection = connect(database.url, 10);
+  try {
+    await migrateToLatest(connection.db, connection.pool);
+    const sent = traceStatements();
+    const secret = randomBytes(32).toString("hex");
+    const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", ENVIRONMENT: "sandbox", SECRET_KEY: secret });
+    const deps = { db: connection.db, readDb: connection.db, config, secret, now: () => new Date() };
+    const org = await createOrganizationService(deps).create({ name: "Bench launch", slug: `bench-${database.name}` });
+    const services = buildServices(deps);
+    const [productId] = await seedProducts(connection.db, org.id, 1);
+    const app = await buildApp(deps, { logger: false, services });
+    const counts: number[] = [];
+    let last: string[] = [];
+    for (let i = 0; i < CONFIRMS; i += 1) {
+      const checkout = await services.checkouts.create(
+        {
+          products: [productId!],
+          customer_email: `buyer${i}@bench.example`,
+          customer_name: `Buyer ${i}`,
+          customer_billing_address: { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" },
+        },
+        [org.id],
+      );
+      const start = sent.length;
+      const response = await app.inject({
+        method: "POST",
+        url: `/v1/checkouts/client/${checkout.client_secret}/confirm`,
+        payload: { confirmation_token_id: "tok_visa" },
+      });
+      if (response.statusCode !== 200) throw new Error(`confirm answered ${response.statusCode}: ${response.body}`);
+      last = sent.slice(start);
+      counts.push(last.length);
+    }
+    console.log(`statements per confirm (${CONFIRMS} confirms, each a new buyer): ${counts.join(", ")}`);
+    if (process.argv.includes("--list")) for (const [i, text] of last.entries()) console.log(`${String(i + 1).padStart(3)} ${text}`);
+    await app.close();
+  } finally {
+    await connection.close();
+    await database.stop();
+  }
+}
+
+await main();
