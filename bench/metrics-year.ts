@@ -192,7 +192,7 @@ try {
     const started = performance.now();
     const rebuilt = await rebuildOrderRollups(connection.db, organization.id);
     console.log(
-      `rebuild ${which}: ${rebuilt.orders} orders into ${rebuilt.rows} rollup rows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `rebuild ${which}: ${rebuilt.orders} orders into ${rebuilt.rows} hourly and ${rebuilt.dayRows} day rollup rows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
   }
   await sql`ANALYZE`.execute(connection.db);

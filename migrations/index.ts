@@ -59,6 +59,7 @@ import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
 import * as webhookOrderingKeys from "./2026-12-01T0100_webhook_ordering_keys.ts";
 import * as metricOrderRollups from "./2026-12-01T0400_metric_order_rollups.ts";
 import * as organizationStatus from "./2026-12-01T0700_organization_status.ts";
+import * as metricOrderDayRollups from "./2026-12-02T0200_metric_order_day_rollups.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -127,6 +128,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-01T0100_webhook_ordering_keys": webhookOrderingKeys,
   "2026-12-01T0400_metric_order_rollups": metricOrderRollups,
   "2026-12-01T0700_organization_status": organizationStatus,
+  "2026-12-02T0200_metric_order_day_rollups": metricOrderDayRollups,
 };
 
 /**

@@ -199,7 +199,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
     // dispute of the order, at the order's own period (so a refund rewrites the past, as the hosted service does).
     orders: {
       ctes: request.ordersFromRollups
-        ? orderRollupCtes({ orgs, currency, trunc, productMatch })
+        ? orderRollupCtes({ orgs, currency, interval, trunc, productMatch })
         : [
             sql`order_rows AS (
           SELECT o.created_at, o.subscription_id, o.currency = ${currency} AS priced, o.net_amount AS amount,
