@@ -692,7 +692,7 @@ describe("order rollups", () => {
       ["2026-03-30", "2026-10-31", "day", "Europe/Berlin"],
       ["2026-03-28", "2026-03-30", "day", "UTC"],
       ["2026-10-24", "2026-10-26", "day", "America/Sao_Paulo"],
-    ] as const) {
+    ] satisfies (typeof READS)[number][]) {
       const rolled = await sources(true, read, null, id);
       expect(rolled, read.join(" ")).toEqual(await sources(false, read, null, id));
       counted += rolled.filter((period) => (period.values["orders"] ?? 0) > 0).length;
