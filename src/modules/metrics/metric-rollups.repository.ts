@@ -76,19 +76,26 @@ export const orderRollupCtes = ({ orgs, currency, interval, trunc, productMatch 
   }
   return [
     // Each local day with its date and offset (seconds east of UTC), and whether that offset holds
-    // for all of its hours and has rows (whole hours, −12 to +14).
+    // at each of its hours (not a DST change) and has rows (whole hours, −12 to +14): one pass over
+    // the window's hours, each against its local midnight.
     sql`day_periods AS (
-      SELECT se.t, se.t::date AS day, extract(timezone FROM se.t)::int AS utc_offset,
-        (SELECT bool_and(extract(timezone FROM h) = extract(timezone FROM se.t))
-          FROM generate_series(se.t, se.t + interval '1 day' - interval '1 hour', interval '1 hour') h)
-        AND extract(timezone FROM se.t)::int % 3600 = 0 AND extract(timezone FROM se.t)::int BETWEEN -43200 AND 50400 AS whole
-      FROM series se
+      SELECT d.t, d.t::date AS day, extract(timezone FROM d.t)::int AS utc_offset,
+        d.uniform AND extract(timezone FROM d.t)::int % 3600 = 0 AND extract(timezone FROM d.t)::int BETWEEN -43200 AND 50400 AS whole
+      FROM (
+        SELECT date_trunc('day', h) AS t, bool_and(extract(timezone FROM h) = extract(timezone FROM date_trunc('day', h))) AS uniform
+        FROM bounds, generate_series(lo, hi - interval '1 hour', interval '1 hour') h
+        GROUP BY 1
+      ) d
     )`,
     sql`order_rows AS (
       SELECT p.t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription, r.new_subscription,
         r.first_in_day AS first_in_period
-      FROM day_periods p JOIN metric_order_day_rollups r ON r.utc_offset = p.utc_offset / 3600 AND r.day = p.day
-      WHERE p.whole AND ${scoped}
+      -- A lookup of the key (organization, offset, day) per day, not a scan of every offset's rows:
+      -- OFFSET 0 keeps the planner from flattening the lateral read into a hash join over them all.
+      FROM day_periods p CROSS JOIN LATERAL (
+        SELECT r.* FROM metric_order_day_rollups r WHERE ${scoped} AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day OFFSET 0
+      ) r
+      WHERE p.whole
       UNION ALL
       ${hourRows(
         currency,
@@ -120,8 +127,7 @@ export async function wholeHourZone(db: Db, timezone: string, startDate: string,
 
 /**
  * Rewrites the rollups of one organization (null: all) from the source rows, through the view the
- * triggers read; the day rollups follow the facts through their triggers (emptied once the facts
- * are deleted, filled by the facts' one insert). The exclusive locks hold back the triggers of
+ * triggers read; the day rollups are filled from the facts' one insert by its trigger. The exclusive locks hold back the triggers of
  * concurrent writes meanwhile, so none of them adds to rows being rewritten.
  */
 export async function rebuildOrderRollups(
@@ -133,7 +139,12 @@ export async function rebuildOrderRollups(
     const scope = (column: keyof MetricOrderFactsTable & keyof MetricOrderRollupsTable) =>
       organizationId === null ? sql`true` : sql`${sql.ref(column)} = ${organizationId}::uuid`;
     await sql`DELETE FROM metric_order_rollups WHERE ${scope("organization_id")}`.execute(trx);
+    // The day rows are deleted with the facts: subtracting the facts from them first (the delete
+    // trigger, as costly as building them) would be wasted. Disabling it is transactional and
+    // behind the exclusive lock, so no other writer's delete goes uncounted.
+    await sql`ALTER TABLE metric_order_facts DISABLE TRIGGER metrics_order_facts_deleted`.execute(trx);
     await sql`DELETE FROM metric_order_facts WHERE ${scope("organization_id")}`.execute(trx);
+    await sql`ALTER TABLE metric_order_facts ENABLE TRIGGER metrics_order_facts_deleted`.execute(trx);
     await sql`DELETE FROM metric_order_day_rollups WHERE ${scope("organization_id")}`.execute(trx);
     const facts =
       await sql`INSERT INTO metric_order_facts SELECT * FROM metric_order_fact_source WHERE ${scope("organization_id")}`.execute(trx);
