@@ -252,7 +252,7 @@ try {
    */
   const planOf = async (which: "large" | "small", query: string) => {
     await timeOne(which, query);
-    const statement = lastMetricsStatement as CompiledQuery | null;
+    const statement = lastMetricsStatement;
     if (statement === null) throw new Error("no metrics statement was captured");
     let plan: { Plan: PlanNode; "Execution Time": number } | undefined;
     await inTransaction(connection.pool, async (client) => {

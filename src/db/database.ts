@@ -9,7 +9,11 @@ import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.ta
 import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-email-updates.table.ts";
 import type { WalletsTable, WalletTransactionsTable } from "../modules/wallets/wallets.table.ts";
 import type { MetricDashboardsTable } from "../modules/metrics/metric-dashboards.table.ts";
-import type { MetricOrderDayRollupsTable, MetricOrderFactsTable, MetricOrderRollupsTable } from "../modules/metrics/metric-rollups.table.ts";
+import type {
+  MetricOrderDayRollupsTable,
+  MetricOrderFactsTable,
+  MetricOrderRollupsTable,
+} from "../modules/metrics/metric-rollups.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { CustomerSeatsTable } from "../modules/customer-seats/customer-seats.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";

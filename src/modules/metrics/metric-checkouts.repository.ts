@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { num, type Family, type FamilyScope } from "./metric-families.ts";
+import { num, type Family, type FamilyScope } from "./metric-families.repository.ts";
 
 /** The migration that began recording a checkout's first view: checkouts made before it count by creation. */
 const OPENED_AT_MIGRATION = "2026-11-29T0505_checkout_opened_at";

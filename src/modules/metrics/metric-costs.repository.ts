@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { num, type Family, type FamilyScope } from "./metric-families.ts";
+import { num, type Family, type FamilyScope } from "./metric-families.repository.ts";
 
 /** Flow: the cost of ingested user events (`_cost`, in cents) in the currency, and their distinct customers. */
 export function costsFamily({ orgs, currency, trunc, inBounds, filter }: FamilyScope): Family {

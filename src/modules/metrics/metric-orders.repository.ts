@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { num, type Family, type FamilyScope } from "./metric-families.ts";
+import { num, type Family, type FamilyScope } from "./metric-families.repository.ts";
 import { orderRollupCtes } from "./metric-rollups.repository.ts";
 
 /**

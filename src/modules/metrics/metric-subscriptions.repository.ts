@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
-import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-families.ts";
+import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-families.repository.ts";
 
 /**
  * The subscription families of the metrics statement (stock, churn, cancellations, new

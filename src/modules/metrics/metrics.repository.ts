@@ -3,11 +3,11 @@ import type { Db } from "../../db/database.ts";
 import type { TimeInterval } from "../../schema/time-intervals.ts";
 import { checkoutsFamily } from "./metric-checkouts.repository.ts";
 import { costsFamily } from "./metric-costs.repository.ts";
-import type { Family, FamilyScope, MetricFamily, MetricsFilter } from "./metric-families.ts";
+import type { Family, FamilyScope, MetricFamily, MetricsFilter } from "./metric-families.repository.ts";
 import { ordersFamily } from "./metric-orders.repository.ts";
 import { subscriptionFamilies, subscriptionRows } from "./metric-subscriptions.repository.ts";
 
-export type { MetricFamily, MetricsFilter } from "./metric-families.ts";
+export type { MetricFamily, MetricsFilter } from "./metric-families.repository.ts";
 
 /**
  * The source rows of the metrics, read in one statement per request (anchor-behaviour-wave3.md
