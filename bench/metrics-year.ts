@@ -32,6 +32,7 @@ import { seedCustomers, seedProducts } from "./fixtures.ts";
 
 interface PlanNode {
   "Relation Name"?: string;
+  "CTE Name"?: string;
   "Actual Rows": number;
   "Actual Loops": number;
   "Shared Hit Blocks": number;
@@ -247,8 +248,8 @@ try {
       : { "every metric": "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin" }),
   };
   /**
-   * What one request's statement reads, whatever the machine's load: rows out of each table's scans
-   * (all loops) and shared buffers touched, from EXPLAIN (ANALYZE, BUFFERS) in the request's zone.
+   * What one request's statement reads, whatever the machine's load: rows out of each table's and
+   * CTE's scans (all loops) and shared buffers touched, from EXPLAIN (ANALYZE, BUFFERS) in the request's zone.
    */
   const planOf = async (which: "large" | "small", query: string) => {
     await timeOne(which, query);
@@ -266,8 +267,9 @@ try {
     if (plan === undefined) throw new Error("no plan");
     const read = new Map<string, number>();
     const walk = (node: PlanNode) => {
-      if (node["Relation Name"])
-        read.set(node["Relation Name"], (read.get(node["Relation Name"]) ?? 0) + node["Actual Rows"] * node["Actual Loops"]);
+      // Tables, and the CTEs scanned once per period (a family's rows joined to every period).
+      const source = node["Relation Name"] ?? (node["CTE Name"] === undefined ? undefined : `CTE ${node["CTE Name"]}`);
+      if (source !== undefined) read.set(source, (read.get(source) ?? 0) + node["Actual Rows"] * node["Actual Loops"]);
       node.Plans?.forEach(walk);
     };
     walk(plan.Plan);
