@@ -4,9 +4,10 @@ import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "./metric-rollups.table.ts";
 
 /**
- * The order rollups (docs/decisions.md, "Metrics: order rollups"): read per request in place of the
- * orders, and rebuilt from the source rows by `commerce-api metrics rebuild`. Triggers keep them in
- * the transaction of every change (migrations/2026-12-01T0400_metric_order_rollups.ts).
+ * The order rollups (docs/decisions.md, "Metrics: order rollups" and "Metrics: day rollups per
+ * whole-hour UTC offset"): read per request in place of the orders, and rebuilt from the source
+ * rows by `commerce-api metrics rebuild`. Triggers keep them in the transaction of every change
+ * (migrations/2026-12-01T0400_metric_order_rollups.ts, 2026-12-02T0200_metric_order_day_rollups.ts).
  */
 
 /** What the orders family of the metrics statement needs from it (see metrics.repository.ts). */
