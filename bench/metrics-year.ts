@@ -13,10 +13,11 @@
  */
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { sql } from "kysely";
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
+import type { Database } from "../src/db/database.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { inTransaction } from "./floor-rows.ts";
 import { percentile } from "./statistics.ts";
@@ -29,6 +30,16 @@ import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { seedCustomers, seedProducts } from "./fixtures.ts";
 
+interface PlanNode {
+  "Relation Name"?: string;
+  "CTE Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops": number;
+  "Shared Hit Blocks": number;
+  "Shared Read Blocks": number;
+  Plans?: PlanNode[];
+}
+
 const LARGE = Number(process.env.BENCH_METRICS_ORDERS ?? 1_000_000);
 const SMALL = 10_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
@@ -37,7 +48,15 @@ const YEAR = "2026-01-01T00:00:00Z";
 const database = await benchDatabase("metrics-year");
 const connection = connect(database.url, 4);
 const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent" });
-const deps = { db: connection.db, readDb: connection.db, config, secret: randomBytes(32).toString("hex"), now: () => new Date(YEAR) };
+// The metrics statement of the last request (it alone begins with WITH), for its plan after the timings.
+let lastMetricsStatement: CompiledQuery | null = null;
+const readDb = new Kysely<Database>({
+  dialect: new PostgresDialect({ pool: connection.pool }),
+  log: (event) => {
+    if (event.level === "query" && event.query.sql.startsWith("WITH")) lastMetricsStatement = event.query;
+  },
+});
+const deps = { db: connection.db, readDb, config, secret: randomBytes(32).toString("hex"), now: () => new Date(YEAR) };
 
 /** Every column of a table but those given, as a list for INSERT and for SELECT from a template row. */
 async function columnsBut(table: string, overridden: readonly string[]): Promise<string[]> {
@@ -192,7 +211,7 @@ try {
     const started = performance.now();
     const rebuilt = await rebuildOrderRollups(connection.db, organization.id);
     console.log(
-      `rebuild ${which}: ${rebuilt.orders} orders into ${rebuilt.rows} rollup rows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `rebuild ${which}: ${rebuilt.orders} orders into ${rebuilt.rows} hourly and ${rebuilt.dayRows} day rollup rows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
   }
   await sql`ANALYZE`.execute(connection.db);
@@ -228,6 +247,36 @@ try {
       ? {}
       : { "every metric": "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin" }),
   };
+  /**
+   * What one request's statement reads, whatever the machine's load: rows out of each table's and
+   * CTE's scans (all loops) and shared buffers touched, from EXPLAIN (ANALYZE, BUFFERS) in the request's zone.
+   */
+  const planOf = async (which: "large" | "small", query: string) => {
+    await timeOne(which, query);
+    const statement = lastMetricsStatement;
+    if (statement === null) throw new Error("no metrics statement was captured");
+    let plan: { Plan: PlanNode; "Execution Time": number } | undefined;
+    await inTransaction(connection.pool, async (client) => {
+      await client.query("SELECT set_config('TimeZone', 'Europe/Berlin', true)");
+      const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode; "Execution Time": number }] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`,
+        [...statement.parameters],
+      );
+      plan = rows[0]!["QUERY PLAN"][0];
+    });
+    if (plan === undefined) throw new Error("no plan");
+    const read = new Map<string, number>();
+    const walk = (node: PlanNode) => {
+      // Tables, and the CTEs scanned once per period (a family's rows joined to every period).
+      const source = node["Relation Name"] ?? (node["CTE Name"] === undefined ? undefined : `CTE ${node["CTE Name"]}`);
+      if (source !== undefined) read.set(source, (read.get(source) ?? 0) + node["Actual Rows"] * node["Actual Loops"]);
+      node.Plans?.forEach(walk);
+    };
+    walk(plan.Plan);
+    const rows = [...read].map(([table, n]) => `${table} ${n.toLocaleString("en")}`).join(", ");
+    const buffers = plan.Plan["Shared Hit Blocks"] + plan.Plan["Shared Read Blocks"];
+    return `rows read: ${rows}; ${buffers.toLocaleString("en")} buffers; execution ${plan["Execution Time"].toFixed(1)} ms`;
+  };
   const timeOne = async (which: "large" | "small", query: string) => {
     const started = performance.now();
     const response = await app.inject({
@@ -260,6 +309,7 @@ try {
       console.log(`  ${which.padEnd(5)} p50 ${percentile(times[which], 50).toFixed(1)} ms   p95 ${p95[which].toFixed(1)} ms`);
     }
     console.log(`  p95 ratio large / small: ${(p95.large / p95.small).toFixed(2)} (target ≤ 1.5)`);
+    for (const which of ["large", "small"] as const) console.log(`  ${which.padEnd(5)} ${await planOf(which, query)}`);
   }
   console.log(
     `load average after: ${os

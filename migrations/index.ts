@@ -59,6 +59,7 @@ import * as productMediaFiles from "./2026-11-30T0185_product_media_files.ts";
 import * as webhookOrderingKeys from "./2026-12-01T0100_webhook_ordering_keys.ts";
 import * as metricOrderRollups from "./2026-12-01T0400_metric_order_rollups.ts";
 import * as organizationStatus from "./2026-12-01T0700_organization_status.ts";
+import * as metricOrderDayRollups from "./2026-12-02T0200_metric_order_day_rollups.ts";
 import * as metricOrderRollupSlots from "./2026-12-02T0700_metric_order_rollup_slots.ts";
 
 /**
@@ -128,6 +129,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-01T0100_webhook_ordering_keys": webhookOrderingKeys,
   "2026-12-01T0400_metric_order_rollups": metricOrderRollups,
   "2026-12-01T0700_organization_status": organizationStatus,
+  "2026-12-02T0200_metric_order_day_rollups": metricOrderDayRollups,
   "2026-12-02T0700_metric_order_rollup_slots": metricOrderRollupSlots,
 };
 

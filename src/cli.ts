@@ -118,7 +118,11 @@ async function run(argv: string[]): Promise<void> {
       if (organization !== null && !UUID4_PATTERN.test(organization))
         throw new UsageError("--organization must be an organization id (UUID)");
       const rebuilt = await rebuildOrderRollups(runtime.deps.db, organization);
-      print(json, rebuilt, `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} rows.`);
+      print(
+        json,
+        rebuilt,
+        `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} hourly rows, ${rebuilt.dayRows} day rows.`,
+      );
     } else {
       const demo = await seedDemo(runtime.deps);
       print(

@@ -9,7 +9,11 @@ import type { PortalSignInsTable } from "../modules/customers/portal-sign-ins.ta
 import type { CustomerEmailUpdatesTable } from "../modules/customers/customer-email-updates.table.ts";
 import type { WalletsTable, WalletTransactionsTable } from "../modules/wallets/wallets.table.ts";
 import type { MetricDashboardsTable } from "../modules/metrics/metric-dashboards.table.ts";
-import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "../modules/metrics/metric-rollups.table.ts";
+import type {
+  MetricOrderDayRollupsTable,
+  MetricOrderFactsTable,
+  MetricOrderRollupsTable,
+} from "../modules/metrics/metric-rollups.table.ts";
 import type { MembersTable } from "../modules/customers/members.table.ts";
 import type { CustomerSeatsTable } from "../modules/customer-seats/customer-seats.table.ts";
 import type { DiscountProductsTable, DiscountsTable } from "../modules/discounts/discounts.table.ts";
@@ -70,6 +74,7 @@ export interface Database {
   metric_dashboards: MetricDashboardsTable;
   metric_order_facts: MetricOrderFactsTable;
   metric_order_rollups: MetricOrderRollupsTable;
+  metric_order_day_rollups: MetricOrderDayRollupsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
   billing_counters: BillingCountersTable;

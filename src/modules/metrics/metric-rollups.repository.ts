@@ -1,58 +1,118 @@
 import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db/database.ts";
+import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "./metric-rollups.table.ts";
 
 /**
- * The order rollups (docs/decisions.md, "Metrics: order rollups"): read per request in place of the
- * orders, and rebuilt from the source rows by `commerce-api metrics rebuild`. Triggers keep them in
- * the transaction of every change (migrations/2026-12-01T0400_metric_order_rollups.ts).
+ * The order rollups (docs/decisions.md, "Metrics: order rollups" and "Metrics: day rollups per
+ * whole-hour UTC offset"): read per request in place of the orders, and rebuilt from the source
+ * rows by `commerce-api metrics rebuild`. Triggers keep them in the transaction of every change
+ * (migrations/2026-12-01T0400_metric_order_rollups.ts, 2026-12-02T0200_metric_order_day_rollups.ts).
  */
 
 /** What the orders family of the metrics statement needs from it (see metrics.repository.ts). */
 export interface OrderRollupScope {
   orgs: RawBuilder<unknown>;
   currency: string;
+  interval: TimeInterval;
   /** The local period start of a timestamp (the statement runs in the requested zone). */
   trunc: (expression: RawBuilder<unknown>) => RawBuilder<unknown>;
   productMatch: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
 }
 
 /**
- * The CTEs of the orders family from the rollups, with the columns of the live one. A row's start
- * and previous-order hours are its hour less the lags: an order is new when its subscription began
- * in the order's period, and counts its subscription once among the renewals when the previous
- * order fell in an earlier period (all orders of one subscription in one period share newness).
+ * The columns of the orders family from hourly rollup rows `r` (`FROM` and `WHERE` given). A row's
+ * start and previous-order hours are its hour less the lags: an order is new when its subscription
+ * began in the order's period, and counts its subscription once among the renewals when the
+ * previous order fell in an earlier period (all orders of one subscription in one period share newness).
  */
-export const orderRollupCtes = ({ orgs, currency, trunc, productMatch }: OrderRollupScope) => [
-  sql`order_rows AS (
-    SELECT ${trunc(sql`r.hour`)} AS t, r.hour, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced,
-      r.subscription,
-      r.subscription AND ${trunc(sql`r.hour - r.start_lag * interval '1 hour'`)} IS NOT DISTINCT FROM ${trunc(sql`r.hour`)} AS new_subscription,
-      r.prev_lag IS NULL OR ${trunc(sql`r.hour - r.prev_lag * interval '1 hour'`)} <> ${trunc(sql`r.hour`)} AS first_in_period
-    FROM metric_order_rollups r
-    WHERE r.organization_id = ANY(${orgs}) AND r.hour < (SELECT hi FROM bounds) AND ${productMatch(sql`r.product_id`)}
-  )`,
-  sql`order_sums AS (
-    SELECT t,
-      sum(orders) AS orders,
-      sum(orders) FILTER (WHERE priced) AS priced_orders,
-      sum(amount) FILTER (WHERE priced) AS revenue,
-      sum(net) FILTER (WHERE priced) AS net,
-      sum(orders) FILTER (WHERE NOT subscription) AS one_time,
-      sum(amount) FILTER (WHERE priced AND NOT subscription) AS one_time_revenue,
-      sum(net) FILTER (WHERE priced AND NOT subscription) AS one_time_net,
-      sum(amount) FILTER (WHERE priced AND new_subscription) AS new_revenue,
-      sum(net) FILTER (WHERE priced AND new_subscription) AS new_net,
-      sum(orders) FILTER (WHERE subscription AND NOT new_subscription AND first_in_period) AS renewed,
-      sum(amount) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_revenue,
-      sum(net) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_net
-    FROM order_rows WHERE hour >= (SELECT lo FROM bounds) GROUP BY 1
-  )`,
-  sql`orders_before AS (
-    SELECT coalesce(sum(amount) FILTER (WHERE priced), 0) AS revenue, coalesce(sum(net) FILTER (WHERE priced), 0) AS net
-    FROM order_rows WHERE hour < (SELECT lo FROM bounds)
-  )`,
-];
+const hourRows = (currency: string, trunc: OrderRollupScope["trunc"], from: RawBuilder<unknown>) => sql`
+  SELECT ${trunc(sql`r.hour`)} AS t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription,
+    r.subscription AND ${trunc(sql`r.hour - r.start_lag * interval '1 hour'`)} IS NOT DISTINCT FROM ${trunc(sql`r.hour`)} AS new_subscription,
+    r.prev_lag IS NULL OR ${trunc(sql`r.hour - r.prev_lag * interval '1 hour'`)} <> ${trunc(sql`r.hour`)} AS first_in_period
+  ${from}`;
+
+/** The sums of one period's rows, as the live orders family names them. */
+const orderSums = sql`order_sums AS (
+  SELECT t,
+    sum(orders) AS orders,
+    sum(orders) FILTER (WHERE priced) AS priced_orders,
+    sum(amount) FILTER (WHERE priced) AS revenue,
+    sum(net) FILTER (WHERE priced) AS net,
+    sum(orders) FILTER (WHERE NOT subscription) AS one_time,
+    sum(amount) FILTER (WHERE priced AND NOT subscription) AS one_time_revenue,
+    sum(net) FILTER (WHERE priced AND NOT subscription) AS one_time_net,
+    sum(amount) FILTER (WHERE priced AND new_subscription) AS new_revenue,
+    sum(net) FILTER (WHERE priced AND new_subscription) AS new_net,
+    sum(orders) FILTER (WHERE subscription AND NOT new_subscription AND first_in_period) AS renewed,
+    sum(amount) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_revenue,
+    sum(net) FILTER (WHERE priced AND subscription AND NOT new_subscription) AS renewed_net
+  FROM order_rows GROUP BY 1
+)`;
+
+const ordersBefore = (currency: string, from: RawBuilder<unknown>) => sql`orders_before AS (
+  SELECT coalesce(sum(r.revenue) FILTER (WHERE r.currency = ${currency}), 0) AS revenue,
+    coalesce(sum(r.net) FILTER (WHERE r.currency = ${currency}), 0) AS net
+  ${from}
+)`;
+
+/**
+ * The CTEs of the orders family from the rollups, with the columns of the live one. Periods of
+ * every interval but `day` read the hourly rows. Days read the day rollups at the day's UTC offset
+ * when the whole day has one offset of whole hours (every day of a whole-hour zone but the two DST
+ * changes, whose 23 or 25 hours read the hourly rows), so a year by day reads about 365 rows per series.
+ */
+export const orderRollupCtes = ({ orgs, currency, interval, trunc, productMatch }: OrderRollupScope) => {
+  const scoped = sql`r.organization_id = ANY(${orgs}) AND ${productMatch(sql`r.product_id`)}`;
+  if (interval !== "day") {
+    return [
+      sql`order_rows AS (${hourRows(
+        currency,
+        trunc,
+        sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour >= (SELECT lo FROM bounds) AND r.hour < (SELECT hi FROM bounds)`,
+      )})`,
+      orderSums,
+      ordersBefore(currency, sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour < (SELECT lo FROM bounds)`),
+    ];
+  }
+  return [
+    // Each local day with its date and offset (seconds east of UTC), and whether that offset holds
+    // at each of its hours (not a DST change) and has rows (whole hours, −12 to +14): one pass over
+    // the window's hours, each against its local midnight.
+    sql`day_periods AS (
+      SELECT d.t, d.t::date AS day, extract(timezone FROM d.t)::int AS utc_offset,
+        d.uniform AND extract(timezone FROM d.t)::int % 3600 = 0 AND extract(timezone FROM d.t)::int BETWEEN -43200 AND 50400 AS whole
+      FROM (
+        SELECT date_trunc('day', h) AS t, bool_and(extract(timezone FROM h) = extract(timezone FROM date_trunc('day', h))) AS uniform
+        FROM bounds, generate_series(lo, hi - interval '1 hour', interval '1 hour') h
+        GROUP BY 1
+      ) d
+    )`,
+    sql`order_rows AS (
+      SELECT p.t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription, r.new_subscription,
+        r.first_in_day AS first_in_period
+      -- A lookup of the key (organization, offset, day) per day, not a scan of every offset's rows:
+      -- OFFSET 0 keeps the planner from flattening the lateral read into a hash join over them all.
+      FROM day_periods p CROSS JOIN LATERAL (
+        SELECT r.* FROM metric_order_day_rollups r WHERE ${scoped} AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day OFFSET 0
+      ) r
+      WHERE p.whole
+      UNION ALL
+      ${hourRows(
+        currency,
+        trunc,
+        sql`FROM day_periods p JOIN metric_order_rollups r ON r.hour >= p.t AND r.hour < p.t + interval '1 day' WHERE NOT p.whole AND ${scoped}`,
+      )}
+    )`,
+    orderSums,
+    // Before the first day: the days at the offset of its midnight, which end exactly there.
+    ordersBefore(
+      currency,
+      sql`FROM metric_order_day_rollups r WHERE ${scoped}
+        AND r.utc_offset = (SELECT extract(timezone FROM lo)::int / 3600 FROM bounds) AND r.day < (SELECT lo::date FROM bounds)`,
+    ),
+  ];
+};
 
 /**
  * Whether the zone's offset is a whole number of hours over the range (a day's margin either side),
@@ -68,16 +128,25 @@ export async function wholeHourZone(db: Db, timezone: string, startDate: string,
 
 /**
  * Rewrites the rollups of one organization (null: all) from the source rows, through the view the
- * triggers read. The exclusive lock holds back the triggers of concurrent writes meanwhile, so
- * none of them adds to rows being rewritten.
+ * triggers read; the day rollups are filled from the facts' one insert by its trigger. The exclusive locks hold back the triggers of
+ * concurrent writes meanwhile, so none of them adds to rows being rewritten.
  */
-export async function rebuildOrderRollups(db: Db, organizationId: string | null): Promise<{ orders: number; rows: number }> {
+export async function rebuildOrderRollups(
+  db: Db,
+  organizationId: string | null,
+): Promise<{ orders: number; rows: number; dayRows: number }> {
   return db.transaction().execute(async (trx) => {
-    await sql`LOCK TABLE metric_order_facts, metric_order_rollups IN EXCLUSIVE MODE`.execute(trx);
+    await sql`LOCK TABLE metric_order_facts, metric_order_rollups, metric_order_day_rollups IN EXCLUSIVE MODE`.execute(trx);
     const scope = (column: keyof MetricOrderFactsTable & keyof MetricOrderRollupsTable) =>
       organizationId === null ? sql`true` : sql`${sql.ref(column)} = ${organizationId}::uuid`;
     await sql`DELETE FROM metric_order_rollups WHERE ${scope("organization_id")}`.execute(trx);
+    // The day rows are deleted with the facts: subtracting the facts from them first (the delete
+    // trigger, as costly as building them) would be wasted. Disabling it is transactional and
+    // behind the exclusive lock, so no other writer's delete goes uncounted.
+    await sql`ALTER TABLE metric_order_facts DISABLE TRIGGER metrics_order_facts_deleted`.execute(trx);
     await sql`DELETE FROM metric_order_facts WHERE ${scope("organization_id")}`.execute(trx);
+    await sql`ALTER TABLE metric_order_facts ENABLE TRIGGER metrics_order_facts_deleted`.execute(trx);
+    await sql`DELETE FROM metric_order_day_rollups WHERE ${scope("organization_id")}`.execute(trx);
     const facts =
       await sql`INSERT INTO metric_order_facts SELECT * FROM metric_order_fact_source WHERE ${scope("organization_id")}`.execute(trx);
     const rollups = await sql`INSERT INTO metric_order_rollups
@@ -85,6 +154,13 @@ export async function rebuildOrderRollups(db: Db, organizationId: string | null)
       SELECT organization_id, hour, product_id, currency, subscription_id IS NOT NULL, start_lag, prev_lag, count(*), sum(revenue), sum(net)
       FROM metric_order_facts WHERE ${scope("organization_id")}
       GROUP BY organization_id, hour, product_id, currency, subscription_id IS NOT NULL, start_lag, prev_lag`.execute(trx);
-    return { orders: Number(facts.numAffectedRows ?? 0), rows: Number(rollups.numAffectedRows ?? 0) };
+    const days = await sql<{ n: string }>`SELECT count(*) AS n FROM metric_order_day_rollups WHERE ${scope("organization_id")}`.execute(
+      trx,
+    );
+    return {
+      orders: Number(facts.numAffectedRows ?? 0),
+      rows: Number(rollups.numAffectedRows ?? 0),
+      dayRows: Number(days.rows[0]?.n ?? 0),
+    };
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The order rollups of the metrics and each counted order's contribution to them: see
- * migrations/2026-12-01T0400_metric_order_rollups.ts. Triggers keep both; the rebuild rewrites them.
+ * migrations/2026-12-01T0400_metric_order_rollups.ts and 2026-12-02T0200_metric_order_day_rollups.ts.
+ * Triggers keep them; the rebuild rewrites them.
  */
 export interface MetricOrderFactsTable {
   order_id: string;
@@ -28,6 +29,25 @@ export interface MetricOrderRollupsTable {
   prev_lag: number | null;
   /** One of a key's rows (0–15): concurrent writers of one key add to different slots; reads sum them. */
   slot: number;
+  orders: string;
+  revenue: string;
+  net: string;
+}
+
+/** The facts by local day at each whole-hour UTC offset, for day periods (the hours answer the rest). */
+export interface MetricOrderDayRollupsTable {
+  organization_id: string;
+  /** Hours east of UTC, −12 to +14. */
+  utc_offset: number;
+  /** The local date at that offset. */
+  day: Date;
+  product_id: string | null;
+  currency: string;
+  subscription: boolean;
+  /** The subscription started on that local day. */
+  new_subscription: boolean;
+  /** No earlier order of the subscription fell on that local day. */
+  first_in_day: boolean;
   orders: string;
   revenue: string;
   net: string;

@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { badInputTable, getRequest, tokenRefusals } from "../../helpers/bad-inputs.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import {
+  createCustomer,
   createDiscount,
   createForeignToken,
   createOrder,
   createOrganization,
   createOrganizationToken,
   createProduct,
+  createSubscription,
 } from "../../helpers/factories.ts";
 import { expectReferenceResponse } from "../../helpers/reference.ts";
 import { openCheckoutThroughApi } from "../checkouts/checkout-helpers.ts";
@@ -568,11 +570,18 @@ describe("order rollups", () => {
     ["2026-03-08", "2026-03-08", "hour", "America/New_York"],
     ["2026-01-01", "2026-03-31", "week", "Europe/Paris"],
     ["2026-01-01", "2026-01-31", "day", "Pacific/Kiritimati"],
+    // Day rollups: a start after the history (all before it), the two DST changes of a year by day
+    // (read from hours), and the westernmost zone.
+    ["2026-01-06", "2026-01-31", "day", "Europe/Berlin"],
+    ["2026-01-01", "2026-12-31", "day", "Europe/Berlin"],
+    ["2026-01-01", "2026-03-31", "day", "America/New_York"],
+    ["2026-01-01", "2026-01-31", "day", "Etc/GMT+12"],
   ];
   const sources = (
     ordersFromRollups: boolean,
     [startDate, endDate, interval, timezone]: (typeof READS)[number],
     productIds: string[] | null,
+    organization = organizationId,
   ) =>
     metricSources(ctx.deps.db, {
       startDate,
@@ -580,7 +589,7 @@ describe("order rollups", () => {
       interval,
       timezone,
       families: new Set(["orders"]),
-      filter: { organizationIds: [organizationId], productIds, billingTypes: null, customerIds: null, currency: "usd" },
+      filter: { organizationIds: [organization], productIds, billingTypes: null, customerIds: null, currency: "usd" },
       ordersFromRollups,
     });
   const expectRollupsEqualOrders = async () => {
@@ -607,18 +616,102 @@ describe("order rollups", () => {
       .orderBy("prev_lag")
       .execute();
 
+  const dayRollupRows = () =>
+    ctx.deps.db
+      .selectFrom("metric_order_day_rollups")
+      .select([
+        "utc_offset",
+        "day",
+        "product_id",
+        "currency",
+        "subscription",
+        "new_subscription",
+        "first_in_day",
+        "orders",
+        "revenue",
+        "net",
+      ])
+      .where("organization_id", "=", organizationId)
+      .where("orders", "<>", "0")
+      .orderBy("utc_offset")
+      .orderBy("day")
+      .orderBy("product_id")
+      .orderBy("new_subscription")
+      .orderBy("first_in_day")
+      .execute();
+
   it("answers as the orders do, for every interval and zone the history is read with, as the writes kept them", async () => {
     await expectRollupsEqualOrders();
   });
 
   it("rebuilds from the orders to the rows the writes kept, after losing them", async () => {
     const kept = await rollupRows();
+    const keptDays = await dayRollupRows();
     expect(kept.length).toBeGreaterThan(4);
+    // 7 orders on 5 UTC days at 27 offsets, one row each at least.
+    expect(keptDays.length).toBeGreaterThan(27 * 4);
     await sql`UPDATE metric_order_rollups SET revenue = revenue + 1 WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
+    await sql`UPDATE metric_order_day_rollups SET net = net + 1 WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
     await sql`DELETE FROM metric_order_facts WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
-    expect(await rebuildOrderRollups(ctx.deps.db, organizationId)).toEqual({ orders: 7, rows: kept.length });
+    expect(await rebuildOrderRollups(ctx.deps.db, organizationId)).toEqual({ orders: 7, rows: kept.length, dayRows: keptDays.length });
     expect(await rollupRows()).toEqual(kept);
+    expect(await dayRollupRows()).toEqual(keptDays);
     await expectRollupsEqualOrders();
+  });
+
+  it("answers days around both DST changes as the orders do: the changes from hours, their neighbours from day rows", async () => {
+    const { id } = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, id);
+    const plan = await createProduct(ctx.deps, id, { product: { name: "Plan", recurring_interval: "month", recurring_interval_count: 1 } });
+    const book = (await createProduct(ctx.deps, id)).product;
+    const order = (iso: string, subscriptionId?: string, subtotal = 1000) =>
+      createOrder(ctx.deps, id, {
+        customer,
+        product: subscriptionId ? plan.product : book,
+        ...(subscriptionId ? { subscriptionId } : {}),
+        amounts: { subtotal },
+        values: { created_at: new Date(iso) },
+      });
+    // Berlin moves to +2 at 01:00 UTC on 29 March and back to +1 at 01:00 UTC on 25 October.
+    // 23:30 UTC on 28 March is 00:30 on the 29th in Berlin, 23:30 on the 28th at +0.
+    const spring = await createSubscription(ctx.deps, id, { customer, product: plan, now: new Date("2026-03-28T23:30:00Z") });
+    await order("2026-03-28T23:30:00Z", spring.id, 1500);
+    await order("2026-03-29T00:30:00Z");
+    // 22:30 UTC on 29 March is 00:30 on the 30th in Berlin (+2) but still the 29th at +1.
+    await order("2026-03-29T22:30:00Z", spring.id, 1600);
+    await order("2026-03-29T23:30:00Z", spring.id, 1700);
+    const autumn = await createSubscription(ctx.deps, id, { customer, product: plan, now: new Date("2026-10-24T22:30:00Z") });
+    await order("2026-10-24T22:30:00Z", autumn.id, 1800);
+    await order("2026-10-25T00:30:00Z", autumn.id, 1900);
+    await order("2026-10-25T22:30:00Z", autumn.id, 2000);
+    await order("2026-10-26T00:30:00Z");
+    let counted = 0;
+    for (const read of [
+      ["2026-03-27", "2026-03-31", "day", "Europe/Berlin"],
+      ["2026-10-23", "2026-10-27", "day", "Europe/Berlin"],
+      ["2026-03-30", "2026-10-31", "day", "Europe/Berlin"],
+      ["2026-03-28", "2026-03-30", "day", "UTC"],
+      ["2026-10-24", "2026-10-26", "day", "America/Sao_Paulo"],
+    ] satisfies (typeof READS)[number][]) {
+      const rolled = await sources(true, read, null, id);
+      expect(rolled, read.join(" ")).toEqual(await sources(false, read, null, id));
+      counted += rolled.filter((period) => (period.values["orders"] ?? 0) > 0).length;
+    }
+    expect(counted).toBeGreaterThan(10);
+    // Read by hand: 29 March in Berlin is the first order, the one-time one and nothing else; the
+    // 30th holds two orders of the spring subscription, renewed once; 25 October holds two renewals.
+    const berlin = await sources(true, ["2026-03-29", "2026-03-30", "day", "Europe/Berlin"], null, id);
+    expect(
+      berlin.map((period) => [
+        period.timestamp,
+        period.values["orders"],
+        period.values["renewed_subscriptions"],
+        period.values["new_subscriptions_revenue"],
+      ]),
+    ).toEqual([
+      ["2026-03-29T00:00:00+01:00", 2, 0, 1500],
+      ["2026-03-30T00:00:00+02:00", 2, 1, 0],
+    ]);
   });
 
   it("reads zones whose periods begin off the hour from the orders", async () => {

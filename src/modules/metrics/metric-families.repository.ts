@@ -1,0 +1,43 @@
+import { sql, type RawBuilder } from "kysely";
+import type { TimeInterval } from "../../schema/time-intervals.ts";
+
+/** The query families of the metrics statement (metrics.repository.ts), one CTE group each. */
+export type MetricFamily = "subscriptions" | "churned" | "churn_rate" | "canceled" | "checkouts" | "orders" | "new_subscriptions" | "costs";
+
+export interface MetricsFilter {
+  organizationIds: readonly string[];
+  productIds: readonly string[] | null;
+  billingTypes: readonly ("one_time" | "recurring")[] | null;
+  customerIds: readonly string[] | null;
+  /** The one currency money metrics are in; rows in others count in counts only. */
+  currency: string;
+}
+
+export interface Family {
+  /** CTEs (`name AS (...)`), in dependency order. */
+  ctes: RawBuilder<unknown>[];
+  /** Joined to the series on `t` (the period start); null when the family's columns are correlated per period. */
+  join: string | null;
+  columns: RawBuilder<unknown>[];
+}
+
+/** What every family's SQL reads of the request: the statement defines `bounds` (lo, hi) and `series` (t). */
+export interface FamilyScope {
+  filter: MetricsFilter;
+  interval: TimeInterval;
+  currency: string;
+  orgs: RawBuilder<unknown>;
+  /** One period, as an interval. */
+  step: RawBuilder<unknown>;
+  /** The local period start of a timestamp (the statement runs in the requested zone). */
+  trunc: (expression: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /** The products the product and billing type filters allow, as a subquery; null when neither is given. */
+  productScope: RawBuilder<unknown> | null;
+  productMatch: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
+  customerMatch: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /** Inside the requested window (flows count only there). */
+  inBounds: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+/** A family's output column: a number, 0 when its period had no row. */
+export const num = (expression: RawBuilder<unknown>, alias: string) => sql`coalesce(${expression}, 0)::float8 AS ${sql.ref(alias)}`;
