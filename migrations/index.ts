@@ -61,6 +61,7 @@ import * as metricOrderRollups from "./2026-12-01T0400_metric_order_rollups.ts";
 import * as organizationStatus from "./2026-12-01T0700_organization_status.ts";
 import * as metricOrderDayRollups from "./2026-12-02T0200_metric_order_day_rollups.ts";
 import * as metricOrderRollupSlots from "./2026-12-02T0700_metric_order_rollup_slots.ts";
+import * as metricOrderDayRollupSlots from "./2026-12-02T0800_metric_order_day_rollup_slots.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -131,6 +132,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-01T0700_organization_status": organizationStatus,
   "2026-12-02T0200_metric_order_day_rollups": metricOrderDayRollups,
   "2026-12-02T0700_metric_order_rollup_slots": metricOrderRollupSlots,
+  "2026-12-02T0800_metric_order_day_rollup_slots": metricOrderDayRollupSlots,
 };
 
 /**

@@ -48,6 +48,8 @@ export interface MetricOrderDayRollupsTable {
   new_subscription: boolean;
   /** No earlier order of the subscription fell on that local day. */
   first_in_day: boolean;
+  /** One of a key's rows (0–15), taken per organization and transaction; reads sum them. */
+  slot: number;
   orders: string;
   revenue: string;
   net: string;

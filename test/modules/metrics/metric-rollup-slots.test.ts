@@ -63,3 +63,44 @@ describe("order rollup slots", () => {
     expect((await rows())[0]).toEqual({ slot: 0, orders: 3, revenue: 3000, net: 2700 });
   });
 });
+
+/** Records one order fact of 10.00 (net 9.00), as the order triggers do: its statement trigger adds the day rows. */
+const recordFact = (client: { query: (text: string, values: unknown[]) => Promise<unknown> }) =>
+  client.query(
+    `INSERT INTO metric_order_facts (order_id, organization_id, hour, currency, revenue, net)
+     VALUES (gen_random_uuid(), $1, '2026-06-01T10:00:00Z', 'usd', 1000, 900)`,
+    [organizationId],
+  );
+
+/** The day rows at UTC (offset 0) per slot; each slot's 27 offsets hold the same sums. */
+const dayRows = () =>
+  sql<{ slot: number; orders: string; offsets: string }>`
+    SELECT slot, sum(orders) FILTER (WHERE utc_offset = 0) AS orders, count(*) AS offsets
+    FROM metric_order_day_rollups WHERE organization_id = ${organizationId} GROUP BY slot ORDER BY slot`
+    .execute(database.db)
+    .then((result) => result.rows.map((row) => ({ slot: row.slot, orders: Number(row.orders), offsets: Number(row.offsets) })));
+
+describe("day rollup slots", () => {
+  it("lets two open transactions of one organization record orders without waiting on each other's day rows", async () => {
+    const first = await database.pool.connect();
+    const second = await database.pool.connect();
+    try {
+      await first.query("BEGIN");
+      await recordFact(first);
+      await second.query("BEGIN");
+      // Without slots the second would wait on the first's 27 day rows until it commits.
+      await second.query("SET LOCAL lock_timeout = '2s'");
+      await recordFact(second);
+      await recordFact(first);
+      await second.query("COMMIT");
+      await first.query("COMMIT");
+    } finally {
+      first.release();
+      second.release();
+    }
+    expect(await dayRows()).toEqual([
+      { slot: 0, orders: 2, offsets: 27 },
+      { slot: 1, orders: 1, offsets: 27 },
+    ]);
+  });
+});
