@@ -59,7 +59,7 @@ async function serve(): Promise<void> {
   const services = buildServices(deps);
   const checkout = await services.checkouts.create({ products: await seedProducts(connection.db, org.id, 3) }, [org.id]);
   const metrics = observed ? createPrometheusMetrics(connection.db, connection.pool) : undefined;
-  const app = await buildApp(deps, { logger: false, services, ...(metrics ? { metrics } : {}) });
+  const app = await buildApp(deps, { logger: false, services, traced: tracing !== null, ...(metrics ? { metrics } : {}) });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const ready: Ready = {
     port: (app.server.address() as { port: number }).port,

@@ -18,7 +18,7 @@ import { registerRateLimiting } from "./http/rate-limit.ts";
 import { loggerOptions, redactSecrets, terminalLogOutput } from "./logger.ts";
 import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
 import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
-import { annotateRequestSpan } from "./observability/spans.ts";
+import { traceRequests } from "./observability/request-spans.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
 import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
@@ -94,6 +94,8 @@ export interface BuildOptions {
   services?: Services;
   /** Prometheus metrics to count requests into; `/metrics` is served here when they are token-protected. */
   metrics?: PrometheusMetrics;
+  /** Tracing was started (`startTracing`): each request gets a server span. */
+  traced?: boolean;
 }
 
 /** TRUST_PROXY as Fastify takes it; a hop count as the function that trusts that many hops. */
@@ -128,17 +130,15 @@ function createServer(config: Config, options: BuildOptions) {
 type App = ReturnType<typeof createServer>;
 
 /** What every request goes through before any route: version, CORS, validation, request id, errors, bodies. */
-async function registerProtocol(app: App, config: Config): Promise<void> {
-  // First: a bad version is refused before CORS, authentication and routing see the request.
+async function registerProtocol(app: App, config: Config, traced: boolean): Promise<void> {
+  // First, so every later hook runs in the request's span.
+  if (traced) traceRequests(app, redactSecrets);
+  // Then: a bad version is refused before CORS, authentication and routing see the request.
   registerApiVersioning(app);
   // Bearer tokens, no cookies: any origin may call; requested headers are allowed, as the hosted service does.
   await app.register(cors, { origin: "*", exposedHeaders: [API_VERSION_HEADER, IDEMPOTENT_REPLAYED_HEADER] });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? compileBodyValidator(schema) : paramsAjv.compile(schema)));
   app.setSerializerCompiler(compileResponseSerializer);
-  app.addHook("onRequest", async (request) => {
-    const path = () => redactSecrets(request.url.split("?", 1)[0] ?? "");
-    annotateRequestSpan({ method: request.method, route: request.routeOptions.url, id: request.id, path });
-  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
@@ -270,7 +270,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
 /** The HTTP application: plugins, then infrastructure, then feature modules. */
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = createServer(deps.config, options);
-  await registerProtocol(app, deps.config);
+  await registerProtocol(app, deps.config, options.traced ?? false);
   await registerDocumentation(app, deps.config);
 
   const services = options.services ?? buildServices(deps);

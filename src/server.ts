@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const services = buildServices(runtime.deps);
   void sweepAbandonedWrites(services.blobs, runtime.deps.now, logger);
   const metrics = config.metrics ? createPrometheusMetrics(runtime.deps.db, runtime.pool) : undefined;
-  const app = await buildApp(runtime.deps, { services, ...(metrics ? { metrics } : {}) });
+  const app = await buildApp(runtime.deps, { services, traced: tracing !== null, ...(metrics ? { metrics } : {}) });
   const metricsServer =
     metrics && config.metrics && "port" in config.metrics ? await startMetricsServer(metrics, config.host, config.metrics.port) : null;
   if (metricsServer) logger.info({ address: metricsServer.address() }, "metrics listening");

@@ -5,7 +5,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
  * annotations, and the trace context a job carries. Without a started SDK (tracing.ts) every call
  * here is a no-op of the API's, so the code reads the same whether tracing is on or off.
  */
-const tracer = trace.getTracer("commerce-api");
+export const tracer = trace.getTracer("commerce-api");
 
 /** A span's kind by what the work is: a call to another service, a job taken from the queue, or in-process work. */
 export type SpanRole = "client" | "consumer" | "internal";
@@ -60,21 +60,4 @@ function linkTo(traceparent: string | undefined): Link[] | undefined {
   if (!traceparent) return undefined;
   const spanContext = trace.getSpanContext(propagation.extract(context.active(), { traceparent }));
   return spanContext && trace.isSpanContextValid(spanContext) ? [{ context: spanContext }] : undefined;
-}
-
-/**
- * Names the current request's server span after its route template (`GET /v1/checkouts/:id`,
- * never the raw path) and puts the request id on it, so a log line leads to its trace. `path` gives
- * the path as the log shows it, secrets cut out (a client secret is a path segment); it is only
- * called when the request is traced.
- */
-export function annotateRequestSpan(request: { method: string; route: string | undefined; id: string; path: () => string }): void {
-  const span = trace.getActiveSpan();
-  if (!span) return;
-  span.setAttribute("url.path", request.path());
-  if (request.route) {
-    span.updateName(`${request.method} ${request.route}`);
-    span.setAttribute("http.route", request.route);
-  }
-  span.setAttribute("request.id", request.id);
 }

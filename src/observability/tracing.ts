@@ -9,10 +9,9 @@ import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 export const DEFAULT_SERVICE_NAME = "commerce-api";
 
 /**
- * Query parameters whose values never reach a span's `url.query` (requests served) or `url.full`
- * (calls made): the session tokens
- * and signed-link signatures of this API, a webhook URL's own `token`, and the instrumentation's
- * defaults (cloud storage signatures).
+ * Query parameters whose values never reach a call's `url.full` (a request served records no
+ * query: request-spans.ts): the session tokens and signed-link signatures of this API, a webhook
+ * URL's own `token`, and the instrumentation's defaults (cloud storage signatures).
  */
 const REDACTED_QUERY_PARAMETERS = [
   "customer_session_token",
@@ -46,7 +45,9 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | nu
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ redactedQueryParams: REDACTED_QUERY_PARAMETERS, redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS }),
+      // Calls made through node:http (Stripe's SDK); the requests served have their span from the
+      // app's hooks (request-spans.ts), which costs less.
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, redactedQueryParams: REDACTED_QUERY_PARAMETERS }),
       new UndiciInstrumentation(),
       // Statements of a request or a job only: the worker's polling would be a trace a second.
       // No span per pool checkout (one per statement under Kysely): a wait for a connection shows

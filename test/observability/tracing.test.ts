@@ -6,6 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.ts";
 import { perProcessStart, spawnProject, stopSpawned, type Spawned } from "../helpers/process.ts";
+import { testSmtpServer } from "../helpers/smtp-server.ts";
+import { startStripeStandIn } from "../helpers/stripe-stand-in/stand-in.ts";
+import { standInClient, stripeEnv } from "../helpers/stripe-stand-in/stripe-context.ts";
 import { startReceiver, type Receiver } from "../helpers/webhooks.ts";
 
 const OWNER = `polar_pat_${"t".repeat(43)}`;
@@ -46,13 +49,18 @@ const start = async (env: Record<string, string>) => {
   return { server, url: url! };
 };
 
-const post = async (url: string, body: unknown, requestId?: string) => {
+const post = async (url: string, body: unknown, requestId?: string, status = 201, headers: Record<string, string> = {}) => {
   const response = await fetch(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${OWNER}`, "content-type": "application/json", ...(requestId ? { "x-request-id": requestId } : {}) },
+    headers: {
+      authorization: `Bearer ${OWNER}`,
+      "content-type": "application/json",
+      ...(requestId ? { "x-request-id": requestId } : {}),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
-  expect(response.status, await response.clone().text()).toBe(201);
+  expect(response.status, await response.clone().text()).toBe(status);
   return { body: (await response.json()) as { id: string }, requestId: response.headers.get("x-request-id") };
 };
 
@@ -159,5 +167,102 @@ describe("tracing", { timeout: perProcessStart(1) }, () => {
 
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+  });
+
+  it("exports a span per SMTP send, inside the job that sent it, and a client span per call to Stripe", async () => {
+    const smtp = await testSmtpServer();
+    await smtp.start();
+    const stripe = await startStripeStandIn();
+    try {
+      const { server, url } = await start({
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: "200",
+        SMTP_URL: smtp.url,
+        EMAIL_FROM: "Shop Mail <mail@shop.example>",
+        ...stripeEnv(stripe),
+      });
+      const org = (await post(`${url}/v1/organizations/`, { name: "Mailing org", slug: "mailing-org" })).body;
+
+      // A portal sign-in code: the request enqueues the email, whose job sends it over SMTP. The
+      // caller's trace context (a `traceparent` header) makes the request's span its child.
+      await post(`${url}/v1/customers/`, { email: "reader@example.com", organization_id: org.id });
+      const caller = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" };
+      await post(
+        `${url}/v1/customer-portal/customer-session/request`,
+        { email: "reader@example.com", organization_id: org.id },
+        "trace-test-sign-in",
+        202,
+        { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
+      );
+      const signIn = await waitForSpan(
+        () => collector.spans.find((span) => span.attributes["request.id"] === "trace-test-sign-in"),
+        "sign-in request",
+        server,
+      );
+      expect(signIn).toMatchObject({ traceId: caller.traceId, parentSpanId: caller.spanId, kind: SERVER_KIND });
+      const smtpPort = Number(new URL(smtp.url).port);
+      const send = await waitForSpan(
+        () => collector.spans.find((span) => span.name === "smtp send" && span.attributes["server.port"] === smtpPort),
+        "SMTP send",
+        server,
+      );
+      expect(send).toMatchObject({ kind: CLIENT_KIND, attributes: { "server.address": "127.0.0.1", "smtp.accepted": true } });
+      const job = collector.spans.find((span) => span.spanId === send.parentSpanId);
+      expect(job).toMatchObject({ name: "job emails.send", kind: CONSUMER_KIND, traceId: send.traceId });
+      expect(job!.links.some((link) => link.traceId === signIn.traceId)).toBe(true);
+      expect(smtp.received.map((mail) => mail.to)).toHaveLength(1);
+
+      // A checkout confirmed with Stripe: its call to create the payment intent is a client span of the confirm's trace.
+      const product = (
+        await post(`${url}/v1/products/`, {
+          name: "Traced product",
+          organization_id: org.id,
+          prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+        })
+      ).body;
+      const checkout = (await post(`${url}/v1/checkouts/`, { products: [product.id] })).body as { id: string; client_secret?: string };
+      const confirmationToken = await standInClient(stripe).testHelpers.confirmationTokens.create({ payment_method: "pm_card_visa" });
+      const confirmed = await fetch(`${url}/v1/checkouts/client/${checkout.client_secret}/confirm`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "trace-test-confirm" },
+        body: JSON.stringify({
+          customer_email: "buyer@example.com",
+          customer_name: "Bea Buyer",
+          customer_billing_address: { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" },
+          confirmation_token_id: confirmationToken.id,
+        }),
+      });
+      expect(confirmed.status, await confirmed.text()).toBe(200);
+      const confirm = await waitForSpan(
+        () => collector.spans.find((span) => span.attributes["request.id"] === "trace-test-confirm"),
+        "confirm request",
+        server,
+      );
+      // Each call to Stripe (the customer, then the payment intent) is a client span of the confirm's trace.
+      const stripePort = Number(new URL(stripe.url).port);
+      const toStripe = () =>
+        collector.spans.filter(
+          (span) => span.traceId === confirm.traceId && span.kind === CLIENT_KIND && span.attributes["server.port"] === stripePort,
+        );
+      await waitForSpan(
+        () => toStripe().find((span) => span.attributes["url.full"] === `${stripe.url}/v1/payment_intents`),
+        "Stripe call",
+        server,
+      );
+      // Every call the server made (the test's own, for the confirmation token, aside) has its span.
+      const calls = stripe.requests.filter((request) => !request.path.startsWith("/v1/test_helpers/"));
+      expect(
+        toStripe()
+          .map((span) => `${span.name} ${String(span.attributes["url.full"])}`)
+          .sort(),
+      ).toEqual(calls.map((request) => `${request.method} ${stripe.url}${request.path}`).sort());
+      stripe.assertNoViolations();
+
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+    } finally {
+      await smtp.stop();
+      await stripe.close();
+    }
   });
 });
