@@ -156,8 +156,15 @@ client.release();
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const request = median(stages.request);
-console.log(`${BATCHES} batches of ${BATCH_SIZE} events per stage, one connection; medians per batch; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
-console.log(`${"".padEnd(18)} ${"wall".padStart(10)} ${"share".padStart(6)}  ${"CPU node".padStart(9)}  ${"CPU db".padStart(8)}  ${"WAL".padStart(9)}`);
+console.log(
+  `${BATCHES} batches of ${BATCH_SIZE} events per stage, one connection; medians per batch; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`,
+);
+console.log(
+  `${"".padEnd(18)} ${"wall".padStart(10)} ${"share".padStart(6)}  ${"CPU node".padStart(9)}  ${"CPU db".padStart(8)}  ${"WAL".padStart(9)}`,
+);
 for (const stage of Object.keys(stages) as Stage[]) {
   const ms = median(stages[stage]);
   const walNote = wal[stage] ? `${(median(wal[stage]) / 1024).toFixed(0)} KiB` : "";
