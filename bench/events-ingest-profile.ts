@@ -115,8 +115,7 @@ const toInserts = (events: { name: string; external_customer_id: string; externa
 const store = (batch: PreparedEvents) =>
   connection.db.transaction().execute(async (trx) => {
     await lockIngestShared(trx, [org.id]);
-    await insertNewEventTypes(trx, batch.types, new Date());
-    return copyEvents(trx, batch);
+    return copyEvents(trx, batch, await insertNewEventTypes(trx, batch.types, new Date()));
   });
 
 const client = await connection.pool.connect();

@@ -144,15 +144,14 @@ export async function prepareEvents(unordered: readonly EventInsert[]): Promise<
  * each other's key, so each id is claimed exactly once; claims go in claim order (`prepareEvents`)
  * so that two batches sharing ids lock them in the same order and cannot deadlock.
  *
- * `ingested_at` is the database's clock once for the batch, read here, after the caller took the
+ * `ingestedAt` is the instant {@link insertNewEventTypes} read, after the caller took the
  * organizations' shared ingest lock: the meters aggregate the events by it, after their commit
  * (meter-aggregates.repository.ts).
  */
-export async function copyEvents(db: Executor, batch: PreparedEvents): Promise<number> {
+export async function copyEvents(db: Executor, batch: PreparedEvents, ingestedAt: string): Promise<number> {
   if (batch.claims !== "") await copyFrom(db, CLAIM_COPY_TARGET, batch.claims);
-  const { rows } = await sql<{ at: string }>`SELECT clock_timestamp()::text AS at`.execute(db);
-  const ingestedAt = `${rows[0]!.at}\n`;
-  return copyFrom(db, EVENT_COPY_TARGET, `${batch.events.join(ingestedAt)}${ingestedAt}`);
+  const lineEnd = `${ingestedAt}\n`;
+  return copyFrom(db, EVENT_COPY_TARGET, `${batch.events.join(lineEnd)}${lineEnd}`);
 }
 
 /**
@@ -160,9 +159,9 @@ export async function copyEvents(db: Executor, batch: PreparedEvents): Promise<n
  * statement, and returns how many were inserted: the path of a batch that met a duplicate. Rows
  * travel as one array per column (`unnest`, zipped by `ROWS FROM`). The claims are made with `ON
  * CONFLICT DO NOTHING` in the batch's order (claim order, as the copy's): the claims that return
- * are the new events, and only those are inserted. `ingested_at` as in {@link copyEvents}.
+ * are the new events, and only those are inserted. `ingestedAt` as in {@link copyEvents}.
  */
-export async function insertEventsSkippingDuplicates(db: Executor, columns: EventColumns): Promise<number> {
+export async function insertEventsSkippingDuplicates(db: Executor, columns: EventColumns, ingestedAt: string): Promise<number> {
   const [
     organizationIds,
     customerIds,
@@ -189,7 +188,7 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
       ON CONFLICT DO NOTHING RETURNING organization_id, external_id
     )
     INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT r.id, (SELECT clock_timestamp()), r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+    SELECT r.id, ${ingestedAt}::timestamptz, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM batch r
     WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)`.execute(db);
@@ -197,16 +196,23 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
 }
 
 /**
- * The event types of a batch's names not seen before in their organization, labelled with the
- * name (the pairs come distinct from `prepareEvents`). Names already known (nearly always) are filtered out first, so the common batch makes no
- * speculative insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
+ * The batch's first statement under the ingest lock: inserts the event types of its names not seen
+ * before in their organization, labelled with the name (the pairs come distinct from
+ * `prepareEvents`), and returns the database's clock as text, the batch's `ingested_at` (read in
+ * the same statement to spare a round trip; text so it goes back to PostgreSQL unchanged). Names
+ * already known (nearly always) are filtered out first, so the common batch makes no speculative
+ * insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
  */
-export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<void> {
+export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<string> {
   const { organizationIds, names } = types;
-  await sql`
-    INSERT INTO event_types (organization_id, name, label, created_at)
-    SELECT u.organization_id, u.name, u.name, ${now}::timestamptz
-    FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
-    WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
-    ON CONFLICT (organization_id, name) DO NOTHING`.execute(db);
+  const { rows } = await sql<{ at: string }>`
+    WITH new_types AS (
+      INSERT INTO event_types (organization_id, name, label, created_at)
+      SELECT u.organization_id, u.name, u.name, ${now}::timestamptz
+      FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
+      WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
+      ON CONFLICT (organization_id, name) DO NOTHING
+    )
+    SELECT clock_timestamp()::text AS at`.execute(db);
+  return rows[0]!.at;
 }
