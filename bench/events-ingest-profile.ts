@@ -2,14 +2,17 @@
  * Where a batch of `POST /v1/events/ingest` spends its time, stage by stage, on one connection (no
  * concurrency, so each stage's cost is its own): the whole request through the app (`inject`, no
  * socket), then its parts measured alone: the JSON parse, the service's row building
- * (`prepareEventColumns` of the inserts), the statement as the app sends it (claims and events, in
- * a transaction with the ingest lock and the event-type check), the same without the claims table,
- * and `COPY` of the same rows; with the WAL each writes. Batches of 1,000 unique external ids, as
+ * (`prepareEvents` of the inserts), the statements as the app sends them (claims and events, each a
+ * `COPY`, in a transaction with the ingest lock and the event-type check), the same without the
+ * claims table, and `COPY` of the same rows; with the WAL and the CPU time (this process's, the
+ * database's) each takes. Batches of 1,000 unique external ids, as
  * the ingest bench sends them; stages interleave batch by batch so the machine's load hits all alike.
  *
  *   node --import tsx bench/events-ingest-profile.ts   (BENCH_BATCHES per stage, default 30)
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import { sql } from "kysely";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -17,15 +20,16 @@ import { connect } from "../src/db/connection.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { lockIngestShared } from "../src/modules/meters/meters.steps.ts";
 import {
-  insertEvents,
+  copyEvents,
   insertNewEventTypes,
-  prepareEventColumns,
+  prepareEvents,
   type EventInsert,
+  type PreparedEvents,
 } from "../src/modules/events/events-ingest.repository.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { copyFromText } from "./copy-from.ts";
+import { copyFromText } from "../src/db/copy-from.ts";
 import { BATCH_SIZE, buildBatch } from "./events-ingest.client.ts";
 
 const BATCHES = Math.min(Number(process.env.BENCH_BATCHES ?? 30), 500);
@@ -33,6 +37,10 @@ const BATCHES = Math.min(Number(process.env.BENCH_BATCHES ?? 30), 500);
 type Stage = "request" | "parse" | "rows" | "statement" | "statementNoClaims" | "copy";
 const stages: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
 const wal: Partial<Record<Stage, number[]>> = { statement: [], statementNoClaims: [], copy: [] };
+// CPU time per stage: this process's (the app, the driver) and the database backends' (read from
+// /proc: PostgreSQL runs on this machine). Unlike wall time it hardly moves with the machine's load.
+const nodeCpu: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
+const databaseCpu: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
 
 const database = await benchDatabase("bench-ingest-profile");
 const connection = connect(database.url, 2);
@@ -54,10 +62,29 @@ const { token } = await createAccessTokenService(deps).createOrganizationToken({
 });
 const app = await buildApp(deps, { logger: false });
 
+/** The benchmark database's backends, read before each stage (the read is a statement of its own). */
+const backendPids = async () =>
+  (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`.execute(connection.db)).rows.map(
+    (row) => row.pid,
+  );
+/** Nanoseconds on a CPU (`/proc/<pid>/schedstat`, first field); a backend gone since reads as 0. */
+const onCpuNs = (pid: number) => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+  } catch {
+    return 0;
+  }
+};
 const time = async <T>(stage: Stage, work: () => Promise<T> | T): Promise<T> => {
+  const pids = await backendPids();
+  const databaseBefore = pids.reduce((sum, pid) => sum + onCpuNs(pid), 0);
+  const nodeBefore = process.cpuUsage();
   const started = performance.now();
   const result = await work();
   stages[stage].push(performance.now() - started);
+  const node = process.cpuUsage(nodeBefore);
+  nodeCpu[stage].push((node.user + node.system) / 1000);
+  databaseCpu[stage].push((pids.reduce((sum, pid) => sum + onCpuNs(pid), 0) - databaseBefore) / 1e6);
   return result;
 };
 const walBytes = async (stage: Stage, work: () => Promise<unknown>) => {
@@ -84,17 +111,12 @@ const toInserts = (events: { name: string; external_customer_id: string; externa
     metadata: e.metadata as EventInsert["metadata"],
   }));
 
-/** The app's statement with the claims left out: what the claims table costs. */
-const insertWithoutClaims = (columns: readonly string[]) =>
-  sql`INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT u.id, clock_timestamp(), u.organization_id, u.customer_id, u.external_customer_id, u.member_id, u.external_member_id, u.name, u."timestamp", u.external_id, u.parent_id, u.id, u.metadata
-    FROM (SELECT gen_random_uuid() AS id, r.* FROM ROWS FROM (
-      unnest(${columns[0]}::uuid[]), unnest(${columns[1]}::uuid[]), unnest(${columns[2]}::text[]), unnest(${columns[3]}::uuid[]),
-      unnest(${columns[4]}::text[]), unnest(${columns[5]}::text[]), unnest(${columns[6]}::timestamptz[]), unnest(${columns[7]}::text[]),
-      unnest(${columns[8]}::text[]), jsonb_array_elements(${columns[9]}::jsonb)
-    ) AS r(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)) u`.execute(
-    connection.db,
-  );
+/** The app's transaction: the ingest lock, the event-type check, the claims and the events. */
+const store = (batch: PreparedEvents) =>
+  connection.db.transaction().execute(async (trx) => {
+    await lockIngestShared(trx, [org.id]);
+    return copyEvents(trx, batch, await insertNewEventTypes(trx, batch.types, new Date()));
+  });
 
 const client = await connection.pool.connect();
 for (let batch = 0; batch < BATCHES + 3; batch += 1) {
@@ -109,16 +131,11 @@ for (let batch = 0; batch < BATCHES + 3; batch += 1) {
   );
   if (response.statusCode !== 200) throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
   const parsed = await time("parse", () => JSON.parse(body("stm")) as { events: Parameters<typeof toInserts>[0] });
-  const columns = await time("rows", () => prepareEventColumns(toInserts(parsed.events)));
-  await walBytes("statement", () =>
-    connection.db.transaction().execute(async (trx) => {
-      await lockIngestShared(trx, [org.id]);
-      await insertNewEventTypes(trx, columns, new Date());
-      return insertEvents(trx, columns, false);
-    }),
-  );
-  const other = prepareEventColumns(toInserts((JSON.parse(body("noc")) as { events: Parameters<typeof toInserts>[0] }).events));
-  await walBytes("statementNoClaims", async () => insertWithoutClaims(await other));
+  const batchRows = await time("rows", () => prepareEvents(toInserts(parsed.events)));
+  await walBytes("statement", () => store(batchRows));
+  // The same transaction with the claims left out: what the claims table costs.
+  const other = await prepareEvents(toInserts((JSON.parse(body("noc")) as { events: Parameters<typeof toInserts>[0] }).events));
+  await walBytes("statementNoClaims", () => store({ ...other, claims: "" }));
   const copyText = parsed.events
     .map((e) => `${org.id}\t${e.external_customer_id}\t${e.name}\t${e.timestamp}\tcopy-${e.external_id}\t${JSON.stringify(e.metadata)}\n`)
     .join("");
@@ -130,17 +147,29 @@ for (let batch = 0; batch < BATCHES + 3; batch += 1) {
     ),
   );
   // The first batches warm the JIT and the caches: left out.
-  if (batch === 2) for (const list of [...Object.values(stages), ...Object.values(wal)]) list.length = 0;
+  if (batch === 2)
+    for (const list of [...Object.values(stages), ...Object.values(wal), ...Object.values(nodeCpu), ...Object.values(databaseCpu)])
+      list.length = 0;
 }
 client.release();
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const request = median(stages.request);
-console.log(`${BATCHES} batches of ${BATCH_SIZE} events per stage, one connection; medians per batch`);
+console.log(
+  `${BATCHES} batches of ${BATCH_SIZE} events per stage, one connection; medians per batch; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`,
+);
+console.log(
+  `${"".padEnd(18)} ${"wall".padStart(10)} ${"share".padStart(6)}  ${"CPU node".padStart(9)}  ${"CPU db".padStart(8)}  ${"WAL".padStart(9)}`,
+);
 for (const stage of Object.keys(stages) as Stage[]) {
   const ms = median(stages[stage]);
-  const walNote = wal[stage] ? `, WAL ${(median(wal[stage]) / 1024).toFixed(0)} KiB` : "";
-  console.log(`${stage.padEnd(18)} ${ms.toFixed(2).padStart(7)} ms  (${((ms / request) * 100).toFixed(0)}% of the request${walNote})`);
+  const walNote = wal[stage] ? `${(median(wal[stage]) / 1024).toFixed(0)} KiB` : "";
+  console.log(
+    `${stage.padEnd(18)} ${ms.toFixed(2).padStart(7)} ms ${`${((ms / request) * 100).toFixed(0)}%`.padStart(6)}  ${median(nodeCpu[stage]).toFixed(2).padStart(6)} ms  ${median(databaseCpu[stage]).toFixed(2).padStart(5)} ms  ${walNote.padStart(9)}`,
+  );
 }
 await app.close();
 await connection.close();

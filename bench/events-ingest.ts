@@ -30,7 +30,7 @@ import { AGGREGATION_INTERVAL_MS, aggregateMeterEvents } from "../src/modules/me
 import { createMeterService } from "../src/modules/meters/meters.service.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { copyFromText } from "./copy-from.ts";
+import { copyFromText } from "../src/db/copy-from.ts";
 import { BATCH_SIZE, CLIENTS, buildBatch, eventsForBytes, type ClientResult } from "./events-ingest.client.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 60);
@@ -348,7 +348,7 @@ a local port. It then measures, after a ${WARMUP_S} s warmup:
    metadata keys) in a loop for the whole duration.
 2. **Side by side** (empty table first): ${ROUNDS} rounds, each the same HTTP load for 1/${ROUNDS} of the duration,
    then the floor for as long: ${CLIENTS} connections, each \`COPY … FROM STDIN\` of ${n(BATCH_SIZE)}-row batches of
-   the same rows (through the \`pg\` wire protocol, \`bench/copy-from.ts\`, no extra package). Alternating
+   the same rows (through the \`pg\` wire protocol, \`src/db/copy-from.ts\`, no extra package). Alternating
    keeps the two under the same background load and table size.
 3. **Stall probe**: one ~10 MiB batch, while another client pings \`GET /healthz\` every 2 ms.
 

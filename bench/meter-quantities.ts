@@ -23,7 +23,7 @@ import { createAccessTokenService } from "../src/modules/organizations/access-to
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { copyFromText } from "./copy-from.ts";
+import { copyFromText } from "../src/db/copy-from.ts";
 import { percentile } from "./statistics.ts";
 
 const LARGE = Number(process.env.BENCH_EVENTS ?? 10_000_000);

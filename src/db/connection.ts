@@ -1,6 +1,7 @@
 import { Kysely, sql } from "kysely";
 import pg from "pg";
 import { markingPostgresDialect } from "./commit-marks.ts";
+import { acceptCopyFrom } from "./copy-from.ts";
 import type { Database, Executor } from "./database.ts";
 
 // int8 columns hold money in minor units and counters; they stay far below 2^53, so read them as numbers.
@@ -34,6 +35,7 @@ export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Conne
   pool.on("error", () => undefined);
   pool.on("connect", (client) => {
     client.on("error", () => undefined);
+    acceptCopyFrom(client);
   });
   const db = new Kysely<Database>({ dialect: markingPostgresDialect({ pool }) });
   return { db, pool, close: () => db.destroy() };

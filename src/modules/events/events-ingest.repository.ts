@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import type { JsonValue } from "../../db/json.ts";
 import { arrayElements } from "../../db/array-literal.ts";
+import { copyField, copyFrom } from "../../db/copy-from.ts";
 import { mapSlices } from "../../values/slices.ts";
 
 // The write side of events: batches inserted with their duplicates skipped.
@@ -59,30 +61,107 @@ async function columnArrays(rows: readonly EventInsert[]): Promise<string[]> {
   return [...ARRAY_COLUMNS.map((_, i) => `{${elements(i)}}`), `[${elements(ARRAY_COLUMNS.length)}]`];
 }
 
-/** A batch's rows as one literal per column (`prepareEventColumns`). */
+/** A batch's rows as one literal per column, for the statement that skips duplicates. */
 export type EventColumns = readonly string[];
 export const prepareEventColumns = columnArrays;
 
 /**
- * Inserts a whole batch in one statement, and returns how many rows were inserted. Rows travel as
- * one array per column (`unnest`, zipped by `ROWS FROM`), which PostgreSQL reads at about half the
- * cost of one JSON document of whole events.
+ * The order claims are made in, by every path: two batches sharing external ids lock them in the
+ * same order, so they cannot deadlock. Any total order serves, as long as there is one.
+ */
+const claimOrder = (a: EventInsert, b: EventInsert): number =>
+  a.organization_id !== b.organization_id
+    ? a.organization_id < b.organization_id
+      ? -1
+      : 1
+    : a.external_id === b.external_id
+      ? 0
+      : a.external_id === null
+        ? 1
+        : b.external_id === null || a.external_id < b.external_id
+          ? -1
+          : 1;
+
+/** The columns of `events` a batch is copied into; `ingested_at` last (it is known once the ingest lock is held). */
+const EVENT_COPY_TARGET = `events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata, ingested_at)`;
+const CLAIM_COPY_TARGET = "event_external_ids (organization_id, external_id)";
+
+/** A batch ready to store: its rows in claim order, their claims and events as COPY text, their event types. */
+export interface PreparedEvents {
+  readonly rows: readonly EventInsert[];
+  /** One line per external id: organization, external id. */
+  readonly claims: string;
+  /** One line per event without its end: every column up to `ingested_at`, each followed by a tab. */
+  readonly events: readonly string[];
+  /** The batch's distinct (organization, name) pairs, as two array literals. */
+  readonly types: { readonly organizationIds: string; readonly names: string };
+}
+
+/** The COPY text of one event up to its `ingested_at`; ids made here (v4, as `gen_random_uuid()`). */
+function eventLine(row: EventInsert): string {
+  const id = randomUUID();
+  return `${id}\t${row.organization_id}\t${copyField(row.customer_id)}\t${copyField(row.external_customer_id)}\t${copyField(row.member_id)}\t${copyField(
+    row.external_member_id,
+  )}\t${copyField(row.name)}\t${copyField(row.timestamp)}\t${copyField(row.external_id)}\t${copyField(row.parent_id)}\t${
+    row.parent_id === null ? id : "\\N"
+  }\t${copyField(JSON.stringify(row.metadata))}\t`;
+}
+
+/** Sorts the rows into claim order and writes them as COPY text, slice by slice (large batches yield between slices). */
+export async function prepareEvents(unordered: readonly EventInsert[]): Promise<PreparedEvents> {
+  const rows = [...unordered].sort(claimOrder);
+  const slices = await mapSlices(rows, (slice) => {
+    let claims = "";
+    for (const row of slice) if (row.external_id !== null) claims += `${row.organization_id}\t${copyField(row.external_id)}\n`;
+    return { claims, events: slice.map(eventLine) };
+  });
+  const pairs = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const names = pairs.get(row.organization_id) ?? new Set<string>();
+    pairs.set(row.organization_id, names.add(row.name));
+  }
+  const types = [...pairs].flatMap(([organizationId, names]) => [...names].map((name) => ({ organizationId, name })));
+  return {
+    rows,
+    claims: slices.map((slice) => slice.claims).join(""),
+    events: slices.flatMap((slice) => slice.events),
+    types: {
+      organizationIds: `{${arrayElements(types, (type) => type.organizationId)}}`,
+      names: `{${arrayElements(types, (type) => type.name)}}`,
+    },
+  };
+}
+
+/**
+ * Stores a batch of events none of which is a duplicate, by `COPY`, and returns how many were
+ * stored: the fast path, the same writes as `COPY` of the events plus their claims.
  *
- * The batch's external ids are claimed in `event_external_ids` by the same statement: `events` is
- * partitioned, so no index of its own can keep an external id unique across partitions (docs/decisions.md,
- * "Events partitioned by month"). The plain claim is tried first (`skipDuplicates` false): `ON
- * CONFLICT` makes every row a speculative insertion, which measured 15–40% slower, and a batch of new
- * events (the common case) has no conflict. On a conflict (`isExternalIdConflict`) the statement has
- * changed nothing and the caller sends the batch again with `ON CONFLICT DO NOTHING`: the claims that
- * return are the new events, and only those are inserted. Concurrent batches carrying the same
- * external id wait on each other's key, so each id is claimed exactly once; claims go in ordered by
- * that key so that two batches sharing ids lock them in the same order and cannot deadlock.
+ * The batch's external ids are claimed first, in `event_external_ids` (also by `COPY`): `events`
+ * is partitioned, so no index of its own can keep an external id unique across partitions
+ * (docs/decisions.md, "Events partitioned by month"). A claim meeting a claimed id fails the copy
+ * (`isExternalIdConflict`) and with it the transaction; the caller then sends the batch through
+ * {@link insertEventsSkippingDuplicates}. Concurrent batches carrying the same external id wait on
+ * each other's key, so each id is claimed exactly once; claims go in claim order (`prepareEvents`)
+ * so that two batches sharing ids lock them in the same order and cannot deadlock.
  *
- * `ingested_at` is the clock once for the batch, read after the caller took the organizations'
- * shared ingest lock: the meters aggregate the events by it, after their commit
+ * `ingestedAt` is the instant {@link insertNewEventTypes} read, after the caller took the
+ * organizations' shared ingest lock: the meters aggregate the events by it, after their commit
  * (meter-aggregates.repository.ts).
  */
-export async function insertEvents(db: Executor, columns: EventColumns, skipDuplicates: boolean): Promise<number> {
+export async function copyEvents(db: Executor, batch: PreparedEvents, ingestedAt: string): Promise<number> {
+  if (batch.claims !== "") await copyFrom(db, CLAIM_COPY_TARGET, batch.claims);
+  const lineEnd = `${ingestedAt}\n`;
+  return copyFrom(db, EVENT_COPY_TARGET, `${batch.events.join(lineEnd)}${lineEnd}`);
+}
+
+/**
+ * Inserts the batch's events whose external id is not claimed yet (and those without one), in one
+ * statement, and returns how many were inserted: the path of a batch that met a duplicate. Rows
+ * travel as one array per column (`unnest`, zipped by `ROWS FROM`). The claims are made with `ON
+ * CONFLICT DO NOTHING` in the batch's order (claim order, as the copy's): the claims that return
+ * are the new events, and only those are inserted. `ingestedAt` as in {@link copyEvents}.
+ */
+export async function insertEventsSkippingDuplicates(db: Executor, columns: EventColumns, ingestedAt: string): Promise<number> {
   const [
     organizationIds,
     customerIds,
@@ -95,38 +174,45 @@ export async function insertEvents(db: Executor, columns: EventColumns, skipDupl
     parentIds,
     metadata,
   ] = columns;
-  const claims = sql`batch AS (
+  const result = await sql`
+    WITH batch AS (
       SELECT gen_random_uuid() AS id, u.*
       FROM ROWS FROM (
         unnest(${organizationIds}::uuid[]), unnest(${customerIds}::uuid[]), unnest(${externalCustomerIds}::text[]), unnest(${memberIds}::uuid[]),
         unnest(${externalMemberIds}::text[]), unnest(${names}::text[]), unnest(${timestamps}::timestamptz[]), unnest(${externalIds}::text[]),
         unnest(${parentIds}::text[]), jsonb_array_elements(${metadata}::jsonb)
-      ) AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
+      ) WITH ORDINALITY AS u(organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata, position)
     ), claimed AS (
       INSERT INTO event_external_ids (organization_id, external_id)
-      SELECT organization_id, external_id FROM batch WHERE external_id IS NOT NULL ORDER BY organization_id, external_id
-      ${skipDuplicates ? sql`ON CONFLICT DO NOTHING RETURNING organization_id, external_id` : sql``}
-    )`;
-  const insert = sql`
+      SELECT organization_id, external_id FROM batch WHERE external_id IS NOT NULL ORDER BY position
+      ON CONFLICT DO NOTHING RETURNING organization_id, external_id
+    )
     INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT r.id, (SELECT clock_timestamp()), r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+    SELECT r.id, ${ingestedAt}::timestamptz, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
            r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
     FROM batch r
-    ${skipDuplicates ? sql`WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)` : sql``}`;
-  return Number((await sql`WITH ${claims} ${insert}`.execute(db)).numAffectedRows ?? 0n);
+    WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /**
- * The event types of a batch's names not seen before in their organization, labelled with the
- * name. Names already known (nearly always) are filtered out first, so the common batch makes no
- * speculative insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
+ * The batch's first statement under the ingest lock: inserts the event types of its names not seen
+ * before in their organization, labelled with the name (the pairs come distinct from
+ * `prepareEvents`), and returns the database's clock as text, the batch's `ingested_at` (read in
+ * the same statement to spare a round trip; text so it goes back to PostgreSQL unchanged). Names
+ * already known (nearly always) are filtered out first, so the common batch makes no speculative
+ * insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
  */
-export async function insertNewEventTypes(db: Executor, columns: EventColumns, now: Date): Promise<void> {
-  const [organizationIds, , , , , names] = columns;
-  await sql`
-    INSERT INTO event_types (organization_id, name, label, created_at)
-    SELECT DISTINCT u.organization_id, u.name, u.name, ${now}::timestamptz
-    FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
-    WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
-    ON CONFLICT (organization_id, name) DO NOTHING`.execute(db);
+export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<string> {
+  const { organizationIds, names } = types;
+  const { rows } = await sql<{ at: string }>`
+    WITH new_types AS (
+      INSERT INTO event_types (organization_id, name, label, created_at)
+      SELECT u.organization_id, u.name, u.name, ${now}::timestamptz
+      FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
+      WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
+      ON CONFLICT (organization_id, name) DO NOTHING
+    )
+    SELECT clock_timestamp()::text AS at`.execute(db);
+  return rows[0]!.at;
 }

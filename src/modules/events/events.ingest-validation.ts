@@ -36,13 +36,18 @@ const NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract f
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The last timestamp checked and whether it was in the future: a batch mostly carries one timestamp. */
+let lastChecked: { value: string; now: number; future: boolean } | undefined;
+
 /** Beyond the JSON schema: a timestamp must not be in the future. `loc` as from `toValidationIssues`. */
 function timestampIssues(event: Record<string, unknown>, now: Date): ValidationIssue[] {
   const value = event.timestamp;
   if (typeof value !== "string") return [];
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed) || parsed <= now.getTime()) return [];
-  return [valueIssue(["body", "timestamp"], "Timestamp must be in the past.", value)];
+  if (lastChecked?.value !== value || lastChecked.now !== now.getTime()) {
+    const parsed = Date.parse(value);
+    lastChecked = { value, now: now.getTime(), future: !Number.isNaN(parsed) && parsed > now.getTime() };
+  }
+  return lastChecked.future ? [valueIssue(["body", "timestamp"], "Timestamp must be in the past.", value)] : [];
 }
 
 const isDateTime = bodyAjv.compile({ type: "string", format: "date-time" });

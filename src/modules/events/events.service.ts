@@ -22,10 +22,12 @@ import {
   type EventFilter,
 } from "./events.repository.ts";
 import {
-  insertEvents,
+  copyEvents,
+  insertEventsSkippingDuplicates,
   insertNewEventTypes,
   isExternalIdConflict,
   prepareEventColumns,
+  prepareEvents,
   type EventInsert,
 } from "./events-ingest.repository.ts";
 import { lockIngestShared } from "../meters/meters.steps.ts";
@@ -141,24 +143,24 @@ async function referenceIssues(
 
 /**
  * Stores the rows in one transaction that holds their organizations' shared ingest lock (the
- * meters' aggregation cuts wait for it: meter-aggregates.repository.ts); a batch meeting a known
- * external id goes again skipping duplicates.
+ * meters' aggregation cuts wait for it: meter-aggregates.repository.ts): by `COPY` first, and a
+ * batch meeting a known external id goes again skipping duplicates.
  */
-async function store(deps: Deps, rows: readonly EventInsert[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const columns = await prepareEventColumns(rows);
-  const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
-  const attempt = (skipDuplicates: boolean) =>
+async function store(deps: Deps, unordered: readonly EventInsert[]): Promise<number> {
+  if (unordered.length === 0) return 0;
+  const batch = await prepareEvents(unordered);
+  const organizationIds = [...new Set(batch.rows.map((row) => row.organization_id))];
+  const attempt = (write: (trx: Executor, ingestedAt: string) => Promise<number>) =>
     deps.db.transaction().execute(async (trx) => {
       await lockIngestShared(trx, organizationIds);
-      await insertNewEventTypes(trx, columns, deps.now());
-      return insertEvents(trx, columns, skipDuplicates);
+      return write(trx, await insertNewEventTypes(trx, batch.types, deps.now()));
     });
   try {
-    return await attempt(false);
+    return await attempt((trx, ingestedAt) => copyEvents(trx, batch, ingestedAt));
   } catch (error) {
     if (!isExternalIdConflict(error)) throw error;
-    return attempt(true);
+    const columns = await prepareEventColumns(batch.rows);
+    return attempt((trx, ingestedAt) => insertEventsSkippingDuplicates(trx, columns, ingestedAt));
   }
 }
 

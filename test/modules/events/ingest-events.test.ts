@@ -69,9 +69,9 @@ describe("POST /v1/events/ingest", () => {
     expect(second!.timestamp.toISOString()).toBe(ctx.clock.now().toISOString());
   });
 
-  it("stores text with quotes, backslashes, braces, commas, newlines and the word NULL exactly", async () => {
-    const tricky = 'q"uote \\back,slash {brace} new\nline\ttab é 🙂';
-    const externalId = `NULL-${uniqueId("x")}`;
+  it("stores text with quotes, backslashes, braces, commas, newlines, COPY's null marker and the word NULL exactly", async () => {
+    const tricky = 'q"uote \\back,slash {brace} new\nline\ttab\rreturn \\N \\\\. é 🙂';
+    const externalId = `NULL-${uniqueId("x")}\t\\N\n`;
     const response = await ingest([
       {
         name: tricky,
@@ -90,6 +90,12 @@ describe("POST /v1/events/ingest", () => {
       parent_id: "{}",
       metadata: { text: tricky, 'ke"y': "NULL" },
     });
+    // Claimed as sent: the same id again is a duplicate, a near one is not.
+    const again = await ingest([
+      { name: "again", external_customer_id: "NULL", external_id: externalId },
+      { name: "near", external_customer_id: "NULL", external_id: externalId.trimEnd() },
+    ]);
+    expect(again.json()).toEqual({ inserted: 1, duplicates: 1 });
   });
 
   it("counts an external id already stored, or repeated in the batch, as a duplicate (the first wins)", async () => {
