@@ -1,7 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import cors from "@fastify/cors";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { randomUUID } from "node:crypto";
 import type { Config, TrustProxy } from "./config.ts";
@@ -11,9 +9,10 @@ import { isMigrated } from "./db/migrate.ts";
 import { registerAuth } from "./http/auth.ts";
 import { realTime, registerRequestClock } from "./values/clock.ts";
 import { registerErrorHandling } from "./http/error-handler.ts";
-import { IDEMPOTENT_REPLAYED_HEADER, documentIdempotencyKey, registerIdempotency } from "./http/idempotency.ts";
+import { IDEMPOTENT_REPLAYED_HEADER, registerIdempotency } from "./http/idempotency.ts";
 import { acceptEmptyJsonBodies } from "./http/json-body.ts";
-import { markDeepObjectParameters, parseQueryString } from "./http/query-string.ts";
+import { parseQueryString } from "./http/query-string.ts";
+import { registerDocumentation } from "./http/api-documentation.ts";
 import { registerRateLimiting } from "./http/rate-limit.ts";
 import { loggerOptions, redactSecrets, terminalLogOutput } from "./logger.ts";
 import { observeRequests, registerMetricsRoute } from "./observability/metrics-endpoint.ts";
@@ -21,7 +20,7 @@ import type { PrometheusMetrics } from "./observability/prometheus-metrics.ts";
 import { traceRequests } from "./observability/request-spans.ts";
 import { compileResponseSerializer } from "./http/serialization.ts";
 import { compileBodyValidator, paramsAjv } from "./http/validation.ts";
-import { API_VERSIONS, API_VERSION_HEADER, DEFAULT_API_VERSION, registerApiVersioning } from "./http/versioning.ts";
+import { API_VERSION_HEADER, registerApiVersioning } from "./http/versioning.ts";
 import { buildServices, type Services } from "./services.ts";
 import { organizationRoutes } from "./modules/organizations/organizations.routes.ts";
 import { checkoutRoutes } from "./modules/checkouts/checkouts.routes.ts";
@@ -78,14 +77,6 @@ import { refundRoutes } from "./modules/refunds/refunds.routes.ts";
 import { disputeRoutes } from "./modules/disputes/disputes.routes.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
-
-/** The document's `info`; `x-api-versions` (an OpenAPI extension, absent from the plugin's type) lists the versions served. */
-const DOCUMENT_INFO = {
-  title: "commerce-api",
-  version: DEFAULT_API_VERSION,
-  description: `Payments and billing API (2026-04 interface). The \`${API_VERSION_HEADER}\` header chooses the version: ${API_VERSIONS.join(" or ")}; none or an empty value means ${DEFAULT_API_VERSION}, any other value answers 404. Every other response names its version in that header.`,
-  "x-api-versions": { header: API_VERSION_HEADER, supported: [...API_VERSIONS], default: DEFAULT_API_VERSION },
-};
 
 export interface BuildOptions {
   /** Log output: stdout by default, `false` for none (most tests), or a stream of its own. */
@@ -144,32 +135,6 @@ async function registerProtocol(app: App, config: Config, traced: boolean): Prom
   });
   registerErrorHandling(app, config.bodyLimitBytes);
   acceptEmptyJsonBodies(app);
-}
-
-/** The OpenAPI document of every route registered after it, its UI at /docs, and its addresses. */
-async function registerDocumentation(app: App, config: Config): Promise<void> {
-  await app.register(swagger, {
-    transformObject: (document) =>
-      "openapiObject" in document ? documentIdempotencyKey(markDeepObjectParameters(document.openapiObject)) : document.swaggerObject,
-    openapi: {
-      openapi: "3.1.0",
-      info: DOCUMENT_INFO,
-      servers: [{ url: config.publicBaseUrl }],
-      tags: [{ name: LICENSE_FILE_TAG, description: LICENSE_FILE_TAG_DESCRIPTION }],
-      components: {
-        securitySchemes: {
-          pat: { type: "http", scheme: "bearer", description: "The instance owner's personal access token." },
-          oat: { type: "http", scheme: "bearer", description: "Organization access token." },
-          customer_session: { type: "http", scheme: "bearer", description: "Customer session token." },
-          member_session: { type: "http", scheme: "bearer", description: "Member session token." },
-        },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  // As the hosted service, each version's document at /{version}/openapi.json (one document: they do not differ).
-  for (const version of API_VERSIONS) app.get(`/${version}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 }
 
 /** Who is calling, at what time, replayed or not, and how often. */
@@ -271,7 +236,7 @@ async function registerPages(app: App, deps: Deps, services: Services): Promise<
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = createServer(deps.config, options);
   await registerProtocol(app, deps.config, options.traced ?? false);
-  await registerDocumentation(app, deps.config);
+  await registerDocumentation(app, deps.config.publicBaseUrl, [{ name: LICENSE_FILE_TAG, description: LICENSE_FILE_TAG_DESCRIPTION }]);
 
   const services = options.services ?? buildServices(deps);
   await registerRequestHandling(app, deps, services);
