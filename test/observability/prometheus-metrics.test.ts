@@ -81,11 +81,20 @@ describe("/metrics on the API port", () => {
         await app.inject({ method: "GET", url: `/unknown/${randomUUID()}` });
       }
     };
+    // The garbage collector's histogram gains a `kind` (one of four) the first time a collection of
+    // that kind runs, which a long burst may cause: bounded by the runtime, so left out of the count.
+    const seriesOfTheApp = (text: string) =>
+      seriesCount(
+        text
+          .split("\n")
+          .filter((line) => !line.startsWith("nodejs_gc_duration_seconds"))
+          .join("\n"),
+      );
     await burst(10);
-    const before = seriesCount(await scrape());
+    const before = seriesOfTheApp(await scrape());
     await burst(5_000);
     const after = await scrape();
-    expect(seriesCount(after)).toBe(before);
+    expect(seriesOfTheApp(after)).toBe(before);
     expect(
       valueOf(after, 'http_request_duration_seconds_count{method="GET",route="(unmatched)",status_code="404"}'),
     ).toBeGreaterThanOrEqual(5_010);
