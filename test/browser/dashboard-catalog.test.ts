@@ -1,9 +1,10 @@
 import { mkdir } from "node:fs/promises";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AvailableScopes, type AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
-import { expectAccessible, launchBrowser, startListeningContext } from "../helpers/browser.ts";
+import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
+import { checkDashboardWidths, dashboardPageReady, signInToDashboard } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 
@@ -56,34 +57,17 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     await ctx?.close();
   });
 
-  async function signedIn(with_ = token): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.on("dialog", (dialog) => {
-      dialogs += 1;
-      void dialog.dismiss();
+  const signedIn = (with_ = token) =>
+    signInToDashboard(browser, origin, with_, {
+      onDialog: () => {
+        dialogs += 1;
+      },
     });
-    await page.goto(`${origin}/dashboard/`);
-    await page.getByLabel("Access token").fill(with_);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Overview" }).waitFor();
-    return { context, page };
-  }
 
   /** Opens a dashboard address and waits until its page is built. */
   async function visit(page: Page, path: string, heading: string | RegExp): Promise<void> {
     await page.goto(`${origin}/dashboard${path}`);
-    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-    await page.locator("html[data-ready=true] main[aria-busy=false]").waitFor();
-  }
-
-  async function checkWidths(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await expectAccessible(page);
-      await page.screenshot({ path: `test-results/dashboard-${name}-${width}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await dashboardPageReady(page, heading);
   }
 
   const attachedOf = async (productId: string) =>
@@ -107,7 +91,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     expect(await page.getByLabel("Ask for “T-shirt size” (select)").isChecked()).toBe(true);
     const [size] = (await api<{ items: { id: string; properties: object }[] }>("GET", "/v1/custom-fields/?query=t-shirt")).items;
     expect(size?.properties).toMatchObject({ options: ["S", "M", "L"].map((label) => ({ value: label, label })) });
-    await checkWidths(page, "product-new-custom-fields");
+    await checkDashboardWidths(page, "product-new-custom-fields");
     await page.getByLabel(/^Name/).fill("Consulting hour");
     await page.getByLabel(/^Amount/).fill("90");
     await page.getByRole("button", { name: "Create product" }).click();
@@ -131,7 +115,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     expect((await attachedOf(productId)).map((a) => a.custom_field_id)).toEqual([size?.id, hostileFieldId]);
     expect(await page.locator("main img").count()).toBe(0);
     expect(dialogs).toBe(0);
-    await checkWidths(page, "product-custom-fields");
+    await checkDashboardWidths(page, "product-custom-fields");
     await context.close();
 
     // A read-only token sees the fields, and every save disabled with the reason in words.
@@ -184,7 +168,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
       { country: "SE", state: null, scheme: "standard", number: "SE556677889901" },
     ]);
     expect(await page.locator("main img").count()).toBe(0);
-    await checkWidths(page, "settings-legal");
+    await checkDashboardWidths(page, "settings-legal");
 
     await page.getByRole("button", { name: "Remove the registration in Sweden (SE)" }).click();
     await page.getByText("The registration in Sweden (SE) is removed").waitFor();
@@ -215,7 +199,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
     ).toBe(21);
     const pages = page.getByRole("navigation", { name: "Pages of products" });
     expect(await pages.getByRole("link", { name: "Previous page" }).count()).toBe(0);
-    await checkWidths(page, "products-paged");
+    await checkDashboardWidths(page, "products-paged");
 
     // Tab to "Next page" and press Enter, as a keyboard user would.
     await pages.getByRole("link", { name: "Last page" }).waitFor();

@@ -1,9 +1,10 @@
 import { mkdir } from "node:fs/promises";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AvailableScopes, type AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
-import { expectAccessible, launchBrowser, startListeningContext } from "../helpers/browser.ts";
+import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
+import { checkDashboardWidths, dashboardPageReady, signInToDashboard } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, createSubscription } from "../helpers/factories.ts";
 
@@ -85,44 +86,20 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     await ctx?.close();
   });
 
-  /** A browser context signed in with the token pasted into the form (choosing the organization when the token sees several). */
-  async function signedIn(with_ = token): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-    const page = await context.newPage();
-    // A script the page must never run (an injected `onerror`) would open a dialog.
-    page.on("dialog", (dialog) => {
-      dialogs += 1;
-      void dialog.dismiss();
+  const signedIn = (with_ = token) =>
+    signInToDashboard(browser, origin, with_, {
+      organizationName: orgName,
+      clipboard: true,
+      // A script the page must never run (an injected `onerror`) would open a dialog.
+      onDialog: () => {
+        dialogs += 1;
+      },
     });
-    await page.goto(`${origin}/dashboard/`);
-    await page.getByLabel("Access token").fill(with_);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    const overview = page.getByRole("heading", { name: "Overview" });
-    const choose = page.getByRole("heading", { name: "Choose an organization" });
-    await overview.or(choose).waitFor();
-    if (await choose.isVisible()) {
-      await page.getByRole("button", { name: orgName }).click();
-      await overview.waitFor();
-    }
-    return { context, page };
-  }
 
   /** Opens a page from the navigation, as a seller would. */
   async function open(page: Page, nav: string, heading: string | RegExp): Promise<void> {
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: nav, exact: true }).click();
-    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-    await page.locator("html[data-ready=true] main[aria-busy=false]").waitFor();
-  }
-
-  /** The page at both widths: no serious or critical axe violation, a full-page screenshot each. */
-  async function checkWidths(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await expectAccessible(page);
-      await page.screenshot({ path: `test-results/dashboard-${name}-${width}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await dashboardPageReady(page, heading);
   }
 
   /** The hostile name is on the page as its characters, and no element came of it. */
@@ -136,7 +113,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     const { context, page } = await signedIn();
     await open(page, "Customers", "Customers");
     await expectHostileAsText(page);
-    await checkWidths(page, "customers");
+    await checkDashboardWidths(page, "customers");
     await page.getByLabel(/Search by name or email/).fill("nobody-matches");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByText("No customer matches this search.").waitFor();
@@ -150,7 +127,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
       .getByRole("link", { name: `Plan ${HOSTILE}` })
       .waitFor();
     await expectHostileAsText(page);
-    await checkWidths(page, "customer");
+    await checkDashboardWidths(page, "customer");
     await page.getByRole("button", { name: "Create a portal link" }).click();
     const link = page.getByRole("textbox", { name: "Portal link", exact: true });
     await link.waitFor();
@@ -170,12 +147,12 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     const { context, page } = await signedIn();
     await open(page, "Subscriptions", "Subscriptions");
     await expectHostileAsText(page);
-    await checkWidths(page, "subscriptions");
+    await checkDashboardWidths(page, "subscriptions");
     await page.getByRole("link", { name: HOSTILE }).click();
     await page.getByRole("button", { name: "Cancel at period end" }).click();
     await page.getByText("Canceled: it ends at the end of the period.").waitFor();
     expect((await api<{ cancel_at_period_end: boolean }>("GET", `/v1/subscriptions/${subscriptionId}`)).cancel_at_period_end).toBe(true);
-    await checkWidths(page, "subscription");
+    await checkDashboardWidths(page, "subscription");
     await page.getByRole("button", { name: "Keep renewing (uncancel)" }).click();
     await page.getByText("Uncanceled: it renews again.").waitFor();
     expect((await api<{ cancel_at_period_end: boolean }>("GET", `/v1/subscriptions/${subscriptionId}`)).cancel_at_period_end).toBe(false);
@@ -194,7 +171,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     await expectHostileAsText(page);
     const listed = await api<{ items: { code: string; basis_points: number }[] }>("GET", "/v1/discounts/");
     expect(listed.items).toEqual([expect.objectContaining({ code: "SPRING25", basis_points: 2500 })]);
-    await checkWidths(page, "discounts");
+    await checkDashboardWidths(page, "discounts");
     await context.close();
   });
 
@@ -211,14 +188,14 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     await page.getByText("Copied.").first().waitFor();
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe(url);
     await page.getByRole("table", { name: "Checkout links" }).getByRole("cell", { name: "Newsletter", exact: true }).waitFor();
-    await checkWidths(page, "checkout-links");
+    await checkDashboardWidths(page, "checkout-links");
     await context.close();
   });
 
   it("Usage: lists the meters and charts one's quantities, with the numbers in a table", async () => {
     const { context, page } = await signedIn();
     await open(page, "Usage", "Usage");
-    await checkWidths(page, "usage");
+    await checkDashboardWidths(page, "usage");
     await page.getByRole("link", { name: "API calls" }).click();
     await page.getByRole("heading", { level: 1, name: "API calls" }).waitFor();
     await page.locator(".chart canvas").waitFor();
@@ -227,7 +204,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     expect(await rows.count()).toBeGreaterThanOrEqual(30);
     await page.getByRole("term").filter({ hasText: "Total, last 30 days" }).waitFor();
     expect(await page.locator("dd").filter({ hasText: /^3$/ }).count()).toBe(1);
-    await checkWidths(page, "meter");
+    await checkDashboardWidths(page, "meter");
     expect(meterId).toBeTruthy();
     await context.close();
   });
@@ -236,7 +213,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     const { context, page } = await signedIn();
     await open(page, "Emails", "Emails");
     await expectHostileAsText(page);
-    await checkWidths(page, "emails");
+    await checkDashboardWidths(page, "emails");
     await page.getByRole("link", { name: `Receipt for ${HOSTILE}` }).click();
     await page.getByRole("heading", { level: 1, name: `Receipt for ${HOSTILE}` }).waitFor();
     expect(page.url()).toBe(`${origin}/dashboard/emails/${emailId}`);
@@ -246,7 +223,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     await page.frameLocator("iframe.email-html").getByText("Thanks for your order.").waitFor();
     expect(await page.title()).not.toBe("pwned");
     expect(dialogs).toBe(0);
-    await checkWidths(page, "email");
+    await checkDashboardWidths(page, "email");
     await context.close();
   });
 
@@ -278,7 +255,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
       .filter({ hasText: `CI ${HOSTILE}` });
     await row.getByRole("cell", { name: "products:read" }).waitFor();
     await expectHostileAsText(page);
-    await checkWidths(page, "settings");
+    await checkDashboardWidths(page, "settings");
     await row.getByRole("button", { name: /Revoke/ }).click();
     await page.getByText(`Token “CI ${HOSTILE}” revoked.`).waitFor();
     await expect

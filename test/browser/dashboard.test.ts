@@ -3,10 +3,11 @@ import pino from "pino";
 import { startWorker, type JobWorker } from "../../src/jobs/runner.ts";
 import { taskList } from "../../src/tasks.ts";
 import { createWebhookEndpoint, startReceiver, waitFor, type Receiver } from "../helpers/webhooks.ts";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAccessible, launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
+import { checkDashboardWidths, signInToDashboard } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, tamperLastCharacter } from "../helpers/factories.ts";
 import type { AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
@@ -62,33 +63,14 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await ctx?.close();
   });
 
-  /** A browser context signed in with the token pasted into the form. */
-  async function signedIn(with_ = token, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    await page.goto(`${origin}/dashboard/`);
-    await page.getByLabel("Access token").fill(with_);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Overview" }).waitFor();
-    return { context, page };
-  }
-
-  /** The page at both widths: no serious or critical axe violation, a full-page screenshot each. */
-  async function checkWidths(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await expectAccessible(page);
-      await page.screenshot({ path: `test-results/dashboard-${name}-${width}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
+  const signedIn = (with_ = token, viewport = { width: 1280, height: 900 }) => signInToDashboard(browser, origin, with_, { viewport });
 
   it("refuses a wrong token with a message, then signs in with the right one: the cookie is HttpOnly and Strict", async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
     const page = await context.newPage();
     await page.goto(`${origin}/dashboard/`);
     await page.getByRole("heading", { name: "Sign in to the dashboard" }).waitFor();
-    await checkWidths(page, "sign-in");
+    await checkDashboardWidths(page, "sign-in");
     await page.getByLabel("Access token").fill(tamperLastCharacter(token));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "This token is not valid" }).waitFor();
@@ -114,7 +96,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     expect(await page.locator(".chart canvas").count()).toBe(4);
     await page.getByText("Revenue: the numbers").click();
     expect(await page.getByRole("table", { name: "Revenue" }).getByRole("row").count()).toBe(31);
-    await checkWidths(page, "overview");
+    await checkDashboardWidths(page, "overview");
     await context.close();
   });
 
@@ -133,17 +115,17 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     // Products: create one named with markup, priced at $25.
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Products" }).click();
     await page.getByRole("heading", { name: "Products" }).waitFor();
-    await checkWidths(page, "products");
+    await checkDashboardWidths(page, "products");
     await page.getByRole("link", { name: "New product" }).click();
     await page.getByRole("heading", { name: "New product" }).waitFor();
-    await checkWidths(page, "product-new");
+    await checkDashboardWidths(page, "product-new");
     await page.getByLabel("Name").fill(HOSTILE);
     await page.getByLabel(/^Amount/).fill("25");
     await page.getByRole("button", { name: "Create product" }).click();
     await page.getByRole("heading", { name: HOSTILE }).waitFor();
     await page.getByText("The product is created.").waitFor();
     expect(await page.locator("img").count()).toBe(0);
-    await checkWidths(page, "product");
+    await checkDashboardWidths(page, "product");
     const productId = new URL(page.url()).pathname.split("/").at(-1)!;
 
     // Bought through the hosted checkout page.
@@ -170,7 +152,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await page.getByText("No orders match.").waitFor();
     await page.getByLabel("Status").selectOption("paid");
     await row.waitFor();
-    await checkWidths(page, "orders");
+    await checkDashboardWidths(page, "orders");
 
     // Overview: the revenue of the period now holds the sale.
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Overview" }).click();
@@ -183,7 +165,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await row.getByRole("link").click();
     await page.getByRole("heading", { name: `Order of ${HOSTILE}` }).waitFor();
     await page.getByRole("table", { name: "Payments" }).getByRole("cell", { name: "Succeeded" }).waitFor();
-    await checkWidths(page, "order");
+    await checkDashboardWidths(page, "order");
     await page.getByRole("button", { name: "Get receipt" }).click();
     await page.getByRole("link", { name: "Open receipt (PDF)" }).or(page.getByText("The receipt is being prepared")).first().waitFor();
     expect(await page.getByLabel(/^Amount before tax/).inputValue()).toBe("25");
@@ -191,7 +173,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     await page.getByRole("button", { name: "Refund", exact: true }).click();
     await page.getByRole("table", { name: "Refunds" }).getByRole("cell", { name: "$25.00" }).waitFor();
     await page.locator(".dashboard-facts").getByText("Refunded", { exact: true }).waitFor();
-    await checkWidths(page, "order-refunded");
+    await checkDashboardWidths(page, "order-refunded");
 
     // Webhooks: the order.paid delivery with its code, latency and body; sent again on request.
     await waitFor(() => hook.received.length >= 1, 20_000);
@@ -201,7 +183,7 @@ describe.skipIf(!chromiumAvailable)("dashboard in a browser", { timeout: 180_000
     const delivery = page.getByRole("table", { name: "Deliveries" }).getByRole("row").filter({ hasText: "order.paid" }).first();
     expect(await delivery.getByRole("cell").nth(2).textContent()).toBe("200 (succeeded)");
     expect(await delivery.getByRole("cell").nth(3).textContent()).toMatch(/^\d+ ms$/);
-    await checkWidths(page, "webhook-endpoint");
+    await checkDashboardWidths(page, "webhook-endpoint");
     const before = hook.received.length;
     await delivery.getByRole("button", { name: /^Redeliver order\.paid/ }).click();
     await page.getByText("The order.paid event is scheduled to be sent again.").waitFor();
