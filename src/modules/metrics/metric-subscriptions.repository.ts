@@ -36,11 +36,14 @@ export function subscriptionRows({ orgs, productMatch, customerMatch }: FamilySc
     CROSS JOIN LATERAL (
       SELECT s.amount - CASE WHEN s.tax_behavior = 'inclusive' THEN coalesce(round(s.amount * o.tax_rate_basis_points::numeric / (10000 + o.tax_rate_basis_points::numeric)), 0) ELSE 0 END AS amount
       FROM (SELECT NULL) one
+      -- The condition inside the lateral read, not in its ON: a one-time filter, so an exclusive
+      -- row reads none of its orders (in ON it only discarded what they gave, read anyway).
       LEFT JOIN LATERAL (
         SELECT o.tax_rate_basis_points FROM orders o
-        WHERE o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL AND o.status IN ('paid', 'refunded', 'partially_refunded')
+        WHERE s.tax_behavior = 'inclusive' AND o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL
+          AND o.status IN ('paid', 'refunded', 'partially_refunded')
         ORDER BY o.created_at DESC, o.id DESC LIMIT 1
-      ) o ON s.tax_behavior = 'inclusive'
+      ) o ON true
     ) net
     WHERE s.organization_id = ANY(${orgs}) AND ${productMatch(sql`s.product_id`)} AND ${customerMatch(sql`s.customer_id`)}
   )`;
