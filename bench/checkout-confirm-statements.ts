@@ -16,7 +16,7 @@ import { migrateToLatest } from "../src/db/migrate.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { seedProducts } from "./fixtures.ts";
+import { openBuyerCheckout, seedProducts } from "./fixtures.ts";
 
 const CONFIRMS = Math.min(Number(process.env.BENCH_CONFIRMS ?? 5), 100);
 
@@ -50,15 +50,7 @@ async function main(): Promise<void> {
     const counts: number[] = [];
     let last: string[] = [];
     for (let i = 0; i < CONFIRMS; i += 1) {
-      const checkout = await services.checkouts.create(
-        {
-          products: [productId!],
-          customer_email: `buyer${i}@bench.example`,
-          customer_name: `Buyer ${i}`,
-          customer_billing_address: { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" },
-        },
-        [org.id],
-      );
+      const checkout = await openBuyerCheckout(services, org.id, productId!, i);
       const start = sent.length;
       const response = await app.inject({
         method: "POST",

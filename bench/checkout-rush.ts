@@ -27,7 +27,7 @@ import { migrateToLatest } from "../src/db/migrate.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { seedProducts } from "./fixtures.ts";
+import { openBuyerCheckout, seedProducts } from "./fixtures.ts";
 import { announceReady, withServerProcess } from "./harness.ts";
 import { prepareRushFloor, type FloorIds } from "./checkout-rush.floor.ts";
 
@@ -52,15 +52,7 @@ async function serve(): Promise<void> {
   const [productId] = await seedProducts(connection.db, org.id, 1);
   const secrets: string[] = [];
   for (let i = 0; i < WARM_UP + BUYERS * ROUNDS; i += 1) {
-    const checkout = await services.checkouts.create(
-      {
-        products: [productId!],
-        customer_email: `buyer${i}@bench.example`,
-        customer_name: `Buyer ${i}`,
-        customer_billing_address: { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" },
-      },
-      [org.id],
-    );
+    const checkout = await openBuyerCheckout(services, org.id, productId!, i);
     secrets.push(checkout.client_secret);
   }
   const price = await connection.db
