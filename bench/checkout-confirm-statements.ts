@@ -36,10 +36,11 @@ function traceStatements(): string[] {
 
 async function main(): Promise<void> {
   const database = await benchDatabase("bench-confirm-statements");
+  // Before the pool's first client: each client binds its query function when it connects (db/copy-from.ts).
+  const sent = traceStatements();
   const connection = connect(database.url, 10);
   try {
     await migrateToLatest(connection.db, connection.pool);
-    const sent = traceStatements();
     const secret = randomBytes(32).toString("hex");
     const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", ENVIRONMENT: "sandbox", SECRET_KEY: secret });
     const deps = { db: connection.db, readDb: connection.db, config, secret, now: () => new Date() };
