@@ -7,16 +7,11 @@
  *
  *   DATABASE_URL=… npm run bench:checkout-confirm-statements [-- --list]
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
-import { migrateToLatest } from "../src/db/migrate.ts";
-import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { openBuyerCheckout, seedProducts } from "./fixtures.ts";
+import { openBuyerCheckout, openLaunch } from "./checkout-launch.ts";
 
 const CONFIRMS = Math.min(Number(process.env.BENCH_CONFIRMS ?? 5), 100);
 
@@ -40,18 +35,12 @@ async function main(): Promise<void> {
   const sent = traceStatements();
   const connection = connect(database.url, 10);
   try {
-    await migrateToLatest(connection.db, connection.pool);
-    const secret = randomBytes(32).toString("hex");
-    const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", ENVIRONMENT: "sandbox", SECRET_KEY: secret });
-    const deps = { db: connection.db, readDb: connection.db, config, secret, now: () => new Date() };
-    const org = await createOrganizationService(deps).create({ name: "Bench launch", slug: `bench-${database.name}` });
-    const services = buildServices(deps);
-    const [productId] = await seedProducts(connection.db, org.id, 1);
+    const { deps, org, services, productId } = await openLaunch(connection, database.name);
     const app = await buildApp(deps, { logger: false, services });
     const counts: number[] = [];
     let last: string[] = [];
     for (let i = 0; i < CONFIRMS; i += 1) {
-      const checkout = await openBuyerCheckout(services, org.id, productId!, i);
+      const checkout = await openBuyerCheckout(services, org.id, productId, i);
       const start = sent.length;
       const response = await app.inject({
         method: "POST",

@@ -17,17 +17,12 @@
  * first, to see what the rollups' row locks cost the rush.
  */
 import autocannon from "autocannon";
-import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
 import { connect } from "../src/db/connection.ts";
-import { migrateToLatest } from "../src/db/migrate.ts";
-import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
-import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
-import { openBuyerCheckout, seedProducts } from "./fixtures.ts";
+import { openBuyerCheckout, openLaunch } from "./checkout-launch.ts";
 import { announceReady, withServerProcess } from "./harness.ts";
 import { prepareRushFloor, type FloorIds } from "./checkout-rush.floor.ts";
 
@@ -43,27 +38,17 @@ type Ready = { port: number; secrets: string[]; databaseUrl: string; ids: FloorI
 async function serve(): Promise<void> {
   const database = await benchDatabase("bench-rush");
   const connection = connect(database.url, POOL_SIZE);
-  await migrateToLatest(connection.db, connection.pool);
-  const secret = randomBytes(32).toString("hex");
-  const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", ENVIRONMENT: "sandbox", SECRET_KEY: secret });
-  const deps = { db: connection.db, readDb: connection.db, config, secret, now: () => new Date() };
-  const org = await createOrganizationService(deps).create({ name: "Bench launch", slug: `bench-${database.name}` });
-  const services = buildServices(deps);
-  const [productId] = await seedProducts(connection.db, org.id, 1);
+  const { deps, org, services, productId } = await openLaunch(connection, database.name);
   const secrets: string[] = [];
   for (let i = 0; i < WARM_UP + BUYERS * ROUNDS; i += 1) {
-    const checkout = await openBuyerCheckout(services, org.id, productId!, i);
+    const checkout = await openBuyerCheckout(services, org.id, productId, i);
     secrets.push(checkout.client_secret);
   }
-  const price = await connection.db
-    .selectFrom("product_prices")
-    .select("id")
-    .where("product_id", "=", productId!)
-    .executeTakeFirstOrThrow();
+  const price = await connection.db.selectFrom("product_prices").select("id").where("product_id", "=", productId).executeTakeFirstOrThrow();
   const benefit = await connection.db
     .selectFrom("product_benefits")
     .select("benefit_id")
-    .where("product_id", "=", productId!)
+    .where("product_id", "=", productId)
     .executeTakeFirstOrThrow();
   // The scratch database only: what the rush costs without the metrics' order rollups.
   if (process.env.BENCH_NO_ROLLUP_TRIGGERS === "1")
@@ -72,7 +57,7 @@ async function serve(): Promise<void> {
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   if (!address || typeof address === "string") throw new Error("no port");
-  const ids = { organizationId: org.id, productId: productId!, priceId: price.id, benefitId: benefit.benefit_id };
+  const ids = { organizationId: org.id, productId: productId, priceId: price.id, benefitId: benefit.benefit_id };
   announceReady({ port: address.port, secrets, databaseUrl: database.url, ids } satisfies Ready, async () => {
     await app.close();
     await connection.close();

@@ -14,7 +14,6 @@ import type { LicenseKeyRow } from "../src/modules/license-keys/license-keys.tab
 import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import type { OrganizationRow } from "../src/modules/organizations/organizations.table.ts";
 import { attachBenefits, insertMedia, insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
-import type { Services } from "../src/services.ts";
 
 /** `count` customers, `c<i>@bench.example`. */
 export async function seedCustomers(db: Executor, organizationId: string, count: number): Promise<CustomerRow[]> {
@@ -149,17 +148,4 @@ export async function seedPaidOrders(
     orderIds.push(order.id);
   }
   return orderIds;
-}
-
-/** An open checkout of one product for the `index`-th buyer of a launch, with the details a confirm needs. */
-export function openBuyerCheckout(services: Services, organizationId: string, productId: string, index: number) {
-  return services.checkouts.create(
-    {
-      products: [productId],
-      customer_email: `buyer${index}@bench.example`,
-      customer_name: `Buyer ${index}`,
-      customer_billing_address: { country: "US", line1: "1 Main St", city: "New York", postal_code: "10001", state: "US-NY" },
-    },
-    [organizationId],
-  );
 }
