@@ -178,6 +178,8 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
   it("Checkout links: creates a link for a product and copies its address", async () => {
     const { context, page } = await signedIn();
     await open(page, "Checkout links", "Checkout links");
+    await page.getByRole("combobox", { name: /^Product/ }).fill("plan");
+    await page.getByRole("option", { name: `Plan ${HOSTILE}` }).click();
     await page.getByLabel(/^Label/).fill("Newsletter");
     await page.getByRole("button", { name: "Create link" }).click();
     await page.getByText("Link created. Copy it and share it.").waitFor();

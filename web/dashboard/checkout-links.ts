@@ -1,9 +1,10 @@
 // Checkout links: the list with each link's address to copy, and a form creating one for a product
-// (GET and POST /v1/checkout-links/; the products offered come from GET /v1/products/).
+// (GET and POST /v1/checkout-links/; the product is searched for among the active ones of GET /v1/products/).
 import { list, request } from "./api.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
 import type { PageContext } from "./router.ts";
-import { field, formCard, input, onSubmit, selectField } from "./forms.ts";
+import { field, formCard, input, onSubmit } from "./forms.ts";
+import { picker } from "./picker.ts";
 import { copyable } from "./copyable.ts";
 import { requireScopeForForm } from "./scopes.ts";
 import { date, errorNotice, fill, h, loading, notice, pageHeading } from "./ui.ts";
@@ -17,33 +18,39 @@ interface CheckoutLink {
   products: { id: string; name: string }[];
 }
 
-function createForm(context: PageContext, products: readonly { id: string; name: string }[], refresh: () => void): HTMLElement {
+function createForm(context: PageContext, refresh: () => void): HTMLElement {
+  const product = picker<{ id: string; name: string }>({
+    label: "Product",
+    hint: "Search by name; the link sells the product chosen.",
+    path: "products/",
+    filters: { is_archived: false, sorting: "name" },
+    noun: ["product", "products"],
+    text: (p) => p.name,
+    multiple: false,
+  });
   const fields = {
-    product_id: selectField(
-      "Product",
-      "product_id",
-      products.map((p) => [p.id, p.name] as const),
-    ),
+    product_id: product.field,
     label: field("Label", input({ type: "text", name: "label", maxlength: "256" }), "For you only: tells your links apart."),
     allow_discount_codes: field("Allow discount codes", input({ type: "checkbox", name: "allow_discount_codes", checked: true })),
   };
-  fields.product_id.show(true, true);
   const parts = formCard("New checkout link", "Create link", ...Object.values(fields).map((f) => f.wrapper));
-  if (!products.length) {
-    parts.submit.disabled = true;
-    parts.form.append(notice("info", "Create a product first: a link sells one."));
-  }
   requireScopeForForm(context.data, "checkout_links:write", parts);
   onSubmit(
     parts,
     { product_id: fields.product_id, label: fields.label },
-    () =>
-      request<CheckoutLink>("POST", "checkout-links/", {
+    () => {
+      const [chosen] = product.chosen();
+      if (!chosen) {
+        parts.messages.replaceChildren(notice("error", "Choose the product the link sells: search for it by name."));
+        return null;
+      }
+      return request<CheckoutLink>("POST", "checkout-links/", {
         payment_processor: "stripe",
-        product_id: fields.product_id.control.value,
+        product_id: chosen.id,
         label: fields.label.control.value.trim() || null,
         allow_discount_codes: (fields.allow_discount_codes.control as HTMLInputElement).checked,
-      }),
+      });
+    },
     (link) => {
       refresh();
       return h("div", {}, notice("success", "Link created. Copy it and share it."), copyable("New checkout link", link.url));
@@ -75,7 +82,9 @@ export async function checkoutLinksPage(context: PageContext): Promise<void> {
       ),
     );
   };
-  const products = await list<{ id: string; name: string }>("products/", { is_archived: false, limit: 100 });
-  fill(formSlot, products.ok ? createForm(context, products.body.items, () => void load()) : errorNotice(products.error));
+  fill(
+    formSlot,
+    createForm(context, () => void load()),
+  );
   await load();
 }

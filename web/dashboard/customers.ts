@@ -116,16 +116,20 @@ function portalLinkForm(context: PageContext, customerId: string): HTMLElement {
   return parts.form;
 }
 
+/** A customer's two lists, each a page at a time with its own page in the address. */
+const ORDERS_PAGE = "orders_page";
+const SUBSCRIPTIONS_PAGE = "subscriptions_page";
+
 export async function customerPage(context: PageContext): Promise<void> {
-  const { main, params } = context;
+  const { main, params, query } = context;
   const body = h("div", { "aria-live": "polite" }, loading());
   const heading = pageHeading("Customer");
   fill(main, heading, body);
   const id = params.id ?? "";
   const [state, orders, subscriptions, keys] = await Promise.all([
     get<CustomerState>(`customers/${encodeURIComponent(id)}/state`),
-    list<Order>("orders/", { customer_id: id, limit: 100, sorting: "-created_at" }),
-    list<Subscription>("subscriptions/", { customer_id: id, limit: 100 }),
+    list<Order>("orders/", { customer_id: id, ...pageQuery(query, ORDERS_PAGE), sorting: "-created_at" }),
+    list<Subscription>("subscriptions/", { customer_id: id, ...pageQuery(query, SUBSCRIPTIONS_PAGE), sorting: "-started_at" }),
     list<LicenseKey>("license-keys/", { limit: 100 }),
   ]);
   if (!state.ok) return fill(body, errorNotice(state.error), h("p", {}, link("/dashboard/customers", "Back to customers")));
@@ -179,7 +183,7 @@ export async function customerPage(context: PageContext): Promise<void> {
     section(
       "Orders",
       orders.ok
-        ? table(
+        ? pagedTable(
             "Orders",
             [
               { label: "Date", cell: (o: Order) => link(`/dashboard/orders/${o.id}`, dateTime(o.created_at)) },
@@ -187,15 +191,17 @@ export async function customerPage(context: PageContext): Promise<void> {
               { label: "Status", cell: (o) => o.status },
               { label: "Total", cell: (o) => money(o.total_amount, o.currency), numeric: true },
             ],
-            orders.body.items,
+            orders.body,
+            pageOf(query, ORDERS_PAGE),
             "No orders.",
+            ORDERS_PAGE,
           )
         : errorNotice(orders.error),
     ),
     section(
       "Subscriptions",
       subscriptions.ok
-        ? table(
+        ? pagedTable(
             "Subscriptions",
             [
               { label: "Product", cell: (s: Subscription) => link(`/dashboard/subscriptions/${s.id}`, s.product.name) },
@@ -203,8 +209,10 @@ export async function customerPage(context: PageContext): Promise<void> {
               { label: "Amount", cell: (s) => money(s.amount, s.currency), numeric: true },
               { label: "Period ends", cell: (s) => date(s.current_period_end) },
             ],
-            subscriptions.body.items,
+            subscriptions.body,
+            pageOf(query, SUBSCRIPTIONS_PAGE),
             "No subscriptions.",
+            SUBSCRIPTIONS_PAGE,
           )
         : errorNotice(subscriptions.error),
     ),

@@ -3,8 +3,8 @@
 // /v1/refunds/.
 import { get, list, request } from "./api.ts";
 import { field, formOf, input, minorUnits, onSubmit, selectField, type Field } from "./forms.ts";
-import type { Product } from "./products.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
+import { picker } from "./picker.ts";
 import type { PageContext } from "./router.ts";
 import { guard } from "./scopes.ts";
 import { button, dateTime, errorNotice, facts, fill, h, link, loading, minorPerMajor, money, notice, pageHeading, table } from "./ui.ts";
@@ -53,39 +53,54 @@ const SORTS = [
 
 export const statusText = (status: string): string => status.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
-export async function ordersPage({ main, query, navigate }: PageContext): Promise<void> {
-  const status = selectField("Status", "status", STATUSES, query.get("status") ?? "");
-  const billing = selectField("Billing", "product_billing_type", BILLING, query.get("product_billing_type") ?? "");
-  const product = selectField("Product", "product_id", [["", "Any product"]], "");
-  const sorting = selectField("Sort", "sorting", SORTS, query.get("sorting") ?? "-created_at");
-  // A change of filter or sort starts again at the first page.
-  const apply = () => {
-    const next = new URLSearchParams();
-    for (const f of [status, billing, product, sorting]) if (f.control.value) next.set(f.control.name, f.control.value);
-    navigate(`/dashboard/orders${next.size ? `?${next}` : ""}`);
-  };
-  for (const f of [status, billing, product, sorting]) f.control.addEventListener("change", () => apply());
-  const results = h("div", { "aria-live": "polite" }, loading());
-  fill(
-    main,
-    pageHeading("Orders"),
-    h("div", { class: "toolbar filters" }, status.wrapper, billing.wrapper, product.wrapper, sorting.wrapper),
-    results,
-  );
+interface ProductName {
+  id: string;
+  name: string;
+}
 
-  const [orders, products] = await Promise.all([
+export async function ordersPage({ main, query, navigate }: PageContext): Promise<void> {
+  const productId = query.get("product_id");
+  const results = h("div", { "aria-live": "polite" }, loading());
+  fill(main, pageHeading("Orders"), results);
+  const [orders, filtered] = await Promise.all([
     list<Order>("orders/", {
       status: query.get("status"),
       product_billing_type: query.get("product_billing_type"),
-      product_id: query.get("product_id"),
+      product_id: productId,
       sorting: query.get("sorting") ?? "-created_at",
       ...pageQuery(query),
     }),
-    list<Product>("products/", { limit: 100, sorting: "name" }),
+    // The address names the product filtered on by its id: the picker shows its name.
+    productId ? get<ProductName>(`products/${encodeURIComponent(productId)}`) : null,
   ]);
-  if (products.ok)
-    for (const item of products.body.items)
-      product.control.append(h("option", { value: item.id, selected: item.id === query.get("product_id") }, item.name));
+  const status = selectField("Status", "status", STATUSES, query.get("status") ?? "");
+  const billing = selectField("Billing", "product_billing_type", BILLING, query.get("product_billing_type") ?? "");
+  const sorting = selectField("Sort", "sorting", SORTS, query.get("sorting") ?? "-created_at");
+  // A change of filter or sort starts again at the first page.
+  const apply = (product: readonly ProductName[]) => {
+    const next = new URLSearchParams();
+    for (const f of [status, billing, sorting]) if (f.control.value) next.set(f.control.name, f.control.value);
+    if (product[0]) next.set("product_id", product[0].id);
+    navigate(`/dashboard/orders${next.size ? `?${next}` : ""}`);
+  };
+  const product = picker<ProductName>({
+    label: "Product",
+    hint: "Any product when none is chosen.",
+    path: "products/",
+    filters: { sorting: "name" },
+    noun: ["product", "products"],
+    text: (p) => p.name,
+    multiple: false,
+    chosen: filtered?.ok ? [filtered.body] : [],
+    changed: apply,
+  });
+  for (const f of [status, billing, sorting]) f.control.addEventListener("change", () => apply(product.chosen()));
+  fill(
+    main,
+    pageHeading("Orders"),
+    h("div", { class: "toolbar filters" }, status.wrapper, billing.wrapper, product.field.wrapper, sorting.wrapper),
+    results,
+  );
   if (!orders.ok) return fill(results, errorNotice(orders.error));
   fill(
     results,

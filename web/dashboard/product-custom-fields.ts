@@ -1,11 +1,11 @@
-// The custom fields a product's checkout asks for: the organization's fields (GET /v1/custom-fields/),
-// each one asked or not, required or not, read back as the product's `attached_custom_fields` (the
-// fields the product asks for first, in their order, then the others).
-import { list } from "./api.ts";
-import { field, input, type Field } from "./forms.ts";
+// The custom fields a product's checkout asks for, read back as its `attached_custom_fields`: those
+// already attached, in their order, then those the seller adds by searching the organization's fields
+// (GET /v1/custom-fields/, by name or key), each one required or not.
+import { field, input } from "./forms.ts";
+import { picker } from "./picker.ts";
 import type { AppData } from "./router.ts";
 import { holds } from "./scopes.ts";
-import { errorNotice, h, notice } from "./ui.ts";
+import { h, notice } from "./ui.ts";
 
 export interface CustomField {
   id: string;
@@ -28,64 +28,53 @@ export interface CustomFieldPicker {
   add: (customField: CustomField) => void;
 }
 
-/** As many as an organization keeps in practice; more are named in a notice rather than paged. */
-const LISTED = 100;
+const textOf = (customField: CustomField): string => `“${customField.name}” (${customField.type})`;
 
-const checkbox = (label: string, name: string, checked: boolean): Field => field(label, input({ type: "checkbox", name, checked }));
-
-export async function customFieldPicker(data: AppData, attached: readonly AttachedCustomField[]): Promise<CustomFieldPicker> {
+export function customFieldPicker(data: AppData, attached: readonly AttachedCustomField[]): CustomFieldPicker {
   const legend = h("legend", {}, "Custom fields at checkout");
-  const unchanged = (element: HTMLElement): CustomFieldPicker => ({
-    element,
-    // Nothing can be chosen here: what is attached stays as it is.
-    read: () => attached.map((a) => ({ custom_field_id: a.custom_field_id, required: a.required })),
-    add: () => undefined,
-  });
+  const inOrder = [...attached].sort((a, b) => a.order - b.order);
   if (!holds(data, "custom_fields:read") && !holds(data, "custom_fields:write"))
-    return unchanged(
-      h("fieldset", {}, legend, notice("info", "Your token lacks the custom_fields:read scope: the custom fields cannot be listed.")),
-    );
-  const answer = await list<CustomField>("custom-fields/", { limit: LISTED, sorting: "name" });
-  if (!answer.ok) return unchanged(h("fieldset", {}, legend, errorNotice(answer.error)));
-  const byId = new Map(answer.body.items.map((f) => [f.id, f]));
-  const ordered = [
-    ...[...attached].sort((a, b) => a.order - b.order).map((a) => byId.get(a.custom_field_id) ?? a.custom_field),
-    ...answer.body.items.filter((f) => !attached.some((a) => a.custom_field_id === f.id)),
-  ];
-  const row = (customField: CustomField, current: { required: boolean } | undefined) => {
-    const asked = checkbox(`Ask for “${customField.name}” (${customField.type})`, "custom_field", current !== undefined);
-    const required = checkbox(`Require “${customField.name}”`, "required", current?.required ?? false);
-    const askedBox = asked.control as HTMLInputElement;
-    const requiredBox = required.control as HTMLInputElement;
-    // A field not asked for cannot be required.
-    const sync = () => {
-      requiredBox.disabled = !askedBox.checked;
-      if (!askedBox.checked) requiredBox.checked = false;
+    return {
+      element: h(
+        "fieldset",
+        {},
+        legend,
+        notice("info", "Your token lacks the custom_fields:read scope: the custom fields cannot be listed."),
+      ),
+      // Nothing can be chosen here: what is attached stays as it is.
+      read: () => inOrder.map((a) => ({ custom_field_id: a.custom_field_id, required: a.required })),
+      add: () => undefined,
     };
-    askedBox.addEventListener("change", sync);
-    sync();
-    return { customField, askedBox, requiredBox, element: h("div", { class: "custom-field-choice" }, asked.wrapper, required.wrapper) };
+  // Each chosen field's "required" box, kept while the field stays chosen (a new search keeps it).
+  const required = new Map<string, { wrapper: HTMLElement; box: HTMLInputElement }>();
+  const requiredBox = (customField: CustomField): Node => {
+    let made = required.get(customField.id);
+    if (!made) {
+      const box = input({ type: "checkbox", name: "required" });
+      box.checked = attached.find((a) => a.custom_field_id === customField.id)?.required ?? false;
+      made = { wrapper: field(`Require “${customField.name}”`, box).wrapper, box };
+      required.set(customField.id, made);
+    }
+    return made.wrapper;
   };
-  const rows = ordered.map((customField) =>
-    row(
-      customField,
-      attached.find((a) => a.custom_field_id === customField.id),
-    ),
-  );
-  const none = notice("info", "No custom fields yet: the checkout asks for none.");
-  const choices = h("div", {}, ...(rows.length ? rows.map((r) => r.element) : [none]));
-  const more =
-    answer.body.pagination.total_count > LISTED
-      ? notice("info", `The first ${LISTED} of ${answer.body.pagination.total_count} custom fields, by name.`)
-      : null;
-  return {
-    element: h("fieldset", { class: "custom-fields" }, legend, choices, more),
-    read: () => rows.filter((r) => r.askedBox.checked).map((r) => ({ custom_field_id: r.customField.id, required: r.requiredBox.checked })),
-    add: (customField) => {
-      none.remove();
-      const added = row(customField, { required: false });
-      rows.push(added);
-      choices.append(added.element);
+  const chosen = picker<CustomField>({
+    label: "Ask for a custom field",
+    hint: "Search by question or key. The checkout asks the fields below, in this order.",
+    path: "custom-fields/",
+    filters: { sorting: "name" },
+    noun: ["custom field", "custom fields"],
+    text: textOf,
+    multiple: true,
+    chosen: inOrder.map((a) => a.custom_field),
+    detail: requiredBox,
+    changed: (fields) => {
+      // A field no longer chosen loses its box: chosen again, it starts as the product has it.
+      for (const id of required.keys()) if (!fields.some((f) => f.id === id)) required.delete(id);
     },
+  });
+  return {
+    element: h("fieldset", { class: "custom-fields" }, legend, chosen.field.wrapper),
+    read: () => chosen.chosen().map((f) => ({ custom_field_id: f.id, required: required.get(f.id)?.box.checked ?? false })),
+    add: (customField) => chosen.choose(customField),
   };
 }

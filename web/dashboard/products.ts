@@ -1,11 +1,12 @@
 // Products: the list (active or archived), creating one with its price and custom fields, editing
-// its name, description, price, custom fields and benefits, and archiving it. All through
-// /v1/products/, /v1/benefits/ and /v1/custom-fields/.
+// its name, description, price, custom fields and benefits (both searched for, however many there
+// are), and archiving it. All through /v1/products/, /v1/benefits/ and /v1/custom-fields/.
 import { currentOrganizationId, get, list, request } from "./api.ts";
 import { field, formOf, minorUnits, onSubmit, selectField, textField, type Field, type FormParts } from "./forms.ts";
 import { customFieldForm } from "./custom-field-form.ts";
 import { customFieldPicker, type AttachedCustomField } from "./product-custom-fields.ts";
 import { pagedTable, pageOf, pageQuery } from "./pager.ts";
+import { picker } from "./picker.ts";
 import type { PageContext } from "./router.ts";
 import { guard, holds, requireScopeForForm } from "./scopes.ts";
 import { button, errorNotice, fill, h, link, loading, minorPerMajor, money, notice, pageHeading } from "./ui.ts";
@@ -133,8 +134,7 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
     "",
   );
   const price = priceFields(currency, undefined);
-  fill(main, pageHeading("New product"), loading());
-  const customFields = await customFieldPicker(data, []);
+  const customFields = customFieldPicker(data, []);
   const parts = formOf(
     "New product",
     "Create product",
@@ -169,13 +169,10 @@ export async function newProductPage({ main, data, navigate }: PageContext): Pro
 
 export async function productPage({ main, params, query, data, navigate }: PageContext): Promise<void> {
   fill(main, loading());
-  const [answer, benefits] = await Promise.all([
-    get<Product>(`products/${params.id}`),
-    list<{ id: string; description: string; type: string }>("benefits/", { limit: 100 }),
-  ]);
+  const answer = await get<Product>(`products/${params.id}`);
   if (!answer.ok) return fill(main, pageHeading("Product"), errorNotice(answer.error));
   const product = answer.body;
-  const customFields = await customFieldPicker(data, product.attached_custom_fields);
+  const customFields = customFieldPicker(data, product.attached_custom_fields);
   const customFieldParts = formOf("Custom fields", "Save custom fields", customFields.element);
   requireScopeForForm(data, "products:write", customFieldParts);
   onSubmit(
@@ -209,32 +206,22 @@ export async function productPage({ main, params, query, data, navigate }: PageC
     () => "The product is saved.",
   );
 
-  const benefitBoxes = benefits.ok
-    ? benefits.body.items.map((benefit) => {
-        const box = h("input", {
-          type: "checkbox",
-          name: "benefit",
-          value: benefit.id,
-          checked: product.benefits.some((b) => b.id === benefit.id),
-        });
-        return { benefit, box, wrapper: field(benefit.description, box).wrapper };
-      })
-    : [];
-  const benefitParts = formOf(
-    "Benefits",
-    "Save benefits",
-    benefits.ok
-      ? benefitBoxes.length
-        ? h("div", {}, ...benefitBoxes.map((b) => b.wrapper))
-        : notice("info", "No benefits yet.")
-      : errorNotice(benefits.error),
-  );
+  const benefits = picker<{ id: string; description: string }>({
+    label: "Grant a benefit",
+    hint: "Search by description. Buyers of the product are granted the benefits below.",
+    path: "benefits/",
+    filters: { sorting: "description" },
+    noun: ["benefit", "benefits"],
+    text: (b) => b.description,
+    multiple: true,
+    chosen: product.benefits,
+  });
+  const benefitParts = formOf("Benefits", "Save benefits", benefits.field.wrapper);
   requireScopeForForm(data, "products:write", benefitParts);
   onSubmit(
     benefitParts,
     {},
-    () =>
-      request("POST", `products/${product.id}/benefits`, { benefits: benefitBoxes.filter((b) => b.box.checked).map((b) => b.benefit.id) }),
+    () => request("POST", `products/${product.id}/benefits`, { benefits: benefits.chosen().map((b) => b.id) }),
     () => "The benefits are saved.",
   );
 
