@@ -105,6 +105,12 @@ describe.skipIf(!chromiumAvailable)("dashboard pickers and a customer's pages in
       reached = await page.evaluate("document.activeElement?.getAttribute('role') === 'combobox'");
     }
     expect(reached).toBe(true);
+    // Typed at a typist's pace, each word is one search: the API is asked after a pause, not per letter.
+    const searches: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/dashboard/api/products/" && url.searchParams.has("query")) searches.push(url.searchParams.get("query")!);
+    });
     await page.keyboard.type("Item");
     await page.getByText(`${PRODUCTS} products match “Item”; the first 20 are listed. Type more to narrow.`).waitFor();
     const matches = page.getByRole("listbox", { name: "Matching products" });
@@ -114,6 +120,9 @@ describe.skipIf(!chromiumAvailable)("dashboard pickers and a customer's pages in
 
     await page.keyboard.type(" 150");
     await page.getByText(`1 product matches “Item 150”.`).waitFor();
+    // Eight keystrokes in two bursts: two searches (a third only if the machine paused mid-word).
+    expect(searches.at(-1)).toBe("Item 150");
+    expect(searches.length).toBeLessThanOrEqual(3);
     await page.keyboard.press("ArrowDown");
     expect(await box.getAttribute("aria-activedescendant")).toBe(await matches.getByRole("option").first().getAttribute("id"));
     await page.keyboard.press("Enter");
