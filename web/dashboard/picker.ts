@@ -65,13 +65,15 @@ export function picker<T extends { id: string }>(options: PickerOptions<T>): Pic
     "aria-multiselectable": options.multiple ? "true" : null,
     hidden: true,
   });
-  const status = h("p", { class: "hint picker-status", role: "status" });
+  const status = h("p", { id: `${id}-status`, class: "hint picker-status", role: "status" });
   const chosenList = h("ul", { class: "picker-chosen", "aria-label": `Chosen ${many}` });
   const made = field(options.label, box, options.hint);
   // The label names what is picked: never "(optional)"; a required choice is checked by its form.
   made.show(true, true);
   box.required = false;
   made.wrapper.classList.add("picker-field");
+  // The count of matches is read with the box when it is reached again, not only when it changes.
+  box.setAttribute("aria-describedby", `${box.getAttribute("aria-describedby") ?? ""} ${status.id}`.trim());
   // The count under the box, then the matches over what follows: in the page's flow, their closing on
   // blur would move the button being clicked from under the pointer.
   made.control.after(status, h("div", { class: "picker" }, listbox), chosenList);
