@@ -26,7 +26,8 @@ type Confirmed = PublishedCheckout & { organization: OrganizationRow };
 
 /**
  * `open` → `confirmed` in one transaction that commits before the charge: the buyer's last edit,
- * the fields confirm requires, the discount redeemed and the recovery job scheduled.
+ * the fields confirm requires, the discount redeemed and the recovery job scheduled (with the
+ * session's event).
  */
 async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<Confirmed> {
   const { deps, sessions } = ctx;
@@ -45,9 +46,10 @@ async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, in
     const issues = missingForConfirm(preview);
     if (preview.is_payment_form_required && !token) issues.push(missingIssue(["body", "confirmation_token_id"]));
     if (issues.length) throw new RequestValidationError(issues);
-    const confirmed = await markConfirmed(trx, edited, token ?? null, deps.now());
+    const { confirmed, recovery } = await markConfirmed(trx, edited, token ?? null, deps.now());
     // Confirming writes the session's row only, but redeems its discount, whose count the view shows: read again then.
-    const published = await sessions.publish(trx, row.id, "checkout.updated", edited.discount_id ? undefined : { ...edited, ...confirmed });
+    const current = edited.discount_id ? undefined : { ...edited, ...confirmed };
+    const published = await sessions.publish(trx, row.id, "checkout.updated", current, [recovery]);
     return { ...published, organization };
   });
 }

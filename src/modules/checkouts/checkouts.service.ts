@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { enqueueJob, type JobSpec } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { recordWebhookEvent, type WebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvents, type WebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
@@ -113,13 +113,20 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
     /**
      * Reads the session back as the API shows it and records the webhook event in the same
      * transaction; `current` is the session as it now stands when the caller already has it (a
-     * flow that read its relations and wrote only its own row), which saves the read.
+     * flow that read its relations and wrote only its own row), which saves the read. `jobs`, other
+     * jobs of the same change, are added with the event (one statement).
      */
-    async publish(db: Executor, id: string, type: WebhookEventType, current?: CheckoutWithRelations): Promise<PublishedCheckout> {
+    async publish(
+      db: Executor,
+      id: string,
+      type: WebhookEventType,
+      current?: CheckoutWithRelations,
+      jobs: readonly JobSpec[] = [],
+    ): Promise<PublishedCheckout> {
       const full = current ?? (await findCheckoutWithRelations(db, { id }, null));
       if (!full) throw new ResourceNotFound();
       const { event, ...published } = eventOf(full, type);
-      await recordWebhookEvent(db, event);
+      await recordWebhookEvents(db, [event], jobs);
       return published;
     },
 
