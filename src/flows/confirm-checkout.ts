@@ -39,9 +39,7 @@ async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, in
     // test clock sells at its own time, from here on (the charge and the completion too).
     setRequestClockOffset(organization.clock_offset_ms);
     assertOpenForBuyer(row, deps.now());
-    await sessions.edit(trx, row, changes, "buyer", { confirming: true, organization });
-    const edited = await findCheckoutWithRelations(trx, { id: row.id }, null);
-    if (!edited) throw new ResourceNotFound();
+    const edited = await sessions.edit(trx, row, changes, "buyer", { confirming: true, organization });
     const preview = sessions.view(edited);
     const issues = missingForConfirm(preview);
     if (preview.is_payment_form_required && !token) issues.push(missingIssue(["body", "confirmation_token_id"]));

@@ -89,7 +89,9 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
 
     /**
      * Applies an edit to a locked session and stores it; the caller publishes. `organization`: the
-     * session's, when the caller has already read it in this transaction (saves the read).
+     * session's, when the caller has already read it in this transaction (saves the read). Answers
+     * the session as it now stands: its products as read for the edit (a session's products never
+     * change after it is created), its discount read back when it has one (an edit may set it).
      */
     async edit(
       db: Executor,
@@ -97,17 +99,22 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
       changes: CheckoutChanges,
       side: "merchant" | "buyer",
       options: { confirming?: boolean; organization?: OrganizationRow } = {},
-    ): Promise<CheckoutRow> {
+    ): Promise<CheckoutWithRelations> {
       const organization = options.organization ?? (await organizationOf(db, row.organization_id));
       const now = deps.now();
+      const products = await findCheckoutProducts(db, row.id);
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
         ...editTerms(db, organization, taxEngine, now),
-        products: await findCheckoutProducts(db, row.id),
+        products,
         side,
         creating: false,
         confirming: options.confirming,
       });
-      return updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
+      const stored = await updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
+      if (!stored.discount_id) return { ...stored, products, discount: null };
+      const full = await findCheckoutWithRelations(db, { id: row.id }, null);
+      if (!full) throw new ResourceNotFound();
+      return full;
     },
 
     /**
@@ -269,8 +276,8 @@ async function updateOpenCheckout(ctx: CheckoutContext, id: string, input: Check
   return deps.db.transaction().execute(async (trx) => {
     const row = await sessions.lock(trx, { id }, allowed);
     if (row.status !== "open" || row.expires_at <= deps.now()) throw new NotOpenCheckout();
-    await sessions.edit(trx, row, input, "merchant");
-    return (await sessions.publish(trx, id, "checkout.updated")).checkout;
+    const edited = await sessions.edit(trx, row, input, "merchant");
+    return (await sessions.publish(trx, id, "checkout.updated", edited)).checkout;
   });
 }
 
