@@ -57,7 +57,8 @@ export interface WebhookEvent {
  * organization's endpoints, in one statement. Called with the transaction of the change that causes
  * the events, so an event exists if and only if the change committed (outbox semantics); the object
  * each is about orders its delivery (webhook-ordering.ts). `jobs`, other jobs of the same change,
- * are added in the same statement (one notification to the workers). Answers the events' ids.
+ * are added in the same statement (addJobsExpression: one notification per job key mode). Answers
+ * the events' ids.
  */
 export async function recordWebhookEvents(db: Executor, events: readonly WebhookEvent[], jobs: readonly JobSpec[] = []): Promise<string[]> {
   if (events.length === 0) {
