@@ -12,7 +12,8 @@
  *
  * Lock waits, a measure the machine's load moves less than the rates: every 20 ms the bench samples
  * the database's active statements (`pg_stat_activity`) and prints, for the app's and the floor's
- * rounds, the share of samples waiting on a lock and the statements that waited most.
+ * rounds, the share of samples waiting on a lock and the statements that waited most, each with
+ * the kind of lock it waited for (`wait_event`).
  * BENCH_NO_ROLLUP_TRIGGERS=1 disables the metrics' order triggers in the bench's scratch database
  * first, to see what the rollups' row locks cost the rush.
  */
@@ -78,15 +79,16 @@ function sampleLockWaits(pool: pg.Pool) {
   let running = true;
   const loop = (async () => {
     while (running) {
-      const { rows } = await pool.query<{ wait_event_type: string | null; query: string }>(
-        `SELECT wait_event_type, query FROM pg_stat_activity
+      const { rows } = await pool.query<{ wait_event_type: string | null; wait_event: string | null; query: string }>(
+        `SELECT wait_event_type, wait_event, query FROM pg_stat_activity
          WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
       );
       for (const row of rows) {
         samples.active += 1;
         if (row.wait_event_type !== "Lock") continue;
         samples.waiting += 1;
-        const statement = row.query.replace(/\s+/g, " ").trim().slice(0, 80);
+        // The lock's kind first: `object` at COMMIT is the cluster-wide lock a commit that notified takes.
+        const statement = `${row.wait_event ?? "?"}: ${row.query.replace(/\s+/g, " ").trim().slice(0, 80)}`;
         samples.byStatement.set(statement, (samples.byStatement.get(statement) ?? 0) + 1);
       }
       await new Promise((resolve) => setTimeout(resolve, 20));

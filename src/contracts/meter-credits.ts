@@ -1,5 +1,4 @@
-import type { Executor } from "../db/database.ts";
-import { enqueueJob } from "../jobs/queue.ts";
+import type { JobSpec } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
 
 /** What happened to a `meter_credit` grant: granted (or granted again), renewed, revoked. */
@@ -15,13 +14,14 @@ export interface MeterCreditPayload {
 }
 
 /**
- * Schedules the credit of a `meter_credit` grant, in the transaction of the grant, its cycle or its revocation,
- * so it exists exactly when that commits. Lives in jobs/ so that benefits, below meters, need not
- * import the customer meters that compute balances from the meter's buckets. One job per grant and
- * instant: a replayed enqueue folds into the pending job, and the handler skips what it already applied.
+ * The job that credits a `meter_credit` grant, to add in the transaction of the grant, its cycle or
+ * its revocation, so it exists exactly when that commits. Lives in contracts/ so that benefits, below
+ * meters, need not import the customer meters that compute balances from the meter's buckets. One
+ * job per grant and instant: a replayed enqueue folds into the pending job, and the handler skips
+ * what it already applied.
  */
-export async function enqueueMeterCredit(db: Executor, payload: MeterCreditPayload): Promise<void> {
-  await enqueueJob(db, TaskName.meterCredit, payload, {
-    jobKey: `${TaskName.meterCredit}:${payload.grant_id}:${payload.kind}:${payload.at}`,
-  });
-}
+export const meterCreditJob = (payload: MeterCreditPayload): JobSpec => ({
+  task: TaskName.meterCredit,
+  payload,
+  options: { jobKey: `${TaskName.meterCredit}:${payload.grant_id}:${payload.kind}:${payload.at}` },
+});

@@ -26,7 +26,8 @@ type Confirmed = PublishedCheckout & { organization: OrganizationRow };
 
 /**
  * `open` → `confirmed` in one transaction that commits before the charge: the buyer's last edit,
- * the fields confirm requires, the discount redeemed and the recovery job scheduled.
+ * the fields confirm requires, the discount redeemed and the recovery job scheduled (with the
+ * session's event).
  */
 async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, input: CheckoutConfirm): Promise<Confirmed> {
   const { deps, sessions } = ctx;
@@ -38,16 +39,15 @@ async function confirmSession(ctx: CheckoutFlowContext, clientSecret: string, in
     // test clock sells at its own time, from here on (the charge and the completion too).
     setRequestClockOffset(organization.clock_offset_ms);
     assertOpenForBuyer(row, deps.now());
-    await sessions.edit(trx, row, changes, "buyer", { confirming: true, organization });
-    const edited = await findCheckoutWithRelations(trx, { id: row.id }, null);
-    if (!edited) throw new ResourceNotFound();
+    const edited = await sessions.edit(trx, row, changes, "buyer", { confirming: true, organization });
     const preview = sessions.view(edited);
     const issues = missingForConfirm(preview);
     if (preview.is_payment_form_required && !token) issues.push(missingIssue(["body", "confirmation_token_id"]));
     if (issues.length) throw new RequestValidationError(issues);
-    const confirmed = await markConfirmed(trx, edited, token ?? null, deps.now());
+    const { confirmed, recovery } = await markConfirmed(trx, edited, token ?? null, deps.now());
     // Confirming writes the session's row only, but redeems its discount, whose count the view shows: read again then.
-    const published = await sessions.publish(trx, row.id, "checkout.updated", edited.discount_id ? undefined : { ...edited, ...confirmed });
+    const current = edited.discount_id ? undefined : { ...edited, ...confirmed };
+    const published = await sessions.publish(trx, row.id, "checkout.updated", current, [recovery]);
     return { ...published, organization };
   });
 }

@@ -1,6 +1,7 @@
 import type { Executor } from "../db/database.ts";
 import { TaskName } from "./task-names.ts";
 import { traceContextFields } from "./job-trace.ts";
+import { enqueueJobs, type JobSpec } from "./job-queue.repository.ts";
 import { insertWebhookEventsWithFanout } from "./webhook-outbox.repository.ts";
 import { orderingKeyOf } from "./webhook-ordering.ts";
 
@@ -55,9 +56,15 @@ export interface WebhookEvent {
  * Records webhook events, in the order given, and schedules each one's fan-out to the
  * organization's endpoints, in one statement. Called with the transaction of the change that causes
  * the events, so an event exists if and only if the change committed (outbox semantics); the object
- * each is about orders its delivery (webhook-ordering.ts). Answers the events' ids.
+ * each is about orders its delivery (webhook-ordering.ts). `jobs`, other jobs of the same change,
+ * are added in the same statement (addJobsExpression: one notification per job key mode). Answers
+ * the events' ids.
  */
-export function recordWebhookEvents(db: Executor, events: readonly WebhookEvent[]): Promise<string[]> {
+export async function recordWebhookEvents(db: Executor, events: readonly WebhookEvent[], jobs: readonly JobSpec[] = []): Promise<string[]> {
+  if (events.length === 0) {
+    await enqueueJobs(db, jobs);
+    return [];
+  }
   return insertWebhookEventsWithFanout(
     db,
     events.map((event) => ({
@@ -68,6 +75,7 @@ export function recordWebhookEvents(db: Executor, events: readonly WebhookEvent[
       now: event.now,
     })),
     { task: TaskName.webhookFanout, payload: traceContextFields() },
+    jobs,
   );
 }
 

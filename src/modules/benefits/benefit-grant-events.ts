@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
-import { enqueueCustomerStateChanged } from "../../contracts/customer-state-changes.ts";
-import { enqueueMeterCredit, type MeterCreditKind } from "../../contracts/meter-credits.ts";
+import { customerStateChangedJob } from "../../contracts/customer-state-changes.ts";
+import { meterCreditJob, type MeterCreditKind } from "../../contracts/meter-credits.ts";
 import { recordWebhookEvents } from "../../jobs/webhook-outbox.ts";
 import { setKeyStatus } from "../license-keys/license-keys.steps.ts";
 import { toBenefitGrant } from "./benefit-grants.mapper.ts";
@@ -20,8 +20,9 @@ const CREDIT_KINDS: Partial<Record<BenefitGrantEventType, MeterCreditKind>> = {
 /**
  * Records one `benefit_grant.*` event per grant, on the transaction of the change, each carrying
  * the grant as it is now (read back on that transaction), and schedules each grant's customer's
- * `customer.state_changed`, as every grant event does at the hosted service. `previous` gives the
- * properties before an update, by grant id; the other events carry none.
+ * `customer.state_changed`, as every grant event does at the hosted service, and each `meter_credit`
+ * grant's credit: the jobs in the events' statement. `previous` gives the properties before an
+ * update, by grant id; the other events carry none.
  */
 export async function publishGrantEvents(
   db: Executor,
@@ -38,6 +39,13 @@ export async function publishGrantEvents(
     if (!row) throw new Error(`benefit grant ${id} vanished within its own transaction`);
     return row;
   });
+  const kind = CREDIT_KINDS[type];
+  const credits = kind
+    ? changed.flatMap((row) =>
+        row.benefit?.type === "meter_credit" ? [meterCreditJob({ grant_id: row.id, kind, at: now.toISOString() })] : [],
+      )
+    : [];
+  const states = [...new Set(rows.map((row) => row.customer_id))].map(customerStateChangedJob);
   await recordWebhookEvents(
     db,
     changed.map((row) => ({
@@ -46,11 +54,8 @@ export async function publishGrantEvents(
       data: { ...toBenefitGrant(row), previous_properties: previous.get(row.id) ?? null },
       now,
     })),
+    [...credits, ...states],
   );
-  const kind = CREDIT_KINDS[type];
-  for (const row of changed)
-    if (row.benefit?.type === "meter_credit" && kind) await enqueueMeterCredit(db, { grant_id: row.id, kind, at: now.toISOString() });
-  for (const customerId of new Set(rows.map((row) => row.customer_id))) await enqueueCustomerStateChanged(db, customerId);
 }
 
 /**

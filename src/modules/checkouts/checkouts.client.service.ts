@@ -52,8 +52,8 @@ export function createCheckoutClientService(deps: Deps, sessions: CheckoutSessio
       return deps.db.transaction().execute(async (trx) => {
         const row = await sessions.lock(trx, { clientSecret }, null);
         assertOpenForBuyer(row, deps.now());
-        await sessions.edit(trx, row, input, "buyer");
-        const { full } = await sessions.publish(trx, row.id, "checkout.updated");
+        const edited = await sessions.edit(trx, row, input, "buyer");
+        const { full } = await sessions.publish(trx, row.id, "checkout.updated", edited);
         return toCheckoutPublic(full, sessions.urls, await sessions.organizationOf(trx, row.organization_id));
       });
     },

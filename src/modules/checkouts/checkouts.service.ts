@@ -1,8 +1,8 @@
 import type { Deps } from "../../context.ts";
 import type { Executor } from "../../db/database.ts";
-import { enqueueJob } from "../../jobs/queue.ts";
+import { enqueueJob, type JobSpec } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
-import { recordWebhookEvent, type WebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvents, type WebhookEvent, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { RequestValidationError, ResourceNotFound, fieldIssue, type ValidationIssue } from "../../http/errors.ts";
 import { asList, paginate, parseSorting, type Page } from "../../schema/pagination.ts";
@@ -89,7 +89,9 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
 
     /**
      * Applies an edit to a locked session and stores it; the caller publishes. `organization`: the
-     * session's, when the caller has already read it in this transaction (saves the read).
+     * session's, when the caller has already read it in this transaction (saves the read). Answers
+     * the session as it now stands: its products as read for the edit (a session's products never
+     * change after it is created), its discount read back when it has one (an edit may set it).
      */
     async edit(
       db: Executor,
@@ -97,29 +99,41 @@ export function createCheckoutSessions(deps: Deps, taxEngine: TaxEngine, process
       changes: CheckoutChanges,
       side: "merchant" | "buyer",
       options: { confirming?: boolean; organization?: OrganizationRow } = {},
-    ): Promise<CheckoutRow> {
+    ): Promise<CheckoutWithRelations> {
       const organization = options.organization ?? (await organizationOf(db, row.organization_id));
       const now = deps.now();
+      const products = await findCheckoutProducts(db, row.id);
       const { draft, priced } = await applyChanges(draftOf(row), changes, {
         ...editTerms(db, organization, taxEngine, now),
-        products: await findCheckoutProducts(db, row.id),
+        products,
         side,
         creating: false,
         confirming: options.confirming,
       });
-      return updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
+      const stored = await updateCheckout(db, row.id, { ...draftColumns(draft, priced), modified_at: now });
+      if (!stored.discount_id) return { ...stored, products, discount: null };
+      const full = await findCheckoutWithRelations(db, { id: row.id }, null);
+      if (!full) throw new ResourceNotFound();
+      return full;
     },
 
     /**
      * Reads the session back as the API shows it and records the webhook event in the same
      * transaction; `current` is the session as it now stands when the caller already has it (a
-     * flow that read its relations and wrote only its own row), which saves the read.
+     * flow that read its relations and wrote only its own row), which saves the read. `jobs`, other
+     * jobs of the same change, are added with the event (one statement).
      */
-    async publish(db: Executor, id: string, type: WebhookEventType, current?: CheckoutWithRelations): Promise<PublishedCheckout> {
+    async publish(
+      db: Executor,
+      id: string,
+      type: WebhookEventType,
+      current?: CheckoutWithRelations,
+      jobs: readonly JobSpec[] = [],
+    ): Promise<PublishedCheckout> {
       const full = current ?? (await findCheckoutWithRelations(db, { id }, null));
       if (!full) throw new ResourceNotFound();
       const { event, ...published } = eventOf(full, type);
-      await recordWebhookEvent(db, event);
+      await recordWebhookEvents(db, [event], jobs);
       return published;
     },
 
@@ -262,8 +276,8 @@ async function updateOpenCheckout(ctx: CheckoutContext, id: string, input: Check
   return deps.db.transaction().execute(async (trx) => {
     const row = await sessions.lock(trx, { id }, allowed);
     if (row.status !== "open" || row.expires_at <= deps.now()) throw new NotOpenCheckout();
-    await sessions.edit(trx, row, input, "merchant");
-    return (await sessions.publish(trx, id, "checkout.updated")).checkout;
+    const edited = await sessions.edit(trx, row, input, "merchant");
+    return (await sessions.publish(trx, id, "checkout.updated", edited)).checkout;
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import { missingIssue, type ValidationIssue } from "../../http/errors.ts";
-import { enqueueJob, removeJob } from "../../jobs/queue.ts";
+import { removeJob, type JobSpec } from "../../jobs/queue.ts";
 import { TaskName } from "../../jobs/task-names.ts";
 import { parseTaxId, type TaxId } from "../../adapters/tax-engine/tax-id.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/discounts.steps.ts";
@@ -66,25 +66,24 @@ const SETTLE_RECOVERY_DELAY_MS = 5 * 60 * 1000;
 const settleJobKey = (checkoutId: string) => `${TaskName.checkoutSettle}:${checkoutId}`;
 
 /**
- * `open` → `confirmed`: the discount redeemed (refused once used up), and the recovery job
- * scheduled, so that should the confirm request die between charge and completion, the job
- * settles the session.
+ * `open` → `confirmed`: the discount redeemed (refused once used up). Answers, with the session,
+ * the recovery job for the caller to add with the session's event (one statement), so that should
+ * the confirm request die between charge and completion, the job settles the session.
  */
 export async function markConfirmed(
   db: Executor,
   checkout: CheckoutRow,
   confirmationToken: string | null,
   now: Date,
-): Promise<CheckoutRow> {
+): Promise<{ confirmed: CheckoutRow; recovery: JobSpec }> {
   if (checkout.discount_id && !(await redeemDiscount(db, checkout.discount_id))) throw new DiscountRedemptionLimitReached();
   const confirmed = await updateCheckout(db, checkout.id, { status: "confirmed", modified_at: now });
-  await enqueueJob(
-    db,
-    TaskName.checkoutSettle,
-    { checkoutId: checkout.id, confirmationToken },
-    { runAt: new Date(now.getTime() + SETTLE_RECOVERY_DELAY_MS), jobKey: settleJobKey(checkout.id) },
-  );
-  return confirmed;
+  const recovery = {
+    task: TaskName.checkoutSettle,
+    payload: { checkoutId: checkout.id, confirmationToken },
+    options: { runAt: new Date(now.getTime() + SETTLE_RECOVERY_DELAY_MS), jobKey: settleJobKey(checkout.id) },
+  };
+  return { confirmed, recovery };
 }
 
 /** The session settled (completed or refused): its recovery job is no longer needed. */
