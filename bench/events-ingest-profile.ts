@@ -1,7 +1,8 @@
 /**
  * Where a batch of `POST /v1/events/ingest` spends its time, stage by stage, on one connection (no
  * concurrency, so each stage's cost is its own): the whole request through the app (`inject`, no
- * socket), then its parts measured alone: the JSON parse, the service's row building
+ * socket), then its parts measured alone: the JSON parse, the body's validation (the route's
+ * validator on a parsed body), the service's row building
  * (`prepareEvents` of the inserts), the statements as the app sends them (claims and events, each a
  * `COPY`, in a transaction with the ingest lock and the event-type check), the same without the
  * claims table, and `COPY` of the same rows; with the WAL and the CPU time (this process's, the
@@ -26,6 +27,7 @@ import {
   type EventInsert,
   type PreparedEvents,
 } from "../src/modules/events/events-ingest.repository.ts";
+import { createIngestValidator } from "../src/modules/events/events.ingest-validation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { benchDatabase } from "./bench-database.ts";
@@ -34,13 +36,22 @@ import { BATCH_SIZE, buildBatch } from "./events-ingest.client.ts";
 
 const BATCHES = Math.min(Number(process.env.BENCH_BATCHES ?? 30), 500);
 
-type Stage = "request" | "parse" | "rows" | "statement" | "statementNoClaims" | "copy";
-const stages: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
+type Stage = "request" | "parse" | "validate" | "rows" | "statement" | "statementNoClaims" | "copy";
+const noStages = (): Record<Stage, number[]> => ({
+  request: [],
+  parse: [],
+  validate: [],
+  rows: [],
+  statement: [],
+  statementNoClaims: [],
+  copy: [],
+});
+const stages = noStages();
 const wal: Partial<Record<Stage, number[]>> = { statement: [], statementNoClaims: [], copy: [] };
 // CPU time per stage: this process's (the app, the driver) and the database backends' (read from
 // /proc: PostgreSQL runs on this machine). Unlike wall time it hardly moves with the machine's load.
-const nodeCpu: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
-const databaseCpu: Record<Stage, number[]> = { request: [], parse: [], rows: [], statement: [], statementNoClaims: [], copy: [] };
+const nodeCpu = noStages();
+const databaseCpu = noStages();
 
 const database = await benchDatabase("bench-ingest-profile");
 const connection = connect(database.url, 2);
@@ -61,6 +72,7 @@ const { token } = await createAccessTokenService(deps).createOrganizationToken({
   expires_in: null,
 });
 const app = await buildApp(deps, { logger: false });
+const validateIngest = createIngestValidator(deps.now);
 
 /** The benchmark database's backends, read before each stage (the read is a statement of its own). */
 const backendPids = async () =>
@@ -131,6 +143,8 @@ for (let batch = 0; batch < BATCHES + 3; batch += 1) {
   );
   if (response.statusCode !== 200) throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
   const parsed = await time("parse", () => JSON.parse(body("stm")) as { events: Parameters<typeof toInserts>[0] });
+  const validated: unknown = await time<unknown>("validate", () => validateIngest(JSON.parse(body("val"))));
+  if (typeof validated !== "object" || validated === null || !("value" in validated)) throw new Error("the batch failed validation");
   const batchRows = await time("rows", () => prepareEvents(toInserts(parsed.events)));
   await walBytes("statement", () => store(batchRows));
   // The same transaction with the claims left out: what the claims table costs.

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { INPUT_ECHO_LIMITS, boundInput } from "../../src/http/bounded-input.ts";
 import { RequestValidationError, fieldIssue } from "../../src/http/errors.ts";
@@ -11,6 +12,35 @@ describe("nestingOverflowAt", () => {
     expect(nestingOverflowAt('["[[[[", {"a\\"[[[": [1]}]', 2)).toBe(20);
     expect(nestingOverflowAt('{"a":{"b":{"c":{}}}}', 3)).toBe(15);
     expect(nestingOverflowAt("[]".repeat(1000), 1)).toBe(-1);
+    expect(nestingOverflowAt('["\\\\", [[]]]', 2)).toBe(8); // an even run of backslashes: the quote closes the string
+    expect(nestingOverflowAt('["\\\\\\"[[", [[]]]', 2)).toBe(12); // an odd run: the quote is escaped
+    expect(nestingOverflowAt('["open [[[', 1)).toBe(-1);
+  });
+
+  it("answers as a character-by-character scan does, on any text of quotes, backslashes and brackets", () => {
+    // The scan before strings were skipped by indexOf, kept as the oracle.
+    const byCharacter = (text: string, limit: number): number => {
+      let depth = 0;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c === '"') {
+          for (i++; i < text.length; i++) {
+            if (text[i] === "\\") i++;
+            else if (text[i] === '"') break;
+          }
+        } else if (c === "{" || c === "[") {
+          if (++depth > limit) return i;
+        } else if (c === "}" || c === "]") depth--;
+      }
+      return -1;
+    };
+    const text = fc.array(fc.constantFrom('"', "\\", "[", "]", "{", "}", "a", ":", ","), { maxLength: 60 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 4 }), (candidate, limit) => {
+        expect(nestingOverflowAt(candidate, limit)).toBe(byCharacter(candidate, limit));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

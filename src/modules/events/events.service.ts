@@ -97,12 +97,14 @@ function normalizeMetadata(metadata: NonNullable<EventCreate["metadata"]>): Reco
 
 /** Drops events whose external id appeared earlier in the batch: the first occurrence wins. */
 function dropRepeatedExternalIds(rows: EventInsert[]): EventInsert[] {
-  const seen = new Set<string>();
+  // Keyed by organization then external id: no key string built per event.
+  const seen = new Map<string, Set<string>>();
   return rows.filter((row) => {
     if (row.external_id === null) return true;
-    const key = `${row.organization_id}\u0000${row.external_id}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    let ids = seen.get(row.organization_id);
+    if (ids === undefined) seen.set(row.organization_id, (ids = new Set()));
+    if (ids.has(row.external_id)) return false;
+    ids.add(row.external_id);
     return true;
   });
 }
