@@ -8,8 +8,8 @@
  * is measured among 10,000 due subscriptions without renewing them all. BENCH_EXPLAIN=1 adds the
  * buffers and time PostgreSQL reports for the sweep's statements (auto_explain's ANALYZE and
  * BUFFERS, nested statements included: the job queue's functions and the triggers), per renewal in
- * each of five slices of the sweep (BENCH_SLICE renewals each), and per statement text in the first
- * and the last slice with the rows their plans' scans and sorts touched: whether a renewal late in
+ * each of five slices of the sweep (BENCH_SLICE renewals each), and per statement text in the first,
+ * the heaviest and the last slice with the rows their plans' scans and sorts touched: whether a renewal late in
  * a large sweep costs more than an early one, and where.
  *
  *   npm run bench:subscription-renewals-statements
@@ -130,7 +130,9 @@ function printExplained(renewed: number): void {
   // The last whole slice: the statements a sweep runs once at its end (the resumes' and retries'
   // claims) fall in the renewals of the last, partial one.
   const full = slices.filter((slice) => inSlice(slice) === SLICE);
-  for (const slice of new Set([slices[0]!, full.at(-1) ?? slices.at(-1)!])) {
+  const buffers = (slice: number) => [...explained.get(slice)!.values()].reduce((total, e) => total + e.buffers, 0);
+  const heaviest = full.reduce((worst, slice) => (buffers(slice) > buffers(worst) ? slice : worst), slices[0]!);
+  for (const slice of new Set([slices[0]!, heaviest, full.at(-1) ?? slices.at(-1)!])) {
     console.log(
       `\nrenewals ${slice * SLICE + 1}–${slice * SLICE + inSlice(slice)}, per statement text: runs per renewal, buffers per run, ms per run; rows its scans and sorts touched per run`,
     );
