@@ -29,7 +29,12 @@ export function connect(url: string, poolSize = 10, connectTimeoutMs = 0): Conne
     // query. These are short OLTP statements: where a plan's cost estimate crosses jit_above_cost,
     // compiling it takes longer than running it (a sort by customer name: 192 ms with JIT, 34 ms
     // without, bench/orders-list.md).
-    options: "-c jit=off",
+    // plan_cache_mode: the plans PostgreSQL caches per session — foreign-key checks, the job queue's
+    // and the metrics' PL/pgSQL functions — are planned again for each call instead of kept
+    // generic. A generic plan made while a table was small (a fresh database: orders, jobs) scans
+    // it whole, and stays until an ANALYZE of that table; without one, every renewal of a 10,000
+    // subscription sweep read every order and job written before it (bench/README.md, renewals).
+    options: "-c jit=off -c plan_cache_mode=force_custom_plan",
   });
   // An idle client losing its server must not crash the process; the next checkout reconnects.
   pool.on("error", () => undefined);
