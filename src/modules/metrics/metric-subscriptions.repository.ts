@@ -18,96 +18,114 @@ const REASONS: readonly Exclude<CancellationReason, "other">[] = [
   "unused",
 ];
 
-/** The subscriptions the filters allow, with their end and their monthly amount net of tax: every subscription family reads them. */
-export function subscriptionRows({ orgs, productMatch, customerMatch }: FamilyScope) {
-  return sql`sub_rows AS (
-    SELECT s.id, s.customer_id, s.currency, s.started_at, s.created_at, s.canceled_at, s.trial_end, s.ends_at,
-      s.customer_cancellation_reason AS reason, coalesce(s.ended_at, s.ends_at) AS end_at,
-      -- What a period bills net of tax, per month (half away from zero, as numeric round does).
-      round(CASE s.recurring_interval
-        WHEN 'year' THEN net.amount / (12 * s.recurring_interval_count)
-        WHEN 'month' THEN net.amount / s.recurring_interval_count
-        WHEN 'week' THEN net.amount * 52 / (12 * s.recurring_interval_count)
-        ELSE net.amount * 365 / (12 * s.recurring_interval_count) END) AS monthly
-    FROM subscriptions s
-    -- Inclusive prices hold the tax: less the tax at the rate of the subscription's latest taxed order
-    -- (docs/decisions.md, "Metrics: MRR net of inclusive tax"). The rate is a float column: made
-    -- numeric, so a tie rounds away from zero as the tax engine's does.
-    CROSS JOIN LATERAL (
-      SELECT s.amount - CASE WHEN s.tax_behavior = 'inclusive' THEN coalesce(round(s.amount * o.tax_rate_basis_points::numeric / (10000 + o.tax_rate_basis_points::numeric)), 0) ELSE 0 END AS amount
-      FROM (SELECT NULL) one
-      -- The condition inside the lateral read, not in its ON: a one-time filter, so an exclusive
-      -- row reads none of its orders (in ON it only discarded what they gave, read anyway).
-      LEFT JOIN LATERAL (
-        SELECT o.tax_rate_basis_points FROM orders o
-        WHERE s.tax_behavior = 'inclusive' AND o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL
-          AND o.status IN ('paid', 'refunded', 'partially_refunded')
-        ORDER BY o.created_at DESC, o.id DESC LIMIT 1
-      ) o ON true
-    ) net
-    WHERE s.organization_id = ANY(${orgs}) AND ${productMatch(sql`s.product_id`)} AND ${customerMatch(sql`s.customer_id`)}
-  )`;
+/** The rows of a subscription view the filters allow (organization, product, customer). */
+const scoped = ({ orgs, productMatch, customerMatch }: FamilyScope, alias: string) =>
+  sql`${sql.ref(`${alias}.organization_id`)} = ANY(${orgs}) AND ${productMatch(sql.ref(`${alias}.product_id`))} AND ${customerMatch(sql.ref(`${alias}.customer_id`))}`;
+
+/**
+ * The subscriptions the filters allow, with their end and their monthly amount net of tax: every
+ * subscription family reads them. The view (migrations/2026-12-03T0100_metric_subscription_day_rollups.ts)
+ * is the definition the subscription day rollups' facts read too.
+ */
+export function subscriptionRows(scope: FamilyScope) {
+  return sql`sub_rows AS (SELECT s.* FROM metric_subscription_rows s WHERE ${scoped(scope, "s")})`;
 }
 
-export function subscriptionFamilies(scope: FamilyScope): Record<SubscriptionFamily, Family> {
-  const { currency, trunc, inBounds, interval } = scope;
+/**
+ * The stock at the end of each period as running sums of the rows' events (the view
+ * metric_subscription_stock_events) truncated to the request's periods: exact for every interval and zone.
+ */
+function stockFromEvents(scope: FamilyScope) {
+  const { currency, trunc } = scope;
+  const priced = (column: string) => sql`CASE WHEN e.currency = ${currency} THEN ${sql.ref(`e.${column}`)} ELSE 0 END`;
+  return [
+    sql`sub_stock_events AS (
+      SELECT e.customer_id, e.currency = ${currency} AS priced, ${trunc(sql`e.at`)} AS ts, e.active, e.committed,
+        ${priced("mrr")} AS mrr, ${priced("cmrr")} AS cmrr, ${priced("trial_mrr")} AS trial_mrr, ${priced("trial_cmrr")} AS trial_cmrr
+      FROM metric_subscription_stock_events e
+      WHERE ${scoped(scope, "e")} AND ${trunc(sql`e.at`)} <= (SELECT max(t) FROM series)
+    )`,
+    // A customer counts while any of its rows in the currency is alive: +1 where its alive rows
+    // go from none to some, -1 where they go back to none.
+    sql`sub_customer_events AS (
+      SELECT ts, CASE WHEN level > 0 AND level = d THEN 1 WHEN level = 0 AND d < 0 THEN -1 ELSE 0 END AS customers
+      FROM (
+        SELECT ts, d, sum(d) OVER (PARTITION BY customer_id ORDER BY ts) AS level
+        FROM (SELECT customer_id, ts, sum(active) AS d FROM sub_stock_events WHERE priced AND active <> 0 GROUP BY 1, 2) g
+      ) c
+    )`,
+    // The sums of everything at or before each period start (events sort before the period at one instant).
+    sql`subs AS (
+      SELECT ts AS t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
+        SELECT ts, point,
+          sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
+          sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
+        FROM (
+          SELECT ts, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, 0 AS customers FROM sub_stock_events
+          UNION ALL SELECT ts, false, 0, 0, 0, 0, 0, 0, customers FROM sub_customer_events
+          UNION ALL SELECT t, true, 0, 0, 0, 0, 0, 0, 0 FROM series
+        ) u
+        WINDOW w AS (ORDER BY ts, point)
+      ) s
+      WHERE point
+    )`,
+  ];
+}
+
+/**
+ * The stock by day from the subscription day rollups (docs/decisions.md, "Metrics: subscription day
+ * rollups"): a day's value is every event before the midnight ending it, which are the rows up to
+ * its date at that midnight's offset, DST days included. Each offset of the window is read once, its
+ * rows before the window summed into one baseline row, then summed up to each day.
+ */
+function stockFromDayRollups({ orgs, currency }: FamilyScope) {
+  return [
+    sql`sub_day_points AS (
+      SELECT t, t::date AS day, extract(timezone FROM t + interval '1 day')::int / 3600 AS utc_offset FROM series
+    )`,
+    sql`sub_day_rows AS (
+      SELECT o.utc_offset, r.*
+      FROM (SELECT DISTINCT utc_offset FROM sub_day_points) o CROSS JOIN LATERAL (
+        SELECT greatest(r.day, (SELECT min(day) - 1 FROM sub_day_points)) AS day,
+          sum(r.active) AS active, sum(r.committed) AS committed,
+          sum(r.mrr) FILTER (WHERE r.currency = ${currency}) AS mrr, sum(r.cmrr) FILTER (WHERE r.currency = ${currency}) AS cmrr,
+          sum(r.trial_mrr) FILTER (WHERE r.currency = ${currency}) AS trial_mrr,
+          sum(r.trial_cmrr) FILTER (WHERE r.currency = ${currency}) AS trial_cmrr,
+          sum(r.customers) FILTER (WHERE r.currency = ${currency}) AS customers
+        FROM metric_subscription_day_rollups r
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day <= (SELECT max(day) FROM sub_day_points)
+        GROUP BY 1
+      ) r
+    )`,
+    sql`subs AS (
+      SELECT t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
+        SELECT t, point,
+          sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
+          sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
+        FROM (
+          SELECT utc_offset, day, NULL::timestamptz AS t, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers
+          FROM sub_day_rows
+          UNION ALL SELECT utc_offset, day, t, true, 0, 0, 0, 0, 0, 0, 0 FROM sub_day_points
+        ) u
+        WINDOW w AS (PARTITION BY utc_offset ORDER BY day, point)
+      ) s
+      WHERE point
+    )`,
+  ];
+}
+
+/**
+ * The families; `stockFromRollups`: the stock from the day rollups, which answer days in whole-hour
+ * zones without a product, billing type or customer filter (the rollups have none of those).
+ */
+export function subscriptionFamilies(scope: FamilyScope, stockFromRollups: boolean): Record<SubscriptionFamily, Family> {
+  const { trunc, inBounds, interval } = scope;
   return {
     // Stock: the rows alive at the end of each period (started by it, not ended by it), any status.
     // Read as running sums of each row's starts and ends at their periods, one sort of the rows,
     // not the rows joined to every period (docs/decisions.md, "Metrics: subscription stock as running sums").
     subscriptions: {
-      ctes: [
-        // Each row's periods: start (none: always), end (none: never) and trial end; a trial ending
-        // before the next period start is over in the period it ends in, as is any trial_end < t + step.
-        sql`sub_periods AS (
-          SELECT r.customer_id, r.end_at IS NULL AS open,
-            CASE WHEN r.currency = ${currency} THEN coalesce(r.monthly, 0) ELSE 0 END AS m,
-            r.currency = ${currency} AS priced, r.trial_end IS NOT NULL AS trial,
-            coalesce(${trunc(sql`r.started_at`)}, '-infinity') AS ps, ${trunc(sql`r.end_at`)} AS pe, ${trunc(sql`r.trial_end`)} AS pt
-          FROM sub_rows r
-        )`,
-        // What each row adds at the start of a span it counts in and takes away at its end: alive
-        // [start, end), billing [later of start and trial end, end), in trial [start, earlier of trial end and end).
-        sql`sub_stock_events AS (
-          SELECT e.* FROM sub_periods p CROSS JOIN LATERAL (VALUES
-            (p.ps, 1, p.open::int, 0::numeric, 0::numeric, CASE WHEN p.trial THEN p.m ELSE 0 END, CASE WHEN p.trial AND p.open THEN p.m ELSE 0 END),
-            (greatest(p.ps, p.pt), 0, 0, p.m, CASE WHEN p.open THEN p.m ELSE 0 END, 0, 0),
-            (CASE WHEN NOT p.open THEN greatest(p.ps, p.pe) END, -1, 0, 0, 0, 0, 0),
-            (CASE WHEN NOT p.open THEN greatest(p.ps, p.pt, p.pe) END, 0, 0, -p.m, 0, 0, 0),
-            (CASE WHEN p.trial THEN greatest(p.ps, least(p.pt, p.pe)) END, 0, 0, 0, 0, -p.m, CASE WHEN p.open THEN -p.m ELSE 0 END)
-          ) e(ts, active, committed, mrr, cmrr, trial_mrr, trial_cmrr)
-          WHERE e.ts IS NOT NULL AND e.ts <= (SELECT max(t) FROM series)
-        )`,
-        // A customer counts while any of its rows in the currency is alive: +1 where its alive rows
-        // go from none to some, -1 where they go back to none.
-        sql`sub_customer_events AS (
-          SELECT ts, CASE WHEN level > 0 AND level = d THEN 1 WHEN level = 0 AND d < 0 THEN -1 ELSE 0 END AS customers
-          FROM (
-            SELECT ts, d, sum(d) OVER (PARTITION BY customer_id ORDER BY ts) AS level
-            FROM (
-              SELECT p.customer_id, e.ts, sum(e.d) AS d
-              FROM sub_periods p CROSS JOIN LATERAL (VALUES (p.ps, 1), (CASE WHEN NOT p.open THEN greatest(p.ps, p.pe) END, -1)) e(ts, d)
-              WHERE p.priced AND e.ts IS NOT NULL AND e.ts <= (SELECT max(t) FROM series)
-              GROUP BY 1, 2
-            ) g
-          ) c
-        )`,
-        // The sums of everything at or before each period start (events sort before the period at one instant).
-        sql`subs AS (
-          SELECT ts AS t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
-            SELECT ts, point,
-              sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
-              sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
-            FROM (
-              SELECT ts, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, 0 AS customers FROM sub_stock_events
-              UNION ALL SELECT ts, false, 0, 0, 0, 0, 0, 0, customers FROM sub_customer_events
-              UNION ALL SELECT t, true, 0, 0, 0, 0, 0, 0, 0 FROM series
-            ) u
-            WINDOW w AS (ORDER BY ts, point)
-          ) s
-          WHERE point
-        )`,
-      ],
+      ctes: stockFromRollups ? stockFromDayRollups(scope) : stockFromEvents(scope),
       join: "subs",
       columns: [
         num(sql`subs.active`, "active_subscriptions"),

@@ -218,10 +218,16 @@ export function createMetricsService(deps: Deps) {
       const [only] = defaults;
       const currency = query.currency ?? (defaults.size === 1 && only !== undefined ? only : "usd");
       const customerIds = asList(query.customer_id) ?? null;
+      const productIds = asList(query.product_id) ?? null;
+      const billingTypes = asList(query.billing_type) ?? null;
       // The rollups have no customer, and hold UTC hours: a customer filter or a zone whose
       // periods begin off the hour reads the orders themselves (docs/decisions.md, "Metrics: order rollups").
-      const ordersFromRollups =
-        families.has("orders") && customerIds === null && (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
+      // The subscription day rollups have no product either, and answer days only ("Metrics: subscription day rollups").
+      const stockByDay = families.has("subscriptions") && query.interval === "day" && productIds === null && billingTypes === null;
+      const wholeHours =
+        (families.has("orders") || stockByDay) &&
+        customerIds === null &&
+        (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
       const sources: SourcePeriod[] = await metricSources(readDb, {
         startDate: query.start_date,
         endDate: query.end_date,
@@ -230,12 +236,13 @@ export function createMetricsService(deps: Deps) {
         families,
         filter: {
           organizationIds: organizations.map((organization) => organization.id),
-          productIds: asList(query.product_id) ?? null,
-          billingTypes: asList(query.billing_type) ?? null,
+          productIds,
+          billingTypes,
           customerIds,
           currency,
         },
-        ordersFromRollups,
+        ordersFromRollups: families.has("orders") && wholeHours,
+        stockFromRollups: stockByDay && wholeHours,
       });
       const running = { revenue: 0, net: 0, costs: 0 };
       const periods = sources.map((source) => ({ timestamp: source.timestamp, values: periodValues(source.values, running) }));
