@@ -77,6 +77,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ) c
     WHERE level > 0 AND level = d OR level = 0 AND d < 0`.execute(db);
 
+  // The churn windows' counts (churn_rate): the base at a bound counts rows started at or before it
+  // less those whose later of start and end is at or before it, the cancellations those before it.
+  // "At or before a midnight" is "before it" a microsecond earlier (timestamps have microseconds),
+  // so every count is "instants before a local midnight", which day rows at that midnight's offset answer.
+  await sql`CREATE VIEW metric_subscription_churn_events AS
+    SELECT r.organization_id, r.customer_id, r.id AS subscription_id, r.currency, e.at, e.churn_base, e.churn_canceled
+    FROM metric_subscription_rows r
+    CROSS JOIN LATERAL (VALUES
+      (r.started_at - interval '1 microsecond', 1, 0),
+      (CASE WHEN r.end_at IS NOT NULL THEN greatest(r.started_at, r.end_at) - interval '1 microsecond' END, -1, 0),
+      (r.canceled_at, 0, 1)
+    ) e(at, churn_base, churn_canceled)
+    WHERE e.at IS NOT NULL AND (e.churn_base <> 0 AND r.started_at IS NOT NULL OR e.churn_canceled <> 0)`.execute(db);
+
   // The facts: each subscription's stock events (subscription_id set, customers 0) and each
   // customer's transitions (subscription_id null, the stock columns 0).
   await sql`CREATE TABLE metric_subscription_facts (
@@ -91,7 +105,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     cmrr bigint NOT NULL,
     trial_mrr bigint NOT NULL,
     trial_cmrr bigint NOT NULL,
-    customers integer NOT NULL
+    customers integer NOT NULL,
+    churn_base integer NOT NULL,
+    churn_canceled integer NOT NULL
   )`.execute(db);
   await sql`CREATE INDEX metric_subscription_facts_subscription ON metric_subscription_facts (subscription_id)`.execute(db);
   await sql`CREATE INDEX metric_subscription_facts_customer ON metric_subscription_facts (customer_id) WHERE subscription_id IS NULL`.execute(
@@ -99,10 +115,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   );
   await sql`CREATE INDEX metric_subscription_facts_organization ON metric_subscription_facts (organization_id)`.execute(db);
   await sql`CREATE VIEW metric_subscription_fact_source AS
-    SELECT organization_id, customer_id, subscription_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, 0 AS customers
+    SELECT organization_id, customer_id, subscription_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr,
+      0 AS customers, 0 AS churn_base, 0 AS churn_canceled
     FROM metric_subscription_stock_events
     UNION ALL
-    SELECT organization_id, customer_id, NULL, currency, at, 0, 0, 0, 0, 0, 0, customers FROM metric_subscription_customer_events`.execute(
+    SELECT organization_id, customer_id, subscription_id, currency, at, 0, 0, 0, 0, 0, 0, 0, churn_base, churn_canceled
+    FROM metric_subscription_churn_events
+    UNION ALL
+    SELECT organization_id, customer_id, NULL, currency, at, 0, 0, 0, 0, 0, 0, customers, 0, 0 FROM metric_subscription_customer_events`.execute(
     db,
   );
 
@@ -119,6 +139,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     trial_mrr bigint NOT NULL,
     trial_cmrr bigint NOT NULL,
     customers bigint NOT NULL,
+    churn_base bigint NOT NULL,
+    churn_canceled bigint NOT NULL,
     CONSTRAINT metric_subscription_day_rollups_key UNIQUE (organization_id, utc_offset, day, currency, slot)
   )`.execute(db);
 
@@ -132,17 +154,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         FROM (SELECT DISTINCT organization_id FROM changed) o
       )
       INSERT INTO metric_subscription_day_rollups AS r
-        (organization_id, utc_offset, day, currency, slot, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers)
+        (organization_id, utc_offset, day, currency, slot, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers,
+          churn_base, churn_canceled)
       SELECT f.organization_id, k, ((f.at AT TIME ZONE 'UTC') + k * interval '1 hour')::date, f.currency, s.slot,
         sign * sum(f.active), sign * sum(f.committed), sign * sum(f.mrr), sign * sum(f.cmrr),
-        sign * sum(f.trial_mrr), sign * sum(f.trial_cmrr), sign * sum(f.customers)
+        sign * sum(f.trial_mrr), sign * sum(f.trial_cmrr), sign * sum(f.customers),
+        sign * sum(f.churn_base), sign * sum(f.churn_canceled)
       FROM changed f JOIN slots s USING (organization_id) CROSS JOIN generate_series(-12, 14) k
       GROUP BY 1, 2, 3, 4, 5
       ORDER BY 1, 2, 3, 4, 5
       ON CONFLICT ON CONSTRAINT metric_subscription_day_rollups_key DO UPDATE
         SET active = r.active + EXCLUDED.active, committed = r.committed + EXCLUDED.committed, mrr = r.mrr + EXCLUDED.mrr,
           cmrr = r.cmrr + EXCLUDED.cmrr, trial_mrr = r.trial_mrr + EXCLUDED.trial_mrr, trial_cmrr = r.trial_cmrr + EXCLUDED.trial_cmrr,
-          customers = r.customers + EXCLUDED.customers;
+          customers = r.customers + EXCLUDED.customers, churn_base = r.churn_base + EXCLUDED.churn_base,
+          churn_canceled = r.churn_canceled + EXCLUDED.churn_canceled;
       RETURN NULL;
     END $$`.execute(db);
   await sql`CREATE TRIGGER metrics_subscription_facts_inserted AFTER INSERT ON metric_subscription_facts
@@ -158,15 +183,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     BEGIN
       PERFORM pg_advisory_xact_lock(hashtext('metric_subscription_facts'), hashtext(customer::text));
       IF EXISTS (
-        (SELECT organization_id, customer_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr
-          FROM metric_subscription_facts WHERE subscription_id = subscription
-        EXCEPT ALL SELECT organization_id, customer_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr
-          FROM metric_subscription_stock_events WHERE subscription_id = subscription)
+        (SELECT * FROM metric_subscription_facts WHERE subscription_id = subscription
+        EXCEPT ALL SELECT * FROM metric_subscription_fact_source WHERE subscription_id = subscription)
         UNION ALL
-        (SELECT organization_id, customer_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr
-          FROM metric_subscription_stock_events WHERE subscription_id = subscription
-        EXCEPT ALL SELECT organization_id, customer_id, currency, at, active, committed, mrr, cmrr, trial_mrr, trial_cmrr
-          FROM metric_subscription_facts WHERE subscription_id = subscription)
+        (SELECT * FROM metric_subscription_fact_source WHERE subscription_id = subscription
+        EXCEPT ALL SELECT * FROM metric_subscription_facts WHERE subscription_id = subscription)
       ) THEN
         DELETE FROM metric_subscription_facts WHERE subscription_id = subscription;
         INSERT INTO metric_subscription_facts
@@ -196,9 +217,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     FOR EACH ROW EXECUTE FUNCTION metrics_subscription_changed()`.execute(db);
   // Only what the views read: a renewal moving the current period touches no fact.
   await sql`CREATE TRIGGER metrics_subscription_update AFTER UPDATE ON subscriptions FOR EACH ROW
-    WHEN ((OLD.organization_id, OLD.customer_id, OLD.currency, OLD.started_at, OLD.trial_end, OLD.ends_at, OLD.ended_at,
+    WHEN ((OLD.organization_id, OLD.customer_id, OLD.currency, OLD.started_at, OLD.trial_end, OLD.ends_at, OLD.ended_at, OLD.canceled_at,
            OLD.amount, OLD.tax_behavior, OLD.recurring_interval, OLD.recurring_interval_count)
-      IS DISTINCT FROM (NEW.organization_id, NEW.customer_id, NEW.currency, NEW.started_at, NEW.trial_end, NEW.ends_at, NEW.ended_at,
+      IS DISTINCT FROM (NEW.organization_id, NEW.customer_id, NEW.currency, NEW.started_at, NEW.trial_end, NEW.ends_at, NEW.ended_at, NEW.canceled_at,
            NEW.amount, NEW.tax_behavior, NEW.recurring_interval, NEW.recurring_interval_count))
     EXECUTE FUNCTION metrics_subscription_changed()`.execute(db);
 
@@ -242,7 +263,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     metrics_refresh_subscription(uuid, uuid)`.execute(db);
   await sql`DROP TABLE metric_subscription_facts, metric_subscription_day_rollups`.execute(db);
   await sql`DROP FUNCTION metrics_subscription_facts_changed()`.execute(db);
-  await sql`DROP VIEW metric_subscription_fact_source, metric_subscription_customer_events, metric_subscription_stock_events, metric_subscription_rows`.execute(
+  await sql`DROP VIEW metric_subscription_fact_source, metric_subscription_churn_events, metric_subscription_customer_events, metric_subscription_stock_events, metric_subscription_rows`.execute(
     db,
   );
 }

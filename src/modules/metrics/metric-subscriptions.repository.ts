@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
 import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-families.repository.ts";
 
@@ -73,39 +73,35 @@ function stockFromEvents(scope: FamilyScope) {
 }
 
 /**
- * The stock by day from the subscription day rollups (docs/decisions.md, "Metrics: subscription day
- * rollups"): a day's value is every event before the midnight ending it, which are the rows up to
- * its date at that midnight's offset, DST days included. Each offset of the window is read once, its
- * rows before the window summed into one baseline row, then summed up to each day.
+ * `name` (t, the columns' aliases): for each point (t, utc_offset, day) of the CTE `points`, the
+ * sums of the organizations' subscription day rollup rows at that offset up to that day
+ * (docs/decisions.md, "Metrics: subscription day rollups"). Each offset is read once by its key,
+ * its rows before the first point folded into one baseline row, then summed by one window per offset.
  */
-function stockFromDayRollups({ orgs, currency }: FamilyScope) {
+function rollupSumsAt(
+  orgs: RawBuilder<unknown>,
+  name: string,
+  points: string,
+  columns: readonly (readonly [string, RawBuilder<unknown>])[],
+) {
+  const aliases = sql.join(columns.map(([alias]) => sql.ref(alias)));
   return [
-    sql`sub_day_points AS (
-      SELECT t, t::date AS day, extract(timezone FROM t + interval '1 day')::int / 3600 AS utc_offset FROM series
-    )`,
-    sql`sub_day_rows AS (
+    sql`${sql.table(`${name}_rows`)} AS (
       SELECT o.utc_offset, r.*
-      FROM (SELECT DISTINCT utc_offset FROM sub_day_points) o CROSS JOIN LATERAL (
-        SELECT greatest(r.day, (SELECT min(day) - 1 FROM sub_day_points)) AS day,
-          sum(r.active) AS active, sum(r.committed) AS committed,
-          sum(r.mrr) FILTER (WHERE r.currency = ${currency}) AS mrr, sum(r.cmrr) FILTER (WHERE r.currency = ${currency}) AS cmrr,
-          sum(r.trial_mrr) FILTER (WHERE r.currency = ${currency}) AS trial_mrr,
-          sum(r.trial_cmrr) FILTER (WHERE r.currency = ${currency}) AS trial_cmrr,
-          sum(r.customers) FILTER (WHERE r.currency = ${currency}) AS customers
+      FROM (SELECT DISTINCT utc_offset FROM ${sql.table(points)}) o CROSS JOIN LATERAL (
+        SELECT greatest(r.day, (SELECT min(day) - 1 FROM ${sql.table(points)})) AS day,
+          ${sql.join(columns.map(([alias, sum]) => sql`${sum} AS ${sql.ref(alias)}`))}
         FROM metric_subscription_day_rollups r
-        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day <= (SELECT max(day) FROM sub_day_points)
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day <= (SELECT max(day) FROM ${sql.table(points)})
         GROUP BY 1
       ) r
     )`,
-    sql`subs AS (
-      SELECT t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
-        SELECT t, point,
-          sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
-          sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
+    sql`${sql.table(name)} AS (
+      SELECT t, ${aliases} FROM (
+        SELECT t, point, ${sql.join(columns.map(([alias]) => sql`sum(${sql.ref(alias)}) OVER w AS ${sql.ref(alias)}`))}
         FROM (
-          SELECT utc_offset, day, NULL::timestamptz AS t, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers
-          FROM sub_day_rows
-          UNION ALL SELECT utc_offset, day, t, true, 0, 0, 0, 0, 0, 0, 0 FROM sub_day_points
+          SELECT utc_offset, day, NULL::timestamptz AS t, false AS point, ${aliases} FROM ${sql.table(`${name}_rows`)}
+          UNION ALL SELECT utc_offset, day, t, true, ${sql.join(columns.map(() => sql`0`))} FROM ${sql.table(points)}
         ) u
         WINDOW w AS (PARTITION BY utc_offset ORDER BY day, point)
       ) s
@@ -115,17 +111,35 @@ function stockFromDayRollups({ orgs, currency }: FamilyScope) {
 }
 
 /**
- * The families; `stockFromRollups`: the stock from the day rollups, which answer days in whole-hour
- * zones without a product, billing type or customer filter (the rollups have none of those).
+ * The stock by day from the day rollups: a day's value is every event before the midnight ending
+ * it, which are the rows up to its date at that midnight's offset, DST days included.
  */
-export function subscriptionFamilies(scope: FamilyScope, stockFromRollups: boolean): Record<SubscriptionFamily, Family> {
-  const { trunc, inBounds, interval } = scope;
+function stockFromDayRollups({ orgs, currency }: FamilyScope) {
+  const priced = (column: string) => sql`sum(${sql.ref(`r.${column}`)}) FILTER (WHERE r.currency = ${currency})`;
+  return [
+    sql`sub_day_points AS (
+      SELECT t, t::date AS day, extract(timezone FROM t + interval '1 day')::int / 3600 AS utc_offset FROM series
+    )`,
+    ...rollupSumsAt(orgs, "subs", "sub_day_points", [
+      ["active", sql`sum(r.active)`],
+      ["committed", sql`sum(r.committed)`],
+      ...(["mrr", "cmrr", "trial_mrr", "trial_cmrr", "customers"] as const).map((column) => [column, priced(column)] as const),
+    ]),
+  ];
+}
+
+/**
+ * The families; `fromRollups`: the stock and the churn windows from the day rollups, which answer
+ * days in whole-hour zones without a product, billing type or customer filter (the rollups have none of those).
+ */
+export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
+  const { trunc, inBounds, interval, orgs } = scope;
   return {
     // Stock: the rows alive at the end of each period (started by it, not ended by it), any status.
     // Read as running sums of each row's starts and ends at their periods, one sort of the rows,
     // not the rows joined to every period (docs/decisions.md, "Metrics: subscription stock as running sums").
     subscriptions: {
-      ctes: stockFromRollups ? stockFromDayRollups(scope) : stockFromEvents(scope),
+      ctes: fromRollups ? stockFromDayRollups(scope) : stockFromEvents(scope),
       join: "subs",
       columns: [
         num(sql`subs.active`, "active_subscriptions"),
@@ -152,24 +166,39 @@ export function subscriptionFamilies(scope: FamilyScope, stockFromRollups: boole
                  ${interval === "year" ? sql`se.t + interval '1 year'` : sql`se.t`} AS we
           FROM series se
         )`,
-        // At one instant: starts and ends count at a bound (started_at <= ws, end_at > ws), cancellations after it (canceled_at < we).
-        sql`churn_counts AS (
-          SELECT DISTINCT ts, base, canceled FROM (
-            SELECT ts, kind, sum(base) OVER w AS base, sum(canceled) OVER w AS canceled
-            FROM (
-              SELECT started_at AS ts, 0 AS kind, 1 AS base, 0 AS canceled FROM sub_rows WHERE started_at IS NOT NULL
-              UNION ALL SELECT greatest(started_at, end_at), 0, -1, 0 FROM sub_rows WHERE started_at IS NOT NULL AND end_at IS NOT NULL
-              UNION ALL SELECT canceled_at, 2, 0, 1 FROM sub_rows WHERE canceled_at IS NOT NULL
-              UNION ALL SELECT ws, 1, 0, 0 FROM churn_windows
-              UNION ALL SELECT we, 1, 0, 0 FROM churn_windows
-            ) u
-            WINDOW w AS (ORDER BY ts, kind)
-          ) c
-          WHERE kind = 1
-        )`,
+        ...(fromRollups
+          ? [
+              // Each bound is a local midnight: the counts before it are the rows up to the day
+              // before it at its offset (the rollups hold "at or before" a microsecond earlier).
+              sql`churn_bounds AS (
+                SELECT DISTINCT b AS t, b::date - 1 AS day, extract(timezone FROM b)::int / 3600 AS utc_offset
+                FROM churn_windows, LATERAL (VALUES (ws), (we)) v(b)
+              )`,
+              ...rollupSumsAt(orgs, "churn_counts", "churn_bounds", [
+                ["base", sql`sum(r.churn_base)`],
+                ["canceled", sql`sum(r.churn_canceled)`],
+              ]),
+            ]
+          : [
+              // At one instant: starts and ends count at a bound (started_at <= ws, end_at > ws), cancellations after it (canceled_at < we).
+              sql`churn_counts AS (
+                SELECT DISTINCT ts AS t, base, canceled FROM (
+                  SELECT ts, kind, sum(base) OVER w AS base, sum(canceled) OVER w AS canceled
+                  FROM (
+                    SELECT started_at AS ts, 0 AS kind, 1 AS base, 0 AS canceled FROM sub_rows WHERE started_at IS NOT NULL
+                    UNION ALL SELECT greatest(started_at, end_at), 0, -1, 0 FROM sub_rows WHERE started_at IS NOT NULL AND end_at IS NOT NULL
+                    UNION ALL SELECT canceled_at, 2, 0, 1 FROM sub_rows WHERE canceled_at IS NOT NULL
+                    UNION ALL SELECT ws, 1, 0, 0 FROM churn_windows
+                    UNION ALL SELECT we, 1, 0, 0 FROM churn_windows
+                  ) u
+                  WINDOW w AS (ORDER BY ts, kind)
+                ) c
+                WHERE kind = 1
+              )`,
+            ]),
         sql`churn AS (
           SELECT w.t, e.canceled - s.canceled AS canceled, s.base
-          FROM churn_windows w JOIN churn_counts s ON s.ts = w.ws JOIN churn_counts e ON e.ts = w.we
+          FROM churn_windows w JOIN churn_counts s ON s.t = w.ws JOIN churn_counts e ON e.t = w.we
         )`,
       ],
       join: "churn",

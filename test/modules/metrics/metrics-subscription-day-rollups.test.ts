@@ -7,7 +7,7 @@ import { createOrganization, createOrganizationToken, createProduct, registerFor
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 // The subscription stock by day from its day rollups (docs/decisions.md, "Metrics: subscription day
-// rollups") against the running sums of the subscriptions, which the stock test checks against the
+// rollups") — the stock and the churn windows — against the running sums of the subscriptions, which the stock test checks against the
 // per-period definition: the same numbers on a history written through the triggers (inserts,
 // updates, deletes, an inclusive subscription's tax rate), across DST days, and after a rebuild.
 
@@ -87,17 +87,17 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const read = async (startDate: string, endDate: string, timezone: string, stockFromRollups: boolean) =>
+const read = async (startDate: string, endDate: string, timezone: string, subscriptionsFromRollups: boolean) =>
   (
     await metricSources(ctx.deps.db, {
       startDate,
       endDate,
       interval: "day",
       timezone,
-      families: new Set(["subscriptions"] as const),
+      families: new Set(["subscriptions", "churn_rate"] as const),
       filter: { organizationIds: [organizationId], productIds: null, billingTypes: null, customerIds: null, currency },
       ordersFromRollups: true,
-      stockFromRollups,
+      subscriptionsFromRollups,
     })
   ).map((period) => period.values);
 
@@ -105,7 +105,7 @@ const WINDOWS = [
   ["2026-02-15", "2026-04-20", "America/New_York"],
   ["2026-03-25", "2026-04-10", "Europe/Berlin"],
   ["2026-03-01", "2026-04-30", "Pacific/Auckland"],
-  ["2026-03-10", "2026-03-20", "UTC"],
+  ["2026-03-25", "2026-04-05", "UTC"],
 ] as const;
 
 describe("subscription stock from day rollups", () => {
@@ -124,6 +124,7 @@ describe("subscription stock from day rollups", () => {
     const expected = await read(startDate, endDate, timezone, false);
     expect(expected.some((period) => period["trial_monthly_recurring_revenue"]! > 0)).toBe(true);
     expect(new Set(expected.map((period) => period["active_subscriptions"])).size).toBeGreaterThan(2);
+    expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
     expect(await read(startDate, endDate, timezone, true)).toEqual(expected);
   });
 
@@ -142,14 +143,18 @@ describe("subscription stock from day rollups", () => {
     for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
       const response = await ctx.request({
         method: "GET",
-        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue`,
+        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate`,
         token,
       });
       expect(response.statusCode, response.body).toBe(200);
       const periods = response.json<{ periods: Record<string, number>[] }>().periods;
       const expected = await read("2026-03-01", "2026-03-20", timezone, false);
-      expect(periods.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"]])).toEqual(
-        expected.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"]]),
+      expect(periods.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"], period["churn_rate"]])).toEqual(
+        expected.map((period) => [
+          period["active_subscriptions"],
+          period["monthly_recurring_revenue"],
+          period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
+        ]),
       );
     }
   });
@@ -158,16 +163,18 @@ describe("subscription stock from day rollups", () => {
     const rowsOf = async () =>
       (
         await sql<Record<string, string>>`SELECT utc_offset, day::text, currency, sum(active) AS active, sum(committed) AS committed,
-          sum(mrr) AS mrr, sum(cmrr) AS cmrr, sum(trial_mrr) AS trial_mrr, sum(trial_cmrr) AS trial_cmrr, sum(customers) AS customers
+          sum(mrr) AS mrr, sum(cmrr) AS cmrr, sum(trial_mrr) AS trial_mrr, sum(trial_cmrr) AS trial_cmrr, sum(customers) AS customers,
+          sum(churn_base) AS churn_base, sum(churn_canceled) AS churn_canceled
         FROM metric_subscription_day_rollups WHERE organization_id = ${organizationId}
         GROUP BY 1, 2, 3
         -- Rows whose additions were all taken back again are kept by the triggers, not written by the rebuild.
-        HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers)) <> (0, 0, 0, 0, 0, 0, 0)
+        HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers), sum(churn_base), sum(churn_canceled))
+          <> (0, 0, 0, 0, 0, 0, 0, 0, 0)
         ORDER BY 1, 2, 3`.execute(ctx.deps.db)
       ).rows;
     const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));
     const keptRows = await rowsOf();
-    await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1 WHERE organization_id = ${organizationId}`.execute(
+    await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1, churn_base = churn_base + 2 WHERE organization_id = ${organizationId}`.execute(
       ctx.deps.db,
     );
     expect(await read(...WINDOWS[0], true)).not.toEqual(kept[0]);
