@@ -6,8 +6,9 @@
  * Seeded with bare SQL: one organization, products and customers through the repositories, one
  * template subscription and order, then `generate_series` copies of them with the metrics' triggers
  * off (session_replication_role = replica); then the rollups are rebuilt with the function of
- * `commerce-api metrics rebuild`, timed. Two reads: the order metrics (from the rollups) and every
- * metric (the subscription, checkout and cost families read their source rows).
+ * `commerce-api metrics rebuild`, timed. Three reads: the order metrics (from the rollups), the
+ * subscription stock (from its day rollups) and every metric (the churn, cancellation, checkout and
+ * cost families read their source rows).
  *
  *   node --import tsx bench/metrics-year.ts     (BENCH_METRICS_ORDERS, BENCH_REQUESTS default 60, BENCH_METRICS_EVERY=0)
  */
@@ -21,7 +22,7 @@ import type { Database } from "../src/db/database.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { inTransaction } from "./floor-rows.ts";
 import { percentile } from "./statistics.ts";
-import { rebuildOrderRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
+import { rebuildOrderRollups, rebuildSubscriptionRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
 import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
@@ -213,6 +214,11 @@ try {
     console.log(
       `rebuild ${which}: ${rebuilt.orders} orders into ${rebuilt.rows} hourly and ${rebuilt.dayRows} day rollup rows in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
+    const subscriptionsStarted = performance.now();
+    const subscriptions = await rebuildSubscriptionRollups(connection.db, organization.id);
+    console.log(
+      `rebuild ${which}: ${subscriptions.facts} subscription facts into ${subscriptions.dayRows} day rollup rows in ${((performance.now() - subscriptionsStarted) / 1000).toFixed(1)} s`,
+    );
   }
   await sql`ANALYZE`.execute(connection.db);
 
@@ -240,8 +246,16 @@ try {
     "renewed_subscriptions_revenue",
     "one_time_products_revenue",
   ];
+  const STOCK_METRICS = [
+    "active_subscriptions",
+    "committed_subscriptions",
+    "monthly_recurring_revenue",
+    "committed_monthly_recurring_revenue",
+  ];
   const reads = {
     "order metrics": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${ORDER_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
+    // The subscription stock, from its day rollups.
+    "subscription stock": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${STOCK_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // BENCH_METRICS_EVERY=0 leaves it out: at a million orders its live families take minutes a request.
     ...(process.env.BENCH_METRICS_EVERY === "0"
       ? {}

@@ -12,7 +12,7 @@ import { openRuntime, type Runtime } from "./runtime.ts";
 import { runWorkerProcess } from "./worker-main.ts";
 import { listEmails, showEmail } from "./cli-emails.ts";
 import { UsageError } from "./cli-usage-error.ts";
-import { rebuildOrderRollups } from "./modules/metrics/metric-rollups.repository.ts";
+import { rebuildOrderRollups, rebuildSubscriptionRollups } from "./modules/metrics/metric-rollups.repository.ts";
 
 const USAGE = `Usage: commerce-api <command>
 
@@ -118,10 +118,12 @@ async function run(argv: string[]): Promise<void> {
       if (organization !== null && !UUID4_PATTERN.test(organization))
         throw new UsageError("--organization must be an organization id (UUID)");
       const rebuilt = await rebuildOrderRollups(runtime.deps.db, organization);
+      const subscriptions = await rebuildSubscriptionRollups(runtime.deps.db, organization);
       print(
         json,
-        rebuilt,
-        `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} hourly rows, ${rebuilt.dayRows} day rows.`,
+        { ...rebuilt, subscriptions },
+        `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} hourly rows, ${rebuilt.dayRows} day rows.\n` +
+          `Rebuilt the subscription day rollups from ${subscriptions.facts} facts: ${subscriptions.dayRows} day rows.`,
       );
     } else {
       const demo = await seedDemo(runtime.deps);

@@ -174,7 +174,13 @@ describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
 
     const rebuilt = await cli("metrics", "rebuild", "--organization", org.id, "--json");
     expect(rebuilt.code, rebuilt.output).toBe(0);
-    expect(JSON.parse(rebuilt.output.trim().split("\n").pop()!)).toEqual({ orders: 3, rows: 3, dayRows: Number(dayRows.n) });
+    expect(JSON.parse(rebuilt.output.trim().split("\n").pop()!)).toEqual({
+      orders: 3,
+      rows: 3,
+      dayRows: Number(dayRows.n),
+      // One-time orders only: no subscription, so no subscription fact.
+      subscriptions: { facts: 0, dayRows: 0 },
+    });
     expect(await read()).toEqual(kept);
     const refused = await cli("metrics", "rebuild", "--organization", "nope");
     expect(refused.code).toBe(1);

@@ -164,3 +164,24 @@ export async function rebuildOrderRollups(
     };
   });
 }
+
+/**
+ * Rewrites the subscription day rollups of one organization (null: all) from the subscriptions:
+ * the facts from their view in one insert, whose statement trigger fills the day rows (as for the
+ * orders' day rows, the delete trigger is off while the facts it would subtract are deleted with their rows).
+ */
+export async function rebuildSubscriptionRollups(db: Db, organizationId: string | null): Promise<{ facts: number; dayRows: number }> {
+  return db.transaction().execute(async (trx) => {
+    await sql`LOCK TABLE metric_subscription_facts, metric_subscription_day_rollups IN EXCLUSIVE MODE`.execute(trx);
+    const scope = organizationId === null ? sql`true` : sql`organization_id = ${organizationId}::uuid`;
+    await sql`ALTER TABLE metric_subscription_facts DISABLE TRIGGER metrics_subscription_facts_deleted`.execute(trx);
+    await sql`DELETE FROM metric_subscription_facts WHERE ${scope}`.execute(trx);
+    await sql`ALTER TABLE metric_subscription_facts ENABLE TRIGGER metrics_subscription_facts_deleted`.execute(trx);
+    await sql`DELETE FROM metric_subscription_day_rollups WHERE ${scope}`.execute(trx);
+    const facts = await sql`INSERT INTO metric_subscription_facts SELECT * FROM metric_subscription_fact_source WHERE ${scope}`.execute(
+      trx,
+    );
+    const days = await sql<{ n: string }>`SELECT count(*) AS n FROM metric_subscription_day_rollups WHERE ${scope}`.execute(trx);
+    return { facts: Number(facts.numAffectedRows ?? 0), dayRows: Number(days.rows[0]?.n ?? 0) };
+  });
+}

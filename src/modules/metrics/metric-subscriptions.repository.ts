@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
 import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-families.repository.ts";
 
@@ -18,96 +18,128 @@ const REASONS: readonly Exclude<CancellationReason, "other">[] = [
   "unused",
 ];
 
-/** The subscriptions the filters allow, with their end and their monthly amount net of tax: every subscription family reads them. */
-export function subscriptionRows({ orgs, productMatch, customerMatch }: FamilyScope) {
-  return sql`sub_rows AS (
-    SELECT s.id, s.customer_id, s.currency, s.started_at, s.created_at, s.canceled_at, s.trial_end, s.ends_at,
-      s.customer_cancellation_reason AS reason, coalesce(s.ended_at, s.ends_at) AS end_at,
-      -- What a period bills net of tax, per month (half away from zero, as numeric round does).
-      round(CASE s.recurring_interval
-        WHEN 'year' THEN net.amount / (12 * s.recurring_interval_count)
-        WHEN 'month' THEN net.amount / s.recurring_interval_count
-        WHEN 'week' THEN net.amount * 52 / (12 * s.recurring_interval_count)
-        ELSE net.amount * 365 / (12 * s.recurring_interval_count) END) AS monthly
-    FROM subscriptions s
-    -- Inclusive prices hold the tax: less the tax at the rate of the subscription's latest taxed order
-    -- (docs/decisions.md, "Metrics: MRR net of inclusive tax"). The rate is a float column: made
-    -- numeric, so a tie rounds away from zero as the tax engine's does.
-    CROSS JOIN LATERAL (
-      SELECT s.amount - CASE WHEN s.tax_behavior = 'inclusive' THEN coalesce(round(s.amount * o.tax_rate_basis_points::numeric / (10000 + o.tax_rate_basis_points::numeric)), 0) ELSE 0 END AS amount
-      FROM (SELECT NULL) one
-      -- The condition inside the lateral read, not in its ON: a one-time filter, so an exclusive
-      -- row reads none of its orders (in ON it only discarded what they gave, read anyway).
-      LEFT JOIN LATERAL (
-        SELECT o.tax_rate_basis_points FROM orders o
-        WHERE s.tax_behavior = 'inclusive' AND o.subscription_id = s.id AND o.tax_rate_basis_points IS NOT NULL
-          AND o.status IN ('paid', 'refunded', 'partially_refunded')
-        ORDER BY o.created_at DESC, o.id DESC LIMIT 1
-      ) o ON true
-    ) net
-    WHERE s.organization_id = ANY(${orgs}) AND ${productMatch(sql`s.product_id`)} AND ${customerMatch(sql`s.customer_id`)}
-  )`;
+/** The rows of a subscription view the filters allow (organization, product, customer). */
+const scoped = ({ orgs, productMatch, customerMatch }: FamilyScope, alias: string) =>
+  sql`${sql.ref(`${alias}.organization_id`)} = ANY(${orgs}) AND ${productMatch(sql.ref(`${alias}.product_id`))} AND ${customerMatch(sql.ref(`${alias}.customer_id`))}`;
+
+/**
+ * The subscriptions the filters allow, with their end and their monthly amount net of tax: every
+ * subscription family reads them. The view (migrations/2026-12-03T0100_metric_subscription_day_rollups.ts)
+ * is the definition the subscription day rollups' facts read too.
+ */
+export function subscriptionRows(scope: FamilyScope) {
+  return sql`sub_rows AS (SELECT s.* FROM metric_subscription_rows s WHERE ${scoped(scope, "s")})`;
 }
 
-export function subscriptionFamilies(scope: FamilyScope): Record<SubscriptionFamily, Family> {
-  const { currency, trunc, inBounds, interval } = scope;
+/**
+ * The stock at the end of each period as running sums of the rows' events (the view
+ * metric_subscription_stock_events) truncated to the request's periods: exact for every interval and zone.
+ */
+function stockFromEvents(scope: FamilyScope) {
+  const { currency, trunc } = scope;
+  const priced = (column: string) => sql`CASE WHEN e.currency = ${currency} THEN ${sql.ref(`e.${column}`)} ELSE 0 END`;
+  return [
+    sql`sub_stock_events AS (
+      SELECT e.customer_id, e.currency = ${currency} AS priced, ${trunc(sql`e.at`)} AS ts, e.active, e.committed,
+        ${priced("mrr")} AS mrr, ${priced("cmrr")} AS cmrr, ${priced("trial_mrr")} AS trial_mrr, ${priced("trial_cmrr")} AS trial_cmrr
+      FROM metric_subscription_stock_events e
+      WHERE ${scoped(scope, "e")} AND ${trunc(sql`e.at`)} <= (SELECT max(t) FROM series)
+    )`,
+    // A customer counts while any of its rows in the currency is alive: +1 where its alive rows
+    // go from none to some, -1 where they go back to none.
+    sql`sub_customer_events AS (
+      SELECT ts, CASE WHEN level > 0 AND level = d THEN 1 WHEN level = 0 AND d < 0 THEN -1 ELSE 0 END AS customers
+      FROM (
+        SELECT ts, d, sum(d) OVER (PARTITION BY customer_id ORDER BY ts) AS level
+        FROM (SELECT customer_id, ts, sum(active) AS d FROM sub_stock_events WHERE priced AND active <> 0 GROUP BY 1, 2) g
+      ) c
+    )`,
+    // The sums of everything at or before each period start (events sort before the period at one instant).
+    sql`subs AS (
+      SELECT ts AS t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
+        SELECT ts, point,
+          sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
+          sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
+        FROM (
+          SELECT ts, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, 0 AS customers FROM sub_stock_events
+          UNION ALL SELECT ts, false, 0, 0, 0, 0, 0, 0, customers FROM sub_customer_events
+          UNION ALL SELECT t, true, 0, 0, 0, 0, 0, 0, 0 FROM series
+        ) u
+        WINDOW w AS (ORDER BY ts, point)
+      ) s
+      WHERE point
+    )`,
+  ];
+}
+
+/**
+ * `name` (t, the columns' aliases): for each point (t, utc_offset, day) of the CTE `points`, the
+ * sums of the organizations' subscription day rollup rows at that offset up to that day
+ * (docs/decisions.md, "Metrics: subscription day rollups"). Each offset is read once by its key,
+ * its rows before the first point folded into one baseline row, then summed by one window per offset.
+ */
+function rollupSumsAt(
+  orgs: RawBuilder<unknown>,
+  name: string,
+  points: string,
+  columns: readonly (readonly [string, RawBuilder<unknown>])[],
+) {
+  const aliases = sql.join(columns.map(([alias]) => sql.ref(alias)));
+  return [
+    sql`${sql.table(`${name}_rows`)} AS (
+      SELECT o.utc_offset, r.*
+      FROM (SELECT DISTINCT utc_offset FROM ${sql.table(points)}) o CROSS JOIN LATERAL (
+        SELECT greatest(r.day, (SELECT min(day) - 1 FROM ${sql.table(points)})) AS day,
+          ${sql.join(columns.map(([alias, sum]) => sql`${sum} AS ${sql.ref(alias)}`))}
+        FROM metric_subscription_day_rollups r
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day <= (SELECT max(day) FROM ${sql.table(points)})
+        GROUP BY 1
+      ) r
+    )`,
+    sql`${sql.table(name)} AS (
+      SELECT t, ${aliases} FROM (
+        SELECT t, point, ${sql.join(columns.map(([alias]) => sql`sum(${sql.ref(alias)}) OVER w AS ${sql.ref(alias)}`))}
+        FROM (
+          SELECT utc_offset, day, NULL::timestamptz AS t, false AS point, ${aliases} FROM ${sql.table(`${name}_rows`)}
+          UNION ALL SELECT utc_offset, day, t, true, ${sql.join(columns.map(() => sql`0`))} FROM ${sql.table(points)}
+        ) u
+        WINDOW w AS (PARTITION BY utc_offset ORDER BY day, point)
+      ) s
+      WHERE point
+    )`,
+  ];
+}
+
+/**
+ * The stock by day from the day rollups: a day's value is every event before the midnight ending
+ * it, which are the rows up to its date at that midnight's offset, DST days included.
+ */
+function stockFromDayRollups({ orgs, currency }: FamilyScope) {
+  const priced = (column: string) => sql`sum(${sql.ref(`r.${column}`)}) FILTER (WHERE r.currency = ${currency})`;
+  return [
+    sql`sub_day_points AS (
+      SELECT t, t::date AS day, extract(timezone FROM t + interval '1 day')::int / 3600 AS utc_offset FROM series
+    )`,
+    ...rollupSumsAt(orgs, "subs", "sub_day_points", [
+      ["active", sql`sum(r.active)`],
+      ["committed", sql`sum(r.committed)`],
+      ...(["mrr", "cmrr", "trial_mrr", "trial_cmrr", "customers"] as const).map((column) => [column, priced(column)] as const),
+    ]),
+  ];
+}
+
+/**
+ * The families; `fromRollups`: the stock and the churn windows from the day rollups, which answer
+ * days in whole-hour zones without a product, billing type or customer filter (the rollups have none of those).
+ */
+export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
+  const { trunc, inBounds, interval, orgs } = scope;
   return {
     // Stock: the rows alive at the end of each period (started by it, not ended by it), any status.
     // Read as running sums of each row's starts and ends at their periods, one sort of the rows,
     // not the rows joined to every period (docs/decisions.md, "Metrics: subscription stock as running sums").
     subscriptions: {
-      ctes: [
-        // Each row's periods: start (none: always), end (none: never) and trial end; a trial ending
-        // before the next period start is over in the period it ends in, as is any trial_end < t + step.
-        sql`sub_periods AS (
-          SELECT r.customer_id, r.end_at IS NULL AS open,
-            CASE WHEN r.currency = ${currency} THEN coalesce(r.monthly, 0) ELSE 0 END AS m,
-            r.currency = ${currency} AS priced, r.trial_end IS NOT NULL AS trial,
-            coalesce(${trunc(sql`r.started_at`)}, '-infinity') AS ps, ${trunc(sql`r.end_at`)} AS pe, ${trunc(sql`r.trial_end`)} AS pt
-          FROM sub_rows r
-        )`,
-        // What each row adds at the start of a span it counts in and takes away at its end: alive
-        // [start, end), billing [later of start and trial end, end), in trial [start, earlier of trial end and end).
-        sql`sub_stock_events AS (
-          SELECT e.* FROM sub_periods p CROSS JOIN LATERAL (VALUES
-            (p.ps, 1, p.open::int, 0::numeric, 0::numeric, CASE WHEN p.trial THEN p.m ELSE 0 END, CASE WHEN p.trial AND p.open THEN p.m ELSE 0 END),
-            (greatest(p.ps, p.pt), 0, 0, p.m, CASE WHEN p.open THEN p.m ELSE 0 END, 0, 0),
-            (CASE WHEN NOT p.open THEN greatest(p.ps, p.pe) END, -1, 0, 0, 0, 0, 0),
-            (CASE WHEN NOT p.open THEN greatest(p.ps, p.pt, p.pe) END, 0, 0, -p.m, 0, 0, 0),
-            (CASE WHEN p.trial THEN greatest(p.ps, least(p.pt, p.pe)) END, 0, 0, 0, 0, -p.m, CASE WHEN p.open THEN -p.m ELSE 0 END)
-          ) e(ts, active, committed, mrr, cmrr, trial_mrr, trial_cmrr)
-          WHERE e.ts IS NOT NULL AND e.ts <= (SELECT max(t) FROM series)
-        )`,
-        // A customer counts while any of its rows in the currency is alive: +1 where its alive rows
-        // go from none to some, -1 where they go back to none.
-        sql`sub_customer_events AS (
-          SELECT ts, CASE WHEN level > 0 AND level = d THEN 1 WHEN level = 0 AND d < 0 THEN -1 ELSE 0 END AS customers
-          FROM (
-            SELECT ts, d, sum(d) OVER (PARTITION BY customer_id ORDER BY ts) AS level
-            FROM (
-              SELECT p.customer_id, e.ts, sum(e.d) AS d
-              FROM sub_periods p CROSS JOIN LATERAL (VALUES (p.ps, 1), (CASE WHEN NOT p.open THEN greatest(p.ps, p.pe) END, -1)) e(ts, d)
-              WHERE p.priced AND e.ts IS NOT NULL AND e.ts <= (SELECT max(t) FROM series)
-              GROUP BY 1, 2
-            ) g
-          ) c
-        )`,
-        // The sums of everything at or before each period start (events sort before the period at one instant).
-        sql`subs AS (
-          SELECT ts AS t, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, customers FROM (
-            SELECT ts, point,
-              sum(active) OVER w AS active, sum(committed) OVER w AS committed, sum(mrr) OVER w AS mrr, sum(cmrr) OVER w AS cmrr,
-              sum(trial_mrr) OVER w AS trial_mrr, sum(trial_cmrr) OVER w AS trial_cmrr, sum(customers) OVER w AS customers
-            FROM (
-              SELECT ts, false AS point, active, committed, mrr, cmrr, trial_mrr, trial_cmrr, 0 AS customers FROM sub_stock_events
-              UNION ALL SELECT ts, false, 0, 0, 0, 0, 0, 0, customers FROM sub_customer_events
-              UNION ALL SELECT t, true, 0, 0, 0, 0, 0, 0, 0 FROM series
-            ) u
-            WINDOW w AS (ORDER BY ts, point)
-          ) s
-          WHERE point
-        )`,
-      ],
+      ctes: fromRollups ? stockFromDayRollups(scope) : stockFromEvents(scope),
       join: "subs",
       columns: [
         num(sql`subs.active`, "active_subscriptions"),
@@ -134,24 +166,39 @@ export function subscriptionFamilies(scope: FamilyScope): Record<SubscriptionFam
                  ${interval === "year" ? sql`se.t + interval '1 year'` : sql`se.t`} AS we
           FROM series se
         )`,
-        // At one instant: starts and ends count at a bound (started_at <= ws, end_at > ws), cancellations after it (canceled_at < we).
-        sql`churn_counts AS (
-          SELECT DISTINCT ts, base, canceled FROM (
-            SELECT ts, kind, sum(base) OVER w AS base, sum(canceled) OVER w AS canceled
-            FROM (
-              SELECT started_at AS ts, 0 AS kind, 1 AS base, 0 AS canceled FROM sub_rows WHERE started_at IS NOT NULL
-              UNION ALL SELECT greatest(started_at, end_at), 0, -1, 0 FROM sub_rows WHERE started_at IS NOT NULL AND end_at IS NOT NULL
-              UNION ALL SELECT canceled_at, 2, 0, 1 FROM sub_rows WHERE canceled_at IS NOT NULL
-              UNION ALL SELECT ws, 1, 0, 0 FROM churn_windows
-              UNION ALL SELECT we, 1, 0, 0 FROM churn_windows
-            ) u
-            WINDOW w AS (ORDER BY ts, kind)
-          ) c
-          WHERE kind = 1
-        )`,
+        ...(fromRollups
+          ? [
+              // Each bound is a local midnight: the counts before it are the rows up to the day
+              // before it at its offset (the rollups hold "at or before" a microsecond earlier).
+              sql`churn_bounds AS (
+                SELECT DISTINCT b AS t, b::date - 1 AS day, extract(timezone FROM b)::int / 3600 AS utc_offset
+                FROM churn_windows, LATERAL (VALUES (ws), (we)) v(b)
+              )`,
+              ...rollupSumsAt(orgs, "churn_counts", "churn_bounds", [
+                ["base", sql`sum(r.churn_base)`],
+                ["canceled", sql`sum(r.churn_canceled)`],
+              ]),
+            ]
+          : [
+              // At one instant: starts and ends count at a bound (started_at <= ws, end_at > ws), cancellations after it (canceled_at < we).
+              sql`churn_counts AS (
+                SELECT DISTINCT ts AS t, base, canceled FROM (
+                  SELECT ts, kind, sum(base) OVER w AS base, sum(canceled) OVER w AS canceled
+                  FROM (
+                    SELECT started_at AS ts, 0 AS kind, 1 AS base, 0 AS canceled FROM sub_rows WHERE started_at IS NOT NULL
+                    UNION ALL SELECT greatest(started_at, end_at), 0, -1, 0 FROM sub_rows WHERE started_at IS NOT NULL AND end_at IS NOT NULL
+                    UNION ALL SELECT canceled_at, 2, 0, 1 FROM sub_rows WHERE canceled_at IS NOT NULL
+                    UNION ALL SELECT ws, 1, 0, 0 FROM churn_windows
+                    UNION ALL SELECT we, 1, 0, 0 FROM churn_windows
+                  ) u
+                  WINDOW w AS (ORDER BY ts, kind)
+                ) c
+                WHERE kind = 1
+              )`,
+            ]),
         sql`churn AS (
           SELECT w.t, e.canceled - s.canceled AS canceled, s.base
-          FROM churn_windows w JOIN churn_counts s ON s.ts = w.ws JOIN churn_counts e ON e.ts = w.we
+          FROM churn_windows w JOIN churn_counts s ON s.t = w.ws JOIN churn_counts e ON e.t = w.we
         )`,
       ],
       join: "churn",

@@ -26,6 +26,8 @@ export interface MetricsSourceRequest {
   filter: MetricsFilter;
   /** Orders from the rollups (metric-rollups.repository.ts) rather than the orders themselves. */
   ordersFromRollups: boolean;
+  /** The subscription stock from its day rollups (metric-subscriptions.repository.ts): days in a whole-hour zone, no filter but organizations. */
+  subscriptionsFromRollups?: boolean;
 }
 
 /** One period's source values (absent: the family was not read), and its local start with its offset. */
@@ -58,7 +60,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
     inBounds: (column) => sql`${column} >= (SELECT lo FROM bounds) AND ${column} < (SELECT hi FROM bounds)`,
   };
   const { trunc, step } = scope;
-  const subscriptions = subscriptionFamilies(scope);
+  const subscriptions = subscriptionFamilies(scope, request.subscriptionsFromRollups === true);
   const familyOf = (name: MetricFamily): Family => {
     switch (name) {
       case "orders":

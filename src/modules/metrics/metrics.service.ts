@@ -56,6 +56,8 @@ const FAMILY: Partial<Record<MetricSlug, MetricFamily>> = {
 
 type Values = Partial<Record<MetricSlug, number>>;
 
+/** A plain date (`YYYY-MM-DD`) so many days earlier. */
+const daysBefore = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 const ratio = (numerator: number, denominator: number) => (denominator > 0 ? numerator / denominator : 0);
 
 /**
@@ -218,10 +220,21 @@ export function createMetricsService(deps: Deps) {
       const [only] = defaults;
       const currency = query.currency ?? (defaults.size === 1 && only !== undefined ? only : "usd");
       const customerIds = asList(query.customer_id) ?? null;
+      const productIds = asList(query.product_id) ?? null;
+      const billingTypes = asList(query.billing_type) ?? null;
       // The rollups have no customer, and hold UTC hours: a customer filter or a zone whose
       // periods begin off the hour reads the orders themselves (docs/decisions.md, "Metrics: order rollups").
       const ordersFromRollups =
         families.has("orders") && customerIds === null && (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
+      // The subscription day rollups have no product either, and answer days only; the churn windows
+      // reach 30 days before the start (docs/decisions.md, "Metrics: subscription day rollups").
+      const subscriptionsFromRollups =
+        (families.has("subscriptions") || families.has("churn_rate")) &&
+        query.interval === "day" &&
+        productIds === null &&
+        billingTypes === null &&
+        customerIds === null &&
+        (await wholeHourZone(readDb, timezone, daysBefore(query.start_date, 31), query.end_date));
       const sources: SourcePeriod[] = await metricSources(readDb, {
         startDate: query.start_date,
         endDate: query.end_date,
@@ -230,12 +243,13 @@ export function createMetricsService(deps: Deps) {
         families,
         filter: {
           organizationIds: organizations.map((organization) => organization.id),
-          productIds: asList(query.product_id) ?? null,
-          billingTypes: asList(query.billing_type) ?? null,
+          productIds,
+          billingTypes,
           customerIds,
           currency,
         },
         ordersFromRollups,
+        subscriptionsFromRollups,
       });
       const running = { revenue: 0, net: 0, costs: 0 };
       const periods = sources.map((source) => ({ timestamp: source.timestamp, values: periodValues(source.values, running) }));

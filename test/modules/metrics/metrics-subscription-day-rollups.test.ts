@@ -1,0 +1,186 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rebuildSubscriptionRollups } from "../../../src/modules/metrics/metric-rollups.repository.ts";
+import { metricSources } from "../../../src/modules/metrics/metrics.repository.ts";
+import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
+import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
+
+// The subscription stock by day from its day rollups (docs/decisions.md, "Metrics: subscription day
+// rollups") — the stock and the churn windows — against the running sums of the subscriptions, which the stock test checks against the
+// per-period definition: the same numbers on a history written through the triggers (inserts,
+// updates, deletes, an inclusive subscription's tax rate), across DST days, and after a rebuild.
+
+let ctx: TestContext;
+let token: string;
+let organizationId: string;
+let currency: string;
+let inclusiveSubscription: string;
+
+const GB = { customer_billing_address: { country: "GB", line1: "1 Lane", line2: null, city: "London", postal_code: "E1", state: null } };
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  organizationId = (await createOrganization(ctx.deps)).id;
+  await registerForTax(ctx.deps, organizationId);
+  token = await createOrganizationToken(ctx.deps, organizationId, ["checkouts:write", "metrics:read"]);
+  ctx.clock.set(new Date("2026-02-20T12:00:00Z"));
+  const monthly = await createProduct(ctx.deps, organizationId, {
+    product: { name: "Monthly", recurring_interval: "month", recurring_interval_count: 1 },
+    prices: [{ amount_type: "fixed", price_amount: 1000, tax_behavior: "exclusive" }],
+  });
+  const inclusive = await createProduct(ctx.deps, organizationId, {
+    product: { name: "Inclusive", recurring_interval: "month", recurring_interval_count: 1 },
+    prices: [{ amount_type: "fixed", price_amount: 1200, tax_behavior: "inclusive" }],
+  });
+  const bought = [];
+  for (const email of ["a@example.com", "b@example.com", "c@example.com"]) {
+    bought.push((await buyThroughCheckout(ctx, token, monthly.product.id, { buyer: { customer_email: email } })).checkout);
+  }
+  inclusiveSubscription = (
+    await buyThroughCheckout(ctx, token, inclusive.product.id, { buyer: { customer_email: "d@example.com", ...GB } })
+  ).checkout.subscription_id;
+  const { rows: columns } = await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND table_name = 'subscriptions' ORDER BY ordinal_position`.execute(ctx.deps.db);
+  const overridden = [
+    "id",
+    "customer_id",
+    "created_at",
+    "started_at",
+    "trial_end",
+    "ends_at",
+    "ended_at",
+    "canceled_at",
+    "currency",
+    "amount",
+  ];
+  const kept = columns.map((column) => column.column_name).filter((name) => !overridden.includes(name));
+  // 200 copies over 20 February to 10 April 2026 (the DST changes of New York, Berlin and Auckland
+  // inside), with no start, ends before the start or on a local midnight, trials, another currency.
+  await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, trial_end, ends_at, ended_at, canceled_at, currency, amount, ${sql.join(
+    kept.map((column) => sql.ref(column)),
+  )})
+    SELECT gen_random_uuid(), (${bought.map((checkout) => checkout.customer_id)}::uuid[])[1 + i % 3], coalesce(s.at, '2026-02-20'), s.at,
+      CASE WHEN i % 4 = 0 THEN coalesce(s.at, '2026-03-01') + (i % 9) * interval '1 day' + (i % 24) * interval '1 hour' END,
+      CASE WHEN i % 11 = 0 THEN s.at - interval '2 days'
+           WHEN i % 13 = 0 THEN date_trunc('day', s.at + interval '3 days', 'America/New_York')
+           WHEN i % 3 = 0 THEN coalesce(s.at, '2026-03-01') + (i * 31 % 40) * interval '1 day' + (i % 5) * interval '1 hour' END,
+      CASE WHEN i % 10 = 0 THEN coalesce(s.at, '2026-03-01') + (i % 7) * interval '1 hour' END,
+      CASE WHEN i % 5 = 0 THEN coalesce(s.at, '2026-03-01') + i * interval '1 hour' END,
+      CASE WHEN i % 7 = 0 THEN 'jpy' ELSE t.currency END, 100 + i,
+      ${sql.join(kept.map((column) => sql.ref(`t.${column}`)))}
+    FROM subscriptions t, generate_series(1, 200) i,
+      LATERAL (SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE '2026-02-20'::timestamptz + (i * 7919 % 1900) * interval '37 minutes' END AS at) s
+    WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
+  // Later writes through the update and delete triggers: ends moved, a customer changed, rows removed.
+  await sql`UPDATE subscriptions SET ended_at = started_at + interval '9 days' WHERE organization_id = ${organizationId} AND amount % 6 = 1`.execute(
+    ctx.deps.db,
+  );
+  await sql`UPDATE subscriptions SET customer_id = ${bought[2]!.customer_id} WHERE organization_id = ${organizationId} AND amount % 19 = 0`.execute(
+    ctx.deps.db,
+  );
+  await sql`DELETE FROM subscriptions WHERE organization_id = ${organizationId} AND amount % 23 = 0`.execute(ctx.deps.db);
+  const { rows } = await sql<{ currency: string }>`SELECT currency FROM subscriptions WHERE id = ${bought[0]!.subscription_id}`.execute(
+    ctx.deps.db,
+  );
+  currency = rows[0]!.currency;
+});
+afterAll(() => ctx.close());
+
+const read = async (startDate: string, endDate: string, timezone: string, subscriptionsFromRollups: boolean) =>
+  (
+    await metricSources(ctx.deps.db, {
+      startDate,
+      endDate,
+      interval: "day",
+      timezone,
+      families: new Set(["subscriptions", "churn_rate"] as const),
+      filter: { organizationIds: [organizationId], productIds: null, billingTypes: null, customerIds: null, currency },
+      ordersFromRollups: true,
+      subscriptionsFromRollups,
+    })
+  ).map((period) => period.values);
+
+const WINDOWS = [
+  ["2026-02-15", "2026-04-20", "America/New_York"],
+  ["2026-03-25", "2026-04-10", "Europe/Berlin"],
+  ["2026-03-01", "2026-04-30", "Pacific/Auckland"],
+  ["2026-03-25", "2026-04-05", "UTC"],
+] as const;
+
+describe("subscription stock from day rollups", () => {
+  it("keeps the facts the subscriptions give, through inserts, updates and deletes", async () => {
+    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM (
+      (SELECT * FROM metric_subscription_facts WHERE organization_id = ${organizationId}
+        EXCEPT ALL SELECT * FROM metric_subscription_fact_source WHERE organization_id = ${organizationId})
+      UNION ALL
+      (SELECT * FROM metric_subscription_fact_source WHERE organization_id = ${organizationId}
+        EXCEPT ALL SELECT * FROM metric_subscription_facts WHERE organization_id = ${organizationId})
+    ) d`.execute(ctx.deps.db);
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  it.each(WINDOWS)("answers %s to %s by day in %s as the running sums do", async (startDate, endDate, timezone) => {
+    const expected = await read(startDate, endDate, timezone, false);
+    expect(expected.some((period) => period["trial_monthly_recurring_revenue"]! > 0)).toBe(true);
+    expect(new Set(expected.map((period) => period["active_subscriptions"])).size).toBeGreaterThan(2);
+    expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
+    expect(await read(startDate, endDate, timezone, true)).toEqual(expected);
+  });
+
+  it("follows an inclusive subscription's tax rate from its orders", async () => {
+    const before = await read("2026-03-01", "2026-03-05", "Europe/London", true);
+    await sql`UPDATE orders SET tax_rate_basis_points = 1000 WHERE subscription_id = ${inclusiveSubscription}`.execute(ctx.deps.db);
+    const after = await read("2026-03-01", "2026-03-05", "Europe/London", true);
+    // 12.00 holds 2.00 at 20 %, 1.09 at 10 %.
+    expect(after.map((period, i) => period["monthly_recurring_revenue"]! - before[i]!["monthly_recurring_revenue"]!)).toEqual([
+      91, 91, 91, 91, 91,
+    ]);
+    expect(after).toEqual(await read("2026-03-01", "2026-03-05", "Europe/London", false));
+  });
+
+  it("reads a half-hour zone from the running sums, and a whole-hour one from the rollups, through the API", async () => {
+    for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
+      const response = await ctx.request({
+        method: "GET",
+        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate`,
+        token,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const periods = response.json<{ periods: Record<string, number>[] }>().periods;
+      const expected = await read("2026-03-01", "2026-03-20", timezone, false);
+      expect(periods.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"], period["churn_rate"]])).toEqual(
+        expected.map((period) => [
+          period["active_subscriptions"],
+          period["monthly_recurring_revenue"],
+          period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
+        ]),
+      );
+    }
+  });
+
+  it("comes back to the same numbers and rows after a rebuild", async () => {
+    const rowsOf = async () =>
+      (
+        await sql<Record<string, string>>`SELECT utc_offset, day::text, currency, sum(active) AS active, sum(committed) AS committed,
+          sum(mrr) AS mrr, sum(cmrr) AS cmrr, sum(trial_mrr) AS trial_mrr, sum(trial_cmrr) AS trial_cmrr, sum(customers) AS customers,
+          sum(churn_base) AS churn_base, sum(churn_canceled) AS churn_canceled
+        FROM metric_subscription_day_rollups WHERE organization_id = ${organizationId}
+        GROUP BY 1, 2, 3
+        -- Rows whose additions were all taken back again are kept by the triggers, not written by the rebuild.
+        HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers), sum(churn_base), sum(churn_canceled))
+          <> (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        ORDER BY 1, 2, 3`.execute(ctx.deps.db)
+      ).rows;
+    const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));
+    const keptRows = await rowsOf();
+    await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1, churn_base = churn_base + 2 WHERE organization_id = ${organizationId}`.execute(
+      ctx.deps.db,
+    );
+    expect(await read(...WINDOWS[0], true)).not.toEqual(kept[0]);
+    const rebuilt = await rebuildSubscriptionRollups(ctx.deps.db, organizationId);
+    expect(rebuilt.facts).toBeGreaterThan(0);
+    expect(await rowsOf()).toEqual(keptRows);
+    expect(await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)))).toEqual(kept);
+  });
+});
