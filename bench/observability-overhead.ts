@@ -21,6 +21,7 @@ import { startTracing } from "../src/observability/tracing.ts";
 import { buildServices } from "../src/services.ts";
 import { benchDatabase } from "./bench-database.ts";
 import { seedProducts } from "./fixtures.ts";
+import { percentile } from "./statistics.ts";
 import { announceReady, compareInterleaved, cpuSeconds, withServerProcess } from "./harness.ts";
 
 const SECONDS = Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60);
@@ -97,8 +98,11 @@ async function startReceiver(): Promise<{ endpoint: string; spans: () => number;
   };
 }
 
-/** The server's CPU seconds and the requests it answered over the measured loads (warm-ups left out). */
-type CpuTally = { seconds: number; requests: number };
+/**
+ * The server's CPU seconds and the requests it answered over the measured loads (warm-ups left
+ * out), and its CPU per request in each of them (ms).
+ */
+type CpuTally = { seconds: number; requests: number; rounds: number[] };
 
 async function load(ready: Ready, seconds: number, tally: CpuTally) {
   const cpuBefore = cpuSeconds(ready.pid);
@@ -109,8 +113,10 @@ async function load(ready: Ready, seconds: number, tally: CpuTally) {
     headers: { authorization: `Bearer ${ready.token}` },
   });
   if (seconds === SECONDS) {
-    tally.seconds += cpuSeconds(ready.pid) - cpuBefore;
+    const cpu = cpuSeconds(ready.pid) - cpuBefore;
+    tally.seconds += cpu;
     tally.requests += result.requests.total;
+    tally.rounds.push((cpu * 1000) / result.requests.total);
   }
   return result;
 }
@@ -137,8 +143,8 @@ async function main(): Promise<void> {
       };
       await scrape();
       const scraper = setInterval(() => void scrape().catch((error: unknown) => console.error(error)), SCRAPE_EVERY_MS);
-      const off: CpuTally = { seconds: 0, requests: 0 };
-      const on: CpuTally = { seconds: 0, requests: 0 };
+      const off: CpuTally = { seconds: 0, requests: 0, rounds: [] };
+      const on: CpuTally = { seconds: 0, requests: 0, rounds: [] };
       try {
         await compareInterleaved(
           { name: "metrics and tracing off", load: (seconds) => load(unobserved, seconds, off) },
@@ -155,6 +161,14 @@ async function main(): Promise<void> {
         `server CPU per request: off ${perRequest(off).toFixed(3)} ms, on ${perRequest(on).toFixed(3)} ms: ` +
           `on / off when CPU-bound ${((perRequest(off) / perRequest(on)) * 100).toFixed(1)}%`,
       );
+      // Under a loaded machine one round's CPU per request swings by tens of percent: the ratio
+      // within each round (its two loads run back to back) and their median drift less.
+      const ratios = on.rounds.map((ms, i) => ms / off.rounds[i]!);
+      for (const [i, ratio] of ratios.entries())
+        console.log(
+          `  round ${i + 1}: CPU per request off ${off.rounds[i]!.toFixed(3)} ms, on ${on.rounds[i]!.toFixed(3)} ms, on / off ${ratio.toFixed(2)}`,
+        );
+      console.log(`CPU per request on / off, median of the rounds: ${percentile(ratios, 50).toFixed(2)}`);
       const requests = /http_request_duration_seconds_count\{[^}]*route="\/v1\/checkouts\/:id"[^}]*\} (\d+)/.exec(await scrape())?.[1];
       // Let the last batch of spans leave the server before counting them.
       await new Promise((resolve) => setTimeout(resolve, 6_000));
