@@ -25,6 +25,16 @@ const liveCustomerOfKey = (key: RawBuilder<string>, organization: RawBuilder<str
 
 /** The meter's columns in `meter_events`: whether the event matches it, and what it contributes. */
 const matchColumn = (index: number) => sql.ref(`m${index}`);
+
+/**
+ * Per meter, the index of the first meter with the same organization and filter: meters sharing a
+ * filter (a count, a sum and a unique of the same events, say) share its match column, so each event
+ * evaluates each distinct filter once, and their identical `count(*) FILTER` states are one.
+ */
+const matchIndexes = (meters: readonly MeterSpec[]) => {
+  const keys = meters.map((meter) => `${meter.organization_id} ${JSON.stringify(meter.filter)}`);
+  return keys.map((key) => keys.indexOf(key));
+};
 const numericColumn = (index: number) => sql.ref(`v${index}`);
 const valueColumn = (index: number) => sql.ref(`j${index}`);
 
@@ -37,10 +47,11 @@ const meterCondition = (meter: MeterSpec, alias: string) =>
  * per (meter, event): a single scan and a single grouping whatever the number of meters.
  */
 function meterEvents(meters: readonly MeterSpec[], source: RawBuilder<unknown>, alias: string, extra: RawBuilder<SqlBool>) {
+  const shared = matchIndexes(meters);
   const columns = meters.flatMap((meter, index) => {
     const { numeric, value } = aggregatedValue(meter.aggregation, alias);
     return [
-      sql`${meterCondition(meter, alias)} AS ${matchColumn(index)}`,
+      ...(shared[index] === index ? [sql`${meterCondition(meter, alias)} AS ${matchColumn(index)}`] : []),
       ...(numericFunction(meter) ? [sql`${numeric} AS ${numericColumn(index)}`] : []),
       ...(meter.aggregation.func === "unique" ? [sql`${value} AS ${valueColumn(index)}`] : []),
     ];
@@ -50,10 +61,7 @@ function meterEvents(meters: readonly MeterSpec[], source: RawBuilder<unknown>, 
   return sql`SELECT * FROM (
       SELECT ${customerKey(alias)} AS customer_key, date_trunc('hour', ${sql.ref(`${alias}.timestamp`)}) AS bucket, ${sql.join(columns)}
       FROM ${source} ${sql.ref(alias)} WHERE ${extra} OFFSET 0
-    ) AS per_event WHERE ${sql.join(
-      meters.map((_, index) => matchColumn(index)),
-      sql` OR `,
-    )}`;
+    ) AS per_event WHERE ${sql.join([...new Set(shared)].map(matchColumn), sql` OR `)}`;
 }
 
 /**
@@ -64,8 +72,9 @@ const numericFunction = (meter: MeterSpec) => meter.aggregation.func !== "count"
 
 /** Per customer and hour, each meter's partial aggregates (`FILTER`ed to the events it matches). */
 function meterGroups(meters: readonly MeterSpec[]) {
+  const shared = matchIndexes(meters);
   const aggregates = meters.flatMap((meter, index) => {
-    const matches = matchColumn(index);
+    const matches = matchColumn(shared[index]!);
     const v = numericColumn(index);
     const events = sql`count(*) FILTER (WHERE ${matches}) AS ${sql.ref(`events${index}`)}`;
     if (!numericFunction(meter)) return [events];
@@ -95,11 +104,12 @@ function meterGroupRows(meters: readonly MeterSpec[]) {
 
 /** Each unique meter's distinct values per customer and hour. */
 function meterValueRows(meters: readonly MeterSpec[]) {
+  const shared = matchIndexes(meters);
   const parts = meters.flatMap((meter, index) =>
     meter.aggregation.func === "unique"
       ? [
           sql`SELECT ${meter.id}::uuid AS meter_id, customer_key, bucket, ${valueColumn(index)} AS value
-            FROM meter_events WHERE ${matchColumn(index)} AND ${valueColumn(index)} IS NOT NULL`,
+            FROM meter_events WHERE ${matchColumn(shared[index]!)} AND ${valueColumn(index)} IS NOT NULL`,
         ]
       : [],
   );
@@ -180,8 +190,9 @@ function aggregateCtes(
       valueRows
         ? sql`, meter_value_upsert AS (
       INSERT INTO meter_bucket_values (meter_id, customer_key, bucket, value)
-      SELECT meter_id, customer_key, bucket, value FROM (${valueRows}) AS v
-      GROUP BY meter_id, customer_key, bucket, value ORDER BY meter_id, customer_key, bucket, value
+      SELECT meter_id, customer_key, bucket, value FROM (
+        SELECT meter_id, customer_key, bucket, value FROM (${valueRows}) AS v GROUP BY meter_id, customer_key, bucket, value OFFSET 0
+      ) AS distinct_values ORDER BY meter_id, customer_key, bucket, value
       ON CONFLICT DO NOTHING
     )`
         : sql``

@@ -130,6 +130,36 @@ describe("GET /v1/meters/{id}/quantities", () => {
     expect(await Promise.all([count, sum, unique, max, avg].map((id) => quantities(id, range)))).toEqual(before);
   });
 
+  it("keeps each filter's events apart when meters sharing a filter and meters with another are aggregated in one statement", async () => {
+    const [countA, sumA, countB, uniqueB] = [
+      await createMeter("Mixed count a", "mixa", { func: "count" }),
+      await createMeter("Mixed sum a", "mixa", { func: "sum", property: "tokens" }),
+      await createMeter("Mixed count b", "mixb", { func: "count" }),
+      await createMeter("Mixed unique b", "mixb", { func: "unique", property: "user" }),
+    ];
+    // Meters created one after another start at their own cuts; a first aggregation brings them to
+    // one instant, so the second adds the next events of all four in one statement.
+    await ingest(ctx, token, [
+      { name: "mixa", external_customer_id: "alice", timestamp: at("2026-04-01T01:00:00Z"), metadata: { tokens: 3, user: "u1" } },
+      { name: "mixb", external_customer_id: "bob", timestamp: at("2026-04-01T02:00:00Z"), metadata: { user: "u3" } },
+    ]);
+    await aggregateMeters(ctx);
+    await ingest(ctx, token, [
+      { name: "mixa", external_customer_id: "alice", timestamp: at("2026-04-01T01:30:00Z"), metadata: { tokens: 4, user: "u2" } },
+      { name: "mixb", external_customer_id: "alice", timestamp: at("2026-04-01T01:10:00Z"), metadata: { tokens: 100, user: "u1" } },
+      { name: "mixb", external_customer_id: "alice", timestamp: at("2026-04-01T01:20:00Z"), metadata: { tokens: 100, user: "u1" } },
+    ]);
+    const april = { start_timestamp: "2026-04-01T00:00:00Z", end_timestamp: "2026-04-01T23:00:00Z", interval: "day" };
+    const expected = { [countA]: 2, [sumA]: 7, [countB]: 3, [uniqueB]: 2 };
+    const totals = async () =>
+      Object.fromEntries(await Promise.all([countA, sumA, countB, uniqueB].map(async (id) => [id, (await quantities(id, april)).total])));
+    expect(await totals()).toEqual(expected);
+    await aggregateMeters(ctx);
+    expect(await bucketEvents(countA)).toBe(2);
+    expect(await bucketEvents(countB)).toBe(3);
+    expect(await totals()).toEqual(expected);
+  });
+
   it("keeps the point as given: a mid-day start still counts whole days, empty days give 0", async () => {
     const q = await quantities(count, { start_timestamp: "2026-03-01T12:00:00Z", end_timestamp: "2026-03-05T11:00:00Z", interval: "day" });
     expect(q.quantities.map((x) => x.timestamp)).toEqual([
