@@ -184,12 +184,27 @@ function formattingLocale(locale: string | null): string {
 }
 
 /**
+ * Built once per formatting locale: the `Intl` formatters cost more to construct than to use (a
+ * renewal's receipt and email built four of them, and one per amount, every time). The tags are
+ * the ones `Intl` supports, so the cache stays small.
+ */
+const languages = new Map<string, DocumentLanguage>();
+
+/**
  * The document's language for the buyer's locale (a BCP 47 tag, as the checkout records it):
  * numbers, amounts, dates and country names in that locale, the words in its language where a
  * translation exists and in English otherwise.
  */
 export function documentLanguage(locale: string | null): DocumentLanguage {
   const tag = formattingLocale(locale);
+  const known = languages.get(tag);
+  if (known) return known;
+  const built = buildLanguage(tag);
+  languages.set(tag, built);
+  return built;
+}
+
+function buildLanguage(tag: string): DocumentLanguage {
   const requested = new Intl.Locale(tag).language;
   const language = requested in WORDS ? requested : "en";
   const words = WORDS[language] ?? english;
@@ -198,13 +213,20 @@ export function documentLanguage(locale: string | null): DocumentLanguage {
   const percent = new Intl.NumberFormat(tag, { style: "percent", maximumFractionDigits: 3 });
   const numbers = new Intl.NumberFormat(tag);
   const regions = new Intl.DisplayNames([tag], { type: "region" });
+  /** Per currency code (upper case): the formatter and the currency's minor-unit digits. */
+  const currencies = new Map<string, { format: Intl.NumberFormat; digits: number }>();
   return {
     language,
     words,
     money(amountMinor, currency) {
-      const format = new Intl.NumberFormat(tag, { style: "currency", currency: currency.toUpperCase() });
-      const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-      return format.format(amountMinor / 10 ** digits);
+      const code = currency.toUpperCase();
+      let entry = currencies.get(code);
+      if (!entry) {
+        const format = new Intl.NumberFormat(tag, { style: "currency", currency: code });
+        entry = { format, digits: format.resolvedOptions().maximumFractionDigits ?? 2 };
+        currencies.set(code, entry);
+      }
+      return entry.format.format(amountMinor / 10 ** entry.digits);
     },
     rate: (basisPoints) => percent.format(basisPoints / 10_000),
     date: (date) => dates.format(date),
