@@ -97,14 +97,29 @@ export interface PreparedEvents {
   readonly types: { readonly organizationIds: string; readonly names: string };
 }
 
-/** The COPY text of one event up to its `ingested_at`; ids made here (v4, as `gen_random_uuid()`). */
+/**
+ * The COPY text of one event up to its `ingested_at`; ids made here (v4, as `gen_random_uuid()`).
+ * Joined from an array rather than a template literal: the template makes a tree of about 25
+ * string pieces per line, which the batch's join then walks; the array's join copies the fields
+ * into one flat string, and the batch's join copies flat lines (about half its CPU per batch).
+ */
 function eventLine(row: EventInsert): string {
   const id = randomUUID();
-  return `${id}\t${row.organization_id}\t${copyField(row.customer_id)}\t${copyField(row.external_customer_id)}\t${copyField(row.member_id)}\t${copyField(
-    row.external_member_id,
-  )}\t${copyField(row.name)}\t${copyField(row.timestamp)}\t${copyField(row.external_id)}\t${copyField(row.parent_id)}\t${
-    row.parent_id === null ? id : "\\N"
-  }\t${copyField(JSON.stringify(row.metadata))}\t`;
+  return [
+    id,
+    row.organization_id,
+    copyField(row.customer_id),
+    copyField(row.external_customer_id),
+    copyField(row.member_id),
+    copyField(row.external_member_id),
+    copyField(row.name),
+    copyField(row.timestamp),
+    copyField(row.external_id),
+    copyField(row.parent_id),
+    row.parent_id === null ? id : "\\N",
+    copyField(JSON.stringify(row.metadata)),
+    "",
+  ].join("\t");
 }
 
 /** Sorts the rows into claim order and writes them as COPY text, slice by slice (large batches yield between slices). */
