@@ -169,16 +169,16 @@ describe("subscription stock from day rollups", () => {
     for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
       const response = await ctx.request({
         method: "GET",
-        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate`,
+        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate&metrics=churned_subscriptions&metrics=canceled_subscriptions_too_expensive`,
         token,
       });
       expect(response.statusCode, response.body).toBe(200);
       const periods = response.json<{ periods: Record<string, number>[] }>().periods;
       const expected = await read("2026-03-01", "2026-03-20", timezone, false);
-      expect(periods.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"], period["churn_rate"]])).toEqual(
+      const slugs = ["active_subscriptions", "monthly_recurring_revenue", "churned_subscriptions", "canceled_subscriptions_too_expensive"];
+      expect(periods.map((period) => [...slugs.map((slug) => period[slug]), period["churn_rate"]])).toEqual(
         expected.map((period) => [
-          period["active_subscriptions"],
-          period["monthly_recurring_revenue"],
+          ...slugs.map((slug) => period[slug]),
           period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
         ]),
       );
