@@ -7,7 +7,7 @@
  * template subscription and order, then `generate_series` copies of them with the metrics' triggers
  * off (session_replication_role = replica); then the rollups are rebuilt with the function of
  * `commerce-api metrics rebuild`, timed. Three reads: the order metrics (from the rollups), the
- * subscription stock (from its day rollups) and every metric (the churn, cancellation, checkout and
+ * subscription stock and flows (from its day rollups) and every metric (the churn, cancellation, checkout and
  * cost families read their source rows).
  *
  *   node --import tsx bench/metrics-year.ts     (BENCH_METRICS_ORDERS, BENCH_REQUESTS default 60, BENCH_METRICS_EVERY=0)
@@ -252,10 +252,13 @@ try {
     "monthly_recurring_revenue",
     "committed_monthly_recurring_revenue",
   ];
+  const FLOW_METRICS = ["churned_subscriptions", "canceled_subscriptions", "canceled_subscriptions_too_expensive"];
   const reads = {
     "order metrics": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${ORDER_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // The subscription stock, from its day rollups.
     "subscription stock": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${STOCK_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
+    // The subscription flows, from the same day rollups.
+    "subscription flows": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${FLOW_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // BENCH_METRICS_EVERY=0 leaves it out: at a million orders its live families take minutes a request.
     ...(process.env.BENCH_METRICS_EVERY === "0"
       ? {}

@@ -8,7 +8,7 @@ import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-
  */
 export type SubscriptionFamily = Extract<MetricFamily, "subscriptions" | "churned" | "churn_rate" | "canceled" | "new_subscriptions">;
 
-const REASONS: readonly Exclude<CancellationReason, "other">[] = [
+const REASONS: readonly CancellationReason[] = [
   "customer_service",
   "low_quality",
   "missing_features",
@@ -16,6 +16,7 @@ const REASONS: readonly Exclude<CancellationReason, "other">[] = [
   "too_complex",
   "too_expensive",
   "unused",
+  "other",
 ];
 
 /** The rows of a subscription view the filters allow (organization, product, customer). */
@@ -111,6 +112,30 @@ function rollupSumsAt(
 }
 
 /**
+ * `name` (t, day, utc_offset): the distinct local midnights `instants` (a query of one column) gives,
+ * each with the day and offset whose rollup rows up to that day hold the events before it.
+ */
+const midnights = (name: string, instants: RawBuilder<unknown>) =>
+  sql`${sql.table(name)} AS (
+    SELECT DISTINCT b AS t, b::date - 1 AS day, extract(timezone FROM b)::int / 3600 AS utc_offset FROM (${instants}) v(b)
+  )`;
+
+/**
+ * `name` (t, the columns' aliases): each day's flow from the day rollups, the counts before the
+ * midnight ending it less those before the one starting it, each at its own offset (DST days too).
+ */
+function flowFromDayRollups(orgs: RawBuilder<unknown>, name: string, columns: readonly (readonly [string, RawBuilder<unknown>])[]) {
+  return [
+    midnights(`${name}_bounds`, sql`SELECT b FROM series, LATERAL (VALUES (t), (t + interval '1 day')) v(b)`),
+    ...rollupSumsAt(orgs, `${name}_counts`, `${name}_bounds`, columns),
+    sql`${sql.table(name)} AS (
+      SELECT s.t, ${sql.join(columns.map(([alias]) => sql`${sql.ref(`e.${alias}`)} - ${sql.ref(`s.${alias}`)} AS ${sql.ref(alias)}`))}
+      FROM ${sql.table(`${name}_counts`)} s JOIN ${sql.table(`${name}_counts`)} e ON e.t = s.t + interval '1 day'
+    )`,
+  ];
+}
+
+/**
  * The stock by day from the day rollups: a day's value is every event before the midnight ending
  * it, which are the rows up to its date at that midnight's offset, DST days included.
  */
@@ -129,7 +154,7 @@ function stockFromDayRollups({ orgs, currency }: FamilyScope) {
 }
 
 /**
- * The families; `fromRollups`: the stock and the churn windows from the day rollups, which answer
+ * The families; `fromRollups`: the stock, the churn windows, the churned and the canceled from the day rollups, which answer
  * days in whole-hour zones without a product, billing type or customer filter (the rollups have none of those).
  */
 export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
@@ -153,7 +178,9 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     },
     // Flow: ends (done or scheduled) inside the bounds, at the period they fall in.
     churned: {
-      ctes: [sql`churned AS (SELECT ${trunc(sql`end_at`)} AS t, count(*) AS n FROM sub_rows WHERE ${inBounds(sql`end_at`)} GROUP BY 1)`],
+      ctes: fromRollups
+        ? flowFromDayRollups(orgs, "churned", [["n", sql`sum(r.churned)`]])
+        : [sql`churned AS (SELECT ${trunc(sql`end_at`)} AS t, count(*) AS n FROM sub_rows WHERE ${inBounds(sql`end_at`)} GROUP BY 1)`],
       join: "churned",
       columns: [num(sql`churned.n`, "churned_subscriptions")],
     },
@@ -170,10 +197,7 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
           ? [
               // Each bound is a local midnight: the counts before it are the rows up to the day
               // before it at its offset (the rollups hold "at or before" a microsecond earlier).
-              sql`churn_bounds AS (
-                SELECT DISTINCT b AS t, b::date - 1 AS day, extract(timezone FROM b)::int / 3600 AS utc_offset
-                FROM churn_windows, LATERAL (VALUES (ws), (we)) v(b)
-              )`,
+              midnights("churn_bounds", sql`SELECT b FROM churn_windows, LATERAL (VALUES (ws), (we)) v(b)`),
               ...rollupSumsAt(orgs, "churn_counts", "churn_bounds", [
                 ["base", sql`sum(r.churn_base)`],
                 ["canceled", sql`sum(r.churn_canceled)`],
@@ -205,20 +229,24 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
       columns: [num(sql`churn.canceled`, "churn_canceled"), num(sql`churn.base`, "churn_base")],
     },
     // Flow: cancellation requests still standing (an uncancel clears canceled_at), at the request's period.
+    // From the rollups: the cancellations are the churn windows' counts (at canceled_at), each reason a column.
     canceled: {
-      ctes: [
-        sql`canceled AS (
-          SELECT ${trunc(sql`canceled_at`)} AS t, count(*) AS n,
-            ${sql.join(
-              [...REASONS, "other" as const].map((reason) => sql`count(*) FILTER (WHERE reason = ${reason}) AS ${sql.ref(reason)}`),
-            )}
-          FROM sub_rows WHERE ${inBounds(sql`canceled_at`)} GROUP BY 1
-        )`,
-      ],
+      ctes: fromRollups
+        ? flowFromDayRollups(orgs, "canceled", [
+            ["n", sql`sum(r.churn_canceled)`],
+            ...REASONS.map((reason) => [reason, sql`sum(${sql.ref(`r.canceled_${reason}`)})`] as const),
+          ])
+        : [
+            sql`canceled AS (
+              SELECT ${trunc(sql`canceled_at`)} AS t, count(*) AS n,
+                ${sql.join(REASONS.map((reason) => sql`count(*) FILTER (WHERE reason = ${reason}) AS ${sql.ref(reason)}`))}
+              FROM sub_rows WHERE ${inBounds(sql`canceled_at`)} GROUP BY 1
+            )`,
+          ],
       join: "canceled",
       columns: [
         num(sql`canceled.n`, "canceled_subscriptions"),
-        ...[...REASONS, "other" as const].map((reason) => num(sql.ref(`canceled.${reason}`), `canceled_subscriptions_${reason}`)),
+        ...REASONS.map((reason) => num(sql.ref(`canceled.${reason}`), `canceled_subscriptions_${reason}`)),
       ],
     },
     // Flow: subscriptions created in a period, less those whose scheduled end falls in the same period.

@@ -7,7 +7,8 @@ import { createOrganization, createOrganizationToken, createProduct, registerFor
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 // The subscription stock by day from its day rollups (docs/decisions.md, "Metrics: subscription day
-// rollups") — the stock and the churn windows — against the running sums of the subscriptions, which the stock test checks against the
+// rollups" and "subscription flows from day rollups") — the stock, the churn windows, the churned and
+// the canceled by reason — against the running sums of the subscriptions, which the stock test checks against the
 // per-period definition: the same numbers on a history written through the triggers (inserts,
 // updates, deletes, an inclusive subscription's tax rate), across DST days, and after a rebuild.
 
@@ -16,6 +17,17 @@ let token: string;
 let organizationId: string;
 let currency: string;
 let inclusiveSubscription: string;
+
+const REASONS = [
+  "customer_service",
+  "low_quality",
+  "missing_features",
+  "switched_service",
+  "too_complex",
+  "too_expensive",
+  "unused",
+  "other",
+] as const;
 
 const GB = { customer_billing_address: { country: "GB", line1: "1 Lane", line2: null, city: "London", postal_code: "E1", state: null } };
 
@@ -53,13 +65,13 @@ beforeAll(async () => {
     "canceled_at",
     "currency",
     "amount",
+    "customer_cancellation_reason",
   ];
   const kept = columns.map((column) => column.column_name).filter((name) => !overridden.includes(name));
   // 200 copies over 20 February to 10 April 2026 (the DST changes of New York, Berlin and Auckland
   // inside), with no start, ends before the start or on a local midnight, trials, another currency.
-  await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, trial_end, ends_at, ended_at, canceled_at, currency, amount, ${sql.join(
-    kept.map((column) => sql.ref(column)),
-  )})
+  await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, trial_end, ends_at, ended_at, canceled_at, currency, amount,
+    customer_cancellation_reason, ${sql.join(kept.map((column) => sql.ref(column)))})
     SELECT gen_random_uuid(), (${bought.map((checkout) => checkout.customer_id)}::uuid[])[1 + i % 3], coalesce(s.at, '2026-02-20'), s.at,
       CASE WHEN i % 4 = 0 THEN coalesce(s.at, '2026-03-01') + (i % 9) * interval '1 day' + (i % 24) * interval '1 hour' END,
       CASE WHEN i % 11 = 0 THEN s.at - interval '2 days'
@@ -68,6 +80,7 @@ beforeAll(async () => {
       CASE WHEN i % 10 = 0 THEN coalesce(s.at, '2026-03-01') + (i % 7) * interval '1 hour' END,
       CASE WHEN i % 5 = 0 THEN coalesce(s.at, '2026-03-01') + i * interval '1 hour' END,
       CASE WHEN i % 7 = 0 THEN 'jpy' ELSE t.currency END, 100 + i,
+      CASE WHEN i % 5 = 0 AND i % 45 <> 0 THEN (${REASONS}::text[])[1 + i % 8] END,
       ${sql.join(kept.map((column) => sql.ref(`t.${column}`)))}
     FROM subscriptions t, generate_series(1, 200) i,
       LATERAL (SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE '2026-02-20'::timestamptz + (i * 7919 % 1900) * interval '37 minutes' END AS at) s
@@ -79,6 +92,10 @@ beforeAll(async () => {
   await sql`UPDATE subscriptions SET customer_id = ${bought[2]!.customer_id} WHERE organization_id = ${organizationId} AND amount % 19 = 0`.execute(
     ctx.deps.db,
   );
+  // A reason given later, one changed, one cleared (the update trigger reads the reason).
+  await sql`UPDATE subscriptions SET customer_cancellation_reason = CASE WHEN amount % 45 = 0 THEN 'unused'
+      WHEN amount % 10 = 0 THEN 'too_expensive' END
+    WHERE organization_id = ${organizationId} AND canceled_at IS NOT NULL AND amount % 3 = 0`.execute(ctx.deps.db);
   await sql`DELETE FROM subscriptions WHERE organization_id = ${organizationId} AND amount % 23 = 0`.execute(ctx.deps.db);
   const { rows } = await sql<{ currency: string }>`SELECT currency FROM subscriptions WHERE id = ${bought[0]!.subscription_id}`.execute(
     ctx.deps.db,
@@ -94,7 +111,7 @@ const read = async (startDate: string, endDate: string, timezone: string, subscr
       endDate,
       interval: "day",
       timezone,
-      families: new Set(["subscriptions", "churn_rate"] as const),
+      families: new Set(["subscriptions", "churn_rate", "churned", "canceled"] as const),
       filter: { organizationIds: [organizationId], productIds: null, billingTypes: null, customerIds: null, currency },
       ordersFromRollups: true,
       subscriptionsFromRollups,
@@ -125,6 +142,15 @@ describe("subscription stock from day rollups", () => {
     expect(expected.some((period) => period["trial_monthly_recurring_revenue"]! > 0)).toBe(true);
     expect(new Set(expected.map((period) => period["active_subscriptions"])).size).toBeGreaterThan(2);
     expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
+    expect(expected.some((period) => period["churned_subscriptions"]! > 0)).toBe(true);
+    expect(REASONS.filter((reason) => expected.some((period) => period[`canceled_subscriptions_${reason}`]! > 0)).length).toBeGreaterThan(
+      2,
+    );
+    expect(
+      expected.some(
+        (period) => period["canceled_subscriptions"]! > REASONS.reduce((n, r) => n + period[`canceled_subscriptions_${r}`]!, 0),
+      ),
+    ).toBe(true);
     expect(await read(startDate, endDate, timezone, true)).toEqual(expected);
   });
 
@@ -143,16 +169,16 @@ describe("subscription stock from day rollups", () => {
     for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
       const response = await ctx.request({
         method: "GET",
-        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate`,
+        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate&metrics=churned_subscriptions&metrics=canceled_subscriptions_too_expensive`,
         token,
       });
       expect(response.statusCode, response.body).toBe(200);
       const periods = response.json<{ periods: Record<string, number>[] }>().periods;
       const expected = await read("2026-03-01", "2026-03-20", timezone, false);
-      expect(periods.map((period) => [period["active_subscriptions"], period["monthly_recurring_revenue"], period["churn_rate"]])).toEqual(
+      const slugs = ["active_subscriptions", "monthly_recurring_revenue", "churned_subscriptions", "canceled_subscriptions_too_expensive"];
+      expect(periods.map((period) => [...slugs.map((slug) => period[slug]), period["churn_rate"]])).toEqual(
         expected.map((period) => [
-          period["active_subscriptions"],
-          period["monthly_recurring_revenue"],
+          ...slugs.map((slug) => period[slug]),
           period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
         ]),
       );
@@ -164,19 +190,20 @@ describe("subscription stock from day rollups", () => {
       (
         await sql<Record<string, string>>`SELECT utc_offset, day::text, currency, sum(active) AS active, sum(committed) AS committed,
           sum(mrr) AS mrr, sum(cmrr) AS cmrr, sum(trial_mrr) AS trial_mrr, sum(trial_cmrr) AS trial_cmrr, sum(customers) AS customers,
-          sum(churn_base) AS churn_base, sum(churn_canceled) AS churn_canceled
+          sum(churn_base) AS churn_base, sum(churn_canceled) AS churn_canceled, sum(churned) AS churned,
+          ${sql.join(REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})::text AS ${sql.ref(reason)}`))}
         FROM metric_subscription_day_rollups WHERE organization_id = ${organizationId}
         GROUP BY 1, 2, 3
         -- Rows whose additions were all taken back again are kept by the triggers, not written by the rebuild.
-        HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers), sum(churn_base), sum(churn_canceled))
-          <> (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers), sum(churn_base), sum(churn_canceled),
+          sum(churned), ${sql.join(REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})`))})
+          <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${sql.join(REASONS.map(() => sql`0`))})
         ORDER BY 1, 2, 3`.execute(ctx.deps.db)
       ).rows;
     const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));
     const keptRows = await rowsOf();
-    await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1, churn_base = churn_base + 2 WHERE organization_id = ${organizationId}`.execute(
-      ctx.deps.db,
-    );
+    await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1, churn_base = churn_base + 2,
+      churned = churned + 1, canceled_unused = canceled_unused + 1 WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
     expect(await read(...WINDOWS[0], true)).not.toEqual(kept[0]);
     const rebuilt = await rebuildSubscriptionRollups(ctx.deps.db, organizationId);
     expect(rebuilt.facts).toBeGreaterThan(0);
