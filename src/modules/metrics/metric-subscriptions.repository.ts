@@ -8,7 +8,8 @@ import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-
  */
 export type SubscriptionFamily = Extract<MetricFamily, "subscriptions" | "churned" | "churn_rate" | "canceled" | "new_subscriptions">;
 
-const REASONS: readonly CancellationReason[] = [
+/** The cancellation reasons, each a `canceled_subscriptions_<reason>` metric. */
+export const CANCELLATION_REASONS: readonly CancellationReason[] = [
   "customer_service",
   "low_quality",
   "missing_features",
@@ -234,19 +235,19 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
       ctes: fromRollups
         ? flowFromDayRollups(orgs, "canceled", [
             ["n", sql`sum(r.churn_canceled)`],
-            ...REASONS.map((reason) => [reason, sql`sum(${sql.ref(`r.canceled_${reason}`)})`] as const),
+            ...CANCELLATION_REASONS.map((reason) => [reason, sql`sum(${sql.ref(`r.canceled_${reason}`)})`] as const),
           ])
         : [
             sql`canceled AS (
               SELECT ${trunc(sql`canceled_at`)} AS t, count(*) AS n,
-                ${sql.join(REASONS.map((reason) => sql`count(*) FILTER (WHERE reason = ${reason}) AS ${sql.ref(reason)}`))}
+                ${sql.join(CANCELLATION_REASONS.map((reason) => sql`count(*) FILTER (WHERE reason = ${reason}) AS ${sql.ref(reason)}`))}
               FROM sub_rows WHERE ${inBounds(sql`canceled_at`)} GROUP BY 1
             )`,
           ],
       join: "canceled",
       columns: [
         num(sql`canceled.n`, "canceled_subscriptions"),
-        ...REASONS.map((reason) => num(sql.ref(`canceled.${reason}`), `canceled_subscriptions_${reason}`)),
+        ...CANCELLATION_REASONS.map((reason) => num(sql.ref(`canceled.${reason}`), `canceled_subscriptions_${reason}`)),
       ],
     },
     // Flow: subscriptions created in a period, less those whose scheduled end falls in the same period.

@@ -1,8 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildSubscriptionRollups } from "../../../src/modules/metrics/metric-rollups.repository.ts";
+import { CANCELLATION_REASONS } from "../../../src/modules/metrics/metric-subscriptions.repository.ts";
 import { metricSources } from "../../../src/modules/metrics/metrics.repository.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { columnsBesides } from "../../helpers/table-columns.ts";
 import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -17,17 +19,6 @@ let token: string;
 let organizationId: string;
 let currency: string;
 let inclusiveSubscription: string;
-
-const REASONS = [
-  "customer_service",
-  "low_quality",
-  "missing_features",
-  "switched_service",
-  "too_complex",
-  "too_expensive",
-  "unused",
-  "other",
-] as const;
 
 const GB = { customer_billing_address: { country: "GB", line1: "1 Lane", line2: null, city: "London", postal_code: "E1", state: null } };
 
@@ -52,9 +43,7 @@ beforeAll(async () => {
   inclusiveSubscription = (
     await buyThroughCheckout(ctx, token, inclusive.product.id, { buyer: { customer_email: "d@example.com", ...GB } })
   ).checkout.subscription_id;
-  const { rows: columns } = await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name = 'subscriptions' ORDER BY ordinal_position`.execute(ctx.deps.db);
-  const overridden = [
+  const kept = await columnsBesides(ctx.deps.db, "subscriptions", [
     "id",
     "customer_id",
     "created_at",
@@ -66,8 +55,7 @@ beforeAll(async () => {
     "currency",
     "amount",
     "customer_cancellation_reason",
-  ];
-  const kept = columns.map((column) => column.column_name).filter((name) => !overridden.includes(name));
+  ]);
   // 200 copies over 20 February to 10 April 2026 (the DST changes of New York, Berlin and Auckland
   // inside), with no start, ends before the start or on a local midnight, trials, another currency.
   await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, trial_end, ends_at, ended_at, canceled_at, currency, amount,
@@ -80,7 +68,7 @@ beforeAll(async () => {
       CASE WHEN i % 10 = 0 THEN coalesce(s.at, '2026-03-01') + (i % 7) * interval '1 hour' END,
       CASE WHEN i % 5 = 0 THEN coalesce(s.at, '2026-03-01') + i * interval '1 hour' END,
       CASE WHEN i % 7 = 0 THEN 'jpy' ELSE t.currency END, 100 + i,
-      CASE WHEN i % 5 = 0 AND i % 45 <> 0 THEN (${REASONS}::text[])[1 + i % 8] END,
+      CASE WHEN i % 5 = 0 AND i % 45 <> 0 THEN (${CANCELLATION_REASONS}::text[])[1 + i % 8] END,
       ${sql.join(kept.map((column) => sql.ref(`t.${column}`)))}
     FROM subscriptions t, generate_series(1, 200) i,
       LATERAL (SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE '2026-02-20'::timestamptz + (i * 7919 % 1900) * interval '37 minutes' END AS at) s
@@ -143,12 +131,13 @@ describe("subscription stock from day rollups", () => {
     expect(new Set(expected.map((period) => period["active_subscriptions"])).size).toBeGreaterThan(2);
     expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
     expect(expected.some((period) => period["churned_subscriptions"]! > 0)).toBe(true);
-    expect(REASONS.filter((reason) => expected.some((period) => period[`canceled_subscriptions_${reason}`]! > 0)).length).toBeGreaterThan(
-      2,
-    );
+    expect(
+      CANCELLATION_REASONS.filter((reason) => expected.some((period) => period[`canceled_subscriptions_${reason}`]! > 0)).length,
+    ).toBeGreaterThan(2);
     expect(
       expected.some(
-        (period) => period["canceled_subscriptions"]! > REASONS.reduce((n, r) => n + period[`canceled_subscriptions_${r}`]!, 0),
+        (period) =>
+          period["canceled_subscriptions"]! > CANCELLATION_REASONS.reduce((n, r) => n + period[`canceled_subscriptions_${r}`]!, 0),
       ),
     ).toBe(true);
     expect(await read(startDate, endDate, timezone, true)).toEqual(expected);
@@ -191,13 +180,13 @@ describe("subscription stock from day rollups", () => {
         await sql<Record<string, string>>`SELECT utc_offset, day::text, currency, sum(active) AS active, sum(committed) AS committed,
           sum(mrr) AS mrr, sum(cmrr) AS cmrr, sum(trial_mrr) AS trial_mrr, sum(trial_cmrr) AS trial_cmrr, sum(customers) AS customers,
           sum(churn_base) AS churn_base, sum(churn_canceled) AS churn_canceled, sum(churned) AS churned,
-          ${sql.join(REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})::text AS ${sql.ref(reason)}`))}
+          ${sql.join(CANCELLATION_REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})::text AS ${sql.ref(reason)}`))}
         FROM metric_subscription_day_rollups WHERE organization_id = ${organizationId}
         GROUP BY 1, 2, 3
         -- Rows whose additions were all taken back again are kept by the triggers, not written by the rebuild.
         HAVING (sum(active), sum(committed), sum(mrr), sum(cmrr), sum(trial_mrr), sum(trial_cmrr), sum(customers), sum(churn_base), sum(churn_canceled),
-          sum(churned), ${sql.join(REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})`))})
-          <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${sql.join(REASONS.map(() => sql`0`))})
+          sum(churned), ${sql.join(CANCELLATION_REASONS.map((reason) => sql`sum(${sql.ref(`canceled_${reason}`)})`))})
+          <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${sql.join(CANCELLATION_REASONS.map(() => sql`0`))})
         ORDER BY 1, 2, 3`.execute(ctx.deps.db)
       ).rows;
     const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricSources } from "../../../src/modules/metrics/metrics.repository.ts";
 import type { TimeInterval } from "../../../src/schema/time-intervals.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
+import { columnsBesides } from "../../helpers/table-columns.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../../helpers/factories.ts";
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
@@ -28,9 +29,7 @@ beforeAll(async () => {
   for (const email of ["a@example.com", "b@example.com", "c@example.com"]) {
     bought.push((await buyThroughCheckout(ctx, token, product.product.id, { buyer: { customer_email: email } })).checkout);
   }
-  const { rows: columns } = await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND table_name = 'subscriptions' ORDER BY ordinal_position`.execute(ctx.deps.db);
-  const overridden = [
+  const kept = await columnsBesides(ctx.deps.db, "subscriptions", [
     "id",
     "customer_id",
     "created_at",
@@ -41,8 +40,7 @@ beforeAll(async () => {
     "canceled_at",
     "currency",
     "amount",
-  ];
-  const kept = columns.map((column) => column.column_name).filter((name) => !overridden.includes(name));
+  ]);
   // 240 copies spread over 20 February to 10 April 2026 at odd minutes (both DST changes of New
   // York and Berlin inside), with the edges the running sums must get right: no start, ends before
   // their start, in their start's period, on a period start, scheduled or done; trials ending
