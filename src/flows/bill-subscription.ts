@@ -1,6 +1,6 @@
 import type { Executor } from "../db/database.ts";
 import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
-import { recordWebhookEvent } from "../jobs/webhook-outbox.ts";
+import { recordWebhookEvents } from "../jobs/webhook-outbox.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
@@ -18,7 +18,7 @@ import {
   type PriceLine,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
-import { scheduleCollectRecovery } from "./subscription-charge-settlement.ts";
+import { collectRecoveryJob } from "./subscription-charge-settlement.ts";
 import type { SubscriptionFlowContext } from "./subscription-flow-context.ts";
 import { writeRenewalPaidEmail } from "./order-paid-email.ts";
 
@@ -103,15 +103,15 @@ async function publishBilledOrder(
   now: Date,
 ): Promise<OrderRow | null> {
   const created = await readOrder(trx, order);
-  await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.created", data: created, now });
+  const event = (type: "order.created" | "order.paid") => ({ organizationId: row.organization_id, type, data: created, now });
   if (order.status === "paid") {
-    await recordWebhookEvent(trx, { organizationId: row.organization_id, type: "order.paid", data: created, now });
+    await recordWebhookEvents(trx, [event("order.created"), event("order.paid")]);
     if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
     await writeRenewalPaidEmail(trx, ctx.deps, { order, items: created.items, subscription: row, customer }, now);
     return null;
   }
-  // Should the inline charge never settle (a crash), the job collects the order.
-  await scheduleCollectRecovery(trx, order.id, null, now);
+  // Should the inline charge never settle (a crash), the job collects the order; it rides in the event's statement.
+  await recordWebhookEvents(trx, [event("order.created")], [collectRecoveryJob(order.id, null, now)]);
   return order;
 }
 

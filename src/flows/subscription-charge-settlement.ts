@@ -1,6 +1,6 @@
 import type { Deps } from "../context.ts";
 import type { Executor } from "../db/database.ts";
-import { enqueueJob, removeJob } from "../jobs/queue.ts";
+import { enqueueJobs, removeJob, type JobSpec } from "../jobs/queue.ts";
 import { TaskName } from "../jobs/task-names.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
 import { findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
@@ -21,12 +21,16 @@ import type { LockedCharge } from "./subscription-flow-context.ts";
 const COLLECT_RECOVERY_DELAY_MS = 5 * 60 * 1000;
 const collectJobKey = (orderId: string) => `${TaskName.subscriptionCollect}:${orderId}`;
 
-/** Schedules the `subscription.collect` job that charges the order should the inline charge never settle (a crash). */
+/** The `subscription.collect` job that charges the order should the inline charge never settle (a crash). */
+export const collectRecoveryJob = (orderId: string, trigger: PaymentTrigger | null, now: Date): JobSpec => ({
+  task: TaskName.subscriptionCollect,
+  payload: trigger ? { orderId, trigger } : { orderId },
+  options: { runAt: new Date(now.getTime() + COLLECT_RECOVERY_DELAY_MS), jobKey: collectJobKey(orderId) },
+});
+
+/** Schedules the order's collectRecoveryJob in the caller's transaction. */
 export const scheduleCollectRecovery = (db: Executor, orderId: string, trigger: PaymentTrigger | null, now: Date) =>
-  enqueueJob(db, TaskName.subscriptionCollect, trigger ? { orderId, trigger } : { orderId }, {
-    runAt: new Date(now.getTime() + COLLECT_RECOVERY_DELAY_MS),
-    jobKey: collectJobKey(orderId),
-  });
+  enqueueJobs(db, [collectRecoveryJob(orderId, trigger, now)]);
 
 /** A paid charge: the order paid, a past-due subscription recovered once nothing else is in dunning. */
 async function settlePaid(trx: Executor, deps: Deps, { order, row }: LockedCharge, reference: string, now: Date): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/database.ts";
-import { recordWebhookEvent, type WebhookEvent } from "../../jobs/webhook-outbox.ts";
+import { recordWebhookEvents, type WebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
 import { writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
@@ -51,8 +51,12 @@ export async function markOrderPaid(
     next_payment_attempt_at: null,
     modified_at: now,
   });
-  const published = await publishOrderUpdated(db, paid, now);
-  await recordWebhookEvent(db, { organizationId: order.organization_id, type: "order.paid", data: published, now });
+  const published = await readOrder(db, paid);
+  // `order.updated` then `order.paid`, in one statement (a renewal's charge among them).
+  await recordWebhookEvents(
+    db,
+    (["order.updated", "order.paid"] as const).map((type) => ({ organizationId: order.organization_id, type, data: published, now })),
+  );
   return { row: paid, published };
 }
 /** A finalized draft's invoice number, assigned only now (drafts have none). On the locked order. */
