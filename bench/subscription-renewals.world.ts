@@ -16,6 +16,7 @@ import { createOrganizationService } from "../src/modules/organizations/organiza
 import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
 import { buildServices } from "../src/services.ts";
 import { prepareRenewalFloor } from "./subscription-renewals.floor.ts";
+import { rebuildSubscriptionRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
 
 /** Renewed by a sweep at an earlier instant before the measurement: the rows the floor copies. */
 const WARM_UP = 20;
@@ -71,14 +72,23 @@ export async function renewalWorld(connection: Connection, subscriptions: number
     SELECT organization_id, id, 'pm_sandbox_tok_visa_' || substr(md5(id::text), 1, 24), 'card', 'visa', '4242' FROM customers WHERE organization_id = ${org.id}`.execute(
     connection.db,
   );
-  await sql`INSERT INTO subscriptions (organization_id, customer_id, product_id, status, amount, currency, recurring_interval,
-      recurring_interval_count, anchor_day, current_period_start, current_period_end, started_at, payment_method_id, created_at)
-    SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started},
-      CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END::timestamptz,
-      ${started}, m.id, ${started}
-    FROM customers c JOIN payment_methods m ON m.customer_id = c.id WHERE c.organization_id = ${org.id}`.execute(connection.db);
-  await sql`INSERT INTO subscription_prices (subscription_id, product_price_id, organization_id, amount, position)
-    SELECT id, ${price!.id}, organization_id, 1500, 0 FROM subscriptions WHERE organization_id = ${org.id}`.execute(connection.db);
+  // The subscriptions with triggers off (session_replication_role = replica), their metric rollups
+  // rebuilt after, as bench/metrics-year.ts does: the metrics' row triggers in one statement of
+  // 20,000 rows would take a lock per customer in one transaction (more than PostgreSQL's lock
+  // table holds) and update the same day rows thousands of times in it, which a sweep's renewals,
+  // each in its own transaction, never do.
+  await connection.db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+    await sql`INSERT INTO subscriptions (organization_id, customer_id, product_id, status, amount, currency, recurring_interval,
+        recurring_interval_count, anchor_day, current_period_start, current_period_end, started_at, payment_method_id, created_at)
+      SELECT c.organization_id, c.id, ${product.id}, 'active', 1500, 'usd', 'month', 1, 15, ${started},
+        CASE WHEN c.email LIKE 'warm%' THEN ${warmAt} WHEN c.email LIKE 'floor%' THEN ${new Date(now.getTime() + 365 * 86_400_000)} ELSE ${now} END::timestamptz,
+        ${started}, m.id, ${started}
+      FROM customers c JOIN payment_methods m ON m.customer_id = c.id WHERE c.organization_id = ${org.id}`.execute(trx);
+    await sql`INSERT INTO subscription_prices (subscription_id, product_price_id, organization_id, amount, position)
+      SELECT id, ${price!.id}, organization_id, 1500, 0 FROM subscriptions WHERE organization_id = ${org.id}`.execute(trx);
+  });
+  await rebuildSubscriptionRollups(connection.db, org.id);
   await sql`ANALYZE`.execute(connection.db);
   const sample = await connection.db
     .selectFrom("subscriptions")
