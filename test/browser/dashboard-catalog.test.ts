@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AvailableScopes, type AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
 import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { checkDashboardWidths, dashboardPageReady, signInToDashboard } from "../helpers/dashboard-browser.ts";
+import { checkDashboardWidths, dashboardPageReady, signInToDashboard, callApi } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct } from "../helpers/factories.ts";
 
@@ -31,11 +31,7 @@ describe.skipIf(!chromiumAvailable)("dashboard catalog and settings in a browser
   let hostileFieldId: string;
   let dialogs = 0;
 
-  const api = async <T>(method: "GET" | "POST", url: string, payload?: object): Promise<T> => {
-    const response = await ctx.request({ method, url, token, ...(payload ? { payload } : {}) });
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    return response.json<T>();
-  };
+  const api = <T>(method: "GET" | "POST", url: string, payload?: object): Promise<T> => callApi<T>(ctx, token, method, url, payload);
 
   beforeAll(async () => {
     ({ ctx, origin } = await startListeningContext());

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AvailableScopes, type AvailableScope } from "../../src/modules/organizations/access-tokens.schemas.ts";
 import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { checkDashboardWidths, dashboardPageReady, signInToDashboard } from "../helpers/dashboard-browser.ts";
+import { checkDashboardWidths, dashboardPageReady, signInToDashboard, callApi } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import { createOrganization, createOrganizationToken, createProduct, createSubscription } from "../helpers/factories.ts";
 
@@ -26,11 +26,8 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
   let emailId: string;
   let dialogs = 0;
 
-  const api = async <T>(method: "GET" | "POST" | "PATCH", url: string, payload?: object, as = token): Promise<T> => {
-    const response = await ctx.request({ method, url, token: as, ...(payload ? { payload } : {}) });
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    return response.json<T>();
-  };
+  const api = <T>(method: "GET" | "POST" | "PATCH", url: string, payload?: object, as = token): Promise<T> =>
+    callApi<T>(ctx, as, method, url, payload);
 
   beforeAll(async () => {
     ({ ctx, origin } = await startListeningContext());

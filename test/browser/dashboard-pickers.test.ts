@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AvailableScopes } from "../../src/modules/organizations/access-tokens.schemas.ts";
 import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
-import { checkDashboardWidths, dashboardPageReady, signInToDashboard } from "../helpers/dashboard-browser.ts";
+import { checkDashboardWidths, dashboardPageReady, signInToDashboard, callApi } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
 import {
   createCustomer,
@@ -44,11 +44,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pickers and a customer's pages in
   let customerId: string;
   let dialogs = 0;
 
-  const api = async <T>(method: "GET" | "POST", url: string, payload?: object): Promise<T> => {
-    const response = await ctx.request({ method, url, token, ...(payload ? { payload } : {}) });
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    return response.json<T>();
-  };
+  const api = <T>(method: "GET" | "POST", url: string, payload?: object): Promise<T> => callApi<T>(ctx, token, method, url, payload);
 
   beforeAll(async () => {
     ({ ctx, origin } = await startListeningContext());

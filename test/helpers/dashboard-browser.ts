@@ -1,5 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expect } from "vitest";
 import { expectAccessible } from "./browser.ts";
+import type { TestContext } from "./context.ts";
 
 export interface DashboardSignIn {
   viewport?: { width: number; height: number };
@@ -55,4 +57,17 @@ export async function checkDashboardWidths(page: Page, name: string): Promise<vo
     await page.screenshot({ path: `test-results/dashboard-${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** An API call that sets up a dashboard test's world: any answer but a success fails the test, with the body. */
+export async function callApi<T>(
+  ctx: TestContext,
+  token: string,
+  method: "GET" | "POST" | "PATCH",
+  url: string,
+  payload?: object,
+): Promise<T> {
+  const response = await ctx.request({ method, url, token, ...(payload ? { payload } : {}) });
+  expect(response.statusCode, response.body).toBeLessThan(300);
+  return response.json<T>();
 }

@@ -2,7 +2,8 @@ import type { TObject } from "@sinclair/typebox";
 import { MAX_VALIDATION_ENTRIES } from "../../http/bounded-input.ts";
 import { RequestValidationError, fieldIssue, valueIssue, type ValidationIssue } from "../../http/errors.ts";
 import { SLICE_SIZE, mapInSlices } from "../../values/slices.ts";
-import { bodyAjv, compileAcceptanceCheck, compileBodyValidator, toValidationIssues, type BodyValidator } from "../../http/validation.ts";
+import { compileAcceptanceCheck } from "../../http/acceptance-check.ts";
+import { bodyAjv, compileBodyValidator, toValidationIssues, type BodyValidator } from "../../http/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer, type EventCreate, type EventsIngest } from "./events.schemas.ts";
 
 /**

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileAcceptanceCheck, compileBodyValidator } from "../../../src/http/validation.ts";
+import { compileAcceptanceCheck } from "../../../src/http/acceptance-check.ts";
+import { compileBodyValidator } from "../../../src/http/validation.ts";
 import { EventCreateCustomer, EventCreateExternalCustomer } from "../../../src/modules/events/events.schemas.ts";
 import type { TestContext } from "../../helpers/context.ts";
 import { arbitraryOf, mutate, mutationChoice, RawJson, toJsonText, type JsonSchema } from "../../helpers/schema-arbitraries.ts";
