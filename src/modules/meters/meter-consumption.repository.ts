@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Executor } from "../../db/database.ts";
-import { bucketRows, customerKey, unaggregatedEvents, type MeterState } from "./meter-aggregates.repository.ts";
+import { customerKey } from "./meter-aggregates.repository.ts";
+import { bucketRows, unaggregatedEvents, type MeterState } from "./meter-bucket-reads.repository.ts";
 import { aggregatedValue, compileFilter } from "./meter-filter.repository.ts";
 import { meterQuantity } from "./meter-quantities.repository.ts";
 import { meterDependentReads } from "./meter-dependent-reads.ts";
