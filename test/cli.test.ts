@@ -179,7 +179,7 @@ describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
       rows: 3,
       dayRows: Number(dayRows.n),
       // One-time orders only: no subscription, so no subscription fact.
-      subscriptions: { facts: 0, dayRows: 0 },
+      subscriptions: { facts: 0, dayRows: 0, newDayRows: 0 },
     });
     expect(await read()).toEqual(kept);
     const refused = await cli("metrics", "rebuild", "--organization", "nope");

@@ -23,6 +23,7 @@ const READ_MODELS: ReadonlySet<string> = new Set(
     "metrics.repository.ts",
     "metric-orders.repository.ts",
     "metric-subscriptions.repository.ts",
+    "metric-new-subscriptions.repository.ts",
     "metric-checkouts.repository.ts",
     "metric-costs.repository.ts",
   ].map((file) => `metrics/${file}`),

@@ -168,9 +168,13 @@ export async function rebuildOrderRollups(
 /**
  * Rewrites the subscription day rollups of one organization (null: all) from the subscriptions:
  * the facts from their view in one insert, whose statement trigger fills the day rows (as for the
- * orders' day rows, the delete trigger is off while the facts it would subtract are deleted with their rows).
+ * orders' day rows, the delete trigger is off while the facts it would subtract are deleted with their rows),
+ * and the new subscriptions' day rows.
  */
-export async function rebuildSubscriptionRollups(db: Db, organizationId: string | null): Promise<{ facts: number; dayRows: number }> {
+export async function rebuildSubscriptionRollups(
+  db: Db,
+  organizationId: string | null,
+): Promise<{ facts: number; dayRows: number; newDayRows: number }> {
   return db.transaction().execute(async (trx) => {
     await sql`LOCK TABLE metric_subscription_facts, metric_subscription_day_rollups IN EXCLUSIVE MODE`.execute(trx);
     const scope = organizationId === null ? sql`true` : sql`organization_id = ${organizationId}::uuid`;
@@ -182,6 +186,22 @@ export async function rebuildSubscriptionRollups(db: Db, organizationId: string 
       trx,
     );
     const days = await sql<{ n: string }>`SELECT count(*) AS n FROM metric_subscription_day_rollups WHERE ${scope}`.execute(trx);
-    return { facts: Number(facts.numAffectedRows ?? 0), dayRows: Number(days.rows[0]?.n ?? 0) };
+    const newDayRows = await rebuildNewSubscriptionRollups(trx, organizationId);
+    return { facts: Number(facts.numAffectedRows ?? 0), dayRows: Number(days.rows[0]?.n ?? 0), newDayRows };
   });
+}
+
+/**
+ * Rewrites the new subscriptions' day rows of one organization (null: all) from the subscriptions
+ * (the view the migration's backfill read; migrations/2026-12-04T0300_metric_new_subscription_day_rollups.ts),
+ * in the transaction of the subscription rollups' rebuild, which has locked their facts first: the
+ * order in which the subscriptions' writers take them. Returns the rows written.
+ */
+async function rebuildNewSubscriptionRollups(trx: Db, organizationId: string | null): Promise<number> {
+  await sql`LOCK TABLE metric_subscription_new_day_rollups IN EXCLUSIVE MODE`.execute(trx);
+  const scope = organizationId === null ? sql`true` : sql`organization_id = ${organizationId}::uuid`;
+  await sql`DELETE FROM metric_subscription_new_day_rollups WHERE ${scope}`.execute(trx);
+  const inserted = await sql`INSERT INTO metric_subscription_new_day_rollups (organization_id, utc_offset, day, slot, created)
+    SELECT organization_id, utc_offset, day, 0, created FROM metric_subscription_new_day_source WHERE ${scope}`.execute(trx);
+  return Number(inserted.numAffectedRows ?? 0);
 }

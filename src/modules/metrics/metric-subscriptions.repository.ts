@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from "kysely";
 import type { CancellationReason } from "../subscriptions/subscriptions.table.ts";
+import { newSubscriptionsFromDayRollups } from "./metric-new-subscriptions.repository.ts";
 import { num, type Family, type FamilyScope, type MetricFamily } from "./metric-families.repository.ts";
 
 /**
@@ -155,7 +156,7 @@ function stockFromDayRollups({ orgs, currency }: FamilyScope) {
 }
 
 /**
- * The families; `fromRollups`: the stock, the churn windows, the churned and the canceled from the day rollups, which answer
+ * The families; `fromRollups`: the stock, the churn windows, the churned, the canceled and the new from the day rollups, which answer
  * days in whole-hour zones without a product, billing type or customer filter (the rollups have none of those).
  */
 export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
@@ -252,13 +253,15 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     },
     // Flow: subscriptions created in a period, less those whose scheduled end falls in the same period.
     new_subscriptions: {
-      ctes: [
-        sql`new_subs AS (
+      ctes: fromRollups
+        ? newSubscriptionsFromDayRollups(scope)
+        : [
+            sql`new_subs AS (
           SELECT ${trunc(sql`created_at`)} AS t, count(*) AS n FROM sub_rows
           WHERE ${inBounds(sql`created_at`)} AND ${trunc(sql`ends_at`)} IS DISTINCT FROM ${trunc(sql`created_at`)}
           GROUP BY 1
         )`,
-      ],
+          ],
       join: "new_subs",
       columns: [num(sql`new_subs.n`, "new_subscriptions")],
     },

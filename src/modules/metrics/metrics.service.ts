@@ -229,7 +229,7 @@ export function createMetricsService(deps: Deps) {
       // The subscription day rollups have no product either, and answer days only; the churn windows
       // reach 30 days before the start (docs/decisions.md, "Metrics: subscription day rollups").
       const subscriptionsFromRollups =
-        (["subscriptions", "churn_rate", "churned", "canceled"] as const).some((family) => families.has(family)) &&
+        (["subscriptions", "churn_rate", "churned", "canceled", "new_subscriptions"] as const).some((family) => families.has(family)) &&
         query.interval === "day" &&
         productIds === null &&
         billingTypes === null &&

@@ -9,8 +9,8 @@ import { createOrganization, createOrganizationToken, createProduct, registerFor
 import { buyThroughCheckout } from "../subscriptions/subscription-helpers.ts";
 
 // The subscription stock by day from its day rollups (docs/decisions.md, "Metrics: subscription day
-// rollups" and "subscription flows from day rollups") — the stock, the churn windows, the churned and
-// the canceled by reason — against the running sums of the subscriptions, which the stock test checks against the
+// rollups", "subscription flows from day rollups" and "new subscriptions from day rollups") — the stock,
+// the churn windows, the churned, the canceled by reason and the new — against the running sums of the subscriptions, which the stock test checks against the
 // per-period definition: the same numbers on a history written through the triggers (inserts,
 // updates, deletes, an inclusive subscription's tax rate), across DST days, and after a rebuild.
 
@@ -73,6 +73,23 @@ beforeAll(async () => {
     FROM subscriptions t, generate_series(1, 200) i,
       LATERAL (SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE '2026-02-20'::timestamptz + (i * 7919 % 1900) * interval '37 minutes' END AS at) s
     WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
+  // New subscriptions around midnight: created 10 minutes before the hours that are midnights in
+  // UTC, New York, Berlin or Auckland, on the DST days and those around them, scheduled to end 20
+  // minutes later (across that midnight) or earlier (the same local day); and two created on
+  // Auckland's 25-hour day, ending 23½ hours later, the same local day there and at no offset.
+  await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, ends_at, currency, amount,
+    ${sql.join(kept.map((column) => sql.ref(column)))})
+    SELECT gen_random_uuid(), (${bought.map((checkout) => checkout.customer_id)}::uuid[])[1 + n % 3], c.at, c.at, c.at + c.gap,
+      t.currency, 400 + n, ${sql.join(kept.map((column) => sql.ref(`t.${column}`)))}
+    FROM subscriptions t, (
+      SELECT row_number() OVER () AS n, at, gap FROM (
+        SELECT d + h * interval '1 hour' - interval '10 minutes' AS at, CASE WHEN (d::date - '2026-01-01' + h) % 2 = 0 THEN 1 ELSE -1 END * interval '20 minutes' AS gap
+        FROM unnest(ARRAY['2026-03-07', '2026-03-08', '2026-03-09', '2026-03-28', '2026-03-29', '2026-03-30', '2026-04-03', '2026-04-04', '2026-04-05']::timestamptz[]) d,
+          unnest(ARRAY[0, 4, 5, 11, 12, 22, 23]) h
+        UNION ALL VALUES ('2026-04-04T11:50Z'::timestamptz, interval '23 hours 30 minutes'), ('2026-04-04T11:10Z', interval '23 hours 30 minutes')
+      ) a
+    ) c
+    WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
   // Later writes through the update and delete triggers: ends moved, a customer changed, rows removed.
   await sql`UPDATE subscriptions SET ended_at = started_at + interval '9 days' WHERE organization_id = ${organizationId} AND amount % 6 = 1`.execute(
     ctx.deps.db,
@@ -84,12 +101,17 @@ beforeAll(async () => {
   await sql`UPDATE subscriptions SET customer_cancellation_reason = CASE WHEN amount % 45 = 0 THEN 'unused'
       WHEN amount % 10 = 0 THEN 'too_expensive' END
     WHERE organization_id = ${organizationId} AND canceled_at IS NOT NULL AND amount % 3 = 0`.execute(ctx.deps.db);
+  // Creations and scheduled ends moved (the new subscriptions' update trigger).
+  await sql`UPDATE subscriptions SET created_at = created_at - interval '1 hour', ends_at = created_at + interval '40 minutes'
+    WHERE organization_id = ${organizationId} AND amount % 29 = 0`.execute(ctx.deps.db);
   await sql`DELETE FROM subscriptions WHERE organization_id = ${organizationId} AND amount % 23 = 0`.execute(ctx.deps.db);
   const { rows } = await sql<{ currency: string }>`SELECT currency FROM subscriptions WHERE id = ${bought[0]!.subscription_id}`.execute(
     ctx.deps.db,
   );
   currency = rows[0]!.currency;
-});
+  // Some 270 subscriptions written one by one through the triggers: longer than the default hook
+  // timeout on a loaded machine.
+}, 180_000);
 afterAll(() => ctx.close());
 
 const read = async (startDate: string, endDate: string, timezone: string, subscriptionsFromRollups: boolean) =>
@@ -99,7 +121,7 @@ const read = async (startDate: string, endDate: string, timezone: string, subscr
       endDate,
       interval: "day",
       timezone,
-      families: new Set(["subscriptions", "churn_rate", "churned", "canceled"] as const),
+      families: new Set(["subscriptions", "churn_rate", "churned", "canceled", "new_subscriptions"] as const),
       filter: { organizationIds: [organizationId], productIds: null, billingTypes: null, customerIds: null, currency },
       ordersFromRollups: true,
       subscriptionsFromRollups,
@@ -123,6 +145,16 @@ describe("subscription stock from day rollups", () => {
         EXCEPT ALL SELECT * FROM metric_subscription_facts WHERE organization_id = ${organizationId})
     ) d`.execute(ctx.deps.db);
     expect(Number(rows[0]!.n)).toBe(0);
+    const newRows = await sql<{ n: string }>`SELECT count(*) AS n FROM (
+      (SELECT utc_offset, day, sum(created) FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
+        GROUP BY 1, 2 HAVING sum(created) <> 0
+        EXCEPT ALL SELECT utc_offset, day, created FROM metric_subscription_new_day_source WHERE organization_id = ${organizationId})
+      UNION ALL
+      (SELECT utc_offset, day, created FROM metric_subscription_new_day_source WHERE organization_id = ${organizationId}
+        EXCEPT ALL SELECT utc_offset, day, sum(created) FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
+        GROUP BY 1, 2)
+    ) d`.execute(ctx.deps.db);
+    expect(Number(newRows.rows[0]!.n)).toBe(0);
   });
 
   it.each(WINDOWS)("answers %s to %s by day in %s as the running sums do", async (startDate, endDate, timezone) => {
@@ -131,6 +163,7 @@ describe("subscription stock from day rollups", () => {
     expect(new Set(expected.map((period) => period["active_subscriptions"])).size).toBeGreaterThan(2);
     expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
     expect(expected.some((period) => period["churned_subscriptions"]! > 0)).toBe(true);
+    expect(new Set(expected.map((period) => period["new_subscriptions"])).size).toBeGreaterThan(2);
     expect(
       CANCELLATION_REASONS.filter((reason) => expected.some((period) => period[`canceled_subscriptions_${reason}`]! > 0)).length,
     ).toBeGreaterThan(2);
@@ -189,14 +222,26 @@ describe("subscription stock from day rollups", () => {
           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${sql.join(CANCELLATION_REASONS.map(() => sql`0`))})
         ORDER BY 1, 2, 3`.execute(ctx.deps.db)
       ).rows;
+    const newRowsOf = async () =>
+      (
+        await sql<Record<string, string>>`SELECT utc_offset, day::text, sum(created)::text AS created
+          FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
+          GROUP BY 1, 2 HAVING sum(created) <> 0 ORDER BY 1, 2`.execute(ctx.deps.db)
+      ).rows;
     const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));
     const keptRows = await rowsOf();
+    const keptNewRows = await newRowsOf();
     await sql`UPDATE metric_subscription_day_rollups SET mrr = mrr + 5, customers = customers - 1, churn_base = churn_base + 2,
       churned = churned + 1, canceled_unused = canceled_unused + 1 WHERE organization_id = ${organizationId}`.execute(ctx.deps.db);
+    await sql`UPDATE metric_subscription_new_day_rollups SET created = created + 1 WHERE organization_id = ${organizationId}`.execute(
+      ctx.deps.db,
+    );
     expect(await read(...WINDOWS[0], true)).not.toEqual(kept[0]);
     const rebuilt = await rebuildSubscriptionRollups(ctx.deps.db, organizationId);
     expect(rebuilt.facts).toBeGreaterThan(0);
+    expect(rebuilt.newDayRows).toBe(keptNewRows.length);
     expect(await rowsOf()).toEqual(keptRows);
+    expect(await newRowsOf()).toEqual(keptNewRows);
     expect(await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)))).toEqual(kept);
   });
 });

@@ -1,0 +1,43 @@
+import { sql } from "kysely";
+import type { FamilyScope } from "./metric-families.repository.ts";
+
+/**
+ * `new_subscriptions` by day from its day rollups (migrations/2026-12-04T0300_metric_new_subscription_day_rollups.ts,
+ * docs/decisions.md, "Metrics: new subscriptions from day rollups"): per-day rows, not running
+ * counts, as "unless its scheduled end falls in the same local day" depends on the offset of the
+ * row's own day.
+ */
+
+/**
+ * The CTE `new_subs` (t, n). A day whose two midnights have the same whole-hour offset k spans
+ * exactly the 24 hours of its date at k, so its count is the row at (k, date) (a lookup of the key
+ * per day, as the order day rollups read). The DST days (23 or 25 hours) are no date at any one
+ * offset: they count the subscriptions created between their midnights, by the index on
+ * (organization, created_at) with the scheduled end in it, as the per-request read does.
+ */
+export function newSubscriptionsFromDayRollups({ orgs }: FamilyScope) {
+  return [
+    sql`new_sub_days AS (
+      SELECT t, t::date AS day, extract(timezone FROM t)::int AS utc_offset,
+        extract(timezone FROM t) = extract(timezone FROM t + interval '1 day') AND extract(timezone FROM t)::int % 3600 = 0
+          AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
+      FROM series
+    )`,
+    sql`new_subs AS (
+      SELECT p.t, r.n
+      FROM new_sub_days p CROSS JOIN LATERAL (
+        SELECT sum(r.created) AS n FROM metric_subscription_new_day_rollups r
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day
+      ) r
+      WHERE p.whole
+      UNION ALL
+      SELECT p.t, (
+        SELECT count(*) FROM subscriptions s
+        WHERE s.organization_id = ANY(${orgs}) AND s.created_at >= p.t AND s.created_at < p.t + interval '1 day'
+          AND date_trunc('day', s.ends_at) IS DISTINCT FROM p.t
+      )
+      FROM new_sub_days p
+      WHERE NOT p.whole
+    )`,
+  ];
+}
