@@ -6,9 +6,9 @@
  * Seeded with bare SQL: one organization, products and customers through the repositories, one
  * template subscription and order, then `generate_series` copies of them with the metrics' triggers
  * off (session_replication_role = replica); then the rollups are rebuilt with the function of
- * `commerce-api metrics rebuild`, timed. Three reads: the order metrics (from the rollups), the
- * subscription stock and flows (from its day rollups) and every metric (the churn, cancellation, checkout and
- * cost families read their source rows).
+ * `commerce-api metrics rebuild`, timed. The reads: the order metrics (from the rollups), the
+ * subscription stock and flows (from its day rollups), new subscriptions (from their day rollups,
+ * and per request for comparison) and every metric (the checkout and cost families read their source rows).
  *
  *   node --import tsx bench/metrics-year.ts     (BENCH_METRICS_ORDERS, BENCH_REQUESTS default 60, BENCH_METRICS_EVERY=0)
  */
@@ -217,7 +217,7 @@ try {
     const subscriptionsStarted = performance.now();
     const subscriptions = await rebuildSubscriptionRollups(connection.db, organization.id);
     console.log(
-      `rebuild ${which}: ${subscriptions.facts} subscription facts into ${subscriptions.dayRows} day rollup rows in ${((performance.now() - subscriptionsStarted) / 1000).toFixed(1)} s`,
+      `rebuild ${which}: ${subscriptions.facts} subscription facts into ${subscriptions.dayRows} day rollup rows and ${subscriptions.newDayRows} new-subscription day rows in ${((performance.now() - subscriptionsStarted) / 1000).toFixed(1)} s`,
     );
   }
   await sql`ANALYZE`.execute(connection.db);
@@ -259,6 +259,11 @@ try {
     "subscription stock": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${STOCK_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // The subscription flows, from the same day rollups.
     "subscription flows": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${FLOW_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
+    // New subscriptions from their per-day rollups, and per request (a billing type filter: every
+    // product of the bench is recurring, so the same answer from every subscription).
+    "new subscriptions": "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&metrics=new_subscriptions",
+    "new subscriptions, per request":
+      "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&metrics=new_subscriptions&billing_type=recurring",
     // BENCH_METRICS_EVERY=0 leaves it out: at a million orders its live families take minutes a request.
     ...(process.env.BENCH_METRICS_EVERY === "0"
       ? {}

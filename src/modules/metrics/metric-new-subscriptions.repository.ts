@@ -10,26 +10,30 @@ import type { FamilyScope } from "./metric-families.repository.ts";
 
 /**
  * The CTE `new_subs` (t, n). A day whose two midnights have the same whole-hour offset k spans
- * exactly the 24 hours of its date at k, so its count is the row at (k, date) (a lookup of the key
- * per day, as the order day rollups read). The DST days (23 or 25 hours) are no date at any one
- * offset: they count the subscriptions created between their midnights, by the index on
- * (organization, created_at) with the scheduled end in it, as the per-request read does.
+ * exactly the 24 hours of its date at k, so its count is its row at (k, date): each offset the
+ * window's days use (one, or two across DST) is read once, over the range of its days, by the
+ * key. The DST days (23 or 25 hours) are no date at any one offset: they count the subscriptions
+ * created between their midnights, by the index on (organization, created_at) that holds the
+ * scheduled end, as the per-request read does.
  */
 export function newSubscriptionsFromDayRollups({ orgs }: FamilyScope) {
   return [
     sql`new_sub_days AS (
-      SELECT t, t::date AS day, extract(timezone FROM t)::int AS utc_offset,
+      SELECT t, t::date AS day, extract(timezone FROM t)::int / 3600 AS utc_offset,
         extract(timezone FROM t) = extract(timezone FROM t + interval '1 day') AND extract(timezone FROM t)::int % 3600 = 0
           AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
       FROM series
     )`,
-    sql`new_subs AS (
-      SELECT p.t, r.n
-      FROM new_sub_days p CROSS JOIN LATERAL (
-        SELECT sum(r.created) AS n FROM metric_subscription_new_day_rollups r
-        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day
+    sql`new_sub_rows AS (
+      SELECT o.utc_offset, r.day, r.n
+      FROM (SELECT utc_offset, min(day) AS lo, max(day) AS hi FROM new_sub_days WHERE whole GROUP BY 1) o CROSS JOIN LATERAL (
+        SELECT r.day, sum(r.created) AS n FROM metric_subscription_new_day_rollups r
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day BETWEEN o.lo AND o.hi
+        GROUP BY 1
       ) r
-      WHERE p.whole
+    )`,
+    sql`new_subs AS (
+      SELECT p.t, r.n FROM new_sub_days p JOIN new_sub_rows r USING (utc_offset, day) WHERE p.whole
       UNION ALL
       SELECT p.t, (
         SELECT count(*) FROM subscriptions s
