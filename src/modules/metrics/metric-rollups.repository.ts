@@ -117,12 +117,20 @@ export const orderRollupCtes = ({ orgs, currency, interval, trunc, productMatch 
 /**
  * Whether the zone's offset is a whole number of hours over the range (a day's margin either side),
  * so its local periods begin on UTC hours and the hourly rollups answer exactly. Zones such as
- * Asia/Kolkata (+05:30) are read from the source rows instead.
+ * Asia/Kolkata (+05:30) are read from the source rows instead. With an `interval`, the range runs
+ * from the start of the period holding `startDate` to the end of the one holding `endDate`.
  */
-export async function wholeHourZone(db: Db, timezone: string, startDate: string, endDate: string): Promise<boolean> {
+export async function wholeHourZone(
+  db: Db,
+  timezone: string,
+  startDate: string,
+  endDate: string,
+  interval: TimeInterval = "day",
+): Promise<boolean> {
   const { rows } = await sql<{ whole: boolean }>`
     SELECT bool_and(extract(epoch FROM (d AT TIME ZONE ${timezone}) - (d AT TIME ZONE 'UTC'))::bigint % 3600 = 0) AS whole
-    FROM generate_series(${startDate}::date - 1, ${endDate}::date + 1, interval '1 day') d`.execute(db);
+    FROM generate_series(date_trunc(${interval}, ${startDate}::timestamp) - interval '1 day',
+      date_trunc(${interval}, ${endDate}::timestamp) + ${`1 ${interval}`}::interval, interval '1 day') d`.execute(db);
   return rows[0]?.whole === true;
 }
 
