@@ -114,8 +114,8 @@ export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, product
 /**
  * Whether the zone's offset is a whole number of hours over the range (a day's margin either side),
  * so its local periods begin on UTC hours and the hourly rollups answer exactly. Zones such as
- * Asia/Kolkata (+05:30) are read from the source rows instead. With an `interval`, the range runs
- * from the start of the period holding `startDate` to the end of the one holding `endDate`.
+ * Asia/Kolkata (+05:30) are read from the source rows instead. The range runs from the start of the
+ * `interval`'s period holding `startDate` to the end of the one holding `endDate`, whose midnights the reads use.
  */
 export async function wholeHourZone(
   db: Db,
@@ -127,7 +127,7 @@ export async function wholeHourZone(
   const { rows } = await sql<{ whole: boolean }>`
     SELECT bool_and(extract(epoch FROM (d AT TIME ZONE ${timezone}) - (d AT TIME ZONE 'UTC'))::bigint % 3600 = 0) AS whole
     FROM generate_series(date_trunc(${interval}, ${startDate}::timestamp) - interval '1 day',
-      date_trunc(${interval}, ${endDate}::timestamp) + ${`1 ${interval}`}::interval, interval '1 day') d`.execute(db);
+      date_trunc(${interval}, ${endDate}::timestamp) + ${`1 ${interval}`}::interval + interval '1 day', interval '1 day') d`.execute(db);
   return rows[0]?.whole === true;
 }
 

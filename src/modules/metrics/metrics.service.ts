@@ -228,7 +228,7 @@ export function createMetricsService(deps: Deps) {
         families.has("orders") && customerIds === null && (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
       // The subscription day rollups have no product either, and answer periods bounded by local
       // midnights (not hours); the churn windows reach 30 days before the first period's start
-      // (docs/decisions.md, "Metrics: subscription day rollups" and "weeks, months and years").
+      // (docs/decisions.md, "Metrics: subscription day rollups" and "Metrics: weeks, months and years from the day rollups").
       const subscriptionsFromRollups =
         (["subscriptions", "churn_rate", "churned", "canceled"] as const).some((family) => families.has(family)) &&
         query.interval !== "hour" &&
