@@ -7,8 +7,9 @@
  * template subscription and order, then `generate_series` copies of them with the metrics' triggers
  * off (session_replication_role = replica); then the rollups are rebuilt with the function of
  * `commerce-api metrics rebuild`, timed. The reads: the order metrics (from the rollups), the
- * subscription stock and flows (from its day rollups), new subscriptions (from their day rollups,
- * and per request for comparison) and every metric (the checkout and cost families read their source rows).
+ * subscription stock and flows (from its day rollups), both by week and by month too, new
+ * subscriptions (from their day rollups, and per request for comparison) and every metric (the
+ * checkout and cost families read their source rows).
  *
  *   node --import tsx bench/metrics-year.ts     (BENCH_METRICS_ORDERS, BENCH_REQUESTS default 60, BENCH_METRICS_EVERY=0)
  */
@@ -264,6 +265,20 @@ try {
     "new subscriptions": "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&metrics=new_subscriptions",
     "new subscriptions, per request":
       "start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&metrics=new_subscriptions&billing_type=recurring",
+    // Weeks and months of the same year: the subscription families from the same day rollups
+    // (each bound a local midnight), the order metrics from the hourly rollups.
+    ...Object.fromEntries(
+      (["week", "month"] as const).flatMap((interval) => [
+        [
+          `subscription stock, flows and churn rate by ${interval}`,
+          `start_date=2026-01-01&end_date=2026-12-31&interval=${interval}&timezone=Europe/Berlin&${[...STOCK_METRICS, ...FLOW_METRICS, "churn_rate"].map((slug) => `metrics=${slug}`).join("&")}`,
+        ],
+        [
+          `order metrics by ${interval}`,
+          `start_date=2026-01-01&end_date=2026-12-31&interval=${interval}&timezone=Europe/Berlin&${ORDER_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
+        ],
+      ]),
+    ),
     // BENCH_METRICS_EVERY=0 leaves it out: at a million orders its live families take minutes a request.
     ...(process.env.BENCH_METRICS_EVERY === "0"
       ? {}
@@ -326,7 +341,7 @@ try {
         times[which].push(await timeOne(which, query));
     }
     const p95 = { large: percentile(times.large, 95), small: percentile(times.small, 95) };
-    console.log(`${label}, a year by day, ${requests} requests each:`);
+    console.log(`${label}${label.includes(" by ") ? "" : ", a year by day"}, ${requests} requests each:`);
     for (const which of ["large", "small"] as const) {
       console.log(`  ${which.padEnd(5)} p50 ${percentile(times[which], 50).toFixed(1)} ms   p95 ${p95[which].toFixed(1)} ms`);
     }

@@ -8,10 +8,10 @@ import { orderRollupCtes } from "./metric-rollups.repository.ts";
  * From the order rollups (`fromRollups`) where those answer exactly, else from the orders.
  */
 export function ordersFamily(scope: FamilyScope, fromRollups: boolean): Family {
-  const { orgs, currency, interval, trunc, inBounds, productMatch, customerMatch } = scope;
+  const { orgs, currency, interval, step, trunc, inBounds, productMatch, customerMatch } = scope;
   return {
     ctes: fromRollups
-      ? orderRollupCtes({ orgs, currency, interval, trunc, productMatch })
+      ? orderRollupCtes({ orgs, currency, interval, step, trunc, productMatch })
       : [
           sql`order_rows AS (
         SELECT o.created_at, o.subscription_id, o.currency = ${currency} AS priced, o.net_amount AS amount,

@@ -15,6 +15,8 @@ export interface OrderRollupScope {
   orgs: RawBuilder<unknown>;
   currency: string;
   interval: TimeInterval;
+  /** One period, as an interval. */
+  step: RawBuilder<unknown>;
   /** The local period start of a timestamp (the statement runs in the requested zone). */
   trunc: (expression: RawBuilder<unknown>) => RawBuilder<unknown>;
   productMatch: (column: RawBuilder<unknown>) => RawBuilder<unknown>;
@@ -57,51 +59,46 @@ const ordersBefore = (currency: string, from: RawBuilder<unknown>) => sql`orders
 )`;
 
 /**
- * The CTEs of the orders family from the rollups, with the columns of the live one. Periods of
- * every interval but `day` read the hourly rows. Days read the day rollups at the day's UTC offset
- * when the whole day has one offset of whole hours (every day of a whole-hour zone but the two DST
- * changes, whose 23 or 25 hours read the hourly rows), so a year by day reads about 365 rows per series.
+ * The CTEs of the orders family from the rollups, with the columns of the live one. A period (days,
+ * weeks, months, years; clipped to the window) whose bounds and its own two midnights are local
+ * midnights at one whole-hour offset is that offset's day rows from its first to its last day, and
+ * its "new" and "renewed" are the rows' day lags against its dates: a year by day or by week reads
+ * about 365 rows per series. The others (hours, the periods across a DST change, 2 to 4 a year)
+ * read the hourly rows. Before the window: the day rows at the offset of its first midnight.
  */
-export const orderRollupCtes = ({ orgs, currency, interval, trunc, productMatch }: OrderRollupScope) => {
+export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, productMatch }: OrderRollupScope) => {
   const scoped = sql`r.organization_id = ANY(${orgs}) AND ${productMatch(sql`r.product_id`)}`;
-  if (interval !== "day") {
-    return [
-      sql`order_rows AS (${hourRows(
-        currency,
-        trunc,
-        sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour >= (SELECT lo FROM bounds) AND r.hour < (SELECT hi FROM bounds)`,
-      )})`,
-      orderSums,
-      ordersBefore(currency, sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour < (SELECT lo FROM bounds)`),
-    ];
-  }
+  const offset = (instant: RawBuilder<unknown>) => sql`extract(timezone FROM ${instant})::int`;
   return [
-    // Each local day with its date and offset (seconds east of UTC), and whether that offset holds
-    // at each of its hours (not a DST change) and has rows (whole hours, −12 to +14): one pass over
-    // the window's hours, each against its local midnight.
-    sql`day_periods AS (
-      SELECT d.t, d.t::date AS day, extract(timezone FROM d.t)::int AS utc_offset,
-        d.uniform AND extract(timezone FROM d.t)::int % 3600 = 0 AND extract(timezone FROM d.t)::int BETWEEN -43200 AND 50400 AS whole
+    sql`order_periods AS (
+      SELECT p.*, p.whole AND p.k % 3600 = 0 AND p.k BETWEEN -43200 AND 50400 AS by_day
       FROM (
-        SELECT date_trunc('day', h) AS t, bool_and(extract(timezone FROM h) = extract(timezone FROM date_trunc('day', h))) AS uniform
-        FROM bounds, generate_series(lo, hi - interval '1 hour', interval '1 hour') h
-        GROUP BY 1
-      ) d
+        SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi, ${offset(sql`se.t`)} AS k,
+          ${sql.lit(interval !== "hour")} AND ${offset(sql`se.t`)} = ${offset(sql`se.t + ${step}`)}
+            AND ${offset(sql`se.t`)} = ${offset(sql`greatest(se.t, b.lo)`)}
+            AND ${offset(sql`se.t`)} = ${offset(sql`least(se.t + ${step}, b.hi)`)} AS whole
+        FROM series se, bounds b
+      ) p
     )`,
     sql`order_rows AS (
-      SELECT p.t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription, r.new_subscription,
-        r.first_in_day AS first_in_period
-      -- A lookup of the key (organization, offset, day) per day, not a scan of every offset's rows:
+      SELECT p.t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription,
+        r.subscription AND r.start_day IS NOT NULL AND r.start_day >= p.t::date AND r.start_day < (p.t + ${step})::date AS new_subscription,
+        r.prev_day IS NULL OR NOT (r.prev_day >= p.t::date AND r.prev_day < (p.t + ${step})::date) AS first_in_period
+      -- A range of the key (organization, offset, day) per period, not a scan of every offset's rows:
       -- OFFSET 0 keeps the planner from flattening the lateral read into a hash join over them all.
-      FROM day_periods p CROSS JOIN LATERAL (
-        SELECT r.* FROM metric_order_day_rollups r WHERE ${scoped} AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day OFFSET 0
+      FROM order_periods p CROSS JOIN LATERAL (
+        SELECT r.* FROM metric_order_day_rollups r
+        WHERE ${scoped} AND r.utc_offset = p.k / 3600 AND r.day >= p.lo::date AND r.day < p.hi::date OFFSET 0
       ) r
-      WHERE p.whole
+      WHERE p.by_day
       UNION ALL
       ${hourRows(
         currency,
         trunc,
-        sql`FROM day_periods p JOIN metric_order_rollups r ON r.hour >= p.t AND r.hour < p.t + interval '1 day' WHERE NOT p.whole AND ${scoped}`,
+        // Hours: one range over the window; longer periods: a range per period left to the hours.
+        interval === "hour"
+          ? sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour >= (SELECT lo FROM bounds) AND r.hour < (SELECT hi FROM bounds)`
+          : sql`FROM order_periods p JOIN metric_order_rollups r ON r.hour >= p.lo AND r.hour < p.hi WHERE NOT p.by_day AND ${scoped}`,
       )}
     )`,
     orderSums,
@@ -117,12 +114,20 @@ export const orderRollupCtes = ({ orgs, currency, interval, trunc, productMatch 
 /**
  * Whether the zone's offset is a whole number of hours over the range (a day's margin either side),
  * so its local periods begin on UTC hours and the hourly rollups answer exactly. Zones such as
- * Asia/Kolkata (+05:30) are read from the source rows instead.
+ * Asia/Kolkata (+05:30) are read from the source rows instead. The range runs from the start of the
+ * `interval`'s period holding `startDate` to the end of the one holding `endDate`, whose midnights the reads use.
  */
-export async function wholeHourZone(db: Db, timezone: string, startDate: string, endDate: string): Promise<boolean> {
+export async function wholeHourZone(
+  db: Db,
+  timezone: string,
+  startDate: string,
+  endDate: string,
+  interval: TimeInterval = "day",
+): Promise<boolean> {
   const { rows } = await sql<{ whole: boolean }>`
     SELECT bool_and(extract(epoch FROM (d AT TIME ZONE ${timezone}) - (d AT TIME ZONE 'UTC'))::bigint % 3600 = 0) AS whole
-    FROM generate_series(${startDate}::date - 1, ${endDate}::date + 1, interval '1 day') d`.execute(db);
+    FROM generate_series(date_trunc(${interval}, ${startDate}::timestamp) - interval '1 day',
+      date_trunc(${interval}, ${endDate}::timestamp) + ${`1 ${interval}`}::interval + interval '1 day', interval '1 day') d`.execute(db);
   return rows[0]?.whole === true;
 }
 

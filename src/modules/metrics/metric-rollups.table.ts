@@ -34,7 +34,7 @@ export interface MetricOrderRollupsTable {
   net: string;
 }
 
-/** The facts by local day at each whole-hour UTC offset, for day periods (the hours answer the rest). */
+/** The facts by local day at each whole-hour UTC offset, for periods bounded by midnights at one offset (the hours answer the rest). */
 export interface MetricOrderDayRollupsTable {
   organization_id: string;
   /** Hours east of UTC, −12 to +14. */
@@ -44,10 +44,10 @@ export interface MetricOrderDayRollupsTable {
   product_id: string | null;
   currency: string;
   subscription: boolean;
-  /** The subscription started on that local day. */
-  new_subscription: boolean;
-  /** No earlier order of the subscription fell on that local day. */
-  first_in_day: boolean;
+  /** The subscription's start as a local date at that offset (kept exact within a week: metrics_day_lag). */
+  start_day: Date | null;
+  /** The subscription's previous order as a local date at that offset, likewise. */
+  prev_day: Date | null;
   /** One of a key's rows (0–15), taken per organization and transaction; reads sum them. */
   slot: number;
   orders: string;

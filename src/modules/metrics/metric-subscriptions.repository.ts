@@ -123,29 +123,36 @@ const midnights = (name: string, instants: RawBuilder<unknown>) =>
   )`;
 
 /**
- * `name` (t, the columns' aliases): each day's flow from the day rollups, the counts before the
+ * `name` (t, the columns' aliases): each period's flow from the day rollups, the counts before the
  * midnight ending it less those before the one starting it, each at its own offset (DST days too).
+ * The bounds are clipped to the window's (`bounds`), as the flows count only inside it: the first
+ * week, month or year of a series begins before the start date, the last may end after the end date.
  */
-function flowFromDayRollups(orgs: RawBuilder<unknown>, name: string, columns: readonly (readonly [string, RawBuilder<unknown>])[]) {
+function flowFromDayRollups({ orgs, step }: FamilyScope, name: string, columns: readonly (readonly [string, RawBuilder<unknown>])[]) {
   return [
-    midnights(`${name}_bounds`, sql`SELECT b FROM series, LATERAL (VALUES (t), (t + interval '1 day')) v(b)`),
+    sql`${sql.table(`${name}_periods`)} AS (
+      SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi FROM series se, bounds b
+    )`,
+    midnights(`${name}_bounds`, sql`SELECT b FROM ${sql.table(`${name}_periods`)}, LATERAL (VALUES (lo), (hi)) v(b)`),
     ...rollupSumsAt(orgs, `${name}_counts`, `${name}_bounds`, columns),
     sql`${sql.table(name)} AS (
-      SELECT s.t, ${sql.join(columns.map(([alias]) => sql`${sql.ref(`e.${alias}`)} - ${sql.ref(`s.${alias}`)} AS ${sql.ref(alias)}`))}
-      FROM ${sql.table(`${name}_counts`)} s JOIN ${sql.table(`${name}_counts`)} e ON e.t = s.t + interval '1 day'
+      SELECT p.t, ${sql.join(columns.map(([alias]) => sql`${sql.ref(`e.${alias}`)} - ${sql.ref(`s.${alias}`)} AS ${sql.ref(alias)}`))}
+      FROM ${sql.table(`${name}_periods`)} p
+        JOIN ${sql.table(`${name}_counts`)} s ON s.t = p.lo JOIN ${sql.table(`${name}_counts`)} e ON e.t = p.hi
     )`,
   ];
 }
 
 /**
- * The stock by day from the day rollups: a day's value is every event before the midnight ending
- * it, which are the rows up to its date at that midnight's offset, DST days included.
+ * The stock from the day rollups: a period's value is every event before the midnight ending it
+ * (a day's, a week's, a month's or a year's), which are the rows up to the day before that midnight
+ * at its offset, whatever the offsets inside the period.
  */
-function stockFromDayRollups({ orgs, currency }: FamilyScope) {
+function stockFromDayRollups({ orgs, currency, step }: FamilyScope) {
   const priced = (column: string) => sql`sum(${sql.ref(`r.${column}`)}) FILTER (WHERE r.currency = ${currency})`;
   return [
     sql`sub_day_points AS (
-      SELECT t, t::date AS day, extract(timezone FROM t + interval '1 day')::int / 3600 AS utc_offset FROM series
+      SELECT t, (t + ${step})::date - 1 AS day, extract(timezone FROM t + ${step})::int / 3600 AS utc_offset FROM series
     )`,
     ...rollupSumsAt(orgs, "subs", "sub_day_points", [
       ["active", sql`sum(r.active)`],
@@ -156,8 +163,9 @@ function stockFromDayRollups({ orgs, currency }: FamilyScope) {
 }
 
 /**
- * The families; `fromRollups`: the stock, the churn windows, the churned, the canceled and the new from the day rollups, which answer
- * days in whole-hour zones without a product, billing type or customer filter (the rollups have none of those).
+ * The families; `fromRollups`: the stock, the churn windows, the churned and the canceled from the day rollups, which answer
+ * days, weeks, months and years (every bound a local midnight) in whole-hour zones without a product, billing type or
+ * customer filter (the rollups have none of those); the new from their per-day rows, which answer days only.
  */
 export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
   const { trunc, inBounds, interval, orgs } = scope;
@@ -181,7 +189,7 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     // Flow: ends (done or scheduled) inside the bounds, at the period they fall in.
     churned: {
       ctes: fromRollups
-        ? flowFromDayRollups(orgs, "churned", [["n", sql`sum(r.churned)`]])
+        ? flowFromDayRollups(scope, "churned", [["n", sql`sum(r.churned)`]])
         : [sql`churned AS (SELECT ${trunc(sql`end_at`)} AS t, count(*) AS n FROM sub_rows WHERE ${inBounds(sql`end_at`)} GROUP BY 1)`],
       join: "churned",
       columns: [num(sql`churned.n`, "churned_subscriptions")],
@@ -234,7 +242,7 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     // From the rollups: the cancellations are the churn windows' counts (at canceled_at), each reason a column.
     canceled: {
       ctes: fromRollups
-        ? flowFromDayRollups(orgs, "canceled", [
+        ? flowFromDayRollups(scope, "canceled", [
             ["n", sql`sum(r.churn_canceled)`],
             ...CANCELLATION_REASONS.map((reason) => [reason, sql`sum(${sql.ref(`r.canceled_${reason}`)})`] as const),
           ])
@@ -253,15 +261,16 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     },
     // Flow: subscriptions created in a period, less those whose scheduled end falls in the same period.
     new_subscriptions: {
-      ctes: fromRollups
-        ? newSubscriptionsFromDayRollups(scope)
-        : [
-            sql`new_subs AS (
+      ctes:
+        fromRollups && interval === "day"
+          ? newSubscriptionsFromDayRollups(scope)
+          : [
+              sql`new_subs AS (
           SELECT ${trunc(sql`created_at`)} AS t, count(*) AS n FROM sub_rows
           WHERE ${inBounds(sql`created_at`)} AND ${trunc(sql`ends_at`)} IS DISTINCT FROM ${trunc(sql`created_at`)}
           GROUP BY 1
         )`,
-          ],
+            ],
       join: "new_subs",
       columns: [num(sql`new_subs.n`, "new_subscriptions")],
     },

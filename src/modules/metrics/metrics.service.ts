@@ -226,15 +226,16 @@ export function createMetricsService(deps: Deps) {
       // periods begin off the hour reads the orders themselves (docs/decisions.md, "Metrics: order rollups").
       const ordersFromRollups =
         families.has("orders") && customerIds === null && (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
-      // The subscription day rollups have no product either, and answer days only; the churn windows
-      // reach 30 days before the start (docs/decisions.md, "Metrics: subscription day rollups").
+      // The subscription day rollups have no product either, and answer periods bounded by local
+      // midnights (not hours); the churn windows reach 30 days before the first period's start
+      // (docs/decisions.md, "Metrics: subscription day rollups" and "Metrics: weeks, months and years from the day rollups").
       const subscriptionsFromRollups =
         (["subscriptions", "churn_rate", "churned", "canceled", "new_subscriptions"] as const).some((family) => families.has(family)) &&
-        query.interval === "day" &&
+        query.interval !== "hour" &&
         productIds === null &&
         billingTypes === null &&
         customerIds === null &&
-        (await wholeHourZone(readDb, timezone, daysBefore(query.start_date, 31), query.end_date));
+        (await wholeHourZone(readDb, timezone, daysBefore(query.start_date, 31), query.end_date, query.interval));
       const sources: SourcePeriod[] = await metricSources(readDb, {
         startDate: query.start_date,
         endDate: query.end_date,

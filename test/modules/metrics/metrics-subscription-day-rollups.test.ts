@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rebuildSubscriptionRollups } from "../../../src/modules/metrics/metric-rollups.repository.ts";
 import { CANCELLATION_REASONS } from "../../../src/modules/metrics/metric-subscriptions.repository.ts";
 import { metricSources } from "../../../src/modules/metrics/metrics.repository.ts";
+import type { TimeInterval } from "../../../src/schema/time-intervals.ts";
 import { createTestContext, type TestContext } from "../../helpers/context.ts";
 import { columnsBesides } from "../../helpers/table-columns.ts";
 import { createOrganization, createOrganizationToken, createProduct, registerForTax } from "../../helpers/factories.ts";
@@ -114,12 +115,18 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => ctx.close());
 
-const read = async (startDate: string, endDate: string, timezone: string, subscriptionsFromRollups: boolean) =>
+const read = async (
+  startDate: string,
+  endDate: string,
+  timezone: string,
+  subscriptionsFromRollups: boolean,
+  interval: TimeInterval = "day",
+) =>
   (
     await metricSources(ctx.deps.db, {
       startDate,
       endDate,
-      interval: "day",
+      interval,
       timezone,
       families: new Set(["subscriptions", "churn_rate", "churned", "canceled", "new_subscriptions"] as const),
       filter: { organizationIds: [organizationId], productIds: null, billingTypes: null, customerIds: null, currency },
@@ -176,6 +183,29 @@ describe("subscription stock from day rollups", () => {
     expect(await read(startDate, endDate, timezone, true)).toEqual(expected);
   });
 
+  // Weeks, months and years: the stock at each period's ending midnight, the flows between its two
+  // midnights clipped to the window (a series starts on the Monday, 1st or 1 January before the start
+  // date), the churn windows at their bounds, each midnight at its own offset.
+  it.each(
+    WINDOWS.flatMap(([, , timezone]) =>
+      (
+        [
+          ["2026-02-18", "2026-04-22", "week"],
+          ["2026-02-10", "2026-05-12", "month"],
+          ["2026-02-25", "2026-04-02", "month"],
+          ["2025-06-01", "2027-03-10", "year"],
+        ] as const
+      ).map(([startDate, endDate, interval]) => [startDate, endDate, interval as TimeInterval, timezone] as const),
+    ),
+  )("answers %s to %s by %s in %s as the running sums do", async (startDate, endDate, interval, timezone) => {
+    const expected = await read(startDate, endDate, timezone, false, interval);
+    expect(expected.some((period) => period["active_subscriptions"]! > 0)).toBe(true);
+    expect(expected.some((period) => period["churned_subscriptions"]! > 0 && period["canceled_subscriptions"]! > 0)).toBe(true);
+    // A year's churn window starts on 1 January, before the history: no base there.
+    if (interval !== "year") expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
+    expect(await read(startDate, endDate, timezone, true, interval)).toEqual(expected);
+  });
+
   it("follows an inclusive subscription's tax rate from its orders", async () => {
     const before = await read("2026-03-01", "2026-03-05", "Europe/London", true);
     await sql`UPDATE orders SET tax_rate_basis_points = 1000 WHERE subscription_id = ${inclusiveSubscription}`.execute(ctx.deps.db);
@@ -187,25 +217,33 @@ describe("subscription stock from day rollups", () => {
     expect(after).toEqual(await read("2026-03-01", "2026-03-05", "Europe/London", false));
   });
 
-  it("reads a half-hour zone from the running sums, and a whole-hour one from the rollups, through the API", async () => {
-    for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
-      const response = await ctx.request({
-        method: "GET",
-        url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=day&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate&metrics=churned_subscriptions&metrics=canceled_subscriptions_too_expensive`,
-        token,
-      });
-      expect(response.statusCode, response.body).toBe(200);
-      const periods = response.json<{ periods: Record<string, number>[] }>().periods;
-      const expected = await read("2026-03-01", "2026-03-20", timezone, false);
-      const slugs = ["active_subscriptions", "monthly_recurring_revenue", "churned_subscriptions", "canceled_subscriptions_too_expensive"];
-      expect(periods.map((period) => [...slugs.map((slug) => period[slug]), period["churn_rate"]])).toEqual(
-        expected.map((period) => [
-          ...slugs.map((slug) => period[slug]),
-          period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
-        ]),
-      );
-    }
-  });
+  it.each(["day", "month"] as const)(
+    "reads a half-hour zone from the running sums, and a whole-hour one from the rollups, through the API by %s",
+    async (interval) => {
+      for (const timezone of ["Asia/Kolkata", "America/New_York"]) {
+        const response = await ctx.request({
+          method: "GET",
+          url: `/v1/metrics/?start_date=2026-03-01&end_date=2026-03-20&interval=${interval}&timezone=${timezone}&metrics=active_subscriptions&metrics=monthly_recurring_revenue&metrics=churn_rate&metrics=churned_subscriptions&metrics=canceled_subscriptions_too_expensive`,
+          token,
+        });
+        expect(response.statusCode, response.body).toBe(200);
+        const periods = response.json<{ periods: Record<string, number>[] }>().periods;
+        const expected = await read("2026-03-01", "2026-03-20", timezone, false, interval);
+        const slugs = [
+          "active_subscriptions",
+          "monthly_recurring_revenue",
+          "churned_subscriptions",
+          "canceled_subscriptions_too_expensive",
+        ];
+        expect(periods.map((period) => [...slugs.map((slug) => period[slug]), period["churn_rate"]])).toEqual(
+          expected.map((period) => [
+            ...slugs.map((slug) => period[slug]),
+            period["churn_base"]! > 0 ? period["churn_canceled"]! / period["churn_base"]! : 0,
+          ]),
+        );
+      }
+    },
+  );
 
   it("comes back to the same numbers and rows after a rebuild", async () => {
     const rowsOf = async () =>

@@ -576,6 +576,10 @@ describe("order rollups", () => {
     ["2026-01-01", "2026-12-31", "day", "Europe/Berlin"],
     ["2026-01-01", "2026-03-31", "day", "America/New_York"],
     ["2026-01-01", "2026-01-31", "day", "Etc/GMT+12"],
+    // Weeks, months and years from the day rows where both midnights share an offset.
+    ["2026-01-01", "2026-12-31", "week", "Europe/Berlin"],
+    ["2026-01-03", "2026-11-20", "month", "America/New_York"],
+    ["2026-01-01", "2026-12-31", "year", "Pacific/Auckland"],
   ];
   const sources = (
     ordersFromRollups: boolean,
@@ -619,25 +623,14 @@ describe("order rollups", () => {
   const dayRollupRows = () =>
     ctx.deps.db
       .selectFrom("metric_order_day_rollups")
-      .select([
-        "utc_offset",
-        "day",
-        "product_id",
-        "currency",
-        "subscription",
-        "new_subscription",
-        "first_in_day",
-        "orders",
-        "revenue",
-        "net",
-      ])
+      .select(["utc_offset", "day", "product_id", "currency", "subscription", "start_day", "prev_day", "orders", "revenue", "net"])
       .where("organization_id", "=", organizationId)
       .where("orders", "<>", "0")
       .orderBy("utc_offset")
       .orderBy("day")
       .orderBy("product_id")
-      .orderBy("new_subscription")
-      .orderBy("first_in_day")
+      .orderBy("start_day")
+      .orderBy("prev_day")
       .execute();
 
   it("answers as the orders do, for every interval and zone the history is read with, as the writes kept them", async () => {
@@ -685,6 +678,10 @@ describe("order rollups", () => {
     await order("2026-10-25T00:30:00Z", autumn.id, 1900);
     await order("2026-10-25T22:30:00Z", autumn.id, 2000);
     await order("2026-10-26T00:30:00Z");
+    // 22:30 UTC on 31 March is 00:30 on 1 April in Berlin (+2), still 31 March at +1; 23:30 UTC on
+    // 31 October is 00:30 on 1 November (+1), still 31 October at +0.
+    await order("2026-03-31T22:30:00Z", spring.id, 2100);
+    await order("2026-10-31T23:30:00Z", autumn.id, 2200);
     let counted = 0;
     for (const read of [
       ["2026-03-27", "2026-03-31", "day", "Europe/Berlin"],
@@ -692,6 +689,17 @@ describe("order rollups", () => {
       ["2026-03-30", "2026-10-31", "day", "Europe/Berlin"],
       ["2026-03-28", "2026-03-30", "day", "UTC"],
       ["2026-10-24", "2026-10-26", "day", "America/Sao_Paulo"],
+      // Weeks, months and years: the periods across a change from hours, the others from day rows.
+      ["2026-03-01", "2026-11-30", "week", "Europe/Berlin"],
+      ["2026-03-20", "2026-11-05", "month", "Europe/Berlin"],
+      ["2026-01-01", "2026-12-31", "year", "Europe/Berlin"],
+      ["2026-03-01", "2026-11-30", "week", "America/New_York"],
+      ["2026-03-01", "2026-11-30", "month", "America/New_York"],
+      ["2026-03-01", "2026-11-30", "week", "Pacific/Auckland"],
+      ["2026-02-01", "2026-11-30", "month", "Pacific/Auckland"],
+      ["2025-06-01", "2027-01-31", "year", "Pacific/Auckland"],
+      ["2026-03-01", "2026-11-30", "week", "UTC"],
+      ["2026-03-01", "2026-11-30", "month", "UTC"],
     ] satisfies (typeof READS)[number][]) {
       const rolled = await sources(true, read, null, id);
       expect(rolled, read.join(" ")).toEqual(await sources(false, read, null, id));
