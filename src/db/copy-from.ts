@@ -12,21 +12,26 @@ interface CopyConnection {
   endCopyFrom(): void;
 }
 
-/** A submittable that answers the server's CopyInResponse with the whole payload at once. */
+/**
+ * A submittable that answers the server's CopyInResponse with the whole payload at once. Its
+ * statement is `text` and it ends through `callback`, the two fields pg's Query has: the pg
+ * instrumentation reads them, so with tracing on a COPY is a span with its statement, ended when
+ * the COPY is (without them its span had no text and was never ended, so never exported).
+ */
 class CopyFromText implements pg.Submittable {
-  private readonly statement: string;
+  readonly text: string;
   private readonly payload: string;
-  private readonly done: (error: Error | null, rowCount: number) => void;
+  callback: (error: Error | null, rowCount: number) => void;
   private rowCount = 0;
 
   constructor(statement: string, payload: string, done: (error: Error | null, rowCount: number) => void) {
-    this.statement = statement;
+    this.text = statement;
     this.payload = payload;
-    this.done = done;
+    this.callback = done;
   }
 
   submit(connection: unknown): void {
-    (connection as CopyConnection).query(this.statement);
+    (connection as CopyConnection).query(this.text);
   }
 
   handleCopyInResponse(connection: CopyConnection): void {
@@ -39,12 +44,12 @@ class CopyFromText implements pg.Submittable {
   }
 
   handleReadyForQuery(): void {
-    this.done(null, this.rowCount);
+    this.callback(null, this.rowCount);
   }
 
   // pg drops the active query before reporting an error, so no ReadyForQuery follows for it.
   handleError(error: Error): void {
-    this.done(error, 0);
+    this.callback(error, 0);
   }
 
   handleRowDescription(): void {}

@@ -6,7 +6,14 @@ import { launchBrowser, startListeningContext } from "../helpers/browser.ts";
 import { chromiumAvailable } from "../helpers/chromium.ts";
 import { checkDashboardWidths, dashboardPageReady, signInToDashboard, callApi } from "../helpers/dashboard-browser.ts";
 import type { TestContext } from "../helpers/context.ts";
-import { createOrganization, createOrganizationToken, createProduct, createSubscription } from "../helpers/factories.ts";
+import {
+  createCustomer,
+  createLicenseKey,
+  createOrganization,
+  createOrganizationToken,
+  createProduct,
+  createSubscription,
+} from "../helpers/factories.ts";
 
 const HOSTILE = "<img src=x onerror=alert(1)>";
 const READ_ONLY: AvailableScope[] = ["organizations:read", "customers:read", "subscriptions:read", "orders:read", "license_keys:read"];
@@ -41,6 +48,9 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
       product: { name: `Plan ${HOSTILE}`, recurring_interval: "month", recurring_interval_count: 1 },
     });
     subscriptionId = (await createSubscription(ctx.deps, orgId, { customer, product: plan })).id;
+    // More of the customer's keys than a page holds, and a newer key of another customer's.
+    for (let i = 0; i < 21; i += 1) await createLicenseKey(ctx.deps, orgId, customerId);
+    await createLicenseKey(ctx.deps, orgId, (await createCustomer(ctx.deps, orgId)).id);
     meterId = (
       await api<{ id: string }>("POST", "/v1/meters/", {
         name: "API calls",
@@ -106,7 +116,7 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
     expect(dialogs).toBe(0);
   }
 
-  it("Customers: lists and searches, shows a customer's state, subscriptions and orders, and creates a portal link to copy", async () => {
+  it("Customers: lists and searches, shows a customer's state, subscriptions, orders and license keys (paged), and creates a portal link to copy", async () => {
     const { context, page } = await signedIn();
     await open(page, "Customers", "Customers");
     await expectHostileAsText(page);
@@ -123,8 +133,17 @@ describe.skipIf(!chromiumAvailable)("dashboard pages in a browser", { timeout: 2
       .getByRole("table", { name: "Subscriptions" })
       .getByRole("link", { name: `Plan ${HOSTILE}` })
       .waitFor();
+    // The customer's license keys only (the API's `customer_id` filter), a page at a time.
+    const keys = page.getByRole("table", { name: "License keys, page 1 of 2 (21 in all)" });
+    await keys.waitFor();
+    expect(await keys.locator("tbody tr").count()).toBe(20);
     await expectHostileAsText(page);
     await checkDashboardWidths(page, "customer");
+    await page.getByRole("navigation", { name: "Pages of license keys" }).getByRole("link", { name: "Next page" }).click();
+    const second = page.getByRole("table", { name: "License keys, page 2 of 2 (21 in all)" });
+    await second.waitFor();
+    expect(await second.locator("tbody tr").count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get("license_keys_page")).toBe("2");
     await page.getByRole("button", { name: "Create a portal link" }).click();
     const link = page.getByRole("textbox", { name: "Portal link", exact: true });
     await link.waitFor();

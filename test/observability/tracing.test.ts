@@ -125,6 +125,37 @@ describe("tracing", { timeout: perProcessStart(1) }, () => {
       true,
     );
 
+    // An ingestion's COPY is a statement span too, with its statement, in the request's trace.
+    const ingest = await post(
+      `${url}/v1/events/ingest`,
+      {
+        events: [
+          {
+            name: "traced",
+            external_customer_id: "traced-ext",
+            organization_id: (created.body as unknown as { organization_id: string }).organization_id,
+          },
+        ],
+      },
+      "trace-test-ingest",
+      200,
+    );
+    expect(ingest.requestId).toBe("trace-test-ingest");
+    const ingestRequest = await waitForSpan(
+      () => collector.spans.find((span) => span.kind === SERVER_KIND && span.attributes["request.id"] === "trace-test-ingest"),
+      "ingest request",
+      server,
+    );
+    const copy = await waitForSpan(
+      () =>
+        collector.spans.find(
+          (span) => span.traceId === ingestRequest.traceId && String(span.attributes["db.query.text"]).startsWith("COPY events"),
+        ),
+      "COPY statement",
+      server,
+    );
+    expect(copy).toMatchObject({ name: expect.stringMatching(/^pg\.query:COPY/), kind: CLIENT_KIND });
+
     // The fan-out job: a trace of its own, linked to the request that enqueued it.
     const fanout = await waitForSpan(
       () =>

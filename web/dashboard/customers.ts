@@ -53,7 +53,6 @@ interface LicenseKey {
   id: string;
   display_key: string;
   status: string;
-  customer_id: string;
   expires_at: string | null;
 }
 
@@ -116,9 +115,10 @@ function portalLinkForm(context: PageContext, customerId: string): HTMLElement {
   return parts.form;
 }
 
-/** A customer's two lists, each a page at a time with its own page in the address. */
+/** A customer's three lists, each a page at a time with its own page in the address. */
 const ORDERS_PAGE = "orders_page";
 const SUBSCRIPTIONS_PAGE = "subscriptions_page";
+const LICENSE_KEYS_PAGE = "license_keys_page";
 
 export async function customerPage(context: PageContext): Promise<void> {
   const { main, params, query } = context;
@@ -130,7 +130,8 @@ export async function customerPage(context: PageContext): Promise<void> {
     get<CustomerState>(`customers/${encodeURIComponent(id)}/state`),
     list<Order>("orders/", { customer_id: id, ...pageQuery(query, ORDERS_PAGE), sorting: "-created_at" }),
     list<Subscription>("subscriptions/", { customer_id: id, ...pageQuery(query, SUBSCRIPTIONS_PAGE), sorting: "-started_at" }),
-    list<LicenseKey>("license-keys/", { limit: 100 }),
+    // `customer_id` is this API's extension of the license keys list (the reference filters by organization and benefit only).
+    list<LicenseKey>("license-keys/", { customer_id: id, ...pageQuery(query, LICENSE_KEYS_PAGE) }),
   ]);
   if (!state.ok) return fill(body, errorNotice(state.error), h("p", {}, link("/dashboard/customers", "Back to customers")));
   const customer = state.body;
@@ -218,17 +219,18 @@ export async function customerPage(context: PageContext): Promise<void> {
     ),
     section(
       "License keys",
-      // The API lists keys by organization and benefit only: this customer's are picked from the newest hundred.
       keys.ok
-        ? table(
+        ? pagedTable(
             "License keys",
             [
               { label: "Key", cell: (k: LicenseKey) => k.display_key },
               { label: "Status", cell: (k) => k.status },
               { label: "Expires", cell: (k) => date(k.expires_at) },
             ],
-            keys.body.items.filter((k) => k.customer_id === customer.id),
+            keys.body,
+            pageOf(query, LICENSE_KEYS_PAGE),
             "No license keys.",
+            LICENSE_KEYS_PAGE,
           )
         : errorNotice(keys.error),
     ),

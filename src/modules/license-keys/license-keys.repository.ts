@@ -99,7 +99,7 @@ export interface LicenseKeyFilter {
   organizationIds?: readonly string[];
   benefitIds?: readonly string[];
   statuses?: readonly LicenseKeyStatus[];
-  customerId?: string;
+  customerIds?: readonly string[];
 }
 
 const filtered = (db: Executor, filter: LicenseKeyFilter) => {
@@ -107,7 +107,7 @@ const filtered = (db: Executor, filter: LicenseKeyFilter) => {
   if (filter.organizationIds?.length) query = query.where("organization_id", "in", filter.organizationIds);
   if (filter.benefitIds?.length) query = query.where("benefit_id", "in", filter.benefitIds);
   if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
-  if (filter.customerId !== undefined) query = query.where("customer_id", "=", filter.customerId);
+  if (filter.customerIds?.length) query = query.where("customer_id", "in", filter.customerIds);
   return query;
 };
 

@@ -106,6 +106,8 @@ export const LicenseKeyListQuery = Type.Object({
   organization_id: OneOrMany(Uuid4(), "Filter by organization ID."),
   benefit_id: OneOrMany(Uuid4(), "Filter by benefit ID."),
   status: OneOrMany(LicenseKeyStatus, "Filter by status.", { maxItems: 3 }),
+  // An extension (docs/decisions.md, "License keys by customer"): the SDK never sends it.
+  customer_id: OneOrMany(Uuid4(), "Filter by customer ID. An extension of this service (not in the 2026-04 reference)."),
   ...PaginationQuery,
 });
 export type LicenseKeyListQuery = Static<typeof LicenseKeyListQuery>;

@@ -194,7 +194,13 @@ async function deactivateLicenseKey(deps: Deps, input: LicenseKeyDeactivate, all
 function listLicenseKeys(deps: Deps, query: LicenseKeyListQuery, allowed: OrganizationScope): Promise<Page<LicenseKeyRead>> {
   return keysPage(
     deps.readDb,
-    { allowed, organizationIds: asList(query.organization_id), benefitIds: asList(query.benefit_id), statuses: asList(query.status) },
+    {
+      allowed,
+      organizationIds: asList(query.organization_id),
+      benefitIds: asList(query.benefit_id),
+      statuses: asList(query.status),
+      customerIds: asList(query.customer_id),
+    },
     query,
   );
 }
@@ -254,7 +260,7 @@ export const licenseKeyRead = (db: Executor, key: LicenseKeyRow): Promise<Licens
 /** The portal: a customer sees only its own keys. */
 function listCustomerLicenseKeys(deps: Deps, query: PortalLicenseKeyListQuery, customer: PortalCustomer): Promise<Page<LicenseKeyRead>> {
   const benefitIds = query.benefit_id ? [query.benefit_id] : undefined;
-  return keysPage(deps.db, { allowed: [customer.organizationId], customerId: customer.customerId, benefitIds }, query);
+  return keysPage(deps.db, { allowed: [customer.organizationId], customerIds: [customer.customerId], benefitIds }, query);
 }
 
 export function createLicenseKeyService(deps: Deps) {

@@ -67,6 +67,22 @@ describe("GET /v1/license-keys/", () => {
     expect(ids(owner)).toEqual([foreignKey.id]);
   });
 
+  it("filters by customer (an extension), paged, one or several; another organization's customer lists nothing", async () => {
+    const first = await get(`/v1/license-keys/?customer_id=${customerId}&limit=1`, readToken);
+    expect(first.statusCode, first.body).toBe(200);
+    expectReferenceResponse("license_keys:list", 200, first.json());
+    expect(first.json()).toMatchObject({ items: [{ customer_id: customerId }], pagination: { total_count: 2, max_page: 2 } });
+    const second = (await get(`/v1/license-keys/?customer_id=${customerId}&limit=1&page=2`, readToken)).json();
+    expect([...ids(first.json()), ...ids(second)].sort()).toEqual([keys[0]!.id, keys[1]!.id].sort());
+    const granted = (await get(`/v1/license-keys/?customer_id=${customerId}&status=granted`, readToken)).json();
+    expect(ids(granted)).toEqual([keys[0]!.id]);
+    const both = (await get(`/v1/license-keys/?customer_id=${customerId}&customer_id=${otherCustomerId}`, readToken)).json();
+    expect(ids(both)).toEqual(keys.map((k) => k.id).sort());
+    const foreign = await get(`/v1/license-keys/?customer_id=${foreignKey.customer_id}`, readToken);
+    expect(foreign.statusCode).toBe(200);
+    expect(foreign.json()).toEqual({ items: [], pagination: { total_count: 0, max_page: 0 } });
+  });
+
   it("gets one key with its live activations", async () => {
     const activation = await ctx.deps.db
       .insertInto("license_key_activations")
@@ -127,6 +143,18 @@ describe("GET /v1/license-keys/", () => {
         request: () => ({ method: "GET", url: "/v1/license-keys/?status=lost", token: readToken }),
         status: 422,
         loc: ["query", "status"],
+      },
+      {
+        name: "a non-UUID customer filter",
+        request: () => ({ method: "GET", url: "/v1/license-keys/?customer_id=nope", token: readToken }),
+        status: 422,
+        loc: ["query", "customer_id"],
+      },
+      {
+        name: "a customer filter with one bad UUID among good ones",
+        request: () => ({ method: "GET", url: `/v1/license-keys/?customer_id=${customerId}&customer_id=42`, token: readToken }),
+        status: 422,
+        loc: ["query", "customer_id"],
       },
       { name: "no token", request: () => ({ method: "GET", url: "/v1/license-keys/" }), status: 401, error: "Unauthorized" },
       {
