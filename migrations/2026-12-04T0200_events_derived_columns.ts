@@ -13,7 +13,8 @@ import { sql, type Kysely } from "kysely";
  *   the database, after the ingest lock the same transaction took (the meters' cuts rely on that
  *   order, meter-ingest-locks.repository.ts), and the same for every row of the statement. It was
  *   `now()`, the transaction's start, before the lock. Existing rows keep theirs.
- * `id` keeps its default (`gen_random_uuid()`), which ingest now uses.
+ * `id` stays sent by the `COPY` (made in Node): its default, `gen_random_uuid()`, is volatile, and a
+ * volatile default of a column a `COPY` leaves out makes PostgreSQL insert row by row.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE events DROP COLUMN root_id`.execute(db);
