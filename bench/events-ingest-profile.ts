@@ -127,7 +127,8 @@ const toInserts = (events: { name: string; external_customer_id: string; externa
 const store = (batch: PreparedEvents) =>
   connection.db.transaction().execute(async (trx) => {
     await lockIngestShared(trx, [org.id]);
-    return copyEvents(trx, batch, await insertNewEventTypes(trx, batch.types, new Date()));
+    await insertNewEventTypes(trx, batch.types, new Date());
+    return copyEvents(trx, batch);
   });
 
 const client = await connection.pool.connect();

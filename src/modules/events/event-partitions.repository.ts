@@ -32,8 +32,12 @@ export async function createEventPartition(trx: Executor, partition: PartitionBo
   const table = sql.table(partition.name);
   const from = sql.lit(partition.start.toISOString());
   const to = sql.lit(partition.end.toISOString());
-  await sql`CREATE TABLE ${table} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
+  await sql`CREATE TABLE ${table} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED)`.execute(trx);
+  // A generated column (`root_id`) takes no value from an insert: the columns moved are the others, read from the catalog.
+  const { rows } = await sql<{ columns: string }>`SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS columns
+    FROM pg_attribute WHERE attrelid = 'events'::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`.execute(trx);
+  const columns = sql.raw(rows[0]!.columns);
   await sql`WITH moved AS (DELETE FROM events_default WHERE ingested_at >= ${from} AND ingested_at < ${to} RETURNING *)
-    INSERT INTO ${table} SELECT * FROM moved`.execute(trx);
+    INSERT INTO ${table} (${columns}) SELECT ${columns} FROM moved`.execute(trx);
   await sql`ALTER TABLE events ATTACH PARTITION ${table} FOR VALUES FROM (${from}) TO (${to})`.execute(trx);
 }

@@ -82,8 +82,15 @@ const claimOrder = (a: EventInsert, b: EventInsert): number =>
           ? -1
           : 1;
 
-/** The columns of `events` a batch is copied into; `ingested_at` last (it is known once the ingest lock is held). */
-const EVENT_COPY_TARGET = `events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata, ingested_at)`;
+/**
+ * The columns of `events` a batch is copied into: the id and what the events say. The database fills
+ * the rest (migration 2026-12-04T0200): `root_id` (generated: the id when there is no parent) and
+ * `ingested_at` (`statement_timestamp()`: the copy's arrival, after the ingest lock). The id is made
+ * here rather than left to its default: `gen_random_uuid()` is volatile, and a volatile default of
+ * a column the copy leaves out makes PostgreSQL insert the rows one by one (one WAL record each)
+ * instead of a page's worth at a time; `statement_timestamp()` is stable and keeps the batching.
+ */
+const EVENT_COPY_TARGET = `events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)`;
 const CLAIM_COPY_TARGET = "event_external_ids (organization_id, external_id)";
 
 /** A batch ready to store: its rows in claim order, their claims and events as COPY text, their event types. */
@@ -91,22 +98,21 @@ export interface PreparedEvents {
   readonly rows: readonly EventInsert[];
   /** One line per external id: organization, external id. */
   readonly claims: string;
-  /** One line per event without its end: every column up to `ingested_at`, each followed by a tab. */
-  readonly events: readonly string[];
+  /** One line per event, the columns of `EVENT_COPY_TARGET`. */
+  readonly events: string;
   /** The batch's distinct (organization, name) pairs, as two array literals. */
   readonly types: { readonly organizationIds: string; readonly names: string };
 }
 
 /**
- * The COPY text of one event up to its `ingested_at`; ids made here (v4, as `gen_random_uuid()`).
- * Joined from an array rather than a template literal: the template makes a tree of about 25
- * string pieces per line, which the batch's join then walks; the array's join copies the fields
- * into one flat string, and the batch's join copies flat lines (about half its CPU per batch).
+ * The COPY text of one event, without its line end; the id made here (v4, as `gen_random_uuid()`).
+ * Joined from an array rather than a template literal: the template makes a tree of string pieces
+ * per line, which the batch's join then walks; the array's join copies the fields into one flat
+ * string, and the batch's join copies flat lines.
  */
 function eventLine(row: EventInsert): string {
-  const id = randomUUID();
   return [
-    id,
+    randomUUID(),
     row.organization_id,
     copyField(row.customer_id),
     copyField(row.external_customer_id),
@@ -116,9 +122,7 @@ function eventLine(row: EventInsert): string {
     copyField(row.timestamp),
     copyField(row.external_id),
     copyField(row.parent_id),
-    row.parent_id === null ? id : "\\N",
     copyField(JSON.stringify(row.metadata)),
-    "",
   ].join("\t");
 }
 
@@ -128,7 +132,7 @@ export async function prepareEvents(unordered: readonly EventInsert[]): Promise<
   const slices = await mapSlices(rows, (slice) => {
     let claims = "";
     for (const row of slice) if (row.external_id !== null) claims += `${row.organization_id}\t${copyField(row.external_id)}\n`;
-    return { claims, events: slice.map(eventLine) };
+    return { claims, events: `${slice.map(eventLine).join("\n")}\n` };
   });
   const pairs = new Map<string, Set<string>>();
   for (const row of rows) {
@@ -139,7 +143,7 @@ export async function prepareEvents(unordered: readonly EventInsert[]): Promise<
   return {
     rows,
     claims: slices.map((slice) => slice.claims).join(""),
-    events: slices.flatMap((slice) => slice.events),
+    events: slices.map((slice) => slice.events).join(""),
     types: {
       organizationIds: `{${arrayElements(types, (type) => type.organizationId)}}`,
       names: `{${arrayElements(types, (type) => type.name)}}`,
@@ -159,14 +163,14 @@ export async function prepareEvents(unordered: readonly EventInsert[]): Promise<
  * each other's key, so each id is claimed exactly once; claims go in claim order (`prepareEvents`)
  * so that two batches sharing ids lock them in the same order and cannot deadlock.
  *
- * `ingestedAt` is the instant {@link insertNewEventTypes} read, after the caller took the
- * organizations' shared ingest lock: the meters aggregate the events by it, after their commit
- * (meter-aggregates.repository.ts).
+ * The events' `ingested_at` is the copy's `statement_timestamp()` (the column's default), which the
+ * database reads when the statement arrives, after the caller took the organizations' shared ingest
+ * lock in the same transaction: the meters aggregate the events by it, after their commit
+ * (meter-ingest-locks.repository.ts, meter-aggregates.repository.ts).
  */
-export async function copyEvents(db: Executor, batch: PreparedEvents, ingestedAt: string): Promise<number> {
+export async function copyEvents(db: Executor, batch: PreparedEvents): Promise<number> {
   if (batch.claims !== "") await copyFrom(db, CLAIM_COPY_TARGET, batch.claims);
-  const lineEnd = `${ingestedAt}\n`;
-  return copyFrom(db, EVENT_COPY_TARGET, `${batch.events.join(lineEnd)}${lineEnd}`);
+  return copyFrom(db, EVENT_COPY_TARGET, batch.events);
 }
 
 /**
@@ -174,9 +178,9 @@ export async function copyEvents(db: Executor, batch: PreparedEvents, ingestedAt
  * statement, and returns how many were inserted: the path of a batch that met a duplicate. Rows
  * travel as one array per column (`unnest`, zipped by `ROWS FROM`). The claims are made with `ON
  * CONFLICT DO NOTHING` in the batch's order (claim order, as the copy's): the claims that return
- * are the new events, and only those are inserted. `ingestedAt` as in {@link copyEvents}.
+ * are the new events, and only those are inserted. `id`, `root_id` and `ingested_at` as in {@link copyEvents}.
  */
-export async function insertEventsSkippingDuplicates(db: Executor, columns: EventColumns, ingestedAt: string): Promise<number> {
+export async function insertEventsSkippingDuplicates(db: Executor, columns: EventColumns): Promise<number> {
   const [
     organizationIds,
     customerIds,
@@ -191,7 +195,7 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
   ] = columns;
   const result = await sql`
     WITH batch AS (
-      SELECT gen_random_uuid() AS id, u.*
+      SELECT u.*
       FROM ROWS FROM (
         unnest(${organizationIds}::uuid[]), unnest(${customerIds}::uuid[]), unnest(${externalCustomerIds}::text[]), unnest(${memberIds}::uuid[]),
         unnest(${externalMemberIds}::text[]), unnest(${names}::text[]), unnest(${timestamps}::timestamptz[]), unnest(${externalIds}::text[]),
@@ -202,9 +206,9 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
       SELECT organization_id, external_id FROM batch WHERE external_id IS NOT NULL ORDER BY position
       ON CONFLICT DO NOTHING RETURNING organization_id, external_id
     )
-    INSERT INTO events (id, ingested_at, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, root_id, metadata)
-    SELECT r.id, ${ingestedAt}::timestamptz, r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
-           r.external_id, r.parent_id, CASE WHEN r.parent_id IS NULL THEN r.id END, r.metadata
+    INSERT INTO events (organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)
+    SELECT r.organization_id, r.customer_id, r.external_customer_id, r.member_id, r.external_member_id, r.name, r."timestamp",
+           r.external_id, r.parent_id, r.metadata
     FROM batch r
     WHERE r.external_id IS NULL OR (r.organization_id, r.external_id) IN (SELECT organization_id, external_id FROM claimed)`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
@@ -213,21 +217,15 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
 /**
  * The batch's first statement under the ingest lock: inserts the event types of its names not seen
  * before in their organization, labelled with the name (the pairs come distinct from
- * `prepareEvents`), and returns the database's clock as text, the batch's `ingested_at` (read in
- * the same statement to spare a round trip; text so it goes back to PostgreSQL unchanged). Names
- * already known (nearly always) are filtered out first, so the common batch makes no speculative
- * insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
+ * `prepareEvents`). Names already known (nearly always) are filtered out first, so the common batch
+ * makes no speculative insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
  */
-export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<string> {
+export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<void> {
   const { organizationIds, names } = types;
-  const { rows } = await sql<{ at: string }>`
-    WITH new_types AS (
-      INSERT INTO event_types (organization_id, name, label, created_at)
-      SELECT u.organization_id, u.name, u.name, ${now}::timestamptz
-      FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
-      WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
-      ON CONFLICT (organization_id, name) DO NOTHING
-    )
-    SELECT clock_timestamp()::text AS at`.execute(db);
-  return rows[0]!.at;
+  await sql`
+    INSERT INTO event_types (organization_id, name, label, created_at)
+    SELECT u.organization_id, u.name, u.name, ${now}::timestamptz
+    FROM ROWS FROM (unnest(${organizationIds}::uuid[]), unnest(${names}::text[])) AS u(organization_id, name)
+    WHERE NOT EXISTS (SELECT 1 FROM event_types t WHERE t.organization_id = u.organization_id AND t.name = u.name)
+    ON CONFLICT (organization_id, name) DO NOTHING`.execute(db);
 }

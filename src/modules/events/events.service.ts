@@ -152,17 +152,18 @@ async function store(deps: Deps, unordered: readonly EventInsert[]): Promise<num
   if (unordered.length === 0) return 0;
   const batch = await prepareEvents(unordered);
   const organizationIds = [...new Set(batch.rows.map((row) => row.organization_id))];
-  const attempt = (write: (trx: Executor, ingestedAt: string) => Promise<number>) =>
+  const attempt = (write: (trx: Executor) => Promise<number>) =>
     deps.db.transaction().execute(async (trx) => {
       await lockIngestShared(trx, organizationIds);
-      return write(trx, await insertNewEventTypes(trx, batch.types, deps.now()));
+      await insertNewEventTypes(trx, batch.types, deps.now());
+      return write(trx);
     });
   try {
-    return await attempt((trx, ingestedAt) => copyEvents(trx, batch, ingestedAt));
+    return await attempt((trx) => copyEvents(trx, batch));
   } catch (error) {
     if (!isExternalIdConflict(error)) throw error;
     const columns = await prepareEventColumns(batch.rows);
-    return attempt((trx, ingestedAt) => insertEventsSkippingDuplicates(trx, columns, ingestedAt));
+    return attempt((trx) => insertEventsSkippingDuplicates(trx, columns));
   }
 }
 

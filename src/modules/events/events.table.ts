@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from "kysely";
+import type { ColumnType, Generated, GeneratedAlways, Selectable } from "kysely";
 import type { JsonValue } from "../../db/json.ts";
 
 export type EventSourceValue = "system" | "user";
@@ -16,7 +16,8 @@ export interface EventsTable {
   external_member_id: string | null;
   external_id: string | null;
   parent_id: string | null;
-  root_id: string | null;
+  /** Generated: the event's own id when it has no parent (migration 2026-12-04T0200). */
+  root_id: GeneratedAlways<string | null>;
   metadata: ColumnType<Record<string, JsonValue>, string | undefined, string>;
 }
 export type EventRow = Selectable<EventsTable>;
