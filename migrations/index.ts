@@ -64,6 +64,7 @@ import * as metricOrderRollupSlots from "./2026-12-02T0700_metric_order_rollup_s
 import * as metricOrderDayRollupSlots from "./2026-12-02T0800_metric_order_day_rollup_slots.ts";
 import * as metricSubscriptionDayRollups from "./2026-12-03T0100_metric_subscription_day_rollups.ts";
 import * as metricSubscriptionFlowRollups from "./2026-12-03T0200_metric_subscription_flow_rollups.ts";
+import * as metricCheckoutRollups from "./2026-12-04T0400_metric_checkout_rollups.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -137,6 +138,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-02T0800_metric_order_day_rollup_slots": metricOrderDayRollupSlots,
   "2026-12-03T0100_metric_subscription_day_rollups": metricSubscriptionDayRollups,
   "2026-12-03T0200_metric_subscription_flow_rollups": metricSubscriptionFlowRollups,
+  "2026-12-04T0400_metric_checkout_rollups": metricCheckoutRollups,
 };
 
 /**
