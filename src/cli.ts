@@ -25,7 +25,7 @@ const USAGE = `Usage: commerce-api <command>
   emails list [--status pending|sent|failed|kept] [--limit N] [--json]
                                                   the newest emails written (without SMTP_URL: kept, never sent)
   emails show ID [--json]                         one email: its headers, then its text part
-  metrics rebuild [--organization ID] [--json]    rewrite the metrics' order rollups from the orders
+  metrics rebuild [--organization ID] [--json]    rewrite the metrics' rollups (orders, subscriptions, checkouts) from their rows
 `;
 
 const slugify = (name: string) =>
