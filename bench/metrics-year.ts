@@ -4,12 +4,13 @@
  * side by side in one run (requests alternate), p50/p95 and their ratio (target ≤ 1.5).
  *
  * Seeded with bare SQL: one organization, products and customers through the repositories, one
- * template subscription and order, then `generate_series` copies of them with the metrics' triggers
- * off (session_replication_role = replica); then the rollups are rebuilt with the function of
- * `commerce-api metrics rebuild`, timed. The reads: the order metrics (from the rollups), the
- * subscription stock and flows (from its day rollups), both by week and by month too, new
- * subscriptions (from their day rollups, and per request for comparison) and every metric (the
- * checkout and cost families read their source rows).
+ * template subscription and order, then `generate_series` copies of them and a checkout per order
+ * (succeeded) plus a fifth as many open or expired, with the metrics' triggers off
+ * (session_replication_role = replica); then the rollups are rebuilt with the functions of
+ * `commerce-api metrics rebuild`, timed. Reads: the order metrics (from their rollups), the
+ * subscription stock and flows (from their day rollups), both by week and by month too, new
+ * subscriptions (from their day rollups, and per request for comparison), the checkouts (from
+ * theirs) and every metric (the costs read the events: none are seeded).
  *
  *   node --import tsx bench/metrics-year.ts     (BENCH_METRICS_ORDERS, BENCH_REQUESTS default 60, BENCH_METRICS_EVERY=0)
  */
@@ -23,6 +24,7 @@ import type { Database } from "../src/db/database.ts";
 import { migrateToLatest } from "../src/db/migrate.ts";
 import { inTransaction } from "./floor-rows.ts";
 import { percentile } from "./statistics.ts";
+import { rebuildCheckoutRollups } from "../src/modules/metrics/metric-checkout-rollups.repository.ts";
 import { rebuildOrderRollups, rebuildSubscriptionRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
 import { writeOrder } from "../src/modules/orders/order-creation.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
@@ -186,6 +188,23 @@ async function seed(organizationId: string, orders: number): Promise<number> {
         FROM generate_series(1, $5::int) i`),
       [template.orderId, customerIds, products[2], YEAR, oneTime],
     );
+    // The checkouts: one succeeded per order (viewed a few minutes before it), and a fifth as many
+    // again left open or expired over the year, two in three of them viewed.
+    const checkouts = (source: string) =>
+      `INSERT INTO checkouts (organization_id, product_id, customer_id, created_at, opened_at, status, client_secret, expires_at, currency, amount, net_amount)
+       SELECT $1::uuid, s.product_id, s.customer_id, s.created, s.opened, s.status, 'bench_' || gen_random_uuid(), s.created + interval '1 hour', 'usd', 2500, 2500
+       FROM (${source}) s`;
+    await client.query(
+      checkouts(`SELECT o.product_id, o.customer_id, o.created_at - interval '5 minutes' AS created, o.created_at - interval '4 minutes' AS opened,
+          'succeeded' AS status FROM orders o WHERE o.organization_id = $1`),
+      [organizationId],
+    );
+    await client.query(
+      checkouts(`SELECT $2::uuid AS product_id, NULL::uuid AS customer_id, at AS created,
+          CASE WHEN i % 3 <> 0 THEN at + interval '1 minute' END AS opened, CASE WHEN i % 2 = 0 THEN 'open' ELSE 'expired' END AS status
+        FROM generate_series(1, $4::int) i, LATERAL (SELECT $3::timestamptz + (i::float8 / $4) * interval '365 days' AS at) a`),
+      [organizationId, products[2], YEAR, Math.floor(orders / 5)],
+    );
   });
   return (performance.now() - started) / 1000;
 }
@@ -196,16 +215,20 @@ try {
   const large = await organizations.create({ name: "Large", slug: `large-${database.name}` });
   const small = await organizations.create({ name: "Small", slug: `small-${database.name}` });
   const seconds = { large: await seed(large.id, LARGE), small: await seed(small.id, SMALL) };
-  const counted = await sql<{ organization_id: string; orders: string; subscriptions: string }>`
-    SELECT o.organization_id, count(*) AS orders, (SELECT count(*) FROM subscriptions s WHERE s.organization_id = o.organization_id) AS subscriptions
+  const counted = await sql<{ organization_id: string; orders: string; subscriptions: string; checkouts: string }>`
+    SELECT o.organization_id, count(*) AS orders, (SELECT count(*) FROM subscriptions s WHERE s.organization_id = o.organization_id) AS subscriptions,
+      (SELECT count(*) FROM checkouts c WHERE c.organization_id = o.organization_id) AS checkouts
     FROM orders o GROUP BY 1`.execute(connection.db);
   const size = (id: string) => counted.rows.find((row) => row.organization_id === id)!;
-  console.log(
-    `seeded: large ${size(large.id).orders} orders, ${size(large.id).subscriptions} subscriptions in ${seconds.large.toFixed(1)} s;`,
-  );
-  console.log(
-    `        small ${size(small.id).orders} orders, ${size(small.id).subscriptions} subscriptions in ${seconds.small.toFixed(1)} s`,
-  );
+  for (const [which, id] of [
+    ["large", large.id],
+    ["small", small.id],
+  ] as const) {
+    const { orders, subscriptions, checkouts } = size(id);
+    console.log(
+      `seeded ${which}: ${orders} orders, ${subscriptions} subscriptions, ${checkouts} checkouts in ${seconds[which].toFixed(1)} s`,
+    );
+  }
   for (const [which, organization] of [
     ["large", large],
     ["small", small],
@@ -219,6 +242,11 @@ try {
     const subscriptions = await rebuildSubscriptionRollups(connection.db, organization.id);
     console.log(
       `rebuild ${which}: ${subscriptions.facts} subscription facts into ${subscriptions.dayRows} day rollup rows and ${subscriptions.newDayRows} new-subscription day rows in ${((performance.now() - subscriptionsStarted) / 1000).toFixed(1)} s`,
+    );
+    const checkoutsStarted = performance.now();
+    const checkouts = await rebuildCheckoutRollups(connection.db, organization.id);
+    console.log(
+      `rebuild ${which}: checkouts into ${checkouts.hourRows} hourly and ${checkouts.dayRows} day rollup rows in ${((performance.now() - checkoutsStarted) / 1000).toFixed(1)} s`,
     );
   }
   await sql`ANALYZE`.execute(connection.db);
@@ -254,6 +282,7 @@ try {
     "committed_monthly_recurring_revenue",
   ];
   const FLOW_METRICS = ["churned_subscriptions", "canceled_subscriptions", "canceled_subscriptions_too_expensive"];
+  const CHECKOUT_METRICS = ["checkouts", "succeeded_checkouts", "checkouts_conversion"];
   const reads = {
     "order metrics": `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${ORDER_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // The subscription stock, from its day rollups.
@@ -279,6 +308,8 @@ try {
         ],
       ]),
     ),
+    // The checkouts, from their day rollups.
+    checkouts: `start_date=2026-01-01&end_date=2026-12-31&interval=day&timezone=Europe/Berlin&${CHECKOUT_METRICS.map((slug) => `metrics=${slug}`).join("&")}`,
     // BENCH_METRICS_EVERY=0 leaves it out: at a million orders its live families take minutes a request.
     ...(process.env.BENCH_METRICS_EVERY === "0"
       ? {}

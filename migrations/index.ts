@@ -66,6 +66,7 @@ import * as metricSubscriptionDayRollups from "./2026-12-03T0100_metric_subscrip
 import * as metricSubscriptionFlowRollups from "./2026-12-03T0200_metric_subscription_flow_rollups.ts";
 import * as eventsDerivedColumns from "./2026-12-04T0200_events_derived_columns.ts";
 import * as metricNewSubscriptionDayRollups from "./2026-12-04T0300_metric_new_subscription_day_rollups.ts";
+import * as metricCheckoutRollups from "./2026-12-04T0400_metric_checkout_rollups.ts";
 import * as metricOrderDayLags from "./2026-12-04T0500_metric_order_day_lags.ts";
 
 /**
@@ -142,6 +143,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-03T0200_metric_subscription_flow_rollups": metricSubscriptionFlowRollups,
   "2026-12-04T0200_events_derived_columns": eventsDerivedColumns,
   "2026-12-04T0300_metric_new_subscription_day_rollups": metricNewSubscriptionDayRollups,
+  "2026-12-04T0400_metric_checkout_rollups": metricCheckoutRollups,
   "2026-12-04T0500_metric_order_day_lags": metricOrderDayLags,
 };
 

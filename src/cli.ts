@@ -12,6 +12,7 @@ import { openRuntime, type Runtime } from "./runtime.ts";
 import { runWorkerProcess } from "./worker-main.ts";
 import { listEmails, showEmail } from "./cli-emails.ts";
 import { UsageError } from "./cli-usage-error.ts";
+import { rebuildCheckoutRollups } from "./modules/metrics/metric-checkout-rollups.repository.ts";
 import { rebuildOrderRollups, rebuildSubscriptionRollups } from "./modules/metrics/metric-rollups.repository.ts";
 
 const USAGE = `Usage: commerce-api <command>
@@ -24,7 +25,7 @@ const USAGE = `Usage: commerce-api <command>
   emails list [--status pending|sent|failed|kept] [--limit N] [--json]
                                                   the newest emails written (without SMTP_URL: kept, never sent)
   emails show ID [--json]                         one email: its headers, then its text part
-  metrics rebuild [--organization ID] [--json]    rewrite the metrics' order rollups from the orders
+  metrics rebuild [--organization ID] [--json]    rewrite the metrics' rollups (orders, subscriptions, checkouts) from their rows
 `;
 
 const slugify = (name: string) =>
@@ -119,11 +120,13 @@ async function run(argv: string[]): Promise<void> {
         throw new UsageError("--organization must be an organization id (UUID)");
       const rebuilt = await rebuildOrderRollups(runtime.deps.db, organization);
       const subscriptions = await rebuildSubscriptionRollups(runtime.deps.db, organization);
+      const checkouts = await rebuildCheckoutRollups(runtime.deps.db, organization);
       print(
         json,
-        { ...rebuilt, subscriptions },
+        { ...rebuilt, subscriptions, checkouts },
         `Rebuilt the order rollups from ${rebuilt.orders} orders: ${rebuilt.rows} hourly rows, ${rebuilt.dayRows} day rows.\n` +
-          `Rebuilt the subscription day rollups from ${subscriptions.facts} facts: ${subscriptions.dayRows} day rows.`,
+          `Rebuilt the subscription day rollups from ${subscriptions.facts} facts: ${subscriptions.dayRows} day rows.\n` +
+          `Rebuilt the checkout rollups: ${checkouts.hourRows} hourly rows, ${checkouts.dayRows} day rows.`,
       );
     } else {
       const demo = await seedDemo(runtime.deps);

@@ -180,6 +180,8 @@ describe("commerce-api CLI", { timeout: perProcessStart(2) }, () => {
       dayRows: Number(dayRows.n),
       // One-time orders only: no subscription, so no subscription fact.
       subscriptions: { facts: 0, dayRows: 0, newDayRows: 0 },
+      // Orders written without checkouts: none counted.
+      checkouts: { hourRows: 0, dayRows: 0 },
     });
     expect(await read()).toEqual(kept);
     const refused = await cli("metrics", "rebuild", "--organization", "nope");

@@ -28,6 +28,8 @@ export interface MetricsSourceRequest {
   ordersFromRollups: boolean;
   /** The subscription stock from its day rollups (metric-subscriptions.repository.ts): days in a whole-hour zone, no filter but organizations. */
   subscriptionsFromRollups?: boolean;
+  /** The checkouts from their rollups (metric-checkouts.repository.ts): days in a whole-hour zone, no filter but organizations. */
+  checkoutsFromRollups?: boolean;
 }
 
 /** One period's source values (absent: the family was not read), and its local start with its offset. */
@@ -66,7 +68,7 @@ export async function metricSources(db: Db, request: MetricsSourceRequest): Prom
       case "orders":
         return ordersFamily(scope, request.ordersFromRollups);
       case "checkouts":
-        return checkoutsFamily(scope);
+        return checkoutsFamily(scope, request.checkoutsFromRollups === true);
       case "costs":
         return costsFamily(scope);
       default:

@@ -236,6 +236,14 @@ export function createMetricsService(deps: Deps) {
         billingTypes === null &&
         customerIds === null &&
         (await wholeHourZone(readDb, timezone, daysBefore(query.start_date, 31), query.end_date, query.interval));
+      // The checkout rollups answer the same days, over the range alone (docs/decisions.md, "Metrics: checkout day rollups").
+      const checkoutsFromRollups =
+        families.has("checkouts") &&
+        query.interval === "day" &&
+        productIds === null &&
+        billingTypes === null &&
+        customerIds === null &&
+        (await wholeHourZone(readDb, timezone, query.start_date, query.end_date));
       const sources: SourcePeriod[] = await metricSources(readDb, {
         startDate: query.start_date,
         endDate: query.end_date,
@@ -251,6 +259,7 @@ export function createMetricsService(deps: Deps) {
         },
         ordersFromRollups,
         subscriptionsFromRollups,
+        checkoutsFromRollups,
       });
       const running = { revenue: 0, net: 0, costs: 0 };
       const periods = sources.map((source) => ({ timestamp: source.timestamp, values: periodValues(source.values, running) }));
