@@ -143,3 +143,9 @@ export function toEmbeddedOrder({ items, customer, product, discount, subscripti
     subscription,
   });
 }
+
+/** An embedded order's own row and its read schema (an update that answered both in one statement). */
+export function splitEmbeddedOrder(embedded: OrderEmbeddedRow): { row: OrderRow; order: Order } {
+  const { items, customer, product, discount, subscription, ...row } = embedded;
+  return { row, order: toEmbeddedOrder(embedded) };
+}

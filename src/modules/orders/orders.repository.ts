@@ -222,6 +222,10 @@ export const findOrderEmbedded = (db: Executor, id: string, visibility: OrderVis
 
 export type OrderEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findOrderEmbedded>>>;
 
+/** Updates an order and answers it as written with its embedded relations: the write and the read in one statement. */
+export const updateOrderEmbedded = (db: Executor, id: string, values: Updateable<OrdersTable>): Promise<OrderEmbeddedRow> =>
+  db.updateTable("orders as o").set(values).where("o.id", "=", id).returningAll("o").returning(embedded).executeTakeFirstOrThrow();
+
 /** The order a checkout made (one at most), whatever organization: the caller holds the checkout. */
 export const findOrderOfCheckout = (db: Executor, checkoutId: string): Promise<OrderRow | undefined> =>
   db.selectFrom("orders").selectAll().where("checkout_id", "=", checkoutId).executeTakeFirst();
