@@ -6,7 +6,8 @@ import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
 import { discountAmount, findDiscountById } from "../modules/discounts/discounts.steps.ts";
-import { readOrder, writeOrder } from "../modules/orders/orders.steps.ts";
+import { writeAndReadOrder } from "../modules/orders/orders.steps.ts";
+import type { Order } from "../modules/orders/orders.schemas.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import { findOrganization } from "../modules/organizations/organizations.steps.ts";
 import { findProductBilling } from "../modules/products/products.steps.ts";
@@ -111,11 +112,10 @@ async function publishBilledOrder(
   trx: Executor,
   ctx: SubscriptionFlowContext,
   { row, customer }: { row: SubscriptionRow; customer: CustomerRow },
-  order: OrderRow,
+  { order, created }: { order: OrderRow; created: Order },
   earlier: EarlierEvents,
   now: Date,
 ): Promise<OrderRow | null> {
-  const created = await readOrder(trx, order);
   const event = (type: "order.created" | "order.paid") => ({ organizationId: row.organization_id, type, data: created, now });
   if (order.status === "paid") {
     await recordWebhookEvents(trx, [...earlier.events, event("order.created"), event("order.paid")], earlier.jobs);
@@ -158,7 +158,7 @@ export async function billOrder(
   const subtotal = linesTotal(lines);
   const taxable = subtotal - input.discount;
   const { computed, tax, net } = taxedAmounts(ctx.taxEngine, { row, organization, customer }, input, taxable);
-  const { order } = await writeOrder(trx, {
+  const { order, published } = await writeAndReadOrder(trx, {
     organization,
     customer,
     checkoutId: null,
@@ -183,7 +183,7 @@ export async function billOrder(
     entries.billed.map((entry) => entry.id),
     entries.split,
   );
-  return publishBilledOrder(trx, ctx, { row, customer }, order, earlier, now);
+  return publishBilledOrder(trx, ctx, { row, customer }, { order, created: published }, earlier, now);
 }
 
 /**

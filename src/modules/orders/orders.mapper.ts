@@ -131,7 +131,14 @@ export function toOrder(order: OrderRow, related: OrderRelations): Order {
 }
 
 /** An order read with its relations aggregated as JSON (`pageOrdersEmbedded`, `findOrderEmbedded`). */
-export function toEmbeddedOrder({ items, customer, product, discount, subscription, ...order }: OrderEmbeddedRow): Order {
+export function toEmbeddedOrder({
+  items,
+  customer,
+  product,
+  discount,
+  subscription,
+  ...order
+}: Omit<OrderEmbeddedRow, "items"> & Pick<OrderRelations, "items">): Order {
   // The customer is a foreign key of the order: it is always there.
   if (!customer) throw new Error(`order ${order.id} without its customer`);
   // JSON aggregation widens the stored `[number, format]` tax id pair to a list.

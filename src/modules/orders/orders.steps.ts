@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvents, type WebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
-import { writeOrder, type NewOrder } from "./order-creation.ts";
+import { writeAndReadOrder, writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
 import { findOrder, findOrderForUpdate, findOrderOfCheckout, updateOrder, type OrderVisibility } from "./orders.repository.ts";
@@ -19,6 +19,7 @@ export {
   publishOrderUpdated,
   readOrder,
   updateOrder,
+  writeAndReadOrder,
   writeOrder,
   type NewOrder,
   type OrderVisibility,
