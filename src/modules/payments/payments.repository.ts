@@ -39,7 +39,8 @@ export async function countPayments(
 export const attemptKey = (orderId: string, attempts: number): string => `${orderId}:${attempts + 1}`;
 
 /** The processor's idempotency key of an order's next attempt: the order and the attempt's number. */
-export const nextAttemptKey = async (db: Executor, orderId: string): Promise<string> => attemptKey(orderId, await countPayments(db, orderId));
+export const nextAttemptKey = async (db: Executor, orderId: string): Promise<string> =>
+  attemptKey(orderId, await countPayments(db, orderId));
 
 /** Failed attempts of an order started by the given triggers: what dunning counts. */
 export const countFailedPayments = (db: Executor, orderId: string, triggers: readonly PaymentTrigger[]): Promise<number> =>
