@@ -1,11 +1,13 @@
 import type { Executor } from "../db/database.ts";
 import type { TaxEngine } from "../adapters/tax-engine/tax.engine.ts";
-import { recordWebhookEvents } from "../jobs/webhook-outbox.ts";
+import type { JobSpec } from "../jobs/queue.ts";
+import { recordWebhookEvents, type WebhookEvent } from "../jobs/webhook-outbox.ts";
 import { cycleSubscriptionBenefits } from "../modules/benefits/benefits.steps.ts";
 import type { CustomerRow } from "../modules/customers/customers.table.ts";
 import { findCustomerEvenDeleted } from "../modules/customers/customers.steps.ts";
 import { discountAmount, findDiscountById } from "../modules/discounts/discounts.steps.ts";
-import { readOrder, writeOrder } from "../modules/orders/orders.steps.ts";
+import { writeAndReadOrder } from "../modules/orders/orders.steps.ts";
+import type { Order } from "../modules/orders/orders.schemas.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import { findOrganization } from "../modules/organizations/organizations.steps.ts";
 import { findProductBilling } from "../modules/products/products.steps.ts";
@@ -94,41 +96,61 @@ export function taxedAmounts(
   return { computed, tax, net: (parties.row.tax_behavior ?? "exclusive") === "inclusive" ? taxable - tax : taxable };
 }
 
-/** `order.created`, and `order.paid` with its email for an order with nothing to charge, else the recovery job that collects it. */
+/** A step's events (and their jobs) recorded before the order's, in the same statement: a renewal's subscription events. */
+export interface EarlierEvents {
+  events: readonly WebhookEvent[];
+  jobs: readonly JobSpec[];
+}
+
+const NO_EVENTS: EarlierEvents = { events: [], jobs: [] };
+
+/**
+ * `order.created` after the `earlier` events, and `order.paid` with its email for an order with
+ * nothing to charge, else the recovery job that collects it.
+ */
 async function publishBilledOrder(
   trx: Executor,
   ctx: SubscriptionFlowContext,
   { row, customer }: { row: SubscriptionRow; customer: CustomerRow },
-  order: OrderRow,
+  { order, created }: { order: OrderRow; created: Order },
+  earlier: EarlierEvents,
   now: Date,
 ): Promise<OrderRow | null> {
-  const created = await readOrder(trx, order);
   const event = (type: "order.created" | "order.paid") => ({ organizationId: row.organization_id, type, data: created, now });
   if (order.status === "paid") {
-    await recordWebhookEvents(trx, [event("order.created"), event("order.paid")]);
+    await recordWebhookEvents(trx, [...earlier.events, event("order.created"), event("order.paid")], earlier.jobs);
     if (order.billing_reason === "subscription_cycle") await cycleSubscriptionBenefits(trx, row.id, now);
     await writeRenewalPaidEmail(trx, ctx.deps, { order, items: created.items, subscription: row, customer }, now);
     return null;
   }
-  // Should the inline charge never settle (a crash), the job collects the order; it rides in the event's statement.
-  await recordWebhookEvents(trx, [event("order.created")], [collectRecoveryJob(order.id, null, now)]);
+  // Should the inline charge never settle (a crash), the job collects the order; it rides in the events' statement.
+  await recordWebhookEvents(trx, [...earlier.events, event("order.created")], [...earlier.jobs, collectRecoveryJob(order.id, null, now)]);
   return order;
 }
 
 /**
  * Writes a subscription's order: the period's lines less the discount, then the waiting credits
  * and debits of its changes (as `proration` items, not discounted again; credits only as far as
- * the order stays at or above zero, the rest waits), then tax. Nothing to bill writes nothing.
- * Returns the order when it waits for a payment.
+ * the order stays at or above zero, the rest waits), then tax. Nothing to bill writes no order
+ * (the `earlier` events are recorded all the same). Returns the order when it waits for a payment.
  */
-export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row: SubscriptionRow, input: SubscriptionBill) {
+export async function billOrder(
+  trx: Executor,
+  ctx: SubscriptionFlowContext,
+  row: SubscriptionRow,
+  input: SubscriptionBill,
+  earlier: EarlierEvents = NO_EVENTS,
+) {
   const { now } = input;
   // One after another: a transaction is one connection, which runs one statement at a time.
   const organization = await findOrganization(trx, row.organization_id, null);
   if (!organization) throw new Error(`subscription ${row.id} without its organization`);
   const customer = await findCustomerEvenDeleted(trx, row.customer_id);
   const entries = billableEntries(linesTotal(input.lines) - input.discount, await unbilledEntries(trx, row.id));
-  if (input.lines.length === 0 && entries.billed.length === 0) return null;
+  if (input.lines.length === 0 && entries.billed.length === 0) {
+    await recordWebhookEvents(trx, earlier.events, earlier.jobs);
+    return null;
+  }
   const lines = [
     ...input.lines,
     ...entries.billed.map((entry) => ({ priceId: entry.product_price_id, amount: entry.amount, label: entry.label, proration: true })),
@@ -136,7 +158,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
   const subtotal = linesTotal(lines);
   const taxable = subtotal - input.discount;
   const { computed, tax, net } = taxedAmounts(ctx.taxEngine, { row, organization, customer }, input, taxable);
-  const { order } = await writeOrder(trx, {
+  const { order, published } = await writeAndReadOrder(trx, {
     organization,
     customer,
     checkoutId: null,
@@ -161,7 +183,7 @@ export async function billOrder(trx: Executor, ctx: SubscriptionFlowContext, row
     entries.billed.map((entry) => entry.id),
     entries.split,
   );
-  return publishBilledOrder(trx, ctx, { row, customer }, order, now);
+  return publishBilledOrder(trx, ctx, { row, customer }, { order, created: published }, earlier, now);
 }
 
 /**

@@ -4,9 +4,11 @@ import { defaultPaymentMethodId } from "../modules/customers/customers.steps.ts"
 import { dueAmount, findOrderForUpdate } from "../modules/orders/orders.steps.ts";
 import type { OrderRow } from "../modules/orders/orders.table.ts";
 import {
+  attemptKey,
   findPaymentMethod,
   isUnrecoverableDecline,
   nextAttemptKey,
+  orderAttempts,
   recordDeclinedPayment,
   recordPayment,
 } from "../modules/payments/payments.steps.ts";
@@ -41,7 +43,8 @@ export async function lockForCharge(trx: Executor, orderId: string): Promise<Loc
  * (`retry_customer`) settles the order only when it succeeds: a failed one is recorded but neither
  * counted toward dunning nor moves its schedule. A saved method the processor no longer accepts at
  * all is forgotten as a detached one is (its subscriptions moved to another method, if any), and
- * the charge fails as a decline does.
+ * the charge fails as a decline does. `priorAttempts`, the order's attempts so far when the caller
+ * counted them already under the lock (orderAttempts), else counted here.
  */
 export async function chargeLocked(
   trx: Executor,
@@ -49,12 +52,13 @@ export async function chargeLocked(
   locked: LockedCharge,
   method: PaymentMethodRow,
   trigger: PaymentTrigger,
+  priorAttempts?: number,
 ): Promise<OffSessionChargeOutcome> {
   const { order } = locked;
   const now = ctx.deps.now();
   const amount = dueAmount(order);
   const outcome = await ctx.payments.chargeOffSession({
-    attemptId: await nextAttemptKey(trx, order.id),
+    attemptId: priorAttempts === undefined ? await nextAttemptKey(trx, order.id) : attemptKey(order.id, priorAttempts),
     methodReference: method.processor_reference,
     customerReference: method.processor_customer_reference,
     organizationId: order.organization_id,
@@ -104,13 +108,17 @@ export async function collectSubscriptionPayment(
   return ctx.deps.db.transaction().execute(async (trx) => {
     const locked = await lockForCharge(trx, orderId);
     if (!locked || locked.order.status !== "pending") return null;
-    if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true })) return "paid";
+    // The waiting attempts and the count of all in one read; the count is reused only when none
+    // waited (settling one asks the processor first, so the charge then counts again).
+    const attempts = await orderAttempts(trx, orderId);
+    if (await settleWaitingPayments(trx, ctx, locked, { giveUp: true, waiting: attempts.waiting })) return "paid";
     const method = await methodToCharge(trx, locked.row);
     if (!method) {
       await settleCharge(trx, ctx.deps, locked, { attempted: false, unrecoverable: false }, ctx.deps.now());
       return "refused";
     }
-    return (await chargeLocked(trx, ctx, locked, method, trigger)).status === "succeeded" ? "paid" : "refused";
+    const prior = attempts.waiting.length === 0 ? attempts.count : undefined;
+    return (await chargeLocked(trx, ctx, locked, method, trigger, prior)).status === "succeeded" ? "paid" : "refused";
   });
 }
 

@@ -11,12 +11,13 @@ import {
   claimDueResume,
   claimDueSubscription,
   closePeriodUsage,
+  closePeriodUsageWithPrices,
   organizationsWithDueWork,
   pauseSubscription,
-  publishSubscriptionEvents,
   resumeSubscription,
+  subscriptionEvents,
   subscriptionLines,
-  updateSubscription,
+  updateAndReadSubscription,
   type PriceLine,
 } from "../modules/subscriptions/subscriptions.steps.ts";
 import type { SubscriptionRow } from "../modules/subscriptions/subscriptions.table.ts";
@@ -85,7 +86,7 @@ export async function cycleSubscription(
   options: { restart?: boolean } = {},
 ): Promise<OrderRow | null> {
   // The closing period's usage, billed in arrears whatever follows it (docs/decisions.md, "Metered billing").
-  const usage = await closePeriodUsage(trx, due, now);
+  const { lines: usage, meteredPrices } = await closePeriodUsageWithPrices(trx, due, now);
   const ends = due.cancel_at_period_end || (due.ends_at !== null && due.ends_at <= now);
   // Paused at the period end: no renewal order (only the closing period's usage), benefits revoked until it resumes.
   if (!options.restart && (ends || due.pause_at_period_end)) return closeWithoutRenewal(trx, ctx, due, { ends, usage }, now);
@@ -98,25 +99,41 @@ export async function cycleSubscription(
   const lines = await subscriptionLines(trx, row, product.name);
   // The subscription's amount is its static price; the order's discount also covers the usage lines (the hosted service's).
   const { kept, subtotal, discounted } = await periodCharge(trx, row, lines, start);
-  const cycled = await updateSubscription(trx, row.id, {
-    status: leavingTrial ? "active" : row.status,
-    anchor_day: anchorDay,
-    current_period_start: start,
-    current_period_end: addInterval(start, row.recurring_interval, row.recurring_interval_count, anchorDay),
-    discount_id: kept ? row.discount_id : null,
-    discount_applied_at: kept?.appliedAt ?? null,
-    amount: subtotal - discounted,
-    modified_at: now,
-  });
-  await publishSubscriptionEvents(trx, cycled, ["subscription.cycled", "subscription.updated"], now);
-  return billOrder(trx, ctx, cycled, {
-    billingReason: options.restart ? "subscription_update" : "subscription_cycle",
-    product,
-    lines: [...lines, ...usage],
-    discount: kept ? discountAmount(kept.discount, subtotal + linesTotal(usage), row.currency) : 0,
-    discountId: kept ? row.discount_id : null,
+  // The closing usage's metered prices are the new period's, unless a scheduled change just switched them.
+  const known = meteredPrices && due.pending_update === null ? { meteredPrices } : {};
+  // The update answers the subscription as its events carry it (no read of the row just written).
+  const { row: cycled, subscription } = await updateAndReadSubscription(
+    trx,
+    row.id,
+    {
+      status: leavingTrial ? "active" : row.status,
+      anchor_day: anchorDay,
+      current_period_start: start,
+      current_period_end: addInterval(start, row.recurring_interval, row.recurring_interval_count, anchorDay),
+      discount_id: kept ? row.discount_id : null,
+      discount_applied_at: kept?.appliedAt ?? null,
+      amount: subtotal - discounted,
+      modified_at: now,
+    },
     now,
-  });
+    known,
+  );
+  // Its events are recorded with the order's, before them, in one statement.
+  const events = subscriptionEvents(cycled, subscription, ["subscription.cycled", "subscription.updated"], now);
+  return billOrder(
+    trx,
+    ctx,
+    cycled,
+    {
+      billingReason: options.restart ? "subscription_update" : "subscription_cycle",
+      product,
+      lines: [...lines, ...usage],
+      discount: kept ? discountAmount(kept.discount, subtotal + linesTotal(usage), row.currency) : 0,
+      discountId: kept ? row.discount_id : null,
+      now,
+    },
+    events,
+  );
 }
 
 /**

@@ -60,15 +60,16 @@ export async function settleWaitingPayment(
 /**
  * Settles the locked order's charges still waiting for the customer from the processor's answer
  * now; with `giveUp` (another charge of the order follows) one still waiting is canceled first, so
- * it can never complete after the next one. True once the order is paid.
+ * it can never complete after the next one. `waiting`, when the caller read them already (with the
+ * attempt count, orderAttempts), else read here. True once the order is paid.
  */
 export async function settleWaitingPayments(
   trx: Executor,
   ctx: SubscriptionFlowContext,
   locked: LockedCharge,
-  options: { giveUp: boolean },
+  options: { giveUp: boolean; waiting?: readonly PaymentRow[] },
 ): Promise<boolean> {
-  for (const waiting of await pendingPayments(trx, locked.order.id)) {
+  for (const waiting of options.waiting ?? (await pendingPayments(trx, locked.order.id))) {
     const reference = waiting.processor_reference!;
     let outcome = await ctx.payments.lookupCharge(reference);
     if (outcome.status === "pending" && options.giveUp) outcome = await ctx.payments.cancelCharge(reference);

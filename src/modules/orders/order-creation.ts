@@ -1,9 +1,13 @@
+import type { Insertable } from "kysely";
 import type { Executor } from "../../db/database.ts";
 import { allocate } from "../../values/money.ts";
 import type { CustomerRow } from "../customers/customers.table.ts";
 import { allocateOrderNumbers, type NumberingOrganization } from "./order-numbers.ts";
 import { insertOrder, insertOrderItems } from "./orders.repository.ts";
-import type { OrderBillingReason, OrderItemRow, OrderRow } from "./orders.table.ts";
+import type { OrderBillingReason, OrderItemRow, OrderRow, OrdersTable } from "./orders.table.ts";
+import { insertOrderWithRelations } from "./order-embedded.repository.ts";
+import { toEmbeddedOrder } from "./orders.mapper.ts";
+import type { Order } from "./orders.schemas.ts";
 import type { StoredAddress } from "../../schema/address.ts";
 import type { Metadata } from "../../schema/primitives.ts";
 
@@ -41,12 +45,32 @@ export interface NewOrder {
  * Runs inside the transaction that causes the order (a checkout's success, a renewal); the numbers
  * are gap-free because their counters roll back with it.
  */
-export async function writeOrder(db: Executor, input: NewOrder): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
+export const writeOrder = (db: Executor, input: NewOrder): Promise<{ order: OrderRow; items: OrderItemRow[] }> =>
+  writeOrderWith(db, input, insertOrder);
+
+/**
+ * writeOrder, answering too the order as its `order.*` webhooks carry it (readOrder's): its insert
+ * answers the embedded relations, and its items are those just written (no read after the writes).
+ */
+export async function writeAndReadOrder(
+  db: Executor,
+  input: NewOrder,
+): Promise<{ order: OrderRow; items: OrderItemRow[]; published: Order }> {
+  const { order: written, items } = await writeOrderWith(db, input, insertOrderWithRelations);
+  const { customer, product, discount, subscription, ...order } = written;
+  return { order, items, published: toEmbeddedOrder({ ...written, items }) };
+}
+
+async function writeOrderWith<Row extends OrderRow>(
+  db: Executor,
+  input: NewOrder,
+  insert: (db: Executor, values: Insertable<OrdersTable>) => Promise<Row>,
+): Promise<{ order: Row; items: OrderItemRow[] }> {
   const { invoiceNumber, receiptNumber } = await allocateOrderNumbers(db, input.organization, input.customer, {
     invoice: input.status !== "draft",
     receipt: Boolean(input.paymentReference),
   });
-  const order = await insertOrder(db, {
+  const order = await insert(db, {
     created_at: input.now,
     modified_at: null,
     organization_id: input.organization.id,

@@ -131,7 +131,14 @@ export function toOrder(order: OrderRow, related: OrderRelations): Order {
 }
 
 /** An order read with its relations aggregated as JSON (`pageOrdersEmbedded`, `findOrderEmbedded`). */
-export function toEmbeddedOrder({ items, customer, product, discount, subscription, ...order }: OrderEmbeddedRow): Order {
+export function toEmbeddedOrder({
+  items,
+  customer,
+  product,
+  discount,
+  subscription,
+  ...order
+}: Omit<OrderEmbeddedRow, "items"> & Pick<OrderRelations, "items">): Order {
   // The customer is a foreign key of the order: it is always there.
   if (!customer) throw new Error(`order ${order.id} without its customer`);
   // JSON aggregation widens the stored `[number, format]` tax id pair to a list.
@@ -142,4 +149,10 @@ export function toEmbeddedOrder({ items, customer, product, discount, subscripti
     discount,
     subscription,
   });
+}
+
+/** An embedded order's own row and its read schema (an update that answered both in one statement). */
+export function splitEmbeddedOrder(embedded: OrderEmbeddedRow): { row: OrderRow; order: Order } {
+  const { items, customer, product, discount, subscription, ...row } = embedded;
+  return { row, order: toEmbeddedOrder(embedded) };
 }

@@ -13,12 +13,11 @@ import type { Database, Executor } from "../../db/database.ts";
 import type { OrganizationScope } from "../../http/auth.ts";
 import { customerExternalIdIn, metadataMatches } from "../../db/list-filters.ts";
 import { given, containsPattern, type MetadataFilter, type SortCriterion } from "../../schema/pagination.ts";
-import { jsonArrayFrom } from "kysely/helpers/postgres";
-import { customerContacts, customerEmailOf, customerJson } from "../customers/customers.steps.ts";
-import { discountJson, discountNameOf } from "../discounts/discounts.steps.ts";
+import { customerContacts, customerEmailOf } from "../customers/customers.steps.ts";
+import { discountNameOf } from "../discounts/discounts.steps.ts";
 import { organizationNameMatches } from "../organizations/organizations.steps.ts";
-import { productIsRecurring, productJson, productNameMatches, productNameOf } from "../products/products.steps.ts";
-import { orderDependentReads } from "./order-dependent-reads.ts";
+import { productIsRecurring, productNameMatches, productNameOf } from "../products/products.steps.ts";
+import { orderEmbedded } from "./order-embedded.repository.ts";
 import type { OrderSortKey, ProductBillingType } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderItemsTable, OrderRow, OrdersTable, OrderStatus } from "./orders.table.ts";
 
@@ -169,15 +168,6 @@ export const exportOrderRows = (db: Executor, filter: OrderFilter) =>
     .orderBy("o.id", "desc")
     .execute();
 
-/** Everything the `Order` read schema embeds, as JSON columns of a query over `orders as o`. */
-const embedded = (eb: OrdersScope) => [
-  jsonArrayFrom(eb.selectFrom("order_items as i").selectAll("i").whereRef("i.order_id", "=", "o.id").orderBy("i.position")).as("items"),
-  customerJson(eb.ref("o.customer_id")).as("customer"),
-  productJson(eb.ref("o.product_id")).as("product"),
-  discountJson(eb.ref("o.discount_id")).as("discount"),
-  orderDependentReads().subscriptionJson(eb.ref("o.subscription_id")).as("subscription"),
-];
-
 /**
  * A page of orders with their embedded relations and the count of every match, in one statement
  * (one round trip, one snapshot). The page's ids are picked first (an index-only scan past the
@@ -198,7 +188,7 @@ export async function pageOrdersEmbedded(db: Executor, filter: OrderFilter, sort
     db
       .selectFrom("orders as o")
       .selectAll("o")
-      .select(embedded)
+      .select(orderEmbedded)
       // An aggregate always answers one row.
       .select(countQuery(db, filter).$asScalar().$notNull().as("total_count"))
       .where("o.id", "in", pageIds),
@@ -215,7 +205,7 @@ export const findOrderEmbedded = (db: Executor, id: string, visibility: OrderVis
   db
     .selectFrom("orders as o")
     .selectAll("o")
-    .select(embedded)
+    .select(orderEmbedded)
     .where("o.id", "=", id)
     .where((eb) => eb.and(visible(eb, visibility)))
     .executeTakeFirst();

@@ -7,8 +7,9 @@ import { asList, pageWindow, parseSorting, toPage, type Page } from "../../schem
 import { normalizeState } from "../../schema/subdivisions.ts";
 import { recordWebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { OrderInvoiceAlreadyRequested } from "./orders.errors.ts";
-import { toEmbeddedOrder } from "./orders.mapper.ts";
+import { splitEmbeddedOrder, toEmbeddedOrder } from "./orders.mapper.ts";
 import * as repo from "./orders.repository.ts";
+import { updateOrderEmbedded } from "./order-embedded.repository.ts";
 import { DEFAULT_ORDER_EXPORT_COLUMNS, ordersCsv, ordersExportFilename } from "./orders.export.ts";
 import type { Order, OrderExportQuery, OrderListQuery, OrderUpdate } from "./orders.schemas.ts";
 import type { OrderItemRow, OrderRow } from "./orders.table.ts";
@@ -41,6 +42,15 @@ export async function readOrder(db: Executor, row: OrderRow): Promise<Order> {
   const embedded = await repo.findOrderEmbedded(db, row.id, { allowed: [row.organization_id] });
   if (!embedded) throw new Error(`order ${row.id} vanished while being read`);
   return toEmbeddedOrder(embedded);
+}
+
+/** Updates an order and answers its row and its full read schema, as readOrder gives it, in one statement. */
+export async function updateAndReadOrder(
+  db: Executor,
+  id: string,
+  values: Parameters<typeof updateOrderEmbedded>[2],
+): Promise<{ row: OrderRow; order: Order }> {
+  return splitEmbeddedOrder(await updateOrderEmbedded(db, id, values));
 }
 
 /** Records `order.updated` with the order as it is now, in the caller's transaction; returns that order. */

@@ -1,11 +1,11 @@
 import type { Executor } from "../../db/database.ts";
 import { recordWebhookEvents, type WebhookEvent } from "../../jobs/webhook-outbox.ts";
 import { allocateInvoiceNumber, allocateReceiptNumber, type NumberingOrganization } from "./order-numbers.ts";
-import { writeOrder, type NewOrder } from "./order-creation.ts";
+import { writeAndReadOrder, writeOrder, type NewOrder } from "./order-creation.ts";
 import { dueAmount } from "./order-amounts.ts";
 import { DOCUMENT_LINK_TTL_MS, signDocumentLink, type LinkedDocument } from "./order-document-links.ts";
 import { findOrder, findOrderForUpdate, findOrderOfCheckout, updateOrder, type OrderVisibility } from "./orders.repository.ts";
-import { publishOrderUpdated, readOrder } from "./orders.service.ts";
+import { publishOrderUpdated, readOrder, updateAndReadOrder } from "./orders.service.ts";
 import type { Order } from "./orders.schemas.ts";
 import type { CreditNoteRow, OrderRow } from "./orders.table.ts";
 
@@ -19,6 +19,7 @@ export {
   publishOrderUpdated,
   readOrder,
   updateOrder,
+  writeAndReadOrder,
   writeOrder,
   type NewOrder,
   type OrderVisibility,
@@ -44,20 +45,20 @@ export async function markOrderPaid(
   payment: { customer: { id: string; short_id: number }; reference: string | null },
   now: Date,
 ): Promise<{ row: OrderRow; published: Order }> {
-  const paid = await updateOrder(db, order.id, {
+  // The update answers the order as the events carry it: no read after the write.
+  const { row, order: published } = await updateAndReadOrder(db, order.id, {
     status: "paid",
     payment_reference: payment.reference,
     receipt_number: payment.reference === null ? null : await allocateReceiptNumber(db, order.organization_id, payment.customer),
     next_payment_attempt_at: null,
     modified_at: now,
   });
-  const published = await readOrder(db, paid);
   // `order.updated` then `order.paid`, in one statement (a renewal's charge among them).
   await recordWebhookEvents(
     db,
     (["order.updated", "order.paid"] as const).map((type) => ({ organizationId: order.organization_id, type, data: published, now })),
   );
-  return { row: paid, published };
+  return { row, published };
 }
 /** A finalized draft's invoice number, assigned only now (drafts have none). On the locked order. */
 export async function assignInvoiceNumber(

@@ -35,9 +35,12 @@ export async function countPayments(
   return Number((await query.executeTakeFirstOrThrow()).count);
 }
 
+/** The processor's idempotency key of an order's attempt after `attempts` earlier ones: the order and the attempt's number. */
+export const attemptKey = (orderId: string, attempts: number): string => `${orderId}:${attempts + 1}`;
+
 /** The processor's idempotency key of an order's next attempt: the order and the attempt's number. */
 export const nextAttemptKey = async (db: Executor, orderId: string): Promise<string> =>
-  `${orderId}:${(await countPayments(db, orderId)) + 1}`;
+  attemptKey(orderId, await countPayments(db, orderId));
 
 /** Failed attempts of an order started by the given triggers: what dunning counts. */
 export const countFailedPayments = (db: Executor, orderId: string, triggers: readonly PaymentTrigger[]): Promise<number> =>
@@ -62,6 +65,16 @@ export const hasPaymentOfReference = async (db: Executor, orderId: string, refer
     .where("order_id", "=", orderId)
     .where("processor_reference", "=", reference)
     .executeTakeFirst()) !== undefined;
+
+/**
+ * What a charge reads of the order's attempts before it, in one statement: those still waiting for
+ * the customer (3-D Secure), oldest first, and how many there are of any outcome (what the next
+ * attempt's key counts). The caller holds the order's row lock.
+ */
+export async function orderAttempts(db: Executor, orderId: string): Promise<{ waiting: PaymentRow[]; count: number }> {
+  const rows = await db.selectFrom("payments").selectAll().where("order_id", "=", orderId).orderBy("created_at").orderBy("id").execute();
+  return { waiting: rows.filter((row) => row.status === "pending"), count: rows.length };
+}
 
 /** The order's attempts still waiting for the customer (3-D Secure), oldest first; the caller holds the order's row lock. */
 export const pendingPayments = (db: Executor, orderId: string): Promise<PaymentRow[]> =>

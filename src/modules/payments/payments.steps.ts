@@ -1,11 +1,13 @@
 import type { Executor } from "../../db/database.ts";
 import {
+  attemptKey,
   countFailedPayments,
   countPayments,
   hasPaymentOfReference,
   insertPayment,
   latestPayment,
   nextAttemptKey,
+  orderAttempts,
   pendingPayments,
   settlePendingPayment,
   tryLockOrderPayment,
@@ -16,12 +18,14 @@ import type { PaymentRow, PaymentTrigger } from "./payments.table.ts";
 // The payment operations other modules and flows run inside their own transaction.
 
 export {
+  attemptKey,
   countFailedPayments,
   countPayments,
   hasPaymentOfReference,
   findPaymentMethod,
   latestPayment,
   nextAttemptKey,
+  orderAttempts,
   pendingPayments,
   savePaymentMethod,
   settlePendingPayment,

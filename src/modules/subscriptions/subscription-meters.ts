@@ -4,7 +4,7 @@ import { toIso } from "../../schema/primitives.ts";
 import { toMeter } from "../meters/meters.mapper.ts";
 import { findMeter } from "../meters/meters.steps.ts";
 import * as usageRepo from "./subscription-usage.repository.ts";
-import { meteredPriceUsage } from "./subscription-usage.ts";
+import { meteredPriceUsage, type MeteredPrice } from "./subscription-usage.ts";
 import type { SubscriptionMeter } from "./subscriptions.schemas.ts";
 import type { SubscriptionRow } from "./subscriptions.table.ts";
 
@@ -29,8 +29,10 @@ export async function subscriptionMeters(
   trx: Executor,
   row: Pick<SubscriptionRow, "id" | "customer_id" | "created_at" | "status" | "current_period_start" | "current_period_end">,
   now: Date,
+  /** The subscription's metered prices when the caller read them in this transaction (and nothing changed them since). */
+  known?: readonly MeteredPrice[],
 ): Promise<SubscriptionMeter[]> {
-  const prices = await usageRepo.meteredPrices(trx, row.id);
+  const prices = known ?? (await usageRepo.meteredPrices(trx, row.id));
   const to = now < row.current_period_end ? now : row.current_period_end;
   const byMeter = new Map<string, SubscriptionMeter>();
   for (const price of prices) {

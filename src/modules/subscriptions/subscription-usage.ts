@@ -13,7 +13,7 @@ import { decimalExcess, isPositiveDecimal, usageAmount } from "./usage-amount.ts
 
 const dateOf = (instant: Date) => instant.toISOString().slice(0, 10);
 
-type MeteredPrice = Awaited<ReturnType<typeof usageRepo.meteredPrices>>[number];
+export type MeteredPrice = Awaited<ReturnType<typeof usageRepo.meteredPrices>>[number];
 
 /** What a metered price charges a customer for [from, to): the usage, the credits it subtracts, the amount. */
 export interface PriceUsage {
@@ -53,6 +53,18 @@ export async function meteredPriceUsage(
  * lines only when they add to an amount.
  */
 export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now: Date): Promise<PriceLine[]> {
+  return (await closePeriodUsageWithPrices(trx, row, now)).lines;
+}
+
+/**
+ * closePeriodUsage, answering too the subscription's metered prices when it read them (null when
+ * it did not: a trial, an empty period), for a caller that reads the subscription's meters next.
+ */
+export async function closePeriodUsageWithPrices(
+  trx: Executor,
+  row: SubscriptionRow,
+  now: Date,
+): Promise<{ lines: PriceLine[]; meteredPrices: MeteredPrice[] | null }> {
   const lines: PriceLine[] = [];
   const quantityOf = (meterId: string | null, from: Date, to: Date) =>
     meterId === null ? Promise.resolve(null) : customerUsage(trx, { meterId, customerId: row.customer_id, from, to });
@@ -77,9 +89,10 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
     from: lastEnd !== null && lastEnd > row.current_period_start ? lastEnd : row.current_period_start,
     to: row.current_period_end,
   };
-  if (row.status === "trialing" || period.to <= period.from) return lines;
+  if (row.status === "trialing" || period.to <= period.from) return { lines, meteredPrices: null };
   const current: PriceLine[] = [];
-  for (const price of await usageRepo.meteredPrices(trx, row.id)) {
+  const meteredPrices = await usageRepo.meteredPrices(trx, row.id);
+  for (const price of meteredPrices) {
     const usage = await meteredPriceUsage(trx, row.customer_id, price, period.from, period.to);
     if (usage === null) continue;
     await usageRepo.insertUsageCharge(trx, {
@@ -96,5 +109,5 @@ export async function closePeriodUsage(trx: Executor, row: SubscriptionRow, now:
     });
     if (isPositiveDecimal(usage.quantity)) current.push({ priceId: price.id, amount: usage.amount, label: price.meter_name ?? "Usage" });
   }
-  return [...current, ...lines];
+  return { lines: [...current, ...lines], meteredPrices };
 }

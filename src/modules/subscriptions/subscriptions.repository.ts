@@ -173,6 +173,14 @@ export const findSubscriptionEmbedded = (db: Executor, id: string, visibility: S
 
 export type SubscriptionEmbeddedRow = NonNullable<Awaited<ReturnType<typeof findSubscriptionEmbedded>>>;
 
+/** Updates a subscription and answers it as written with its embedded relations: the write and the read in one statement. */
+export const updateSubscriptionEmbedded = (
+  db: Executor,
+  id: string,
+  values: Updateable<SubscriptionsTable>,
+): Promise<SubscriptionEmbeddedRow> =>
+  db.updateTable("subscriptions as s").set(values).where("s.id", "=", id).returningAll("s").returning(embedded).executeTakeFirstOrThrow();
+
 /** The row locked: every change to one subscription (renewal, update, cancel) runs one at a time. */
 /** A started subscription the caller may see, unlocked (a read). */
 export const findSubscription = (db: Executor, id: string, visibility: SubscriptionVisibility): Promise<SubscriptionRow | undefined> =>

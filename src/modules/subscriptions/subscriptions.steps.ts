@@ -1,6 +1,4 @@
 import type { Executor } from "../../db/database.ts";
-import { recordWebhookEvents, type WebhookEventType } from "../../jobs/webhook-outbox.ts";
-import { customerStateChangedJob } from "../../contracts/customer-state-changes.ts";
 import { addInterval } from "../../values/calendar.ts";
 import type { Metadata, RecurringInterval } from "../../schema/primitives.ts";
 import { setSubscriptionBenefits } from "../benefits/benefits.steps.ts";
@@ -8,7 +6,6 @@ import { revokeSubscriptionSeats } from "../customer-seats/customer-seats.steps.
 import { pendingOrdersOf, publishOrderUpdated, updateOrder } from "../orders/orders.steps.ts";
 import { discountExpired, dunningStep } from "./subscription-billing.ts";
 import { markEntriesBilled, unbilledEntries } from "./subscription-billing-entries.repository.ts";
-import { subscriptionMeters } from "./subscription-meters.ts";
 import { applyPendingUpdate, subscriptionLines } from "./subscription-change.apply.ts";
 import { billableEntries, type PriceLine } from "./subscription-proration.ts";
 import {
@@ -17,10 +14,9 @@ import {
   lockOpenSubscriptionsOfCustomer,
   organizationsWithDueWork,
 } from "./subscription-renewals.repository.ts";
-import { closePeriodUsage } from "./subscription-usage.ts";
-import { toSubscription } from "./subscriptions.mapper.ts";
+import { publishSubscriptionEvents } from "./subscription-events.ts";
+import { closePeriodUsage, closePeriodUsageWithPrices } from "./subscription-usage.ts";
 import * as repo from "./subscriptions.repository.ts";
-import type { Subscription } from "./subscriptions.schemas.ts";
 import type { CancellationReason, SubscriptionRow } from "./subscriptions.table.ts";
 
 // The subscription operations other modules and flows run inside their own transaction.
@@ -32,6 +28,13 @@ export {
   updateSubscription,
   type SubscriptionVisibility,
 } from "./subscriptions.repository.ts";
+export {
+  publishSubscriptionEvents,
+  readSubscription,
+  subscriptionEvents,
+  updateAndReadSubscription,
+  type SubscriptionEventType,
+} from "./subscription-events.ts";
 export { isBillable, type Actor, type Change, type SubscriptionEvent } from "./subscription-lifecycle.ts";
 export { requestChange } from "./subscription-change.request.ts";
 export { moveSubscriptionsToMethod } from "./subscription-payment-methods.repository.ts";
@@ -42,6 +45,7 @@ export {
   claimDueResume,
   claimDueSubscription,
   closePeriodUsage,
+  closePeriodUsageWithPrices,
   discountExpired,
   dunningStep,
   lockOpenSubscriptionsOfCustomer,
@@ -51,40 +55,6 @@ export {
   unbilledEntries,
   type PriceLine,
 };
-
-/**
- * The full read schema of one subscription, as the API and the `subscription.*` webhooks carry it,
- * its meters computed at `now`.
- */
-export async function readSubscription(
-  db: Executor,
-  row: Pick<SubscriptionRow, "id" | "organization_id">,
-  now: Date,
-): Promise<Subscription> {
-  const embedded = await repo.findSubscriptionEmbedded(db, row.id, { allowed: [row.organization_id] });
-  if (!embedded) throw new Error(`subscription ${row.id} vanished while being read`);
-  return toSubscription(embedded, await subscriptionMeters(db, embedded, now));
-}
-
-/**
- * Records each event, in the order given, with the subscription as it is now; in the caller's transaction.
- * Every subscription change comes through here, so the customer's state event is scheduled here too.
- */
-export async function publishSubscriptionEvents(
-  db: Executor,
-  row: SubscriptionRow,
-  types: readonly Extract<WebhookEventType, `subscription.${string}`>[],
-  now: Date,
-): Promise<Subscription> {
-  const subscription = await readSubscription(db, row, now);
-  // The state event's job rides in the events' statement: one round trip less per change (a renewal's included).
-  await recordWebhookEvents(
-    db,
-    types.map((type) => ({ organizationId: row.organization_id, type, data: subscription, now })),
-    [customerStateChangedJob(row.customer_id)],
-  );
-  return subscription;
-}
 
 export interface NewSubscription {
   organizationId: string;
