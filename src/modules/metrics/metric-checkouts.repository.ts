@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import { num, type Family, type FamilyScope } from "./metric-families.repository.ts";
+import { num, seriesDays, type Family, type FamilyScope } from "./metric-families.repository.ts";
 
 /**
  * Each day of the series from the checkout rollups (docs/decisions.md, "Metrics: checkout day
@@ -9,18 +9,13 @@ import { num, type Family, type FamilyScope } from "./metric-families.repository
  */
 function fromRollups(orgs: RawBuilder<unknown>) {
   return [
-    sql`checkout_days AS (
-      SELECT t, t::date AS day, extract(timezone FROM t)::int AS utc_offset,
-        extract(timezone FROM t) = extract(timezone FROM t + interval '1 day') AND extract(timezone FROM t)::int % 3600 = 0
-          AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
-      FROM series
-    )`,
+    seriesDays("checkout_days"),
     sql`checkout_counts AS (
       SELECT p.t, c.n, c.succeeded
       FROM checkout_days p CROSS JOIN LATERAL (
         SELECT sum(u.checkouts) AS n, sum(u.succeeded) AS succeeded FROM (
           SELECT r.checkouts, r.succeeded FROM metric_checkout_day_rollups r
-          WHERE p.whole AND r.organization_id = ANY(${orgs}) AND r.utc_offset = p.utc_offset / 3600 AND r.day = p.day
+          WHERE p.whole AND r.organization_id = ANY(${orgs}) AND r.utc_offset = p.utc_offset AND r.day = p.day
           UNION ALL
           SELECT r.checkouts, r.succeeded FROM metric_checkout_hour_rollups r
           WHERE NOT p.whole AND r.organization_id = ANY(${orgs}) AND r.hour >= p.t AND r.hour < p.t + interval '1 day'

@@ -41,3 +41,16 @@ export interface FamilyScope {
 
 /** A family's output column: a number, 0 when its period had no row. */
 export const num = (expression: RawBuilder<unknown>, alias: string) => sql`coalesce(${expression}, 0)::float8 AS ${sql.ref(alias)}`;
+
+/**
+ * The CTE `name` (t, day, utc_offset, whole): each period of a by-day series with its local date
+ * and its UTC offset in hours; `whole` when the day's two midnights share one whole-hour offset the
+ * day rollups hold (−12 to +14), so the day is exactly its date at that offset (a DST day is not).
+ */
+export const seriesDays = (name: string) =>
+  sql`${sql.table(name)} AS (
+    SELECT t, t::date AS day, extract(timezone FROM t)::int / 3600 AS utc_offset,
+      extract(timezone FROM t) = extract(timezone FROM t + interval '1 day') AND extract(timezone FROM t)::int % 3600 = 0
+        AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
+    FROM series
+  )`;

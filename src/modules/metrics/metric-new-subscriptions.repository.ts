@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { FamilyScope } from "./metric-families.repository.ts";
+import { seriesDays, type FamilyScope } from "./metric-families.repository.ts";
 
 /**
  * `new_subscriptions` by day from its day rollups (migrations/2026-12-04T0300_metric_new_subscription_day_rollups.ts,
@@ -18,12 +18,7 @@ import type { FamilyScope } from "./metric-families.repository.ts";
  */
 export function newSubscriptionsFromDayRollups({ orgs }: FamilyScope) {
   return [
-    sql`new_sub_days AS (
-      SELECT t, t::date AS day, extract(timezone FROM t)::int / 3600 AS utc_offset,
-        extract(timezone FROM t) = extract(timezone FROM t + interval '1 day') AND extract(timezone FROM t)::int % 3600 = 0
-          AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
-      FROM series
-    )`,
+    seriesDays("new_sub_days"),
     sql`new_sub_rows AS (
       SELECT o.utc_offset, r.day, r.n
       FROM (SELECT utc_offset, min(day) AS lo, max(day) AS hi FROM new_sub_days WHERE whole GROUP BY 1) o CROSS JOIN LATERAL (
