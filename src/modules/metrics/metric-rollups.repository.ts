@@ -58,56 +58,96 @@ const ordersBefore = (currency: string, from: RawBuilder<unknown>) => sql`orders
   ${from}
 )`;
 
+/** Before the first day: the days at the offset of its midnight, which end exactly there. */
+const dayRowsBefore = (scoped: RawBuilder<unknown>) => sql`FROM metric_order_day_rollups r WHERE ${scoped}
+  AND r.utc_offset = (SELECT extract(timezone FROM lo)::int / 3600 FROM bounds) AND r.day < (SELECT lo::date FROM bounds)`;
+
 /**
  * The CTEs of the orders family from the rollups, with the columns of the live one. A period (days,
- * weeks, months, years; clipped to the window) whose bounds and its own two midnights are local
- * midnights at one whole-hour offset is that offset's day rows from its first to its last day, and
- * its "new" and "renewed" are the rows' day lags against its dates: a year by day or by week reads
- * about 365 rows per series. The others (hours, the periods across a DST change, 2 to 4 a year)
- * read the hourly rows. Before the window: the day rows at the offset of its first midnight.
+ * weeks, months, years; clipped to the window) is read at the offset A of its start's midnight: the
+ * local dates at A wholly inside it from A's day rows, the hours left at either end (none, unless
+ * the period crosses a DST change: 23 hours of a spring month's last day at A, the one extra hour of
+ * an autumn one) from the hourly rows. A day row's "new" and "renewed" are its day lags against the
+ * dates at A from the period's first to the last one starting by its end; that is exact for every
+ * date but a subscription starting after its order, on the date at A holding the period's end when
+ * that end is no midnight at A: those rows are read again from their days' hours, which tell on
+ * which side of the end the start fell (docs/decisions.md, "Metrics: order periods across a DST
+ * change from day rows"). Hours read the hourly rows. Before the window: the day rows at the offset
+ * of its first midnight.
  */
 export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, productMatch }: OrderRollupScope) => {
   const scoped = sql`r.organization_id = ANY(${orgs}) AND ${productMatch(sql`r.product_id`)}`;
-  const offset = (instant: RawBuilder<unknown>) => sql`extract(timezone FROM ${instant})::int`;
+  // A date's midnight at `a` hours east of UTC, and the date at `a` of an instant.
+  const midnightAt = (day: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+    sql`(((${day})::timestamp - ${a} * interval '1 hour') AT TIME ZONE 'UTC')`;
+  const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+    sql`(((${instant}) AT TIME ZONE 'UTC') + ${a} * interval '1 hour')::date`;
+  if (interval === "hour") {
+    return [
+      sql`order_rows AS (${hourRows(
+        currency,
+        trunc,
+        sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour >= (SELECT lo FROM bounds) AND r.hour < (SELECT hi FROM bounds)`,
+      )})`,
+      orderSums,
+      ordersBefore(currency, dayRowsBefore(scoped)),
+    ];
+  }
   return [
+    // t0, tx: the dates at A a day row's lags are judged against ([t0, tx)); edge: the period ends
+    // off A's midnights; [lo, h1) and [h2, hi): the hours outside the day rows' dates [d_lo, d_hi).
     sql`order_periods AS (
-      SELECT p.*, p.whole AND p.k % 3600 = 0 AND p.k BETWEEN -43200 AND 50400 AS by_day
+      SELECT d.*, least(${midnightAt(sql`d.d_lo`, sql`d.a`)}, d.hi) AS h1,
+        greatest(${midnightAt(sql`d.d_hi`, sql`d.a`)}, least(${midnightAt(sql`d.d_lo`, sql`d.a`)}, d.hi)) AS h2
       FROM (
-        SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi, ${offset(sql`se.t`)} AS k,
-          ${sql.lit(interval !== "hour")} AND ${offset(sql`se.t`)} = ${offset(sql`se.t + ${step}`)}
-            AND ${offset(sql`se.t`)} = ${offset(sql`greatest(se.t, b.lo)`)}
-            AND ${offset(sql`se.t`)} = ${offset(sql`least(se.t + ${step}, b.hi)`)} AS whole
-        FROM series se, bounds b
-      ) p
+        SELECT q.*, q.t::date AS t0, ${dateAt(sql`q.t + ${step}`, sql`q.a`)} AS tx,
+          q.t + ${step} <> ${midnightAt(dateAt(sql`q.t + ${step}`, sql`q.a`), sql`q.a`)} AS edge,
+          -- The first date at A starting at or after lo, the first one not ending by hi.
+          ${dateAt(sql`q.lo - interval '1 microsecond'`, sql`q.a`)} + 1 AS d_lo, ${dateAt(sql`q.hi`, sql`q.a`)} AS d_hi
+        FROM (
+          -- An offset the day rows do not hold (whole hours from −12 to +14) leaves A null: all hours.
+          SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi,
+            CASE WHEN extract(timezone FROM se.t)::int % 3600 = 0 AND extract(timezone FROM se.t)::int BETWEEN -43200 AND 50400
+              THEN extract(timezone FROM se.t)::int / 3600 END AS a
+          FROM series se, bounds b
+        ) q
+      ) d
     )`,
-    sql`order_rows AS (
-      SELECT p.t, r.orders, r.revenue AS amount, r.net, r.currency = ${currency} AS priced, r.subscription,
-        r.subscription AND r.start_day IS NOT NULL AND r.start_day >= p.t::date AND r.start_day < (p.t + ${step})::date AS new_subscription,
-        r.prev_day IS NULL OR NOT (r.prev_day >= p.t::date AND r.prev_day < (p.t + ${step})::date) AS first_in_period
-      -- A range of the key (organization, offset, day) per period, not a scan of every offset's rows:
-      -- OFFSET 0 keeps the planner from flattening the lateral read into a hash join over them all.
+    // A range of the key (organization, offset, day) per period, not a scan of every offset's rows:
+    // OFFSET 0 keeps the planner from flattening the lateral read into a hash join over them all.
+    sql`order_day_rows AS (
+      SELECT p.t, p.a, p.t0, p.tx, r.day, r.orders, r.revenue, r.net, r.currency, r.subscription, r.start_day, r.prev_day,
+        p.edge AND r.start_day IS NOT DISTINCT FROM p.tx AS ambiguous
       FROM order_periods p CROSS JOIN LATERAL (
         SELECT r.* FROM metric_order_day_rollups r
-        WHERE ${scoped} AND r.utc_offset = p.k / 3600 AND r.day >= p.lo::date AND r.day < p.hi::date OFFSET 0
+        WHERE ${scoped} AND r.utc_offset = p.a AND r.day >= p.d_lo AND r.day < p.d_hi OFFSET 0
       ) r
-      WHERE p.by_day
+    )`,
+    sql`order_rows AS (
+      SELECT t, orders, revenue AS amount, net, currency = ${currency} AS priced, subscription,
+        subscription AND start_day >= t0 AND start_day < tx AS new_subscription,
+        prev_day IS NULL OR NOT (prev_day >= t0 AND prev_day < tx) AS first_in_period
+      FROM order_day_rows WHERE NOT ambiguous
       UNION ALL
       ${hourRows(
         currency,
         trunc,
-        // Hours: one range over the window; longer periods: a range per period left to the hours.
-        interval === "hour"
-          ? sql`FROM metric_order_rollups r WHERE ${scoped} AND r.hour >= (SELECT lo FROM bounds) AND r.hour < (SELECT hi FROM bounds)`
-          : sql`FROM order_periods p JOIN metric_order_rollups r ON r.hour >= p.lo AND r.hour < p.hi WHERE NOT p.by_day AND ${scoped}`,
+        sql`FROM order_periods p CROSS JOIN LATERAL (VALUES (p.lo, p.h1), (p.h2, p.hi)) s(lo, hi)
+          JOIN metric_order_rollups r ON r.hour >= s.lo AND r.hour < s.hi WHERE ${scoped}`,
+      )}
+      UNION ALL
+      -- The ambiguous rows' orders: their days' hours whose subscription starts on tx at A.
+      ${hourRows(
+        currency,
+        trunc,
+        sql`FROM (SELECT DISTINCT a, day, tx FROM order_day_rows WHERE ambiguous) d
+          JOIN metric_order_rollups r ON r.hour >= ${midnightAt(sql`d.day`, sql`d.a`)} AND r.hour < ${midnightAt(sql`d.day + 1`, sql`d.a`)}
+          WHERE ${scoped} AND r.subscription AND r.hour - r.start_lag * interval '1 hour' >= ${midnightAt(sql`d.tx`, sql`d.a`)}
+            AND r.hour - r.start_lag * interval '1 hour' < ${midnightAt(sql`d.tx + 1`, sql`d.a`)}`,
       )}
     )`,
     orderSums,
-    // Before the first day: the days at the offset of its midnight, which end exactly there.
-    ordersBefore(
-      currency,
-      sql`FROM metric_order_day_rollups r WHERE ${scoped}
-        AND r.utc_offset = (SELECT extract(timezone FROM lo)::int / 3600 FROM bounds) AND r.day < (SELECT lo::date FROM bounds)`,
-    ),
+    ordersBefore(currency, dayRowsBefore(scoped)),
   ];
 };
 

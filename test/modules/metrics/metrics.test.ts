@@ -722,6 +722,66 @@ describe("order rollups", () => {
     ]);
   });
 
+  it("answers weeks and months across a DST change as the orders do: day rows at their first midnight's offset, the edge from hours", async () => {
+    const { id } = await createOrganization(ctx.deps);
+    const customer = await createCustomer(ctx.deps, id);
+    const plan = await createProduct(ctx.deps, id, { product: { name: "Plan", recurring_interval: "month", recurring_interval_count: 1 } });
+    const book = (await createProduct(ctx.deps, id)).product;
+    const order = (iso: string, subscriptionId?: string) =>
+      createOrder(ctx.deps, id, {
+        customer,
+        product: subscriptionId ? plan.product : book,
+        ...(subscriptionId ? { subscriptionId } : {}),
+        values: { created_at: new Date(iso) },
+      });
+    const subscribed = async (startIso: string) =>
+      (await createSubscription(ctx.deps, id, { customer, product: plan, now: new Date(startIso) })).id;
+    // Each month across a change ends half an hour either side of the local midnight ending it; at
+    // the offset of the month's first midnight both halves fall on one date. A subscription starting
+    // there after an order of it earlier in the month is new in the month only on the early side;
+    // orders on both sides, renewals of a subscription of the month before, and a subscription that
+    // starts there and renews in the next month surround the edge.
+    const edges = [
+      // Berlin: 1 April (+2) is 22:00 UTC on 31 March, 1 November (+1) 23:00 UTC on 31 October.
+      ["2026-03-31T22:00:00Z", "2026-03-20T12:00:00Z"],
+      ["2026-10-31T23:00:00Z", "2026-10-20T12:00:00Z"],
+      // New York: 1 April (−4) is 04:00 UTC, 1 December (−5) 05:00 UTC.
+      ["2026-04-01T04:00:00Z", "2026-03-20T12:00:00Z"],
+      ["2026-12-01T05:00:00Z", "2026-11-20T12:00:00Z"],
+      // Auckland: 1 May (+12) is 12:00 UTC on 30 April, 1 October (+13) 11:00 UTC on 30 September.
+      ["2026-04-30T12:00:00Z", "2026-04-20T12:00:00Z"],
+      ["2026-09-30T11:00:00Z", "2026-09-20T12:00:00Z"],
+    ] as const;
+    const renewing = await subscribed("2026-02-10T12:00:00Z");
+    for (const [edge, earlier] of edges) {
+      const at = (minutes: number) => new Date(Date.parse(edge) + minutes * 60_000).toISOString();
+      for (const minutes of [-30, 30]) {
+        await order(earlier, await subscribed(at(minutes)));
+        await order(at(minutes));
+        await order(at(minutes), renewing);
+        await order(at(minutes + 24 * 60), await subscribed(at(minutes - 60)));
+      }
+    }
+    let counted = 0;
+    for (const read of [
+      ["2026-02-01", "2026-12-31", "month", "Europe/Berlin"],
+      ["2026-02-01", "2026-12-31", "month", "America/New_York"],
+      ["2026-02-01", "2026-12-31", "month", "Pacific/Auckland"],
+      ["2026-03-05", "2026-11-05", "month", "Europe/Berlin"],
+      ["2026-03-01", "2026-12-31", "week", "Europe/Berlin"],
+      ["2026-03-01", "2026-12-31", "week", "America/New_York"],
+      ["2026-03-01", "2026-12-31", "week", "Pacific/Auckland"],
+      ["2026-03-25", "2026-04-05", "day", "Europe/Berlin"],
+      ["2026-10-20", "2026-11-05", "day", "America/New_York"],
+      ["2026-01-01", "2026-12-31", "year", "Pacific/Auckland"],
+    ] satisfies (typeof READS)[number][]) {
+      const rolled = await sources(true, read, null, id);
+      expect(rolled, read.join(" ")).toEqual(await sources(false, read, null, id));
+      counted += rolled.filter((period) => (period.values["new_subscriptions_revenue"] ?? 0) > 0).length;
+    }
+    expect(counted).toBeGreaterThan(10);
+  });
+
   it("reads zones whose periods begin off the hour from the orders", async () => {
     expect(await wholeHourZone(ctx.deps.db, "America/New_York", "2026-03-01", "2026-03-31")).toBe(true);
     expect(await wholeHourZone(ctx.deps.db, "Asia/Kolkata", "2026-01-01", "2026-01-31")).toBe(false);
