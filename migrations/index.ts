@@ -68,6 +68,7 @@ import * as eventsDerivedColumns from "./2026-12-04T0200_events_derived_columns.
 import * as metricNewSubscriptionDayRollups from "./2026-12-04T0300_metric_new_subscription_day_rollups.ts";
 import * as metricCheckoutRollups from "./2026-12-04T0400_metric_checkout_rollups.ts";
 import * as metricOrderDayLags from "./2026-12-04T0500_metric_order_day_lags.ts";
+import * as metricNewSubscriptionPeriodEnds from "./2026-12-05T0100_metric_new_subscription_period_ends.ts";
 
 /**
  * Every migration, in the order Kysely runs them: it sorts them by name, whatever the order here
@@ -145,6 +146,7 @@ export const migrations: Record<string, Migration> = {
   "2026-12-04T0300_metric_new_subscription_day_rollups": metricNewSubscriptionDayRollups,
   "2026-12-04T0400_metric_checkout_rollups": metricCheckoutRollups,
   "2026-12-04T0500_metric_order_day_lags": metricOrderDayLags,
+  "2026-12-05T0100_metric_new_subscription_period_ends": metricNewSubscriptionPeriodEnds,
 };
 
 /**

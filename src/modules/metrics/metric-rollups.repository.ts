@@ -246,7 +246,9 @@ async function rebuildNewSubscriptionRollups(trx: Db, organizationId: string | n
   await sql`LOCK TABLE metric_subscription_new_day_rollups IN EXCLUSIVE MODE`.execute(trx);
   const scope = organizationId === null ? sql`true` : sql`organization_id = ${organizationId}::uuid`;
   await sql`DELETE FROM metric_subscription_new_day_rollups WHERE ${scope}`.execute(trx);
-  const inserted = await sql`INSERT INTO metric_subscription_new_day_rollups (organization_id, utc_offset, day, slot, created)
-    SELECT organization_id, utc_offset, day, 0, created FROM metric_subscription_new_day_source WHERE ${scope}`.execute(trx);
+  const inserted = await sql`INSERT INTO metric_subscription_new_day_rollups
+      (organization_id, utc_offset, day, end_same_week, end_same_month, end_same_year, slot, created)
+    SELECT organization_id, utc_offset, day, end_same_week, end_same_month, end_same_year, 0, created
+    FROM metric_subscription_new_day_source WHERE ${scope}`.execute(trx);
   return Number(inserted.numAffectedRows ?? 0);
 }

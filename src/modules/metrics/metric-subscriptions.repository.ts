@@ -165,7 +165,7 @@ function stockFromDayRollups({ orgs, currency, step }: FamilyScope) {
 /**
  * The families; `fromRollups`: the stock, the churn windows, the churned and the canceled from the day rollups, which answer
  * days, weeks, months and years (every bound a local midnight) in whole-hour zones without a product, billing type or
- * customer filter (the rollups have none of those); the new from their per-day rows, which answer days only.
+ * customer filter (the rollups have none of those); the new from their per-day rows, likewise.
  */
 export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): Record<SubscriptionFamily, Family> {
   const { trunc, inBounds, interval, orgs } = scope;
@@ -262,7 +262,7 @@ export function subscriptionFamilies(scope: FamilyScope, fromRollups: boolean): 
     // Flow: subscriptions created in a period, less those whose scheduled end falls in the same period.
     new_subscriptions: {
       ctes:
-        fromRollups && interval === "day"
+        fromRollups && interval !== "hour"
           ? newSubscriptionsFromDayRollups(scope)
           : [
               sql`new_subs AS (

@@ -91,6 +91,23 @@ beforeAll(async () => {
       ) a
     ) c
     WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
+  // Ends either side of the week's, month's or year's ending midnight: created 2 or 12 days (or 70
+  // days) before an hour that is a Monday's or a 1st's midnight in UTC, New York, Berlin or Auckland,
+  // ending 10 minutes before or after it, so one zone reads the end in the creation's period and
+  // another not; the months and weeks across a DST change among them.
+  await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, ends_at, currency, amount,
+    ${sql.join(kept.map((column) => sql.ref(column)))})
+    SELECT gen_random_uuid(), (${bought.map((checkout) => checkout.customer_id)}::uuid[])[1 + n % 3], c.at, c.at, c.ends,
+      t.currency, 700 + n, ${sql.join(kept.map((column) => sql.ref(`t.${column}`)))}
+    FROM subscriptions t, (
+      SELECT row_number() OVER () AS n, m - back AS at, m + side * interval '10 minutes' AS ends
+      FROM unnest(ARRAY['2026-03-01', '2026-03-09', '2026-03-30', '2026-04-01', '2026-04-06', '2026-05-01']::timestamptz[]) d,
+        unnest(ARRAY[0, 4, 5, 11, 12, 22, 23]) h,
+        LATERAL (SELECT d + h * interval '1 hour' AS m) mm,
+        unnest(ARRAY[interval '2 days', interval '12 days', interval '70 days']) back,
+        unnest(ARRAY[-1, 1]) side
+    ) c
+    WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
   // Later writes through the update and delete triggers: ends moved, a customer changed, rows removed.
   await sql`UPDATE subscriptions SET ended_at = started_at + interval '9 days' WHERE organization_id = ${organizationId} AND amount % 6 = 1`.execute(
     ctx.deps.db,
@@ -153,13 +170,15 @@ describe("subscription stock from day rollups", () => {
     ) d`.execute(ctx.deps.db);
     expect(Number(rows[0]!.n)).toBe(0);
     const newRows = await sql<{ n: string }>`SELECT count(*) AS n FROM (
-      (SELECT utc_offset, day, sum(created) FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
-        GROUP BY 1, 2 HAVING sum(created) <> 0
-        EXCEPT ALL SELECT utc_offset, day, created FROM metric_subscription_new_day_source WHERE organization_id = ${organizationId})
+      (SELECT utc_offset, day, end_same_week, end_same_month, end_same_year, sum(created) FROM metric_subscription_new_day_rollups
+        WHERE organization_id = ${organizationId} GROUP BY 1, 2, 3, 4, 5 HAVING sum(created) <> 0
+        EXCEPT ALL SELECT utc_offset, day, end_same_week, end_same_month, end_same_year, created FROM metric_subscription_new_day_source
+        WHERE organization_id = ${organizationId})
       UNION ALL
-      (SELECT utc_offset, day, created FROM metric_subscription_new_day_source WHERE organization_id = ${organizationId}
-        EXCEPT ALL SELECT utc_offset, day, sum(created) FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
-        GROUP BY 1, 2)
+      (SELECT utc_offset, day, end_same_week, end_same_month, end_same_year, created FROM metric_subscription_new_day_source
+        WHERE organization_id = ${organizationId}
+        EXCEPT ALL SELECT utc_offset, day, end_same_week, end_same_month, end_same_year, sum(created) FROM metric_subscription_new_day_rollups
+        WHERE organization_id = ${organizationId} GROUP BY 1, 2, 3, 4, 5)
     ) d`.execute(ctx.deps.db);
     expect(Number(newRows.rows[0]!.n)).toBe(0);
   });
@@ -203,6 +222,7 @@ describe("subscription stock from day rollups", () => {
     expect(expected.some((period) => period["churned_subscriptions"]! > 0 && period["canceled_subscriptions"]! > 0)).toBe(true);
     // A year's churn window starts on 1 January, before the history: no base there.
     if (interval !== "year") expect(expected.some((period) => period["churn_canceled"]! > 0 && period["churn_base"]! > 0)).toBe(true);
+    expect(expected.some((period) => period["new_subscriptions"]! > 0)).toBe(true);
     expect(await read(startDate, endDate, timezone, true, interval)).toEqual(expected);
   });
 
@@ -262,9 +282,11 @@ describe("subscription stock from day rollups", () => {
       ).rows;
     const newRowsOf = async () =>
       (
-        await sql<Record<string, string>>`SELECT utc_offset, day::text, sum(created)::text AS created
+        await sql<
+          Record<string, string>
+        >`SELECT utc_offset, day::text, end_same_week, end_same_month, end_same_year, sum(created)::text AS created
           FROM metric_subscription_new_day_rollups WHERE organization_id = ${organizationId}
-          GROUP BY 1, 2 HAVING sum(created) <> 0 ORDER BY 1, 2`.execute(ctx.deps.db)
+          GROUP BY 1, 2, 3, 4, 5 HAVING sum(created) <> 0 ORDER BY 1, 2, 3, 4, 5`.execute(ctx.deps.db)
       ).rows;
     const kept = await Promise.all(WINDOWS.map(([startDate, endDate, timezone]) => read(startDate, endDate, timezone, true)));
     const keptRows = await rowsOf();
