@@ -344,7 +344,7 @@ try {
       // Exact entries read per table (the plan's rows are per-loop averages, rounded: a range read
       // once per period shows 0 when most periods read none).
       const read = await client.query<{ relname: string; n: string }>(
-        `SELECT t.relname, t.seq_tup_read + coalesce((SELECT sum(i.idx_tup_read) FROM pg_stat_xact_user_indexes i WHERE i.relid = t.relid), 0) AS n
+        `SELECT t.relname, t.seq_tup_read + coalesce((SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid)) FROM pg_index i WHERE i.indrelid = t.relid), 0) AS n
          FROM pg_stat_xact_user_tables t WHERE t.relname LIKE 'metric%' OR t.relname IN ('subscriptions', 'orders', 'checkouts') ORDER BY 1`,
       );
       entries = read.rows
