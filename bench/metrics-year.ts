@@ -335,21 +335,30 @@ try {
     let plan: { Plan: PlanNode; "Execution Time": number } | undefined;
     let entries = "";
     await inTransaction(connection.pool, async (client) => {
+      // Entries read per table, from the backend's statistics not yet reported (they can hold earlier
+      // transactions' too, hence a difference around the statement): exact, where the plan's rows
+      // are per-loop averages, rounded (a range read once per period shows 0 when most read none).
+      const counts = async () =>
+        new Map(
+          (
+            await client.query<{ relname: string; n: string }>(
+              `SELECT t.relname, t.seq_tup_read + coalesce((SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid)) FROM pg_index i WHERE i.indrelid = t.relid), 0) AS n
+               FROM pg_stat_xact_user_tables t WHERE t.relname LIKE 'metric%' OR t.relname IN ('subscriptions', 'orders', 'checkouts')`,
+            )
+          ).rows.map((row) => [row.relname, Number(row.n)]),
+        );
       await client.query("SELECT set_config('TimeZone', 'Europe/Berlin', true)");
+      const before = await counts();
       const { rows } = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode; "Execution Time": number }] }>(
         `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`,
         [...statement.parameters],
       );
       plan = rows[0]!["QUERY PLAN"][0];
-      // Exact entries read per table (the plan's rows are per-loop averages, rounded: a range read
-      // once per period shows 0 when most periods read none).
-      const read = await client.query<{ relname: string; n: string }>(
-        `SELECT t.relname, t.seq_tup_read + coalesce((SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid)) FROM pg_index i WHERE i.indrelid = t.relid), 0) AS n
-         FROM pg_stat_xact_user_tables t WHERE t.relname LIKE 'metric%' OR t.relname IN ('subscriptions', 'orders', 'checkouts') ORDER BY 1`,
-      );
-      entries = read.rows
-        .filter((row) => Number(row.n) > 0)
-        .map((row) => `${row.relname} ${Number(row.n).toLocaleString("en")}`)
+      entries = [...(await counts())]
+        .map(([table, n]) => [table, n - (before.get(table) ?? 0)] as const)
+        .filter(([, n]) => n > 0)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([table, n]) => `${table} ${n.toLocaleString("en")}`)
         .join(", ");
     });
     if (plan === undefined) throw new Error("no plan");

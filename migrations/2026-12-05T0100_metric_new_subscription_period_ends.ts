@@ -72,10 +72,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     sql`organization_id, utc_offset, day, end_same_week, end_same_month, end_same_year, slot`,
     sql`d.utc_offset, d.day, d.end_same_week, d.end_same_month, d.end_same_year`,
   ).execute(db);
+  // A period across a DST change corrects the rows by the subscriptions ending in the hour between its
+  // end and its start offset's midnight: found by their end.
+  await sql`CREATE INDEX subscriptions_org_ends_idx ON subscriptions (organization_id, ends_at) INCLUDE (created_at)`.execute(db);
   await rewrite(db, sql`organization_id, utc_offset, day, end_same_week, end_same_month, end_same_year, slot`);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP INDEX subscriptions_org_ends_idx`.execute(db);
   await sql`DROP VIEW metric_subscription_new_day_source`.execute(db);
   await sql`DROP FUNCTION metric_subscription_new_days(timestamptz, timestamptz)`.execute(db);
   await sql`CREATE FUNCTION metric_subscription_new_days(created_at timestamptz, ends_at timestamptz)

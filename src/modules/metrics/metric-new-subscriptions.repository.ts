@@ -12,45 +12,64 @@ import type { FamilyScope } from "./metric-families.repository.ts";
 /** The day rows a period of each interval leaves out: the end shares the creation's period there (same-day ends are not stored). */
 const SAME_PERIOD = { day: sql`false`, week: sql`r.end_same_week`, month: sql`r.end_same_month`, year: sql`r.end_same_year` } as const;
 
+/** A date's midnight at `a` hours east of UTC, and the date at `a` of an instant. */
+const midnightAt = (day: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+  sql`(((${day})::timestamp - ${a} * interval '1 hour') AT TIME ZONE 'UTC')`;
+const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+  sql`(((${instant}) AT TIME ZONE 'UTC') + ${a} * interval '1 hour')::date`;
+
 /**
- * The CTE `new_subs` (t, n), for days, weeks, months and years. A period (clipped to the window)
- * whose own two midnights and clipped bounds have one whole-hour offset k is exactly the dates at k
- * from its first to its last day, and "the end falls in the same period" is the rows' boolean for
- * the interval: each offset those periods use (one, or two across DST) is read once over the range
- * of their days, by the key. The periods across a DST change (23- and 25-hour days, 2 to 4 weeks or
- * months a year; never a year) are no dates at one offset: they count the subscriptions created
- * between their bounds, by the index on (organization, created_at) that holds the scheduled end, as
- * the per-request read does.
+ * The CTE `new_subs` (t, n), for days, weeks, months and years. A period is read at the offset A of
+ * its start's midnight `t`: its creations on the dates at A wholly inside its clipped bounds from
+ * A's rows, less those whose boolean for the interval says the end shares the creation's period at
+ * A; those in the hours left at either end (none unless the period crosses a DST change) by the index
+ * on (organization, created_at), with the per-request rule. A's period ends at its own midnight `ma`,
+ * an hour before or after the true end `e` across a change: an end between the two was judged on
+ * the wrong side by the rows, so the rows' creations ending there are added (e before ma: the rows
+ * said "same period") or taken away (after), by the index on (organization, ends_at).
  */
 export function newSubscriptionsFromDayRollups({ orgs, interval, step, trunc }: FamilyScope) {
   if (interval === "hour") throw new Error("new subscriptions by hour are read from the subscriptions");
-  const offset = (instant: RawBuilder<unknown>) => sql`extract(timezone FROM ${instant})`;
+  const created = (from: RawBuilder<unknown>, to: RawBuilder<unknown>) => sql`(
+    SELECT count(*) FROM subscriptions s
+    WHERE s.organization_id = ANY(${orgs}) AND s.created_at >= ${from} AND s.created_at < ${to}
+      AND ${trunc(sql`s.ends_at`)} IS DISTINCT FROM p.t
+  )`;
   return [
     sql`new_sub_periods AS (
-      SELECT p.*, ${offset(sql`p.t`)}::int / 3600 AS utc_offset,
-        ${offset(sql`p.t`)} = ${offset(sql`p.t + ${step}`)} AND ${offset(sql`p.t`)} = ${offset(sql`p.lo`)} AND ${offset(sql`p.t`)} = ${offset(sql`p.hi`)}
-          AND ${offset(sql`p.t`)}::int % 3600 = 0 AND ${offset(sql`p.t`)}::int BETWEEN -43200 AND 50400 AS whole
-      FROM (SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi FROM series se, bounds b) p
+      SELECT d.*, least(d.m_lo, d.hi) AS h1, greatest(d.m_hi, least(d.m_lo, d.hi)) AS h2
+      FROM (
+        SELECT q.*, ${midnightAt(sql`q.d_lo`, sql`q.a`)} AS m_lo, ${midnightAt(sql`q.d_hi`, sql`q.a`)} AS m_hi,
+          ${midnightAt(sql`(date_trunc(${sql.lit(interval)}, q.t::date::timestamp) + ${step})::date`, sql`q.a`)} AS ma
+        FROM (
+          SELECT p.*, ${dateAt(sql`p.lo - interval '1 microsecond'`, sql`p.a`)} + 1 AS d_lo, ${dateAt(sql`p.hi`, sql`p.a`)} AS d_hi
+          FROM (
+            -- An offset the rows do not hold (whole hours from −12 to +14) leaves A null: all from the index.
+            SELECT se.t, se.t + ${step} AS e, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi,
+              CASE WHEN extract(timezone FROM se.t)::int % 3600 = 0 AND extract(timezone FROM se.t)::int BETWEEN -43200 AND 50400
+                THEN extract(timezone FROM se.t)::int / 3600 END AS a
+            FROM series se, bounds b
+          ) p
+        ) q
+      ) d
     )`,
     sql`new_sub_rows AS (
-      SELECT o.utc_offset, r.day, r.n
-      FROM (SELECT utc_offset, min(lo)::date AS lo, max(hi)::date AS hi FROM new_sub_periods WHERE whole GROUP BY 1) o CROSS JOIN LATERAL (
+      SELECT o.a, r.day, r.n
+      FROM (SELECT a, min(d_lo) AS lo, max(d_hi) AS hi FROM new_sub_periods WHERE a IS NOT NULL GROUP BY 1) o CROSS JOIN LATERAL (
         SELECT r.day, sum(r.created) FILTER (WHERE NOT ${SAME_PERIOD[interval]}) AS n FROM metric_subscription_new_day_rollups r
-        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.utc_offset AND r.day >= o.lo AND r.day < o.hi
+        WHERE r.organization_id = ANY(${orgs}) AND r.utc_offset = o.a AND r.day >= o.lo AND r.day < o.hi
         GROUP BY 1
       ) r
     )`,
     sql`new_subs AS (
-      SELECT p.t, sum(r.n) AS n FROM new_sub_periods p JOIN new_sub_rows r ON r.utc_offset = p.utc_offset AND r.day >= p.lo::date AND r.day < p.hi::date
-      WHERE p.whole GROUP BY 1
-      UNION ALL
-      SELECT p.t, (
-        SELECT count(*) FROM subscriptions s
-        WHERE s.organization_id = ANY(${orgs}) AND s.created_at >= p.lo AND s.created_at < p.hi
-          AND ${trunc(sql`s.ends_at`)} IS DISTINCT FROM p.t
-      )
+      SELECT p.t, coalesce((SELECT sum(r.n) FROM new_sub_rows r WHERE r.a = p.a AND r.day >= p.d_lo AND r.day < p.d_hi), 0)
+        + ${created(sql`p.lo`, sql`p.h1`)} + ${created(sql`p.h2`, sql`p.hi`)}
+        + coalesce(sign(extract(epoch FROM p.ma - p.e)) * (
+          SELECT count(*) FROM subscriptions s
+          WHERE s.organization_id = ANY(${orgs}) AND s.ends_at >= least(p.e, p.ma) AND s.ends_at < greatest(p.e, p.ma)
+            AND s.created_at >= p.m_lo AND s.created_at < p.m_hi
+        ), 0) AS n
       FROM new_sub_periods p
-      WHERE NOT p.whole
     )`,
   ];
 }

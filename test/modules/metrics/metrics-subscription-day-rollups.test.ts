@@ -92,7 +92,8 @@ beforeAll(async () => {
     ) c
     WHERE t.id = ${bought[0]!.subscription_id}`.execute(ctx.deps.db);
   // Ends either side of the week's, month's or year's ending midnight: created 2 or 12 days (or 70
-  // days) before an hour that is a Monday's or a 1st's midnight in UTC, New York, Berlin or Auckland,
+  // days) before an hour that is a Monday's or a 1st's midnight in UTC, New York (+4, +5 hours),
+  // Berlin (−1, −2) or Auckland (−12, −13),
   // ending 10 minutes before or after it, so one zone reads the end in the creation's period and
   // another not; the months and weeks across a DST change among them.
   await sql`INSERT INTO subscriptions (id, customer_id, created_at, started_at, ends_at, currency, amount,
@@ -102,7 +103,7 @@ beforeAll(async () => {
     FROM subscriptions t, (
       SELECT row_number() OVER () AS n, m - back AS at, m + side * interval '10 minutes' AS ends
       FROM unnest(ARRAY['2026-03-01', '2026-03-09', '2026-03-30', '2026-04-01', '2026-04-06', '2026-05-01']::timestamptz[]) d,
-        unnest(ARRAY[0, 4, 5, 11, 12, 22, 23]) h,
+        unnest(ARRAY[-13, -12, -2, -1, 0, 4, 5]) h,
         LATERAL (SELECT d + h * interval '1 hour' AS m) mm,
         unnest(ARRAY[interval '2 days', interval '12 days', interval '70 days']) back,
         unnest(ARRAY[-1, 1]) side
