@@ -61,15 +61,22 @@ export function newSubscriptionsFromDayRollups({ orgs, interval, step, trunc }: 
         GROUP BY 1
       ) r
     )`,
+    sql`new_sub_day_counts AS (
+      SELECT p.t, sum(r.n) AS n FROM new_sub_periods p JOIN new_sub_rows r ON r.a = p.a AND r.day >= p.d_lo AND r.day < p.d_hi GROUP BY 1
+    )`,
     sql`new_subs AS (
-      SELECT p.t, coalesce((SELECT sum(r.n) FROM new_sub_rows r WHERE r.a = p.a AND r.day >= p.d_lo AND r.day < p.d_hi), 0)
+      SELECT p.t, coalesce(c.n, 0)
         + ${created(sql`p.lo`, sql`p.h1`)} + ${created(sql`p.h2`, sql`p.hi`)}
-        + coalesce(sign(extract(epoch FROM p.ma - p.e)) * (
-          SELECT count(*) FROM subscriptions s
-          WHERE s.organization_id = ANY(${orgs}) AND s.ends_at >= least(p.e, p.ma) AND s.ends_at < greatest(p.e, p.ma)
-            AND s.created_at >= p.m_lo AND s.created_at < p.m_hi
-        ), 0) AS n
-      FROM new_sub_periods p
+        -- Only across a change (e <> ma); the ends' range alone inside the fence, so it is read by the
+        -- ends' index and not as a period's creations by the creation index.
+        + CASE WHEN p.e <> p.ma THEN sign(extract(epoch FROM p.ma - p.e)) * (
+          SELECT count(*) FROM (
+            SELECT s.created_at FROM subscriptions s
+            WHERE s.organization_id = ANY(${orgs}) AND s.ends_at >= least(p.e, p.ma) AND s.ends_at < greatest(p.e, p.ma) OFFSET 0
+          ) s
+          WHERE s.created_at >= p.m_lo AND s.created_at < p.m_hi
+        ) ELSE 0 END AS n
+      FROM new_sub_periods p LEFT JOIN new_sub_day_counts c USING (t)
     )`,
   ];
 }
