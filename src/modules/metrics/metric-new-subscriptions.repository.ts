@@ -30,11 +30,12 @@ const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
  */
 export function newSubscriptionsFromDayRollups({ orgs, interval, step, trunc }: FamilyScope) {
   if (interval === "hour") throw new Error("new subscriptions by hour are read from the subscriptions");
-  const created = (from: RawBuilder<unknown>, to: RawBuilder<unknown>) => sql`(
+  // Probed only for a range that holds hours (a period whose ends are A's midnights has none).
+  const created = (from: RawBuilder<unknown>, to: RawBuilder<unknown>) => sql`CASE WHEN ${from} < ${to} THEN (
     SELECT count(*) FROM subscriptions s
     WHERE s.organization_id = ANY(${orgs}) AND s.created_at >= ${from} AND s.created_at < ${to}
       AND ${trunc(sql`s.ends_at`)} IS DISTINCT FROM p.t
-  )`;
+  ) ELSE 0 END`;
   return [
     sql`new_sub_periods AS (
       SELECT d.*, least(d.m_lo, d.hi) AS h1, greatest(d.m_hi, least(d.m_lo, d.hi)) AS h2
