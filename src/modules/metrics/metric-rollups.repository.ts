@@ -132,8 +132,9 @@ export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, product
       ${hourRows(
         currency,
         trunc,
+        // Only the ranges that hold hours are probed (a period whose ends are A's midnights has none).
         sql`FROM order_periods p CROSS JOIN LATERAL (VALUES (p.lo, p.h1), (p.h2, p.hi)) s(lo, hi)
-          JOIN metric_order_rollups r ON r.hour >= s.lo AND r.hour < s.hi WHERE ${scoped}`,
+          JOIN metric_order_rollups r ON r.hour >= s.lo AND r.hour < s.hi WHERE s.lo < s.hi AND ${scoped}`,
       )}
       UNION ALL
       -- The ambiguous rows' orders: their days' hours whose subscription starts on tx at A.
