@@ -101,8 +101,9 @@ export function eventsForBytes(bytes: number): number {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-// node:http rather than fetch: fetch (undici) took about 2.5 times the CPU per 190 KB request
-// (bench/README.md, "The load generator's CPU"), CPU the app and the database share on this machine.
+// node:http rather than fetch: fetch (undici) took about three times the CPU per 190 KB request
+// (bench/README.md, "Node's CPU under real HTTP, and the load generator's"), CPU the app and the
+// database share with this process on the bench's machine.
 const agent = new Agent({ keepAlive: true });
 
 /** POSTs one batch on a kept-alive connection; the response's count, or null for any other status than 200. */

@@ -6,8 +6,8 @@ const MAX_KNOWN = 100_000;
 /**
  * The event types (organization, name) this process has seen stored, so that a batch naming only
  * those sends no event-type statement: one round trip of the ingest transaction's six, about 0.6 ms
- * of CPU per batch between the app and the database (bench/README.md, "Ingest: Node's CPU under
- * real HTTP"). An event type is never deleted and its name never changes (only its label), so a
+ * of CPU per batch between the app and the database (bench/README.md, "Node's CPU under
+ * real HTTP, and the load generator's"). An event type is never deleted and its name never changes (only its label), so a
  * pair seen stored stays stored; each process learns on its own, and a pair it has not seen is
  * checked by the database as before. Pairs are remembered only after their transaction committed.
  */
