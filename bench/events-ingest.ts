@@ -366,6 +366,7 @@ average (1/5/15 min) ${r.loadBefore.map((x) => x.toFixed(1)).join(" / ")} before
 
 - Target ≥ 50,000 events/s: ${httpRate >= 50_000 ? "met" : "**not met**"}.
 - Rows in the table afterwards: ${n(r.httpStored)}; inserted counts reported by the responses: ${n(r.http.events)}.
+- The load generator's own CPU: ${ms((r.http.cpuMs ?? 0) / Math.max(1, r.http.requests))} per batch (its process, on the same cores as the app and the database).
 
 ### Side by side with the COPY floor
 

@@ -7,7 +7,10 @@
  * (target: at least 50 %); and the p99 of `GET /v1/subscriptions/{id}` in every 5-second window of
  * the sweep against the quiet windows before and after it (target: at most 2× in every window). The
  * readers run throughout, floor included. The server, its sweep and the floor run in a child
- * process, as in a deployment (the worker shares the API's process); the load generator is the parent.
+ * process, as in a deployment (the worker shares the API's process, on a pool of its own:
+ * src/runtime.ts, `workerPool`; BENCH_SHARED_POOL=1 puts the sweep and the floor on the requests'
+ * pool instead); the load generator is the parent. The child prints, per phase, how long requests
+ * waited for a connection, the event loop's delay and the GC's pauses (subscription-renewals.diagnostics.ts).
  *
  *   node --import tsx bench/subscription-renewals.ts   (BENCH_SUBSCRIPTIONS, default 10000; BENCH_SECONDS of quiet windows before and after, default 10)
  */
@@ -18,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { buildApp } from "../src/app.ts";
 import { connect } from "../src/db/connection.ts";
 import { benchDatabase } from "./bench-database.ts";
+import { asBackground, diagnose } from "./subscription-renewals.diagnostics.ts";
 import { renewalWorld } from "./subscription-renewals.world.ts";
 
 const SUBSCRIPTIONS = Math.min(Number(process.env.BENCH_SUBSCRIPTIONS ?? 10_000), 100_000);
@@ -36,9 +40,12 @@ type Floored = { perSecond: number };
 async function serve(): Promise<void> {
   const database = await benchDatabase("bench-renewals");
   const connection = connect(database.url, POOL_SIZE);
-  const world = await renewalWorld(connection, SUBSCRIPTIONS, database.name);
+  // BENCH_SHARED_POOL=1: the sweep and the floor on the requests' pool, as before the worker had its own.
+  const jobs = process.env.BENCH_SHARED_POOL ? connection : connect(database.url, POOL_SIZE);
+  const world = await renewalWorld(connection, SUBSCRIPTIONS, database.name, jobs);
   const { deps, services, floor, floorSubscriptions } = world;
   const app = await buildApp(deps, { logger: false, services });
+  const phase = diagnose(connection.pool);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -46,18 +53,25 @@ async function serve(): Promise<void> {
   process.on("message", (message) => {
     if (typeof message === "object" && message && "floor" in message) {
       const count = Number(message.floor);
-      void floor(floorSubscriptions.splice(0, count), SWEEP_CONCURRENCY).then((perSecond) =>
-        process.send?.({ perSecond } satisfies Floored),
-      );
+      phase("floor");
+      void asBackground(() => floor(floorSubscriptions.splice(0, count), SWEEP_CONCURRENCY)).then((perSecond) => {
+        phase("quiet");
+        process.send?.({ perSecond } satisfies Floored);
+      });
     } else if (message === "sweep") {
       world.passPeriodEnd();
       const started = performance.now();
-      void services.subscriptionRenewals
-        .sweep()
-        .then((done) => process.send?.({ renewed: done.renewed, ms: performance.now() - started } satisfies Swept));
+      phase("sweep");
+      void asBackground(() => world.renewals.sweep()).then((done) => {
+        const ms = performance.now() - started;
+        phase("quiet");
+        process.send?.({ renewed: done.renewed, ms } satisfies Swept);
+      });
     } else {
+      phase("end");
       void app
         .close()
+        .then(() => (jobs === connection ? undefined : jobs.close()))
         .then(() => connection.close())
         .then(() => database.stop())
         .then(() => process.exit(0));

@@ -4,6 +4,8 @@
  * app for the floor to copy, as many floor subscriptions (not due: the floor only writes their
  * rows), and the app's services at a clock the bench moves. Shared by the throughput bench
  * (subscription-renewals.ts) and the statement count (subscription-renewals.statements.ts).
+ * `jobs`: the pool the sweep and the floor run on, as a worker in the API process runs its jobs on
+ * a pool of its own (src/runtime.ts, `workerPool`); the requests' pool when not given.
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
@@ -14,14 +16,14 @@ import { organizationClock } from "../src/values/clock.ts";
 import { createAccessTokenService } from "../src/modules/organizations/access-tokens.service.ts";
 import { createOrganizationService } from "../src/modules/organizations/organizations.service.ts";
 import { insertPrices, insertProduct } from "../src/modules/products/products.repository.ts";
-import { buildServices } from "../src/services.ts";
+import { buildServices, sharedAdapters } from "../src/services.ts";
 import { prepareRenewalFloor } from "./subscription-renewals.floor.ts";
 import { rebuildSubscriptionRollups } from "../src/modules/metrics/metric-rollups.repository.ts";
 
 /** Renewed by a sweep at an earlier instant before the measurement: the rows the floor copies. */
 const WARM_UP = 20;
 
-export async function renewalWorld(connection: Connection, subscriptions: number, slug: string) {
+export async function renewalWorld(connection: Connection, subscriptions: number, slug: string, jobs: Connection = connection) {
   await migrateToLatest(connection.db, connection.pool);
   let now = new Date("2027-01-15T12:00:00.000Z");
   const config = loadConfig({ NODE_ENV: "production", LOG_LEVEL: "silent", SECRET_KEY: randomBytes(32).toString("hex") });
@@ -100,12 +102,13 @@ export async function renewalWorld(connection: Connection, subscriptions: number
     .executeTakeFirstOrThrow();
 
   const services = buildServices(deps);
+  const jobServices = jobs === connection ? services : buildServices({ ...deps, db: jobs.db, readDb: jobs.db }, sharedAdapters(services));
   // The warm-up renewals, at their own instant: the floor copies the rows they wrote.
   const due = now;
   now = new Date(warmAt.getTime() + 1000);
-  await services.subscriptionRenewals.sweep();
+  await jobServices.subscriptionRenewals.sweep();
   now = due;
-  const floor = await prepareRenewalFloor(connection.pool, org.id);
+  const floor = await prepareRenewalFloor(jobs.pool, org.id);
   const floorSubscriptions = (
     await sql<{ id: string; customer_id: string }>`SELECT s.id, s.customer_id FROM subscriptions s JOIN customers c ON c.id = s.customer_id
       WHERE c.email LIKE 'floor%' ORDER BY s.id`.execute(connection.db)
@@ -113,6 +116,8 @@ export async function renewalWorld(connection: Connection, subscriptions: number
   return {
     deps,
     services,
+    /** What the sweep runs on: the services on the `jobs` pool. */
+    renewals: jobServices.subscriptionRenewals,
     token,
     /** A subscription in the middle of the due ones, for the readers. */
     sampleId: sample.id,

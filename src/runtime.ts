@@ -5,7 +5,7 @@ import type pg from "pg";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./config.ts";
 import type { Deps } from "./context.ts";
-import { connect } from "./db/connection.ts";
+import { connect, type Connection } from "./db/connection.ts";
 import { organizationClock } from "./values/clock.ts";
 import { ensureEventPartitions } from "./modules/events/event-partitions.ts";
 import { migrateToLatest } from "./db/migrate.ts";
@@ -15,6 +15,13 @@ export interface Runtime {
   readonly deps: Deps;
   readonly pool: pg.Pool;
   readonly embedded: boolean;
+  /**
+   * The dependencies and pool of a job worker run in this process: a second pool on the primary,
+   * of the same size, opened on the first call and closed with the runtime. The worker's jobs (a
+   * renewal sweep holds three connections for minutes) then never take a connection a request is
+   * waiting for, as when the worker runs in a process of its own (docs/decisions.md).
+   */
+  workerPool(): { deps: Deps; pool: pg.Pool };
   close(): Promise<void>;
 }
 
@@ -40,7 +47,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const connection = connect(database.url, config.databasePoolSize, config.databaseConnectTimeoutMs);
   // The replica is migrated by replication: nothing is run on it, and it is not reached until a read needs it.
   const replica = config.databaseReadUrl ? connect(config.databaseReadUrl, config.databasePoolSize, config.databaseConnectTimeoutMs) : null;
+  let worker: Connection | null = null;
   const close = async () => {
+    await worker?.close();
     await replica?.close();
     await connection.close();
     await database.stop();
@@ -53,10 +62,16 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     await close();
     throw error;
   }
+  const deps: Deps = { db: connection.db, readDb: replica?.db ?? connection.db, config, secret, now: organizationClock(() => new Date()) };
   return {
-    deps: { db: connection.db, readDb: replica?.db ?? connection.db, config, secret, now: organizationClock(() => new Date()) },
+    deps,
     pool: connection.pool,
     embedded: database.embedded,
+    workerPool: () => {
+      worker ??= connect(database.url, config.databasePoolSize, config.databaseConnectTimeoutMs);
+      // Reads the worker makes outside a transaction stay on the replica when there is one.
+      return { deps: { ...deps, db: worker.db, readDb: replica?.db ?? worker.db }, pool: worker.pool };
+    },
     close,
   };
 }

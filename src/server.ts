@@ -10,7 +10,7 @@ import { startWorker, type JobWorker } from "./jobs/runner.ts";
 import { loggerOptions, terminalLogOutput } from "./logger.ts";
 import { createAccessTokenService } from "./modules/organizations/access-tokens.service.ts";
 import { openRuntime } from "./runtime.ts";
-import { buildServices } from "./services.ts";
+import { buildServices, sharedAdapters } from "./services.ts";
 import { sweepAbandonedWrites } from "./adapters/blob-stores/configured-blob-store.ts";
 import { crontab, taskList } from "./tasks.ts";
 import { startMetricsServer } from "./observability/metrics-endpoint.ts";
@@ -74,9 +74,11 @@ async function main(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   if (config.workerEnabled && !stopping) {
+    // The jobs run on a pool of their own, with the requests' processor, tax engine, blob store and mail.
+    const jobs = runtime.workerPool();
     worker = startWorker({
-      pool: runtime.pool,
-      tasks: taskList(runtime.deps, services),
+      pool: jobs.pool,
+      tasks: taskList(jobs.deps, buildServices(jobs.deps, sharedAdapters(services))),
       crontab,
       concurrency: config.workerConcurrency,
       logger,

@@ -161,9 +161,13 @@ export interface Adapters {
   mail: MailTransport | null;
 }
 
+/** The adapters of built services, for a second set on other dependencies (the in-process worker's pool) that talks through the same ones. */
+export const sharedAdapters = ({ payments, taxEngine, blobs, mail }: Adapters): Adapters => ({ payments, taxEngine, blobs, mail });
+
 /**
- * The composition root: every adapter and service, built once per application and shared by the
- * routes and the background tasks (`tasks.ts`). Tests may pass adapters of their own.
+ * The composition root: every adapter and service, built once per application for the routes, and
+ * once more on the worker's own pool for the background tasks (`tasks.ts`) with the same adapters
+ * (`sharedAdapters`). Tests may pass adapters of their own.
  */
 export function buildServices(deps: Deps, overrides: Partial<Adapters> = {}) {
   const adapters: Adapters = {

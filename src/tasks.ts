@@ -19,8 +19,8 @@ import { settleRefundTask } from "./modules/refunds/refunds.tasks.ts";
 import type { Services } from "./services.ts";
 
 /**
- * Every background task by its name (`jobs/task-names.ts`), built on the application's own
- * service instances so a task and a request share one processor, tax engine and blob store.
+ * Every background task by its name (`jobs/task-names.ts`), built on services whose adapters are the
+ * application's own (`sharedAdapters`), so a task and a request share one processor, tax engine and blob store.
  */
 export function taskList(deps: Deps, services: Services): TaskList {
   return {

@@ -93,6 +93,12 @@ const claimOrder = (a: EventInsert, b: EventInsert): number =>
 const EVENT_COPY_TARGET = `events (id, organization_id, customer_id, external_customer_id, member_id, external_member_id, name, "timestamp", external_id, parent_id, metadata)`;
 const CLAIM_COPY_TARGET = "event_external_ids (organization_id, external_id)";
 
+/** What names an event type: the organization and the events' name. */
+export interface EventTypeKey {
+  readonly organizationId: string;
+  readonly name: string;
+}
+
 /** A batch ready to store: its rows in claim order, their claims and events as COPY text, their event types. */
 export interface PreparedEvents {
   readonly rows: readonly EventInsert[];
@@ -100,8 +106,8 @@ export interface PreparedEvents {
   readonly claims: string;
   /** One line per event, the columns of `EVENT_COPY_TARGET`. */
   readonly events: string;
-  /** The batch's distinct (organization, name) pairs, as two array literals. */
-  readonly types: { readonly organizationIds: string; readonly names: string };
+  /** The batch's distinct (organization, name) pairs. */
+  readonly types: readonly EventTypeKey[];
 }
 
 /**
@@ -139,15 +145,11 @@ export async function prepareEvents(unordered: readonly EventInsert[]): Promise<
     const names = pairs.get(row.organization_id) ?? new Set<string>();
     pairs.set(row.organization_id, names.add(row.name));
   }
-  const types = [...pairs].flatMap(([organizationId, names]) => [...names].map((name) => ({ organizationId, name })));
   return {
     rows,
     claims: slices.map((slice) => slice.claims).join(""),
     events: slices.map((slice) => slice.events).join(""),
-    types: {
-      organizationIds: `{${arrayElements(types, (type) => type.organizationId)}}`,
-      names: `{${arrayElements(types, (type) => type.name)}}`,
-    },
+    types: [...pairs].flatMap(([organizationId, names]) => [...names].map((name) => ({ organizationId, name }))),
   };
 }
 
@@ -215,13 +217,15 @@ export async function insertEventsSkippingDuplicates(db: Executor, columns: Even
 }
 
 /**
- * The batch's first statement under the ingest lock: inserts the event types of its names not seen
- * before in their organization, labelled with the name (the pairs come distinct from
- * `prepareEvents`). Names already known (nearly always) are filtered out first, so the common batch
- * makes no speculative insertion; `ON CONFLICT` covers a concurrent batch introducing the same name.
+ * The batch's first statement under the ingest lock, when it names types this process has not seen
+ * stored (known-event-types.ts): inserts the event types of its names not seen before in their
+ * organization, labelled with the name (the pairs come distinct from `prepareEvents`). Names already
+ * known are filtered out first, so the statement makes no speculative insertion; `ON CONFLICT`
+ * covers a concurrent batch introducing the same name.
  */
-export async function insertNewEventTypes(db: Executor, types: PreparedEvents["types"], now: Date): Promise<void> {
-  const { organizationIds, names } = types;
+export async function insertNewEventTypes(db: Executor, types: readonly EventTypeKey[], now: Date): Promise<void> {
+  const organizationIds = `{${arrayElements(types, (type) => type.organizationId)}}`;
+  const names = `{${arrayElements(types, (type) => type.name)}}`;
   await sql`
     INSERT INTO event_types (organization_id, name, label, created_at)
     SELECT u.organization_id, u.name, u.name, ${now}::timestamptz

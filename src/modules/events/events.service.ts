@@ -31,6 +31,7 @@ import {
   type EventInsert,
 } from "./events-ingest.repository.ts";
 import { lockIngestShared } from "../meters/meters.steps.ts";
+import { createKnownEventTypes, type KnownEventTypes } from "./known-event-types.ts";
 import type {
   Event,
   EventCreate,
@@ -148,23 +149,24 @@ async function referenceIssues(
  * meters' aggregation cuts wait for it: meter-aggregates.repository.ts): by `COPY` first, and a
  * batch meeting a known external id goes again skipping duplicates.
  */
-async function store(deps: Deps, unordered: readonly EventInsert[]): Promise<number> {
+async function store(deps: Deps, knownTypes: KnownEventTypes, unordered: readonly EventInsert[]): Promise<number> {
   if (unordered.length === 0) return 0;
   const batch = await prepareEvents(unordered);
   const organizationIds = [...new Set(batch.rows.map((row) => row.organization_id))];
+  const newTypes = knownTypes.unknown(batch.types);
   const attempt = (write: (trx: Executor) => Promise<number>) =>
     deps.db.transaction().execute(async (trx) => {
       await lockIngestShared(trx, organizationIds);
-      await insertNewEventTypes(trx, batch.types, deps.now());
+      if (newTypes.length > 0) await insertNewEventTypes(trx, newTypes, deps.now());
       return write(trx);
     });
-  try {
-    return await attempt((trx) => copyEvents(trx, batch));
-  } catch (error) {
+  const stored = await attempt((trx) => copyEvents(trx, batch)).catch(async (error: unknown) => {
     if (!isExternalIdConflict(error)) throw error;
     const columns = await prepareEventColumns(batch.rows);
     return attempt((trx) => insertEventsSkippingDuplicates(trx, columns));
-  }
+  });
+  knownTypes.remember(newTypes);
+  return stored;
 }
 
 /** The list's `meter_id` (the meter's organization and its events) and `filter` (clauses as JSON text). */
@@ -184,7 +186,7 @@ async function meterConditions(db: Executor, query: EventListQuery, allowed: Org
 }
 
 /** All or nothing: one refused event refuses the batch; duplicates are counted, not inserted. */
-async function ingest(deps: Deps, body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
+async function ingest(deps: Deps, knownTypes: KnownEventTypes, body: EventsIngest, principal: Principal): Promise<EventsIngestResponse> {
   const receivedAt = deps.now().toISOString();
   const issues: ValidationIssue[] = [];
   const organizations = body.events.map((event, index) => {
@@ -198,7 +200,7 @@ async function ingest(deps: Deps, body: EventsIngest, principal: Principal): Pro
   const rows = dropRepeatedExternalIds(
     await mapInSlices(body.events, (event, index) => toInsert(event, organizations[index]!, receivedAt)),
   );
-  const inserted = await store(deps, rows);
+  const inserted = await store(deps, knownTypes, rows);
   countEventsIngested("inserted", inserted);
   countEventsIngested("duplicate", body.events.length - inserted);
   return { inserted, duplicates: body.events.length - inserted };
@@ -247,8 +249,9 @@ async function getEvent(db: Executor, id: string, allowed: OrganizationScope): P
 
 /** The events' operations, bound to the service's dependencies. */
 export function createEventService(deps: Deps) {
+  const knownTypes = createKnownEventTypes();
   return {
-    ingest: (body: EventsIngest, principal: Principal) => ingest(deps, body, principal),
+    ingest: (body: EventsIngest, principal: Principal) => ingest(deps, knownTypes, body, principal),
     list: (query: EventListQuery, allowed: OrganizationScope) => listEventPage(deps, query, allowed),
     listNames: (query: EventNameListQuery, allowed: OrganizationScope) => listNamePage(deps, query, allowed),
     get: (id: string, allowed: OrganizationScope) => getEvent(deps.db, id, allowed),

@@ -115,6 +115,30 @@ describe("GET /v1/event-types/", () => {
     expect(rows.filter((row) => row.organization_id === otherOrgId).map((row) => row.name)).toEqual(["api.call"]);
   });
 
+  it("creates a new name's type in a batch retried for a known external id; a refused batch creates none", async () => {
+    const organizationId = (await createOrganization(ctx.deps)).id;
+    const token = await createOrganizationToken(ctx.deps, organizationId, ["events:write"]);
+    const post = (events: Record<string, unknown>[]) =>
+      ctx.request({ method: "POST", url: "/v1/events/ingest", token, payload: { events } });
+    const event = (name: string, externalId?: string) => ({
+      name,
+      external_customer_id: "ext-9",
+      timestamp: at(11),
+      external_id: externalId,
+    });
+    expect((await post([event("first.name", "dup-1")])).json()).toEqual({ inserted: 1, duplicates: 0 });
+    expect((await post([event("late.name", "dup-1"), event("late.name")])).json()).toEqual({ inserted: 1, duplicates: 1 });
+    expect((await post([event("refused.name"), { ...event("refused.name"), timestamp: "2999-01-01T00:00:00Z" }])).statusCode).toBe(422);
+    expect((await post([event("late.name"), event("first.name")])).json()).toEqual({ inserted: 2, duplicates: 0 });
+    const stored = await ctx.deps.db
+      .selectFrom("event_types")
+      .select("name")
+      .where("organization_id", "=", organizationId)
+      .orderBy("name")
+      .execute();
+    expect(stored.map((row) => row.name)).toEqual(["first.name", "late.name"]);
+  });
+
   it("filters by source, customer, root events, parent and query on name or label", async () => {
     expect(names(await list("?source=system"))).toEqual(["meter.credited"]);
     expect(names(await list(`?customer_id=${ada.id}`))).toEqual(["api.call"]);
