@@ -12,6 +12,9 @@ export interface QueuedJob<Payload = unknown> {
   /** How often the job was re-enqueued under its key. */
   revision: number;
   max_attempts: number;
+  /** Runs tried so far, and the error of the last one that failed (graphile-worker keeps it for the retry). */
+  attempts: number;
+  last_error: string | null;
   now: Date;
 }
 
@@ -23,7 +26,7 @@ export interface QueuedJob<Payload = unknown> {
 export async function queuedJobs<Payload = unknown>(db: Executor, by: { task: string } | { key: string }): Promise<QueuedJob<Payload>[]> {
   const where = "task" in by ? sql`t.identifier = ${by.task}` : sql`j.key = ${by.key}`;
   const { rows } = await sql<QueuedJob<Payload>>`SELECT j.id::text AS id, t.identifier AS task, j.key, j.payload, j.run_at, j.locked_at,
-      j.revision, j.max_attempts, now() AS now
+      j.revision, j.max_attempts, j.attempts, j.last_error, now() AS now
     FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
     WHERE ${where} ORDER BY j.id`.execute(db);
   return rows;

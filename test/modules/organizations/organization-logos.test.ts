@@ -95,7 +95,14 @@ describe("the seller's logo fetched from an http(s) avatar URL", () => {
     expect(await pendingLogoJobs(id)).toEqual([{ max_attempts: 3, payload: { organizationId: id, url } }]);
     expect(await pendingLogoJobs(await createOrganization(LOGO_PNG_DATA_URL))).toEqual([]);
     await runLogoJobs();
-    expect(await pendingLogoJobs(id)).toEqual([]);
+    // Run once and gone; should it stay, the message says whether it ran and failed, or never ran.
+    const left = (await queuedJobs(ctx.deps.db, { task: TaskName.organizationLogoFetch })).map(({ attempts, last_error, run_at, now }) => ({
+      attempts,
+      last_error,
+      run_at,
+      now,
+    }));
+    expect(await pendingLogoJobs(id), JSON.stringify(left)).toEqual([]);
   });
 
   it("stores the PNG served at the avatar URL, and the invoice draws it without fetching anything", async () => {
