@@ -54,3 +54,16 @@ export const seriesDays = (name: string) =>
         AND extract(timezone FROM t)::int BETWEEN -43200 AND 50400 AS whole
     FROM series
   )`;
+
+/** A date's midnight at `a` whole hours east of UTC (the day rollups' offsets), as an instant. */
+export const midnightAt = (day: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+  sql`(((${day})::timestamp - ${a} * interval '1 hour') AT TIME ZONE 'UTC')`;
+
+/** The date of an instant at `a` whole hours east of UTC. */
+export const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
+  sql`(((${instant}) AT TIME ZONE 'UTC') + ${a} * interval '1 hour')::date`;
+
+/** The whole-hour UTC offset of an instant of the series when the day rollups hold it (−12 to +14), else null. */
+export const rollupOffsetOf = (instant: RawBuilder<unknown>) =>
+  sql`CASE WHEN extract(timezone FROM ${instant})::int % 3600 = 0 AND extract(timezone FROM ${instant})::int BETWEEN -43200 AND 50400
+    THEN extract(timezone FROM ${instant})::int / 3600 END`;

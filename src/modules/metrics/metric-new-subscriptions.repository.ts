@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import type { FamilyScope } from "./metric-families.repository.ts";
+import { dateAt, midnightAt, rollupOffsetOf, type FamilyScope } from "./metric-families.repository.ts";
 
 /**
  * `new_subscriptions` from its day rollups (migrations/2026-12-04T0300_metric_new_subscription_day_rollups.ts
@@ -11,12 +11,6 @@ import type { FamilyScope } from "./metric-families.repository.ts";
 
 /** The day rows a period of each interval leaves out: the end shares the creation's period there (same-day ends are not stored). */
 const SAME_PERIOD = { day: sql`false`, week: sql`r.end_same_week`, month: sql`r.end_same_month`, year: sql`r.end_same_year` } as const;
-
-/** A date's midnight at `a` hours east of UTC, and the date at `a` of an instant. */
-const midnightAt = (day: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
-  sql`(((${day})::timestamp - ${a} * interval '1 hour') AT TIME ZONE 'UTC')`;
-const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
-  sql`(((${instant}) AT TIME ZONE 'UTC') + ${a} * interval '1 hour')::date`;
 
 /**
  * The CTE `new_subs` (t, n), for days, weeks, months and years. A period is read at the offset A of
@@ -47,8 +41,7 @@ export function newSubscriptionsFromDayRollups({ orgs, interval, step, trunc }: 
           FROM (
             -- An offset the rows do not hold (whole hours from −12 to +14) leaves A null: all from the index.
             SELECT se.t, se.t + ${step} AS e, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi,
-              CASE WHEN extract(timezone FROM se.t)::int % 3600 = 0 AND extract(timezone FROM se.t)::int BETWEEN -43200 AND 50400
-                THEN extract(timezone FROM se.t)::int / 3600 END AS a
+              ${rollupOffsetOf(sql`se.t`)} AS a
             FROM series se, bounds b
           ) p
         ) q

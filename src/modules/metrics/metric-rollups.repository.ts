@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db/database.ts";
 import type { TimeInterval } from "../../schema/time-intervals.ts";
 import type { MetricOrderFactsTable, MetricOrderRollupsTable } from "./metric-rollups.table.ts";
+import { dateAt, midnightAt, rollupOffsetOf } from "./metric-families.repository.ts";
 
 /**
  * The order rollups (docs/decisions.md, "Metrics: order rollups" and "Metrics: day rollups per
@@ -77,11 +78,6 @@ const dayRowsBefore = (scoped: RawBuilder<unknown>) => sql`FROM metric_order_day
  */
 export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, productMatch }: OrderRollupScope) => {
   const scoped = sql`r.organization_id = ANY(${orgs}) AND ${productMatch(sql`r.product_id`)}`;
-  // A date's midnight at `a` hours east of UTC, and the date at `a` of an instant.
-  const midnightAt = (day: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
-    sql`(((${day})::timestamp - ${a} * interval '1 hour') AT TIME ZONE 'UTC')`;
-  const dateAt = (instant: RawBuilder<unknown>, a: RawBuilder<unknown>) =>
-    sql`(((${instant}) AT TIME ZONE 'UTC') + ${a} * interval '1 hour')::date`;
   if (interval === "hour") {
     return [
       sql`order_rows AS (${hourRows(
@@ -107,8 +103,7 @@ export const orderRollupCtes = ({ orgs, currency, interval, step, trunc, product
         FROM (
           -- An offset the day rows do not hold (whole hours from −12 to +14) leaves A null: all hours.
           SELECT se.t, greatest(se.t, b.lo) AS lo, least(se.t + ${step}, b.hi) AS hi,
-            CASE WHEN extract(timezone FROM se.t)::int % 3600 = 0 AND extract(timezone FROM se.t)::int BETWEEN -43200 AND 50400
-              THEN extract(timezone FROM se.t)::int / 3600 END AS a
+            ${rollupOffsetOf(sql`se.t`)} AS a
           FROM series se, bounds b
         ) q
       ) d
